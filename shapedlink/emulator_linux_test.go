@@ -85,6 +85,25 @@ func TestAutoBackendLossyLink(t *testing.T) {
 	if uint64(got) != n-q.LossDrops {
 		t.Errorf("received %d, want %d - %d", got, n, q.LossDrops)
 	}
+	rep, ok := l.ShaperStats()
+	if !ok {
+		t.Fatal("ShaperStats reports no emulator on an emulated link")
+	}
+	t.Logf("shaper: %+v", rep)
+	if rep.Priority == "" {
+		t.Error("ShaperStats has no priority")
+	}
+	if len(rep.Directions) != 2 || rep.Directions[0].Direction != "server->client" {
+		t.Fatalf("ShaperStats directions: %+v", rep.Directions)
+	}
+	d := rep.Directions[0]
+	if d.LossDrops != q.LossDrops || d.Forwarded != uint64(got) || d.Received < n {
+		t.Errorf("server->client: loss %d forwarded %d received %d; the sampler saw loss %d and the client got %d of %d",
+			d.LossDrops, d.Forwarded, d.Received, q.LossDrops, got, n)
+	}
+	if d.LateMaxMs < d.LateP99Ms || d.LateP99Ms < d.LateP50Ms {
+		t.Errorf("lateness not ordered: p50 %v p99 %v max %v", d.LateP50Ms, d.LateP99Ms, d.LateMaxMs)
+	}
 }
 
 // TestEmulatorDelay checks the round trip through the emulator is close to

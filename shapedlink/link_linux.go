@@ -478,3 +478,31 @@ func (l *Link) EmulatorPID() int {
 	}
 	return l.emu.PID()
 }
+
+// ShaperStats returns the emulator's counters and priority, and false when
+// the backend is not the emulator (netem's counters are in the sampler's
+// QueueSample). Counters run from the shaper's start, so they cover link
+// setup and warm-up as well as the measured part of a run.
+func (l *Link) ShaperStats() (ShaperReport, bool) {
+	if l.emu == nil {
+		return ShaperReport{}, false
+	}
+	snap := l.emu.Snapshot()
+	r := ShaperReport{Priority: l.emu.Priority()}
+	for i, name := range []string{"server->client", "client->server"} {
+		s := snap[i]
+		ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+		r.Directions = append(r.Directions, ShaperStats{
+			Direction: name, Received: s.Received, Forwarded: s.Forwarded,
+			LossDrops: s.LossDrops, LimitDrops: s.LimitDrops, SocketDrops: s.SocketDrops,
+			SendErrors: s.SendErrors, OversizeDrops: s.OversizeDrops,
+			Unstamped: s.Received - min(s.Stamped, s.Received),
+			// A bucket's upper edge can lie above the largest lateness
+			// seen; the maximum is then the tighter bound.
+			LateP50Ms: ms(min(s.LateQuantile(0.5), time.Duration(s.MaxLateNanos))),
+			LateP99Ms: ms(min(s.LateQuantile(0.99), time.Duration(s.MaxLateNanos))),
+			LateMaxMs: ms(time.Duration(s.MaxLateNanos)),
+		})
+	}
+	return r, true
+}

@@ -1,0 +1,53 @@
+package shapedlink
+
+import "time"
+
+// ShaperStats is the userspace emulator's account of one direction since it
+// started: what it forwarded and dropped, and how late it wrote frames
+// against the model's due times. It tells a reader whether the emulator
+// itself, rather than the configured link, shaped a run: socket drops,
+// send errors or a lateness tail comparable to the delay mean the run
+// measured the host, not the link.
+type ShaperStats struct {
+	Direction     string `json:"direction"` // "server->client" or "client->server"
+	Received      uint64 `json:"received"`
+	Forwarded     uint64 `json:"forwarded"`
+	LossDrops     uint64 `json:"loss_drops"`     // the configured random loss
+	LimitDrops    uint64 `json:"limit_drops"`    // the queue limit was full
+	SocketDrops   uint64 `json:"socket_drops"`   // the kernel dropped frames before the shaper read them
+	SendErrors    uint64 `json:"send_errors"`    // a write to the egress interface failed
+	OversizeDrops uint64 `json:"oversize_drops"` // frames larger than the MTU (an offload left on)
+	// Unstamped counts frames whose arrival time was taken when read
+	// rather than from the kernel's receive timestamp.
+	Unstamped uint64 `json:"unstamped"`
+	// LateP50Ms and LateP99Ms are upper bounds (power-of-two microsecond
+	// buckets) on how long after its due time a frame was written;
+	// LateMaxMs is the largest lateness seen.
+	LateP50Ms float64 `json:"late_p50_ms"`
+	LateP99Ms float64 `json:"late_p99_ms"`
+	LateMaxMs float64 `json:"late_max_ms"`
+}
+
+// ShaperReport is the emulator's scheduling priority as applied and both
+// directions' counters, server->client first.
+type ShaperReport struct {
+	Priority   string        `json:"priority"`
+	Directions []ShaperStats `json:"directions"`
+}
+
+// Distorted returns a reason when the counters say the emulator, not the
+// model, lost or delayed traffic: any socket drop or send error, or a 99th
+// percentile lateness above lateLimit. It returns "" for a clean report.
+func (r ShaperReport) Distorted(lateLimit time.Duration) string {
+	for _, d := range r.Directions {
+		switch {
+		case d.SocketDrops > 0:
+			return d.Direction + ": the kernel dropped frames before the shaper read them"
+		case d.SendErrors > 0:
+			return d.Direction + ": writes to the egress interface failed"
+		case d.LateP99Ms > float64(lateLimit)/float64(time.Millisecond):
+			return d.Direction + ": the shaper's 99th percentile lateness exceeded " + lateLimit.String()
+		}
+	}
+	return ""
+}
