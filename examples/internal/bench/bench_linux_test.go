@@ -93,6 +93,11 @@ func TestMatrixEndToEnd(t *testing.T) {
 		if r.Link.Backend == "" || len(r.Link.Applied) != 2 || len(r.Host) == 0 || len(r.Server) == 0 || len(r.Client) == 0 {
 			t.Errorf("%s: link, host or transport state missing: %+v", r.Arm, r.Link)
 		}
+		if r.Link.Backend == "emulator" {
+			if sh := r.Link.Shaper; sh == nil || len(sh.Directions) != 2 || sh.Directions[0].Forwarded == 0 || sh.Directions[1].Forwarded == 0 {
+				t.Errorf("%s: the emulator's counters are missing from the run record: %+v", r.Arm, r.Link.Shaper)
+			}
+		}
 		for _, u := range []*results.Usage{r.ServerUsage, r.ClientUsage} {
 			if u == nil || u.CPU() <= 0 || u.MaxRSSKiB <= 0 {
 				t.Errorf("%s: process usage missing: %+v", r.Arm, u)

@@ -125,6 +125,16 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 	}
 	defer link.Close()
 	run.Link = results.Link{Backend: string(link.Backend()), Applied: link.Applied(), Limit: rc.Profile.Limit}
+	// Read the emulator's counters last (deferred calls run in reverse),
+	// before Close stops it, and for failed runs too.
+	defer func() {
+		if sh, ok := link.ShaperStats(); ok {
+			run.Link.Shaper = &sh
+			if why := sh.Distorted(report.ShaperLateLimit); why != "" {
+				log.Warn("the emulator may have distorted this run", "why", why)
+			}
+		}
+	}()
 	if hs, err := link.HostState(); err == nil {
 		if len(hs.EmulatorSeeds) > 0 {
 			run.Link.Seed = hs.EmulatorSeeds[0]

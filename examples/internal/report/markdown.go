@@ -394,7 +394,7 @@ func (r *Report) mdConnect(m *md) {
 func (r *Report) mdGSO(m *md) {
 	m.p("## Was segmentation offload off?")
 	m.p("")
-	m.p("Per QUIC cell, from the server's egress queue (bytes per queue slot over samples with at least two packets queued) and/or the egress-hook counters. The verdict is off only if every run said off; pooled mean is the range of the runs' pooled means; max is the largest bytes per slot any sample held, which must not exceed the expected size of one datagram on the wire.")
+	m.p("Per QUIC cell, from the server's egress queue (bytes per queue slot over samples with at least two packets queued) and/or the egress-hook counters. The verdict is off only if every run said off; pooled mean is the range of the runs' pooled means; max is the largest bytes per slot any sample held. Off means no sample held more bytes than (packets + 1) x the expected size (a torn read of the packet and byte gauges cannot reach that) and no more than 2%% of samples held more than packets x the expected size, so with offload off the max can sit a little above the expected size.")
 	m.p("")
 	rows := 0
 	for _, c := range r.Cells {

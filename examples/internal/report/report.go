@@ -251,6 +251,7 @@ const (
 	WarnNoCompare  = "no-comparison"
 	WarnCC         = "congestion-control"
 	WarnBackend    = "backend"
+	WarnShaper     = "shaper"
 )
 
 // Warning is something a reader must know before trusting a cell.
@@ -722,6 +723,9 @@ func warnings(rep *Report, runs []results.Run) []Warning {
 					add(a.Arm, WarnGSO, fmt.Sprintf("quic-go reported GSO in use on a connection in %d run(s)", n))
 				}
 			}
+			if d := shaperTrouble(runs, c.Dir, a.Arm); d != "" {
+				add(a.Arm, WarnShaper, d)
+			}
 			if a.Arm == ArmTCP && c.Cell.CC != "" {
 				for _, cc := range a.CongestionControl {
 					if !strings.Contains(cc, c.Cell.CC) {
@@ -789,3 +793,32 @@ func quicGSOUsed(runs []results.Run, dir, arm string) int {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// ShaperLateLimit is the emulator lateness (99th percentile, either
+// direction) above which a run is flagged: about one 1500-byte frame's
+// serialisation at 10 Mbit/s, small against the reference profiles' delays
+// but worth knowing.
+const ShaperLateLimit = time.Millisecond
+
+// shaperTrouble describes the runs of an arm in a cell whose emulator
+// counters say the host, not the link model, lost or delayed frames, or
+// whose emulator ran without real-time priority; "" when there are none
+// (or the runs predate the record, or used netem).
+func shaperTrouble(runs []results.Run, dir, arm string) string {
+	var parts []string
+	for _, r := range runs {
+		if r.Arm != arm || r.Cell.Dir() != dir || r.Link.Shaper == nil {
+			continue
+		}
+		if why := r.Link.Shaper.Distorted(ShaperLateLimit); why != "" {
+			parts = append(parts, fmt.Sprintf("r%d: %s", r.Repeat, why))
+		}
+		if strings.HasPrefix(r.Link.Shaper.Priority, "SCHED_OTHER") {
+			parts = append(parts, fmt.Sprintf("r%d: the emulator ran without real-time priority (%s)", r.Repeat, r.Link.Shaper.Priority))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "the emulator's own counters flag " + strings.Join(parts, "; ")
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/shakenfist/quicbench/examples/internal/report/reporttest"
 	"github.com/shakenfist/quicbench/examples/internal/results"
 	"github.com/shakenfist/quicbench/gsocheck"
+	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/stats"
 )
 
@@ -135,6 +136,16 @@ func TestWarningsListTimeoutsFailuresAndGSO(t *testing.T) {
 				r.GSOQueue = nil
 			case r.Cell.LossPct == 0 && r.Arm == "quic" && r.Repeat == 4 && r.Cell.CC == "reno":
 				r.GSOQueue = &gsocheck.Result{Verdict: gsocheck.On, Reason: "a sample held 9669 bytes per slot", Expected: 1442, Used: 40, Total: 50, PooledMean: 9669, Max: 9669}
+			case r.Cell.LossPct == 0 && r.Arm == "tcp" && r.Repeat == 3 && r.Cell.CC == "reno":
+				r.Link.Shaper = &shapedlink.ShaperReport{Priority: "SCHED_FIFO 1, nice 0 (inherited)", Directions: []shapedlink.ShaperStats{
+					{Direction: "server->client", Forwarded: 1000, LateP99Ms: 0.2},
+					{Direction: "client->server", Forwarded: 900, SocketDrops: 4, LateP99Ms: 0.1},
+				}}
+			case r.Cell.LossPct == 2 && r.Arm == "tcp" && r.Cell.CC == "reno":
+				// Clean counters: no warning.
+				r.Link.Shaper = &shapedlink.ShaperReport{Priority: "SCHED_FIFO 1, nice 0 (inherited)", Directions: []shapedlink.ShaperStats{
+					{Direction: "server->client", Forwarded: 1000, LateP99Ms: 0.9},
+				}}
 			}
 		}
 	})
@@ -148,10 +159,14 @@ func TestWarningsListTimeoutsFailuresAndGSO(t *testing.T) {
 		"**80 ms / 10 Mbit, 1% loss, reno, tcp** (unmeasured): 1 of 5 repeats unmeasured: r2: server process exited: signal: killed",
 		"**80 ms / 10 Mbit, 0% loss, reno, quic** (gso): GSO check from queue: on in 1 of 5 runs",
 		"**80 ms / 10 Mbit, 1% loss, reno, quic** (gso): no GSO evidence (neither queue samples nor egress counters) in 1 of 5 runs (r5)",
+		"**80 ms / 10 Mbit, 0% loss, reno, tcp** (shaper): the emulator's own counters flag r3: client->server: the kernel dropped frames",
 	} {
 		if !strings.Contains(w, want) {
 			t.Errorf("warnings lack %q:\n%s", want, w)
 		}
+	}
+	if strings.Contains(w, "2% loss, reno, tcp** (shaper)") {
+		t.Errorf("clean emulator counters were warned about:\n%s", w)
 	}
 	head := section(t, md, "## Interactive round trip, headline")
 	// The failed repeat is counted, and its absence moves the tcp 1% figures.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/gsocheck"
+	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/stats"
 )
 
@@ -186,6 +187,10 @@ type Link struct {
 	Applied []string `json:"applied"`
 	Limit   int      `json:"limit"`
 	Seed    uint64   `json:"seed,omitempty"`
+	// Shaper is the userspace emulator's own account of the run (priority,
+	// drops it caused, lateness against the model); nil for netem and for
+	// runs recorded before it existed.
+	Shaper *shapedlink.ShaperReport `json:"shaper,omitempty"`
 }
 
 // StatsRepeat converts a run into what stats summarises.
