@@ -38,9 +38,9 @@
 //     from /proc schedstat) during the two bulk flows, divided by the frames
 //     that entered it (the egress counters of both veth ends).
 //
-// Then, with -sweep (default "200 500 1000 2000"), one BBR flow over 5 ms
-// RTT at each rate, and the highest rate whose wire utilisation stays
-// within 5% of configured.
+// Then, with -sweep (default "200 500 1000 2000"), one BBR flow and one
+// Cubic flow over 5 ms RTT at each rate, and the highest rate at which
+// either flow's wire utilisation stays within 5% of configured.
 //
 // Targets (idle p50 error <= 0.1 ms, p99 error <= 0.5 ms, wire
 // utilisation >= 95%, loss inside its interval) are marked ok or MISS.
