@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,14 +9,12 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
+	"github.com/shakenfist/quicbench/examples/internal/bench"
 	"github.com/shakenfist/quicbench/examples/internal/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/transport"
@@ -27,11 +24,13 @@ import (
 // client namespaces, as examples/internal/bench does, so the client's
 // timing is not disturbed by the server's work in the same process.
 const (
-	envRole = "QUICBENCH_FALLBACK_ROLE" // "server" or "client"
-	envSpec = "QUICBENCH_FALLBACK_SPEC" // path to the roleSpec JSON
-	readyFD = 3                         // the server's readiness pipe
-	port    = 4433                      // QUIC on UDP and TCP, same number
+	readyFD = 3    // the server's readiness pipe
+	port    = 4433 // QUIC on UDP and TCP, same number
 )
+
+// roles names this example's role variables ("server" or "client", and
+// the path of the roleSpec JSON).
+var roles = bench.RoleEnv{Role: "QUICBENCH_FALLBACK_ROLE", Spec: "QUICBENCH_FALLBACK_SPEC"}
 
 // roleSpec is what a server or client process is told to do.
 type roleSpec struct {
@@ -61,19 +60,12 @@ func prepare() error { return shapedlink.Reexec() }
 // maybeRunRole does a role's job and exits if this process is one;
 // otherwise it returns at once. Call it first thing in main (and TestMain).
 func maybeRunRole() {
-	role := os.Getenv(envRole)
+	var spec roleSpec
+	role, log := roles.Enter(&spec)
 	if role == "" {
 		return
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("role", role)
-	var spec roleSpec
-	if err := results.ReadJSON(os.Getenv(envSpec), &spec); err != nil {
-		log.Error("reading the spec", "err", err)
-		os.Exit(2)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ctx, cancel := context.WithDeadline(ctx, spec.Deadline)
+	ctx, cancel := bench.RoleContext(spec.Deadline)
 	defer cancel()
 	var res roleResult
 	var err error
@@ -83,21 +75,15 @@ func maybeRunRole() {
 	case "client":
 		res, err = runClient(ctx, spec, log)
 	default:
-		err = fmt.Errorf("unknown %s %q", envRole, role)
+		err = fmt.Errorf("unknown %s %q", roles.Role, role)
 	}
 	res.Role = role
 	if err != nil {
 		res.Err = err.Error()
 		log.Error("failed", "err", err)
 	}
-	if werr := results.WriteJSON(spec.Out, res); werr != nil {
-		log.Error("writing the result", "err", werr)
-		os.Exit(2)
-	}
-	if err != nil {
-		os.Exit(1)
-	}
-	os.Exit(0)
+	cancel()
+	bench.ExitRole(spec.Out, res, err != nil, log)
 }
 
 // runServer listens for both arms and counts the sessions it accepts until
@@ -275,7 +261,7 @@ func runJob(ctx context.Context, cfg config, j job, log *slog.Logger) (Record, e
 	cliSpec.Connects, cliSpec.GiveUp, cliSpec.Gap = cfg.connects, cfg.giveUp, cfg.gap
 	cliSpec.Transport.Certificate = cert.ClientOnly()
 
-	srv, ready, err := startRole(ctx, link.Server(), srvSpec, dir)
+	srv, ready, err := roles.StartServer(ctx, link.Server(), srvSpec.Role, srvSpec, dir)
 	if err != nil {
 		return rec, err
 	}
@@ -296,11 +282,11 @@ func runJob(ctx context.Context, cfg config, j job, log *slog.Logger) (Record, e
 		srvExited = true
 	}
 	defer stopServer()
-	if err := waitReady(ctx, ready, 15*time.Second); err != nil {
+	if err := bench.WaitReady(ctx, ready, nil, 15*time.Second); err != nil {
 		return rec, fmt.Errorf("server did not start listening (see %s): %w", filepath.Join(dir, "server.log"), err)
 	}
 
-	cli, _, err := startRole(ctx, link.Client(), cliSpec, dir)
+	cli, err := roles.Start(ctx, link.Client(), cliSpec.Role, cliSpec, dir)
 	if err != nil {
 		return rec, err
 	}
@@ -331,68 +317,4 @@ func runJob(ctx context.Context, cfg config, j job, log *slog.Logger) (Record, e
 		return rec, fmt.Errorf("client recorded %d connects of %d", len(rec.Results), cfg.connects)
 	}
 	return rec, nil
-}
-
-// startRole re-executes this binary as a server or client inside ns, its
-// output in <role>.log. For the server it returns the read end of the
-// readiness pipe.
-func startRole(ctx context.Context, ns *shapedlink.Namespace, spec roleSpec, dir string) (*exec.Cmd, *os.File, error) {
-	specPath := filepath.Join(dir, spec.Role+"-spec.json")
-	if err := results.WriteJSON(specPath, spec); err != nil {
-		return nil, nil, err
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, nil, err
-	}
-	logf, err := os.Create(filepath.Join(dir, spec.Role+".log"))
-	if err != nil {
-		return nil, nil, err
-	}
-	defer logf.Close()
-	cmd := exec.CommandContext(ctx, self)
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = 5 * time.Second
-	cmd.Env = append(os.Environ(), envRole+"="+spec.Role, envSpec+"="+specPath)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var readR, readW *os.File
-	if spec.Role == "server" {
-		if readR, readW, err = os.Pipe(); err != nil {
-			return nil, nil, err
-		}
-		cmd.ExtraFiles = []*os.File{readW}
-	}
-	if err := ns.Start(cmd); err != nil {
-		if readR != nil {
-			readR.Close()
-			readW.Close()
-		}
-		return nil, nil, fmt.Errorf("starting the %s in its namespace: %w", spec.Role, err)
-	}
-	if readW != nil {
-		readW.Close()
-	}
-	return cmd, readR, nil
-}
-
-// waitReady waits for the server's readiness line.
-func waitReady(ctx context.Context, ready *os.File, timeout time.Duration) error {
-	defer ready.Close()
-	line := make(chan string, 1)
-	go func() {
-		s, _ := bufio.NewReader(ready).ReadString('\n')
-		line <- strings.TrimSpace(s)
-	}()
-	select {
-	case s := <-line:
-		if s == "" {
-			return errors.New("it exited before listening")
-		}
-		return nil
-	case <-time.After(timeout):
-		return fmt.Errorf("no readiness after %v", timeout)
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

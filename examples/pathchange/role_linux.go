@@ -9,26 +9,20 @@ import (
 	"log/slog"
 	"net/netip"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/bench"
-	"github.com/shakenfist/quicbench/examples/internal/results"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
 )
 
 // The server and client are this binary re-executed inside their
 // namespaces with these variables set (names of their own, so the bench
-// package's role machinery never mistakes them for its processes).
-const (
-	envRole = "QUICBENCH_PATHCHANGE_ROLE" // "server" or "client"
-	envSpec = "QUICBENCH_PATHCHANGE_SPEC" // path to the roleSpec JSON
-)
+// package's run loop never mistakes them for its processes).
+var roles = bench.RoleEnv{Role: "QUICBENCH_PATHCHANGE_ROLE", Spec: "QUICBENCH_PATHCHANGE_SPEC"}
 
 // File descriptors the roles inherit. The server writes its address on
 // readyFD once it listens. The client writes requests to the orchestrator
@@ -66,19 +60,12 @@ func (l *eventLog) events() []Event {
 // maybeRunRole does a role's job and exits if this process was started as
 // one; otherwise it returns at once.
 func maybeRunRole() {
-	role := os.Getenv(envRole)
+	var spec roleSpec
+	role, log := roles.Enter(&spec)
 	if role == "" {
 		return
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("role", role)
-	var spec roleSpec
-	if err := results.ReadJSON(os.Getenv(envSpec), &spec); err != nil {
-		log.Error("reading the run spec", "err", err)
-		os.Exit(2)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ctx, cancel := context.WithDeadline(ctx, spec.Deadline)
+	ctx, cancel := bench.RoleContext(spec.Deadline)
 	defer cancel()
 	events := &eventLog{side: role, log: log}
 	var res roleResult
@@ -89,7 +76,7 @@ func maybeRunRole() {
 	case "client":
 		res, err = runClient(ctx, spec, events)
 	default:
-		err = fmt.Errorf("unknown %s %q", envRole, role)
+		err = fmt.Errorf("unknown %s %q", roles.Role, role)
 	}
 	res.Role = role
 	if err != nil {
@@ -97,14 +84,8 @@ func maybeRunRole() {
 		events.add("role ended with an error: %v", err)
 	}
 	res.Events = events.events()
-	if werr := results.WriteJSON(spec.Out, res); werr != nil {
-		log.Error("writing the result", "err", werr)
-		os.Exit(2)
-	}
-	if err != nil {
-		os.Exit(1)
-	}
-	os.Exit(0)
+	cancel()
+	bench.ExitRole(spec.Out, res, err != nil, log)
 }
 
 // watch polls where the session's connections send and whether they have

@@ -8,10 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/bench"
@@ -103,7 +101,7 @@ func measure(ctx context.Context, rc *runConfig, dir string, run *results.Run, l
 	if err != nil {
 		return cres, sres, err
 	}
-	srv, err := startRole(ctx, l.Server(), sspec, dir, readyW)
+	srv, err := roles.Start(ctx, l.Server(), sspec.Role, sspec, dir, readyW)
 	readyW.Close()
 	if err != nil {
 		readyR.Close()
@@ -111,7 +109,7 @@ func measure(ctx context.Context, rc *runConfig, dir string, run *results.Run, l
 	}
 	srvDone := make(chan struct{})
 	go func() { _ = srv.Wait(); close(srvDone) }()
-	defer stopProcess(srv, srvDone)
+	defer bench.StopRole(srv, srvDone)
 	if err := bench.WaitReady(ctx, readyR, srvDone, 15*time.Second); err != nil {
 		return cres, sres, fmt.Errorf("server did not start listening (see %s): %w", filepath.Join(dir, "server.log"), err)
 	}
@@ -127,7 +125,7 @@ func measure(ctx context.Context, rc *runConfig, dir string, run *results.Run, l
 		reqW.Close()
 		return cres, sres, err
 	}
-	cli, err := startRole(ctx, l.Client(), cspec, dir, reqW, ansR)
+	cli, err := roles.Start(ctx, l.Client(), cspec.Role, cspec, dir, reqW, ansR)
 	reqW.Close()
 	ansR.Close()
 	if err != nil {
@@ -152,7 +150,7 @@ func measure(ctx context.Context, rc *runConfig, dir string, run *results.Run, l
 		link.add("server exited by itself")
 	case <-time.After(rc.Linger):
 		link.add("server still running %v after the client exited; stopping it", rc.Linger)
-		stopProcess(srv, srvDone)
+		bench.StopRole(srv, srvDone)
 	case <-ctx.Done():
 	}
 	if err := l.Err(); err != nil {
@@ -210,52 +208,6 @@ func exitText(err error) string {
 		return "exit status 0"
 	}
 	return err.Error()
-}
-
-// startRole re-executes this binary as a role inside ns with its output in
-// <role>.log; extra become its fds 3, 4, ...
-func startRole(ctx context.Context, ns *shapedlink.Namespace, spec roleSpec, dir string, extra ...*os.File) (*exec.Cmd, error) {
-	specPath := filepath.Join(dir, spec.Role+"-spec.json")
-	if err := results.WriteJSON(specPath, spec); err != nil {
-		return nil, err
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	logf, err := os.Create(filepath.Join(dir, spec.Role+".log"))
-	if err != nil {
-		return nil, err
-	}
-	defer logf.Close()
-	cmd := exec.CommandContext(ctx, self)
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = 5 * time.Second
-	cmd.Env = append(os.Environ(), envRole+"="+spec.Role, envSpec+"="+specPath)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.ExtraFiles = extra
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := ns.Start(cmd); err != nil {
-		return nil, fmt.Errorf("starting the %s in its namespace: %w", spec.Role, err)
-	}
-	return cmd, nil
-}
-
-// stopProcess ends a role process that is still running: SIGTERM (it then
-// writes what it has), SIGKILL 5 s later.
-func stopProcess(cmd *exec.Cmd, done <-chan struct{}) {
-	select {
-	case <-done:
-		return
-	default:
-	}
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-	}
 }
 
 func readRoleResult(path string) (roleResult, error) {

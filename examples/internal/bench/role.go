@@ -8,9 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/results"
@@ -68,19 +66,12 @@ type RoleSession struct {
 // started as a run's server or client it does that job and exits; otherwise
 // it returns at once.
 func MaybeRunRole() {
-	role := os.Getenv(envRole)
+	var spec RoleSpec
+	role, log := benchRoles.Enter(&spec)
 	if role == "" {
 		return
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("role", role)
-	var spec RoleSpec
-	if err := results.ReadJSON(os.Getenv(envSpec), &spec); err != nil {
-		log.Error("reading the run spec", "err", err)
-		os.Exit(2)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ctx, cancel := context.WithDeadline(ctx, spec.Deadline)
+	ctx, cancel := RoleContext(spec.Deadline)
 	defer cancel()
 	var res RoleResult
 	var err error
@@ -102,14 +93,8 @@ func MaybeRunRole() {
 		res.Err = err.Error()
 		log.Error("run failed", "err", err)
 	}
-	if werr := results.WriteJSON(spec.Out, res); werr != nil {
-		log.Error("writing the result", "err", werr)
-		os.Exit(2)
-	}
-	if err != nil {
-		os.Exit(1)
-	}
-	os.Exit(0)
+	cancel()
+	ExitRole(spec.Out, res, err != nil, log)
 }
 
 // selfUsage reads this process's CPU time and peak RSS so far. The peak

@@ -9,11 +9,9 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/report"
@@ -170,7 +168,7 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 	clientSpec.Transport.Certificate = cert.ClientOnly()
 
 	// The server first; it says on a pipe when it is listening.
-	srv, ready, err := startRole(ctx, link.Server(), serverSpec, dir)
+	srv, ready, err := benchRoles.StartServer(ctx, link.Server(), serverSpec.Role, serverSpec, dir)
 	if err != nil {
 		return err
 	}
@@ -179,21 +177,7 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 	srvDone := make(chan struct{})
 	var srvErr error
 	go func() { srvErr = srv.Wait(); close(srvDone) }()
-	defer func() {
-		// Whatever happened, the server does not outlive the run.
-		select {
-		case <-srvDone:
-			return
-		default:
-		}
-		srv.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-srvDone:
-		case <-time.After(5 * time.Second):
-			srv.Process.Kill()
-			<-srvDone
-		}
-	}()
+	defer StopRole(srv, srvDone) // whatever happened, the server does not outlive the run
 	if err := WaitReady(ctx, ready, srvDone, 15*time.Second); err != nil {
 		return fmt.Errorf("server did not start listening (see %s): %w", filepath.Join(dir, "server.log"), err)
 	}
@@ -211,7 +195,7 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 		samplesCh <- sampled{s, err}
 	}()
 
-	cli, _, err := startRole(ctx, link.Client(), clientSpec, dir)
+	cli, err := benchRoles.Start(ctx, link.Client(), clientSpec.Role, clientSpec, dir)
 	if err != nil {
 		stopSampling()
 		<-samplesCh
@@ -380,51 +364,6 @@ func transportOptions(rc RunConfig) (transport.Options, error) {
 		return o, fmt.Errorf("unknown arm %q", rc.Arm)
 	}
 	return o, nil
-}
-
-// startRole re-executes this binary as a server or client inside ns, with
-// its output in <role>.log. For the server it returns the read end of the
-// readiness pipe.
-func startRole(ctx context.Context, ns *shapedlink.Namespace, spec RoleSpec, dir string) (*exec.Cmd, *os.File, error) {
-	specPath := filepath.Join(dir, spec.Role+"-spec.json")
-	if err := results.WriteJSON(specPath, spec); err != nil {
-		return nil, nil, err
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, nil, err
-	}
-	logf, err := os.Create(filepath.Join(dir, spec.Role+".log"))
-	if err != nil {
-		return nil, nil, err
-	}
-	defer logf.Close() // the child keeps its own copy
-	// On interruption the process gets SIGTERM, which ends its run cleanly
-	// (it still writes what it measured), and SIGKILL 5 s later.
-	cmd := exec.CommandContext(ctx, self)
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = 5 * time.Second
-	cmd.Env = append(os.Environ(), envRole+"="+spec.Role, envSpec+"="+specPath)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var readR, readW *os.File
-	if spec.Role == "server" {
-		if readR, readW, err = os.Pipe(); err != nil {
-			return nil, nil, err
-		}
-		cmd.ExtraFiles = []*os.File{readW} // fd 3 in the child
-	}
-	if err := ns.Start(cmd); err != nil {
-		if readR != nil {
-			readR.Close()
-			readW.Close()
-		}
-		return nil, nil, fmt.Errorf("starting the %s in its namespace: %w", spec.Role, err)
-	}
-	if readW != nil {
-		readW.Close()
-	}
-	return cmd, readR, nil
 }
 
 // WaitReady waits for a server's readiness line on ready (closing it),
