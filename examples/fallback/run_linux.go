@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/bench"
@@ -265,24 +264,10 @@ func runJob(ctx context.Context, cfg config, j job, log *slog.Logger) (Record, e
 	if err != nil {
 		return rec, err
 	}
-	srvDone := make(chan error, 1)
-	go func() { srvDone <- srv.Wait() }()
-	srvExited := false
-	stopServer := func() {
-		if srvExited {
-			return
-		}
-		_ = srv.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-srvDone:
-		case <-time.After(5 * time.Second):
-			_ = srv.Process.Kill()
-			<-srvDone
-		}
-		srvExited = true
-	}
-	defer stopServer()
-	if err := bench.WaitReady(ctx, ready, nil, 15*time.Second); err != nil {
+	srvDone := make(chan struct{})
+	go func() { _ = srv.Wait(); close(srvDone) }()
+	defer bench.StopRole(srv, srvDone)
+	if err := bench.WaitReady(ctx, ready, srvDone, 15*time.Second); err != nil {
 		return rec, fmt.Errorf("server did not start listening (see %s): %w", filepath.Join(dir, "server.log"), err)
 	}
 
@@ -298,7 +283,7 @@ func runJob(ctx context.Context, cfg config, j job, log *slog.Logger) (Record, e
 		}
 		rec.UDPBlocked = &Dropped{Filter: block.String(), Packets: d.Packets, Bytes: d.Bytes}
 	}
-	stopServer()
+	bench.StopRole(srv, srvDone) // it writes its result on SIGTERM
 
 	var cres, sres roleResult
 	if err := results.ReadJSON(cliSpec.Out, &cres); err != nil {
