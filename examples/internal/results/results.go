@@ -2,10 +2,14 @@ package results
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -206,11 +210,130 @@ func RunDir(workdir string, c Cell, arm string, repeat int) string {
 // RunFile is the name of a run's record inside its directory.
 const RunFile = "run.json"
 
-// Done reports whether the run at dir has a record.
-func Done(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, RunFile))
-	return err == nil
+// State is what a run directory holds.
+type State int
+
+const (
+	// Missing: no record. The run was never made, or was interrupted.
+	Missing State = iota
+	// Measured: a record that parses, validates and was measured.
+	Measured
+	// FailedRun: a valid record of a run that failed (Run.Failed set). It
+	// is kept for the report and redone on resume.
+	FailedRun
+	// Corrupt: a record that does not parse or does not validate.
+	Corrupt
+)
+
+func (s State) String() string {
+	switch s {
+	case Missing:
+		return "missing"
+	case Measured:
+		return "measured"
+	case FailedRun:
+		return "failed"
+	case Corrupt:
+		return "corrupt"
+	}
+	return fmt.Sprintf("State(%d)", int(s))
 }
+
+// Check reads the record in the run directory dir and says what it holds.
+// The record must be the run that belongs there: cell, arm and repeat are
+// compared with the record's own. For Corrupt, the error says why.
+func Check(dir string, c Cell, arm string, repeat int) (Run, State, error) {
+	var r Run
+	err := ReadJSON(filepath.Join(dir, RunFile), &r)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return r, Missing, nil
+	case err != nil:
+		return r, Corrupt, err
+	}
+	if err := r.Validate(); err != nil {
+		return r, Corrupt, fmt.Errorf("results: %s: %w", filepath.Join(dir, RunFile), err)
+	}
+	if r.Cell != c || r.Arm != arm || r.Repeat != repeat {
+		return r, Corrupt, fmt.Errorf("results: %s records %s %s r%d, not %s %s r%d",
+			filepath.Join(dir, RunFile), r.Cell.Dir(), r.Arm, r.Repeat, c.Dir(), arm, repeat)
+	}
+	if r.Failed != "" {
+		return r, FailedRun, nil
+	}
+	return r, Measured, nil
+}
+
+// Done reports whether dir holds a valid record of a measured run: the only
+// kind a resumed matrix skips.
+func Done(dir string, c Cell, arm string, repeat int) bool {
+	_, st, _ := Check(dir, c, arm, repeat)
+	return st == Measured
+}
+
+// Validate checks that a record is one this reader understands and that its
+// figures are possible: the schema, a named arm and a positive repeat, a
+// finish after the start, a warm-up shorter than the run, and no negative or
+// non-finite figure.
+func (r Run) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if r.Schema != SchemaVersion {
+		bad("schema %d, this reader understands %d", r.Schema, SchemaVersion)
+	}
+	if r.Arm == "" {
+		bad("no arm")
+	}
+	if r.Repeat < 1 {
+		bad("repeat %d is not positive", r.Repeat)
+	}
+	if r.Started.IsZero() || r.Finished.Before(r.Started) {
+		bad("finished %v is not after started %v", r.Finished, r.Started)
+	}
+	if r.Duration <= 0 || r.Warmup < 0 || r.Warmup >= r.Duration {
+		bad("duration %v and warm-up %v: want 0 <= warm-up < duration", r.Duration, r.Warmup)
+	}
+	if r.Timeouts < 0 || r.BulkBytes < 0 || r.BulkBytesTotal < 0 || r.ConnectTime < 0 {
+		bad("a negative count (timeouts %d, bulk bytes %d, total %d, connect %v)", r.Timeouts, r.BulkBytes, r.BulkBytesTotal, r.ConnectTime)
+	}
+	if !(r.ThroughputMbit >= 0) || math.IsInf(r.ThroughputMbit, 0) {
+		bad("throughput %v Mbit/s is not a finite, non-negative number", r.ThroughputMbit)
+	}
+	for i, s := range r.Samples {
+		if s.RTT < 0 || s.Offset < 0 {
+			bad("sample %d has a negative round trip or offset (%v at %v)", i, s.RTT, s.Offset)
+			break
+		}
+	}
+	for i, s := range r.Sessions {
+		if s.Timeouts < 0 || !(s.ThroughputMbit >= 0) || math.IsInf(s.ThroughputMbit, 0) {
+			bad("session %d has a negative or non-finite figure", i)
+		}
+		for _, x := range s.Samples {
+			if x.RTT < 0 || x.Offset < 0 {
+				bad("session %d has a negative round trip or offset", i)
+				break
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// SetAside renames the run directory dir to dir.<why>-<n> (the first n not
+// taken), so a redo starts afresh and what was there is kept for a reader.
+// Load does not read set-aside directories. It returns the new name.
+func SetAside(dir, why string) (string, error) {
+	for n := 1; n < 1000; n++ {
+		to := fmt.Sprintf("%s.%s-%d", dir, why, n)
+		if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
+			return to, os.Rename(dir, to)
+		}
+	}
+	return "", fmt.Errorf("results: %s has been set aside 999 times; clear out its %s.%s-* directories", dir, dir, why)
+}
+
+// setAside matches the names SetAside gives.
+var setAside = regexp.MustCompile(`\.(failed|corrupt)-[0-9]+$`)
 
 // WriteJSON writes v as indented JSON to path atomically: a temporary file
 // in the same directory, synced, then renamed over path.
@@ -222,11 +345,10 @@ func WriteJSON(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("results: encoding %s: %w", path, err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, tmp, err := createTemp(path)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
 	defer os.Remove(tmp) // no-op after a successful rename
 	if _, err := f.Write(append(b, '\n')); err != nil {
 		f.Close()
@@ -240,6 +362,21 @@ func WriteJSON(path string, v any) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// createTemp creates a new file beside path for WriteJSON, readable by all
+// (0644) unless the umask says otherwise: results are meant to be shared.
+// os.CreateTemp would make it 0600.
+func createTemp(path string) (*os.File, string, error) {
+	for range 100 {
+		tmp := fmt.Sprintf("%s/.%s.tmp-%d-%d", filepath.Dir(path), filepath.Base(path), os.Getpid(), rand.Uint64())
+		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, tmp, err
+	}
+	return nil, "", fmt.Errorf("results: could not create a temporary file beside %s", path)
 }
 
 // ReadJSON reads path into v.
@@ -261,6 +398,9 @@ func Load(workdir string) ([]Run, error) {
 		if err != nil {
 			return err
 		}
+		if d.IsDir() && setAside.MatchString(d.Name()) {
+			return fs.SkipDir
+		}
 		if d.IsDir() || d.Name() != RunFile {
 			return nil
 		}
@@ -268,8 +408,8 @@ func Load(workdir string) ([]Run, error) {
 		if err := ReadJSON(p, &r); err != nil {
 			return err
 		}
-		if r.Schema != SchemaVersion {
-			return fmt.Errorf("results: %s has schema %d, this reader understands %d", p, r.Schema, SchemaVersion)
+		if err := r.Validate(); err != nil {
+			return fmt.Errorf("results: %s: %w (rerun the matrix command to redo it, or move it out of %s)", p, err, workdir)
 		}
 		runs = append(runs, r)
 		return nil

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,16 +22,15 @@ func TestWriteLoadRoundTrip(t *testing.T) {
 	for _, cell := range []Cell{c2, c} {
 		for _, arm := range []string{"quic", "tcp"} {
 			for rep := 2; rep >= 1; rep-- {
-				r := Run{Schema: SchemaVersion, Cell: cell, Arm: arm, Repeat: rep,
-					Samples: []stats.Sample{{Offset: time.Second, RTT: 80 * time.Millisecond}}}
+				r := validRun(cell, arm, rep)
 				rd := RunDir(dir, cell, arm, rep)
-				if Done(rd) {
+				if Done(rd, cell, arm, rep) {
 					t.Fatalf("%s done before written", rd)
 				}
 				if err := WriteJSON(filepath.Join(rd, RunFile), r); err != nil {
 					t.Fatal(err)
 				}
-				if !Done(rd) {
+				if !Done(rd, cell, arm, rep) {
 					t.Fatalf("%s not done after write", rd)
 				}
 				want = append(want, r)
@@ -64,6 +64,14 @@ func TestWriteLoadRoundTrip(t *testing.T) {
 	})
 }
 
+// validRun is a measured run that passes Validate.
+func validRun(c Cell, arm string, repeat int) Run {
+	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	return Run{Schema: SchemaVersion, Cell: c, Arm: arm, Repeat: repeat,
+		Started: start, Finished: start.Add(46 * time.Second), Duration: 45 * time.Second, Warmup: 5 * time.Second,
+		Samples: []stats.Sample{{Offset: 6 * time.Second, RTT: 80 * time.Millisecond}}, ThroughputMbit: 9.5}
+}
+
 func TestLoadRejects(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := Load(dir); err == nil {
@@ -72,6 +80,10 @@ func TestLoadRejects(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, RunFile), []byte(`{"schema": 99}`), 0o644)
 	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "schema") {
 		t.Errorf("wrong schema: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, RunFile), []byte(`{"schema": 1}`), 0o644)
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "repeat") {
+		t.Errorf("a record with no identity or times accepted: %v", err)
 	}
 	os.WriteFile(filepath.Join(dir, RunFile), []byte(`{`), 0o644)
 	if _, err := Load(dir); err == nil {
@@ -121,5 +133,91 @@ func TestSessionResultsFallsBackToTopLevel(t *testing.T) {
 	r.Sessions = []SessionResult{{Index: 0, ThroughputMbit: 1}, {Index: 1, ThroughputMbit: 2}}
 	if ss := r.SessionResults(); len(ss) != 2 || ss[1].ThroughputMbit != 2 {
 		t.Errorf("multi-session run gave %+v", ss)
+	}
+}
+
+// TestCheckStates: a run directory is measured only if its record parses,
+// validates and belongs there; a failed record is kept but not done; a
+// corrupt one is corrupt.
+func TestCheckStates(t *testing.T) {
+	dir := t.TempDir()
+	c := Cell{Profile: "80:10", RTTms: 80, RateMbit: 10, LossPct: 1, CC: "reno"}
+	rd := RunDir(dir, c, "tcp", 1)
+	write := func(r Run) {
+		t.Helper()
+		if err := WriteJSON(filepath.Join(rd, RunFile), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, st, err := Check(rd, c, "tcp", 1); st != Missing || err != nil {
+		t.Errorf("no record: %v %v", st, err)
+	}
+	write(validRun(c, "tcp", 1))
+	if _, st, err := Check(rd, c, "tcp", 1); st != Measured || err != nil {
+		t.Errorf("valid record: %v %v", st, err)
+	}
+	failed := validRun(c, "tcp", 1)
+	failed.Failed = "building the link: no netem"
+	write(failed)
+	if _, st, _ := Check(rd, c, "tcp", 1); st != FailedRun || Done(rd, c, "tcp", 1) {
+		t.Errorf("failed record: %v, done %v", st, Done(rd, c, "tcp", 1))
+	}
+	for name, mutate := range map[string]func(*Run){
+		"another arm's record": func(r *Run) { r.Arm = "quic" },
+		"another repeat":       func(r *Run) { r.Repeat = 2 },
+		"another cell":         func(r *Run) { r.Cell.LossPct = 2 },
+		"old schema":           func(r *Run) { r.Schema = 0 },
+		"no times":             func(r *Run) { r.Started, r.Finished = time.Time{}, time.Time{} },
+		"warm-up too long":     func(r *Run) { r.Warmup = r.Duration },
+		"negative round trip":  func(r *Run) { r.Samples[0].RTT = -1 },
+		"negative throughput":  func(r *Run) { r.ThroughputMbit = -1 },
+	} {
+		r := validRun(c, "tcp", 1)
+		mutate(&r)
+		write(r)
+		if _, st, err := Check(rd, c, "tcp", 1); st != Corrupt || err == nil {
+			t.Errorf("%s: %v %v, want corrupt with a reason", name, st, err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(rd, RunFile), []byte(`{"schema":1,"arm":"tc`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, st, err := Check(rd, c, "tcp", 1); st != Corrupt || err == nil {
+		t.Errorf("truncated record: %v %v", st, err)
+	}
+}
+
+// TestSetAside: a set-aside run directory keeps its files under a name that
+// says why, and Load no longer reads it.
+func TestSetAside(t *testing.T) {
+	dir := t.TempDir()
+	c := Cell{Profile: "80:10", RTTms: 80, RateMbit: 10, LossPct: 1, CC: "reno"}
+	for rep := 1; rep <= 2; rep++ {
+		if err := WriteJSON(filepath.Join(RunDir(dir, c, "tcp", rep), RunFile), validRun(c, "tcp", rep)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rd := RunDir(dir, c, "tcp", 1)
+	for n := 1; n <= 2; n++ {
+		to, err := SetAside(rd, "failed")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("%s.failed-%d", rd, n); to != want {
+			t.Errorf("set aside to %s, want %s", to, want)
+		}
+		if _, err := os.Stat(filepath.Join(to, RunFile)); err != nil {
+			t.Errorf("the record did not move with its directory: %v", err)
+		}
+		if err := WriteJSON(filepath.Join(rd, RunFile), validRun(c, "tcp", 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 {
+		t.Errorf("Load read %d runs, want 2 (set-aside directories are not runs)", len(runs))
 	}
 }
