@@ -17,9 +17,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "summarise:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
 		}
+		fmt.Fprintln(os.Stderr, "summarise:", err)
 		os.Exit(2)
 	}
 }

@@ -159,7 +159,7 @@ func TestInterruptedRunIsNotRecorded(t *testing.T) {
 		t.Errorf("interruption took %v to take effect", d)
 	}
 	rc := m.Plan()[0]
-	if results.Done(rc.Dir()) {
+	if results.Done(rc.Dir(), rc.Cell, rc.Arm, rc.Repeat) {
 		t.Error("an interrupted run was recorded as done")
 	}
 }
@@ -176,5 +176,82 @@ func TestValidateRefusesBadMatrix(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not mention %q: %v", want, err)
 		}
+	}
+}
+
+// TestFailedAndCorruptRunsAreRedone: a failed record is kept for the report
+// but is not done, and a record that does not validate is not done either;
+// resume sets both aside under names that say so and measures the runs.
+func TestFailedAndCorruptRunsAreRedone(t *testing.T) {
+	needLinks(t)
+	m := tinyMatrix(t, ArmTCP, ArmQUIC)
+	plan := m.Plan()
+	if err := os.MkdirAll(m.Workdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// As an earlier invocation would have left them: the tcp run failed,
+	// the quic run's record was cut short.
+	failed := results.Run{Schema: results.SchemaVersion, Cell: plan[0].Cell, Arm: plan[0].Arm, Repeat: 1,
+		Started: time.Now(), Finished: time.Now(), Duration: m.Workload.Duration, Warmup: m.Workload.Warmup,
+		Failed: "building the link: no netem"}
+	if err := results.WriteJSON(filepath.Join(plan[0].Dir(), results.RunFile), failed); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(plan[1].Dir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(plan[1].Dir(), results.RunFile), []byte(`{"schema": 1, "arm": "qu`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range plan {
+		if _, st, err := results.Check(rc.Dir(), rc.Cell, rc.Arm, rc.Repeat); st != results.Measured {
+			t.Errorf("%s: %v (%v) after resume, want measured", rc.Arm, st, err)
+		}
+	}
+	for _, aside := range []string{plan[0].Dir() + ".failed-1", plan[1].Dir() + ".corrupt-1"} {
+		if _, err := os.Stat(filepath.Join(aside, results.RunFile)); err != nil {
+			t.Errorf("the earlier record was not kept aside: %v", err)
+		}
+	}
+	runs, err := results.Load(m.Workdir)
+	if err != nil || len(runs) != 2 {
+		t.Errorf("Load: %d runs, %v; want the 2 measured ones", len(runs), err)
+	}
+}
+
+// TestFailedRunsAreCountedAndRetried: a matrix whose runs fail says how
+// many, records them as failed, and a rerun retries them; a rerun with
+// another backend is another matrix.
+func TestFailedRunsAreCountedAndRetried(t *testing.T) {
+	needLinks(t)
+	p, _ := shapedlink.ParseProfile("10:100")
+	if l, err := shapedlink.New(context.Background(), p, shapedlink.Options{Backend: shapedlink.BackendNetem}); err == nil {
+		l.Close()
+		t.Skip("this kernel has netem; the test needs a backend that fails")
+	}
+	m := tinyMatrix(t, ArmTCP)
+	m.Link.Backend = shapedlink.BackendNetem
+	for attempt := 1; attempt <= 2; attempt++ {
+		err := m.Run(context.Background())
+		var rf *RunsFailedError
+		if !errors.As(err, &rf) || rf.Failed != 1 || rf.Total != 1 || ExitCode(err) != ExitFailed {
+			t.Fatalf("attempt %d: %v (exit %d), want 1 of 1 runs failed and exit %d", attempt, err, ExitCode(err), ExitFailed)
+		}
+		rc := m.Plan()[0]
+		run, st, _ := results.Check(rc.Dir(), rc.Cell, rc.Arm, rc.Repeat)
+		if st != results.FailedRun || !strings.Contains(run.Failed, "netem") {
+			t.Errorf("attempt %d: record %v, failed %q", attempt, st, run.Failed)
+		}
+	}
+	if _, err := os.Stat(m.Plan()[0].Dir() + ".failed-1"); err != nil {
+		t.Errorf("the second attempt did not retry the first (nothing set aside): %v", err)
+	}
+	other := *m
+	other.Link.Backend = shapedlink.BackendAuto
+	if err := other.Run(context.Background()); !errors.Is(err, ErrWorkdir) || !strings.Contains(err.Error(), "backend") {
+		t.Errorf("another backend into the same work directory: %v, want a refusal naming the backend", err)
 	}
 }

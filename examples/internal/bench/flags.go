@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,6 +36,10 @@ type Defaults struct {
 	// Matrix.Sessions and Matrix.BulkCapFractions). Commands that leave
 	// them empty do not have the flags.
 	Sessions, BulkCaps string
+	// Readings are what the full matrix found in cells a -quick run also
+	// measures; after its summary, a -quick run prints one line per
+	// reading saying what it found beside it (PrintFindings).
+	Readings []Reading
 }
 
 // Flags are the options every matrix command shares.
@@ -47,6 +53,7 @@ type Flags struct {
 	seed                               uint64
 	quickDefaults                      Defaults
 	sessions, caps                     *string
+	repeatsEnvErr                      error
 }
 
 // NewFlags registers the shared flags on fs. Each default comes from d,
@@ -68,11 +75,11 @@ func NewFlags(fs *flag.FlagSet, d, quick Defaults) *Flags {
 	fs.BoolVar(&f.perChannel, "per-channel", false, "also run the quic-per-channel arm (one QUIC connection per channel)")
 	f.repeats = d.Repeats
 	if v, ok := os.LookupEnv("REPEATS"); ok {
-		n, err := strconv.Atoi(v)
+		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err == nil {
 			f.repeats = n
 		} else {
-			f.repeats = -1 // reported by Matrix
+			f.repeatsEnvErr = fmt.Errorf("REPEATS=%q is not a whole number", v)
 		}
 	}
 	fs.IntVar(&f.repeats, "repeats", f.repeats, "repeats per cell and arm (env REPEATS)")
@@ -87,7 +94,7 @@ func NewFlags(fs *flag.FlagSet, d, quick Defaults) *Flags {
 	fs.StringVar(&f.mode, "mode", "", "privilege mode: root, unprivileged, or empty to choose")
 	fs.Uint64Var(&f.seed, "seed", 0, "emulator loss seed (0: random, recorded)")
 	fs.BoolVar(&f.qlog, "qlog", false, "write a qlog file per QUIC connection into each run directory")
-	fs.BoolVar(&f.quick, "quick", false, fmt.Sprintf("quick preset: %s at losses %s, %d repeats of %v (overrides the matrix flags)", quick.Profiles, quick.Losses, quick.Repeats, quick.Duration))
+	fs.BoolVar(&f.quick, "quick", false, fmt.Sprintf("quick preset: %s at losses %s, %d repeats of %v into %s; flags and variables given with it override its values", quick.Profiles, quick.Losses, quick.Repeats, quick.Duration, quick.Workdir))
 	fs.BoolVar(&f.noSummary, "no-summary", false, "do not print the summary at the end")
 	if d.Sessions != "" {
 		f.sessions = fs.String("sessions", env("SESSIONS", d.Sessions), "numbers of sessions sharing the link, one cell each, space-separated (env SESSIONS)")
@@ -120,32 +127,103 @@ func (d *durationFlag) setEnv(name string) {
 	}
 }
 
+// MaxDuration bounds a run's length (and its warm-up).
+const MaxDuration = 24 * time.Hour
+
 // parseSeconds accepts "45" (seconds, as the reference's variables) or a Go
-// duration ("45s", "1m30s").
+// duration ("45s", "1m30s"), positive and at most MaxDuration.
 func parseSeconds(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
+	var d time.Duration
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		return time.Duration(f * float64(time.Second)), nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
+		if math.IsNaN(f) || f < 0 || f > MaxDuration.Seconds() {
+			return 0, fmt.Errorf("%q is not a number of seconds from 0 to %v", s, MaxDuration)
+		}
+		d = time.Duration(f * float64(time.Second))
+	} else if d, err = time.ParseDuration(s); err != nil {
 		return 0, fmt.Errorf("%q is neither seconds nor a duration such as 45s", s)
+	}
+	if d < 0 || d > MaxDuration {
+		return 0, fmt.Errorf("%q is outside 0 to %v", s, MaxDuration)
 	}
 	return d, nil
 }
 
-// Matrix builds the matrix the flags describe.
+// Bounds on a matrix, so that a typo cannot plan a run that outlives the
+// machine or exhausts its memory.
+const (
+	MaxRepeats = 1000
+	MaxRuns    = 100000
+)
+
+// parseFloats parses a space-separated list of finite numbers, naming what
+// they are (what) and giving an example in errors; a repeated value (after
+// parsing, so 0 and 0.0 are one) is refused.
+func parseFloats(s, what, example string) ([]float64, error) {
+	var out []float64
+	seen := map[float64]string{}
+	for _, f := range strings.Fields(s) {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%s %q is not a finite number (want values such as %q)", what, f, example)
+		}
+		if prev, ok := seen[v]; ok {
+			return nil, fmt.Errorf("%s %q repeats %q: give each value once", what, f, prev)
+		}
+		seen[v] = f
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// uniqueFields splits s into fields and refuses a repeated one.
+func uniqueFields(s, what string) ([]string, error) {
+	out := strings.Fields(s)
+	for i, f := range out {
+		if slices.Contains(out[:i], f) {
+			return nil, fmt.Errorf("%s %q is given twice: give each once", what, f)
+		}
+	}
+	return out, nil
+}
+
+// Matrix builds the matrix the flags describe. With -quick, the preset
+// replaces the defaults; flags given on the command line and the reference's
+// variables set in the environment still override it.
 func (f *Flags) Matrix() (*Matrix, error) {
-	for _, d := range []*durationFlag{&f.duration, &f.warmup} {
-		if d.envErr != nil {
+	explicit := func(flagName, env string) bool {
+		if flagSet(f.fs, flagName) {
+			return true
+		}
+		_, ok := os.LookupEnv(env)
+		return env != "" && ok
+	}
+	if f.repeatsEnvErr != nil && !flagSet(f.fs, "repeats") {
+		return nil, f.repeatsEnvErr
+	}
+	for name, d := range map[string]*durationFlag{"duration": &f.duration, "warmup": &f.warmup} {
+		if d.envErr != nil && !flagSet(f.fs, name) {
 			return nil, d.envErr
 		}
 	}
 	if f.quick {
 		q := f.quickDefaults
-		f.profiles, f.losses, f.repeats = q.Profiles, q.Losses, q.Repeats
-		f.duration.d, f.warmup.d = q.Duration, q.Warmup
-		if !flagSet(f.fs, "workdir") && os.Getenv("WORKDIR") == "" {
+		if !explicit("profiles", "PROFILES") {
+			f.profiles = q.Profiles
+		}
+		if !explicit("losses", "LOSSES") {
+			f.losses = q.Losses
+		}
+		if !explicit("repeats", "REPEATS") {
+			f.repeats = q.Repeats
+		}
+		if !explicit("duration", "DURATION") {
+			f.duration.d = q.Duration
+		}
+		if !explicit("warmup", "WARMUP") {
+			f.warmup.d = q.Warmup
+		}
+		if !explicit("workdir", "WORKDIR") {
 			f.workdir = q.Workdir
 		}
 	}
@@ -158,19 +236,25 @@ func (f *Flags) Matrix() (*Matrix, error) {
 		if p.LossPct != 0 {
 			return nil, fmt.Errorf("profile %s carries its own loss: give loss levels with -losses instead", p)
 		}
+		if slices.Contains(texts, p.String()) {
+			return nil, fmt.Errorf("profile %s is given twice (profiles are compared as %s): give each once", p, p)
+		}
 		texts = append(texts, p.String())
 	}
-	var losses []float64
-	for _, s := range strings.Fields(f.losses) {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return nil, fmt.Errorf("loss %q is not a number (want percentages such as \"0 1 2\")", s)
-		}
-		losses = append(losses, v)
+	losses, err := parseFloats(f.losses, "loss", "0 1 2")
+	if err != nil {
+		return nil, err
 	}
-	arms := strings.Fields(f.arms)
+	arms, err := uniqueFields(f.arms, "arm")
+	if err != nil {
+		return nil, err
+	}
 	if f.perChannel && !contains(arms, ArmQUICPerChannel) {
 		arms = append(arms, ArmQUICPerChannel)
+	}
+	ccs, err := uniqueFields(f.ccs, "congestion control")
+	if err != nil {
+		return nil, err
 	}
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = f.duration.d, f.warmup.d
@@ -181,6 +265,9 @@ func (f *Flags) Matrix() (*Matrix, error) {
 			if err != nil {
 				return nil, fmt.Errorf("sessions %q is not a whole number (want counts such as \"1 2 4 8\")", s)
 			}
+			if slices.Contains(sessions, n) {
+				return nil, fmt.Errorf("sessions %q is given twice: give each count once", s)
+			}
 			sessions = append(sessions, n)
 		}
 		if len(sessions) == 0 {
@@ -189,12 +276,8 @@ func (f *Flags) Matrix() (*Matrix, error) {
 	}
 	var caps []float64
 	if f.caps != nil {
-		for _, s := range strings.Fields(*f.caps) {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				return nil, fmt.Errorf("cap %q is not a number (want fractions of the link rate such as \"0 0.5 0.8\")", s)
-			}
-			caps = append(caps, v)
+		if caps, err = parseFloats(*f.caps, "cap", "0 0.5 0.8"); err != nil {
+			return nil, err
 		}
 		if len(caps) == 0 {
 			return nil, errors.New("no caps: give at least one, e.g. -caps \"0.5 0.8\"")
@@ -202,7 +285,7 @@ func (f *Flags) Matrix() (*Matrix, error) {
 	}
 	m := &Matrix{
 		Sessions: sessions, BulkCapFractions: caps,
-		Profiles: profiles, ProfileText: texts, Losses: losses, CCs: strings.Fields(f.ccs),
+		Profiles: profiles, ProfileText: texts, Losses: losses, CCs: ccs,
 		Arms: arms, Repeats: f.repeats, Workload: w, Workdir: f.workdir, Qlog: f.qlog,
 		Link:     shapedlink.Options{Backend: shapedlink.Backend(f.backend), Mode: shapedlink.Mode(f.mode), Seed: f.seed},
 		Progress: os.Stderr,
@@ -246,7 +329,7 @@ func Main(name, about string, d, quick Defaults, adjust func(*Matrix) error) int
 	MaybeRunRole()
 	if err := shapedlink.Reexec(); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		return 1
+		return ExitFailed
 	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.Usage = func() {
@@ -256,13 +339,13 @@ func Main(name, about string, d, quick Defaults, adjust func(*Matrix) error) int
 	f := NewFlags(fs, d, quick)
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		if err == flag.ErrHelp {
-			return 0
+			return ExitOK
 		}
-		return 2
+		return ExitUsage
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "%s: unexpected arguments %q (all options are flags)\n", name, fs.Args())
-		return 2
+		return ExitUsage
 	}
 	m, err := f.Matrix()
 	if err == nil && adjust != nil {
@@ -273,7 +356,7 @@ func Main(name, about string, d, quick Defaults, adjust func(*Matrix) error) int
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		return 2
+		return ExitUsage
 	}
 	m.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -288,15 +371,61 @@ func Main(name, about string, d, quick Defaults, adjust func(*Matrix) error) int
 	}
 	fmt.Fprintf(os.Stderr, "%s: %d runs (%d profiles x %d losses x %d ccs%s x %d repeats x %d arms) of %v into %s\n",
 		name, len(plan), len(m.Profiles), len(m.Losses), len(m.CCs), extra, m.Repeats, len(m.Arms), m.Workload.Duration, m.Workdir)
-	if err := m.Run(ctx); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		fmt.Fprintf(os.Stderr, "%s: what was measured is kept in %s; run the same command again to resume\n", name, m.Workdir)
-		return 1
+	runErr := m.Run(ctx)
+	code := ExitCode(runErr)
+	switch {
+	case runErr == nil:
+	case code == ExitUsage:
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, runErr)
+		return code
+	case code == ExitInterrupted:
+		fmt.Fprintf(os.Stderr, "%s: interrupted; what was measured is kept in %s, and the same command resumes it\n", name, m.Workdir)
+		return code
+	case errors.Is(runErr, ErrRunsFailed):
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, runErr)
+	default:
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, runErr)
+		fmt.Fprintf(os.Stderr, "%s: what was measured is kept in %s; once the cause is fixed, the same command resumes it\n", name, m.Workdir)
+		return code
 	}
-	if f.noSummary {
-		return 0
+	if !f.noSummary {
+		if c := Summarise(os.Stdout, m.Workdir); c != ExitOK && code == ExitOK {
+			code = c
+		}
+		if f.quick && len(quick.Readings) > 0 {
+			PrintFindings(os.Stdout, name, m.Workdir, quick.Readings)
+		}
 	}
-	return Summarise(os.Stdout, m.Workdir)
+	return code
+}
+
+// Exit codes of the matrix commands.
+const (
+	// ExitOK: every run of the matrix was measured.
+	ExitOK = 0
+	// ExitFailed: some runs failed (the count is printed, the summary
+	// still shows the rest, and the same command redoes them), or the
+	// matrix could not go on.
+	ExitFailed = 1
+	// ExitUsage: the command line, the environment or the work directory
+	// was refused before anything ran.
+	ExitUsage = 2
+	// ExitInterrupted: SIGINT or SIGTERM stopped the matrix; the run in
+	// progress is redone on resume.
+	ExitInterrupted = 130
+)
+
+// ExitCode is the exit code for what Matrix.Run returned.
+func ExitCode(err error) int {
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, ErrWorkdir):
+		return ExitUsage
+	case errors.Is(err, ErrInterrupted):
+		return ExitInterrupted
+	}
+	return ExitFailed
 }
 
 // Summarise prints the markdown summary of workdir and writes its plots
@@ -305,19 +434,19 @@ func Summarise(w io.Writer, workdir string) int {
 	runs, err := results.Load(workdir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		return 1
+		return ExitFailed
 	}
 	opts := report.Options{Source: workdir}
 	if err := report.Markdown(w, runs, opts); err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		return 1
+		return ExitFailed
 	}
 	if files, err := report.Plots(filepath.Join(workdir, "plots"), runs, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "plots:", err)
 	} else {
 		fmt.Fprintf(os.Stderr, "%d plot files in %s\n", len(files), filepath.Join(workdir, "plots"))
 	}
-	return 0
+	return ExitOK
 }
 
 // String describes the matrix d asks for and how many runs it makes.

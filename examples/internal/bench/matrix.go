@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,9 +12,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
+	"strings"
 	"time"
 
+	"github.com/shakenfist/quicbench/examples/internal/report"
 	"github.com/shakenfist/quicbench/examples/internal/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
@@ -94,8 +97,10 @@ func (m *Matrix) Validate() error {
 			errs = append(errs, err)
 		}
 	}
-	if m.Repeats < 1 {
-		errs = append(errs, fmt.Errorf("repeats is %d: need at least 1 (5 for a verdict with a spread)", m.Repeats))
+	if m.Repeats < 1 || m.Repeats > MaxRepeats {
+		errs = append(errs, fmt.Errorf("repeats is %d: give 1 to %d (5 for a verdict with a spread)", m.Repeats, MaxRepeats))
+	} else if n := m.size(); n > MaxRuns {
+		errs = append(errs, fmt.Errorf("the matrix has %d runs, more than %d: give fewer profiles, losses, ccs, arms, sessions, caps or repeats", n, MaxRuns))
 	}
 	if err := m.Workload.Validate(); err != nil {
 		errs = append(errs, err)
@@ -117,6 +122,20 @@ func (m *Matrix) Validate() error {
 		errs = append(errs, fmt.Errorf("the workload already caps the display at %d bit/s: give either that or cap fractions, not both", m.Workload.BulkRateCap))
 	}
 	return errors.Join(errs...)
+}
+
+// size is the number of runs the matrix plans, saturating at MaxRuns+1 so
+// that it cannot overflow.
+func (m *Matrix) size() int {
+	n := 1
+	for _, k := range []int{len(m.Profiles), len(m.Losses), len(m.CCs), len(m.Arms), m.Repeats,
+		max(1, len(m.Sessions)), max(1, len(m.BulkCapFractions))} {
+		if k > 0 && n > MaxRuns/k {
+			return MaxRuns + 1
+		}
+		n *= k
+	}
+	return n
 }
 
 // MaxSessions bounds Matrix.Sessions: 64 sessions of five channels is 320
@@ -184,9 +203,34 @@ func BulkCap(rateMbit, fraction float64) int64 {
 // matrixFile records what a work directory was made for.
 const matrixFile = "matrix.json"
 
-// Run runs every run of the plan that has no record yet. An interrupted
-// matrix resumes where it stopped; a work directory made for a different
-// matrix is refused rather than mixed.
+// Errors Run returns, to tell the caller what kind of trouble it met.
+var (
+	// ErrWorkdir: the work directory cannot be used for this matrix (it
+	// holds another matrix, another command holds it, or it cannot be
+	// made). Nothing was run.
+	ErrWorkdir = errors.New("work directory refused")
+	// ErrRunsFailed: the matrix ran to its end, but some runs failed. They
+	// are recorded (with their reasons) and are redone on the next run.
+	ErrRunsFailed = errors.New("runs failed")
+)
+
+// RunsFailedError says how many runs of a matrix failed.
+type RunsFailedError struct{ Failed, Total int }
+
+func (e *RunsFailedError) Error() string {
+	return fmt.Sprintf("%d of %d runs failed (each run.json says why); they are redone when the same command runs again", e.Failed, e.Total)
+}
+
+func (e *RunsFailedError) Unwrap() error { return ErrRunsFailed }
+
+// Run runs every run of the plan that has not been measured. A run is
+// measured when its run.json parses, validates and records no failure: an
+// interrupted matrix resumes where it stopped, a failed run's record is set
+// aside (as r<N>.failed-<k>) and the run redone, and a record that does not
+// validate is set aside (as r<N>.corrupt-<k>) and redone. A work directory
+// made for a different matrix, or held by another command, is refused with
+// an error wrapping ErrWorkdir. When runs fail, Run still makes every other
+// run and then returns a *RunsFailedError.
 func (m *Matrix) Run(ctx context.Context) error {
 	if err := m.Validate(); err != nil {
 		return err
@@ -195,38 +239,45 @@ func (m *Matrix) Run(ctx context.Context) error {
 	if log == nil {
 		log = slog.Default()
 	}
-	if err := os.MkdirAll(m.Workdir, 0o755); err != nil {
+	release, err := m.claimWorkdir()
+	if err != nil {
 		return err
 	}
-	mf := filepath.Join(m.Workdir, matrixFile)
-	var prev Matrix
-	switch err := results.ReadJSON(mf, &prev); {
-	case err == nil:
-		if !sameMatrix(prev, *m) {
-			return fmt.Errorf("%s holds results of a different matrix (%s): choose another work directory or remove it", m.Workdir, mf)
-		}
-	case errors.Is(err, os.ErrNotExist):
-		if err := results.WriteJSON(mf, m); err != nil {
-			return err
-		}
-	default:
-		return err
-	}
+	defer release()
 
 	plan := m.Plan()
 	var todo []RunConfig
+	retried := 0
 	for _, rc := range plan {
-		if !results.Done(rc.Dir()) {
-			todo = append(todo, rc)
+		_, st, err := results.Check(rc.Dir(), rc.Cell, rc.Arm, rc.Repeat)
+		switch st {
+		case results.Measured:
+			continue
+		case results.FailedRun:
+			retried++
+		case results.Corrupt:
+			log.Warn("a run record does not validate; it will be set aside and the run redone", "dir", rc.Dir(), "err", err)
 		}
+		todo = append(todo, rc)
 	}
-	if done := len(plan) - len(todo); done > 0 {
-		log.Info("resuming: skipping runs already recorded", "done", done, "todo", len(todo))
+	if done := len(plan) - len(todo); done > 0 || retried > 0 {
+		log.Info("resuming: skipping runs already measured", "done", done, "todo", len(todo), "failed before, retried", retried)
 	}
 	prog := newProgress(m.Progress, len(plan), len(plan)-len(todo), m.Workload.Duration)
 	defer prog.finish()
-	failed := 0
+	failed, warnedPriority := 0, false
 	for _, rc := range todo {
+		// What a failed or corrupt attempt left is kept, under a name
+		// that says so, before the run is redone.
+		if _, st, _ := results.Check(rc.Dir(), rc.Cell, rc.Arm, rc.Repeat); st == results.FailedRun || st == results.Corrupt {
+			why := "failed"
+			if st == results.Corrupt {
+				why = "corrupt"
+			}
+			if _, err := results.SetAside(rc.Dir(), why); err != nil {
+				return err
+			}
+		}
 		prog.start(rc)
 		run, err := RunOne(ctx, rc)
 		switch {
@@ -239,19 +290,111 @@ func (m *Matrix) Run(ctx context.Context) error {
 			failed++
 			prog.line(fmt.Sprintf("%s %s r%d FAILED: %s", rc.Cell.Dir(), rc.Arm, rc.Repeat, run.Failed))
 		}
+		if sh := run.Link.Shaper; sh != nil && !warnedPriority && report.WithoutRealTime(*sh) {
+			warnedPriority = true
+			prog.line(fmt.Sprintf("warning: the emulator runs without real-time priority (%s), so its timing competes with the endpoints'; run as root for SCHED_FIFO", sh.Priority))
+		}
 		prog.finished(run)
 	}
 	if failed > 0 {
-		log.Warn("some runs failed and are counted as unmeasured in the summary", "failed", failed)
+		return &RunsFailedError{Failed: failed, Total: len(plan)}
 	}
 	return nil
 }
 
-func sameMatrix(a, b Matrix) bool {
-	return slices.Equal(a.ProfileText, b.ProfileText) && slices.Equal(a.Losses, b.Losses) &&
-		slices.Equal(a.CCs, b.CCs) && slices.Equal(a.Arms, b.Arms) && a.Repeats == b.Repeats &&
-		reflect.DeepEqual(a.Workload, b.Workload) &&
-		slices.Equal(a.Sessions, b.Sessions) && slices.Equal(a.BulkCapFractions, b.BulkCapFractions)
+// claimWorkdir makes the work directory, locks it for this process, and
+// checks that it was made for this matrix (recording the matrix if it is
+// new). The returned func releases the lock.
+func (m *Matrix) claimWorkdir() (release func(), err error) {
+	if err := os.MkdirAll(m.Workdir, 0o755); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrWorkdir, err)
+	}
+	release, err = results.Lock(m.Workdir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrWorkdir, err)
+	}
+	mf := filepath.Join(m.Workdir, matrixFile)
+	var prev matrixRecord
+	switch rerr := results.ReadJSON(mf, &prev); {
+	case rerr == nil:
+		if diffs := diffRecords(prev, m.record()); len(diffs) > 0 {
+			err = fmt.Errorf("%w: %s holds runs of a different matrix (%s); give the same settings to resume it, or another -workdir for this one",
+				ErrWorkdir, m.Workdir, strings.Join(diffs, "; "))
+		}
+	case errors.Is(rerr, os.ErrNotExist):
+		err = results.WriteJSON(mf, m.record())
+	default:
+		err = fmt.Errorf("%w: %v (remove %s if the directory holds no runs you need)", ErrWorkdir, rerr, mf)
+	}
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return release, nil
+}
+
+// matrixRecord is what matrix.json records: everything that decides what a
+// run measures, so that a work directory is only ever resumed with the same
+// matrix. Workdir is for the reader and is not compared.
+type matrixRecord struct {
+	Profiles []string         `json:"profiles"`
+	Losses   []float64        `json:"losses"`
+	CCs      []string         `json:"ccs"`
+	Arms     []string         `json:"arms"`
+	Repeats  int              `json:"repeats"`
+	Workload spicelike.Config `json:"workload"`
+	Workdir  string           `json:"workdir"`
+	Qlog     bool             `json:"qlog"`
+	// Backend is the link backend asked for: "" (netem where the kernel
+	// has it), "netem" or "emulator". Seed is the emulator's loss seed (0:
+	// random per run).
+	Backend          string    `json:"backend,omitempty"`
+	Seed             uint64    `json:"seed,omitempty"`
+	Sessions         []int     `json:"sessions,omitempty"`
+	BulkCapFractions []float64 `json:"bulk_cap_fractions,omitempty"`
+}
+
+func (m *Matrix) record() matrixRecord {
+	return matrixRecord{
+		Profiles: m.ProfileText, Losses: m.Losses, CCs: m.CCs, Arms: m.Arms, Repeats: m.Repeats,
+		Workload: m.Workload, Workdir: m.Workdir, Qlog: m.Qlog,
+		Backend: string(m.Link.Backend), Seed: m.Link.Seed,
+		Sessions: m.Sessions, BulkCapFractions: m.BulkCapFractions,
+	}
+}
+
+// diffRecords names each field (by its JSON name) in which two records
+// differ, with both values, compared as JSON so that what is written is
+// what is compared.
+func diffRecords(had, want matrixRecord) []string {
+	return diffFields("", reflect.ValueOf(had), reflect.ValueOf(want))
+}
+
+// diffFields compares two structs of one type field by field, descending
+// into struct fields so that a difference is named as "workload.duration"
+// rather than shown as two whole workloads.
+func diffFields(prefix string, a, b reflect.Value) []string {
+	var diffs []string
+	for i := range a.NumField() {
+		f := a.Type().Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() || prefix+name == "workdir" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		ja, _ := json.Marshal(a.Field(i).Interface())
+		jb, _ := json.Marshal(b.Field(i).Interface())
+		switch {
+		case bytes.Equal(ja, jb):
+		case f.Type.Kind() == reflect.Struct:
+			diffs = append(diffs, diffFields(prefix+name+".", a.Field(i), b.Field(i))...)
+		default:
+			diffs = append(diffs, fmt.Sprintf("%s%s: %s there, %s asked", prefix, name, ja, jb))
+		}
+	}
+	return diffs
 }
 
 // progress prints where a matrix is: on a terminal one line rewritten in

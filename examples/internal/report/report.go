@@ -12,6 +12,7 @@ import (
 
 	"github.com/shakenfist/quicbench/examples/internal/results"
 	"github.com/shakenfist/quicbench/gsocheck"
+	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/stats"
 )
 
@@ -800,6 +801,12 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // but worth knowing.
 const ShaperLateLimit = time.Millisecond
 
+// WithoutRealTime reports whether the emulator ran without real-time
+// scheduling priority, so that its timing competed with the endpoints'.
+func WithoutRealTime(sh shapedlink.ShaperReport) bool {
+	return strings.HasPrefix(sh.Priority, "SCHED_OTHER")
+}
+
 // shaperTrouble describes the runs of an arm in a cell whose emulator
 // counters say the host, not the link model, lost or delayed frames, or
 // whose emulator ran without real-time priority; "" when there are none
@@ -813,7 +820,7 @@ func shaperTrouble(runs []results.Run, dir, arm string) string {
 		if why := r.Link.Shaper.Distorted(ShaperLateLimit); why != "" {
 			parts = append(parts, fmt.Sprintf("r%d: %s", r.Repeat, why))
 		}
-		if strings.HasPrefix(r.Link.Shaper.Priority, "SCHED_OTHER") {
+		if WithoutRealTime(*r.Link.Shaper) {
 			parts = append(parts, fmt.Sprintf("r%d: the emulator ran without real-time priority (%s)", r.Repeat, r.Link.Shaper.Priority))
 		}
 	}
