@@ -46,4 +46,16 @@
 // utilisation >= 95%, loss inside its interval) are marked ok or MISS.
 // The machine's other load spoils timing: run it on an otherwise idle
 // machine, and read the emulator's priority line (SCHED_FIFO needs root).
+//
+// It runs as root, or as any user where unprivileged user namespaces are
+// allowed: it then re-executes itself in a user and network namespace of
+// its own (shapedlink.Reexec). There the kernel refuses SO_RCVBUFFORCE and
+// SO_SNDBUFFORCE, so the BBR flow asks for its 32 MiB buffers with
+// SO_RCVBUF and SO_SNDBUF, which the host's net.core.rmem_max and wmem_max
+// cap; the buffers it got are recorded and noted under the table.
+//
+// Exit status: 0 when every profile and sweep rate was measured; 1 when
+// any could not be (its link, echoes, a bulk flow or the loss run failed),
+// with "N of M measurements failed" on stderr after the figures of what
+// was measured; 2 for a usage error. -render measures nothing and exits 0.
 package main

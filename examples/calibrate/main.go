@@ -125,7 +125,19 @@ func main() {
 			os.Exit(1)
 		}
 		printTable(os.Stdout, rep)
+		if failed, total := rep.failures(); len(failed) > 0 {
+			// Rendering measures nothing, so it does not fail; it says
+			// what the report holds.
+			fmt.Fprintf(os.Stderr, "calibrate: the report records %s\n", failureLine(failed, total))
+		}
 		return
+	}
+	// Building links needs privilege: as an ordinary user this re-executes
+	// the command inside a user and network namespace of its own and exits
+	// with its status.
+	if err := prepare(); err != nil {
+		fmt.Fprintln(os.Stderr, "calibrate:", err)
+		os.Exit(1)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -133,6 +145,9 @@ func main() {
 	rep, err := run(ctx, c, log)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "calibrate:", err)
+		if ctx.Err() != nil {
+			os.Exit(130) // interrupted
+		}
 		os.Exit(1)
 	}
 	if c.json {
@@ -142,14 +157,51 @@ func main() {
 			fmt.Fprintln(os.Stderr, "calibrate:", err)
 			os.Exit(1)
 		}
-		return
+	} else {
+		printTable(os.Stdout, rep)
 	}
-	printTable(os.Stdout, rep)
+	if failed, total := rep.failures(); len(failed) > 0 {
+		fmt.Fprintf(os.Stderr, "calibrate: %s; the figures above are what was measured\n", failureLine(failed, total))
+		os.Exit(1)
+	}
+}
+
+// failures names the measurements in rep that failed, out of total. A
+// measurement is one profile's calibration (its link, echoes, both bulk
+// flows and the loss run) or one rate of the sweep (its link and both
+// flows); it failed if any of its parts did.
+func (rep Report) failures() (failed []string, total int) {
+	for _, r := range rep.Results {
+		total++
+		bad := r.Error != ""
+		for _, b := range r.Bulk {
+			bad = bad || b.Error != ""
+		}
+		if bad {
+			failed = append(failed, "profile "+r.Profile)
+		}
+	}
+	for _, s := range rep.Sweep {
+		total++
+		if s.Error != "" || s.Bulk.Error != "" || s.Cubic.Error != "" {
+			failed = append(failed, fmt.Sprintf("sweep %g Mbit/s", s.RateMbit))
+		}
+	}
+	return failed, total
+}
+
+// failureLine is "N of M measurements failed (which)".
+func failureLine(failed []string, total int) string {
+	return fmt.Sprintf("%d of %d measurements failed (%s)", len(failed), total, strings.Join(failed, ", "))
 }
 
 func (r Result) lossy() bool {
 	return !strings.HasSuffix(r.Profile, ":0") && strings.Count(strings.SplitN(r.Profile, "@", 2)[0], ":") == 2
 }
+
+// unusualBuffers is true when the flow did not get the buffers it asked
+// for (unprivileged, the 32 MiB ones are capped by the host).
+func (b Bulk) unusualBuffers() bool { return b.Buffers != "32MiB" && b.Buffers != "default" }
 
 func mark(ok bool) string {
 	if ok {
@@ -208,6 +260,8 @@ func printTable(w io.Writer, rep Report) {
 		for _, b := range r.Bulk {
 			if b.Error != "" {
 				fmt.Fprintf(w, "%s %s: %s\n", r.Profile, b.CC, b.Error)
+			} else if b.unusualBuffers() {
+				fmt.Fprintf(w, "%s %s: buffers %s\n", r.Profile, b.CC, b.Buffers)
 			}
 		}
 	}
@@ -215,6 +269,8 @@ func printTable(w io.Writer, rep Report) {
 		for _, b := range []Bulk{s.Bulk, s.Cubic} {
 			if b.Error != "" {
 				fmt.Fprintf(w, "sweep %g Mbit/s %s: %s\n", s.RateMbit, b.CC, b.Error)
+			} else if b.unusualBuffers() {
+				fmt.Fprintf(w, "sweep %g Mbit/s %s: buffers %s\n", s.RateMbit, b.CC, b.Buffers)
 			}
 		}
 	}

@@ -27,6 +27,9 @@ const (
 	bigBuffers  = 32 << 20
 )
 
+// prepare gets the privilege to build links: see shapedlink.Reexec.
+func prepare() error { return shapedlink.Reexec() }
+
 func run(ctx context.Context, c config, log *slog.Logger) (Report, error) {
 	profiles, err := shapedlink.ParseProfiles(c.profiles)
 	if err != nil {
@@ -229,7 +232,14 @@ func echoes(ctx context.Context, cliNS, srvNS *shapedlink.Namespace, cliIP, srvI
 	return rtts, sent, nil
 }
 
-func setSockopts(c syscall.RawConn, cc string, bufOpt int) error {
+// setSockopts pins the congestion control (cc, unless empty) and, when
+// bufOpt is SO_RCVBUFFORCE or SO_SNDBUFFORCE, asks for a 32 MiB buffer.
+// The forcing options need CAP_NET_ADMIN in the host's user namespace; in
+// a user namespace of its own (unprivileged mode) the kernel refuses them,
+// and the buffer is asked for with the plain option instead, which the
+// host's net.core.rmem_max or wmem_max caps. capped then receives what the
+// kernel granted, as getsockopt reports it.
+func setSockopts(c syscall.RawConn, cc string, bufOpt int, capped *string) error {
 	var serr error
 	err := c.Control(func(fd uintptr) {
 		if cc != "" {
@@ -238,10 +248,31 @@ func setSockopts(c syscall.RawConn, cc string, bufOpt int) error {
 				return
 			}
 		}
-		if bufOpt != 0 {
-			if err := unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, bufOpt, bigBuffers); err != nil {
-				serr = fmt.Errorf("setting a %d MiB socket buffer: %w (needs root)", bigBuffers>>20, err)
+		if bufOpt == 0 {
+			return
+		}
+		err := unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, bufOpt, bigBuffers)
+		if err == nil || !errors.Is(err, unix.EPERM) {
+			if err != nil {
+				serr = fmt.Errorf("setting a %d MiB socket buffer: %w", bigBuffers>>20, err)
 			}
+			return
+		}
+		plain, name, limit := unix.SO_RCVBUF, "receive", "rmem_max"
+		if bufOpt == unix.SO_SNDBUFFORCE {
+			plain, name, limit = unix.SO_SNDBUF, "send", "wmem_max"
+		}
+		if err := unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, plain, bigBuffers); err != nil {
+			serr = fmt.Errorf("setting a %d MiB %s buffer without privilege: %w", bigBuffers>>20, name, err)
+			return
+		}
+		got, err := unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, plain)
+		if err != nil {
+			serr = fmt.Errorf("reading the %s buffer size: %w", name, err)
+			return
+		}
+		if capped != nil {
+			*capped = fmt.Sprintf("%s %d bytes (net.core.%s)", name, got, limit)
 		}
 	})
 	if err != nil {
@@ -261,7 +292,10 @@ func bulk(ctx context.Context, l *shapedlink.Link, cc string, big bool, d time.D
 	}
 	fail := func(err error) Bulk { b.Error = err.Error(); return b }
 	var ln net.Listener
-	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error { return setSockopts(c, "", rcvOpt) }}
+	// Set only when the 32 MiB buffers could not be forced (see
+	// setSockopts); each Control runs before its Listen or Dial returns.
+	var rcvCapped, sndCapped string
+	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error { return setSockopts(c, "", rcvOpt, &rcvCapped) }}
 	if err := l.Client().Do(func() (err error) {
 		ln, err = lc.Listen(ctx, "tcp4", net.JoinHostPort(l.ClientAddr().String(), "0"))
 		return err
@@ -326,7 +360,7 @@ func bulk(ctx context.Context, l *shapedlink.Link, cc string, big bool, d time.D
 		_ = start
 		res <- got{bytes: b1 - b0, dur: t1.Sub(t0), err: err}
 	}()
-	dialer := net.Dialer{Timeout: 10 * time.Second, Control: func(_, _ string, c syscall.RawConn) error { return setSockopts(c, cc, sndOpt) }}
+	dialer := net.Dialer{Timeout: 10 * time.Second, Control: func(_, _ string, c syscall.RawConn) error { return setSockopts(c, cc, sndOpt, &sndCapped) }}
 	var conn net.Conn
 	if err := l.Server().Do(func() (err error) {
 		conn, err = dialer.DialContext(ctx, "tcp4", ln.Addr().String())
@@ -335,6 +369,15 @@ func bulk(ctx context.Context, l *shapedlink.Link, cc string, big bool, d time.D
 		return fail(err)
 	}
 	defer conn.Close()
+	if rcvCapped != "" || sndCapped != "" {
+		var got []string
+		for _, c := range []string{rcvCapped, sndCapped} {
+			if c != "" {
+				got = append(got, c)
+			}
+		}
+		b.Buffers = "32MiB refused without host root; granted " + strings.Join(got, ", ")
+	}
 	// Abort at close: no draining a 32 MiB send buffer into the next test.
 	_ = conn.(*net.TCPConn).SetLinger(0)
 	go func() {

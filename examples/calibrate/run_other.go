@@ -11,3 +11,5 @@ import (
 func run(ctx context.Context, c config, log *slog.Logger) (Report, error) {
 	return Report{}, errors.New("calibrate needs Linux (network namespaces)")
 }
+
+func prepare() error { return nil }

@@ -48,4 +48,12 @@
 // QUIC attempts ended, what carried the sessions, and the UDP drop counter
 // that proves the block was in force; a second table splits the fallback
 // into the wait for QUIC and TCP's own part.
+//
+// It runs as root, or as any user where unprivileged user namespaces are
+// allowed: it then re-executes itself in a user and network namespace of
+// its own (shapedlink.Reexec). Exit status: 0 when every connect was
+// measured; 1 when any was not (a connect that returned an error, or every
+// connect of an arm recorded as failed), with "N of M measurements
+// (connects) failed" on stderr after the summary; 2 for a usage error.
+// -summary measures nothing and exits 0 when it could read the records.
 package main

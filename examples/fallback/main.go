@@ -87,7 +87,17 @@ func mainCode() int {
 		return 2
 	}
 	if *summaryOnly {
-		return printSummary(*workdir)
+		code := printSummary(*workdir)
+		if code == 0 {
+			if recs, err := loadRecords(*workdir); err == nil {
+				if line := failureLine(recs); line != "" {
+					// Summarising measures nothing, so it does not
+					// fail; it says what the records hold.
+					fmt.Fprintf(os.Stderr, "fallback: the records hold %s\n", line)
+				}
+			}
+		}
+		return code
 	}
 	cfg, err := buildConfig(*profiles, *losses, *arms, *connects, *channels, *giveUp, *gap, *workdir, *backend, *seed)
 	if err != nil {
@@ -100,10 +110,59 @@ func mainCode() int {
 	defer stop()
 	if err := runAll(ctx, cfg, log); err != nil {
 		fmt.Fprintf(os.Stderr, "fallback: %v\n", err)
-		fmt.Fprintf(os.Stderr, "fallback: what was measured is kept in %s; run the same command again to resume\n", cfg.workdir)
+		fmt.Fprintf(os.Stderr, "fallback: what was measured is kept in %s; the same command resumes it\n", cfg.workdir)
+		if ctx.Err() != nil {
+			return 130 // interrupted
+		}
 		return 1
 	}
-	return printSummary(cfg.workdir)
+	if code := printSummary(cfg.workdir); code != 0 {
+		return code
+	}
+	recs, err := loadRecords(cfg.workdir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fallback: %v\n", err)
+		return 1
+	}
+	if line := failureLine(recs); line != "" {
+		fmt.Fprintf(os.Stderr, "fallback: %s; the summary shows what was measured, and a rerun measures failed arms again\n", line)
+		return 1
+	}
+	return 0
+}
+
+// failureLine is "N of M measurements failed (which)" for recs, or "" when
+// none failed. A measurement is one connect: every connect of an arm
+// recorded as failed counts, and so does each connect that returned an
+// error in an arm that was measured.
+func failureLine(recs []Record) string {
+	failed, total := 0, 0
+	var which []string
+	for _, r := range recs {
+		n := max(r.Connects, len(r.Results))
+		total += n
+		if r.Failed != "" {
+			failed += n
+			which = append(which, fmt.Sprintf("%s %s: arm failed", r.Profile, r.Arm))
+			continue
+		}
+		bad := 0
+		for _, c := range r.Results {
+			if c.Err != "" {
+				bad++
+			}
+		}
+		// Connects the client never got to count as failed too.
+		bad += max(0, r.Connects-len(r.Results))
+		if bad > 0 {
+			failed += bad
+			which = append(which, fmt.Sprintf("%s %s: %d of %d connects", r.Profile, r.Arm, bad, n))
+		}
+	}
+	if failed == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d measurements (connects) failed (%s)", failed, total, strings.Join(which, "; "))
 }
 
 func printSummary(workdir string) int {

@@ -35,7 +35,8 @@
 // change). summary.md and summary.json in <workdir>/<order>/ give, per
 // loss level and arm, the survival count and the median and range over
 // repeats of the stall and the figures around it. Runs that have a record
-// are not repeated (use -redo).
+// of a measurement are not repeated (use -redo); a run recorded as failed
+// is measured again.
 //
 // The stall is the largest gap between consecutive interactive echo
 // completions that ends after the change and starts within 5 s of it; if
@@ -44,4 +45,14 @@
 // it, the median of those sent in the 2 s after, and the largest gap in
 // the 5 s before the change (the baseline an undisturbed run shows) come
 // with it.
+//
+// It runs as root, or as any user where unprivileged user namespaces are
+// allowed: it then re-executes itself in a user and network namespace of
+// its own (shapedlink.Reexec). -backend picks the link's shaping (netem,
+// emulator, or empty to choose). Exit status: 0 when every run was
+// measured; 1 when any was not (the next invocation measures it again),
+// with "N of M measurements failed" on stderr after the summary; 2 for a
+// usage error; 130 when interrupted.
+// -reanalyse measures nothing and exits 0 when it could recompute every
+// record.
 package main

@@ -36,6 +36,7 @@ type config struct {
 	Change   changeSpec
 	Linger   time.Duration
 	Workdir  string
+	Link     shapedlink.Options
 	Qlog     bool
 	Redo     bool
 	// Reanalyse recomputes records from files on disk instead of running.
@@ -57,6 +58,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	probe := fs.Duration("probe-timeout", 5*time.Second, "bound on QUIC path validation")
 	linger := fs.Duration("linger", 5*time.Second, "how long a server is left to notice by itself after the client ends")
 	workdir := fs.String("workdir", "results/pathchange", "results directory")
+	backend := fs.String("backend", "", "link backend: netem, emulator, or empty to choose (netem where the kernel has it)")
 	qlog := fs.Bool("qlog", false, "write a qlog file per QUIC connection into each run directory")
 	redo := fs.Bool("redo", false, "rerun runs that already have a record")
 	reanalyse := fs.Bool("reanalyse", false, "measure nothing: recompute every record from the role processes' files already in the work directory")
@@ -68,7 +70,13 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	c := config{Profile: p, Repeats: *repeats, Linger: *linger, Workdir: *workdir, Qlog: *qlog, Redo: *redo, Reanalyse: *reanalyse}
+	c := config{Profile: p, Repeats: *repeats, Linger: *linger, Workdir: *workdir, Qlog: *qlog, Redo: *redo, Reanalyse: *reanalyse,
+		Link: shapedlink.Options{Backend: shapedlink.Backend(*backend)}}
+	switch c.Link.Backend {
+	case shapedlink.BackendAuto, shapedlink.BackendNetem, shapedlink.BackendEmulator:
+	default:
+		errs = append(errs, fmt.Errorf("-backend %q: want netem, emulator or empty", *backend))
+	}
 	for _, f := range strings.Fields(*losses) {
 		v, err := strconv.ParseFloat(f, 64)
 		if err != nil || v < 0 || v >= 100 {
@@ -124,7 +132,7 @@ func (c config) plan() []runConfig {
 			for _, arm := range c.Arms {
 				out = append(out, runConfig{Cell: cell, Profile: c.Profile.WithLoss(loss), Arm: arm, Repeat: r,
 					Workload: c.Workload, Change: c.Change, Workdir: filepath.Join(c.Workdir, c.Change.Order),
-					Qlog: c.Qlog, Linger: c.Linger})
+					Link: c.Link, Qlog: c.Qlog, Linger: c.Linger})
 			}
 		}
 	}
@@ -134,10 +142,20 @@ func (c config) plan() []runConfig {
 func run(args []string, stdout, stderr io.Writer) int {
 	c, err := parseFlags(args, stderr)
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stderr, "pathchange:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
 		}
+		fmt.Fprintln(stderr, "pathchange:", err)
 		return 2
+	}
+	if !c.Reanalyse {
+		// Building links needs privilege: as an ordinary user this
+		// re-executes the command inside a user and network namespace
+		// of its own and exits with its status.
+		if err := prepare(); err != nil {
+			fmt.Fprintln(stderr, "pathchange:", err)
+			return 1
+		}
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -158,7 +176,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		if !c.Redo {
 			var rec Record
-			if err := results.ReadJSON(path, &rec); err == nil {
+			// A failed run is kept until it is redone, but never
+			// counted as done.
+			if err := results.ReadJSON(path, &rec); err == nil && rec.Failed == "" {
 				recs = append(recs, rec)
 				continue
 			}
@@ -167,6 +187,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		rec, err := runOne(ctx, rc)
 		if err != nil {
 			fmt.Fprintln(stderr, "pathchange:", err)
+			if ctx.Err() != nil {
+				return 130 // interrupted; the run in progress is redone on resume
+			}
 			return 1
 		}
 		fmt.Fprintf(stderr, "    survived %v (%s); stall %v open %v\n", rec.Survived, rec.Why, rec.Stall.Gap.Round(time.Millisecond), rec.Stall.Open)
@@ -187,7 +210,32 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pathchange:", err)
 		return 1
 	}
+	if line := failureLine(recs); line != "" {
+		if c.Reanalyse {
+			// Reanalysing measures nothing, so it does not fail; it
+			// says what the records hold.
+			fmt.Fprintf(stderr, "pathchange: the records hold %s\n", line)
+			return 0
+		}
+		fmt.Fprintf(stderr, "pathchange: %s; the summary counts them as unmeasured, and the same command measures them again\n", line)
+		return 1
+	}
 	return 0
+}
+
+// failureLine is "N of M measurements failed (which)" for the runs in recs
+// that could not be measured, or "" when none failed.
+func failureLine(recs []Record) string {
+	var failed []string
+	for _, r := range recs {
+		if r.Failed != "" {
+			failed = append(failed, fmt.Sprintf("loss %g%% %s r%d", r.Cell.LossPct, r.Arm, r.Repeat))
+		}
+	}
+	if len(failed) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d measurements failed (%s)", len(failed), len(recs), strings.Join(failed, ", "))
 }
 
 // reanalyse recomputes one run's record from what its processes wrote,

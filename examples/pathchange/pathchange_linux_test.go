@@ -15,8 +15,12 @@ import (
 )
 
 // The runs re-execute the test binary as their server and client.
+// With envAsCommand set, the test binary is the command itself.
 func TestMain(m *testing.M) {
 	maybeRunRole()
+	if os.Getenv(envAsCommand) != "" {
+		main()
+	}
 	os.Exit(m.Run())
 }
 

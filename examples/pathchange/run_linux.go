@@ -19,6 +19,9 @@ import (
 	"github.com/shakenfist/quicbench/transport"
 )
 
+// prepare gets the privilege to build links: see shapedlink.Reexec.
+func prepare() error { return shapedlink.Reexec() }
+
 // runOne builds a link, runs server and client in their namespaces, moves
 // the client at the change time, and writes run.json and pathchange.json.
 func runOne(ctx context.Context, rc runConfig) (Record, error) {

@@ -12,3 +12,5 @@ func maybeRunRole() {}
 func runOne(context.Context, runConfig) (Record, error) {
 	return Record{}, errors.New("pathchange needs Linux network namespaces")
 }
+
+func prepare() error { return nil }

@@ -1,0 +1,18 @@
+package main
+
+import "testing"
+
+func TestFailureLine(t *testing.T) {
+	recs := []Record{
+		{Profile: "80:10", Arm: ArmTCP, Connects: 3, Results: []Connect{{}, {}, {}}},
+		{Profile: "80:10", Arm: ArmFallbackOpen, Connects: 3, Failed: "building the link: boom"},
+		{Profile: "80:10", Arm: ArmFallbackBlocked, Connects: 3, Results: []Connect{{}, {Err: "dial: timeout"}, {}}},
+	}
+	want := "4 of 9 measurements (connects) failed (80:10 fallback-open: arm failed; 80:10 fallback-blocked: 1 of 3 connects)"
+	if got := failureLine(recs); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if got := failureLine(recs[:1]); got != "" {
+		t.Errorf("no failures: got %q, want \"\"", got)
+	}
+}
