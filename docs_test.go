@@ -1,0 +1,429 @@
+package quicbench_test
+
+// These tests keep README.md and docs/ runnable by a reader: no path that
+// only exists on the machine the docs were written on, and every
+// `go run ./examples/NAME` command in them names a command that exists and
+// flags that command accepts. The flag check builds each named command and
+// reads the flags from its own -h output, so a renamed or removed flag fails
+// here instead of in a reader's shell.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// docFiles lists README.md and every text file under docs/, as paths
+// relative to the repository root.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	files := []string{"README.md"}
+	err := filepath.WalkDir("docs", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if utf8.Valid(b) && !bytes.ContainsRune(b, 0) {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(string(b), "\n")
+}
+
+// absPathRE finds a slash-rooted path where a path can start: at the start
+// of a line or after whitespace, a quote, a backtick, an opening bracket,
+// a comma or = (an assignment or flag value), whose first name starts with
+// a letter. A URL's "//" follows a colon, a closing HTML tag a "<", a
+// prefix length such as /24 has no letter, and ratios such as ms/MB have
+// no separator before the slash, so none of them match.
+var absPathRE = regexp.MustCompile("(?:^|[\\s\"'`(\\[{=,])(/[A-Za-z_][A-Za-z0-9._~-]*(?:/[A-Za-z0-9._~@%+:-]*)*)")
+
+// systemRoots are the top-level directories every Linux machine has with
+// the same meaning, which docs may name (/proc/sys/..., /dev/net/tun).
+var systemRoots = map[string]bool{
+	"proc": true, "sys": true, "dev": true, "etc": true, "usr": true,
+	"bin": true, "sbin": true, "lib": true, "lib64": true, "run": true,
+}
+
+var flockRE = regexp.MustCompile(`\bflock\b`)
+
+// machinePaths returns, for one line, the absolute paths in it that are
+// not under a system directory.
+func machinePaths(line string) []string {
+	var out []string
+	for _, m := range absPathRE.FindAllStringSubmatch(line, -1) {
+		p := strings.TrimRight(m[1], ".,:")
+		root, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+		if !systemRoots[root] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func TestDocsHaveNoMachinePaths(t *testing.T) {
+	for _, f := range docFiles(t) {
+		for i, line := range readLines(t, f) {
+			for _, p := range machinePaths(line) {
+				t.Errorf("%s:%d: absolute path %q: name paths relative to the repository root (only system paths such as /proc or /usr may be absolute)", f, i+1, p)
+			}
+			if flockRE.MatchString(line) {
+				t.Errorf("%s:%d: mentions flock: a reader's command takes no lock", f, i+1)
+			}
+		}
+	}
+}
+
+func TestMachinePaths(t *testing.T) {
+	for line, want := range map[string]string{
+		"go build -o /tmp/qb/headline ./examples/headline": "/tmp/qb/headline",
+		`"workdir": "/work/main/results/x",`:               "/work/main/results/x",
+		"see (`/home/x`)":                                  "/home/x",
+		"-workdir=/srv/data":                               "/srv/data",
+		"/root/go/bin/staticcheck":                         "/root/go/bin/staticcheck",
+		"sysctl /proc/sys/net/core/rmem_max":               "",
+		"open /dev/net/tun and /usr/bin/env":               "",
+		"https://github.com/shakenfist/quicbench/x":        "",
+		"1.28 / 26.3 ms/MB at 0.5/0.8":                     "",
+		"results/headline-80-10/summary.md":                "",
+		"the same /24, and </details>":                     "",
+	} {
+		got := strings.Join(machinePaths(line), " ")
+		if got != want {
+			t.Errorf("machinePaths(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
+
+// docCommand is one `go run ./examples/NAME ...` found in a doc.
+type docCommand struct {
+	where string   // file:line of "go run"
+	name  string   // NAME in ./examples/NAME
+	env   []string // names of VAR=value assignments before "go run"
+	args  []string // the words after ./examples/NAME, unquoted
+}
+
+var goRunRE = regexp.MustCompile(`go run\s+(?:-\S+\s+)*\./examples/([A-Za-z0-9_-]+)/?`)
+
+var envAssignRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)=`)
+
+// docCommands finds every `go run ./examples/NAME` in text (a file's
+// contents; file names it in positions). A line ending in a backslash
+// continues on the next, as in a shell. In inline code the command ends at
+// the closing backtick, which may be on a later line of the paragraph.
+func docCommands(file, text string) []docCommand {
+	lines := strings.Split(text, "\n")
+	var out []docCommand
+	for i := 0; i < len(lines); i++ {
+		first := i
+		// starts[k] is the offset in logical of physical line first+k.
+		starts := []int{0}
+		logical := lines[i]
+		for strings.HasSuffix(strings.TrimRight(logical, " \t"), `\`) && i+1 < len(lines) {
+			logical = strings.TrimSuffix(strings.TrimRight(logical, " \t"), `\`) + " "
+			i++
+			starts = append(starts, len(logical))
+			logical += lines[i]
+		}
+		for _, m := range goRunRE.FindAllStringSubmatchIndex(logical, -1) {
+			line := first
+			for k, s := range starts {
+				if m[0] >= s {
+					line = first + k
+				}
+			}
+			before, rest := logical[:m[0]], logical[m[1]:]
+			if strings.Count(before, "`")%2 == 1 {
+				// Inline code: stop at the closing backtick, looking at
+				// most a few lines on, within the paragraph.
+				before = before[strings.LastIndex(before, "`")+1:]
+				for j := i + 1; !strings.Contains(rest, "`") && j < len(lines) && j <= i+3 && strings.TrimSpace(lines[j]) != ""; j++ {
+					rest += " " + lines[j]
+				}
+				if k := strings.Index(rest, "`"); k >= 0 {
+					rest = rest[:k]
+				}
+			}
+			c := docCommand{where: fmt.Sprintf("%s:%d", file, line+1), name: logical[m[2]:m[3]], args: shellWords(rest)}
+			pre := shellWords(before)
+			for k := len(pre) - 1; k >= 0; k-- {
+				a := envAssignRE.FindStringSubmatch(pre[k])
+				if a == nil {
+					break
+				}
+				c.env = append([]string{a[1]}, c.env...)
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// shellWords splits s into words as a shell would, as far as one command
+// reaches: it stops at a command separator, a pipe, a redirection, a
+// comment, a closing parenthesis, a backtick or a quote left open.
+func shellWords(s string) []string {
+	var words []string
+	i := 0
+	for {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+			i++
+		}
+		if i >= len(s) {
+			return words
+		}
+		switch s[i] {
+		case ';', '|', '&', ')', '`', '#', '<', '>':
+			return words
+		}
+		if j := i; s[j] >= '0' && s[j] <= '9' {
+			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+			if j < len(s) && (s[j] == '<' || s[j] == '>') {
+				return words // 2>&1, 2> file
+			}
+		}
+		var w strings.Builder
+		for i < len(s) && s[i] != ' ' && s[i] != '\t' {
+			c := s[i]
+			switch {
+			case c == ';' || c == '|' || c == '&' || c == ')' || c == '`':
+				return append(words, w.String())
+			case c == '\\' && i+1 < len(s):
+				w.WriteByte(s[i+1])
+				i += 2
+			case c == '\'' || c == '"':
+				end := strings.IndexByte(s[i+1:], c)
+				if end < 0 {
+					return words // a quote opened before the command
+				}
+				w.WriteString(s[i+1 : i+1+end])
+				i += end + 2
+			default:
+				w.WriteByte(c)
+				i++
+			}
+		}
+		words = append(words, w.String())
+	}
+}
+
+func TestDocCommandsParsing(t *testing.T) {
+	text := strings.Join([]string{
+		"    PROFILES=80:10 LOSSES=\"0 1 2\" \\",
+		"        WORKDIR=results/x go run ./examples/headline -quick",
+		"go run ./examples/capped -caps \"0 0.5\" \\",
+		"    -losses 1 -workdir results/c > out.md 2>&1",
+		"The summary (`go run ./examples/summarise",
+		"[-json] WORKDIR`) and `go run ./examples/fallback -summary` too.",
+		"  go run ./examples/sessions -losses 0   # and -not-a-flag",
+	}, "\n")
+	got := docCommands("f.md", text)
+	want := []docCommand{
+		{"f.md:2", "headline", []string{"PROFILES", "LOSSES", "WORKDIR"}, []string{"-quick"}},
+		{"f.md:3", "capped", nil, []string{"-caps", "0 0.5", "-losses", "1", "-workdir", "results/c"}},
+		{"f.md:5", "summarise", nil, []string{"[-json]", "WORKDIR"}},
+		{"f.md:6", "fallback", nil, []string{"-summary"}},
+		{"f.md:7", "sessions", nil, []string{"-losses", "0"}},
+	}
+	if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+		t.Errorf("docCommands:\n got %q\nwant %q", got, want)
+	}
+}
+
+// helpFlags holds what a command's -h output says about its flags.
+type helpFlags struct {
+	takesValue map[string]bool // flag name -> whether it takes a value
+	text       string          // the whole output, for env names
+}
+
+// helpFlagRE matches a flag line of flag.PrintDefaults: two spaces, the
+// name, and for a flag that takes a value a space and the value's name.
+var helpFlagRE = regexp.MustCompile(`^  -([^\s=]+)( [^\s\t]+)?`)
+
+func parseHelp(out string) helpFlags {
+	h := helpFlags{takesValue: map[string]bool{}, text: out}
+	for _, l := range strings.Split(out, "\n") {
+		if m := helpFlagRE.FindStringSubmatch(l); m != nil {
+			h.takesValue[m[1]] = m[2] != ""
+		}
+	}
+	return h
+}
+
+// checkArgs returns what is wrong with a documented command's words against
+// the command's flags, parsing them as the flag package does: flags first,
+// the first non-flag word (or "--") ends them.
+func checkArgs(c docCommand, h helpFlags) []string {
+	var problems []string
+	for _, e := range c.env {
+		if strings.HasPrefix(e, "GO") || strings.HasPrefix(e, "CGO_") {
+			continue // the go command's own settings
+		}
+		if !strings.Contains(h.text, "env "+e+")") {
+			problems = append(problems, fmt.Sprintf("environment variable %s is not read by examples/%s (its -h names no \"env %s\")", e, c.name, e))
+		}
+	}
+	inFlags := true
+	for k := 0; k < len(c.args); k++ {
+		w := strings.TrimSuffix(strings.TrimPrefix(c.args[k], "["), "]") // usage-style [-json]
+		isFlag := len(w) > 1 && w[0] == '-' && w != "--"
+		if !inFlags {
+			if isFlag {
+				problems = append(problems, fmt.Sprintf("%s comes after a positional argument, where examples/%s does not read flags", w, c.name))
+			}
+			continue
+		}
+		if w == "--" {
+			inFlags = false
+			continue
+		}
+		if !isFlag {
+			inFlags = false
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
+		takes, ok := h.takesValue[name]
+		if !ok {
+			problems = append(problems, fmt.Sprintf("examples/%s has no flag -%s", c.name, name))
+			continue
+		}
+		if takes && !hasValue {
+			k++ // the next word is the value
+		}
+	}
+	return problems
+}
+
+func TestCheckArgs(t *testing.T) {
+	h := parseHelp("usage: x [flags]\n\nflags:\n  -json\n    \tprint JSON\n  -losses string\n    \tloss levels (env LOSSES) (default \"0\")\n  -n int\tcount\n")
+	for _, tc := range []struct {
+		args, env []string
+		want      int
+	}{
+		{[]string{"-losses", "-1", "-json", "-n=3", "dir"}, nil, 0},
+		{[]string{"[-json]", "dir"}, []string{"LOSSES", "GOFLAGS"}, 0},
+		{[]string{"-bogus"}, nil, 1},
+		{[]string{"dir", "-json"}, nil, 1},
+		{nil, []string{"REPEATS"}, 1},
+	} {
+		if got := checkArgs(docCommand{name: "x", args: tc.args, env: tc.env}, h); len(got) != tc.want {
+			t.Errorf("checkArgs(%q, env %q) = %q, want %d problems", tc.args, tc.env, got, tc.want)
+		}
+	}
+}
+
+// TestDocsCommandFlags builds every command that README.md and docs/ run
+// with `go run ./examples/NAME`, runs it with -h and checks that every flag
+// (and every VAR= in front of it) the docs give it is one it has.
+func TestDocsCommandFlags(t *testing.T) {
+	var cmds []docCommand
+	for _, f := range docFiles(t) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, docCommands(f, string(b))...)
+	}
+	if len(cmds) == 0 {
+		t.Fatal("found no `go run ./examples/...` command in README.md or docs/: the pattern no longer matches how the docs write them")
+	}
+	byName := map[string][]docCommand{}
+	for _, c := range cmds {
+		byName[c.name] = append(byName[c.name], c)
+	}
+	var names []string
+	for n, cs := range byName {
+		if st, err := os.Stat(filepath.Join("examples", n)); err != nil || !st.IsDir() {
+			for _, c := range cs {
+				t.Errorf("%s: go run ./examples/%s: there is no such command", c.where, n)
+			}
+			continue
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if testing.Short() {
+		t.Skipf("-short: not building %d commands to check their flags", len(names))
+	}
+	if len(names) == 0 {
+		return
+	}
+
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to build the documented commands: %v", err)
+	}
+	bin := t.TempDir()
+	build := []string{"build", "-buildvcs=false", "-o", bin + string(filepath.Separator)}
+	for _, n := range names {
+		build = append(build, "./examples/"+n)
+	}
+	if out, err := exec.Command(goTool, build...).CombinedOutput(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(build, " "), err, out)
+	}
+
+	for _, n := range names {
+		t.Run(n, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			out, err := exec.CommandContext(ctx, filepath.Join(bin, n), "-h").CombinedOutput()
+			code := 0
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				code = exit.ExitCode()
+			} else if err != nil {
+				t.Fatalf("examples/%s -h: %v", n, err)
+			}
+			h := parseHelp(string(out))
+			if code == 1 && len(h.takesValue) == 0 && strings.Contains(string(out), "namespace") {
+				// The matrix commands enter a user namespace before they
+				// parse flags; where that is not allowed, -h cannot run.
+				t.Skipf("examples/%s -h needs a user namespace here: %s", n, strings.TrimSpace(string(out)))
+			}
+			// Asking for help is not an error: every command exits 0.
+			if code != 0 {
+				t.Fatalf("examples/%s -h exited %d:\n%s", n, code, out)
+			}
+			if len(h.takesValue) == 0 {
+				t.Fatalf("examples/%s -h listed no flags:\n%s", n, out)
+			}
+			for _, c := range byName[n] {
+				for _, p := range checkArgs(c, h) {
+					t.Errorf("%s: %s", c.where, p)
+				}
+			}
+		})
+	}
+}
