@@ -25,6 +25,10 @@ func main() {
 	}
 }
 
+// usage heads the -help text, above the flags.
+const usage = "usage: summarise [-json] [-plots DIR] [-warmup DURATION] WORKDIR\n\n" +
+	"Reads every run.json under WORKDIR and prints the summary as markdown.\n\n"
+
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("summarise", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -32,7 +36,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	plotDir := fs.String("plots", "", "also write PNG and SVG plots, and their index plots.md, into this directory")
 	warmup := fs.Duration("warmup", 0, "discard this much from the start of every run instead of the warm-up the runs recorded (e.g. 5s)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: summarise [-json] [-plots DIR] [-warmup DURATION] WORKDIR\n\nReads every run.json under WORKDIR and prints the summary as markdown.\n\n")
+		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

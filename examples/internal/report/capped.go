@@ -21,9 +21,10 @@ func (r *Report) mdCapped(m *md) {
 	}
 	m.p("## Display capped below the link rate")
 	m.p("")
-	m.p("The saturating channel paced to a fraction of the link rate, in bits per second of payload (the link's rate counts wire bytes). Each row is one cell's QUIC-against-TCP reading (stats.Compare: delta of median p95s against the wider of the two arms' p95 spreads); \"uncapped\" rows are cells of the same runs without a cap. Throughput is the display channel's Mbit/s, median over repeats.")
+	m.p(proseCapped)
 	m.p("")
-	m.header("profile", "loss", "cc", "display cap", "tcp p95", "tcp spread", "quic p95", "quic spread", "delta", "threshold", "resolves as", "tcp Mbit/s", "quic Mbit/s")
+	m.header("profile", "loss", "cc", "display cap", "tcp p95", "tcp spread", "quic p95", "quic spread",
+		"delta", "threshold", "resolves as", "tcp Mbit/s", "quic Mbit/s")
 	// The cells are sorted by profile, then cap, then loss; list them by
 	// loss, then cap, so each loss level's caps sit together.
 	type key struct {

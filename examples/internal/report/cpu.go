@@ -57,7 +57,7 @@ func (r *Report) mdCPU(m *md) {
 	}
 	m.p("## CPU and memory")
 	m.p("")
-	m.p("CPU time (user + system) of each process over its whole life, per MB (10^6 bytes) the saturating channel delivered in the run; median and range over repeats; and the largest peak RSS. Server and client are separate processes; the link's shaper is not counted.")
+	m.p(proseCPU)
 	m.p("")
 	m.header("profile", "loss", "cc", "arm", "server ms/MB", "client ms/MB", "server RSS MiB", "client RSS MiB", "runs")
 	for _, c := range r.Cells {

@@ -166,7 +166,7 @@ func cdfPlot(c *CellReport) (*plot.Plot, string, string, error) {
 	if drawn == 0 {
 		return nil, "", "", nil
 	}
-	caption := fmt.Sprintf("%s: empirical CDF of the interactive round trip, each arm's post-warm-up samples pooled over its measured repeats (%s). Pooling is fine for the shape of the distribution; the table's p95 and its spread are per repeat.",
+	caption := fmt.Sprintf(captionCDF,
 		c.Label(), strings.Join(counts, ", "))
 	return p, c.Dir + "_rtt-cdf", caption, nil
 }
@@ -229,7 +229,7 @@ func p95Plot(c *CellReport) (*plot.Plot, string, string, error) {
 			spreads = append(spreads, fmt.Sprintf("%s %s ms", a.Arm, f1(a.SpreadMs)))
 		}
 	}
-	caption := fmt.Sprintf("%s: each dot is one repeat's own p95, the bar the median over repeats (the table's p95). The vertical extent of an arm's dots is its p95 spread (%s); the wider of the two is the threshold a delta must exceed.",
+	caption := fmt.Sprintf(captionP95,
 		c.Label(), strings.Join(spreads, ", "))
 	return p, c.Dir + "_p95-by-repeat", caption, nil
 }
@@ -244,7 +244,7 @@ func throughputPlot(c *CellReport) (*plot.Plot, string, string, error) {
 	if c.Cell.RateMbit > 0 {
 		p.Y.Max = max(p.Y.Max, c.Cell.RateMbit)
 	}
-	caption := fmt.Sprintf("%s: goodput of the saturating channel after warm-up, one dot per repeat, the bar at the median; the axis runs to the link rate (%s Mbit/s).",
+	caption := fmt.Sprintf(captionThroughput,
 		c.Label(), fmt.Sprint(c.Cell.RateMbit))
 	return p, c.Dir + "_throughput", caption, nil
 }
