@@ -260,11 +260,12 @@ func (m *Matrix) Run(ctx context.Context) error {
 		}
 		todo = append(todo, rc)
 	}
-	if done := len(plan) - len(todo); done > 0 || retried > 0 {
-		log.Info("resuming: skipping runs already measured", "done", done, "todo", len(todo), "failed before, retried", retried)
-	}
 	prog := newProgress(m.Progress, len(plan), len(plan)-len(todo), m.Workload.Duration)
 	defer prog.finish()
+	if done := len(plan) - len(todo); done > 0 || retried > 0 {
+		prog.line(fmt.Sprintf("resuming %s: %d runs already measured, %d to do (%d of them failed before and are retried)",
+			m.Workdir, done, len(todo), retried))
+	}
 	failed, warnedPriority := 0, false
 	for _, rc := range todo {
 		// What a failed or corrupt attempt left is kept, under a name
