@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/bench"
@@ -21,11 +17,8 @@ import (
 
 // The server and client are this binary re-executed inside the server and
 // client namespaces, as examples/internal/bench does, so the client's
-// timing is not disturbed by the server's work in the same process.
-const (
-	readyFD = 3    // the server's readiness pipe
-	port    = 4433 // QUIC on UDP and TCP, same number
-)
+// timing is not disturbed by the server's work in the same process. The
+// server listens on bench.ServerPort, QUIC on UDP and TCP, same number.
 
 // roles names this example's role variables ("server" or "client", and
 // the path of the roleSpec JSON).
@@ -33,15 +26,11 @@ var roles = bench.RoleEnv{Role: "QUICBENCH_FALLBACK_ROLE", Spec: "QUICBENCH_FALL
 
 // roleSpec is what a server or client process is told to do.
 type roleSpec struct {
-	Role      string            `json:"role"`
-	Arm       string            `json:"arm"`
-	Addr      string            `json:"addr"`
-	Transport transport.Options `json:"transport"`
-	Connects  int               `json:"connects"`
-	GiveUp    time.Duration     `json:"give_up_ns"`
-	Gap       time.Duration     `json:"gap_ns"`
-	Out       string            `json:"out"`
-	Deadline  time.Time         `json:"deadline"`
+	bench.RoleBase
+	Arm      string        `json:"arm"`
+	Connects int           `json:"connects"`
+	GiveUp   time.Duration `json:"give_up_ns"`
+	Gap      time.Duration `json:"gap_ns"`
 }
 
 // roleResult is what a role process writes.
@@ -59,30 +48,16 @@ func prepare() error { return shapedlink.Reexec() }
 // maybeRunRole does a role's job and exits if this process is one;
 // otherwise it returns at once. Call it first thing in main (and TestMain).
 func maybeRunRole() {
-	var spec roleSpec
-	role, log := roles.Enter(&spec)
-	if role == "" {
-		return
-	}
-	ctx, cancel := bench.RoleContext(spec.Deadline)
-	defer cancel()
-	var res roleResult
-	var err error
-	switch role {
-	case "server":
-		res, err = runServer(ctx, spec, log)
-	case "client":
-		res, err = runClient(ctx, spec, log)
-	default:
-		err = fmt.Errorf("unknown %s %q", roles.Role, role)
-	}
-	res.Role = role
-	if err != nil {
-		res.Err = err.Error()
-		log.Error("failed", "err", err)
-	}
-	cancel()
-	bench.ExitRole(spec.Out, res, err != nil, log)
+	bench.ServeRole(roles, map[string]func(context.Context, roleSpec, *slog.Logger) (roleResult, error){
+		bench.RoleServer: runServer,
+		bench.RoleClient: runClient,
+	}, func(role string, res *roleResult, err error, log *slog.Logger) {
+		res.Role = role
+		if err != nil {
+			res.Err = err.Error()
+			log.Error("failed", "err", err)
+		}
+	})
 }
 
 // runServer listens for both arms and counts the sessions it accepts until
@@ -95,10 +70,7 @@ func runServer(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResult
 		return res, fmt.Errorf("listen on %s: %w", spec.Addr, err)
 	}
 	defer ln.Close()
-	if ready := os.NewFile(readyFD, "ready"); ready != nil {
-		fmt.Fprintf(ready, "%s %s\n", ln.QUICAddr(), ln.TCPAddr())
-		ready.Close()
-	}
+	bench.SignalReady(ln.QUICAddr(), ln.TCPAddr())
 	log.Info("listening", "quic", ln.QUICAddr().String(), "tcp", ln.TCPAddr().String())
 	for {
 		s, err := ln.Accept(ctx)
@@ -221,57 +193,36 @@ func runJob(ctx context.Context, cfg config, j job, log *slog.Logger) (Record, e
 		Channels: cfg.channels, GiveUp: cfg.giveUp, Gap: cfg.gap, Started: time.Now()}
 	defer func() { rec.Finished = time.Now() }()
 	dir := filepath.Join(cfg.dir(j.profile), j.arm)
-	if err := os.RemoveAll(dir); err != nil {
+	if err := bench.ResetDir(dir); err != nil {
 		return rec, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return rec, err
-	}
-	link, err := shapedlink.New(ctx, j.profile, cfg.link)
+	rig, err := bench.NewRig(ctx, roles, dir, j.profile, cfg.link)
 	if err != nil {
-		return rec, fmt.Errorf("building the link: %w", err)
+		return rec, err
 	}
-	defer link.Close()
-	rec.Link = results.Link{Backend: string(link.Backend()), Applied: link.Applied(), Limit: j.profile.Limit}
-	if hs, err := link.HostState(); err == nil {
-		if len(hs.EmulatorSeeds) > 0 {
-			rec.Link.Seed = hs.EmulatorSeeds[0]
-		}
-		rec.Host, _ = json.Marshal(hs)
-	}
+	defer rig.Close()
+	rec.Link = rig.LinkRecord()
+	rec.Host, _ = rig.HostRecord(&rec.Link)
 	var block *shapedlink.Filter
 	if j.arm == ArmFallbackBlocked {
-		if block, err = link.BlockUDP(shapedlink.ClientEnd); err != nil {
+		if block, err = rig.Link.BlockUDP(shapedlink.ClientEnd); err != nil {
 			return rec, fmt.Errorf("blocking UDP: %w", err)
 		}
 	}
 
-	cert, err := transport.NewCertificate(link.ServerAddr().String())
-	if err != nil {
-		return rec, err
-	}
-	addr := net.JoinHostPort(link.ServerAddr().String(), strconv.Itoa(port))
 	perConnect := cfg.giveUp + cfg.gap + 30*time.Second
 	deadline := time.Now().Add(time.Duration(cfg.connects)*perConnect + time.Minute)
-	srvSpec := roleSpec{Role: "server", Arm: j.arm, Addr: addr, Out: filepath.Join(dir, "server.json"), Deadline: deadline,
-		Transport: transport.Options{Channels: cfg.channels, CongestionControl: "reno", Certificate: cert}}
-	cliSpec := srvSpec
-	cliSpec.Role, cliSpec.Out = "client", filepath.Join(dir, "client.json")
-	cliSpec.Connects, cliSpec.GiveUp, cliSpec.Gap = cfg.connects, cfg.giveUp, cfg.gap
-	cliSpec.Transport.Certificate = cert.ClientOnly()
-
-	srv, ready, err := roles.StartServer(ctx, link.Server(), srvSpec.Role, srvSpec, dir)
+	sbase, cbase, err := rig.RoleBases(transport.Options{Channels: cfg.channels, CongestionControl: "reno"}, deadline)
 	if err != nil {
 		return rec, err
 	}
-	srvDone := make(chan struct{})
-	go func() { _ = srv.Wait(); close(srvDone) }()
-	defer bench.StopRole(srv, srvDone)
-	if err := bench.WaitReady(ctx, ready, srvDone, 15*time.Second); err != nil {
-		return rec, fmt.Errorf("server did not start listening (see %s): %w", filepath.Join(dir, "server.log"), err)
-	}
+	srvSpec := roleSpec{RoleBase: sbase, Arm: j.arm}
+	cliSpec := roleSpec{RoleBase: cbase, Arm: j.arm, Connects: cfg.connects, GiveUp: cfg.giveUp, Gap: cfg.gap}
 
-	cli, err := roles.Start(ctx, link.Client(), cliSpec.Role, cliSpec, dir)
+	if err := rig.StartServer(ctx, srvSpec); err != nil {
+		return rec, err
+	}
+	cli, err := rig.StartClient(ctx, cliSpec)
 	if err != nil {
 		return rec, err
 	}
@@ -283,11 +234,11 @@ func runJob(ctx context.Context, cfg config, j job, log *slog.Logger) (Record, e
 		}
 		rec.UDPBlocked = &Dropped{Filter: block.String(), Packets: d.Packets, Bytes: d.Bytes}
 	}
-	bench.StopRole(srv, srvDone) // it writes its result on SIGTERM
+	rig.StopServer() // it writes its result on SIGTERM
 
 	var cres, sres roleResult
 	if err := results.ReadJSON(cliSpec.Out, &cres); err != nil {
-		return rec, fmt.Errorf("client wrote no result (%v; exit: %v); see %s", err, cliErr, filepath.Join(dir, "client.log"))
+		return rec, fmt.Errorf("client wrote no result (%v; exit: %v); see %s", err, cliErr, rig.LogPath(bench.RoleClient))
 	}
 	rec.Results = cres.Connects
 	if err := results.ReadJSON(srvSpec.Out, &sres); err == nil {

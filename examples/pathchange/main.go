@@ -246,7 +246,11 @@ func reanalyse(rc runConfig) (Record, error) {
 	if err := results.ReadJSON(filepath.Join(dir, recordFile), &old); err != nil {
 		return Record{}, fmt.Errorf("no record to reanalyse: %w", err)
 	}
-	var cspec roleSpec
+	// Only the client spec's change is needed (the spec's type is the
+	// Linux orchestrator's).
+	var cspec struct {
+		Change *changeSpec `json:"change"`
+	}
 	if err := results.ReadJSON(filepath.Join(dir, "client-spec.json"), &cspec); err != nil || cspec.Change == nil {
 		return Record{}, fmt.Errorf("%s: no client spec with a change (%v)", dir, err)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -24,14 +23,22 @@ import (
 // package's run loop never mistakes them for its processes).
 var roles = bench.RoleEnv{Role: "QUICBENCH_PATHCHANGE_ROLE", Spec: "QUICBENCH_PATHCHANGE_SPEC"}
 
-// File descriptors the roles inherit. The server writes its address on
-// readyFD once it listens. The client writes requests to the orchestrator
-// on ctrlOutFD ("remove") and reads the answers on ctrlInFD.
+// File descriptors the client inherits: it writes requests to the
+// orchestrator on ctrlOutFD ("remove") and reads the answers on ctrlInFD.
+// (The server's readiness pipe is bench.Rig's.)
 const (
-	readyFD   = 3
 	ctrlOutFD = 3
 	ctrlInFD  = 4
 )
+
+// roleSpec is what a server or client process is told to do.
+type roleSpec struct {
+	bench.RoleBase
+	Arm      transport.Arm    `json:"arm"`
+	Workload spicelike.Config `json:"workload"`
+	// Change is the path change the client makes; nil on the server.
+	Change *changeSpec `json:"change,omitempty"`
+}
 
 // eventLog collects events from several goroutines.
 type eventLog struct {
@@ -60,32 +67,27 @@ func (l *eventLog) events() []Event {
 // maybeRunRole does a role's job and exits if this process was started as
 // one; otherwise it returns at once.
 func maybeRunRole() {
-	var spec roleSpec
-	role, log := roles.Enter(&spec)
-	if role == "" {
-		return
+	var events *eventLog
+	withEvents := func(role string, run func(context.Context, roleSpec, *eventLog) (roleResult, error)) func(context.Context, roleSpec, *slog.Logger) (roleResult, error) {
+		return func(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResult, error) {
+			events = &eventLog{side: role, log: log}
+			return run(ctx, spec, events)
+		}
 	}
-	ctx, cancel := bench.RoleContext(spec.Deadline)
-	defer cancel()
-	events := &eventLog{side: role, log: log}
-	var res roleResult
-	var err error
-	switch role {
-	case "server":
-		res, err = runServer(ctx, spec, events)
-	case "client":
-		res, err = runClient(ctx, spec, events)
-	default:
-		err = fmt.Errorf("unknown %s %q", roles.Role, role)
-	}
-	res.Role = role
-	if err != nil {
-		res.Err = err.Error()
-		events.add("role ended with an error: %v", err)
-	}
-	res.Events = events.events()
-	cancel()
-	bench.ExitRole(spec.Out, res, err != nil, log)
+	bench.ServeRole(roles, map[string]func(context.Context, roleSpec, *slog.Logger) (roleResult, error){
+		bench.RoleServer: withEvents(bench.RoleServer, runServer),
+		bench.RoleClient: withEvents(bench.RoleClient, runClient),
+	}, func(role string, res *roleResult, err error, log *slog.Logger) {
+		if events == nil { // an unknown role
+			events = &eventLog{side: role, log: log}
+		}
+		res.Role = role
+		if err != nil {
+			res.Err = err.Error()
+			events.add("role ended with an error: %v", err)
+		}
+		res.Events = events.events()
+	})
 }
 
 // watch polls where the session's connections send and whether they have
@@ -121,15 +123,11 @@ func watch(ctx context.Context, sess *transport.Session, events *eventLog) {
 
 func runServer(ctx context.Context, spec roleSpec, events *eventLog) (roleResult, error) {
 	res := roleResult{}
-	ln, err := transport.Listen(ctx, spec.Arm, spec.Addr, spec.Transport)
+	ln, err := bench.Listen(ctx, spec.Arm, spec.Addr, spec.Transport)
 	if err != nil {
-		return res, fmt.Errorf("listen on %s: %w", spec.Addr, err)
+		return res, err
 	}
 	defer ln.Close()
-	if ready := os.NewFile(readyFD, "ready"); ready != nil {
-		fmt.Fprintf(ready, "%s\n", ln.Addr())
-		ready.Close()
-	}
 	sess, err := ln.Accept(ctx)
 	if err != nil {
 		return res, fmt.Errorf("accept: %w", err)
@@ -288,5 +286,3 @@ func serveControl(in io.Reader, out io.Writer, remove func() error, events *even
 		}
 	}
 }
-
-var errNoResult = errors.New("the process wrote no result")

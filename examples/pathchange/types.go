@@ -23,19 +23,6 @@ const (
 	orderBreakFirst = "break-first"
 )
 
-// roleSpec is what a server or client process is told to do.
-type roleSpec struct {
-	Role      string            `json:"role"`
-	Arm       transport.Arm     `json:"arm"`
-	Addr      string            `json:"addr"`
-	Transport transport.Options `json:"transport"`
-	Workload  spicelike.Config  `json:"workload"`
-	Out       string            `json:"out"`
-	Deadline  time.Time         `json:"deadline"`
-	// Change is the path change the client makes; nil on the server.
-	Change *changeSpec `json:"change,omitempty"`
-}
-
 // changeSpec tells the client when and how to move.
 type changeSpec struct {
 	// At is counted from the moment the client's session is up (Dial
@@ -70,8 +57,6 @@ type Event struct {
 	// Offset is At relative to the path change; set by the analysis.
 	Offset time.Duration `json:"offset_from_change_ns"`
 }
-
-const serverPort = 4433
 
 // runConfig is one run: one loss level, one arm, one repeat.
 type runConfig struct {

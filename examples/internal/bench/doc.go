@@ -13,4 +13,12 @@
 // unmeasured by the summary. Main wraps all of it for a command: flags with
 // the reference bench's environment variables as defaults, progress on
 // stderr, and the summary (package report) on stdout at the end.
+//
+// Commands whose runs are not a matrix run (fallback, pathchange) share
+// the same steps through their parts: RecordRun (a fresh directory, one
+// run.json, interruption and failure handled as above), a Rig (the link,
+// the server started and awaited, the client started, both stopped),
+// RoleBases for the parts of their role specs every role has, ServeRole
+// for the role processes' side, and RecordWorkload and RecordStates for
+// what a spicelike workload measured.
 package bench

@@ -28,15 +28,9 @@ const (
 
 // RoleSpec is what a server or client process is told to do.
 type RoleSpec struct {
-	Role      string            `json:"role"`
-	Arm       transport.Arm     `json:"arm"`
-	Addr      string            `json:"addr"`
-	Transport transport.Options `json:"transport"`
-	Workload  spicelike.Config  `json:"workload"`
-	// Out is where the process writes its RoleResult.
-	Out string `json:"out"`
-	// Deadline bounds the whole process.
-	Deadline time.Time `json:"deadline"`
+	RoleBase
+	Arm      transport.Arm    `json:"arm"`
+	Workload spicelike.Config `json:"workload"`
 	// Sessions is how many sessions the server accepts and the client
 	// dials, all run at once; 0 or 1 is one.
 	Sessions int `json:"sessions,omitempty"`
@@ -66,35 +60,27 @@ type RoleSession struct {
 // started as a run's server or client it does that job and exits; otherwise
 // it returns at once.
 func MaybeRunRole() {
-	var spec RoleSpec
-	role, log := benchRoles.Enter(&spec)
-	if role == "" {
-		return
-	}
-	ctx, cancel := RoleContext(spec.Deadline)
-	defer cancel()
-	var res RoleResult
-	var err error
-	switch {
-	case role == "server" && spec.Sessions > 1:
-		res, err = runServers(ctx, spec, log)
-	case role == "client" && spec.Sessions > 1:
-		res, err = runClients(ctx, spec, log)
-	case role == "server":
-		res, err = runServer(ctx, spec, log)
-	case role == "client":
-		res, err = runClient(ctx, spec, log)
-	default:
-		err = fmt.Errorf("unknown %s %q", envRole, role)
-	}
-	res.Role = role
-	res.Usage = selfUsage()
-	if err != nil {
-		res.Err = err.Error()
-		log.Error("run failed", "err", err)
-	}
-	cancel()
-	ExitRole(spec.Out, res, err != nil, log)
+	ServeRole(benchRoles, map[string]func(context.Context, RoleSpec, *slog.Logger) (RoleResult, error){
+		RoleServer: func(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResult, error) {
+			if spec.Sessions > 1 {
+				return runServers(ctx, spec, log)
+			}
+			return runServer(ctx, spec, log)
+		},
+		RoleClient: func(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResult, error) {
+			if spec.Sessions > 1 {
+				return runClients(ctx, spec, log)
+			}
+			return runClient(ctx, spec, log)
+		},
+	}, func(role string, res *RoleResult, err error, log *slog.Logger) {
+		res.Role = role
+		res.Usage = selfUsage()
+		if err != nil {
+			res.Err = err.Error()
+			log.Error("run failed", "err", err)
+		}
+	})
 }
 
 // selfUsage reads this process's CPU time and peak RSS so far. The peak
@@ -135,16 +121,11 @@ const readyFD = 3
 
 func runServer(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResult, error) {
 	res := RoleResult{}
-	ln, err := transport.Listen(ctx, spec.Arm, spec.Addr, spec.Transport)
+	ln, err := Listen(ctx, spec.Arm, spec.Addr, spec.Transport)
 	if err != nil {
-		return res, fmt.Errorf("listen on %s: %w", spec.Addr, err)
+		return res, err
 	}
 	defer ln.Close()
-	ready := os.NewFile(readyFD, "ready")
-	if ready != nil {
-		fmt.Fprintf(ready, "%s\n", ln.Addr())
-		ready.Close()
-	}
 	log.Info("listening", "arm", spec.Arm, "addr", ln.Addr().String())
 	sess, err := ln.Accept(ctx)
 	if err != nil {
@@ -209,18 +190,6 @@ func readWriters(chs []io.ReadWriteCloser) []io.ReadWriter {
 }
 
 var errNoResult = errors.New("the process wrote no result")
-
-// readRoleResult reads what a role process wrote, or says why there is none.
-func readRoleResult(path string) (RoleResult, error) {
-	var r RoleResult
-	if err := results.ReadJSON(path, &r); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return r, errNoResult
-		}
-		return r, err
-	}
-	return r, nil
-}
 
 // encodeState turns a transport state into raw JSON for the run record.
 func encodeState(s *transport.State) json.RawMessage {

@@ -3,14 +3,11 @@ package bench
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -44,9 +41,6 @@ func ParseArm(s string) (string, error) {
 // DatagramSize is the QUIC packet size the transport pins (its
 // InitialPacketSize with path MTU discovery off).
 const DatagramSize = 1400
-
-// serverPort is where every run's server listens, inside its namespace.
-const serverPort = 4433
 
 // RunConfig is one run: one cell, one arm, one repeat.
 type RunConfig struct {
@@ -85,44 +79,25 @@ func RunOne(ctx context.Context, rc RunConfig) (results.Run, error) {
 		log = slog.Default()
 	}
 	dir := rc.Dir()
-	// Anything here is the debris of an interrupted attempt.
-	if err := os.RemoveAll(dir); err != nil {
-		return results.Run{}, err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return results.Run{}, err
-	}
-	run := results.Run{
-		Schema:   results.SchemaVersion,
-		Cell:     rc.Cell,
-		Arm:      rc.Arm,
-		Repeat:   rc.Repeat,
-		Started:  time.Now(),
-		Duration: rc.Workload.Duration,
-		Warmup:   rc.Workload.Warmup,
-	}
-	err := measure(ctx, rc, dir, &run, log)
-	run.Finished = time.Now()
-	if ctx.Err() != nil {
-		return run, fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
-	}
+	var failed error
+	run, err := RecordRun(ctx, dir, NewRun(rc.Cell, rc.Arm, rc.Repeat, rc.Workload), log, func(run *results.Run) error {
+		failed = measure(ctx, rc, dir, run, log)
+		return failed
+	}, nil)
 	if err != nil {
-		run.Failed = err.Error()
-		log.Warn("run failed; recorded as unmeasured", "dir", dir, "err", err)
+		return run, err
 	}
-	if werr := results.WriteJSON(filepath.Join(dir, results.RunFile), run); werr != nil {
-		return run, werr
-	}
-	return run, err
+	return run, failed
 }
 
 func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, log *slog.Logger) error {
-	link, err := shapedlink.New(ctx, rc.Profile, rc.Link)
+	rig, err := NewRig(ctx, benchRoles, dir, rc.Profile, rc.Link)
 	if err != nil {
-		return fmt.Errorf("building the link: %w", err)
+		return err
 	}
-	defer link.Close()
-	run.Link = results.Link{Backend: string(link.Backend()), Applied: link.Applied(), Limit: rc.Profile.Limit}
+	defer rig.Close()
+	link := rig.Link
+	run.Link = rig.LinkRecord()
 	// Read the emulator's counters last (deferred calls run in reverse),
 	// before Close stops it, and for failed runs too.
 	defer func() {
@@ -133,20 +108,10 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 			}
 		}
 	}()
-	if hs, err := link.HostState(); err == nil {
-		if len(hs.EmulatorSeeds) > 0 {
-			run.Link.Seed = hs.EmulatorSeeds[0]
-		}
-		run.Host, _ = json.Marshal(hs)
-	} else {
+	if run.Host, err = rig.HostRecord(&run.Link); err != nil {
 		log.Warn("host state", "err", err)
 	}
 
-	addr := net.JoinHostPort(link.ServerAddr().String(), strconv.Itoa(serverPort))
-	cert, err := transport.NewCertificate(link.ServerAddr().String())
-	if err != nil {
-		return err
-	}
 	topts, err := transportOptions(rc)
 	if err != nil {
 		return err
@@ -158,28 +123,19 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 	if rc.Arm == ArmQUICPriority {
 		tarm = transport.ArmQUIC
 	}
-	deadline := time.Now().Add(rc.Workload.Duration + 2*time.Minute)
-	serverSpec := RoleSpec{Role: "server", Arm: tarm, Addr: addr, Transport: topts, Workload: rc.Workload,
-		Out: filepath.Join(dir, "server.json"), Deadline: deadline, Sessions: rc.Sessions}
-	serverSpec.Transport.Certificate = cert
-	clientSpec := serverSpec
-	clientSpec.Role = "client"
-	clientSpec.Out = filepath.Join(dir, "client.json")
-	clientSpec.Transport.Certificate = cert.ClientOnly()
-
-	// The server first; it says on a pipe when it is listening.
-	srv, ready, err := benchRoles.StartServer(ctx, link.Server(), serverSpec.Role, serverSpec, dir)
+	sbase, cbase, err := rig.RoleBases(topts, time.Now().Add(rc.Workload.Duration+2*time.Minute))
 	if err != nil {
 		return err
 	}
-	// srvDone is closed when the server has exited; srvErr is then its
-	// exit status.
-	srvDone := make(chan struct{})
-	var srvErr error
-	go func() { srvErr = srv.Wait(); close(srvDone) }()
-	defer StopRole(srv, srvDone) // whatever happened, the server does not outlive the run
-	if err := WaitReady(ctx, ready, srvDone, 15*time.Second); err != nil {
-		return fmt.Errorf("server did not start listening (see %s): %w", filepath.Join(dir, "server.log"), err)
+	serverSpec := RoleSpec{RoleBase: sbase, Arm: tarm, Workload: rc.Workload, Sessions: rc.Sessions}
+	clientSpec := serverSpec
+	clientSpec.RoleBase = cbase
+
+	// The server first; it says on a pipe when it is listening. Whatever
+	// happens, it does not outlive the run.
+	defer rig.StopServer()
+	if err := rig.StartServer(ctx, serverSpec); err != nil {
+		return err
 	}
 
 	// Sample the server's egress queue (the direction the display loads)
@@ -195,7 +151,7 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 		samplesCh <- sampled{s, err}
 	}()
 
-	cli, err := benchRoles.Start(ctx, link.Client(), clientSpec.Role, clientSpec, dir)
+	cli, err := rig.StartClient(ctx, clientSpec)
 	if err != nil {
 		stopSampling()
 		<-samplesCh
@@ -214,21 +170,15 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 
 	// The server ends once the client has closed its channels.
 	select {
-	case <-srvDone:
+	case <-rig.ServerDone():
 	case <-time.After(20 * time.Second):
 		log.Warn("server still running 20s after the client ended; stopping it")
 	case <-ctx.Done():
 	}
 
-	cres, cerrRead := readRoleResult(clientSpec.Out)
-	sres, serrRead := readRoleResult(serverSpec.Out)
-	if sres.State != nil {
-		run.Server = encodeState(sres.State)
-	}
-	if cres.State != nil {
-		run.Client = encodeState(cres.State)
-		run.ConnectTime = cres.State.ConnectTime
-	}
+	cres, cerrRead := ReadResult[RoleResult](clientSpec.Out)
+	sres, serrRead := ReadResult[RoleResult](serverSpec.Out)
+	RecordStates(run, sres.State, cres.State)
 	states := []*transport.State{sres.State, cres.State}
 	if len(sres.Sessions) > 0 || len(cres.Sessions) > 0 {
 		// Every session's connections, not only session 0's.
@@ -249,21 +199,7 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 		}
 	}
 	run.ServerUsage, run.ClientUsage = sres.Usage, cres.Usage
-	if c := cres.Client; c != nil {
-		run.BulkBytesTotal = c.BulkBytesTotal
-		run.Samples = toStatsSamples(c.Samples)
-		run.Timeouts = c.Timeouts
-		run.ThroughputMbit = c.BulkMbps
-		run.BulkBytes = c.BulkBytesWindow
-		for _, e := range c.Errors {
-			run.ChannelErrors = append(run.ChannelErrors, "client "+e.Error())
-		}
-	}
-	if s := sres.Server; s != nil {
-		for _, e := range s.Errors {
-			run.ChannelErrors = append(run.ChannelErrors, "server "+e.Error())
-		}
-	}
+	RecordWorkload(run, cres.Client, sres.Server)
 	if rc.Sessions >= 1 {
 		recordSessions(run, cres)
 	}
@@ -285,7 +221,7 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 	case cres.Err != "":
 		return fmt.Errorf("client: %s (see client.log)", cres.Err)
 	case cerrRead != nil:
-		return fmt.Errorf("client wrote no result (%v; exit: %v); see %s", cerrRead, cliErr, filepath.Join(dir, "client.log"))
+		return fmt.Errorf("client wrote no result (%v; exit: %v); see %s", cerrRead, cliErr, rig.LogPath(RoleClient))
 	case cres.Client == nil:
 		return errors.New("client result has no measurement")
 	}
@@ -293,9 +229,9 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 		log.Warn("server reported an error", "err", sres.Err)
 	}
 	select {
-	case <-srvDone:
-		if srvErr != nil {
-			log.Warn("server exited with an error", "err", srvErr, "log", filepath.Join(dir, "server.log"))
+	case <-rig.ServerDone():
+		if err := rig.ServerErr(); err != nil {
+			log.Warn("server exited with an error", "err", err, "log", rig.LogPath(RoleServer))
 		}
 	default:
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"sync"
 
 	"github.com/shakenfist/quicbench/spicelike"
@@ -20,15 +19,11 @@ import (
 // session runs the same workload, and the client's side is the measurement.
 func runServers(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResult, error) {
 	res := RoleResult{}
-	ln, err := transport.Listen(ctx, spec.Arm, spec.Addr, spec.Transport)
+	ln, err := Listen(ctx, spec.Arm, spec.Addr, spec.Transport)
 	if err != nil {
-		return res, fmt.Errorf("listen on %s: %w", spec.Addr, err)
+		return res, err
 	}
 	defer ln.Close()
-	if ready := os.NewFile(readyFD, "ready"); ready != nil {
-		fmt.Fprintf(ready, "%s\n", ln.Addr())
-		ready.Close()
-	}
 	log.Info("listening", "arm", spec.Arm, "addr", ln.Addr().String(), "sessions", spec.Sessions)
 	sessions := make([]*transport.Session, 0, spec.Sessions)
 	defer func() {
