@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/examples/internal/cmdtest"
 	"github.com/shakenfist/quicbench/examples/internal/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
@@ -15,13 +16,10 @@ import (
 )
 
 // The runs re-execute the test binary as their server and client.
-// With envAsCommand set, the test binary is the command itself.
+// Started by cmdtest.Run, the test binary is the command itself.
 func TestMain(m *testing.M) {
 	maybeRunRole()
-	if os.Getenv(envAsCommand) != "" {
-		main()
-	}
-	os.Exit(m.Run())
+	cmdtest.Main(m, main)
 }
 
 func needLinks(t *testing.T) {
