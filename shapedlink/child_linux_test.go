@@ -2,6 +2,7 @@ package shapedlink
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,7 +19,6 @@ import (
 
 	"github.com/google/nftables"
 	"github.com/vishvananda/netlink"
-	"golang.org/x/sys/unix"
 )
 
 const (
@@ -119,6 +120,9 @@ func TestUnprivilegedChild(t *testing.T) {
 		t.Errorf("Mode() = %q", l.Mode())
 	}
 	checkOffload(t, l, map[Backend]int{BackendNetem: 2, BackendEmulator: 4}[l.Backend()])
+	if l.Backend() == BackendEmulator {
+		checkShaperBuffers(t, l)
+	}
 	srv, cli := udpPair(t, l)
 	var rtt time.Duration
 	for i := 0; i < 5; i++ { // 1% loss each way
@@ -135,12 +139,40 @@ func TestUnprivilegedChild(t *testing.T) {
 	fmt.Printf("UNPRIV-OK mode=%s backend=%s rtt=%v applied=%q\n", l.Mode(), l.Backend(), rtt, l.Applied())
 }
 
-// nsInodes lists every network namespace inode some process refers to
-// (as its own namespace or through an open descriptor).
-func nsInodes() map[uint64]bool {
-	seen := map[uint64]bool{}
+// treeProcs lists the live (not zombie) processes whose environment holds
+// envCleanupChild=token: the child TestCleanupAfterKill started and every
+// process it started (they inherit its environment), and no other process
+// on the machine, even one running this same test at the same time.
+func treeProcs(token string) []int {
+	want := []byte(envCleanupChild + "=" + token)
+	var pids []int
 	procs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, p := range procs {
+		env, err := os.ReadFile(p + "/environ") // empty for a zombie
+		if err != nil {
+			continue
+		}
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			if bytes.Equal(kv, want) {
+				if pid, err := strconv.Atoi(filepath.Base(p)); err == nil {
+					pids = append(pids, pid)
+				}
+				break
+			}
+		}
+	}
+	return pids
+}
+
+// nsInodes lists every network namespace inode the processes pids refer to
+// (as a thread's namespace or through an open descriptor). Only the
+// processes that could hold a namespace are looked at: an inode number is
+// reused as soon as its namespace is freed, so another process's new
+// namespace may carry it a moment later.
+func nsInodes(pids []int) map[uint64]bool {
+	seen := map[uint64]bool{}
+	for _, pid := range pids {
+		p := "/proc/" + strconv.Itoa(pid)
 		links, _ := filepath.Glob(p + "/task/*/ns/net")
 		fds, _ := filepath.Glob(p + "/fd/*")
 		for _, f := range append(links, fds...) {
@@ -166,7 +198,10 @@ func TestCleanupAfterKill(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/proc/self/exe", "-test.run=^TestCleanupChild$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), envCleanupChild+"=1")
+	// A token of this run's own, so the checks below see this child's
+	// processes and not those of a concurrent run of the same test.
+	token := fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
+	cmd.Env = append(os.Environ(), envCleanupChild+"="+token)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +229,10 @@ func TestCleanupAfterKill(t *testing.T) {
 	if _, err := fmt.Sscanf(ready, "CLEANUP-READY shaper=%d ns=%d,%d,%d", &shaper, &inodes[0], &inodes[1], &inodes[2]); err != nil {
 		t.Fatalf("parsing %q: %v", ready, err)
 	}
-	if live := nsInodes(); !live[inodes[0]] || !live[inodes[1]] {
+	if !slices.Contains(treeProcs(token), shaper) {
+		t.Fatalf("the shaper %d is not among the child's processes %v; the check below would prove nothing", shaper, treeProcs(token))
+	}
+	if live := nsInodes(treeProcs(token)); !live[inodes[0]] || !live[inodes[1]] {
 		t.Fatalf("the child's namespaces %v are not visible while it runs; the check below would prove nothing", inodes)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -202,25 +240,26 @@ func TestCleanupAfterKill(t *testing.T) {
 	}
 	cmd.Wait()
 
-	deadline := time.Now().Add(5 * time.Second)
+	// The shaper dies of its parent-death signal, asynchronously. The
+	// minute only bounds the wait; a clean run leaves at once.
+	deadline := time.Now().Add(time.Minute)
 	for {
 		var left []string
-		live := nsInodes()
+		procs := treeProcs(token)
+		live := nsInodes(procs)
 		for _, ino := range inodes {
 			if ino != 0 && live[ino] {
 				left = append(left, fmt.Sprintf("namespace net:[%d]", ino))
 			}
 		}
-		if shaper != 0 {
-			if err := unix.Kill(shaper, 0); err == nil {
-				left = append(left, fmt.Sprintf("shaper process %d", shaper))
-			}
+		for _, pid := range procs {
+			left = append(left, fmt.Sprintf("process %d", pid))
 		}
 		if len(left) == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("5 s after the child was killed, these remain: %s", strings.Join(left, ", "))
+			t.Fatalf("a minute after the child was killed, these remain: %s (the shaper was %d)", strings.Join(left, ", "), shaper)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -82,7 +82,12 @@
 //
 // Namespace.Do runs a function on an OS thread that is inside the
 // namespace; sockets it creates stay there. Namespace.Start starts a
-// command inside it (for a separate process such as a benchmark client).
+// command inside it (for a separate process such as a benchmark client),
+// from one OS thread that lives as long as the process: the kernel sends a
+// child's parent-death signal (Pdeathsig) when the thread that forked it
+// exits, and the Go runtime ends any other thread whenever a goroutine
+// finishes while locked to it. Start every child that sets Pdeathsig this
+// way, never with cmd.Start from an arbitrary goroutine.
 //
 // # Measuring
 //

@@ -3,9 +3,11 @@ package shapedlink
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -61,18 +63,29 @@ func TestAutoBackendLossyLink(t *testing.T) {
 	srv, cli := udpPair(t, l)
 	bigReadBuffer(t, cli)
 	const n = 10000
+	// The receiver stops once it has every datagram the shaper did not
+	// drop, however slowly the machine runs (see receiveCount).
+	expect := make(chan int, 1)
 	received := make(chan int)
-	go func() { received <- drain(cli, 300*time.Millisecond) }()
+	go func() { received <- receiveCount(cli, expect) }()
 	for i := 0; i < n; i += 20 { // 20 small packets a millisecond: far below 100 Mbit/s
 		sendUDP(t, srv, cli, 20, 32)
 		time.Sleep(time.Millisecond)
 	}
-	got := <-received
+	// Wait until the shaper has judged every datagram (a minute only
+	// bounds the wait), so its drop count is final.
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if st := l.emu.Snapshot()[0]; st.Received >= n && st.Packets == 0 {
+			break
+		}
+	}
 	s, err := l.Sampler(ServerEnd)
 	if err != nil {
 		t.Fatal(err)
 	}
 	q, _ := s.Poll()
+	expect <- n - int(min(q.LossDrops, n))
+	got := <-received
 	mean, sd := n*0.05, math.Sqrt(n*0.05*0.95)
 	lo, hi := mean-3.29*sd, mean+3.29*sd
 	t.Logf("loss drops %d of %d (99.9%% interval [%.0f, %.0f]), limit drops %d, received %d", q.LossDrops, n, lo, hi, q.LimitDrops, got)
@@ -170,5 +183,44 @@ func TestEmulatorKilled(t *testing.T) {
 	}
 	if _, err := s.Poll(); err == nil {
 		t.Error("the sampler polled a dead emulator without an error")
+	}
+}
+
+// checkShaperBuffers checks that the shaper's socket buffers are reported
+// as the kernel applied them: 8 MiB forced as root in the host's user
+// namespace, and capped at net.core.rmem_max and wmem_max otherwise (the
+// kernel reports twice the size set).
+func checkShaperBuffers(t *testing.T, l *Link) {
+	t.Helper()
+	rep, ok := l.ShaperStats()
+	if !ok {
+		t.Fatal("ShaperStats reports no emulator on an emulated link")
+	}
+	want := func(sysctl string) uint64 {
+		const asked = 8 << 20
+		if l.Mode() == ModeRoot {
+			return 2 * asked
+		}
+		v, err := readSysctl(sysctl)
+		if err != nil {
+			t.Fatalf("reading %s: %v", sysctl, err)
+		}
+		limit, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("parsing %s %q: %v", sysctl, v, err)
+		}
+		return 2 * min(asked, limit)
+	}
+	wantRcv, wantSnd := want("net/core/rmem_max"), want("net/core/wmem_max")
+	for _, d := range rep.Directions {
+		if d.RcvBufBytes != wantRcv || d.SndBufBytes != wantSnd {
+			t.Errorf("%s in %s mode: shaper buffers rcvbuf %d sndbuf %d, want %d and %d",
+				d.Direction, l.Mode(), d.RcvBufBytes, d.SndBufBytes, wantRcv, wantSnd)
+		}
+	}
+	for _, a := range l.Applied() {
+		if !strings.Contains(a, fmt.Sprintf("shaper rcvbuf %d sndbuf %d", wantRcv, wantSnd)) {
+			t.Errorf("applied %q does not give the shaper's buffers (rcvbuf %d sndbuf %d)", a, wantRcv, wantSnd)
+		}
 	}
 }

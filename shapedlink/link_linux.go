@@ -364,9 +364,12 @@ func (l *Link) startEmulator(ctx context.Context, seed uint64) error {
 		return fmt.Errorf("shapedlink: the emulator did not start: %w", err)
 	}
 	d := mon.Describe()
+	// The shaper's socket buffers as granted (read back once it is ready):
+	// unprivileged they fall back to the host's limits.
+	st := mon.Snapshot()
 	l.applied = []string{
-		fmt.Sprintf("server %s -> client: %s", serverDev, d[0]),
-		fmt.Sprintf("client %s -> server: %s", clientDev, d[1]),
+		fmt.Sprintf("server %s -> client: %s (shaper rcvbuf %d sndbuf %d)", serverDev, d[0], st[0].RcvBufBytes, st[0].SndBufBytes),
+		fmt.Sprintf("client %s -> server: %s (shaper rcvbuf %d sndbuf %d)", clientDev, d[1], st[1].RcvBufBytes, st[1].SndBufBytes),
 	}
 	return nil
 }
@@ -499,9 +502,10 @@ func (l *Link) ShaperStats() (ShaperReport, bool) {
 			Unstamped: s.Received - min(s.Stamped, s.Received),
 			// A bucket's upper edge can lie above the largest lateness
 			// seen; the maximum is then the tighter bound.
-			LateP50Ms: ms(min(s.LateQuantile(0.5), time.Duration(s.MaxLateNanos))),
-			LateP99Ms: ms(min(s.LateQuantile(0.99), time.Duration(s.MaxLateNanos))),
-			LateMaxMs: ms(time.Duration(s.MaxLateNanos)),
+			LateP50Ms:   ms(min(s.LateQuantile(0.5), time.Duration(s.MaxLateNanos))),
+			LateP99Ms:   ms(min(s.LateQuantile(0.99), time.Duration(s.MaxLateNanos))),
+			LateMaxMs:   ms(time.Duration(s.MaxLateNanos)),
+			RcvBufBytes: s.RcvBufBytes, SndBufBytes: s.SndBufBytes,
 		})
 	}
 	return r, true

@@ -188,6 +188,7 @@ func TestLinkEmulator(t *testing.T) {
 	if len(a) != 2 || !strings.Contains(a[0], "delay 10ms") || !strings.Contains(a[0], "limit") || strings.Contains(a[0], "loss") {
 		t.Errorf("Applied() = %q, want two lines with delay 10ms, a limit and no loss term", a)
 	}
+	checkShaperBuffers(t, l)
 	srv, cli := udpPair(t, l)
 	var best time.Duration
 	for i := 0; i < 5; i++ {

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/shakenfist/quicbench/internal/proc"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
@@ -149,12 +150,19 @@ func (n *Namespace) Do(fn func() error) error {
 
 // Start starts cmd as a process inside the namespace. The child is forked
 // from a thread that is in the namespace at that moment, so it is born
-// there and needs no setns of its own; the thread then returns to its
-// original namespace and lives on, which matters for a command that sets
-// Pdeathsig (the signal fires when the forking thread exits). Wait for cmd
-// as usual.
+// there and needs no setns of its own. That thread is the process's one
+// permanent starter thread (package internal/proc), which then returns to
+// its own namespace and never exits: a command that sets Pdeathsig gets its
+// signal when the thread that forked it exits, not when this process does,
+// and any other thread may be ended by the Go runtime at any time (when a
+// goroutine finishes while locked to it). Wait for cmd as usual.
 func (n *Namespace) Start(cmd *exec.Cmd) error {
-	return n.Do(cmd.Start)
+	fd, err := n.dupFd()
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return proc.StartInNetns(cmd, fd)
 }
 
 // Run starts cmd inside the namespace and waits for it.

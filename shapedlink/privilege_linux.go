@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/shakenfist/quicbench/internal/proc"
 )
 
 // envReexeced marks a process that Reexec started inside its own user
@@ -161,7 +163,10 @@ func Reexec() error {
 	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	if err := cmd.Start(); err != nil {
+	// From the permanent starter thread: the child gets SIGKILL when the
+	// thread that forked it exits, and any other thread may be ended by
+	// the runtime while this process waits.
+	if err := proc.Start(cmd); err != nil {
 		signal.Stop(sigs)
 		return fmt.Errorf("%w: re-executing %s in a new user and network namespace failed: %v; unprivileged user namespaces may be disabled on this host%s",
 			ErrNoPrivilege, exe, err, userNSDiagnosis())

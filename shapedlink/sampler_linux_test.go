@@ -59,8 +59,13 @@ func checkBacklog(t *testing.T, s *Sampler, srv, cli *net.UDPConn) []QueueSample
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(samples) < 100 {
-		t.Errorf("%d samples in 300 ms at 1 ms, want at least 100", len(samples))
+	// 300 ms at 1 ms is 300 polls on an idle machine, but a poll (a
+	// netlink dump for a qdisc) can take several milliseconds on a loaded
+	// one, under the race detector. Ask only for enough samples for the
+	// checks below to mean something.
+	t.Logf("%d samples in 300 ms at 1 ms", len(samples))
+	if len(samples) < 20 {
+		t.Errorf("%d samples in 300 ms at 1 ms, want at least 20", len(samples))
 	}
 	busy, maxPkts, torn := 0, 0, 0
 	for _, q := range samples {

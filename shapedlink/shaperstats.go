@@ -26,6 +26,14 @@ type ShaperStats struct {
 	LateP50Ms float64 `json:"late_p50_ms"`
 	LateP99Ms float64 `json:"late_p99_ms"`
 	LateMaxMs float64 `json:"late_max_ms"`
+	// RcvBufBytes is the receive buffer of the shaper's socket on this
+	// direction's ingress and SndBufBytes the send buffer on its egress,
+	// as the kernel granted them (read back; the kernel reports twice the
+	// size set). The shaper asks for 8 MiB; unprivileged, the kernel caps
+	// that at net.core.rmem_max and wmem_max, and a small receive buffer
+	// shows as SocketDrops when the shaper falls behind.
+	RcvBufBytes uint64 `json:"rcvbuf_bytes"`
+	SndBufBytes uint64 `json:"sndbuf_bytes"`
 }
 
 // ShaperReport is the emulator's scheduling priority as applied and both

@@ -340,7 +340,10 @@ func (l *FallbackListener) TCPAddr() net.Addr { return l.tcp.Addr() }
 // Accept waits for the next complete session of either arm (Session.Arm
 // says which). A *ChannelError is about one incoming session (it may wrap
 // quic-go's errors, which match net.ErrClosed when a peer closed early) and
-// leaves the listener running: call Accept again. Once the listener is
+// leaves the listener running: call Accept again. A QUIC peer that closes
+// as soon as its handshake completes may produce no error at all: quic-go
+// discards a connection that is closed before it reaches its accept queue.
+// Once the listener is
 // closed, by Close, its context, or the failure of both sockets, Accept
 // returns an error that wraps net.ErrClosed and is not a *ChannelError.
 func (l *FallbackListener) Accept(ctx context.Context) (*Session, error) {

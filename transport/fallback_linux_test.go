@@ -318,7 +318,15 @@ func TestFallbackListenerSurvivesABadSession(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	o := fallbackOpts(t)
-	ln, err := ListenFallback(ctx, "127.0.0.1:0", o)
+	accepted := make(chan struct{}, 4)
+	so := o
+	so.quicAccepted = func() {
+		select {
+		case accepted <- struct{}{}:
+		default:
+		}
+	}
+	ln, err := ListenFallback(ctx, "127.0.0.1:0", so)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,6 +352,15 @@ func TestFallbackListenerSurvivesABadSession(t *testing.T) {
 	qc, err := quic.DialAddr(ctx, ln.QUICAddr().String(), tlsConf, &quic.Config{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Close only once quic-go has handed the connection to the listener:
+	// quic-go drops, without a word, a connection whose peer has closed
+	// before it is queued for Accept (its handshake-complete and
+	// connection-closed cases race), and then there is no error to see.
+	select {
+	case <-accepted:
+	case <-ctx.Done():
+		t.Fatal("quic-go never handed the listener the QUIC peer's connection")
 	}
 	_ = qc.CloseWithError(0, "bye")
 	_, err = ln.Accept(ctx)

@@ -163,6 +163,11 @@ type Options struct {
 	// wrapUDP, if set, wraps every UDP socket before anything else sees it.
 	// Tests use it to put a spy between quic-go and the kernel.
 	wrapUDP func(udpSocket) udpSocket
+	// quicAccepted, if set, is called on the server each time quic-go
+	// hands the listener a connection (before any stream is accepted).
+	// Tests use it to know that a connection has got past quic-go, which
+	// silently discards one whose peer closes before that point.
+	quicAccepted func()
 }
 
 // Priority urgency used for the prioritised stream (RFC 9218: 0 is the most

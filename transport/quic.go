@@ -164,6 +164,9 @@ func (l *Listener) listenQUIC(addr string) error {
 				}
 				return
 			}
+			if o.quicAccepted != nil {
+				o.quicAccepted()
+			}
 			l.wg.Add(1)
 			go func() {
 				defer l.wg.Done()

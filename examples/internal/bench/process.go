@@ -53,6 +53,10 @@ func (e RoleEnv) Start(ctx context.Context, ns *shapedlink.Namespace, role strin
 	cmd.WaitDelay = 5 * time.Second
 	cmd.Env = append(os.Environ(), e.Role+"="+role, e.Spec+"="+specPath)
 	cmd.Stdout, cmd.Stderr = logf, logf
+	// The kernel sends Pdeathsig when the thread that forked the child
+	// exits, not the process; ns.Start forks from the process's one
+	// permanent starter thread (internal/proc), so the signal comes only
+	// when this process dies. Never call cmd.Start here directly.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.ExtraFiles = extra
 	if err := ns.Start(cmd); err != nil {

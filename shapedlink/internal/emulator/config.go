@@ -189,6 +189,17 @@ type DirStats struct {
 	// kernel's receive timestamp; the rest (Received - Stamped) were
 	// stamped when read, which adds the thread's wake-up latency.
 	Stamped uint64
+
+	// RcvBufBytes is the receive buffer of the ingress socket, and
+	// SndBufBytes the send buffer of the egress socket, as applied: read
+	// back with getsockopt once set, so they are what the kernel granted,
+	// not what was asked for (8 MiB). The kernel reports twice the size
+	// set (its allowance for bookkeeping), so a granted 8 MiB reads as
+	// 16 MiB; without CAP_NET_ADMIN in the initial namespace the size set
+	// is capped at net.core.rmem_max (wmem_max). Zero until the shaper is
+	// ready.
+	RcvBufBytes uint64
+	SndBufBytes uint64
 }
 
 // LateBuckets is the number of buckets in DirStats.Late; the last one

@@ -83,9 +83,9 @@
 //	func init() { emulator.MaybeServe() } // becomes the shaper if re-executed as one
 //
 //	cmd, mon, err := emulator.Command(cfg)
-//	// start cmd on an OS thread that is inside the shaper network namespace:
-//	// the child is born there and never calls setns itself.
-//	err = cmd.Start()
+//	// start cmd from the permanent starter thread, inside the shaper
+//	// network namespace: the child is born there and never calls setns.
+//	err = proc.StartInNetns(cmd, shaperNetnsFD)
 //	err = mon.Ready(ctx)   // sockets open, forwarding
 //	...
 //	st := mon.Snapshot()   // [0] is AToB, [1] is BToA
@@ -99,9 +99,14 @@
 // end of file on standard input (the parent process died or called Stop),
 // and is killed by SIGKILL through PR_SET_PDEATHSIG when the thread that
 // started it exits. That last point matters to the starter: start the
-// command from a thread that lives as long as the link (after cmd.Start,
-// switch the thread back to its original namespace and UnlockOSThread; do
-// not let the locked thread exit, or the kernel kills the shaper at once).
+// command from a thread that never exits, which in Go means a thread a
+// goroutine keeps locked for the life of the process. Any other thread,
+// even one that was switched back to its namespace and unlocked, may later
+// be picked up by a goroutine that locks it and ends without unlocking it
+// (as namespace-switching code does), and the runtime then ends the thread
+// and the kernel kills the shaper. Package internal/proc keeps such a
+// thread: start the command with proc.StartInNetns (shapedlink's
+// Namespace.Start does).
 // Do not call cmd.Wait yourself: Monitor.Ready and Monitor.Stop wait for
 // the process. Monitor does not set Stdout; Stderr is captured (its tail
 // appears in errors) unless the caller sets cmd.Stderr before Start.
@@ -121,7 +126,8 @@
 // refused (Monitor.Priority says "asked for SCHED_FIFO 1: operation not
 // permitted"), and the receive buffers are capped at net.core.rmem_max
 // instead of 8 MiB, so a shaper starved of CPU for long can lose frames in
-// the kernel (DirStats.SocketDrops).
+// the kernel (DirStats.SocketDrops). The sizes the kernel granted are read
+// back and reported (DirStats.RcvBufBytes and SndBufBytes).
 //
 // # Timing
 //

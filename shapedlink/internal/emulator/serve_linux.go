@@ -127,6 +127,20 @@ func serve(v string) int {
 	if err != nil {
 		return fail(err)
 	}
+	// Record the buffers as the kernel applied them: without privilege in
+	// the initial namespace the forced sizes fall back to the host limits.
+	for i, p := range [][2]int{{rxA, txB}, {rxB, txA}} {
+		rcv, err := unix.GetsockoptInt(p[0], unix.SOL_SOCKET, unix.SO_RCVBUF)
+		if err != nil {
+			return fail(fmt.Errorf("reading back SO_RCVBUF: %w", err))
+		}
+		snd, err := unix.GetsockoptInt(p[1], unix.SOL_SOCKET, unix.SO_SNDBUF)
+		if err != nil {
+			return fail(fmt.Errorf("reading back SO_SNDBUF: %w", err))
+		}
+		lay.dirs[i].rcvBuf.Store(uint64(rcv))
+		lay.dirs[i].sndBuf.Store(uint64(snd))
+	}
 	spin := cfg.SpinThreshold
 	if spin == 0 {
 		spin = DefaultSpinThreshold

@@ -33,7 +33,10 @@ type shmDir struct {
 	socketDrops, lateNanos, maxLate atomic.Uint64
 	late                            [LateBuckets]atomic.Uint64
 	stamped                         atomic.Uint64
-	_                               [3]uint64 // room to grow without moving errMsg
+	// rcvBuf and sndBuf are the ingress socket's receive buffer and the
+	// egress socket's send buffer as the kernel reports them once set.
+	rcvBuf, sndBuf atomic.Uint64
+	_              [1]uint64 // room to grow without moving errMsg
 }
 
 type shmLayout struct {
@@ -72,6 +75,8 @@ func (d *shmDir) load() DirStats {
 		MaxLateNanos:   d.maxLate.Load(),
 		Late:           d.loadLate(),
 		Stamped:        d.stamped.Load(),
+		RcvBufBytes:    d.rcvBuf.Load(),
+		SndBufBytes:    d.sndBuf.Load(),
 	}
 }
 

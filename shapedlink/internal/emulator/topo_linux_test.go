@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/internal/proc"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
@@ -69,24 +70,12 @@ func inNS(ns netns.NsHandle, f func() error) error {
 	return <-c
 }
 
-// startIn starts cmd on a thread inside ns and puts the thread back, so the
-// thread (and with it PR_SET_PDEATHSIG) outlives the start.
+// startIn starts cmd inside ns from the process's permanent starter thread,
+// the only thread that is certain to outlive the shaper: its
+// PR_SET_PDEATHSIG fires when the thread that forked it exits, and this
+// package's tests end other threads (newNS, inNS).
 func startIn(ns netns.NsHandle, cmd *exec.Cmd) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	orig, err := netns.Get()
-	if err != nil {
-		return err
-	}
-	defer orig.Close()
-	if err := netns.Set(ns); err != nil {
-		return err
-	}
-	startErr := cmd.Start()
-	if err := netns.Set(orig); err != nil {
-		panic("cannot restore the thread's network namespace: " + err.Error())
-	}
-	return startErr
+	return proc.StartInNetns(cmd, int(ns))
 }
 
 func newTopo(t testing.TB) *topo {
@@ -228,7 +217,7 @@ func maybeTestParent() {
 	}
 	cmd, mon, err := Command(cfg)
 	if err == nil {
-		err = cmd.Start()
+		err = proc.Start(cmd)
 	}
 	if err == nil {
 		err = mon.Ready(context.Background())

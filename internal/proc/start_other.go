@@ -1,0 +1,20 @@
+//go:build !linux
+
+package proc
+
+import (
+	"errors"
+	"os/exec"
+)
+
+// Start starts cmd. Only Linux has parent-death signals tied to threads;
+// elsewhere this is cmd.Start.
+func Start(cmd *exec.Cmd) error { return cmd.Start() }
+
+// StartInNetns fails: network namespaces are Linux only.
+func StartInNetns(cmd *exec.Cmd, netnsFD int) error {
+	return errors.New("proc: network namespaces are Linux only")
+}
+
+// ThreadID returns 0: there is no starter thread outside Linux.
+func ThreadID() int { return 0 }
