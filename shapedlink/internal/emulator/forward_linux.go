@@ -1,0 +1,388 @@
+package emulator
+
+import (
+	"fmt"
+	"math/bits"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// This file is the forwarding loop of one direction: the frame buffers,
+// the ring of held frames, and the read-judge-hold-write cycle with its
+// sleeps and spins. Nothing here allocates once newDirLoop has returned.
+
+type entry struct {
+	buf  int32
+	size int32
+	due  int64
+}
+
+// dirLoop is one direction of the shaper: it reads from rx, holds frames
+// per its Model, and writes them to tx when due. Everything it touches per
+// frame is preallocated.
+type dirLoop struct {
+	model       *Model
+	rx, tx      int
+	wake        int
+	sh          *shmDir
+	stop        *atomic.Bool
+	spin        int64
+	base        time.Time
+	slot        int
+	arena       []byte // (limit+rxBatch) frame buffers, anonymous mmap
+	free        []int32
+	ring        []entry
+	head, n     int
+	rxHdr       []unix.Mmsghdr
+	rxIov       []unix.Iovec
+	rxName      []unix.RawSockaddrLinklayer
+	rxBuf       []int32
+	rxCtl       []byte
+	txHdr       []unix.Mmsghdr
+	txIov       []unix.Iovec
+	pfd         []unix.PollFd
+	lastSocket  int64
+	lastArrival int64
+	lastDrain   int64 // when a read last emptied the socket
+	delay       int64
+	// Spin budget: at most spinBudget of every spinWindow is spent
+	// spinning, so a high packet rate degrades to timer wake-ups instead
+	// of a thread that never sleeps.
+	windowStart, windowSpin, lastSpin int64
+
+	// Local copies of the counters, published to sh after each batch.
+	received, forwarded, fwdBytes  uint64
+	loss, limit, oversize, sendErr uint64
+	sockDrops, late, maxLate       uint64
+	stamped                        uint64
+	hist                           [LateBuckets]uint64
+}
+
+func newDirLoop(d Direction, rx, tx, wake int, sh *shmDir, stop *atomic.Bool, spin int64, base time.Time) (*dirLoop, error) {
+	nbuf := d.Limit + rxBatch
+	slot := bigSlot
+	if nbuf*slot > maxArena {
+		slot = jumbo
+	}
+	arena, err := unix.Mmap(-1, 0, nbuf*slot, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
+	if err != nil {
+		return nil, fmt.Errorf("allocating %d frame buffers of %d bytes: %w", nbuf, slot, err)
+	}
+	l := &dirLoop{
+		model: NewModel(d), delay: int64(d.Delay), rx: rx, tx: tx, wake: wake, sh: sh, stop: stop, spin: spin, base: base,
+		slot: slot, arena: arena,
+		free:   make([]int32, nbuf),
+		ring:   make([]entry, d.Limit),
+		rxHdr:  make([]unix.Mmsghdr, rxBatch),
+		rxIov:  make([]unix.Iovec, rxBatch),
+		rxName: make([]unix.RawSockaddrLinklayer, rxBatch),
+		rxBuf:  make([]int32, rxBatch),
+		rxCtl:  make([]byte, rxBatch*ctlLen),
+		txHdr:  make([]unix.Mmsghdr, txBatch),
+		txIov:  make([]unix.Iovec, txBatch),
+		pfd:    []unix.PollFd{{Fd: int32(rx), Events: unix.POLLIN}, {Fd: int32(wake), Events: unix.POLLIN}},
+	}
+	for i := range l.free {
+		l.free[i] = int32(nbuf - 1 - i)
+	}
+	for i := range l.rxHdr {
+		l.rxHdr[i].Hdr.Name = (*byte)(unsafe.Pointer(&l.rxName[i]))
+		l.rxHdr[i].Hdr.Iov = &l.rxIov[i]
+		l.rxHdr[i].Hdr.SetIovlen(1)
+	}
+	for i := range l.txHdr {
+		l.txHdr[i].Hdr.Iov = &l.txIov[i]
+		l.txHdr[i].Hdr.SetIovlen(1)
+	}
+	return l, nil
+}
+
+func (l *dirLoop) close() { _ = unix.Munmap(l.arena) }
+
+func (l *dirLoop) now() int64 { return int64(time.Since(l.base)) }
+
+func (l *dirLoop) run() error {
+	for !l.stop.Load() {
+		now := l.now()
+		if err := l.sendDue(now, now); err != nil {
+			return err
+		}
+		n, err := l.recv()
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			continue
+		}
+		now = l.now()
+		if now-l.lastSocket > int64(100*time.Millisecond) {
+			l.lastSocket = now
+			l.readSocketDrops()
+		}
+		if l.n == 0 {
+			// Idle: wake on the next arrival (its kernel timestamp makes
+			// the wake-up latency harmless).
+			if err := l.poll(int64(200*time.Millisecond), true); err != nil {
+				return err
+			}
+			continue
+		}
+		// Frames are held. A frame that arrives now cannot be due before
+		// now + delay, so the socket need not be watched: reading it in a
+		// batch later, at the next due time or at most maxDefer after the
+		// last time the socket was drained, changes nothing in the model
+		// (arrivals carry their kernel timestamps and are replayed in
+		// order). That turns one wake-up per arriving frame into one per
+		// batch on a busy link.
+		due := l.ring[l.head].due
+		target := due
+		watch := l.delay < minDefer
+		if !watch {
+			target = min(due, l.lastDrain+min(l.delay, maxDefer))
+		}
+		wait := target - now
+		if wait <= 0 {
+			continue
+		}
+		if l.n > spinMaxHeld {
+			// Busy: no spinning, and no wake-up for less than a quantum;
+			// frames may leave up to a quantum late (see DirStats.Late).
+			wait = max(wait, busyQuantum)
+		} else if l.spin > 0 && target == due && l.spinAllowed(now) {
+			// (Spin only towards a frame's due time, never towards a
+			// read deadline, which has no precision to buy.)
+			if wait <= l.spin {
+				// Spin: go round again, polling the socket without
+				// sleeping, until the head frame is due.
+				if l.lastSpin != 0 {
+					l.windowSpin += now - l.lastSpin
+				}
+				l.lastSpin = now
+				continue
+			}
+			wait -= l.spin
+		}
+		l.lastSpin = 0
+		if err := l.poll(wait, watch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const (
+	// Spinning buys precision for sparse traffic (an idle round trip);
+	// with more than a few frames held the link is busy, a frame's
+	// timing error of a timer wake-up is immaterial next to the queue,
+	// and the CPU is better left to the endpoints.
+	spinMaxHeld = 4
+	busyQuantum = int64(50 * time.Microsecond)
+	minDefer    = int64(100 * time.Microsecond)
+	maxDefer    = int64(500 * time.Microsecond) // bounds the socket's backlog
+	spinWindow  = int64(10 * time.Millisecond)
+	spinBudget  = spinWindow / 4
+)
+
+func (l *dirLoop) spinAllowed(now int64) bool {
+	if now-l.windowStart >= spinWindow {
+		l.windowStart, l.windowSpin = now, 0
+	}
+	return l.windowSpin < spinBudget
+}
+
+// poll sleeps for ns or until the loop is told to stop, and, if watchRx,
+// until a frame arrives.
+func (l *dirLoop) poll(ns int64, watchRx bool) error {
+	ts := unix.NsecToTimespec(ns)
+	l.pfd[0].Revents, l.pfd[1].Revents = 0, 0
+	fds := l.pfd[1:]
+	if watchRx {
+		fds = l.pfd
+	}
+	// A raw system call: the goroutine keeps its P while it sleeps. With
+	// unix.Ppoll the runtime's sysmon would take the P away after 20 us
+	// and the thread would have to win one back on every wake-up; on a
+	// busy link that churn (sysmon waking every 20 us, futex hand-offs)
+	// cost more CPU than the forwarding itself. A signal (the runtime's
+	// preemption or GC) interrupts the sleep with EINTR, so the runtime
+	// can still stop the goroutine when it needs to.
+	_, _, errno := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&fds[0])), uintptr(len(fds)), uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+	if errno != 0 && errno != unix.EINTR {
+		return fmt.Errorf("ppoll: %w", errno)
+	}
+	return nil
+}
+
+// recv reads one batch of frames and passes each through the model,
+// arriving at its kernel receive timestamp. It returns how many frames it
+// read.
+func (l *dirLoop) recv() (int, error) {
+	top := len(l.free)
+	for i := 0; i < rxBatch; i++ {
+		b := l.free[top-1-i]
+		l.rxBuf[i] = b
+		l.rxIov[i].Base = &l.arena[int(b)*l.slot]
+		l.rxIov[i].SetLen(l.slot)
+		l.rxHdr[i].Hdr.Namelen = unix.SizeofSockaddrLinklayer
+		l.rxHdr[i].Hdr.Control = &l.rxCtl[i*ctlLen]
+		l.rxHdr[i].Hdr.SetControllen(ctlLen)
+		l.rxHdr[i].Hdr.Flags = 0
+	}
+	r, _, errno := unix.RawSyscall6(unix.SYS_RECVMMSG, uintptr(l.rx), uintptr(unsafe.Pointer(&l.rxHdr[0])), rxBatch, unix.MSG_DONTWAIT|unix.MSG_TRUNC, 0, 0)
+	if errno != 0 {
+		if errno == unix.EAGAIN {
+			l.lastDrain = l.now()
+			return 0, nil
+		}
+		if errno == unix.EINTR {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("recvmmsg: %w", errno)
+	}
+	n := int(r)
+	wall := time.Now()
+	now := int64(wall.Sub(l.base))
+	real := wall.UnixNano()
+	if n < rxBatch {
+		l.lastDrain = now
+	}
+	l.free = l.free[:top-rxBatch]
+	for i := 0; i < rxBatch; i++ {
+		b := l.rxBuf[rxBatch-1-i] // give back in the original stack order
+		if i < rxBatch-n {
+			l.free = append(l.free, b)
+		}
+	}
+	for i := 0; i < n; i++ {
+		b := l.rxBuf[i]
+		if l.rxName[i].Pkttype == unix.PACKET_OUTGOING {
+			l.free = append(l.free, b)
+			continue
+		}
+		l.received++
+		size := int(l.rxHdr[i].Len) - vnetHdrLen
+		if l.rxHdr[i].Hdr.Flags&unix.MSG_TRUNC != 0 || size+vnetHdrLen > l.slot || size <= 0 {
+			l.oversize++
+			l.free = append(l.free, b)
+			continue
+		}
+		at := l.arrival(i, now, real)
+		// Frames due by this arrival leave before it is judged, so the
+		// limit sees what it would have seen at that instant.
+		if err := l.sendDue(at, now); err != nil {
+			return n, err
+		}
+		due, v := l.model.Arrive(at, size)
+		switch v {
+		case Lost:
+			l.loss++
+			l.free = append(l.free, b)
+		case OverLimit:
+			l.limit++
+			l.free = append(l.free, b)
+		default:
+			idx := l.head + l.n
+			if idx >= len(l.ring) {
+				idx -= len(l.ring)
+			}
+			l.ring[idx] = entry{buf: b, size: int32(size), due: due}
+			l.n++
+		}
+	}
+	l.publishRx()
+	return n, nil
+}
+
+func (l *dirLoop) publishRx() {
+	p, b := l.model.Held()
+	l.sh.packets.Store(uint64(p))
+	l.sh.bytes.Store(uint64(b))
+	l.sh.received.Store(l.received)
+	l.sh.lossDrops.Store(l.loss)
+	l.sh.limitDrops.Store(l.limit)
+	l.sh.oversizeDrops.Store(l.oversize)
+	l.sh.stamped.Store(l.stamped)
+}
+
+// sendDue writes every held frame whose due time is not after cutoff;
+// now is the time, for the lateness figures.
+func (l *dirLoop) sendDue(cutoff, now int64) error {
+	for l.n > 0 && l.ring[l.head].due <= cutoff {
+		k := 0
+		for k < txBatch && k < l.n {
+			idx := l.head + k
+			if idx >= len(l.ring) {
+				idx -= len(l.ring)
+			}
+			e := &l.ring[idx]
+			if e.due > cutoff {
+				break
+			}
+			l.txIov[k].Base = &l.arena[int(e.buf)*l.slot]
+			l.txIov[k].SetLen(int(e.size) + vnetHdrLen)
+			k++
+		}
+		sent := 0
+		for sent < k {
+			r, _, errno := unix.RawSyscall6(unix.SYS_SENDMMSG, uintptr(l.tx), uintptr(unsafe.Pointer(&l.txHdr[sent])), uintptr(k-sent), unix.MSG_DONTWAIT, 0, 0)
+			if errno != 0 {
+				if errno == unix.EAGAIN || errno == unix.EINTR {
+					break // the frames stay held; try again on the next turn
+				}
+				// This frame is lost (e.g. ENOBUFS: the peer's backlog
+				// is full); count it and go on with the next.
+				l.sendErr++
+				l.retire(now, false)
+				sent++
+				continue
+			}
+			for j := 0; j < int(r); j++ {
+				l.retire(now, true)
+			}
+			sent += int(r)
+		}
+		l.publishTx()
+		if sent < k {
+			return nil
+		}
+	}
+	return nil
+}
+
+// retire removes the head frame after it was written (or failed).
+func (l *dirLoop) retire(now int64, ok bool) {
+	e := l.ring[l.head]
+	l.head++
+	if l.head == len(l.ring) {
+		l.head = 0
+	}
+	l.n--
+	l.model.Depart(int(e.size))
+	l.free = append(l.free, e.buf)
+	if ok {
+		l.forwarded++
+		l.fwdBytes += uint64(e.size)
+		late := uint64(now - e.due)
+		l.late += late
+		if late > l.maxLate {
+			l.maxLate = late
+		}
+		b := min(bits.Len64(late/1000), LateBuckets-1)
+		l.hist[b]++
+		l.sh.late[b].Store(l.hist[b])
+	}
+}
+
+func (l *dirLoop) publishTx() {
+	p, b := l.model.Held()
+	l.sh.packets.Store(uint64(p))
+	l.sh.bytes.Store(uint64(b))
+	l.sh.forwarded.Store(l.forwarded)
+	l.sh.fwdBytes.Store(l.fwdBytes)
+	l.sh.sendErrors.Store(l.sendErr)
+	l.sh.lateNanos.Store(l.late)
+	l.sh.maxLate.Store(l.maxLate)
+}
