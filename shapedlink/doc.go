@@ -89,6 +89,33 @@
 // finishes while locked to it. Start every child that sets Pdeathsig this
 // way, never with cmd.Start from an arbitrary goroutine.
 //
+// # Embedding the link under other code
+//
+// Namespace.Listen, ListenPacket and DialContext make sockets inside a
+// namespace with the signatures of the net package, so code that takes a
+// dial hook runs over the link unchanged:
+//
+//	ln, _ := link.Server().Listen(ctx, "tcp", net.JoinHostPort(link.ServerAddr().String(), "8080"))
+//	go http.Serve(ln, handler)
+//	client := &http.Client{Transport: &http.Transport{DialContext: link.Client().DialContext}}
+//	resp, err := client.Get("http://198.18.0.1:8080/")
+//
+// New logs nothing unless Options.Logger is set. Package shapedlinktest
+// wraps New for tests (skips where links cannot be built, closes the link
+// at the end, fails the test if the link broke during it).
+//
+// # The emulator process, and what an importer's main must allow for
+//
+// Where there is no netem, the shaper is this same program: New starts
+// /proc/self/exe with an environment variable (QUICBENCH_EMULATOR_CONFIG)
+// carrying its configuration, and an init function in this package turns
+// such a process into the shaper before main runs, so any binary that
+// imports shapedlink can shape its own links with no extra step. A program
+// whose init functions (or flag parsing in init) would fail or print when
+// re-executed with no arguments should keep that work in main. Reexec uses
+// the same re-execution, with the program's own arguments, to enter a
+// user namespace.
+//
 // # Measuring
 //
 // Sampler and Link.SampleQueue poll an end's egress queue (default every
@@ -102,6 +129,14 @@
 // backend, offloads and build; Link.Err says whether the link stayed intact
 // (for the emulator, whether the shaper process is still running), so check
 // it after every run.
+//
+// # Other systems
+//
+// Links need Linux network namespaces. Elsewhere the package still
+// compiles, with the same API, so a program that imports it builds for any
+// system: New and Reexec (and NewQdiscSampler) return an error wrapping
+// errors.ErrUnsupported, and no Link, Namespace, Filter or Sampler ever
+// exists there.
 //
 // # A minimal program
 //

@@ -8,34 +8,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// HostState is what matters for comparing runs made on different hosts or
-// days: the kernel, the TCP settings the experiment's sockets get, whether
-// kernel netem exists, the backend and offloads in force, and the code that
-// ran. TCP values are read inside the server namespace (they are
-// per-namespace and are what the link's sockets see).
-type HostState struct {
-	KernelRelease                 string   `json:"kernel_release"`
-	TCPAvailableCongestionControl []string `json:"tcp_available_congestion_control"`
-	TCPCongestionControl          string   `json:"tcp_congestion_control"` // the default for new sockets
-	TCPRmem                       string   `json:"tcp_rmem"`               // "min default max", bytes
-	TCPWmem                       string   `json:"tcp_wmem"`
-	TCPNotsentLowat               string   `json:"tcp_notsent_lowat"`
-	NetemAvailable                bool     `json:"netem_available"`
-	Backend                       Backend  `json:"backend"`
-	Mode                          Mode     `json:"mode"`
-	Profile                       string   `json:"profile"` // Profile.String()
-	Limit                         int      `json:"limit"`   // packets per direction
-	Applied                       []string `json:"applied"` // as Link.Applied
-	// EmulatorSeeds are the emulator's loss seeds, server->client then
-	// client->server; empty for netem.
-	EmulatorSeeds []uint64  `json:"emulator_seeds,omitempty"`
-	Offload       []Offload `json:"offload"`
-	Module        string    `json:"module"`  // the main module's path
-	Version       string    `json:"version"` // the main module's version, or "(devel)"
-	Commit        string    `json:"commit"`  // vcs.revision, with "+dirty" when vcs.modified
-	GoVersion     string    `json:"go_version"`
-}
-
 // HostState reads the record for this link.
 func (l *Link) HostState() (HostState, error) {
 	hs := HostState{

@@ -19,9 +19,6 @@ const (
 	// BackendEmulator shapes with a userspace emulator process in a third
 	// namespace between the two ends.
 	BackendEmulator Backend = "emulator"
-	// backendNone is an unshaped veth pair; the package's tests use it to
-	// exercise the topology, nftables and sampling without shaping.
-	backendNone Backend = "none"
 )
 
 // Mode names how the process got the privilege to build namespaces.
@@ -62,13 +59,6 @@ func (e End) String() string {
 	return fmt.Sprintf("End(%d)", int(e))
 }
 
-func (e End) valid() error {
-	if e != ServerEnd && e != ClientEnd {
-		return fmt.Errorf("shapedlink: %v is not an end; use ServerEnd or ClientEnd", e)
-	}
-	return nil
-}
-
 // Options are the choices New makes beyond the profile. The zero value
 // picks everything automatically.
 type Options struct {
@@ -80,26 +70,17 @@ type Options struct {
 	// draws from the kernel's PRNG and ignores Seed.
 	Seed uint64
 	// Logger receives one line per decision (backend chosen, shaping as
-	// applied). Nil means slog.Default().
+	// applied), at Info. Nil discards them; Applied and Backend say the
+	// same after New returns.
 	Logger *slog.Logger
 }
 
-// Fixed addresses and names. Each link lives in namespaces of its own, so
-// the same names and addresses never collide between links.
+// Fixed addresses (the device names are in link_linux.go). Each link lives
+// in namespaces of its own, so the same names and addresses never collide
+// between links.
 var (
 	serverAddr = netip.MustParseAddr("198.18.0.1")
 	clientAddr = netip.MustParseAddr("198.18.0.2")
-)
-
-const (
-	prefixLen = 24
-	linkMTU   = 1500
-
-	serverDev      = "qbsrv0"  // in the server namespace
-	clientDev      = "qbcli0"  // in the client namespace
-	shaperSideSrv  = "qbshs0"  // in the shaper namespace, peer of serverDev
-	shaperSideCli  = "qbshc0"  // in the shaper namespace, peer of clientDev
-	wirePacketSize = 1500 + 14 // the longest frame one wire packet makes on a veth
 )
 
 // QueueSample is one poll of an end's egress queue: the kernel netem

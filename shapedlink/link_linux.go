@@ -16,6 +16,31 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// backendNone is an unshaped veth pair; the package's tests use it to
+// exercise the topology, nftables and sampling without shaping.
+const backendNone Backend = "none"
+
+// Fixed sizes and device names of every link (the addresses are in
+// link.go); they never collide, each link having namespaces of its own.
+const (
+	prefixLen = 24
+	linkMTU   = 1500
+
+	serverDev      = "qbsrv0"  // in the server namespace
+	clientDev      = "qbcli0"  // in the client namespace
+	shaperSideSrv  = "qbshs0"  // in the shaper namespace, peer of serverDev
+	shaperSideCli  = "qbshc0"  // in the shaper namespace, peer of clientDev
+	wirePacketSize = 1500 + 14 // the longest frame one wire packet makes on a veth
+)
+
+// valid says why e is neither ServerEnd nor ClientEnd, or nil.
+func (e End) valid() error {
+	if e != ServerEnd && e != ClientEnd {
+		return fmt.Errorf("shapedlink: %v is not an end; use ServerEnd or ClientEnd", e)
+	}
+	return nil
+}
+
 // A re-executed binary becomes the emulator's shaper here, before main.
 func init() { emulator.MaybeServe() }
 
@@ -65,7 +90,7 @@ func build(ctx context.Context, p Profile, opts Options) (*Link, error) {
 	}
 	log := opts.Logger
 	if log == nil {
-		log = slog.Default()
+		log = slog.New(slog.DiscardHandler) // a library speaks only when asked
 	}
 	l := &Link{profile: p, mode: mode, log: log}
 	ok := false
@@ -102,7 +127,7 @@ func build(ctx context.Context, p Profile, opts Options) (*Link, error) {
 		log.Info("shapedlink: backend chosen", "backend", l.backend, "reason", reason, "mode", mode)
 	case BackendNetem:
 		if !l.netemAvailable {
-			return nil, ErrNoNetem
+			return nil, noNetem()
 		}
 		l.backend = BackendNetem
 		log.Info("shapedlink: backend chosen", "backend", l.backend, "reason", "requested by the caller", "mode", mode)

@@ -95,7 +95,8 @@ func (l *Link) RemoveClientAddr(addr netip.Addr) error {
 		return err
 	}
 	if !addr.Is4() || !netip.PrefixFrom(serverAddr, prefixLen).Masked().Contains(addr) || addr == serverAddr {
-		return fmt.Errorf("shapedlink: %s is not a client address of this link (client addresses are in %s/%d, other than %s)", addr, serverAddr, prefixLen, serverAddr)
+		return fmt.Errorf("shapedlink: %s is not a client address of this link (client addresses are in %s/%d, other than %s)",
+			addr, serverAddr, prefixLen, serverAddr)
 	}
 	have, err := l.ClientAddrs()
 	if err != nil {

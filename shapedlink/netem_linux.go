@@ -11,11 +11,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ErrNoNetem is returned by New when BackendNetem was asked for and the
-// kernel has no sch_netem.
-var ErrNoNetem = errors.New("shapedlink: this kernel has no sch_netem (adding a netem qdisc returned ENOENT): " +
-	"use the userspace emulator backend (Options{Backend: shapedlink.BackendEmulator}, or leave Backend empty to choose automatically), " +
-	"or load the module (modprobe sch_netem) where the kernel ships it")
+// noNetem is ErrNoNetem with what to do about it.
+func noNetem() error {
+	return fmt.Errorf("%w (adding a netem qdisc returned ENOENT): use the emulator backend "+
+		"(Options.Backend BackendEmulator, or empty to choose), or load the module with modprobe sch_netem where the kernel ships it", ErrNoNetem)
+}
 
 // probeNetem reports whether the kernel has sch_netem by adding a netem
 // qdisc to the loopback device of ns, a scratch device in a namespace
@@ -30,7 +30,11 @@ func probeNetem(ns *Namespace) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("shapedlink: finding lo in the %s namespace: %w", ns.role, err)
 	}
-	q := netlink.NewNetem(netlink.QdiscAttrs{LinkIndex: lo.Attrs().Index, Handle: netlink.MakeHandle(0x7b, 0), Parent: netlink.HANDLE_ROOT}, netlink.NetemQdiscAttrs{})
+	q := netlink.NewNetem(netlink.QdiscAttrs{
+		LinkIndex: lo.Attrs().Index,
+		Handle:    netlink.MakeHandle(0x7b, 0),
+		Parent:    netlink.HANDLE_ROOT,
+	}, netlink.NetemQdiscAttrs{})
 	err = h.QdiscAdd(q)
 	switch {
 	case err == nil:
@@ -83,7 +87,7 @@ func (l *Link) applyNetem() error {
 			}
 			if err := h.QdiscAdd(netlink.NewNetem(attrs, netemAttrs(l.profile))); err != nil {
 				if errors.Is(err, unix.ENOENT) {
-					return "", ErrNoNetem
+					return "", noNetem()
 				}
 				return "", fmt.Errorf("shapedlink: adding netem to %s: %w", dev, err)
 			}

@@ -13,10 +13,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// TablePrefix starts the name of every nftables table this package
-// creates: TablePrefix, the creating process's id, "_", a counter.
-const TablePrefix = "quicbench_"
-
 // tableSeq numbers tables within this process. Together with the pid it
 // makes table names unique; it is an identifier source, not shared state.
 var tableSeq atomic.Uint64

@@ -10,50 +10,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Offload is what one veth end's segmentation and receive offload settings
-// were read back as, after New set them. Every field comes from the kernel,
-// not from what was requested.
-type Offload struct {
-	Namespace  string `json:"namespace"` // "server", "client" or "shaper"
-	Device     string `json:"device"`
-	MTU        int    `json:"mtu"`
-	GSOMaxSegs uint32 `json:"gso_max_segs"` // netlink IFLA_GSO_MAX_SEGS; 1 means no GSO super-packet
-	GSOMaxSize uint32 `json:"gso_max_size"` // netlink IFLA_GSO_MAX_SIZE
-	TSO        bool   `json:"tso"`          // ethtool tcp-segmentation-offload
-	GSO        bool   `json:"gso"`          // ethtool generic-segmentation-offload
-	GRO        bool   `json:"gro"`          // ethtool generic-receive-offload
-	// TxChecksum is ethtool tx-checksumming. It is turned off so every
-	// frame carries a complete checksum when it leaves the sender: the
-	// emulator's AF_PACKET sockets would otherwise forward frames whose
-	// checksum the kernel had left for "hardware" to fill in, and the
-	// receiver would drop them.
-	TxChecksum bool `json:"tx_checksum"`
-}
-
-// WireSized reports whether the settings force every skb leaving the device
-// to be one wire packet: GSO max segs 1, GSO max size no more than the MTU
-// plus headroom, and TSO, GSO and GRO off.
-func (o Offload) WireSized() bool {
-	return o.GSOMaxSegs == 1 && o.GSOMaxSize <= wireGSOMaxSize && !o.TSO && !o.GSO && !o.GRO && !o.TxChecksum
-}
-
-// String renders o like "server qbsrv0: mtu 1500 gso_max_segs 1
-// gso_max_size 1500 tso off gso off gro off".
-func (o Offload) String() string {
-	return fmt.Sprintf("%s %s: mtu %d gso_max_segs %d gso_max_size %d tso %s gso %s gro %s tx-checksum %s",
-		o.Namespace, o.Device, o.MTU, o.GSOMaxSegs, o.GSOMaxSize, onOff(o.TSO), onOff(o.GSO), onOff(o.GRO), onOff(o.TxChecksum))
-}
-
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
-}
-
-// wireGSOMaxSize is the GSO max size set on every veth end.
-const wireGSOMaxSize = 1500
-
 // ethtoolValue is struct ethtool_value.
 type ethtoolValue struct {
 	cmd  uint32

@@ -68,10 +68,6 @@ func (p privilege) mode() Mode {
 	}
 }
 
-// ErrNoPrivilege is wrapped by New's error when the process can build no
-// namespaces.
-var ErrNoPrivilege = errors.New("shapedlink: this process cannot create network namespaces")
-
 func resolveMode(want Mode) (Mode, error) {
 	p, err := currentPrivilege()
 	if err != nil {
@@ -81,18 +77,23 @@ func resolveMode(want Mode) (Mode, error) {
 	switch want {
 	case ModeAuto:
 		if have == "" {
-			return "", fmt.Errorf("%w (euid %d, no CAP_SYS_ADMIN and CAP_NET_ADMIN); run as root, or call shapedlink.Reexec() first thing in main so the process re-executes itself in a user and network namespace of its own%s",
+			return "", fmt.Errorf("%w (euid %d, no CAP_SYS_ADMIN and CAP_NET_ADMIN); run as root, or call shapedlink.Reexec() "+
+				"first thing in main so the process re-executes itself in a user and network namespace of its own%s",
 				ErrNoPrivilege, p.euid, userNSDiagnosis())
 		}
 		return have, nil
 	case ModeRoot:
 		if have != ModeRoot {
-			return "", fmt.Errorf("%w in root mode: the process is not root in the host's user namespace (euid %d, initial user namespace %v); run it as root or use ModeUnprivileged with shapedlink.Reexec", ErrNoPrivilege, p.euid, p.initialUserNS)
+			return "", fmt.Errorf("%w in root mode: the process is not root in the host's user namespace "+
+				"(euid %d, initial user namespace %v); run it as root or use ModeUnprivileged with shapedlink.Reexec",
+				ErrNoPrivilege, p.euid, p.initialUserNS)
 		}
 		return ModeRoot, nil
 	case ModeUnprivileged:
 		if have != ModeUnprivileged {
-			return "", fmt.Errorf("%w in unprivileged mode: the process is not inside a user namespace of its own with CAP_SYS_ADMIN and CAP_NET_ADMIN; call shapedlink.Reexec() first thing in main%s", ErrNoPrivilege, userNSDiagnosis())
+			return "", fmt.Errorf("%w in unprivileged mode: the process is not inside a user namespace of its own "+
+				"with CAP_SYS_ADMIN and CAP_NET_ADMIN; call shapedlink.Reexec() first thing in main%s",
+				ErrNoPrivilege, userNSDiagnosis())
 		}
 		return ModeUnprivileged, nil
 	}
@@ -110,7 +111,8 @@ func userNSDiagnosis() string {
 		why = append(why, "kernel.unprivileged_userns_clone is 0 (sysctl -w kernel.unprivileged_userns_clone=1 enables them)")
 	}
 	if v, err := readSysctl("kernel/apparmor_restrict_unprivileged_userns"); err == nil && v == "1" {
-		why = append(why, "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1; allow this binary with an AppArmor profile granting userns, or set the sysctl to 0)")
+		why = append(why, "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1; "+
+			"allow this binary with an AppArmor profile granting userns, or set the sysctl to 0)")
 	}
 	if len(why) == 0 {
 		return ""
@@ -143,7 +145,8 @@ func Reexec() error {
 		return nil
 	}
 	if os.Getenv(envReexeced) != "" {
-		return fmt.Errorf("%w: the process was re-executed into a user namespace but still lacks CAP_SYS_ADMIN and CAP_NET_ADMIN there%s", ErrNoPrivilege, userNSDiagnosis())
+		return fmt.Errorf("%w: the process was re-executed into a user namespace but still lacks CAP_SYS_ADMIN and CAP_NET_ADMIN there%s",
+			ErrNoPrivilege, userNSDiagnosis())
 	}
 	exe, err := os.Executable()
 	if err != nil {

@@ -36,7 +36,7 @@ type Profile struct {
 // DefaultLimit is the packet limit a profile gets unless it names one:
 // ceil(1.5 * rate * rtt / (8 * 1500)) + 10, one and a half bandwidth-delay
 // products of 1500-byte packets plus ten. It is 110 for 80 ms at 10 Mbit/s,
-// the value the reference rig used.
+// the limit the original Rust bench used for that profile.
 func DefaultLimit(rateMbit float64, rtt time.Duration) int {
 	// Mbit/s * ns = 1e-3 bit; compute in that unit so 80:10 is exact.
 	bdpBits := rateMbit * float64(rtt.Nanoseconds()) / 1e3
@@ -80,7 +80,8 @@ func (p Profile) Validate() error {
 	case !(p.LossPct >= 0 && p.LossPct < 100):
 		return &ProfileError{Input: p.String(), Field: "loss_pct", Reason: "must satisfy 0 <= loss_pct < 100"}
 	case p.Limit < 1 || p.Limit > MaxLimit:
-		return &ProfileError{Input: p.String(), Field: "limit_pkts", Reason: fmt.Sprintf("must be between 1 and %d (the default for this profile is %d)", MaxLimit, DefaultLimit(p.RateMbit, p.RTT))}
+		return &ProfileError{Input: p.String(), Field: "limit_pkts",
+			Reason: fmt.Sprintf("must be between 1 and %d (the default for this profile is %d)", MaxLimit, DefaultLimit(p.RateMbit, p.RTT))}
 	}
 	return nil
 }

@@ -10,9 +10,6 @@ import (
 	"github.com/vishvananda/netlink"
 )
 
-// DefaultSampleInterval is the queue sampler's default polling interval.
-const DefaultSampleInterval = time.Millisecond
-
 // Sampler polls one end's egress queue. For netem (or any root qdisc) it
 // dumps the qdisc's statistics through one netlink socket opened once in
 // the end's namespace; for the emulator it reads the shaper's shared
