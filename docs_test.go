@@ -306,8 +306,7 @@ func checkArgs(c docCommand, h helpFlags) []string {
 			continue
 		}
 		if w == "--" {
-			inFlags = false
-			continue
+			break // what follows is another program's command line
 		}
 		if !isFlag {
 			inFlags = false

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/cmdtest"
-	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -21,24 +21,11 @@ func TestMain(m *testing.M) {
 	cmdtest.Main(m, main)
 }
 
-func needLinks(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to build namespaces (run as root, or in CI)")
-	}
-	p, _ := shapedlink.ParseProfile("10:100")
-	l, err := shapedlink.New(context.Background(), p, shapedlink.Options{})
-	if err != nil {
-		t.Skipf("cannot build a link here: %v", err)
-	}
-	l.Close()
-}
-
 // TestEndToEnd runs every arm across an emulated 100 ms link with two
 // connects each, in separate server and client processes, and checks the
 // records: loose bounds, because the machine is shared.
 func TestEndToEnd(t *testing.T) {
-	needLinks(t)
+	shapedlinktest.Need(t)
 	const rtt = 100 * time.Millisecond
 	giveUp := 300 * time.Millisecond
 	cfg, err := buildConfig("100:10", "0", strings.Join(Arms(), " "), 2, 5, giveUp, 100*time.Millisecond, t.TempDir(), "", 0)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/shakenfist/quicbench/examples/internal/cmdtest"
 	"github.com/shakenfist/quicbench/examples/internal/results"
 	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
 )
@@ -22,24 +22,11 @@ func TestMain(m *testing.M) {
 	cmdtest.Main(m, main)
 }
 
-func needLinks(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to build namespaces and change addresses (run as root, or in CI)")
-	}
-	p, _ := shapedlink.ParseProfile("10:100")
-	l, err := shapedlink.New(context.Background(), p, shapedlink.Options{})
-	if err != nil {
-		t.Skipf("cannot build a link here: %v", err)
-	}
-	l.Close()
-}
-
 // TestPathChangeEndToEnd moves the client across an emulated link during a
 // short run: QUIC must survive in both orders, with the server following
 // the client to its new address; TCP must not.
 func TestPathChangeEndToEnd(t *testing.T) {
-	needLinks(t)
+	shapedlinktest.Need(t)
 	p, err := shapedlink.ParseProfile("20:10")
 	if err != nil {
 		t.Fatal(err)

@@ -21,15 +21,9 @@ import (
 // started or ran past two minutes.
 func Run(t *testing.T, uid int, dir string, args ...string) Result {
 	t.Helper()
-	bin := copyTestBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = []string{EnvAsCommand + "=1", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + dir}
-	cmd.Dir = dir
-	if uid != 0 {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
-	}
+	cmd := Command(ctx, t, uid, dir, args...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -40,9 +34,23 @@ func Run(t *testing.T, uid int, dir string, args ...string) Result {
 	case errors.As(err, &ee) && ee.ExitCode() >= 0:
 		r.Code = ee.ExitCode()
 	default:
-		t.Fatalf("running %s %q: %v\nstderr:\n%s", bin, args, err, r.Stderr)
+		t.Fatalf("running %s %q: %v\nstderr:\n%s", cmd.Path, args, err, r.Stderr)
 	}
 	return r
+}
+
+// Command prepares the command (this test binary, copied where uid can
+// read it) with args, to run as uid (0: as this process's user) in dir, for
+// a test that must start, signal or kill it itself. ctx kills it.
+func Command(ctx context.Context, t *testing.T, uid int, dir string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, copyTestBinary(t), args...)
+	cmd.Env = []string{EnvAsCommand + "=1", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + dir}
+	cmd.Dir = dir
+	if uid != 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
+	}
+	return cmd
 }
 
 // copyTestBinary copies the running test binary into a directory any user

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/shakenfist/quicbench/shapedlink"
+)
+
+// config is what the command line asks for.
+type config struct {
+	profile    shapedlink.Profile
+	server     string
+	client     []string
+	backend    shapedlink.Backend
+	seed       uint64
+	record     string
+	queue      bool
+	serverWait time.Duration
+	grace      time.Duration
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	fs := flag.NewFlagSet("overlink", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	profile := fs.String("profile", "80:10", "link profile: rtt_ms:rate_mbit[:loss_pct][@limit_pkts]")
+	server := fs.String("server", "", "command to run in the server namespace first (through sh -c), e.g. \"iperf3 -s -1\"")
+	backend := fs.String("backend", "", "link backend: netem, emulator, or empty to choose (netem where the kernel has it)")
+	seed := fs.Uint64("seed", 0, "emulator loss seed (0: random, recorded)")
+	record := fs.String("record", "overlink.json", "where to write the JSON record on exit; - for none")
+	queue := fs.Bool("queue", false, "sample the server end's egress queue every millisecond into the record")
+	serverWait := fs.Duration("server-wait", 500*time.Millisecond, "how long to give the server command to start listening before the client command starts")
+	grace := fs.Duration("grace", 2*time.Second, "how long the server command has to exit after SIGTERM before it is killed")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: overlink [flags] [--] [command [args...]]\n\n"+
+			"Runs command (default: an interactive shell) in the client namespace of a shaped link.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return config{}, err
+	}
+	c := config{server: *server, client: fs.Args(), backend: shapedlink.Backend(*backend), seed: *seed,
+		record: *record, queue: *queue, serverWait: *serverWait, grace: *grace}
+	var errs []error
+	p, err := shapedlink.ParseProfile(*profile)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	c.profile = p
+	switch c.backend {
+	case shapedlink.BackendAuto, shapedlink.BackendNetem, shapedlink.BackendEmulator:
+	default:
+		errs = append(errs, fmt.Errorf("-backend %q: want netem, emulator or empty", *backend))
+	}
+	if c.serverWait < 0 || c.grace < 0 {
+		errs = append(errs, errors.New("-server-wait and -grace must not be negative"))
+	}
+	return c, errors.Join(errs...)
+}
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "overlink:", err)
+		return 2
+	}
+	return overLink(c, stdin, stdout, stderr)
+}

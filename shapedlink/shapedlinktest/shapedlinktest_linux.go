@@ -1,0 +1,92 @@
+package shapedlinktest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/shakenfist/quicbench/shapedlink"
+)
+
+// Main is the body of TestMain for packages whose tests build links. As
+// root it runs the tests. As any other user it re-executes the test binary
+// inside a user and network namespace of its own (shapedlink.Reexec) and
+// exits with its status; where that is refused, it says why on stderr and
+// runs the tests anyway, and New skips the ones that need a link.
+func Main(m *testing.M) {
+	if err := shapedlink.Reexec(); err != nil {
+		fmt.Fprintf(os.Stderr, "shapedlinktest: tests that need a link will be skipped: %v\n", err)
+	}
+	os.Exit(m.Run())
+}
+
+// probe is built once per test binary: can this process build a link?
+var probe struct {
+	once sync.Once
+	err  error
+}
+
+// Available reports why links cannot be built here, or nil when they can.
+// It builds (and closes) one lossless link the first time it is called.
+func Available() error {
+	probe.once.Do(func() {
+		p, err := shapedlink.ParseProfile("10:100")
+		if err != nil {
+			probe.err = err
+			return
+		}
+		l, err := shapedlink.New(context.Background(), p, shapedlink.Options{})
+		if err != nil {
+			probe.err = err
+			return
+		}
+		probe.err = l.Close()
+	})
+	return probe.err
+}
+
+// Need skips the test, saying why, when this machine cannot build links
+// (see Available): for tests that build their links some other way, such
+// as through a program they run.
+func Need(tb testing.TB) {
+	tb.Helper()
+	if err := Available(); err != nil {
+		tb.Skipf("this machine cannot build a shaped link (run as root, or allow unprivileged user namespaces and call shapedlinktest.Main from TestMain): %v", err)
+	}
+}
+
+// New builds a link shaped to profile ("80:10:1", "20:100@50", ...) for
+// the test, with opts if given (at most one). It skips the test when links
+// cannot be built on this machine (see Available), and fails it when the
+// profile is invalid or this link could not be built. When the test ends
+// the link is closed, and the test fails if the link broke while it ran.
+func New(tb testing.TB, profile string, opts ...shapedlink.Options) *shapedlink.Link {
+	tb.Helper()
+	if len(opts) > 1 {
+		tb.Fatalf("shapedlinktest.New: give at most one Options, got %d", len(opts))
+	}
+	p, err := shapedlink.ParseProfile(profile)
+	if err != nil {
+		tb.Fatalf("shapedlinktest.New: %v", err)
+	}
+	Need(tb)
+	var o shapedlink.Options
+	if len(opts) == 1 {
+		o = opts[0]
+	}
+	link, err := shapedlink.New(context.Background(), p, o)
+	if err != nil {
+		tb.Fatalf("shapedlinktest.New(%q): %v", profile, err)
+	}
+	tb.Cleanup(func() {
+		if err := link.Err(); err != nil {
+			tb.Errorf("the link broke during the test: %v", err)
+		}
+		if err := link.Close(); err != nil {
+			tb.Errorf("closing the link: %v", err)
+		}
+	})
+	return link
+}
