@@ -27,14 +27,14 @@
 // The tolerance is one-sided on purpose. The pooled mean sits a little under
 // Expected in a healthy run, because the sender's small packets (64-byte
 // echoes, acknowledgement-only datagrams) share the queue and pull it down:
-// the reference measured 1436.1-1441.9 against 1442. A low mean is small
+// the original Rust bench measured 1436.1-1441.9 against 1442. A low mean is small
 // packets, not a short datagram, so the mean is reported but never decides.
 // The maximum is the sharp statistic, with one correction: a queue's packet
 // and byte counts are not read atomically (the kernel reads a qdisc's length
 // and byte backlog at different moments without a lock), so a few samples in
 // a thousand can show one packet's bytes too many on a multi-CPU machine. A
 // torn read cannot add more than one packet, and it is rare; a segmenting
-// sender shows super-packets in most samples. The reference's deliberately
+// sender shows super-packets in most samples. That bench's deliberately
 // wrong control measured 9669 bytes per slot; its healthy runs a maximum of
 // exactly 1442.
 //

@@ -148,16 +148,19 @@ func FromQueue(samples []Sample, expected int, opts Options) (Result, error) {
 	case r.BeyondTear > 0:
 		// A super-packet, however few samples there are.
 		r.Verdict = On
-		r.Reason = fmt.Sprintf("%d samples held more than one datagram per slot plus one datagram (max %.0f bytes per slot against %d): writes were segmented after the queue", r.BeyondTear, r.Max, expected)
+		r.Reason = fmt.Sprintf("%d samples held more than one datagram per slot plus one datagram (max %.0f bytes per slot against %d): "+
+			"writes were segmented after the queue", r.BeyondTear, r.Max, expected)
 	case float64(r.AboveOne) > tornLimit:
 		r.Verdict = On
-		r.Reason = fmt.Sprintf("%d of %d occupied samples held more than %d bytes per slot, more than torn reads explain (%.0f%% allowed)", r.AboveOne, r.Used, expected, 100*max(torn, 0))
+		r.Reason = fmt.Sprintf("%d of %d occupied samples held more than %d bytes per slot, more than torn reads explain (%.0f%% allowed)",
+			r.AboveOne, r.Used, expected, 100*max(torn, 0))
 	case r.Used < minSamples:
 		r.Verdict = Inconclusive
 		r.Reason = fmt.Sprintf("only %d of %d samples had two or more packets queued; need %d", r.Used, r.Total, minSamples)
 	default:
 		r.Verdict = Off
-		r.Reason = fmt.Sprintf("no slot above %d bytes beyond torn reads in %d occupied samples (%d read high; max %.0f, median %.1f, pooled mean %.1f)", expected, r.Used, r.AboveOne, r.Max, r.Median, r.PooledMean)
+		r.Reason = fmt.Sprintf("no slot above %d bytes beyond torn reads in %d occupied samples (%d read high; max %.0f, median %.1f, pooled mean %.1f)",
+			expected, r.Used, r.AboveOne, r.Max, r.Median, r.PooledMean)
 	}
 	return r, nil
 }
@@ -172,7 +175,7 @@ type Counters struct {
 
 // FromCounters checks egress counters. Any oversize packet means On; with at
 // least minPackets packets and none oversize, Off; otherwise Inconclusive.
-// expected is reported as the reference size.
+// expected is reported as the size one datagram should take.
 func FromCounters(c Counters, expected int, minPackets uint64) Result {
 	r := Result{Expected: expected, Oversize: c.Oversize, Total: int(c.Packets), Used: int(c.Packets)}
 	if c.Packets > 0 {

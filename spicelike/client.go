@@ -121,7 +121,8 @@ func runClient(ctx context.Context, cfg Config, chans []io.ReadWriter) (ClientRe
 	}
 	if !finished {
 		res.Errors = append(res.Errors, ChannelError{Channel: "*", Phase: "end",
-			Err: "some channel did not stop within 2×Timeout after the run ended; channels that implement neither SetReadDeadline/SetWriteDeadline nor io.Close cannot be interrupted"})
+			Err: "some channel did not stop within 2×Timeout after the run ended; " +
+				"channels that implement neither SetReadDeadline/SetWriteDeadline nor io.Close cannot be interrupted"})
 	}
 	if c.echo != nil {
 		c.echo.collect(&res)

@@ -77,7 +77,7 @@ type Channel struct {
 // transport delivered the channels in the agreed order.
 const MaxChannels = 64
 
-// DefaultChannels returns the five channels of the reference session, in the
+// DefaultChannels returns the five channels of a SPICE session, in the
 // order both ends must present them: main (quiet), display (saturating),
 // inputs (interactive), cursor (quiet) and playback (quiet).
 func DefaultChannels() []Channel {
@@ -155,7 +155,7 @@ type Config struct {
 	Timeout time.Duration `json:"timeout"`
 }
 
-// Defaults returns the reference configuration: DefaultChannels, a 45 s run
+// Defaults returns the headline configuration: DefaultChannels, a 45 s run
 // of which the first 5 s are warm-up, 64 KiB bulk writes, no rate cap,
 // 64-byte echoes with a 20 ms gap, and a 10 s timeout.
 func Defaults() Config {
@@ -225,19 +225,19 @@ func (c Config) Validate() error {
 		bad("Warmup %v is not shorter than Duration %v: nothing would be measured", c.Warmup, c.Duration)
 	}
 	if c.BulkBufferSize <= 0 || c.BulkBufferSize > maxBulkBufSize {
-		bad("BulkBufferSize is %d: want 1 to %d bytes (the reference uses 65536)", c.BulkBufferSize, maxBulkBufSize)
+		bad("BulkBufferSize is %d: want 1 to %d bytes (the default is 65536)", c.BulkBufferSize, maxBulkBufSize)
 	}
 	if c.BulkRateCap < 0 {
 		bad("BulkRateCap is %d bit/s: want 0 (uncapped) or a positive rate", c.BulkRateCap)
 	}
 	if c.EchoSize < headerSize || c.EchoSize > maxEchoSize {
-		bad("EchoSize is %d: want %d to %d bytes (the reference uses 64)", c.EchoSize, headerSize, maxEchoSize)
+		bad("EchoSize is %d: want %d to %d bytes (the default is 64)", c.EchoSize, headerSize, maxEchoSize)
 	}
 	if c.EchoGap < 0 {
 		bad("EchoGap is %v: want zero (back-to-back) or positive", c.EchoGap)
 	}
 	if c.Timeout <= 0 {
-		bad("Timeout is %v: it must be positive (the reference uses 10s)", c.Timeout)
+		bad("Timeout is %v: it must be positive (the default is 10s)", c.Timeout)
 	}
 	if len(errs) == 0 {
 		return nil

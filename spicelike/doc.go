@@ -56,7 +56,7 @@
 // so. A corrupted or out-of-order echo is an error, not a sample, and ends
 // the run.
 //
-// # Questions beyond the reference
+// # Beyond the five-channel session
 //
 //   - Config.BulkRateCap paces the saturating channel (a transcoded or
 //     rate-limited display). The pacer schedules each write's share of the

@@ -4,14 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/shakenfist/quicbench/stats"
 )
 
 // Sample is one interactive round trip: when its request was written,
-// counted from ClientResult.Start, and how long the echo took to come back.
-type Sample struct {
-	Offset time.Duration `json:"offset"`
-	RTT    time.Duration `json:"rtt"`
-}
+// counted from ClientResult.Start (Offset), and how long the echo took to
+// come back (RTT). It is the stats package's type, so that what the
+// workload records is what the statistics take, with no conversion.
+type Sample = stats.Sample
 
 // ChannelError is a problem on one channel. Phase says when it happened:
 // "open" (the one-byte opening exchange), "run" or "end" (the closing

@@ -126,7 +126,8 @@ func (s *server) serve(i int) {
 	if err == nil && b[0] != opener(i) {
 		stop()
 		if b[0]&0x80 != 0 && int(b[0]&0x7f) < MaxChannels {
-			err = fmt.Errorf("got the opening byte of channel %d on channel %d: the transport presented the channels in a different order to the client and the server", b[0]&0x7f, i)
+			err = fmt.Errorf("got the opening byte of channel %d on channel %d: "+
+				"the transport presented the channels in a different order to the client and the server", b[0]&0x7f, i)
 		} else {
 			err = fmt.Errorf("got %#02x, want the opening byte %#02x: is the peer a spicelike client?", b[0], opener(i))
 		}

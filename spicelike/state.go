@@ -55,7 +55,8 @@ func checkArgs(cfg Config, chans []io.ReadWriter) error {
 		return err
 	}
 	if len(chans) != len(cfg.Channels) {
-		return fmt.Errorf("spicelike: %d channels given for a config of %d (%v): pass one io.ReadWriter per Config.Channels entry, in the same order", len(chans), len(cfg.Channels), cfg.Channels)
+		return fmt.Errorf("spicelike: %d channels given for a config of %d (%v): pass one io.ReadWriter per Config.Channels entry, in the same order",
+			len(chans), len(cfg.Channels), cfg.Channels)
 	}
 	for i, ch := range chans {
 		if ch == nil {

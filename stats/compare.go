@@ -33,7 +33,7 @@ type Comparison struct {
 	U UTest `json:"u_test"`
 }
 
-// Compare reads cell b against cell a by the reference bench's rule.
+// Compare reads cell b against cell a by the spread rule.
 //
 // Delta is b.P95 - a.P95. The threshold is max(a.Spread, b.Spread), where an
 // arm's spread is the highest minus the lowest of its repeats' p95s. The

@@ -2,7 +2,7 @@
 // the figures a transport comparison is read by, and into a verdict that says
 // only what the run-to-run spread lets it say.
 //
-// The method is the reference bench's, stated exactly:
+// The method, stated exactly:
 //
 //   - Percentiles are nearest-rank: the p-th percentile of n values is the
 //     r-th smallest, r = ceil(p*n/100) (at least 1). No interpolation; the

@@ -9,7 +9,7 @@ import (
 )
 
 // ErrEmpty is returned when a statistic is asked of an empty sample.
-var ErrEmpty = errors.New("stats: empty sample (no values to summarise; check that the run produced samples after the warm-up)")
+var ErrEmpty = errors.New("stats: empty sample")
 
 // Percentile returns the p-th percentile of xs by the nearest-rank method:
 // with the n values sorted ascending as x(1) <= ... <= x(n), it is x(r) where

@@ -80,7 +80,8 @@ func (c Certificate) ClientOnly() Certificate { return Certificate{CertPEM: c.Ce
 
 func (c Certificate) serverTLS() (*tls.Config, error) {
 	if len(c.CertPEM) == 0 || len(c.KeyPEM) == 0 {
-		return nil, errors.New("transport: the QUIC server needs Options.Certificate with CertPEM and KeyPEM: make one with NewCertificate and give the client its CertPEM")
+		return nil, errors.New("transport: the QUIC server needs Options.Certificate with CertPEM and KeyPEM: " +
+			"make one with NewCertificate and give the client its CertPEM")
 	}
 	pair, err := tls.X509KeyPair(c.CertPEM, c.KeyPEM)
 	if err != nil {

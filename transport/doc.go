@@ -1,5 +1,5 @@
 // Package transport opens a session of N channels between a client and a
-// server over one of three arms, and records what was in force.
+// server over one of four arms, and records what was in force.
 //
 // A channel is a reliable, ordered byte stream in both directions (an
 // io.ReadWriteCloser that also implements Channel). The arms differ only in
@@ -13,6 +13,8 @@
 //   - ArmQUICPerChannel: one QUIC connection with one stream per channel,
 //     each on its own UDP socket: a handshake and a congestion window per
 //     channel.
+//   - ArmQUICPriority: ArmQUIC with one channel's stream (PriorityChannel)
+//     sent ahead of the others on both ends.
 //
 // The server calls Listen and then Accept for each session; the client calls
 // Dial. Both ends get the channels in the same order, because the client
@@ -27,7 +29,7 @@
 //
 // # What is pinned on the QUIC arms
 //
-// Both QUIC arms use TLS 1.3 with ALPN, a self-signed certificate that the
+// The QUIC arms use TLS 1.3 with ALPN, a self-signed certificate that the
 // client verifies as its only root (no InsecureSkipVerify), 1400-byte
 // datagrams (DatagramSize) with path MTU discovery off, a 16 MiB connection
 // and 8 MiB stream receive window (initial = maximum, so no auto-tuning), and

@@ -54,7 +54,8 @@ var (
 	} = (*gsoOffConn)(nil)
 )
 
-var errGSOLeak = errors.New("transport: a write with a UDP_SEGMENT control message reached the GSO-off wrapper; refusing to send it (quic-go enabled GSO despite the wrapper)")
+var errGSOLeak = errors.New("transport: a write with a UDP_SEGMENT control message reached the GSO-off wrapper; " +
+	"refusing to send it (quic-go enabled GSO despite the wrapper)")
 
 // quicGoBufferSize is the socket buffer size quic-go asks for (7 MiB).
 const quicGoBufferSize = 7 << 20

@@ -54,7 +54,8 @@ func readHeader(r io.Reader) (channelHeader, error) {
 		return channelHeader{}, fmt.Errorf("reading channel header: %w", err)
 	}
 	if [4]byte(b[:4]) != headerMagic {
-		return channelHeader{}, fmt.Errorf("channel header has magic %q, want %q: the peer is not a quicbench transport client of this version", b[:4], headerMagic[:])
+		return channelHeader{}, fmt.Errorf("channel header has magic %q, want %q: "+
+			"the peer is not a quicbench transport client of this version", b[:4], headerMagic[:])
 	}
 	h := channelHeader{
 		session: sessionID(binary.BigEndian.Uint64(b[4:12])),

@@ -5,8 +5,10 @@ import (
 	"time"
 )
 
-// ErrCannotMigrate is returned by Migrate for the tcp arm.
-var ErrCannotMigrate = errors.New("TCP cannot migrate: a TCP connection is identified by its address pair, so a connection bound to the old address cannot move; the channels must be re-dialled from the new one")
+// ErrCannotMigrate is returned by Migrate for the tcp arm: a TCP connection
+// is identified by its address pair, so one bound to the old address cannot
+// move, and its channels must be dialled again from the new one.
+var ErrCannotMigrate = errors.New("transport: TCP cannot migrate")
 
 // PathMigration is how one QUIC connection moved to a new local address.
 // Times are offsets from MigrationResult.Started.

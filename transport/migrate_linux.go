@@ -31,7 +31,8 @@ func (s *Session) Migrate(ctx context.Context, newLocal netip.Addr) (MigrationRe
 		return res, chanErr(s.arm, s.role, -1, "migrate", ErrCannotMigrate)
 	}
 	if s.role != "client" {
-		return res, chanErr(s.arm, s.role, -1, "migrate", errors.New("only the client end of a QUIC connection can migrate; call Migrate on the session Dial returned"))
+		return res, chanErr(s.arm, s.role, -1, "migrate", errors.New(
+			"only the client end of a QUIC connection can migrate; call Migrate on the session Dial returned"))
 	}
 	if !newLocal.IsValid() {
 		return res, chanErr(s.arm, s.role, -1, "migrate", errors.New("no new local address given: pass the address the client now has"))
@@ -149,7 +150,8 @@ const tcpEstablished = 1
 
 // tcpStateName names a tcpi_state value (include/net/tcp_states.h).
 func tcpStateName(s uint8) string {
-	names := []string{1: "ESTABLISHED", "SYN_SENT", "SYN_RECV", "FIN_WAIT1", "FIN_WAIT2", "TIME_WAIT", "CLOSE", "CLOSE_WAIT", "LAST_ACK", "LISTEN", "CLOSING", "NEW_SYN_RECV"}
+	names := []string{1: "ESTABLISHED", "SYN_SENT", "SYN_RECV", "FIN_WAIT1", "FIN_WAIT2", "TIME_WAIT",
+		"CLOSE", "CLOSE_WAIT", "LAST_ACK", "LISTEN", "CLOSING", "NEW_SYN_RECV"}
 	if int(s) < len(names) && names[s] != "" {
 		return names[s]
 	}

@@ -17,7 +17,7 @@ const ALPN = "quicbench/1"
 const ServerName = "quicbench.invalid"
 
 // Fixed QUIC settings, the same for both QUIC arms and both ends. They are the
-// values the reference bench pinned; State records what the connection
+// values the headline pins on both arms; State records what the connection
 // actually used.
 const (
 	// DatagramSize is the UDP payload size of every full QUIC packet
@@ -50,10 +50,14 @@ const (
 	// ArmQUICPerChannel carries each channel on its own QUIC connection with
 	// one stream: a handshake and a congestion window per channel.
 	ArmQUICPerChannel Arm = "quic-per-channel"
+	// ArmQUICPriority is ArmQUIC with channel Options.PriorityChannel's
+	// stream sent before the others (Options.Priority, set for it). Both
+	// ends must use it for the priority to hold in both directions.
+	ArmQUICPriority Arm = "quic-priority"
 )
 
 // Arms lists every arm, in a stable order.
-func Arms() []Arm { return []Arm{ArmTCP, ArmQUIC, ArmQUICPerChannel} }
+func Arms() []Arm { return []Arm{ArmTCP, ArmQUIC, ArmQUICPerChannel, ArmQUICPriority} }
 
 // ParseArm returns the arm named s, or an error listing the valid names.
 func ParseArm(s string) (Arm, error) {
@@ -73,7 +77,19 @@ func armList() string {
 	return strings.Join(names, ", ")
 }
 
-func (a Arm) isQUIC() bool { return a == ArmQUIC || a == ArmQUICPerChannel }
+// IsQUIC reports whether the arm carries its channels over QUIC (and so
+// has a datagram size, a GSO state and quic-go's congestion control).
+func (a Arm) IsQUIC() bool { return a == ArmQUIC || a == ArmQUICPerChannel || a == ArmQUICPriority }
+
+// connections is the arm that builds the connections, with the options it
+// needs: ArmQUICPriority is ArmQUIC with Priority set.
+func (a Arm) connections(o Options) (Arm, Options) {
+	if a == ArmQUICPriority {
+		o.Priority = true
+		return ArmQUIC, o
+	}
+	return a, o
+}
 
 // Default timeouts used when the corresponding Options field is zero.
 const (
@@ -191,17 +207,20 @@ func (o Options) validate(arm Arm) (Options, error) {
 			return o, fmt.Errorf("transport: Options.PriorityChannel is %d but there are %d channels: use 0..%d", o.PriorityChannel, o.Channels, o.Channels-1)
 		}
 		if arm != ArmQUIC {
-			return o, fmt.Errorf("transport: Options.Priority applies only to the %q arm (stream priority within one connection); the %q arm has nothing to prioritise against", ArmQUIC, arm)
+			return o, fmt.Errorf("transport: Options.Priority applies only to the %q arm (stream priority within one connection); "+
+				"the %q arm has nothing to prioritise against", ArmQUIC, arm)
 		}
 	}
 	if o.TCPInfoInterval < 0 || o.MetricsInterval < 0 || o.HandshakeTimeout < 0 || o.IdleTimeout < 0 {
-		return o, errors.New("transport: negative durations in Options are invalid (TCPInfoInterval, MetricsInterval, HandshakeTimeout, IdleTimeout); use 0 for the default")
+		return o, errors.New("transport: negative durations in Options are invalid " +
+			"(TCPInfoInterval, MetricsInterval, HandshakeTimeout, IdleTimeout); use 0 for the default")
 	}
 	if o.MaxSamples < 0 {
 		return o, fmt.Errorf("transport: Options.MaxSamples is %d: use a positive bound or 0 for the default", o.MaxSamples)
 	}
-	if o.CongestionControl != "" && arm.isQUIC() {
-		return o, fmt.Errorf("transport: Options.CongestionControl %q applies only to the tcp arm: quic-go's controller is fixed (%s)", o.CongestionControl, QUICCongestionControl)
+	if o.CongestionControl != "" && arm.IsQUIC() {
+		return o, fmt.Errorf("transport: Options.CongestionControl %q applies only to the tcp arm: quic-go's controller is fixed (%s)",
+			o.CongestionControl, QUICCongestionControl)
 	}
 	if o.HandshakeTimeout == 0 {
 		o.HandshakeTimeout = DefaultHandshakeTimeout

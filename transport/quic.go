@@ -423,7 +423,8 @@ func dialQUIC(ctx context.Context, arm Arm, addr string, o Options) (*Session, e
 // dialQUICConn opens one QUIC connection on the socket ep. The returned
 // closers close the connection, transport and socket, in that order, and
 // are returned even on error (the socket's always).
-func dialQUICConn(ctx context.Context, arm Arm, ch int, ep *udpEndpoint, raddr *net.UDPAddr, tlsConf *tls.Config, o Options, base time.Time) (*quicConn, []func() error, error) {
+func dialQUICConn(ctx context.Context, arm Arm, ch int, ep *udpEndpoint, raddr *net.UDPAddr, tlsConf *tls.Config, o Options,
+	base time.Time) (*quicConn, []func() error, error) {
 	role := "client"
 	tr := &quic.Transport{Conn: ep.pc}
 	closers := []func() error{tr.Close, ep.pc.Close}

@@ -188,8 +188,15 @@ type Session struct {
 	closeErr     error
 }
 
-// Arm returns the session's arm.
-func (s *Session) Arm() Arm { return s.arm }
+// Arm returns the session's arm: ArmQUICPriority for a QUIC session with
+// Options.Priority set, however it was asked for, since that is what the
+// arm is.
+func (s *Session) Arm() Arm {
+	if s.arm == ArmQUIC && s.opts.Priority {
+		return ArmQUICPriority
+	}
+	return s.arm
+}
 
 // Channels returns the channels in index order; each is also a Channel.
 func (s *Session) Channels() []io.ReadWriteCloser {
@@ -213,7 +220,7 @@ func (s *Session) ConnectTime() time.Duration { return s.connectTime }
 // QUIC series and stats, but TCP_INFO can no longer be read.
 func (s *Session) State() State {
 	st := State{
-		Arm:                        s.arm,
+		Arm:                        s.Arm(),
 		Role:                       s.role,
 		Channels:                   len(s.channels),
 		Started:                    s.started,
@@ -305,6 +312,7 @@ type acceptResult struct {
 // 0 picks one, see Addr). The listener stops when Close is called or ctx is
 // done. For the QUIC arms opts.Certificate must hold the certificate and key.
 func Listen(ctx context.Context, arm Arm, addr string, opts Options) (*Listener, error) {
+	arm, opts = arm.connections(opts)
 	o, err := opts.validate(arm)
 	if err != nil {
 		return nil, err
@@ -420,6 +428,7 @@ func (l *Listener) closeAll() error {
 // arm at addr. All channels are dialled concurrently; ctx bounds the whole
 // setup (and opts.HandshakeTimeout each connection).
 func Dial(ctx context.Context, arm Arm, addr string, opts Options) (*Session, error) {
+	arm, opts = arm.connections(opts)
 	o, err := opts.validate(arm)
 	if err != nil {
 		return nil, err

@@ -147,7 +147,8 @@ func (l *Listener) handleTCP(c *net.TCPConn, g *grouper[*tcpConn], hostCC string
 	}
 	_ = c.SetReadDeadline(time.Time{})
 	if h.count != o.Channels {
-		fail(h.index, "header check", fmt.Errorf("client opens %d channels but the server expects %d: set the same Options.Channels on both ends", h.count, o.Channels))
+		fail(h.index, "header check", fmt.Errorf("client opens %d channels but the server expects %d: set the same Options.Channels on both ends",
+			h.count, o.Channels))
 		return
 	}
 	tc.index = h.index

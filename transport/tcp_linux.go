@@ -56,7 +56,8 @@ func CheckCongestionControl(name string) error {
 	if slices.Contains(avail, name) {
 		return nil
 	}
-	return fmt.Errorf("transport: TCP congestion control %q is not available on this host (tcp_available_congestion_control: %s); load it as root with `modprobe tcp_%s` (an unprivileged namespace cannot), or choose one of those available",
+	return fmt.Errorf("transport: TCP congestion control %q is not available on this host (tcp_available_congestion_control: %s); "+
+		"load it as root with `modprobe tcp_%s` (an unprivileged namespace cannot), or choose one of those available",
 		name, strings.Join(avail, " "), name)
 }
 
@@ -70,7 +71,8 @@ func setTCPOptions(fd int, o Options) error {
 		if err := unix.SetsockoptString(fd, unix.IPPROTO_TCP, unix.TCP_CONGESTION, o.CongestionControl); err != nil {
 			if errors.Is(err, unix.EPERM) {
 				allowed, _ := readProcWords(procAllowedCC)
-				return fmt.Errorf("setting TCP_CONGESTION %q: %w: without CAP_NET_ADMIN only tcp_allowed_congestion_control (%s) may be set", o.CongestionControl, err, strings.Join(allowed, " "))
+				return fmt.Errorf("setting TCP_CONGESTION %q: %w: without CAP_NET_ADMIN only tcp_allowed_congestion_control (%s) may be set",
+					o.CongestionControl, err, strings.Join(allowed, " "))
 			}
 			return fmt.Errorf("setting TCP_CONGESTION %q: %w", o.CongestionControl, err)
 		}

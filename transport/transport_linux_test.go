@@ -28,7 +28,7 @@ var testCert = sync.OnceValues(func() (Certificate, error) { return NewCertifica
 func options(t testing.TB, arm Arm, n int) Options {
 	t.Helper()
 	o := Options{Channels: n}
-	if arm.isQUIC() {
+	if arm.IsQUIC() {
 		c, err := testCert()
 		if err != nil {
 			t.Fatal(err)
@@ -553,6 +553,16 @@ func TestPriorityRecorded(t *testing.T) {
 	if plain.State().Priority != nil {
 		t.Error("priority recorded although none was set")
 	}
+	// The quic-priority arm is the quic arm with Priority set for it.
+	o = options(t, ArmQUICPriority, 3)
+	o.PriorityChannel = 2
+	server, client = pair(t, ArmQUICPriority, o, o)
+	exchange(t, server, client, 100)
+	for _, s := range []*Session{server, client} {
+		if p := s.State().Priority; p == nil || p.Channel != 2 {
+			t.Errorf("the quic-priority arm applied no priority to channel 2: %+v", p)
+		}
+	}
 }
 
 func TestOptionsValidation(t *testing.T) {
@@ -906,7 +916,7 @@ func TestSessionsOutliveListener(t *testing.T) {
 				t.Fatal(err)
 			}
 			exchange(t, s, c, 10000)
-			if arm.isQUIC() {
+			if arm.IsQUIC() {
 				if pc, err := net.ListenPacket("udp4", addr); err == nil {
 					pc.Close()
 					t.Fatal("the listener's UDP socket was released while a session still used it")
@@ -915,7 +925,7 @@ func TestSessionsOutliveListener(t *testing.T) {
 			if err := s.Close(); err != nil {
 				t.Errorf("session Close: %v", err)
 			}
-			if arm.isQUIC() {
+			if arm.IsQUIC() {
 				pc, err := net.ListenPacket("udp4", addr)
 				if err != nil {
 					t.Fatalf("the UDP socket is still held after the listener and its session closed: %v", err)

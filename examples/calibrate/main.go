@@ -95,7 +95,8 @@ type config struct {
 
 func main() {
 	var c config
-	flag.StringVar(&c.profiles, "profiles", "80:10 80:10:1 150:2 150:2:1 20:100 20:100:1 5:1000 5:1000:1", "profiles to calibrate (shapedlink grammar rtt_ms:rate_mbit[:loss_pct][@limit_pkts], space-separated)")
+	flag.StringVar(&c.profiles, "profiles", "80:10 80:10:1 150:2 150:2:1 20:100 20:100:1 5:1000 5:1000:1",
+		"profiles to calibrate (shapedlink grammar rtt_ms:rate_mbit[:loss_pct][@limit_pkts], space-separated)")
 	flag.StringVar(&c.backend, "backend", "", `shaping backend: "" (auto: netem if the kernel has it), "netem" or "emulator"`)
 	flag.IntVar(&c.echoes, "echoes", 200, "idle round-trip echoes per profile (at least 200 for the targets)")
 	flag.DurationVar(&c.bulk, "bulk", 9*time.Second, "duration of each bulk TCP flow (the first third is discarded)")
@@ -224,7 +225,8 @@ func printTable(w io.Writer, rep Report) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "profile\tbackend\texpected ms\tp50 err ms\t\tp99 err ms\t\tloopback p50/p99\tbbr goodput\twire\t\tcubic goodput\twire\t\tloss % [95% CI]\t\tcpu/pkt\t")
+	fmt.Fprintln(tw, "profile\tbackend\texpected ms\tp50 err ms\t\tp99 err ms\t\tloopback p50/p99\t"+
+		"bbr goodput\twire\t\tcubic goodput\twire\t\tloss % [95% CI]\t\tcpu/pkt\t")
 	for _, r := range rep.Results {
 		if r.Error != "" && r.Answered == 0 {
 			fmt.Fprintf(tw, "%s\t%s\terror: %s\t\n", r.Profile, r.Backend, r.Error)

@@ -1,6 +1,6 @@
 // Command cpucost measures what each arm costs the machine: CPU time of the
 // server and client processes per MB the saturating channel delivered, and
-// their peak resident memory, at the reference profiles and at 100 Mbit/s
+// their peak resident memory, at the headline profiles and at 100 Mbit/s
 // and 1 Gbit/s, without loss. The summary's "CPU and memory" table has the
 // figures; the usual round-trip tables come with them.
 //

@@ -73,7 +73,9 @@ func mainCode() int {
 	seed := fs.Uint64("seed", 0, "emulator loss seed (0: random, recorded)")
 	summaryOnly := fs.Bool("summary", false, "only print the summary of -workdir")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: fallback [flags]\n\nConnect time of a QUIC-first client that falls back to per-channel TCP, with UDP blocked, against TCP directly and against QUIC with UDP open.\n\nflags:\n")
+		fmt.Fprintf(fs.Output(), "usage: fallback [flags]\n\n"+
+			"Connect time of a QUIC-first client that falls back to per-channel TCP, with UDP blocked, "+
+			"against TCP directly and against QUIC with UDP open.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(os.Args[1:]); err != nil {

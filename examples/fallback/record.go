@@ -218,7 +218,8 @@ func Summarise(w io.Writer, records []Record) error {
 		}
 		return order[a.Arm] < order[b.Arm]
 	})
-	fmt.Fprintln(w, "| profile | arm | connects ok | median ms | min–max ms | vs tcp median ms | QUIC used / failed / gave up | session over quic / tcp | UDP dropped (packets) |")
+	fmt.Fprintln(w, "| profile | arm | connects ok | median ms | min–max ms | vs tcp median ms | "+
+		"QUIC used / failed / gave up | session over quic / tcp | UDP dropped (packets) |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	tcpMedian := map[string]time.Duration{}
 	for _, r := range records {

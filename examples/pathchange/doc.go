@@ -8,7 +8,7 @@
 //
 // Each run builds a fresh shaped link (shapedlink), gives the client end a
 // second address (AddClientAddr) and starts the server and client as
-// separate processes inside their namespaces, with the reference five
+// separate processes inside their namespaces, with the usual five
 // channels and the display saturating. At -change-at after the session is
 // up the client changes path in one of two orders:
 //

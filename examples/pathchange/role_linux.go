@@ -68,7 +68,8 @@ func (l *eventLog) events() []Event {
 // one; otherwise it returns at once.
 func maybeRunRole() {
 	var events *eventLog
-	withEvents := func(role string, run func(context.Context, roleSpec, *eventLog) (roleResult, error)) func(context.Context, roleSpec, *slog.Logger) (roleResult, error) {
+	withEvents := func(role string,
+		run func(context.Context, roleSpec, *eventLog) (roleResult, error)) func(context.Context, roleSpec, *slog.Logger) (roleResult, error) {
 		return func(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResult, error) {
 			events = &eventLog{side: role, log: log}
 			return run(ctx, spec, events)
@@ -199,7 +200,8 @@ func runClient(ctx context.Context, spec roleSpec, events *eventLog) (roleResult
 
 // change makes the path change at its time: the migration and the removal
 // of the old address, in the order asked for.
-func change(ctx context.Context, sess *transport.Session, c changeSpec, up time.Time, out io.Writer, in *bufio.Reader, events *eventLog) *transport.MigrationResult {
+func change(ctx context.Context, sess *transport.Session, c changeSpec, up time.Time, out io.Writer, in *bufio.Reader,
+	events *eventLog) *transport.MigrationResult {
 	t := time.NewTimer(time.Until(up.Add(c.At)))
 	defer t.Stop()
 	select {

@@ -158,7 +158,8 @@ func firstLine(s string) string {
 // WriteTable writes rows as a markdown table, figures in ms as median
 // [min–max] over repeats.
 func WriteTable(w io.Writer, rows []Row) {
-	fmt.Fprintln(w, "| order | loss | arm | survived | stall ms | open stalls | stall-ending RTT ms | recovery p50 ms | baseline gap ms | QUIC path validated ms | server moved ms |")
+	fmt.Fprintln(w, "| order | loss | arm | survived | stall ms | open stalls | stall-ending RTT ms | recovery p50 ms | "+
+		"baseline gap ms | QUIC path validated ms | server moved ms |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		surv := fmt.Sprintf("%d/%d", r.Survived, r.Repeats-r.Failed)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/bench"
+	"github.com/shakenfist/quicbench/transport"
 )
 
 // defaults is the matrix the command runs; quick is its -quick preset.
@@ -26,11 +27,11 @@ func main() {
 		quick,
 		func(m *bench.Matrix) error {
 			for _, a := range m.Arms {
-				if a == bench.ArmQUICPriority {
+				if a == transport.ArmQUICPriority {
 					return nil
 				}
 			}
-			m.Arms = append(m.Arms, bench.ArmQUICPriority)
+			m.Arms = append(m.Arms, transport.ArmQUICPriority)
 			return nil
 		}))
 }

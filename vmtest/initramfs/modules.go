@@ -126,7 +126,8 @@ func (x *Index) LoadOrder(names ...string) ([]Module, error) {
 func ReadModule(path string) (Module, error) {
 	for _, ext := range []string{".xz", ".zst", ".gz"} {
 		if strings.HasSuffix(path, ext) {
-			return Module{}, fmt.Errorf("initramfs: %s is compressed; use a kernel package with uncompressed modules (Debian 12's linux-image-6.1.0-*-amd64 ships them uncompressed) or decompress it first", path)
+			return Module{}, fmt.Errorf("initramfs: %s is compressed; use a kernel package with uncompressed modules "+
+				"(Debian 12's linux-image-6.1.0-*-amd64 ships them uncompressed) or decompress it first", path)
 		}
 	}
 	f, err := elf.Open(path)

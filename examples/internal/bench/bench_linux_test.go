@@ -12,7 +12,9 @@ import (
 	"github.com/shakenfist/quicbench/examples/internal/results"
 	"github.com/shakenfist/quicbench/gsocheck"
 	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
 	"github.com/shakenfist/quicbench/spicelike"
+	"github.com/shakenfist/quicbench/transport"
 )
 
 // The runs re-execute the test binary as their server and client.
@@ -21,20 +23,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func needLinks(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to build namespaces (run as root, or in CI)")
-	}
-	p, _ := shapedlink.ParseProfile("10:100")
-	l, err := shapedlink.New(context.Background(), p, shapedlink.Options{})
-	if err != nil {
-		t.Skipf("cannot build a link here: %v", err)
-	}
-	l.Close()
-}
-
-func tinyMatrix(t *testing.T, arms ...string) *Matrix {
+func tinyMatrix(t *testing.T, arms ...transport.Arm) *Matrix {
 	t.Helper()
 	p, err := shapedlink.ParseProfile("20:10")
 	if err != nil {
@@ -52,8 +41,8 @@ func tinyMatrix(t *testing.T, arms ...string) *Matrix {
 // TestMatrixEndToEnd runs every arm across an emulated lossy link, in
 // separate server and client processes, and checks what was recorded.
 func TestMatrixEndToEnd(t *testing.T) {
-	needLinks(t)
-	m := tinyMatrix(t, ArmTCP, ArmQUIC, ArmQUICPerChannel, ArmQUICPriority)
+	shapedlinktest.Need(t)
+	m := tinyMatrix(t, transport.ArmTCP, transport.ArmQUIC, transport.ArmQUICPerChannel, transport.ArmQUICPriority)
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +95,7 @@ func TestMatrixEndToEnd(t *testing.T) {
 		if r.BulkBytesTotal < r.BulkBytes {
 			t.Errorf("%s: bulk bytes total %d below the window's %d", r.Arm, r.BulkBytesTotal, r.BulkBytes)
 		}
-		if r.Arm == ArmTCP {
+		if r.Arm == string(transport.ArmTCP) {
 			if r.GSOQueue != nil {
 				t.Errorf("tcp arm has a GSO verdict")
 			}
@@ -145,8 +134,8 @@ func TestMatrixEndToEnd(t *testing.T) {
 // TestInterruptedRunIsNotRecorded cancels a run half way: nothing is
 // recorded for it, so a rerun does it again.
 func TestInterruptedRunIsNotRecorded(t *testing.T) {
-	needLinks(t)
-	m := tinyMatrix(t, ArmQUIC)
+	shapedlinktest.Need(t)
+	m := tinyMatrix(t, transport.ArmQUIC)
 	m.Workload.Duration = 20 * time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
@@ -159,7 +148,7 @@ func TestInterruptedRunIsNotRecorded(t *testing.T) {
 		t.Errorf("interruption took %v to take effect", d)
 	}
 	rc := m.Plan()[0]
-	if results.Done(rc.Dir(), rc.Cell, rc.Arm, rc.Repeat) {
+	if results.Done(rc.Dir(), rc.Cell, string(rc.Arm), rc.Repeat) {
 		t.Error("an interrupted run was recorded as done")
 	}
 }
@@ -183,15 +172,15 @@ func TestValidateRefusesBadMatrix(t *testing.T) {
 // but is not done, and a record that does not validate is not done either;
 // resume sets both aside under names that say so and measures the runs.
 func TestFailedAndCorruptRunsAreRedone(t *testing.T) {
-	needLinks(t)
-	m := tinyMatrix(t, ArmTCP, ArmQUIC)
+	shapedlinktest.Need(t)
+	m := tinyMatrix(t, transport.ArmTCP, transport.ArmQUIC)
 	plan := m.Plan()
 	if err := os.MkdirAll(m.Workdir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	// As an earlier invocation would have left them: the tcp run failed,
 	// the quic run's record was cut short.
-	failed := results.Run{Schema: results.SchemaVersion, Cell: plan[0].Cell, Arm: plan[0].Arm, Repeat: 1,
+	failed := results.Run{Schema: results.SchemaVersion, Cell: plan[0].Cell, Arm: string(plan[0].Arm), Repeat: 1,
 		Started: time.Now(), Finished: time.Now(), Duration: m.Workload.Duration, Warmup: m.Workload.Warmup,
 		Failed: "building the link: no netem"}
 	if err := results.WriteJSON(filepath.Join(plan[0].Dir(), results.RunFile), failed); err != nil {
@@ -207,7 +196,7 @@ func TestFailedAndCorruptRunsAreRedone(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, rc := range plan {
-		if _, st, err := results.Check(rc.Dir(), rc.Cell, rc.Arm, rc.Repeat); st != results.Measured {
+		if _, st, err := results.Check(rc.Dir(), rc.Cell, string(rc.Arm), rc.Repeat); st != results.Measured {
 			t.Errorf("%s: %v (%v) after resume, want measured", rc.Arm, st, err)
 		}
 	}
@@ -226,13 +215,13 @@ func TestFailedAndCorruptRunsAreRedone(t *testing.T) {
 // many, records them as failed, and a rerun retries them; a rerun with
 // another backend is another matrix.
 func TestFailedRunsAreCountedAndRetried(t *testing.T) {
-	needLinks(t)
+	shapedlinktest.Need(t)
 	p, _ := shapedlink.ParseProfile("10:100")
 	if l, err := shapedlink.New(context.Background(), p, shapedlink.Options{Backend: shapedlink.BackendNetem}); err == nil {
 		l.Close()
 		t.Skip("this kernel has netem; the test needs a backend that fails")
 	}
-	m := tinyMatrix(t, ArmTCP)
+	m := tinyMatrix(t, transport.ArmTCP)
 	m.Link.Backend = shapedlink.BackendNetem
 	for attempt := 1; attempt <= 2; attempt++ {
 		err := m.Run(context.Background())
@@ -241,7 +230,7 @@ func TestFailedRunsAreCountedAndRetried(t *testing.T) {
 			t.Fatalf("attempt %d: %v (exit %d), want 1 of 1 runs failed and exit %d", attempt, err, ExitCode(err), ExitFailed)
 		}
 		rc := m.Plan()[0]
-		run, st, _ := results.Check(rc.Dir(), rc.Cell, rc.Arm, rc.Repeat)
+		run, st, _ := results.Check(rc.Dir(), rc.Cell, string(rc.Arm), rc.Repeat)
 		if st != results.FailedRun || !strings.Contains(run.Failed, "netem") {
 			t.Errorf("attempt %d: record %v, failed %q", attempt, st, run.Failed)
 		}

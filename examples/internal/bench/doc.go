@@ -11,7 +11,7 @@
 // resumes; an interrupted run is not recorded and is redone; a run that
 // fails for any other reason is recorded with its reason and counted as
 // unmeasured by the summary. Main wraps all of it for a command: flags with
-// the reference bench's environment variables as defaults, progress on
+// the original Rust bench's environment variables (PROFILES, LOSSES, ...) as defaults, progress on
 // stderr, and the summary (package report) on stdout at the end.
 //
 // Commands whose runs are not a matrix run (fallback, pathchange) share

@@ -6,6 +6,7 @@ import (
 	"github.com/shakenfist/quicbench/examples/internal/bench"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
+	"github.com/shakenfist/quicbench/transport"
 )
 
 // The arms are interleaved within each repeat of a cell, so drift on the
@@ -14,7 +15,7 @@ func ExampleMatrix_Plan() {
 	p, _ := shapedlink.ParseProfile("80:10")
 	m := &bench.Matrix{
 		Profiles: []shapedlink.Profile{p}, Losses: []float64{0, 1}, CCs: []string{"reno"},
-		Arms: []string{"tcp", "quic"}, Repeats: 2, Workload: spicelike.Defaults(), Workdir: "results",
+		Arms: []transport.Arm{"tcp", "quic"}, Repeats: 2, Workload: spicelike.Defaults(), Workdir: "results",
 	}
 	for _, rc := range m.Plan() {
 		fmt.Println(rc.Cell.Dir(), rc.Arm, rc.Repeat, rc.Profile)

@@ -37,7 +37,7 @@ func (f Finding) Same() bool { return f.Found != nil && f.Found.Verdict == f.Rea
 // String is the one line PrintFindings prints.
 func (f Finding) String() string {
 	r := f.Reading
-	full := fmt.Sprintf("%s %+.1f ms, threshold %.1f ms (%s)", reading(r.Verdict, r.B), r.DeltaMs, r.ThresholdMs, r.Source)
+	full := fmt.Sprintf("%s %+.1f ms, threshold %.1f ms (%s)", reading(r.Verdict, report.ArmLabel(r.B)), r.DeltaMs, r.ThresholdMs, r.Source)
 	if f.Found == nil {
 		return fmt.Sprintf("%s: not measured here (%s); the full matrix reads %s", r.Cell, f.Err, full)
 	}
@@ -46,7 +46,7 @@ func (f Finding) String() string {
 		same = "a different reading: rerun, or run the full matrix, before relying on either"
 	}
 	return fmt.Sprintf("%s: %s %+.1f ms, threshold %.1f ms; the full matrix reads %s: %s",
-		f.Label, reading(f.Found.Verdict, r.B), f.Found.DeltaMs, f.Found.ThresholdMs, full, same)
+		f.Label, reading(f.Found.Verdict, report.ArmLabel(r.B)), f.Found.DeltaMs, f.Found.ThresholdMs, full, same)
 }
 
 func reading(v stats.Verdict, arm string) string {

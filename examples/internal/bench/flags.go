@@ -21,10 +21,11 @@ import (
 	"github.com/shakenfist/quicbench/examples/internal/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
+	"github.com/shakenfist/quicbench/transport"
 )
 
 // Defaults are a command's matrix defaults; each can be overridden by the
-// reference bench's environment variable and then by a flag.
+// original Rust bench's environment variable and then by a flag.
 type Defaults struct {
 	Profiles, Losses, CCs, Arms string
 	Repeats                     int
@@ -57,7 +58,7 @@ type Flags struct {
 }
 
 // NewFlags registers the shared flags on fs. Each default comes from d,
-// overridden by the environment variables the reference bench used
+// overridden by the environment variables the original Rust bench used
 // (PROFILES, LOSSES, CCS, REPEATS, DURATION, WARMUP, WORKDIR), so its
 // commands carry over. quick is the -quick preset.
 func NewFlags(fs *flag.FlagSet, d, quick Defaults) *Flags {
@@ -71,7 +72,7 @@ func NewFlags(fs *flag.FlagSet, d, quick Defaults) *Flags {
 	fs.StringVar(&f.profiles, "profiles", env("PROFILES", d.Profiles), "link profiles, rtt_ms:rate_mbit, space-separated (env PROFILES)")
 	fs.StringVar(&f.losses, "losses", env("LOSSES", d.Losses), "per-direction loss levels in percent, space-separated (env LOSSES)")
 	fs.StringVar(&f.ccs, "ccs", env("CCS", d.CCs), "kernel TCP congestion controls for the tcp arm; reno is the matched headline (env CCS)")
-	fs.StringVar(&f.arms, "arms", d.Arms, "arms, space-separated: tcp quic quic-per-channel quic-priority")
+	fs.StringVar(&f.arms, "arms", d.Arms, "arms, space-separated: "+armNames())
 	fs.BoolVar(&f.perChannel, "per-channel", false, "also run the quic-per-channel arm (one QUIC connection per channel)")
 	f.repeats = d.Repeats
 	if v, ok := os.LookupEnv("REPEATS"); ok {
@@ -130,7 +131,7 @@ func (d *durationFlag) setEnv(name string) {
 // MaxDuration bounds a run's length (and its warm-up).
 const MaxDuration = 24 * time.Hour
 
-// parseSeconds accepts "45" (seconds, as the reference's variables) or a Go
+// parseSeconds accepts "45" (seconds, as DURATION and WARMUP were) or a Go
 // duration ("45s", "1m30s"), positive and at most MaxDuration.
 func parseSeconds(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
@@ -188,7 +189,7 @@ func uniqueFields(s, what string) ([]string, error) {
 }
 
 // Matrix builds the matrix the flags describe. With -quick, the preset
-// replaces the defaults; flags given on the command line and the reference's
+// replaces the defaults; flags given on the command line and the
 // variables set in the environment still override it.
 func (f *Flags) Matrix() (*Matrix, error) {
 	explicit := func(flagName, env string) bool {
@@ -245,12 +246,20 @@ func (f *Flags) Matrix() (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	arms, err := uniqueFields(f.arms, "arm")
+	names, err := uniqueFields(f.arms, "arm")
 	if err != nil {
 		return nil, err
 	}
-	if f.perChannel && !contains(arms, ArmQUICPerChannel) {
-		arms = append(arms, ArmQUICPerChannel)
+	var arms []transport.Arm
+	for _, n := range names {
+		a, err := transport.ParseArm(n)
+		if err != nil {
+			return nil, err
+		}
+		arms = append(arms, a)
+	}
+	if f.perChannel && !slices.Contains(arms, transport.ArmQUICPerChannel) {
+		arms = append(arms, transport.ArmQUICPerChannel)
 	}
 	ccs, err := uniqueFields(f.ccs, "congestion control")
 	if err != nil {
@@ -313,13 +322,13 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
+// armNames lists every transport arm for the flag's help.
+func armNames() string {
+	var names []string
+	for _, a := range transport.Arms() {
+		names = append(names, string(a))
 	}
-	return false
+	return strings.Join(names, " ")
 }
 
 // Main is the body of every matrix command: run the role if this process is
@@ -452,7 +461,14 @@ func Summarise(w io.Writer, workdir string) int {
 // String describes the matrix d asks for and how many runs it makes.
 func (d Defaults) String() string {
 	n := len(strings.Fields(d.Profiles)) * len(strings.Fields(d.Losses)) * len(strings.Fields(d.CCs)) *
-		len(strings.Fields(d.Arms)) * d.Repeats
-	return fmt.Sprintf("profiles %q, losses %q, ccs %q, arms %q, %d repeats of %v (%v warm-up): %d runs into %s",
-		d.Profiles, d.Losses, d.CCs, d.Arms, d.Repeats, d.Duration, d.Warmup, n, d.Workdir)
+		len(strings.Fields(d.Arms)) * d.Repeats * max(1, len(strings.Fields(d.Sessions))) * max(1, len(strings.Fields(d.BulkCaps)))
+	extra := ""
+	if d.Sessions != "" {
+		extra += fmt.Sprintf(", sessions %q", d.Sessions)
+	}
+	if d.BulkCaps != "" {
+		extra += fmt.Sprintf(", caps %q", d.BulkCaps)
+	}
+	return fmt.Sprintf("profiles %q, losses %q, ccs %q, arms %q%s, %d repeats of %v (%v warm-up): %d runs into %s",
+		d.Profiles, d.Losses, d.CCs, d.Arms, extra, d.Repeats, d.Duration, d.Warmup, n, d.Workdir)
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shakenfist/quicbench/transport"
 )
 
 // matrixEnv are the reference's variables NewFlags reads.
@@ -154,7 +156,7 @@ func TestExitCodes(t *testing.T) {
 // (naming what differs); neither refusal advises a rerun.
 func TestWorkdirClaims(t *testing.T) {
 	m := &Matrix{ProfileText: []string{"20:10"}, Losses: []float64{1}, CCs: []string{MatchedCC},
-		Arms: []string{"tcp"}, Repeats: 1, Workdir: t.TempDir()}
+		Arms: []transport.Arm{"tcp"}, Repeats: 1, Workdir: t.TempDir()}
 	release, err := m.claimWorkdir()
 	if err != nil {
 		t.Fatal(err)

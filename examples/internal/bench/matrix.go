@@ -20,7 +20,6 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
-	"golang.org/x/sys/unix"
 )
 
 // Matrix is profiles x losses x congestion-control settings x repeats, with
@@ -36,9 +35,9 @@ type Matrix struct {
 	// CCs are the kernel TCP congestion controls for the tcp arm. "reno"
 	// is the headline (matched with quic-go's NewReno); any other is a
 	// sensitivity cell.
-	CCs     []string `json:"ccs"`
-	Arms    []string `json:"arms"`
-	Repeats int      `json:"repeats"`
+	CCs     []string        `json:"ccs"`
+	Arms    []transport.Arm `json:"arms"`
+	Repeats int             `json:"repeats"`
 	// Workload is the spicelike configuration of every run.
 	Workload spicelike.Config `json:"workload"`
 	Workdir  string           `json:"workdir"`
@@ -93,7 +92,7 @@ func (m *Matrix) Validate() error {
 		errs = append(errs, errors.New("no arms: give at least one, e.g. -arms \"tcp quic\""))
 	}
 	for _, a := range m.Arms {
-		if _, err := ParseArm(a); err != nil {
+		if _, err := transport.ParseArm(string(a)); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -249,7 +248,7 @@ func (m *Matrix) Run(ctx context.Context) error {
 	var todo []RunConfig
 	retried := 0
 	for _, rc := range plan {
-		_, st, err := results.Check(rc.Dir(), rc.Cell, rc.Arm, rc.Repeat)
+		_, st, err := results.Check(rc.Dir(), rc.Cell, string(rc.Arm), rc.Repeat)
 		switch st {
 		case results.Measured:
 			continue
@@ -270,7 +269,7 @@ func (m *Matrix) Run(ctx context.Context) error {
 	for _, rc := range todo {
 		// What a failed or corrupt attempt left is kept, under a name
 		// that says so, before the run is redone.
-		if _, st, _ := results.Check(rc.Dir(), rc.Cell, rc.Arm, rc.Repeat); st == results.FailedRun || st == results.Corrupt {
+		if _, st, _ := results.Check(rc.Dir(), rc.Cell, string(rc.Arm), rc.Repeat); st == results.FailedRun || st == results.Corrupt {
 			why := "failed"
 			if st == results.Corrupt {
 				why = "corrupt"
@@ -341,7 +340,7 @@ type matrixRecord struct {
 	Profiles []string         `json:"profiles"`
 	Losses   []float64        `json:"losses"`
 	CCs      []string         `json:"ccs"`
-	Arms     []string         `json:"arms"`
+	Arms     []transport.Arm  `json:"arms"`
 	Repeats  int              `json:"repeats"`
 	Workload spicelike.Config `json:"workload"`
 	Workdir  string           `json:"workdir"`
@@ -414,8 +413,7 @@ type progress struct {
 func newProgress(w io.Writer, total, done int, runLen time.Duration) *progress {
 	p := &progress{w: w, total: total, done: done, startedAt: time.Now(), runLen: runLen}
 	if f, ok := w.(*os.File); ok {
-		_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-		p.tty = err == nil
+		p.tty = isTerminal(f)
 	}
 	return p
 }

@@ -57,7 +57,7 @@ func (e RoleEnv) Start(ctx context.Context, ns *shapedlink.Namespace, role strin
 	// exits, not the process; ns.Start forks from the process's one
 	// permanent starter thread (internal/proc), so the signal comes only
 	// when this process dies. Never call cmd.Start here directly.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = killWithParent()
 	cmd.ExtraFiles = extra
 	if err := ns.Start(cmd); err != nil {
 		return nil, fmt.Errorf("starting the %s in its namespace: %w", role, err)

@@ -16,37 +16,14 @@ import (
 	"github.com/shakenfist/quicbench/gsocheck"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
-	"github.com/shakenfist/quicbench/stats"
 	"github.com/shakenfist/quicbench/transport"
 )
-
-// Arms a matrix can run. ArmQUICPriority is the quic arm with the
-// interactive channel's stream given a higher send urgency on both ends.
-const (
-	ArmTCP            = string(transport.ArmTCP)
-	ArmQUIC           = string(transport.ArmQUIC)
-	ArmQUICPerChannel = string(transport.ArmQUICPerChannel)
-	ArmQUICPriority   = "quic-priority"
-)
-
-// ParseArm checks an arm name.
-func ParseArm(s string) (string, error) {
-	switch s {
-	case ArmTCP, ArmQUIC, ArmQUICPerChannel, ArmQUICPriority:
-		return s, nil
-	}
-	return "", fmt.Errorf("unknown arm %q: want tcp, quic, quic-per-channel or quic-priority", s)
-}
-
-// DatagramSize is the QUIC packet size the transport pins (its
-// InitialPacketSize with path MTU discovery off).
-const DatagramSize = 1400
 
 // RunConfig is one run: one cell, one arm, one repeat.
 type RunConfig struct {
 	Cell     results.Cell
 	Profile  shapedlink.Profile // loss included
-	Arm      string
+	Arm      transport.Arm
 	Repeat   int
 	Workload spicelike.Config
 	Workdir  string
@@ -61,7 +38,9 @@ type RunConfig struct {
 }
 
 // Dir is the run's results directory.
-func (rc RunConfig) Dir() string { return results.RunDir(rc.Workdir, rc.Cell, rc.Arm, rc.Repeat) }
+func (rc RunConfig) Dir() string {
+	return results.RunDir(rc.Workdir, rc.Cell, string(rc.Arm), rc.Repeat)
+}
 
 // ErrInterrupted marks a run stopped by its context: it is not recorded, so
 // a rerun does it again.
@@ -80,7 +59,7 @@ func RunOne(ctx context.Context, rc RunConfig) (results.Run, error) {
 	}
 	dir := rc.Dir()
 	var failed error
-	run, err := RecordRun(ctx, dir, NewRun(rc.Cell, rc.Arm, rc.Repeat, rc.Workload), log, func(run *results.Run) error {
+	run, err := RecordRun(ctx, dir, NewRun(rc.Cell, string(rc.Arm), rc.Repeat, rc.Workload), log, func(run *results.Run) error {
 		failed = measure(ctx, rc, dir, run, log)
 		return failed
 	}, nil)
@@ -119,15 +98,11 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 	if rc.Qlog {
 		topts.QlogDir = dir
 	}
-	tarm := transport.Arm(rc.Arm)
-	if rc.Arm == ArmQUICPriority {
-		tarm = transport.ArmQUIC
-	}
 	sbase, cbase, err := rig.RoleBases(topts, time.Now().Add(rc.Workload.Duration+2*time.Minute))
 	if err != nil {
 		return err
 	}
-	serverSpec := RoleSpec{RoleBase: sbase, Arm: tarm, Workload: rc.Workload, Sessions: rc.Sessions}
+	serverSpec := RoleSpec{RoleBase: sbase, Arm: rc.Arm, Workload: rc.Workload, Sessions: rc.Sessions}
 	clientSpec := serverSpec
 	clientSpec.RoleBase = cbase
 
@@ -203,8 +178,8 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 	if rc.Sessions >= 1 {
 		recordSessions(run, cres)
 	}
-	if report.IsQUIC(rc.Arm) {
-		expected := gsocheck.Expected(DatagramSize, gsocheck.VethL2)
+	if rc.Arm.IsQUIC() {
+		expected := gsocheck.Expected(transport.DatagramSize, gsocheck.VethL2)
 		g, err := gsocheck.FromQueue(gsoSamples(qs.s), expected, gsocheck.Options{})
 		if err == nil {
 			run.GSOQueue = &g
@@ -249,7 +224,7 @@ func recordSessions(run *results.Run, cres RoleResult) {
 	for i, s := range rs {
 		sr := results.SessionResult{Index: i}
 		if c := s.Client; c != nil {
-			sr.Samples = toStatsSamples(c.Samples)
+			sr.Samples = c.Samples
 			sr.Timeouts = c.Timeouts
 			sr.ThroughputMbit = c.BulkMbps
 			sr.BulkBytes = c.BulkBytesWindow
@@ -282,10 +257,9 @@ func recordSessions(run *results.Run, cres RoleResult) {
 func transportOptions(rc RunConfig) (transport.Options, error) {
 	o := transport.Options{Channels: len(rc.Workload.Channels)}
 	switch rc.Arm {
-	case ArmTCP:
+	case transport.ArmTCP:
 		o.CongestionControl = rc.Cell.CC
-	case ArmQUICPriority:
-		o.Priority = true
+	case transport.ArmQUICPriority:
 		o.PriorityChannel = -1
 		for i, ch := range rc.Workload.Channels {
 			if ch.Role == spicelike.Interactive {
@@ -295,7 +269,7 @@ func transportOptions(rc RunConfig) (transport.Options, error) {
 		if o.PriorityChannel < 0 {
 			return o, errors.New("the quic-priority arm needs an interactive channel to prioritise")
 		}
-	case ArmQUIC, ArmQUICPerChannel:
+	case transport.ArmQUIC, transport.ArmQUICPerChannel:
 	default:
 		return o, fmt.Errorf("unknown arm %q", rc.Arm)
 	}
@@ -324,14 +298,6 @@ func WaitReady(ctx context.Context, ready *os.File, exited <-chan struct{}, time
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-func toStatsSamples(in []spicelike.Sample) []stats.Sample {
-	out := make([]stats.Sample, len(in))
-	for i, s := range in {
-		out[i] = stats.Sample{Offset: s.Offset, RTT: s.RTT}
-	}
-	return out
 }
 
 func gsoSamples(in []shapedlink.QueueSample) []gsocheck.Sample {

@@ -7,14 +7,16 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
+	"github.com/shakenfist/quicbench/transport"
 )
 
 // TestTwoSessionsEndToEnd runs two sessions at once over one emulated link,
 // server and client in their own processes, on each arm, and checks that
 // both sessions were measured and recorded apart.
 func TestTwoSessionsEndToEnd(t *testing.T) {
-	needLinks(t)
-	m := tinyMatrix(t, ArmTCP, ArmQUIC, ArmQUICPerChannel)
+	shapedlinktest.Need(t)
+	m := tinyMatrix(t, transport.ArmTCP, transport.ArmQUIC, transport.ArmQUICPerChannel)
 	m.Losses = []float64{0}
 	m.Sessions = []int{2}
 	if err := m.Run(context.Background()); err != nil {
@@ -62,8 +64,14 @@ func TestTwoSessionsEndToEnd(t *testing.T) {
 			sum += s.ThroughputMbit
 			total += s.BulkBytesTotal
 		}
-		// Two sessions share one 10 Mbit/s link.
-		if sum > 10 {
+		// Two sessions share one 10 Mbit/s link. Goodput counts bytes
+		// the application read inside the 2 s window, and TCP hands over
+		// in one go bytes that crossed before the window but waited for
+		// a retransmission to fill a hole: up to a window's worth (a
+		// bandwidth-delay product plus the 13-packet queue, about 45 KB,
+		// 0.18 Mbit/s over 2 s). Above that, the link carried more than
+		// its rate.
+		if sum > 10.2 {
 			t.Errorf("%s: sessions' throughputs sum to %.2f Mbit/s on a 10 Mbit/s link", r.Arm, sum)
 		}
 		if r.BulkBytesTotal != total {
@@ -82,8 +90,8 @@ func TestTwoSessionsEndToEnd(t *testing.T) {
 // TestBulkCapEndToEnd caps the display at half the link and checks the
 // saturating channel's goodput follows the cap, not the link.
 func TestBulkCapEndToEnd(t *testing.T) {
-	needLinks(t)
-	m := tinyMatrix(t, ArmTCP)
+	shapedlinktest.Need(t)
+	m := tinyMatrix(t, transport.ArmTCP)
 	m.Losses = []float64{0}
 	m.BulkCapFractions = []float64{0.5}
 	if err := m.Run(context.Background()); err != nil {
@@ -107,7 +115,7 @@ func TestBulkCapEndToEnd(t *testing.T) {
 }
 
 func TestValidateRefusesBadSessionsAndCaps(t *testing.T) {
-	m := tinyMatrix(t, ArmTCP)
+	m := tinyMatrix(t, transport.ArmTCP)
 	m.Sessions = []int{0, MaxSessions + 1}
 	m.BulkCapFractions = []float64{-0.1, 1.5}
 	m.Workload.BulkRateCap = 1000
@@ -123,7 +131,7 @@ func TestValidateRefusesBadSessionsAndCaps(t *testing.T) {
 }
 
 func TestPlanCellsForSessionsAndCaps(t *testing.T) {
-	m := tinyMatrix(t, ArmTCP, ArmQUIC)
+	m := tinyMatrix(t, transport.ArmTCP, transport.ArmQUIC)
 	m.Sessions = []int{1, 4}
 	m.BulkCapFractions = []float64{0, 0.8}
 	plan := m.Plan()

@@ -3,7 +3,7 @@
 // as JSON, and plots.
 //
 // It computes nothing statistical itself. Every figure comes from package
-// stats, by the reference bench's rule: per cell and arm, the p50, p95 and
+// stats, by its spread rule: per cell and arm, the p50, p95 and
 // p99 are medians over repeats of each repeat's own percentile after the
 // warm-up (stats.SummariseCell); the reading of one arm against another is
 // stats.Compare (delta of median p95s against the wider of the two arms'

@@ -4,20 +4,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/results"
 	"github.com/shakenfist/quicbench/gsocheck"
 	"github.com/shakenfist/quicbench/stats"
+	"github.com/shakenfist/quicbench/transport"
 )
 
-// Arm names, as results records them.
+// Arm names, as results records them: the transport's arms.
 const (
-	ArmTCP            = "tcp"
-	ArmQUIC           = "quic"
-	ArmQUICPerChannel = "quic-per-channel"
-	ArmQUICPriority   = "quic-priority"
+	ArmTCP            = string(transport.ArmTCP)
+	ArmQUIC           = string(transport.ArmQUIC)
+	ArmQUICPerChannel = string(transport.ArmQUICPerChannel)
+	ArmQUICPriority   = string(transport.ArmQUICPriority)
 )
 
 // Options tune how runs are summarised. The zero value uses the warm-up each
@@ -216,7 +216,7 @@ type GSOSummary struct {
 	Inconclusive int `json:"inconclusive"`
 	// PooledMeanMin and PooledMeanMax are the range of the runs' pooled
 	// means (bytes per slot); Max the largest per-sample bytes per slot
-	// (queue evidence only); Expected the reference size.
+	// (queue evidence only); Expected the size one pinned datagram takes.
 	PooledMeanMin float64 `json:"pooled_mean_min"`
 	PooledMeanMax float64 `json:"pooled_mean_max"`
 	Max           float64 `json:"max"`
@@ -260,8 +260,9 @@ type Warning struct {
 	Detail string `json:"detail"`
 }
 
-// IsQUIC reports whether an arm carries its channels over QUIC.
-func IsQUIC(arm string) bool { return arm == ArmQUIC || strings.HasPrefix(arm, ArmQUIC+"-") }
+// IsQUIC reports whether an arm, as results records it, carries its
+// channels over QUIC; the transport's Arm type decides.
+func IsQUIC(arm string) bool { return transport.Arm(arm).IsQUIC() }
 
 // ArmLabel is how an arm is named in prose: "QUIC" for the plain quic arm,
 // the arm's own name otherwise.

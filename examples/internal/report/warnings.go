@@ -114,7 +114,7 @@ func repeatNumber(runs []results.Run, dir, arm string, i int) int {
 
 // ShaperLateLimit is the emulator lateness (99th percentile, either
 // direction) above which a run is flagged: about one 1500-byte frame's
-// serialisation at 10 Mbit/s, small against the reference profiles' delays
+// serialisation at 10 Mbit/s, small against the headline profiles' delays
 // but worth knowing.
 const ShaperLateLimit = time.Millisecond
 

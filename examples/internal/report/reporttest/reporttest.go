@@ -131,7 +131,7 @@ func Cell(c results.Cell, arms ...ArmSpec) []results.Run {
 }
 
 // Seed returns the synthetic matrix: three reno cells at 80 ms / 10 Mbit
-// (0, 1 and 2% loss) with the reference's figures, and a cubic sensitivity
+// (0, 1 and 2% loss) with the original Rust bench's figures, and a cubic sensitivity
 // cell at 0% loss. Readings by the spread rule: 0% QUIC better (-4.8 ms
 // against 1.2), 1% QUIC worse (+61.6 against 0.9), 2% unresolved (+75.0
 // against 300.5).
