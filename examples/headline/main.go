@@ -30,7 +30,8 @@ var (
 
 func main() {
 	os.Exit(bench.Main("headline",
-		"Five SPICE-shaped channels as five TCP connections (tcp) against one QUIC connection with five streams (quic), per profile, loss level and TCP congestion control, interleaved.",
+		"Five SPICE-shaped channels as five TCP connections (tcp) against one QUIC connection with five streams (quic), "+
+			"per profile, loss level and TCP congestion control, interleaved.",
 		defaults,
 		quick,
 		nil))
