@@ -22,10 +22,12 @@
 // first bytes of every channel and the server orders by it, never by accept
 // order. Server and client may run in different processes and network
 // namespaces: everything they share is the address, Options.Channels and,
-// for QUIC, the certificate PEM from NewCertificate. Listen and Dial open
-// their sockets in the network namespace of the calling thread, including
-// the sockets Dial opens from its own goroutines, so a caller may also
-// enter a namespace on a locked OS thread and call them there.
+// for QUIC, the certificate PEM from NewCertificate. The transport makes
+// its sockets through Options.Listen, ListenPacket and DialContext when they
+// are set (the way quic-go's Transport takes a PacketConn), so a caller
+// decides where they live, for example in either namespace of a shaped
+// link, and calls Listen and Dial from any goroutine; left nil, sockets are
+// made with the net package where the process is.
 //
 // # What is pinned on the QUIC arms
 //

@@ -1,8 +1,10 @@
 package transport
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 )
@@ -175,6 +177,25 @@ type Options struct {
 	// KeepAlive is the QUIC keep-alive period. Zero means DefaultKeepAlive;
 	// negative disables keep-alives.
 	KeepAlive time.Duration
+
+	// Listen, ListenPacket and DialContext, when set, make the session's
+	// sockets instead of the net package: the TCP listener, every UDP
+	// socket (both ends of the QUIC arms), and every outgoing TCP
+	// connection. They have the net package's signatures, which are also
+	// those of shapedlink's Namespace methods, so either side of a link is
+	// reached from any goroutine:
+	//
+	//	o.Listen, o.ListenPacket, o.DialContext = link.Client().Listen, link.Client().ListenPacket, link.Client().DialContext
+	//
+	// Left nil, sockets are made where the calling goroutine's thread is,
+	// normally the process's own network namespace. DialContext must return
+	// a *net.TCPConn and ListenPacket a *net.UDPConn (the socket options and
+	// the GSO-off wrapper need them). With DialContext the TCP congestion
+	// control is set once the connection is up rather than before the SYN;
+	// it is read back either way.
+	Listen       func(ctx context.Context, network, address string) (net.Listener, error)
+	ListenPacket func(ctx context.Context, network, address string) (net.PacketConn, error)
+	DialContext  func(ctx context.Context, network, address string) (net.Conn, error)
 
 	// wrapUDP, if set, wraps every UDP socket before anything else sees it.
 	// Tests use it to put a spy between quic-go and the kernel.

@@ -92,12 +92,20 @@ type udpEndpoint struct {
 }
 
 func newUDPEndpoint(ctx context.Context, network, addr string, o Options) (*udpEndpoint, error) {
-	var lc net.ListenConfig
-	pc, err := lc.ListenPacket(ctx, network, addr)
+	listen := o.ListenPacket
+	if listen == nil {
+		listen = (&net.ListenConfig{}).ListenPacket
+	}
+	pc, err := listen(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
-	var s udpSocket = pc.(*net.UDPConn)
+	uc, ok := pc.(*net.UDPConn)
+	if !ok {
+		_ = pc.Close()
+		return nil, fmt.Errorf("Options.ListenPacket returned a %T; it must return a *net.UDPConn", pc)
+	}
+	var s udpSocket = uc
 	if o.wrapUDP != nil {
 		s = o.wrapUDP(s)
 	}
@@ -373,23 +381,13 @@ func dialQUIC(ctx context.Context, arm Arm, addr string, o Options) (*Session, e
 		closers []func() error
 		err     error
 	}
-	ns, err := newCallerNetns()
-	if err != nil {
-		return nil, chanErr(arm, role, -1, "network namespace", err)
-	}
-	defer ns.close()
 	res := make([]result, o.Channels)
 	var wg sync.WaitGroup
 	for i := range o.Channels {
 		wg.Go(func() {
 			r := &res[i]
-			// Only the socket needs the caller's namespace; the handshake
-			// may run anywhere.
-			var ep *udpEndpoint
-			if err := ns.run(func() { ep, r.err = newUDPEndpoint(ctx, network, "", o) }); err != nil {
-				r.err = err
-			}
-			if r.err != nil {
+			ep, err := newUDPEndpoint(ctx, network, "", o)
+			if r.err = err; r.err != nil {
 				r.err = chanErr(arm, role, i, "UDP socket", r.err)
 				return
 			}

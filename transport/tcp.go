@@ -96,7 +96,11 @@ func (l *Listener) listenTCP(addr string) error {
 	lc := net.ListenConfig{Control: func(network, address string, c syscall.RawConn) error {
 		return controlTCP(c, o)
 	}}
-	ln, err := lc.Listen(l.ctx, "tcp", addr)
+	listen := lc.Listen
+	if o.Listen != nil {
+		listen = o.Listen
+	}
+	ln, err := listen(l.ctx, "tcp", addr)
 	if err != nil {
 		return chanErr(ArmTCP, "server", -1, "listen", err)
 	}
@@ -114,10 +118,16 @@ func (l *Listener) listenTCP(addr string) error {
 				}
 				return
 			}
+			tc, ok := c.(*net.TCPConn)
+			if !ok {
+				_ = c.Close()
+				l.fail(chanErr(ArmTCP, "server", -1, "accept", fmt.Errorf("the listener from Options.Listen gave a %T; it must give *net.TCPConn", c)))
+				return
+			}
 			l.wg.Add(1)
 			go func() {
 				defer l.wg.Done()
-				l.handleTCP(c.(*net.TCPConn), &g, hostCC)
+				l.handleTCP(tc, &g, hostCC)
 			}()
 		}
 	}()
@@ -226,25 +236,23 @@ func dialTCP(ctx context.Context, addr string, o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	ns, err := newCallerNetns()
-	if err != nil {
-		return nil, chanErr(ArmTCP, "client", -1, "network namespace", err)
-	}
-	defer ns.close()
-	// TCP_CONGESTION is set before connect so the SYN already runs under it.
+	// TCP_CONGESTION is set before connect so the SYN already runs under it
+	// (with Options.DialContext, once connected: see there).
 	d := net.Dialer{Timeout: o.HandshakeTimeout, ControlContext: tcpControl(o)}
+	dial := d.DialContext
+	if o.DialContext != nil {
+		dial = func(ctx context.Context, network, address string) (net.Conn, error) {
+			ctx, cancel := context.WithTimeout(ctx, o.HandshakeTimeout)
+			defer cancel()
+			return o.DialContext(ctx, network, address)
+		}
+	}
 	started := time.Now()
 	conns := make([]*tcpConn, o.Channels)
 	errs := make([]error, o.Channels)
 	var wg sync.WaitGroup
 	for i := range o.Channels {
-		wg.Go(func() {
-			if err := ns.run(func() {
-				conns[i], errs[i] = dialOneTCP(ctx, &d, addr, i, sid, o)
-			}); err != nil {
-				errs[i] = chanErr(ArmTCP, "client", i, "dial", err)
-			}
-		})
+		wg.Go(func() { conns[i], errs[i] = dialOneTCP(ctx, dial, addr, i, sid, o) })
 	}
 	wg.Wait()
 	connect := time.Since(started)
@@ -262,12 +270,18 @@ func dialTCP(ctx context.Context, addr string, o Options) (*Session, error) {
 	return s, nil
 }
 
-func dialOneTCP(ctx context.Context, d *net.Dialer, addr string, i int, sid sessionID, o Options) (*tcpConn, error) {
-	c, err := d.DialContext(ctx, "tcp", addr)
+func dialOneTCP(ctx context.Context, dial func(context.Context, string, string) (net.Conn, error),
+	addr string, i int, sid sessionID, o Options) (*tcpConn, error) {
+	c, err := dial(ctx, "tcp", addr)
 	if err != nil {
 		return nil, chanErr(ArmTCP, "client", i, "dial", err)
 	}
-	tc, err := setupTCP(c.(*net.TCPConn), i, o)
+	raw, ok := c.(*net.TCPConn)
+	if !ok {
+		_ = c.Close()
+		return nil, chanErr(ArmTCP, "client", i, "dial", fmt.Errorf("Options.DialContext returned a %T; it must return a *net.TCPConn", c))
+	}
+	tc, err := setupTCP(raw, i, o)
 	if err != nil {
 		_ = c.Close()
 		return nil, chanErr(ArmTCP, "client", i, "socket options", err)

@@ -820,36 +820,89 @@ func TestDialRespectsContext(t *testing.T) {
 	}
 }
 
-// TestDialFromCallerNamespace calls Listen and Dial from a thread that has
-// entered a fresh network namespace. Dial's own goroutines must open their
-// sockets there too: in the test process's namespace nobody listens on that
-// port, so a socket opened on the wrong side would fail to connect.
-func TestDialFromCallerNamespace(t *testing.T) {
+// TestSocketHooks makes every socket of both ends inside a fresh network
+// namespace through Options' hooks, and calls Listen and Dial from this
+// goroutine, which is not in it: in the test process's namespace nobody
+// listens on that port, so a socket made anywhere but through the hooks
+// would fail to connect. The hooks must also have been called once per
+// socket the arm needs.
+func TestSocketHooks(t *testing.T) {
+	ns, err := freshNetns()
+	if err != nil {
+		t.Skipf("cannot create a network namespace (need root or CAP_SYS_ADMIN): %v", err)
+	}
+	defer unix.Close(ns)
 	for _, arm := range Arms() {
 		t.Run(string(arm), func(t *testing.T) {
-			errc := make(chan error, 1)
-			go func() {
-				// This thread is never unlocked: it dies with the goroutine,
-				// taking its namespace with it.
-				runtime.LockOSThread()
-				if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
-					errc <- fmt.Errorf("skip: cannot create a network namespace (need root or CAP_SYS_ADMIN): %v", err)
-					return
-				}
-				if err := loopbackUp(); err != nil {
-					errc <- err
-					return
-				}
-				errc <- dialAndAccept(arm, options(t, arm, 3))
-			}()
-			if err := <-errc; err != nil {
-				if strings.HasPrefix(err.Error(), "skip: ") {
-					t.Skip(err)
-				}
+			var listens, packets, dials atomic.Int32
+			o := options(t, arm, 3)
+			o.Listen = func(ctx context.Context, network, address string) (ln net.Listener, err error) {
+				listens.Add(1)
+				err = inNetns(ns, func() (err error) { ln, err = (&net.ListenConfig{}).Listen(ctx, network, address); return })
+				return ln, err
+			}
+			o.ListenPacket = func(ctx context.Context, network, address string) (pc net.PacketConn, err error) {
+				packets.Add(1)
+				err = inNetns(ns, func() (err error) { pc, err = (&net.ListenConfig{}).ListenPacket(ctx, network, address); return })
+				return pc, err
+			}
+			o.DialContext = func(ctx context.Context, network, address string) (c net.Conn, err error) {
+				dials.Add(1)
+				err = inNetns(ns, func() (err error) { c, err = (&net.Dialer{}).DialContext(ctx, network, address); return })
+				return c, err
+			}
+			if err := dialAndAccept(arm, o); err != nil {
 				t.Fatal(err)
+			}
+			want := map[Arm][3]int32{ // listens, packet sockets, dials
+				ArmTCP: {1, 0, 3}, ArmQUIC: {0, 2, 0}, ArmQUICPriority: {0, 2, 0}, ArmQUICPerChannel: {0, 4, 0},
+			}[arm]
+			if got := [3]int32{listens.Load(), packets.Load(), dials.Load()}; got != want {
+				t.Errorf("hooks called (listen, listen packet, dial) %v times, want %v", got, want)
 			}
 		})
 	}
+}
+
+// freshNetns creates a network namespace with its loopback up and returns
+// a descriptor for it. The thread that made it is left locked and dies
+// with its goroutine.
+func freshNetns() (int, error) {
+	type result struct {
+		fd  int
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+			ch <- result{-1, err}
+			return
+		}
+		if err := loopbackUp(); err != nil {
+			ch <- result{-1, err}
+			return
+		}
+		fd, err := unix.Open(fmt.Sprintf("/proc/self/task/%d/ns/net", unix.Gettid()), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		ch <- result{fd, err}
+	}()
+	r := <-ch
+	return r.fd, r.err
+}
+
+// inNetns runs f on a thread inside the namespace ns; the thread is not
+// given back to the runtime (it dies with the goroutine).
+func inNetns(ns int, f func() error) error {
+	ch := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := unix.Setns(ns, unix.CLONE_NEWNET); err != nil {
+			ch <- err
+			return
+		}
+		ch <- f()
+	}()
+	return <-ch
 }
 
 func loopbackUp() error {

@@ -35,8 +35,3 @@ func readTCPOptions(syscall.RawConn) (TCPSocketOptions, error) {
 
 func readTCPInfo(syscall.RawConn, time.Duration) (TCPInfo, error) { return TCPInfo{}, errUnsupported }
 
-type callerNetns struct{}
-
-func newCallerNetns() (*callerNetns, error) { return &callerNetns{}, nil }
-func (*callerNetns) run(f func()) error     { f(); return nil }
-func (*callerNetns) close()                 {}
