@@ -34,4 +34,3 @@ func readTCPOptions(syscall.RawConn) (TCPSocketOptions, error) {
 }
 
 func readTCPInfo(syscall.RawConn, time.Duration) (TCPInfo, error) { return TCPInfo{}, errUnsupported }
-
