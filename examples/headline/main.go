@@ -10,7 +10,7 @@ import (
 
 // defaults is the matrix the command runs; quick is its -quick preset: the
 // one cell where the full matrix's verdict is decided (80 ms / 10 Mbit, 1%
-// loss), three repeats of 30 s each, about three and a half minutes. Its
+// loss), three repeats of 30 s each, about three minutes (183-185 s). Its
 // reading is the full matrix's in docs/headline.md, and the quick run says
 // whether it found the same.
 var (
