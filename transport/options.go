@@ -193,9 +193,10 @@ type Options struct {
 	// the GSO-off wrapper need them). With DialContext the TCP congestion
 	// control is set once the connection is up rather than before the SYN;
 	// it is read back either way.
-	Listen       func(ctx context.Context, network, address string) (net.Listener, error)
-	ListenPacket func(ctx context.Context, network, address string) (net.PacketConn, error)
-	DialContext  func(ctx context.Context, network, address string) (net.Conn, error)
+	// They are not part of a recorded Options (JSON leaves them out).
+	Listen       func(ctx context.Context, network, address string) (net.Listener, error)   `json:"-"`
+	ListenPacket func(ctx context.Context, network, address string) (net.PacketConn, error) `json:"-"`
+	DialContext  func(ctx context.Context, network, address string) (net.Conn, error)       `json:"-"`
 
 	// wrapUDP, if set, wraps every UDP socket before anything else sees it.
 	// Tests use it to put a spy between quic-go and the kernel.
