@@ -24,40 +24,41 @@ import (
 
 // Matrix is profiles x losses x congestion-control settings x repeats, with
 // every arm run in every cell, interleaved (tcp, quic, tcp, quic, ...) so
-// that drift on the machine hits every arm alike.
+// that drift on the machine hits every arm alike. What a work directory
+// records of it (matrix.json) is matrixRecord.
 type Matrix struct {
 	// Profiles are link profiles; their own loss, if any, is replaced by
 	// each of Losses.
-	Profiles []shapedlink.Profile `json:"-"`
+	Profiles []shapedlink.Profile
 	// ProfileText is Profiles as given, for the record.
-	ProfileText []string  `json:"profiles"`
-	Losses      []float64 `json:"losses"`
+	ProfileText []string
+	Losses      []float64
 	// CCs are the kernel TCP congestion controls for the tcp arm. "reno"
 	// is the headline (matched with quic-go's NewReno); any other is a
 	// sensitivity cell.
-	CCs     []string        `json:"ccs"`
-	Arms    []transport.Arm `json:"arms"`
-	Repeats int             `json:"repeats"`
+	CCs     []string
+	Arms    []transport.Arm
+	Repeats int
 	// Workload is the spicelike configuration of every run.
-	Workload spicelike.Config `json:"workload"`
-	Workdir  string           `json:"workdir"`
+	Workload spicelike.Config
+	Workdir  string
 	// Link chooses the backend and privilege mode.
-	Link shapedlink.Options `json:"-"`
-	Qlog bool               `json:"qlog"`
+	Link shapedlink.Options
+	Qlog bool
 	// Sessions, when set, makes each listed count of sessions a cell of
 	// its own: that many sessions of the workload run at once over the one
 	// link, each with its own channels (results.Cell.Sessions). Empty means
 	// one session and leaves cells unmarked, as the headline.
-	Sessions []int `json:"sessions,omitempty"`
+	Sessions []int
 	// BulkCapFractions, when set, makes each listed cap a cell of its own:
 	// the saturating channel is paced to that fraction of the profile's
 	// rate, in bits per second of payload (spicelike's Config.BulkRateCap).
 	// 0 in the list is an uncapped cell named as the headline's. Empty
 	// means uncapped, as Workload says.
-	BulkCapFractions []float64 `json:"bulk_cap_fractions,omitempty"`
+	BulkCapFractions []float64
 	// Progress receives progress lines; a terminal gets one updating line.
-	Progress io.Writer    `json:"-"`
-	Logger   *slog.Logger `json:"-"`
+	Progress io.Writer
+	Logger   *slog.Logger
 }
 
 // MatchedCC is the kernel TCP algorithm that matches quic-go's congestion
