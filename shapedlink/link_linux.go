@@ -521,7 +521,7 @@ func (l *Link) ShaperStats() (ShaperReport, bool) {
 		s := snap[i]
 		ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 		r.Directions = append(r.Directions, ShaperStats{
-			Direction: name, Received: s.Received, Forwarded: s.Forwarded,
+			Direction: name, Received: s.Received, Forwarded: s.Forwarded, ForwardedBytes: s.ForwardedBytes,
 			LossDrops: s.LossDrops, LimitDrops: s.LimitDrops, SocketDrops: s.SocketDrops,
 			SendErrors: s.SendErrors, OversizeDrops: s.OversizeDrops,
 			Unstamped: s.Received - min(s.Stamped, s.Received),

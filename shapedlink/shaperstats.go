@@ -9,14 +9,17 @@ import "time"
 // send errors or a lateness tail comparable to the delay mean the run
 // measured the host, not the link.
 type ShaperStats struct {
-	Direction     string `json:"direction"` // "server->client" or "client->server"
-	Received      uint64 `json:"received"`
-	Forwarded     uint64 `json:"forwarded"`
-	LossDrops     uint64 `json:"loss_drops"`     // the configured random loss
-	LimitDrops    uint64 `json:"limit_drops"`    // the queue limit was full
-	SocketDrops   uint64 `json:"socket_drops"`   // the kernel dropped frames before the shaper read them
-	SendErrors    uint64 `json:"send_errors"`    // a write to the egress interface failed
-	OversizeDrops uint64 `json:"oversize_drops"` // frames larger than the MTU (an offload left on)
+	Direction string `json:"direction"` // "server->client" or "client->server"
+	Received  uint64 `json:"received"`
+	Forwarded uint64 `json:"forwarded"`
+	// ForwardedBytes is the frames' bytes (Ethernet header included, as
+	// the rate counts them): what crossed the emulated wire.
+	ForwardedBytes uint64 `json:"forwarded_bytes"`
+	LossDrops      uint64 `json:"loss_drops"`     // the configured random loss
+	LimitDrops     uint64 `json:"limit_drops"`    // the queue limit was full
+	SocketDrops    uint64 `json:"socket_drops"`   // the kernel dropped frames before the shaper read them
+	SendErrors     uint64 `json:"send_errors"`    // a write to the egress interface failed
+	OversizeDrops  uint64 `json:"oversize_drops"` // frames larger than the MTU (an offload left on)
 	// Unstamped counts frames whose arrival time was taken when read
 	// rather than from the kernel's receive timestamp.
 	Unstamped uint64 `json:"unstamped"`

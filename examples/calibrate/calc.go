@@ -1,10 +1,26 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"time"
 )
+
+// MaxWirePct is the highest wire share a measurement may report: no link
+// carries more than its rate, and the window's edges and one frame in
+// flight account for the last half percent.
+const MaxWirePct = 100.5
+
+// checkWire refuses a wire share above MaxWirePct: such a figure is a
+// measurement error (bytes counted in the window that crossed before it),
+// never a result, so it becomes the flow's error instead of a table entry.
+func checkWire(b *Bulk) {
+	if b.Error == "" && b.WirePct > MaxWirePct {
+		b.Error = fmt.Sprintf("wire share %.1f%% of the configured rate (%s): a link cannot carry more than its rate, so this measurement is wrong",
+			b.WirePct, b.WireFrom)
+	}
+}
 
 // quantile is the nearest-rank q-quantile of xs (sorted in place).
 func quantile(xs []time.Duration, q float64) time.Duration {

@@ -35,3 +35,23 @@ func TestLossy(t *testing.T) {
 		}
 	}
 }
+
+// TestWireShareNeverAboveTheRate: a flow whose wire share exceeds the
+// configured rate by more than the allowance is reported as an error, not
+// as a figure; one within it is kept.
+func TestWireShareNeverAboveTheRate(t *testing.T) {
+	for _, c := range []struct {
+		pct   float64
+		wantE bool
+	}{{106.8, true}, {100.6, true}, {100.5, false}, {97.0, false}} {
+		b := Bulk{CC: "bbr", WirePct: c.pct, WireFrom: "shaper"}
+		checkWire(&b)
+		if got := b.Error != ""; got != c.wantE {
+			t.Errorf("wire %.1f%%: error %q, want an error: %v", c.pct, b.Error, c.wantE)
+		}
+	}
+	b := Bulk{WirePct: 120, Error: "dial: refused"}
+	if checkWire(&b); b.Error != "dial: refused" {
+		t.Errorf("an earlier error was replaced: %q", b.Error)
+	}
+}

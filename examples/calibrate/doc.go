@@ -23,11 +23,14 @@
 //     kernel's count of in-order bytes (tcpi_bytes_received) over the
 //     window; a window that opens while a loss is being repaired counts
 //     the repaired out-of-order data too, which is why the window starts
-//     late and is long. Goodput is shown as a
-//     percentage of the configured rate; "wire" is the link utilisation
-//     it implies (goodput * 1514/1448: Ethernet, IP and TCP-with-timestamps
-//     overhead per full segment), so 100% wire is a saturated link and
-//     95.6% goodput the most any TCP flow can get.
+//     late and is long (and why goodput can read above 100%). Goodput is
+//     shown as a percentage of the configured rate. "wire" is what crossed
+//     the link in the same window, counted by the emulator itself (the
+//     bytes of the frames it forwarded to the client); with netem, which
+//     has no such count here, it is estimated from goodput * 1514/1448
+//     (Ethernet, IP and TCP-with-timestamps overhead per full segment).
+//     100% wire is a saturated link; a wire share above 100.5% cannot be
+//     and is reported as the flow's error.
 //   - Loss: -losspkts (default 4000) UDP datagrams from server to client,
 //     paced at half the link's byte rate and at half the packet rate the
 //     limit allows (it counts the delay line), so the limit never drops;

@@ -59,7 +59,11 @@ type Bulk struct {
 	GoodputMbit float64 `json:"goodput_mbit"`
 	GoodputPct  float64 `json:"goodput_pct_of_rate"`
 	WirePct     float64 `json:"wire_pct_of_rate"`
-	Error       string  `json:"error,omitempty"`
+	// WireFrom says where WirePct came from: "shaper" (the emulator's own
+	// count of the bytes it forwarded in the window) or "estimate"
+	// (goodput scaled by a full frame over its payload, for netem).
+	WireFrom string `json:"wire_from,omitempty"`
+	Error    string `json:"error,omitempty"`
 }
 
 // Sweep is one step of the highest-rate search.

@@ -304,9 +304,19 @@ func bulk(ctx context.Context, l *shapedlink.Link, cc string, big bool, d time.D
 	}
 	defer ln.Close()
 	type got struct {
-		bytes int64
-		dur   time.Duration
-		err   error
+		bytes, wire int64 // in-order bytes received; bytes the shaper forwarded
+		wireOK      bool
+		dur         time.Duration
+		err         error
+	}
+	// forwarded is what the emulator wrote towards the client so far, the
+	// bytes that crossed the wire; false with netem.
+	forwarded := func() (int64, bool) {
+		sh, ok := l.ShaperStats()
+		if !ok || len(sh.Directions) == 0 {
+			return 0, false
+		}
+		return int64(sh.Directions[0].ForwardedBytes), true
 	}
 	res := make(chan got, 1)
 	go func() {
@@ -350,15 +360,17 @@ func bulk(ctx context.Context, l *shapedlink.Link, cc string, big bool, d time.D
 		start := time.Now()
 		time.Sleep(d / 3)
 		b0, err := received()
+		w0, ok0 := forwarded()
 		t0 := time.Now()
 		time.Sleep(d - d/3)
 		b1, err1 := received()
+		w1, ok1 := forwarded()
 		t1 := time.Now()
 		if err == nil {
 			err = err1
 		}
 		_ = start
-		res <- got{bytes: b1 - b0, dur: t1.Sub(t0), err: err}
+		res <- got{bytes: b1 - b0, wire: w1 - w0, wireOK: ok0 && ok1, dur: t1.Sub(t0), err: err}
 	}()
 	dialer := net.Dialer{Timeout: 10 * time.Second, Control: func(_, _ string, c syscall.RawConn) error { return setSockopts(c, cc, sndOpt, &sndCapped) }}
 	var conn net.Conn
@@ -403,7 +415,12 @@ func bulk(ctx context.Context, l *shapedlink.Link, cc string, big bool, d time.D
 	bits := float64(g.bytes*8) / g.dur.Seconds()
 	b.GoodputMbit = bits / 1e6
 	b.GoodputPct = 100 * bits / rate
-	b.WirePct = b.GoodputPct * fullFrame / fullPayload
+	if g.wireOK {
+		b.WirePct, b.WireFrom = 100*float64(g.wire*8)/g.dur.Seconds()/rate, "shaper"
+	} else {
+		b.WirePct, b.WireFrom = b.GoodputPct*fullFrame/fullPayload, "estimate"
+	}
+	checkWire(&b)
 	return b
 }
 
