@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -56,7 +55,9 @@ func overLink(c config, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	rec := Record{Profile: c.profile.String(), ClientCommand: clientArgs(c.client), Started: time.Now(), ExitCode: -1}
 	if c.server != "" {
-		rec.ServerCommand = strings.Fields(c.server)
+		// As documented: through the shell, so quoting, variables such as
+		// $QB_SERVER_ADDR and "a && b" work.
+		rec.ServerCommand = []string{"sh", "-c", c.server}
 	}
 	code := 1
 	err := runOverLink(c, &rec, sigs, stdin, stdout, stderr)
