@@ -42,7 +42,11 @@
 //	+--------------+      +------------------------------------+      +--------------+
 //	                 veth                                        veth
 //
-// The outer ends are identical in both topologies: same names, addresses,
+// BackendNone is the first topology without the netem qdiscs: the same
+// two ends joined directly and nothing shaped, the baseline against which
+// a calibration measures what a shaped link adds.
+//
+// The outer ends are identical in every topology: same names, addresses,
 // MTU 1500, offload settings, permanent neighbour entries (no ARP crosses
 // the link) and IPv6 off, so code using a Link sees no difference except
 // Backend. Every veth end gets GSO max segs 1 and GSO max size 1500 through

@@ -14,7 +14,7 @@ import (
 // packet, a plain write does not, and the receiver still gets wire-sized
 // datagrams (the device segments after the hook).
 func TestEgressCountersSeeGSO(t *testing.T) {
-	for _, b := range []Backend{backendNone, BackendEmulator} {
+	for _, b := range []Backend{BackendNone, BackendEmulator} {
 		t.Run(string(b), func(t *testing.T) {
 			l := newTestLink(t, "2:100", b)
 			srv, cli := udpPair(t, l)
@@ -82,7 +82,7 @@ func TestEgressCountersSeeGSO(t *testing.T) {
 // packets before the egress hook (and so before any qdisc): a bulk transfer
 // produces no packet longer than one wire packet.
 func TestTCPWireSized(t *testing.T) {
-	l := newTestLink(t, "1:1000", backendNone)
+	l := newTestLink(t, "1:1000", BackendNone)
 	var ln net.Listener
 	if err := l.Client().Do(func() error {
 		var err error

@@ -19,6 +19,12 @@ const (
 	// BackendEmulator shapes with a userspace emulator process in a third
 	// namespace between the two ends.
 	BackendEmulator Backend = "emulator"
+	// BackendNone joins the two namespaces with a plain veth pair, with
+	// the same addresses and offload settings and no shaping at all: the
+	// baseline a calibration compares a shaped link against (what the
+	// machine itself adds to a round trip or takes from a flow's rate).
+	// The profile is recorded but not applied.
+	BackendNone Backend = "none"
 )
 
 // Mode names how the process got the privilege to build namespaces.

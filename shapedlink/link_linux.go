@@ -16,10 +16,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// backendNone is an unshaped veth pair; the package's tests use it to
-// exercise the topology, nftables and sampling without shaping.
-const backendNone Backend = "none"
-
 // Fixed sizes and device names of every link (the addresses are in
 // link.go); they never collide, each link having namespaces of its own.
 const (
@@ -80,9 +76,9 @@ func New(ctx context.Context, p Profile, opts Options) (*Link, error) {
 
 func build(ctx context.Context, p Profile, opts Options) (*Link, error) {
 	switch opts.Backend {
-	case BackendAuto, BackendNetem, BackendEmulator, backendNone:
+	case BackendAuto, BackendNetem, BackendEmulator, BackendNone:
 	default:
-		return nil, fmt.Errorf("shapedlink: unknown backend %q; use %q, %q or leave it empty to choose automatically", opts.Backend, BackendNetem, BackendEmulator)
+		return nil, fmt.Errorf("shapedlink: unknown backend %q; use %q, %q, %q (unshaped, a baseline) or leave it empty to choose automatically", opts.Backend, BackendNetem, BackendEmulator, BackendNone)
 	}
 	mode, err := resolveMode(opts.Mode)
 	if err != nil {
@@ -155,7 +151,7 @@ func build(ctx context.Context, p Profile, opts Options) (*Link, error) {
 		err = l.applyNetem()
 	case BackendEmulator:
 		err = l.startEmulator(ctx, opts.Seed)
-	case backendNone:
+	case BackendNone:
 		l.applied = []string{"server " + serverDev + ": unshaped", "client " + clientDev + ": unshaped"}
 	}
 	if err != nil {

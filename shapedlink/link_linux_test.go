@@ -163,7 +163,7 @@ func checkOffload(t testing.TB, l *Link, want int) {
 }
 
 func TestLinkUnshaped(t *testing.T) {
-	l := newTestLink(t, "80:10", backendNone)
+	l := newTestLink(t, "80:10", BackendNone)
 	checkOffload(t, l, 2)
 	srv, cli := udpPair(t, l)
 	rtt, err := echoRoundTrip(t, srv, cli, 2*time.Second)

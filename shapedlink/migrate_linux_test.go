@@ -13,7 +13,7 @@ import (
 // once, that the old one is not once removed, and that the new address
 // (now the only one) still works after the original was removed.
 func TestClientAddrChange(t *testing.T) {
-	for _, b := range []Backend{backendNone, BackendEmulator} {
+	for _, b := range []Backend{BackendNone, BackendEmulator} {
 		t.Run(string(b), func(t *testing.T) {
 			l := newTestLink(t, "10:50", b)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -83,7 +83,7 @@ func receiveCount(c *net.UDPConn, want <-chan int) int {
 }
 
 func TestBlockUDP(t *testing.T) {
-	l := newTestLink(t, "1:100", backendNone)
+	l := newTestLink(t, "1:100", BackendNone)
 	srv, cli := udpPair(t, l)
 	f, err := l.BlockUDP(ServerEnd)
 	if err != nil {
@@ -129,7 +129,7 @@ func TestBlockUDP(t *testing.T) {
 // of packets falls inside a 99.9% binomial interval, and that the receiver
 // saw exactly the packets that were not dropped.
 func TestDropRandom(t *testing.T) {
-	l := newTestLink(t, "1:100", backendNone)
+	l := newTestLink(t, "1:100", BackendNone)
 	srv, cli := udpPair(t, l)
 	bigReadBuffer(t, cli)
 	const pct = 10.0
@@ -184,7 +184,7 @@ func TestDropRandom(t *testing.T) {
 }
 
 func TestFilterBadInput(t *testing.T) {
-	l := newTestLink(t, "1:100", backendNone)
+	l := newTestLink(t, "1:100", BackendNone)
 	for _, pct := range []float64{0, -1, 101, math.NaN(), 0.001} {
 		if _, err := l.DropRandom(ServerEnd, pct); err == nil {
 			t.Errorf("DropRandom(%v) accepted", pct)

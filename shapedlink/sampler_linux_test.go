@@ -91,7 +91,7 @@ func checkBacklog(t *testing.T, s *Sampler, srv, cli *net.UDPConn) []QueueSample
 }
 
 func TestSamplerTbfBacklog(t *testing.T) {
-	l := newTestLink(t, "1:100", backendNone)
+	l := newTestLink(t, "1:100", BackendNone)
 	addTbf(t, l, ServerEnd)
 	srv, cli := udpPair(t, l)
 	s, err := NewQdiscSampler(l.Server(), l.Device(ServerEnd))
@@ -127,7 +127,7 @@ func TestSamplerEmulatorBacklog(t *testing.T) {
 }
 
 func TestSamplerBadEnd(t *testing.T) {
-	l := newTestLink(t, "1:100", backendNone)
+	l := newTestLink(t, "1:100", BackendNone)
 	if _, err := l.Sampler(End(3)); err == nil {
 		t.Error("Sampler(End(3)) accepted")
 	}
@@ -147,7 +147,7 @@ func TestSamplerBadEnd(t *testing.T) {
 // BenchmarkQdiscPoll reports the cost of one netlink poll of a root qdisc
 // (the netem sampler's per-sample cost).
 func BenchmarkQdiscPoll(b *testing.B) {
-	l := newTestLink(b, "1:100", backendNone)
+	l := newTestLink(b, "1:100", BackendNone)
 	addTbf(b, l, ServerEnd)
 	s, err := NewQdiscSampler(l.Server(), l.Device(ServerEnd))
 	if err != nil {
