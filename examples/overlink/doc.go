@@ -13,7 +13,11 @@
 // so a script can say "$QB_SERVER_ADDR". The client command inherits the
 // terminal; SIGINT, SIGTERM and SIGHUP are passed on to it, and the server
 // command is stopped (SIGTERM, then SIGKILL after -grace) once the client
-// command ends. The server's output goes to stderr, prefixed.
+// command ends. The server's output goes to stderr, prefixed. The server
+// command is one command run by the shell as "sh -c 'exec COMMAND'", so
+// quoting and variables work and the process is the server itself (the
+// kernel kills it if overlink dies); for several commands, give it a
+// script that ends by exec'ing the server.
 //
 // On exit it writes a JSON record (-record, "overlink.json" by default; "-"
 // for none): the profile, the link as applied, the backend, the client

@@ -28,7 +28,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("overlink", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	profile := fs.String("profile", "80:10", "link profile: rtt_ms:rate_mbit[:loss_pct][@limit_pkts]")
-	server := fs.String("server", "", "command to run in the server namespace first (through sh -c), e.g. \"iperf3 -s -1\"")
+	server := fs.String("server", "", "command to run in the server namespace first (through sh -c as \"exec command\", so one command with the shell's quoting and $variables), e.g. \"iperf3 -s -1 -B $QB_SERVER_ADDR\"")
 	backend := fs.String("backend", "", "link backend: netem, emulator, or empty to choose (netem where the kernel has it)")
 	seed := fs.Uint64("seed", 0, "emulator loss seed (0: random, recorded)")
 	record := fs.String("record", "overlink.json", "where to write the JSON record on exit; - for none")

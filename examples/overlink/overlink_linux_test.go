@@ -96,7 +96,7 @@ func iperfGoodput(t *testing.T, rateMbit int) float64 {
 	dir := cmdtest.OpenDir(t, 0)
 	r := cmdtest.Run(t, 0, dir, "-profile", fmt.Sprintf("20:%d", rateMbit), "-record", "-",
 		// Shell syntax: the server command runs through sh -c.
-		"-server", `exec iperf3 -s -1 -B "$QB_SERVER_ADDR"`,
+		"-server", `iperf3 -s -1 -B "$QB_SERVER_ADDR"`,
 		"--", "iperf3", "-c", "198.18.0.1", "-t", "5", "-O", "1", "-J")
 	if r.Code != 0 {
 		t.Fatalf("%v\nstdout:\n%s", r, r.Stdout)

@@ -55,9 +55,11 @@ func overLink(c config, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	rec := Record{Profile: c.profile.String(), ClientCommand: clientArgs(c.client), Started: time.Now(), ExitCode: -1}
 	if c.server != "" {
-		// As documented: through the shell, so quoting, variables such as
-		// $QB_SERVER_ADDR and "a && b" work.
-		rec.ServerCommand = []string{"sh", "-c", c.server}
+		// As documented: through the shell, so quoting and variables such
+		// as $QB_SERVER_ADDR work; exec, so that the process overlink
+		// starts (and the kernel kills if overlink dies) is the server
+		// itself, not a shell that would leave it running.
+		rec.ServerCommand = []string{"sh", "-c", "exec " + c.server}
 	}
 	code := 1
 	err := runOverLink(c, &rec, sigs, stdin, stdout, stderr)
