@@ -23,9 +23,11 @@ type ShaperStats struct {
 	// Unstamped counts frames whose arrival time was taken when read
 	// rather than from the kernel's receive timestamp.
 	Unstamped uint64 `json:"unstamped"`
-	// LateP50Ms and LateP99Ms are upper bounds (power-of-two microsecond
-	// buckets) on how long after its due time a frame was written;
-	// LateMaxMs is the largest lateness seen.
+	// LateP50Ms and LateP99Ms are upper bounds on how long after its due
+	// time a frame was written, from a log-linear histogram (1 us buckets
+	// below 16 us, then 8 per power of two): each is at most 12.5% (or
+	// 1 us) above the true percentile. LateMaxMs is the largest lateness
+	// seen.
 	LateP50Ms float64 `json:"late_p50_ms"`
 	LateP99Ms float64 `json:"late_p99_ms"`
 	LateMaxMs float64 `json:"late_max_ms"`

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"time"
@@ -181,9 +182,15 @@ type DirStats struct {
 	// the shaper's timing error, not the model's.
 	LateNanos    uint64
 	MaxLateNanos uint64
-	// Late is a histogram of the same lateness: Late[0] counts frames
-	// written less than 1 us after their due time, Late[i] those late by
-	// [2^(i-1), 2^i) us, and the last bucket everything later.
+	// Late is a histogram of the same lateness, log-linear in whole
+	// microseconds: Late[i] for i < 16 counts frames late by [i, i+1) us
+	// (Late[0] those written less than 1 us after their due time); above
+	// that each power of two [2^e, 2^(e+1)) us, 4 <= e <= 19, is split
+	// into 8 equal buckets of 2^(e-3) us, so no bucket is wider than 1/8
+	// (12.5%) of its lower edge; the last bucket, Late[LateBuckets-1],
+	// counts everything late by 2^20 us (1.048576 s) or more.
+	// LateBucket maps a lateness to its bucket, LateBucketEdges gives a
+	// bucket's edges.
 	Late [LateBuckets]uint64
 	// Stamped counts received frames whose arrival time came from the
 	// kernel's receive timestamp; the rest (Received - Stamped) were
@@ -202,14 +209,64 @@ type DirStats struct {
 	SndBufBytes uint64
 }
 
-// LateBuckets is the number of buckets in DirStats.Late; the last one
-// starts at 2^(LateBuckets-2) us (about 262 ms).
-const LateBuckets = 20
+// The lateness histogram (DirStats.Late) is log-linear, in the manner of
+// HdrHistogram: lateSub linear buckets per power of two of microseconds,
+// exact (1 us wide) below 2*lateSub us, up to 2^lateTopBits us, then one
+// overflow bucket.
+const (
+	lateSubBits = 3                // log2 of the buckets per power of two
+	lateSub     = 1 << lateSubBits // buckets per power of two: 8, so at most 12.5% wide
+	lateTopBits = 20               // the overflow bucket starts at 2^20 us (1.048576 s)
+
+	// LateBuckets is the number of buckets in DirStats.Late (145): 16
+	// exact 1-us buckets for 0-15 us, 8 for each power of two from
+	// [16, 32) us to [2^19, 2^20) us, and the overflow bucket.
+	LateBuckets = (lateTopBits-lateSubBits+1)<<lateSubBits + 1
+)
+
+// LateBucket returns the index in DirStats.Late of a frame late by nanos
+// nanoseconds. It is called for every forwarded frame, so it does not
+// allocate and uses no floating point.
+func LateBucket(nanos uint64) int {
+	us := nanos / 1000
+	// Below 2*lateSub us the shift k is 0 and the index is us itself;
+	// above, us lies in [2^e, 2^(e+1)) and k = e - lateSubBits keeps its
+	// lateSubBits+1 leading bits, us>>k in [lateSub, 2*lateSub), the
+	// lateSub buckets of that power of two.
+	k := max(bits.Len64(us)-(lateSubBits+1), 0)
+	if k > lateTopBits-lateSubBits-1 {
+		return LateBuckets - 1
+	}
+	return k<<lateSubBits + int(us>>k)
+}
+
+// LateBucketEdges returns bucket i's edges in nanoseconds: it counts the
+// lateness in [lo, hi). The overflow bucket, LateBuckets-1, has no upper
+// edge; hi is math.MaxUint64 for it.
+func LateBucketEdges(i int) (lo, hi uint64) {
+	if i >= LateBuckets-1 {
+		return (1 << lateTopBits) * 1000, math.MaxUint64
+	}
+	if i < 2*lateSub {
+		return uint64(i) * 1000, uint64(i+1) * 1000
+	}
+	// The inverse of LateBucket: i = k*lateSub + m, m in [lateSub, 2*lateSub).
+	k := i>>lateSubBits - 1
+	m := uint64(i - k<<lateSubBits)
+	return (m << k) * 1000, ((m + 1) << k) * 1000
+}
 
 // LateQuantile returns an upper bound on the q-quantile (0 < q <= 1) of
-// the shaper's lateness from the histogram: the upper edge of the bucket
-// in which it falls (the last bucket has no upper edge; MaxLateNanos is
-// returned for it). It returns 0 when nothing was forwarded.
+// the shaper's lateness from the histogram Late: the quantile is taken as
+// the ceil(q*n)-th smallest of the n frames, and the bound is the upper
+// edge of the bucket it falls in (see DirStats.Late: at most 12.5% or
+// 1 us above the true value), or MaxLateNanos if that is smaller and lies
+// in the same bucket, so the 1-quantile is exact. For the overflow bucket,
+// which has no upper edge, it is MaxLateNanos. (The shaper publishes
+// MaxLateNanos after each batch and the buckets per frame, so a reader
+// may see a MaxLateNanos below the quantile's bucket; it is then ignored,
+// and for the overflow bucket its lower edge, 2^20 us, is returned.) It
+// returns 0 when nothing was forwarded.
 func (s DirStats) LateQuantile(q float64) time.Duration {
 	var total uint64
 	for _, c := range s.Late {
@@ -219,17 +276,23 @@ func (s DirStats) LateQuantile(q float64) time.Duration {
 		return 0
 	}
 	need := uint64(math.Ceil(q * float64(total)))
+	i := LateBuckets - 1
 	var seen uint64
-	for i, c := range s.Late {
+	for j, c := range s.Late {
 		seen += c
 		if seen >= need && c > 0 {
-			if i == LateBuckets-1 {
-				return time.Duration(s.MaxLateNanos)
-			}
-			return time.Duration(1<<i) * time.Microsecond
+			i = j
+			break
 		}
 	}
-	return time.Duration(s.MaxLateNanos)
+	lo, hi := LateBucketEdges(i)
+	switch {
+	case s.MaxLateNanos >= lo && s.MaxLateNanos < hi:
+		return time.Duration(s.MaxLateNanos)
+	case i == LateBuckets-1:
+		return time.Duration(lo) // MaxLateNanos lags the histogram
+	}
+	return time.Duration(hi)
 }
 
 // Drops is every frame this direction dropped, for any reason.

@@ -2,7 +2,6 @@ package emulator
 
 import (
 	"fmt"
-	"math/bits"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -370,7 +369,7 @@ func (l *dirLoop) retire(now int64, ok bool) {
 		if late > l.maxLate {
 			l.maxLate = late
 		}
-		b := min(bits.Len64(late/1000), LateBuckets-1)
+		b := LateBucket(late)
 		l.hist[b]++
 		l.sh.late[b].Store(l.hist[b])
 	}
