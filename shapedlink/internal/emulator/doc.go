@@ -137,11 +137,14 @@
 // recvmmsg, batches of up to 64), and when there is nothing to do it
 // sleeps in ppoll (timer slack set to 1 ns) on the ingress socket until
 // SpinThreshold before the next due time, then spins on the clock while
-// still reading the socket. It spins only while at most a few frames are
-// held (sparse traffic, where a timer's wake-up latency would show as
-// round-trip error), and for at most a quarter of every 10 ms, so a busy
-// link falls back to timer wake-ups (tens of microseconds late, which is
-// immaterial next to its queue) instead of pinning a core. A frame's arrival time is the
+// still reading the socket. It spins only towards a frame that met no
+// queue (it did not wait for the rate behind another frame) and is not
+// followed within 50 us by the next one: sparse traffic, where a timer's
+// wake-up latency would show as round-trip error, however many such
+// frames a long delay holds at once. It spins for at most a quarter of
+// every 10 ms, so a busy link falls back to timer wake-ups (tens of
+// microseconds late, which is immaterial next to its queue) instead of
+// pinning a core. A frame's arrival time is the
 // kernel's receive timestamp (SO_TIMESTAMPNS), so the time the thread
 // takes to wake up and read does not add to the emulated delay. Frame
 // buffers are preallocated (Limit plus a batch, 64 KiB each in anonymous

@@ -17,6 +17,9 @@ type entry struct {
 	buf  int32
 	size int32
 	due  int64
+	// queued: the frame waited behind another one for the rate, so it is
+	// part of a queue and a timer's wake-up error is immaterial to it.
+	queued bool
 }
 
 // dirLoop is one direction of the shaper: it reads from rx, holds frames
@@ -146,7 +149,7 @@ func (l *dirLoop) run() error {
 		if wait <= 0 {
 			continue
 		}
-		if l.n > spinMaxHeld {
+		if l.busy() {
 			// Busy: no spinning, and no wake-up for less than a quantum;
 			// frames may leave up to a quantum late (see DirStats.Late).
 			wait = max(wait, busyQuantum)
@@ -172,12 +175,35 @@ func (l *dirLoop) run() error {
 	return nil
 }
 
+// busy says whether the head frame is part of busy traffic: it waited in
+// the rate queue, or the frame after it is due within busyQuantum of it.
+// Spinning buys precision for sparse traffic (an idle round trip, however
+// many such frames the delay line holds); on a busy link a timer's
+// wake-up error is immaterial next to the queue, and the CPU is better
+// left to the endpoints.
+func (l *dirLoop) busy() bool {
+	h := &l.ring[l.head]
+	if h.queued {
+		return true
+	}
+	if l.n < 2 {
+		return false
+	}
+	next := l.head + 1
+	if next == len(l.ring) {
+		next = 0
+	}
+	return l.ring[next].due-h.due < busyQuantum
+}
+
+// waited says whether a frame that arrived at at and is due at due had to
+// wait for the frame before it: without a queue it would be due after
+// the delay and its own serialisation.
+func (l *dirLoop) waited(at, due int64, size int) bool {
+	return due > at+l.delay+l.model.TxTime(size)
+}
+
 const (
-	// Spinning buys precision for sparse traffic (an idle round trip);
-	// with more than a few frames held the link is busy, a frame's
-	// timing error of a timer wake-up is immaterial next to the queue,
-	// and the CPU is better left to the endpoints.
-	spinMaxHeld = 4
 	busyQuantum = int64(50 * time.Microsecond)
 	minDefer    = int64(100 * time.Microsecond)
 	maxDefer    = int64(500 * time.Microsecond) // bounds the socket's backlog
@@ -287,7 +313,7 @@ func (l *dirLoop) recv() (int, error) {
 			if idx >= len(l.ring) {
 				idx -= len(l.ring)
 			}
-			l.ring[idx] = entry{buf: b, size: int32(size), due: due}
+			l.ring[idx] = entry{buf: b, size: int32(size), due: due, queued: l.waited(at, due, size)}
 			l.n++
 		}
 	}
