@@ -51,3 +51,19 @@ func wilson(k, n int) (lo, hi float64) {
 func frameTime(size int, rateBits float64) time.Duration {
 	return time.Duration(float64(size) * 8 / rateBits * 1e9)
 }
+
+// icmpChecksum is the Internet checksum (RFC 1071) of b, for an ICMP
+// message whose checksum field is zero.
+func icmpChecksum(b []byte) uint16 {
+	var s uint32
+	for i := 0; i+1 < len(b); i += 2 {
+		s += uint32(b[i])<<8 | uint32(b[i+1])
+	}
+	if len(b)%2 == 1 {
+		s += uint32(b[len(b)-1]) << 8
+	}
+	for s>>16 != 0 {
+		s = s&0xffff + s>>16
+	}
+	return ^uint16(s)
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -38,6 +39,13 @@ func TestUnprivilegedRun(t *testing.T) {
 	if r.Backend == "" || r.Answered == 0 {
 		t.Errorf("backend %q, %d of %d echoes answered: nothing was measured", r.Backend, r.Answered, r.Echoes)
 	}
+	for name, p := range map[string]*Probe{"ping": r.Ping, "bare ping": r.Bare} {
+		if p == nil || p.Error != "" || p.Answered == 0 {
+			t.Errorf("%s: %+v: the idle round trip was not measured", name, p)
+		} else if p.MinErrMs < -0.05 {
+			t.Errorf("%s: a round trip %.3f ms shorter than expected: the expectation or the timestamps are wrong", name, p.MinErrMs)
+		}
+	}
 	if len(r.Bulk) != 2 {
 		t.Fatalf("%d bulk flows, want 2", len(r.Bulk))
 	}
@@ -63,5 +71,37 @@ func TestFailedMeasurementsExitNonZero(t *testing.T) {
 	}
 	if !strings.Contains(c.Stdout, "sch_netem") {
 		t.Errorf("the table does not carry the profile's error:\n%s", c.Stdout)
+	}
+}
+
+// TestIperf3Mode runs the iperf3 series at one rate: the bare pair, the
+// unlimited link and a 10 Mbit/s link each carry one iperf3 flow, and the
+// shaped flow's wire share, counted by the emulator, is near the rate and
+// never above it.
+func TestIperf3Mode(t *testing.T) {
+	if _, err := exec.LookPath("iperf3"); err != nil {
+		t.Skip("iperf3 is not installed (apt-get install iperf3; .ci/run installs it)")
+	}
+	c := cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), "-json", "-profiles", "", "-sweep", "", "-iperf3", "10", "-bulk", "3s")
+	if c.Code != 0 {
+		t.Fatalf("exit code %d, want 0; stderr:\n%s", c.Code, c.Stderr)
+	}
+	var rep Report
+	if err := json.Unmarshal([]byte(c.Stdout), &rep); err != nil {
+		t.Fatalf("stdout is not a JSON report (%v):\n%s", err, c.Stdout)
+	}
+	if len(rep.Iperf) != 3 {
+		t.Fatalf("%d iperf3 flows, want 3 (bare, unlimited, 10 Mbit/s): %+v", len(rep.Iperf), rep.Iperf)
+	}
+	for _, f := range rep.Iperf {
+		if f.Error != "" || f.Mbit <= 0 {
+			t.Errorf("%s: %.2f Mbit/s, error %q", f.Label, f.Mbit, f.Error)
+		}
+	}
+	if f := rep.Iperf[0]; f.Backend != "none" {
+		t.Errorf("the first flow ran over backend %q, want the bare pair", f.Backend)
+	}
+	if f := rep.Iperf[2]; f.WireFrom != "shaper" || f.WirePct < 90 || f.WirePct > MaxWirePct || f.CPUNsPerFrame <= 0 {
+		t.Errorf("10 Mbit/s: wire %.1f%% (from %q), emulator CPU %.0f ns/frame; want 90-100.5%% counted by the shaper and a CPU figure", f.WirePct, f.WireFrom, f.CPUNsPerFrame)
 	}
 }

@@ -12,11 +12,23 @@
 // 1% loss; -profiles takes the shapedlink grammar) it builds a fresh link
 // and measures, in this order:
 //
-//   - Idle round trip: -echoes (default 200) UDP echoes of 64 bytes from
-//     the client to the server, one every 10 ms, each stamped when sent.
-//     The expected round trip is the profile's RTT plus the serialisation
-//     of the 106-byte frame in each direction (what netem gives too); the
-//     table shows the measured p50 and p99 minus that.
+//   - The machine's own round trip (-bare, on by default): the probe
+//     below over an unshaped veth pair with the same addresses and
+//     offloads (shapedlink.BackendNone), built just before the link.
+//   - Idle round trip, the link's: -echoes (default 200) ICMP echo
+//     requests from the client namespace, one every -interval (default
+//     10 ms), answered by the server namespace's kernel, each timed from
+//     just before it is handed to the kernel to the kernel's receive
+//     timestamp of its reply (SO_TIMESTAMPNS). No process is woken on the
+//     way, so the figure is the path and the shaping, not the measuring
+//     tools. The expected round trip is the profile's RTT plus the
+//     serialisation of the 98-byte frame each way (netem adds that too);
+//     the table shows p50 and p99 minus that against the targets, the
+//     bare pair's figures, the excess over the bare pair, and the
+//     emulator's own record of how late it wrote the probe's frames.
+//   - Idle round trip, an application's: the same number of 64-byte UDP
+//     echoes between two sockets of this process (so including both
+//     ends' wake-ups), with the same echo over loopback beside it.
 //   - One bulk TCP flow from server to client for -bulk (default 9 s, the
 //     first third discarded), with BBR and 32 MiB socket buffers, then with
 //     Cubic and the kernel's default buffers. Goodput is the receiving
@@ -45,8 +57,22 @@
 // Cubic flow over 5 ms RTT at each rate, and the highest rate at which
 // either flow's wire utilisation stays within 5% of configured.
 //
-// Targets (idle p50 error <= 0.1 ms, p99 error <= 0.5 ms, wire
-// utilisation >= 95%, loss inside its interval) are marked ok or MISS.
+// With -iperf3 RATES (e.g. "10 100 1000 2000"; needs Debian's iperf3 on
+// PATH), one iperf3 flow (-C cubic, client to server, -bulk rounded to
+// seconds after 2 s omitted) across a bare veth pair, across an
+// effectively unlimited link (2:100000) and across a 5 ms link of each
+// rate: what a sender nobody here wrote gets. The wire share is the
+// emulator's forwarded bytes inside iperf3's measured window; the
+// emulator's CPU per forwarded frame is shown for each. -profiles "" and
+// -sweep "" leave only this series:
+//
+//	go run ./examples/calibrate -profiles "" -sweep "" -iperf3 "10 100 1000 2000"
+//
+// Targets (the link's idle p50 error <= 0.1 ms and p99 error <= 0.5 ms,
+// wire utilisation >= 95%, loss inside its interval; with iperf3, a wire
+// share of 95% of the rate up to 1 Gbit/s and 90% above, and the
+// unlimited link at least 90% of the bare pair) are marked ok or MISS,
+// or n/a where the bare pair itself did not carry the rate in that run.
 // The machine's other load spoils timing: run it on an otherwise idle
 // machine, and read the emulator's priority line (SCHED_FIFO needs root).
 //
@@ -57,8 +83,9 @@
 // SO_RCVBUF and SO_SNDBUF, which the host's net.core.rmem_max and wmem_max
 // cap; the buffers it got are recorded and noted under the table.
 //
-// Exit status: 0 when every profile and sweep rate was measured; 1 when
-// any could not be (its link, echoes, a bulk flow or the loss run failed),
+// Exit status: 0 when every profile, sweep rate and iperf3 flow was
+// measured; 1 when any could not be (its link, a probe, a bulk flow, the
+// loss run or an iperf3 flow failed),
 // with "N of M measurements failed" on stderr after the figures of what
 // was measured; 2 for a usage error. -render measures nothing and exits 0.
 package main

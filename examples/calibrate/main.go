@@ -23,6 +23,21 @@ type Result struct {
 	Applied  []string `json:"applied"`
 	Priority string   `json:"emulator_priority,omitempty"`
 
+	// Ping is the link's own idle round trip (ICMP echoes answered by the
+	// server's kernel, timed with kernel receive timestamps), the figure
+	// the targets apply to; Bare is the same probe over an unshaped veth
+	// pair with the same offloads, measured just before, which is what
+	// the machine adds to any round trip. Errors are measured minus
+	// expected (the RTT plus the probe frame's serialisation each way).
+	Ping *Probe `json:"ping,omitempty"`
+	Bare *Probe `json:"bare,omitempty"`
+	// ShaperLateP50Ms and ShaperLateP99Ms are the emulator's own record of
+	// how late it wrote the probe's frames (the worse direction).
+	ShaperLateP50Ms float64 `json:"shaper_late_p50_ms,omitempty"`
+	ShaperLateP99Ms float64 `json:"shaper_late_p99_ms,omitempty"`
+
+	// The UDP echo is what an application sees: the same idle round trip
+	// through two processes' sockets, including their wake-ups.
 	ExpectedRTTms float64 `json:"expected_rtt_ms"`
 	Echoes        int     `json:"echoes_sent"`
 	Answered      int     `json:"echoes_answered"`
@@ -52,6 +67,20 @@ type Result struct {
 	Error          string  `json:"error,omitempty"`
 }
 
+// Probe is one series of idle ICMP round trips.
+type Probe struct {
+	Sent       int     `json:"sent"`
+	Answered   int     `json:"answered"`
+	IntervalMs float64 `json:"interval_ms"`
+	ExpectedMs float64 `json:"expected_ms"`
+	MinErrMs   float64 `json:"min_error_ms"`
+	P50ErrMs   float64 `json:"p50_error_ms"`
+	P90ErrMs   float64 `json:"p90_error_ms"`
+	P99ErrMs   float64 `json:"p99_error_ms"`
+	MaxErrMs   float64 `json:"max_error_ms"`
+	Error      string  `json:"error,omitempty"`
+}
+
 // Bulk is one bulk TCP flow.
 type Bulk struct {
 	CC          string  `json:"cc"`
@@ -75,6 +104,32 @@ type Sweep struct {
 	Error    string  `json:"error,omitempty"`
 }
 
+// Iperf is one iperf3 flow across a link (or the bare veth pair).
+type Iperf struct {
+	Label       string  `json:"label"`
+	Profile     string  `json:"profile"`
+	Backend     string  `json:"backend"`
+	RateMbit    float64 `json:"rate_mbit,omitempty"` // 0: no rate limit
+	Mbit        float64 `json:"goodput_mbit"`        // iperf3's receiver
+	Retransmits int     `json:"retransmits"`
+	GoodputPct  float64 `json:"goodput_pct_of_rate,omitempty"`
+	WirePct     float64 `json:"wire_pct_of_rate,omitempty"`
+	WireFrom    string  `json:"wire_from,omitempty"`
+	// CPUNsPerFrame is the emulator's CPU time over the flow divided by
+	// the frames it forwarded (both directions).
+	CPUNsPerFrame float64 `json:"emulator_cpu_ns_per_frame,omitempty"`
+	Error         string  `json:"error,omitempty"`
+}
+
+// iperfTarget is the wire share of the rate an iperf3 flow must reach:
+// 95% up to 1 Gbit/s, 90% above.
+func iperfTarget(rateMbit float64) float64 {
+	if rateMbit > 1000 {
+		return 90
+	}
+	return 95
+}
+
 // Report is everything calibrate measured.
 type Report struct {
 	Started       time.Time `json:"started"`
@@ -83,15 +138,19 @@ type Report struct {
 	Results       []Result  `json:"results"`
 	Sweep         []Sweep   `json:"sweep,omitempty"`
 	HighestOKMbit float64   `json:"highest_rate_within_5pct_mbit"`
+	Iperf         []Iperf   `json:"iperf3,omitempty"`
 }
 
 type config struct {
 	profiles string
 	backend  string
 	echoes   int
+	interval time.Duration
+	bare     bool
 	bulk     time.Duration
 	lossPkts int
 	sweep    string
+	iperf    string
 	json     bool
 	seed     uint64
 	render   string
@@ -102,10 +161,13 @@ func main() {
 	flag.StringVar(&c.profiles, "profiles", "80:10 80:10:1 150:2 150:2:1 20:100 20:100:1 5:1000 5:1000:1",
 		"profiles to calibrate (shapedlink grammar rtt_ms:rate_mbit[:loss_pct][@limit_pkts], space-separated)")
 	flag.StringVar(&c.backend, "backend", "", `shaping backend: "" (auto: netem if the kernel has it), "netem" or "emulator"`)
-	flag.IntVar(&c.echoes, "echoes", 200, "idle round-trip echoes per profile (at least 200 for the targets)")
+	flag.IntVar(&c.echoes, "echoes", 200, "idle round trips per profile, for each probe (at least 200 for the targets)")
+	flag.DurationVar(&c.interval, "interval", 10*time.Millisecond, "spacing of the idle round-trip probes")
+	flag.BoolVar(&c.bare, "bare", true, "measure the same ICMP probe over an unshaped veth pair before each profile (the machine's own share of the round trip)")
 	flag.DurationVar(&c.bulk, "bulk", 9*time.Second, "duration of each bulk TCP flow (the first third is discarded)")
 	flag.IntVar(&c.lossPkts, "losspkts", 4000, "datagrams sent for the loss measurement")
 	flag.StringVar(&c.sweep, "sweep", "200 500 1000 2000", `rates (Mbit/s) for the highest-sustained-rate search at 5 ms RTT; "" skips it`)
+	flag.StringVar(&c.iperf, "iperf3", "", `rates (Mbit/s) at 5 ms RTT for one iperf3 Cubic flow each, plus an unlimited link and a bare veth pair, e.g. "10 100 1000 2000"; needs iperf3`)
 	flag.BoolVar(&c.json, "json", false, "print the figures as JSON instead of a table")
 	flag.Uint64Var(&c.seed, "seed", 1, "emulator loss seed (0: random); recorded in the applied lines")
 	flag.StringVar(&c.render, "render", "", "print the table for a report saved with -json (measures nothing)")
@@ -114,8 +176,8 @@ func main() {
 		fmt.Fprintf(os.Stderr, "calibrate: unexpected arguments %q; see -h\n", flag.Args())
 		os.Exit(2)
 	}
-	if c.echoes < 1 || c.lossPkts < 1 || c.bulk < 300*time.Millisecond {
-		fmt.Fprintln(os.Stderr, "calibrate: -echoes and -losspkts must be positive and -bulk at least 300ms")
+	if c.echoes < 1 || c.lossPkts < 1 || c.bulk < 300*time.Millisecond || c.interval < time.Millisecond || c.interval > time.Second {
+		fmt.Fprintln(os.Stderr, "calibrate: -echoes and -losspkts must be positive, -bulk at least 300ms and -interval between 1ms and 1s")
 		os.Exit(2)
 	}
 	if c.render != "" {
@@ -178,7 +240,7 @@ func main() {
 func (rep Report) failures() (failed []string, total int) {
 	for _, r := range rep.Results {
 		total++
-		bad := r.Error != ""
+		bad := r.Error != "" || r.Ping != nil && r.Ping.Error != "" || r.Bare != nil && r.Bare.Error != ""
 		for _, b := range r.Bulk {
 			bad = bad || b.Error != ""
 		}
@@ -190,6 +252,12 @@ func (rep Report) failures() (failed []string, total int) {
 		total++
 		if s.Error != "" || s.Bulk.Error != "" || s.Cubic.Error != "" {
 			failed = append(failed, fmt.Sprintf("sweep %g Mbit/s", s.RateMbit))
+		}
+	}
+	for _, f := range rep.Iperf {
+		total++
+		if f.Error != "" {
+			failed = append(failed, "iperf3 "+f.Label)
 		}
 	}
 	return failed, total
@@ -229,16 +297,51 @@ func printTable(w io.Writer, rep Report) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "profile\tbackend\texpected ms\tp50 err ms\t\tp99 err ms\t\tloopback p50/p99\t"+
-		"bbr goodput\twire\t\tcubic goodput\twire\t\tloss % [95% CI]\t\tcpu/pkt\t")
+	fmt.Fprintln(tw, "idle round trip\tbackend\texpected ms\tp50 err ms\t\tp99 err ms\t\tbare p50/p99\texcess p50/p99\tshaper late p50/p99\tudp echo p50/p99 err\tloopback p50/p99\t")
 	for _, r := range rep.Results {
-		if r.Error != "" && r.Answered == 0 {
+		if r.Error != "" && r.Answered == 0 && (r.Ping == nil || r.Ping.Answered == 0) {
 			fmt.Fprintf(tw, "%s\t%s\terror: %s\t\n", r.Profile, r.Backend, r.Error)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%+.3f\t%s\t%+.3f\t%s\t", r.Profile, r.Backend, ms(r.ExpectedRTTms),
-			r.RTTP50ErrMs, mark(r.RTTP50ErrMs <= 0.1 && r.RTTP50ErrMs >= -0.1), r.RTTP99ErrMs, mark(r.RTTP99ErrMs <= 0.5 && r.RTTP99ErrMs >= -0.5))
-		fmt.Fprintf(tw, "%.3f/%.3f\t", r.BaselineP50Ms, r.BaselineP99Ms)
+		fmt.Fprintf(tw, "%s\t%s\t", r.Profile, r.Backend)
+		if pg := r.Ping; pg != nil && pg.Answered > 0 {
+			fmt.Fprintf(tw, "%s\t%+.3f\t%s\t%+.3f\t%s\t", ms(pg.ExpectedMs), pg.P50ErrMs, mark(pg.P50ErrMs <= 0.1 && pg.P50ErrMs >= -0.1),
+				pg.P99ErrMs, mark(pg.P99ErrMs <= 0.5 && pg.P99ErrMs >= -0.5))
+		} else {
+			fmt.Fprintf(tw, "-\t-\t\t-\t\t")
+		}
+		if b, pg := r.Bare, r.Ping; b != nil && b.Answered > 0 {
+			fmt.Fprintf(tw, "%.3f/%.3f\t", b.P50ErrMs, b.P99ErrMs)
+			if pg != nil && pg.Answered > 0 {
+				fmt.Fprintf(tw, "%+.3f/%+.3f\t", pg.P50ErrMs-b.P50ErrMs, pg.P99ErrMs-b.P99ErrMs)
+			} else {
+				fmt.Fprintf(tw, "-\t")
+			}
+		} else {
+			fmt.Fprintf(tw, "-\t-\t")
+		}
+		if r.ShaperLateP99Ms > 0 || r.ShaperLateP50Ms > 0 {
+			fmt.Fprintf(tw, "%.3f/%.3f\t", r.ShaperLateP50Ms, r.ShaperLateP99Ms)
+		} else {
+			fmt.Fprintf(tw, "-\t")
+		}
+		if r.Answered > 0 {
+			fmt.Fprintf(tw, "%+.3f/%+.3f\t", r.RTTP50ErrMs, r.RTTP99ErrMs)
+		} else {
+			fmt.Fprintf(tw, "-\t")
+		}
+		fmt.Fprintf(tw, "%.3f/%.3f\t\n", r.BaselineP50Ms, r.BaselineP99Ms)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "rate and loss\tbbr goodput\twire\t\tcubic goodput\twire\t\tloss % [95% CI]\t\tcpu/pkt\t")
+	for _, r := range rep.Results {
+		if r.Error != "" && len(r.Bulk) == 0 {
+			fmt.Fprintf(tw, "%s\terror: %s\t\n", r.Profile, r.Error)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t", r.Profile)
 		for _, b := range r.Bulk {
 			if b.Error != "" {
 				fmt.Fprintf(tw, "error\t\t\t")
@@ -262,6 +365,14 @@ func printTable(w io.Writer, rep Report) {
 	for _, r := range rep.Results {
 		if r.Error != "" {
 			fmt.Fprintf(w, "%s: %s\n", r.Profile, r.Error)
+		}
+		for _, pr := range []struct {
+			what string
+			p    *Probe
+		}{{"ping", r.Ping}, {"bare ping", r.Bare}} {
+			if pr.p != nil && pr.p.Error != "" {
+				fmt.Fprintf(w, "%s %s: %s\n", r.Profile, pr.what, pr.p.Error)
+			}
 		}
 		for _, b := range r.Bulk {
 			if b.Error != "" {
@@ -301,5 +412,61 @@ func printTable(w io.Writer, rep Report) {
 		}
 		tw.Flush()
 		fmt.Fprintf(w, "highest rate with wire utilisation within 5%% of configured: %g Mbit/s\n", rep.HighestOKMbit)
+	}
+	printIperf(w, rep.Iperf)
+}
+
+// printIperf is the iperf3 table: each flow's goodput, its wire share of
+// the rate against the target, and the unlimited link against the bare
+// pair measured in the same run.
+func printIperf(w io.Writer, fs []Iperf) {
+	if len(fs) == 0 {
+		return
+	}
+	var bare float64
+	for _, f := range fs {
+		if f.Backend == "none" && f.Error == "" {
+			bare = f.Mbit
+		}
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	unjudged := false
+	fmt.Fprintln(tw, "iperf3 cubic\tprofile\tMbit/s\tretr\tgoodput\twire\ttarget\t\tcpu/frame\t")
+	for _, f := range fs {
+		if f.Error != "" {
+			fmt.Fprintf(tw, "%s\t%s\terror\t\n", f.Label, f.Profile)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%d\t", f.Label, f.Profile, f.Mbit, f.Retransmits)
+		switch {
+		case f.RateMbit > 0:
+			t := iperfTarget(f.RateMbit)
+			verdict := mark(f.WirePct >= t)
+			if bare > 0 && bare < f.RateMbit*t/100 {
+				// The machine cannot carry this rate even without the
+				// emulator; the target says nothing here.
+				verdict, unjudged = "n/a", true
+			}
+			fmt.Fprintf(tw, "%.1f%%\t%.1f%%\t>= %.0f%%\t%s\t", f.GoodputPct, f.WirePct, t, verdict)
+		case f.Backend != "none" && bare > 0:
+			fmt.Fprintf(tw, "-\t%.1f%% of bare\t>= 90%%\t%s\t", 100*f.Mbit/bare, mark(f.Mbit >= 0.9*bare))
+		default:
+			fmt.Fprintf(tw, "-\t-\t\t\t")
+		}
+		if f.CPUNsPerFrame > 0 {
+			fmt.Fprintf(tw, "%.2fus\t\n", f.CPUNsPerFrame/1000)
+		} else {
+			fmt.Fprintf(tw, "-\t\n")
+		}
+	}
+	tw.Flush()
+	for _, f := range fs {
+		if f.Error != "" {
+			fmt.Fprintf(w, "iperf3 %s: %s\n", f.Label, f.Error)
+		}
+	}
+	if unjudged {
+		fmt.Fprintf(w, "n/a: the target is above the %.1f Mbit/s the same flow got over the bare veth pair in this run, so it cannot be judged on this machine\n", bare)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,17 +32,26 @@ const (
 func prepare() error { return shapedlink.Reexec() }
 
 func run(ctx context.Context, c config, log *slog.Logger) (Report, error) {
-	profiles, err := shapedlink.ParseProfiles(c.profiles)
+	var profiles []shapedlink.Profile
+	if strings.TrimSpace(c.profiles) != "" {
+		var err error
+		if profiles, err = shapedlink.ParseProfiles(c.profiles); err != nil {
+			return Report{}, err
+		}
+	}
+	rates, err := parseRates("-sweep", c.sweep)
 	if err != nil {
 		return Report{}, err
 	}
-	var rates []float64
-	for _, f := range strings.Fields(c.sweep) {
-		r, err := strconv.ParseFloat(f, 64)
-		if err != nil || r <= 0 {
-			return Report{}, fmt.Errorf("-sweep: %q is not a positive rate in Mbit/s", f)
-		}
-		rates = append(rates, r)
+	iperfRates, err := parseRates("-iperf3", c.iperf)
+	if err != nil {
+		return Report{}, err
+	}
+	if len(profiles) == 0 && len(rates) == 0 && len(iperfRates) == 0 {
+		return Report{}, errors.New("nothing to measure: -profiles, -sweep and -iperf3 are all empty")
+	}
+	if _, err := exec.LookPath("iperf3"); len(iperfRates) > 0 && err != nil {
+		return Report{}, errors.New("-iperf3 needs iperf3 on PATH (Debian: apt-get install iperf3)")
 	}
 	host, _ := os.Hostname()
 	load, _ := os.ReadFile("/proc/loadavg")
@@ -66,11 +76,39 @@ func run(ctx context.Context, c config, log *slog.Logger) (Report, error) {
 			rep.HighestOKMbit = r
 		}
 	}
+	if len(iperfRates) > 0 {
+		log.Info("calibrate: iperf3", "rates_mbit", c.iperf)
+		fs, err := iperfSeries(ctx, c, iperfRates, opts)
+		rep.Iperf = fs
+		if err != nil {
+			return rep, err
+		}
+	}
 	return rep, nil
+}
+
+// parseRates reads a space-separated list of positive rates in Mbit/s.
+func parseRates(flagName, s string) ([]float64, error) {
+	var rates []float64
+	for _, f := range strings.Fields(s) {
+		r, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(r > 0) || r > 100000 {
+			return nil, fmt.Errorf("%s: %q is not a rate in Mbit/s between 0 and 100000", flagName, f)
+		}
+		rates = append(rates, r)
+	}
+	return rates, nil
 }
 
 func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedlink.Options) Result {
 	res := Result{Profile: p.String()}
+	rate := p.RateMbit * 1e6
+	if c.bare {
+		// The machine's own round trip, the same probe, just before.
+		bopts := opts
+		bopts.Backend = shapedlink.BackendNone
+		res.Bare = probeLink(ctx, c, p, bopts, 0)
+	}
 	l, err := shapedlink.New(ctx, p, opts)
 	if err != nil {
 		res.Error = err.Error()
@@ -80,7 +118,14 @@ func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 	res.Backend = string(l.Backend())
 	res.Applied = l.Applied()
 	res.Priority = priority(l.EmulatorPID())
-	rate := p.RateMbit * 1e6
+
+	res.Ping = probe(ctx, c, l, p.RTT+2*frameTime(pingFrame, rate), p.RTT)
+	if sh, ok := l.ShaperStats(); ok {
+		for _, d := range sh.Directions {
+			res.ShaperLateP50Ms = max(res.ShaperLateP50Ms, d.LateP50Ms)
+			res.ShaperLateP99Ms = max(res.ShaperLateP99Ms, d.LateP99Ms)
+		}
+	}
 
 	expected := p.RTT + 2*frameTime(echoFrame, rate)
 	res.ExpectedRTTms = float64(expected) / 1e6
@@ -125,6 +170,35 @@ func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 	res.LossLoPct, res.LossHiPct = 100*lo, 100*hi
 	res.LossInside = p.LossPct/100 >= lo && p.LossPct/100 <= hi
 	return res
+}
+
+// probeLink builds a link of p with opts, probes its idle round trip and
+// takes it down; expected is the round trip the probe should see.
+func probeLink(ctx context.Context, c config, p shapedlink.Profile, opts shapedlink.Options, expected time.Duration) *Probe {
+	l, err := shapedlink.New(ctx, p, opts)
+	if err != nil {
+		return &Probe{Error: err.Error()}
+	}
+	defer l.Close()
+	return probe(ctx, c, l, expected, 0)
+}
+
+// probe sends c.echoes ICMP echoes across l, one every c.interval, and
+// summarises their round trips against expected.
+func probe(ctx context.Context, c config, l *shapedlink.Link, expected, rtt time.Duration) *Probe {
+	pr := &Probe{IntervalMs: float64(c.interval) / 1e6, ExpectedMs: float64(expected) / 1e6}
+	rtts, sent, err := pings(ctx, l.Client(), l.ServerAddr(), c.echoes, c.interval, rtt)
+	pr.Sent, pr.Answered = sent, len(rtts)
+	if err != nil {
+		pr.Error = err.Error()
+	} else if len(rtts) == 0 {
+		pr.Error = "no echo request was answered"
+	}
+	if len(rtts) > 0 {
+		e := func(q float64) float64 { return float64(quantile(rtts, q)-expected) / 1e6 }
+		pr.MinErrMs, pr.P50ErrMs, pr.P90ErrMs, pr.P99ErrMs, pr.MaxErrMs = e(0), e(0.5), e(0.9), e(0.99), e(1)
+	}
+	return pr
 }
 
 func sweep(ctx context.Context, c config, rateMbit float64, opts shapedlink.Options) Sweep {
