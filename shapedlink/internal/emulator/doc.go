@@ -176,46 +176,18 @@
 //
 // # Calibration
 //
-// Measured with examples/calibrate (go run ./examples/calibrate; figures
-// below from the run of 01:06 UTC, 2026-11-30) on the 2-core VM this was
-// built on, kernel 6.18 without sch_netem, root, while other experiments
-// kept the load average between 1 and 5, so the timing tails are the
-// machine's as much as the emulator's. Errors are measured minus expected
-// (RTT plus the two 106-byte frames' serialisation, which netem adds too);
-// the same echo tool over loopback took 0.03-0.06 ms at p50.
-//
-//	profile    idle RTT err p50/p99   BBR wire  Cubic wire  loss % [95% CI]
-//	80:10      +0.20/+0.51 ms         100.0%    100.0%      0.00 [0.00,0.10]
-//	80:10:1    +0.26/+0.92 ms          98.3%     (loss)     1.02 [0.76,1.39]
-//	150:2      +0.22/+0.68 ms         100.0%    100.0%      0.00 [0.00,0.10]
-//	150:2:1    +0.24/+0.70 ms         100.0%     (loss)     1.05 [0.78,1.42]
-//	20:100     +0.28/+0.72 ms          99.9%    100.0%      0.00 [0.00,0.10]
-//	20:100:1   +0.27/+1.07 ms          99.0%     (loss)     0.97 [0.71,1.33]
-//	5:1000     +0.15/+0.53 ms          41.9%     98.8%      0.00 [0.00,0.10]
-//	5:1000:1   +0.17/+0.54 ms          46.2%     (loss)     0.95 [0.69,1.30]
-//
-// "Wire" is goodput*1514/1448 as a share of the rate (100% is a full
-// link; goodput itself tops out at 95.6%). Cubic under 1% random loss gets
-// what Cubic gets (2-76% here), which says nothing about the link. At 5 ms
-// RTT a Cubic flow kept 99.5% at 500 Mbit/s and 97.6% at 1 Gbit/s, and
-// got 1.61 Gbit/s through a 2 Gbit/s setting; BBR stalls near 420 Mbit/s
-// at any setting from 500 Mbit/s up: with GSO off and no fq qdisc, BBR
-// paces every segment with its own timer, and on two cores that sender,
-// the receiver and the shaper together run out of CPU (BBR alone reached
-// 1 Gbit/s over a bare veth with the same settings, Cubic 2.65 Gbit/s).
-// The shaper's CPU was 11-26 us per frame at high rates on this VM; at low
-// rates the per-frame figure is mostly the (capped) spin before each
-// sparse frame.
-//
-// Against the targets: loss is always inside its interval; bulk reaches
-// 95% up to 1 Gbit/s with Cubic but not with BBR (above); the idle round
-// trip is 0.15-0.28 ms long at p50 (target 0.1) and 0.5-1.1 ms at p99
-// (target 0.5). With no delay at all, the path through the shaper took
-// 0.13 ms at p50 against 0.03 ms for a bare veth pair: two extra veth
-// hops, the packet socket delivery and the write cost about 50 us per
-// direction, and that is most of the p50 error. Closing it needs a
-// shorter path (an XDP or tc redirect in place of AF_PACKET) or
-// subtracting the measured per-direction overhead from Delay; the p99
-// tail is mostly the loaded machine (the emulator's own lateness, in
-// DirStats.Late, was under 0.5 ms at p99 with SCHED_FIFO even at load 7).
+// docs/calibration.md has the measurements (go run ./examples/calibrate)
+// and what they mean. In short, on the 2-vCPU VM this was built on, with
+// the machine otherwise idle: the idle round trip, timed by the kernel
+// with the kernel answering, was 0.015-0.054 ms longer than configured at
+// p50 on every profile from 2 ms to 300 ms and 1 Mbit/s to 1 Gbit/s, of
+// which an unshaped veth pair with the same settings shows 0.004-0.022 ms;
+// its p99 was 0.20-0.45 ms long in most runs and up to 1.1 ms in a few,
+// mostly the cost of crossing a cold network path three times instead of
+// once (the bare pair's own p99 was 0.12-0.55 ms depending on the probe
+// spacing). DirStats.Late put the emulator's own lateness at p50 1 us and
+// p99 0.02-0.35 ms. Rates are held to 100.0% of the wire rate up to
+// 100 Mbit/s for any sender, and to 97.8% and 96.5% at 1 and 2 Gbit/s
+// for a Cubic flow with large buffers; an unlimited link carries what the
+// bare pair carries.
 package emulator
