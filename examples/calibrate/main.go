@@ -35,6 +35,7 @@ type Result struct {
 	// how late it wrote the probe's frames (the worse direction).
 	ShaperLateP50Ms float64 `json:"shaper_late_p50_ms,omitempty"`
 	ShaperLateP99Ms float64 `json:"shaper_late_p99_ms,omitempty"`
+	ShaperLateMaxMs float64 `json:"shaper_late_max_ms,omitempty"`
 
 	// The UDP echo is what an application sees: the same idle round trip
 	// through two processes' sockets, including their wake-ups.

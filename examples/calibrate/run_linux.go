@@ -124,6 +124,7 @@ func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 		for _, d := range sh.Directions {
 			res.ShaperLateP50Ms = max(res.ShaperLateP50Ms, d.LateP50Ms)
 			res.ShaperLateP99Ms = max(res.ShaperLateP99Ms, d.LateP99Ms)
+			res.ShaperLateMaxMs = max(res.ShaperLateMaxMs, d.LateMaxMs)
 		}
 	}
 
