@@ -18,6 +18,25 @@
 // included). The default limit is ceil(1.5 * rate * rtt / (8 * 1500)) + 10,
 // 110 for 80:10. A profile without loss is shaped with no loss term at all.
 //
+// Options after the short form, each after a comma, set one direction
+// apart from the other: [down.|up.]key=value, where down is server to
+// client, up is client to server, and an option without a direction sets
+// both. The keys are delay (one-way, in ms; the short form gives each
+// direction RTT/2), rate (Mbit/s), loss (percent) and limit (packets):
+//
+//	20:50,up.rate=5                    50 Mbit/s down, 5 up, 10 ms each way
+//	80:10,down.delay=60,up.delay=20    80 ms round trip, split 60/20
+//	80:10:1,up.loss=0                  1% loss down only
+//
+// A direction whose rate or delay differs from the short form gets the
+// default limit of its own rate and twice its own delay, unless the short
+// form names a limit or the direction its own. Profile.Direction resolves
+// a direction; String writes options back in a fixed order, so a profile
+// round-trips. A profile without options is applied exactly as before
+// options existed. docs/link-description.md has the design the further
+// options (jitter, burst loss, reordering, queue disciplines, schedules)
+// will follow.
+//
 // # Topology
 //
 // With kernel netem (BackendNetem), one netem qdisc on each veth end:

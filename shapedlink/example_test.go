@@ -27,7 +27,30 @@ func ExampleParseProfile() {
 	// Output:
 	// 80:10:1 40ms 110
 	// 80:10
-	// shapedlink: profile "80:ten": rate_mbit "ten" is not a decimal number; want rtt_ms:rate_mbit[:loss_pct][@limit_pkts] with decimal numbers, e.g. 80:10, 80:10:1 or 150:2:0.5
+	// shapedlink: profile "80:ten": rate_mbit "ten" is not a decimal number; want rtt_ms:rate_mbit[:loss_pct][@limit_pkts][,option...] with decimal numbers, e.g. 80:10, 80:10:1 or 150:2:0.5
+}
+
+// Options after the short form set one direction apart: here a home
+// line, 50 Mbit/s down and 5 Mbit/s up, with the up direction's limit
+// sized to its own rate.
+func ExampleProfile_Direction() {
+	p, err := shapedlink.ParseProfile("20:50,up.rate=5")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, d := range []shapedlink.Dir{shapedlink.Down, shapedlink.Up} {
+		fmt.Printf("%s: %+v\n", d, p.Direction(d))
+	}
+	fmt.Println(p.RoundTrip(), p)
+
+	_, err = shapedlink.ParseProfile("20:50,up.jitter=5")
+	fmt.Println(err)
+	// Output:
+	// down: {Delay:10ms RateMbit:50 LossPct:0 Limit:135}
+	// up: {Delay:10ms RateMbit:5 LossPct:0 Limit:23}
+	// 20ms 20:50,up.rate=5
+	// shapedlink: profile "20:50,up.jitter=5": option "up.jitter=5" has unknown key "jitter"; the keys are delay, rate, loss and limit, each optionally after down. or up.; an option is [down.|up.]{delay=one_way_ms|rate=mbit|loss=pct|limit=pkts}, e.g. 20:50,up.rate=5
 }
 
 // New builds the link; Do runs code inside an end's namespace. Needs root,

@@ -16,7 +16,7 @@ type HostState struct {
 	Backend                       Backend  `json:"backend"`
 	Mode                          Mode     `json:"mode"`
 	Profile                       string   `json:"profile"` // Profile.String()
-	Limit                         int      `json:"limit"`   // packets per direction
+	Limit                         int      `json:"limit"`   // packets, server->client (Applied has both directions)
 	Applied                       []string `json:"applied"` // as Link.Applied
 	// EmulatorSeeds are the emulator's loss seeds, server->client then
 	// client->server; empty for netem.

@@ -15,7 +15,7 @@ func (l *Link) HostState() (HostState, error) {
 		Backend:        l.backend,
 		Mode:           l.mode,
 		Profile:        l.profile.String(),
-		Limit:          l.profile.Limit,
+		Limit:          l.profile.Direction(Down).Limit,
 		Applied:        l.Applied(),
 		Offload:        l.Offload(),
 	}

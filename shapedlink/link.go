@@ -55,6 +55,14 @@ const (
 	ClientEnd
 )
 
+// dir is the direction whose traffic leaves through e.
+func (e End) dir() Dir {
+	if e == ClientEnd {
+		return Up
+	}
+	return Down
+}
+
 func (e End) String() string {
 	switch e {
 	case ServerEnd:

@@ -353,12 +353,13 @@ func (l *Link) dev(e End) string {
 }
 
 func (l *Link) startEmulator(ctx context.Context, seed uint64) error {
-	dir := func(seed uint64) emulator.Direction {
+	dir := func(d Dir, seed uint64) emulator.Direction {
+		pd := l.profile.Direction(d)
 		return emulator.Direction{
-			Delay:          l.profile.RTT / 2,
-			RateBitsPerSec: uint64(l.profile.RateMbit*1e6 + 0.5),
-			Limit:          l.profile.Limit,
-			LossPct:        l.profile.LossPct,
+			Delay:          pd.Delay,
+			RateBitsPerSec: uint64(pd.RateMbit*1e6 + 0.5),
+			Limit:          pd.Limit,
+			LossPct:        pd.LossPct,
 			Seed:           seed,
 		}
 	}
@@ -371,7 +372,7 @@ func (l *Link) startEmulator(ctx context.Context, seed uint64) error {
 			seedBack = 1
 		}
 	}
-	cfg := emulator.Config{IfA: shaperSideSrv, IfB: shaperSideCli, AToB: dir(seed), BToA: dir(seedBack)}
+	cfg := emulator.Config{IfA: shaperSideSrv, IfB: shaperSideCli, AToB: dir(Down, seed), BToA: dir(Up, seedBack)}
 	cmd, mon, err := emulator.Command(cfg)
 	if err != nil {
 		return fmt.Errorf("shapedlink: preparing the emulator: %w", err)

@@ -48,18 +48,19 @@ func probeNetem(ns *Namespace) (bool, error) {
 	return false, fmt.Errorf("shapedlink: probing for sch_netem on lo in the %s namespace: %w", ns.role, err)
 }
 
-// netemAttrs is the netem configuration for one direction of p: delay
-// RTT/2, the rate in bytes per second, the limit, and a loss term only when
-// the profile has loss, so a loss-free profile produces exactly the qdisc it
-// did before loss existed.
-func netemAttrs(p Profile) netlink.NetemQdiscAttrs {
+// netemAttrs is the netem configuration for one direction: its one-way
+// delay (RTT/2 for a profile without options), the rate in bytes per
+// second, the limit, and a loss term only when the direction has loss, so
+// a loss-free profile produces exactly the qdisc it did before loss
+// existed.
+func netemAttrs(d Direction) netlink.NetemQdiscAttrs {
 	a := netlink.NetemQdiscAttrs{
-		Latency: uint32(math.Round(float64(p.RTT/2) / 1e3)), // microseconds; NewNetem converts to ticks
-		Limit:   uint32(p.Limit),
-		Rate64:  uint64(math.Round(p.RateMbit * 1e6 / 8)), // bytes per second
+		Latency: uint32(math.Round(float64(d.Delay) / 1e3)), // microseconds; NewNetem converts to ticks
+		Limit:   uint32(d.Limit),
+		Rate64:  uint64(math.Round(d.RateMbit * 1e6 / 8)), // bytes per second
 	}
-	if p.LossPct > 0 {
-		a.Loss = float32(p.LossPct)
+	if d.LossPct > 0 {
+		a.Loss = float32(d.LossPct)
 	}
 	return a
 }
@@ -85,7 +86,7 @@ func (l *Link) applyNetem() error {
 					return "", fmt.Errorf("shapedlink: removing the old root qdisc (%s) from %s: %w", old.Type(), dev, err)
 				}
 			}
-			if err := h.QdiscAdd(netlink.NewNetem(attrs, netemAttrs(l.profile))); err != nil {
+			if err := h.QdiscAdd(netlink.NewNetem(attrs, netemAttrs(l.profile.Direction(end.dir())))); err != nil {
 				if errors.Is(err, unix.ENOENT) {
 					return "", noNetem()
 				}

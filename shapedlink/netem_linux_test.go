@@ -30,7 +30,12 @@ func TestNetemEncoding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := netemAttrs(p)
+		// A profile without options: both directions byte-identical to
+		// what the profile gave before directions had options.
+		if d, u := netemAttrs(p.Direction(Down)), netemAttrs(p.Direction(Up)); d != u {
+			t.Errorf("%s: down %+v and up %+v differ", c.profile, d, u)
+		}
+		a := netemAttrs(p.Direction(Up))
 		if a.Latency != c.latency || a.Rate64 != c.rate || a.Limit != c.limit || a.Loss != c.loss {
 			t.Errorf("%s: attrs %+v (rate %d), want latency %d us, rate %d B/s, limit %d, loss %v",
 				c.profile, a, a.Rate64, c.latency, c.rate, c.limit, c.loss)

@@ -11,7 +11,7 @@ import (
 
 // ProfileGrammar is the textual form of a Profile, as accepted by
 // ParseProfile and produced by Profile.String.
-const ProfileGrammar = "rtt_ms:rate_mbit[:loss_pct][@limit_pkts]"
+const ProfileGrammar = "rtt_ms:rate_mbit[:loss_pct][@limit_pkts][,option...]"
 
 // Bounds on the values a Profile may hold. They are generous: they exist so
 // that every accepted profile can be represented exactly by the kernel's
@@ -22,15 +22,20 @@ const (
 	MaxLimit    = 1 << 30     // largest packet limit accepted
 )
 
-// Profile describes a symmetric shaped link: the round trip (each direction
-// is delayed by RTT/2), the rate of each direction, the per-direction
-// independent random loss and the per-direction queue limit in packets,
-// counted as netem counts it (packets in the delay line included).
+// Profile describes a shaped link. Its base, the short form, is
+// symmetric: the round trip (each direction is delayed by RTT/2), the
+// rate of each direction, the per-direction independent random loss and
+// the per-direction queue limit in packets, counted as netem counts it
+// (packets in the delay line included). Down and Up override settings of
+// one direction (server to client and client to server); Direction gives
+// a direction with everything resolved, which is what the backends apply.
 type Profile struct {
 	RTT      time.Duration // round-trip time; each direction gets RTT/2
 	RateMbit float64       // rate of each direction, in Mbit/s (10^6 bit/s)
 	LossPct  float64       // per-direction random loss in percent, 0 <= LossPct < 100
 	Limit    int           // per-direction queue limit in packets
+
+	Down, Up DirOptions // per-direction settings that differ from the base
 }
 
 // DefaultLimit is the packet limit a profile gets unless it names one:
@@ -53,11 +58,19 @@ func NewProfile(rtt time.Duration, rateMbit, lossPct float64) (Profile, error) {
 	return p, p.Validate()
 }
 
-// WithLoss returns a copy of p with the given per-direction loss. The limit
-// is unchanged. Call Validate (New does) to check the result.
+// WithLoss returns a copy of p with the given loss in both directions
+// (any per-direction loss option is dropped). The limit is unchanged.
+// Call Validate (New does) to check the result.
 func (p Profile) WithLoss(pct float64) Profile {
 	p.LossPct = pct
+	p.Down.HasLoss, p.Down.LossPct = false, 0
+	p.Up.HasLoss, p.Up.LossPct = false, 0
 	return p
+}
+
+// HasLoss reports whether either direction has random loss.
+func (p Profile) HasLoss() bool {
+	return p.Direction(Down).LossPct != 0 || p.Direction(Up).LossPct != 0
 }
 
 // WithLimit returns a copy of p with the given per-direction packet limit.
@@ -83,7 +96,7 @@ func (p Profile) Validate() error {
 		return &ProfileError{Input: p.String(), Field: "limit_pkts",
 			Reason: fmt.Sprintf("must be between 1 and %d (the default for this profile is %d)", MaxLimit, DefaultLimit(p.RateMbit, p.RTT))}
 	}
-	return nil
+	return p.validateDirections()
 }
 
 // String returns p in the grammar ParseProfile accepts: the loss field only
@@ -102,6 +115,7 @@ func (p Profile) String() string {
 		b.WriteByte('@')
 		b.WriteString(strconv.Itoa(p.Limit))
 	}
+	b.WriteString(p.optionsString())
 	return b.String()
 }
 
@@ -119,6 +133,10 @@ func (e *ProfileError) Error() string {
 	if e.Field != "" {
 		field = e.Field + " "
 	}
+	if strings.HasPrefix(e.Field, "option") || strings.Contains(e.Field, ".") {
+		return fmt.Sprintf("shapedlink: profile %q: %s%s; an option is %s, e.g. 20:50,up.rate=5",
+			e.Input, field, e.Reason, OptionsGrammar)
+	}
 	return fmt.Sprintf("shapedlink: profile %q: %s%s; want %s with decimal numbers, e.g. 80:10, 80:10:1 or 150:2:0.5",
 		e.Input, field, e.Reason, ProfileGrammar)
 }
@@ -131,7 +149,8 @@ var ErrEmptyProfiles = errors.New("shapedlink: no profiles given; want a space-s
 // at most one decimal point; no signs, exponents, NaN or Inf). The limit,
 // when omitted, is DefaultLimit.
 func ParseProfile(s string) (Profile, error) {
-	body, limitText, hasLimit := strings.Cut(s, "@")
+	short, opts, hasOpts := strings.Cut(s, ",")
+	body, limitText, hasLimit := strings.Cut(short, "@")
 	fields := strings.Split(body, ":")
 	if len(fields) < 2 || len(fields) > 3 {
 		return Profile{}, &ProfileError{Input: s, Reason: fmt.Sprintf("has %d colon-separated fields, want 2 or 3", len(fields))}
@@ -159,6 +178,11 @@ func ParseProfile(s string) (Profile, error) {
 			return Profile{}, &ProfileError{Input: s, Field: "limit_pkts", Reason: fmt.Sprintf("%q is not a whole number of packets", limitText)}
 		}
 		p.Limit = n
+	}
+	if hasOpts {
+		if err := parseOptions(s, &p, opts); err != nil {
+			return Profile{}, err
+		}
 	}
 	if err := p.Validate(); err != nil {
 		var pe *ProfileError

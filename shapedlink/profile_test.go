@@ -138,7 +138,8 @@ func TestProfileWith(t *testing.T) {
 }
 
 func FuzzParseProfile(f *testing.F) {
-	for _, s := range []string{"80:10", "80:10:1", "150:2:0.5", "5:1000", "80:10:1@200", "0.001:0.001:99.999", ":", "80:10:", "1e3:1", "80:10@"} {
+	for _, s := range []string{"80:10", "80:10:1", "150:2:0.5", "5:1000", "80:10:1@200", "0.001:0.001:99.999", ":", "80:10:", "1e3:1", "80:10@",
+		"20:50,up.rate=5", "80:10,loss=1,down.delay=60", "80:10,rate=5,up.rate=5", "80:10,", "80:10,x=1", "80:10,up.limit=0", "80:10@20,down.rate=1"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -161,4 +162,87 @@ func FuzzParseProfile(f *testing.F) {
 			t.Fatalf("round trip of %q: %+v -> %q -> %+v", s, p, p.String(), q)
 		}
 	})
+}
+
+// TestProfileOptions: per-direction options parse, resolve and print back;
+// a profile without them resolves to exactly the short form's values in
+// both directions.
+func TestProfileOptions(t *testing.T) {
+	ms := time.Millisecond
+	cases := []struct {
+		in, str  string
+		down, up Direction
+	}{
+		// No options: both directions are the short form, as before.
+		{"80:10", "80:10", Direction{40 * ms, 10, 0, 110}, Direction{40 * ms, 10, 0, 110}},
+		{"80:10:1@200", "80:10:1@200", Direction{40 * ms, 10, 1, 200}, Direction{40 * ms, 10, 1, 200}},
+		// An up rate of its own gets a limit of its own (1.5 BDP + 10).
+		{"20:50,up.rate=5", "20:50,up.rate=5", Direction{10 * ms, 50, 0, 135}, Direction{10 * ms, 5, 0, 23}},
+		// A named base limit holds for both directions.
+		{"20:50@30,up.rate=5", "20:50@30,up.rate=5", Direction{10 * ms, 50, 0, 30}, Direction{10 * ms, 5, 0, 30}},
+		{"80:10,down.delay=60,up.delay=20", "80:10,down.delay=60,up.delay=20", Direction{60 * ms, 10, 0, 160}, Direction{20 * ms, 10, 0, 60}},
+		// An option without a direction sets both, and prints that way.
+		{"80:10,loss=0.5", "80:10,loss=0.5", Direction{40 * ms, 10, 0.5, 110}, Direction{40 * ms, 10, 0.5, 110}},
+		{"80:10,up.loss=1,down.loss=1", "80:10,loss=1", Direction{40 * ms, 10, 1, 110}, Direction{40 * ms, 10, 1, 110}},
+		{"80:10:1,up.loss=0,up.limit=50", "80:10:1,up.loss=0,up.limit=50", Direction{40 * ms, 10, 1, 110}, Direction{40 * ms, 10, 0, 50}},
+		// Options print in a fixed order whatever the order given.
+		{"80:10,up.limit=50,down.rate=20", "80:10,down.rate=20,up.limit=50", Direction{40 * ms, 20, 0, DefaultLimit(20, 80*ms)}, Direction{40 * ms, 10, 0, 50}},
+	}
+	for _, c := range cases {
+		p, err := ParseProfile(c.in)
+		if err != nil {
+			t.Errorf("ParseProfile(%q): %v", c.in, err)
+			continue
+		}
+		if got := p.String(); got != c.str {
+			t.Errorf("ParseProfile(%q).String() = %q, want %q", c.in, got, c.str)
+		}
+		if got := p.Direction(Down); got != c.down {
+			t.Errorf("%s: down %+v, want %+v", c.in, got, c.down)
+		}
+		if got := p.Direction(Up); got != c.up {
+			t.Errorf("%s: up %+v, want %+v", c.in, got, c.up)
+		}
+		if rt := p.RoundTrip(); rt != c.down.Delay+c.up.Delay {
+			t.Errorf("%s: RoundTrip %v, want %v", c.in, rt, c.down.Delay+c.up.Delay)
+		}
+		if q, err := ParseProfile(p.String()); err != nil || q != p {
+			t.Errorf("%s: round trip through %q gave %+v, %v", c.in, p.String(), q, err)
+		}
+	}
+	if p, _ := ParseProfile("80:10"); !p.Symmetric() {
+		t.Error("80:10 is not Symmetric")
+	}
+	if p, _ := ParseProfile("80:10,up.rate=1"); p.Symmetric() {
+		t.Error("80:10,up.rate=1 is Symmetric")
+	}
+
+	bad := []struct{ in, says string }{
+		{"80:10,", "not key=value"},
+		{"80:10,rate", "not key=value"},
+		{"80:10,jitter=5", `unknown key "jitter"`},
+		{"80:10,sideways.rate=5", `direction "sideways"`},
+		{"80:10,up.rate=0", "up.rate must be positive"},
+		{"80:10,up.rate=-1", "not a decimal number"},
+		{"80:10,down.loss=100", "down.loss must satisfy"},
+		{"80:10,up.limit=0", "up.limit must be between"},
+		{"80:10,up.limit=1.5", "whole number"},
+		{"80:10,rate=5,up.rate=6", "twice"},
+		{"80:10,down.delay=0,up.delay=0", "round trip of zero"},
+		{"80:10,up.delay=60001", "more than 60000"},
+	}
+	for _, c := range bad {
+		_, err := ParseProfile(c.in)
+		if err == nil {
+			t.Errorf("ParseProfile(%q) = nil error, want one saying %q", c.in, c.says)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.says) {
+			t.Errorf("ParseProfile(%q) = %q, want it to say %q", c.in, err, c.says)
+		}
+		var pe *ProfileError
+		if !errors.As(err, &pe) {
+			t.Errorf("ParseProfile(%q) returned a %T, want *ProfileError", c.in, err)
+		}
+	}
 }
