@@ -29,7 +29,7 @@ func TestQuantileNearestRank(t *testing.T) {
 }
 
 func TestLossy(t *testing.T) {
-	for p, want := range map[string]bool{"80:10": false, "80:10:1": true, "80:10:0": false, "80:10@50": false, "80:10:1@50": true} {
+	for p, want := range map[string]bool{"80:10": false, "80:10:1": true, "80:10:0": false, "80:10@50": false, "80:10:1@50": true, "80:10,up.loss=1": true, "80:10:1,loss=0": false, "20:50,up.rate=5": false} {
 		if got := (Result{Profile: p}).lossy(); got != want {
 			t.Errorf("lossy(%q) = %v, want %v", p, got, want)
 		}

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"github.com/shakenfist/quicbench/shapedlink"
 )
 
 // Result is one profile's calibration; the JSON output is a Report.
@@ -270,7 +272,8 @@ func failureLine(failed []string, total int) string {
 }
 
 func (r Result) lossy() bool {
-	return !strings.HasSuffix(r.Profile, ":0") && strings.Count(strings.SplitN(r.Profile, "@", 2)[0], ":") == 2
+	p, err := shapedlink.ParseProfile(r.Profile)
+	return err == nil && p.HasLoss()
 }
 
 // unusualBuffers is true when the flow did not get the buffers it asked

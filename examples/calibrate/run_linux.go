@@ -102,7 +102,14 @@ func parseRates(flagName, s string) ([]float64, error) {
 
 func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedlink.Options) Result {
 	res := Result{Profile: p.String()}
-	rate := p.RateMbit * 1e6
+	// The bulk flows and the loss run go server to client (down); a round
+	// trip crosses both directions, each at its own rate.
+	down, up := p.Direction(shapedlink.Down), p.Direction(shapedlink.Up)
+	rate := down.RateMbit * 1e6
+	rtt := p.RoundTrip()
+	crossing := func(frame int) time.Duration {
+		return rtt + frameTime(frame, rate) + frameTime(frame, up.RateMbit*1e6)
+	}
 	if c.bare {
 		// The machine's own round trip, the same probe, just before.
 		bopts := opts
@@ -119,7 +126,7 @@ func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 	res.Applied = l.Applied()
 	res.Priority = priority(l.EmulatorPID())
 
-	res.Ping = probe(ctx, c, l, p.RTT+2*frameTime(pingFrame, rate), p.RTT)
+	res.Ping = probe(ctx, c, l, crossing(pingFrame), rtt)
 	if sh, ok := l.ShaperStats(); ok {
 		for _, d := range sh.Directions {
 			res.ShaperLateP50Ms = max(res.ShaperLateP50Ms, d.LateP50Ms)
@@ -128,13 +135,13 @@ func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 		}
 	}
 
-	expected := p.RTT + 2*frameTime(echoFrame, rate)
+	expected := crossing(echoFrame)
 	res.ExpectedRTTms = float64(expected) / 1e6
 	if base, _, err := echoes(ctx, l.Server(), l.Server(), net.IPv4(127, 0, 0, 1), net.IPv4(127, 0, 0, 1), c.echoes, 0); err == nil && len(base) > 0 {
 		res.BaselineP50Ms = float64(quantile(base, 0.5)) / 1e6
 		res.BaselineP99Ms = float64(quantile(base, 0.99)) / 1e6
 	}
-	rtts, sent, err := echoes(ctx, l.Client(), l.Server(), ipOf(l.ClientAddr()), ipOf(l.ServerAddr()), c.echoes, p.RTT)
+	rtts, sent, err := echoes(ctx, l.Client(), l.Server(), ipOf(l.ClientAddr()), ipOf(l.ServerAddr()), c.echoes, rtt)
 	res.Echoes, res.Answered = sent, len(rtts)
 	if err != nil {
 		res.Error = "echo: " + err.Error()
@@ -159,7 +166,7 @@ func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 	res.LossSent = c.lossPkts
 	drain(l, 5*time.Second)
 	d0 := shaperDrops(l)
-	delivered, err := lossRun(ctx, l, c.lossPkts, rate, p.RTT, p.Limit)
+	delivered, err := lossRun(ctx, l, c.lossPkts, rate, rtt, down.Limit)
 	res.LossShaperDrops = shaperDrops(l) - d0
 	if err != nil && res.Error == "" {
 		res.Error = "loss: " + err.Error()
@@ -169,7 +176,7 @@ func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 	lo, hi := wilson(lost, c.lossPkts)
 	res.LossPct = 100 * float64(lost) / float64(c.lossPkts)
 	res.LossLoPct, res.LossHiPct = 100*lo, 100*hi
-	res.LossInside = p.LossPct/100 >= lo && p.LossPct/100 <= hi
+	res.LossInside = down.LossPct/100 >= lo && down.LossPct/100 <= hi
 	return res
 }
 

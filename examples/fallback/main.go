@@ -37,7 +37,7 @@ type job struct {
 }
 
 func (c config) dir(p shapedlink.Profile) string {
-	return filepath.Join(c.workdir, profileDir(float64(p.RTT)/1e6, p.RateMbit, p.LossPct))
+	return filepath.Join(c.workdir, profileDir(float64(p.RTT)/1e6, p.RateMbit, p.LossPct)+results.ProfileSuffix(p.WithLoss(0).String()))
 }
 
 func (c config) recordPath(j job) string { return filepath.Join(c.dir(j.profile), j.arm+".json") }
@@ -201,7 +201,7 @@ func buildConfig(profiles, losses, arms string, connects, channels int, giveUp, 
 		return c, fmt.Errorf("no loss levels: give at least one, e.g. -losses 0")
 	}
 	for _, p := range ps {
-		if p.LossPct != 0 {
+		if p.HasLoss() {
 			return c, fmt.Errorf("profile %s carries its own loss: give loss levels with -losses instead", p)
 		}
 		for _, l := range ls {

@@ -125,7 +125,7 @@ func (c config) plan() []runConfig {
 	var out []runConfig
 	for _, loss := range c.Losses {
 		cell := results.Cell{
-			Profile: c.Profile.WithLoss(0).String(), RTTms: float64(c.Profile.RTT) / float64(time.Millisecond),
+			Profile: c.Profile.WithLoss(0).String(), RTTms: float64(c.Profile.RoundTrip()) / float64(time.Millisecond),
 			RateMbit: c.Profile.RateMbit, LossPct: loss, CC: "reno",
 		}
 		for r := 1; r <= c.Repeats; r++ {

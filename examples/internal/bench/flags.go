@@ -234,7 +234,7 @@ func (f *Flags) Matrix() (*Matrix, error) {
 	}
 	var texts []string
 	for _, p := range profiles {
-		if p.LossPct != 0 {
+		if p.HasLoss() {
 			return nil, fmt.Errorf("profile %s carries its own loss: give loss levels with -losses instead", p)
 		}
 		if slices.Contains(texts, p.String()) {

@@ -162,7 +162,7 @@ func (m *Matrix) Plan() []RunConfig {
 						lp := p.WithLoss(loss)
 						cell := results.Cell{
 							Profile:     p.WithLoss(0).String(),
-							RTTms:       float64(p.RTT) / float64(time.Millisecond),
+							RTTms:       float64(p.RoundTrip()) / float64(time.Millisecond),
 							RateMbit:    p.RateMbit,
 							LossPct:     loss,
 							CC:          cc,

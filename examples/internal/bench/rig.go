@@ -119,7 +119,7 @@ func (r *Rig) Close() {
 
 // LinkRecord describes the link for a record.
 func (r *Rig) LinkRecord() results.Link {
-	return results.Link{Backend: string(r.Link.Backend()), Applied: r.Link.Applied(), Limit: r.profile.Limit}
+	return results.Link{Backend: string(r.Link.Backend()), Applied: r.Link.Applied(), Limit: r.profile.Direction(shapedlink.Down).Limit}
 }
 
 // HostRecord is the host's state as JSON for a record; the emulator's

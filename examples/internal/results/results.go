@@ -55,6 +55,7 @@ type Cell struct {
 // only when set ("_s4", "_cap0.5"), so headline cells keep their names.
 func (c Cell) Dir() string {
 	d := fmt.Sprintf("%sms-%smbit_loss%s_%s", num(c.RTTms), num(c.RateMbit), num(c.LossPct), c.CC)
+	d += ProfileSuffix(c.Profile)
 	if c.Sessions != 0 {
 		d += fmt.Sprintf("_s%d", c.Sessions)
 	}
@@ -62,6 +63,34 @@ func (c Cell) Dir() string {
 		d += "_cap" + num(c.BulkCapFraction)
 	}
 	return d
+}
+
+// ProfileSuffix is what a directory name adds for the parts of a profile
+// beyond rtt_ms:rate_mbit[:loss_pct]: "" for the short form, so existing
+// directories keep their names, and otherwise the limit and the options
+// in a form safe in a file name ("80:10@200,up.rate=5" gives
+// "_limit200_up.rate-5"), so two profiles never share a directory.
+func ProfileSuffix(profile string) string {
+	i := strings.IndexAny(profile, "@,")
+	if i < 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, r := range profile[i:] {
+		switch {
+		case r == '@':
+			b.WriteString("_limit")
+		case r == ',':
+			b.WriteByte('_')
+		case r == '=' || r == '/' || r == ':':
+			b.WriteByte('-')
+		case r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('x')
+		}
+	}
+	return b.String()
 }
 
 // SessionCount is the number of sessions that shared the link: Sessions,

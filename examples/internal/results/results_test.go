@@ -101,6 +101,10 @@ func TestCellDirSuffixes(t *testing.T) {
 		{func() Cell { c := base; c.Sessions = 4; return c }(), "80ms-10mbit_loss1_reno_s4"},
 		{func() Cell { c := base; c.Sessions = 1; return c }(), "80ms-10mbit_loss1_reno_s1"},
 		{func() Cell { c := base; c.BulkCapFraction = 0.5; c.BulkRateCapBps = 5e6; return c }(), "80ms-10mbit_loss1_reno_cap0.5"},
+		// A named limit or link options make a profile of their own.
+		{func() Cell { c := base; c.Profile = "80:10@200"; return c }(), "80ms-10mbit_loss1_reno_limit200"},
+		{func() Cell { c := base; c.Profile = "80:10,up.rate=5"; return c }(), "80ms-10mbit_loss1_reno_up.rate-5"},
+		{func() Cell { c := base; c.Profile = "80:10@200,down.delay=60,up.delay=20"; return c }(), "80ms-10mbit_loss1_reno_limit200_down.delay-60_up.delay-20"},
 	}
 	seen := map[string]bool{}
 	for _, tc := range cases {
@@ -110,7 +114,7 @@ func TestCellDirSuffixes(t *testing.T) {
 		seen[tc.c.Dir()] = true
 	}
 	if len(seen) != len(cases) {
-		t.Error("cells that differ only in sessions or cap share a directory")
+		t.Error("cells that differ only in sessions, cap, limit or options share a directory")
 	}
 	a, b := base, base
 	b.Sessions = 2
