@@ -9,10 +9,12 @@
 # loudly instead of silently testing an unbroken tree: update the table.
 #
 #   loss   loss percentage divided by 10 (1% configured, 0.1% applied)
-#   delay  the whole RTT as each direction's delay instead of RTT/2
+#   delay  twice each direction's one-way delay (the whole RTT, for a
+#          profile without options)
 #   rate   the rate in bits per second passed where bytes per second go
 #   limit  twice the configured packet limit
 #   noloss a loss term (0.5%) added to every profile, even loss-free ones
+#   swap   the server-to-client direction applied at both ends
 #
 # It prints the -test.run pattern that covers the breakage on stdout.
 set -euo pipefail
@@ -25,29 +27,33 @@ file=$tree/shapedlink/netem_linux.go
 
 case $name in
 loss)
-	old='a.Loss = float32(p.LossPct)'
-	new='a.Loss = float32(p.LossPct / 10)'
+	old='a.Loss = float32(d.LossPct)'
+	new='a.Loss = float32(d.LossPct / 10)'
 	tests='TestNetemReadBack|TestNetemLoss' ;;
 delay)
-	old='Latency: uint32(math.Round(float64(p.RTT/2) / 1e3))'
-	new='Latency: uint32(math.Round(float64(p.RTT) / 1e3))'
+	old='Latency: uint32(math.Round(float64(d.Delay) / 1e3))'
+	new='Latency: uint32(math.Round(float64(2*d.Delay) / 1e3))'
 	tests='TestNetemReadBack|TestNetemIdleRTT' ;;
 rate)
-	old='Rate64:  uint64(math.Round(p.RateMbit * 1e6 / 8))'
-	new='Rate64:  uint64(math.Round(p.RateMbit * 1e6))'
+	old='Rate64:  uint64(math.Round(d.RateMbit * 1e6 / 8))'
+	new='Rate64:  uint64(math.Round(d.RateMbit * 1e6))'
 	tests='TestNetemReadBack|TestNetemRate' ;;
 limit)
-	old='Limit:   uint32(p.Limit),'
-	new='Limit:   uint32(2 * p.Limit),'
+	old='Limit:   uint32(d.Limit),'
+	new='Limit:   uint32(2 * d.Limit),'
 	tests='TestNetemReadBack|TestNetemLimit' ;;
 noloss)
-	old='if p.LossPct > 0 {
-		a.Loss = float32(p.LossPct)'
-	new='if p.LossPct >= 0 {
-		a.Loss = float32(p.LossPct + 0.5)'
+	old='if d.LossPct > 0 {
+		a.Loss = float32(d.LossPct)'
+	new='if d.LossPct >= 0 {
+		a.Loss = float32(d.LossPct + 0.5)'
 	tests='TestNetemReadBack' ;;
+swap)
+	old='netemAttrs(l.profile.Direction(end.dir()))'
+	new='netemAttrs(l.profile.Direction(Down))'
+	tests='TestNetemAsymmetric' ;;
 *)
-	echo "break.sh: unknown breakage '$name'; one of: loss delay rate limit noloss" >&2
+	echo "break.sh: unknown breakage '$name'; one of: loss delay rate limit noloss swap" >&2
 	exit 1 ;;
 esac
 

@@ -395,13 +395,21 @@ func TestNetemLimit(t *testing.T) {
 // passed in the wrong unit is off by a factor of eight.
 func TestNetemRate(t *testing.T) {
 	const profile = "40:10"
-	const frame = 1442
 	exp, err := Expect(profile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := newLink(t, profile)
-	rx, err := listenUDP(l, serverEnd, 7400)
+	checkArrivalRate(t, l, clientEnd, serverEnd, 7400, exp.RateBytes, exp.Delay)
+}
+
+// checkArrivalRate overdrives the direction from -> to of l with UDP at
+// twice rateBytes for 2 s and checks that frames arrive at the rate
+// (0.85-1.05 of it; TCG's timing is loose).
+func checkArrivalRate(t *testing.T, l vmLink, from, to end, port int, rateBytes uint64, delay time.Duration) {
+	t.Helper()
+	const frame = 1442
+	rx, err := listenUDP(l, to, port)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,14 +434,14 @@ func TestNetemRate(t *testing.T) {
 			a.n++
 		}
 	}()
-	tx, err := dialUDP(l, clientEnd, serverEnd, 7400)
+	tx, err := dialUDP(l, from, to, port)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tx.Close()
 	// Twice the rate: one frame per (frame*8/rate)/2 seconds, sent in
 	// bursts of 10 so that sleeping is coarse enough for TCG.
-	interval := time.Duration(float64(frame) / float64(exp.RateBytes) / 2 * float64(time.Second))
+	interval := time.Duration(float64(frame) / float64(rateBytes) / 2 * float64(time.Second))
 	const duration = 2 * time.Second
 	start := time.Now()
 	sent := 0
@@ -450,22 +458,58 @@ func TestNetemRate(t *testing.T) {
 		}
 	}
 	offered := float64(sent*frame*8) / time.Since(start).Seconds()
-	time.Sleep(exp.Delay + 300*time.Millisecond)
+	time.Sleep(delay + 300*time.Millisecond)
 	rx.Close()
 	a := <-res
 	if a.n < 100 {
-		t.Fatalf("only %d of %d datagrams arrived", a.n, sent)
+		t.Fatalf("%s -> %s: only %d of %d datagrams arrived", from, to, a.n, sent)
 	}
 	got := float64((a.n-1)*frame*8) / a.last.Sub(a.first).Seconds()
-	want := float64(exp.RateBytes * 8)
-	t.Logf("offered %.2f Mbit/s (%d datagrams), %d arrived at %.3f Mbit/s in frame bytes; configured %.3f Mbit/s",
-		offered/1e6, sent, a.n, got/1e6, want/1e6)
+	want := float64(rateBytes * 8)
+	t.Logf("%s -> %s: offered %.2f Mbit/s (%d datagrams), %d arrived at %.3f Mbit/s in frame bytes; configured %.3f Mbit/s",
+		from, to, offered/1e6, sent, a.n, got/1e6, want/1e6)
 	if offered < 1.3*want {
 		t.Fatalf("the sender offered only %.2f Mbit/s, not enough to overdrive a %.2f Mbit/s link; the measurement says nothing", offered/1e6, want/1e6)
 	}
 	if got < 0.85*want || got > 1.05*want {
-		t.Errorf("arrival rate %.3f Mbit/s is outside 0.85-1.05 of the configured %.3f Mbit/s", got/1e6, want/1e6)
+		t.Errorf("%s -> %s: arrival rate %.3f Mbit/s is outside 0.85-1.05 of the configured %.3f Mbit/s", from, to, got/1e6, want/1e6)
 	}
+}
+
+// TestNetemAsymmetric: a profile with per-direction options puts each
+// direction's own delay, rate and limit on the end whose egress it is,
+// read back from the kernel, and each direction carries its own rate.
+// The expectations are written out here from the definitions (a
+// direction's default limit is ceil(rate_mbit * 2 * delay_ms / 8) + 10),
+// not computed by shapedlink.
+func TestNetemAsymmetric(t *testing.T) {
+	tpu, err := ticksPerMicrosecond()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const profile = "40:10,down.delay=30,up.delay=10,up.rate=2"
+	want := map[end]Netem{
+		serverEnd: {Delay: 30 * time.Millisecond, RateBytes: 1_250_000, Limit: 85}, // 10 * 60 / 8 = 75, + 10
+		clientEnd: {Delay: 10 * time.Millisecond, RateBytes: 250_000, Limit: 15},   // 2 * 20 / 8 = 5, + 10
+	}
+	l := newLink(t, profile)
+	for _, e := range []end{serverEnd, clientEnd} {
+		n, _, err := netemStats(l, e)
+		if err != nil {
+			t.Fatalf("%s end: %v", e, err)
+		}
+		w := want[e]
+		gotDelay := time.Duration(float64(n.Latency) / tpu * float64(time.Microsecond))
+		if d := gotDelay - w.Delay; d < -time.Microsecond || d > time.Microsecond {
+			t.Errorf("%s end: delay %v, want %v", e, gotDelay, w.Delay)
+		}
+		if n.Rate64 != w.RateBytes || n.Limit != w.Limit || n.Loss != 0 {
+			t.Errorf("%s end: rate %d B/s, limit %d, loss %d; want rate %d B/s, limit %d, no loss", e, n.Rate64, n.Limit, n.Loss, w.RateBytes, w.Limit)
+		}
+		checkApplied(t, l, e, w)
+	}
+	checkArrivalRate(t, l, serverEnd, clientEnd, 7410, want[serverEnd].RateBytes, want[serverEnd].Delay)
+	checkArrivalRate(t, l, clientEnd, serverEnd, 7411, want[clientEnd].RateBytes, want[clientEnd].Delay)
 }
 
 // setUDPSegment sets UDP_SEGMENT on c so that each write of several
