@@ -25,10 +25,49 @@ type Direction struct {
 	// LossPct is the probability, in percent, that an arriving frame is
 	// dropped before anything else happens to it; 0 <= LossPct < 100.
 	LossPct float64
+	// GE, when not nil, replaces LossPct with netem's Gilbert-Elliott
+	// loss model (tc-netem's "loss gemodel p r 1-h 1-k").
+	GE *GE `json:",omitempty"`
 	// Seed seeds this direction's loss PRNG. Zero asks Command to draw a
 	// random seed; the seed in use is always reported by Monitor.Seeds
 	// and in Monitor.Describe.
 	Seed uint64
+}
+
+// GE is the Gilbert-Elliott loss model as netem (sch_netem.c,
+// loss_gilb_ell) runs it, all four parameters in percent. The chain has a
+// good and a bad state and starts good. For each frame, in the state the
+// frame finds: from good, move to bad with probability P, and lose the
+// frame with probability OneMinusK; from bad, move to good with
+// probability R, and lose the frame with probability OneMinusH. The loss
+// is drawn with the state the frame found, before the move. With
+// OneMinusH 100 and OneMinusK 0 (the defaults of tc's gemodel) this is the
+// simple Gilbert model: the mean loss is P/(P+R) and a loss burst lasts
+// 1/R frames on average (100/R with R in percent).
+type GE struct {
+	P, R, OneMinusH, OneMinusK float64
+}
+
+// MeanLoss is the long-run fraction of frames lost (0-1).
+func (g GE) MeanLoss() float64 {
+	p, r := g.P/100, g.R/100
+	if p+r == 0 {
+		return g.OneMinusK / 100 // never leaves the good state
+	}
+	bad := p / (p + r)
+	return (1-bad)*g.OneMinusK/100 + bad*g.OneMinusH/100
+}
+
+func (g GE) validate(name string) error {
+	for _, f := range []struct {
+		what string
+		v    float64
+	}{{"p", g.P}, {"r", g.R}, {"1-h", g.OneMinusH}, {"1-k", g.OneMinusK}} {
+		if math.IsNaN(f.v) || f.v < 0 || f.v > 100 {
+			return fmt.Errorf("emulator: %s.GE %s is %v; it must be a percentage between 0 and 100", name, f.what, f.v)
+		}
+	}
+	return nil
 }
 
 // Config is one shaper: two interfaces in the shaper's network namespace
@@ -107,6 +146,10 @@ func (d Direction) validate(name string) error {
 		return fmt.Errorf("emulator: %s.Limit is %d; the emulator supports at most %d packets", name, d.Limit, MaxLimit)
 	case math.IsNaN(d.LossPct) || d.LossPct < 0 || d.LossPct >= 100:
 		return fmt.Errorf("emulator: %s.LossPct is %v; it must satisfy 0 <= loss < 100", name, d.LossPct)
+	case d.GE != nil && d.LossPct != 0:
+		return fmt.Errorf("emulator: %s has both LossPct and GE; a direction has one loss model", name)
+	case d.GE != nil:
+		return d.GE.validate(name)
 	}
 	return nil
 }
@@ -127,6 +170,10 @@ func (d Direction) Describe() string {
 		b.WriteString(" loss ")
 		b.WriteString(strconv.FormatFloat(d.LossPct, 'g', -1, 64))
 		b.WriteString("%")
+	}
+	if g := d.GE; g != nil {
+		pct := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) + "%" }
+		fmt.Fprintf(&b, " loss gemodel p %s r %s 1-h %s 1-k %s", pct(g.P), pct(g.R), pct(g.OneMinusH), pct(g.OneMinusK))
 	}
 	fmt.Fprintf(&b, " seed %d", d.Seed)
 	return b.String()

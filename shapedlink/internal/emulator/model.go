@@ -40,6 +40,11 @@ type Model struct {
 	lossBelow uint64 // a frame is lost when a uniform uint64 draw is below this
 	rng       rand.PCG
 
+	// Gilbert-Elliott: thresholds for uniform uint64 draws, and the state.
+	ge                         bool
+	geP, geR, geLossG, geLossB uint64
+	geBad                      bool
+
 	held      int
 	heldBytes int64
 	lastDue   int64 // due time of the most recently accepted frame
@@ -52,6 +57,11 @@ func NewModel(d Direction) *Model {
 	if d.LossPct > 0 {
 		// P(draw < lossBelow) = lossBelow / 2^64 = LossPct/100.
 		m.lossBelow = uint64(math.Ldexp(d.LossPct/100, 64))
+	}
+	if g := d.GE; g != nil {
+		m.ge = true
+		m.geP, m.geR = below(g.P), below(g.R)
+		m.geLossG, m.geLossB = below(g.OneMinusK), below(g.OneMinusH)
 	}
 	// The second PCG word is fixed so that the stream depends on Seed only.
 	m.rng.Seed(d.Seed, 0x9e3779b97f4a7c15)
@@ -81,7 +91,11 @@ func (m *Model) TxTime(size int) int64 {
 // the same thing when the delay is constant). The caller must call Depart
 // when it forwards the frame.
 func (m *Model) Arrive(now int64, size int) (due int64, v Verdict) {
-	if m.lossBelow != 0 && m.rng.Uint64() < m.lossBelow {
+	if m.ge {
+		if m.geLost() {
+			return 0, Lost
+		}
+	} else if m.lossBelow != 0 && m.rng.Uint64() < m.lossBelow {
 		return 0, Lost
 	}
 	if m.held >= m.limit {
@@ -96,6 +110,26 @@ func (m *Model) Arrive(now int64, size int) (due int64, v Verdict) {
 	m.held++
 	m.heldBytes += int64(size)
 	return due, Accepted
+}
+
+// geLost runs one step of the Gilbert-Elliott chain (see GE): the move
+// and then the loss, the loss drawn with the state the frame found.
+func (m *Model) geLost() bool {
+	if !m.geBad {
+		m.geBad = m.rng.Uint64() < m.geP
+		return m.rng.Uint64() < m.geLossG
+	}
+	m.geBad = m.rng.Uint64() >= m.geR
+	return m.rng.Uint64() < m.geLossB
+}
+
+// below is the threshold a uniform uint64 draw falls below with
+// probability pct percent (100% gives the largest value, missing 1 in 2^64).
+func below(pct float64) uint64 {
+	if pct >= 100 {
+		return math.MaxUint64
+	}
+	return uint64(math.Ldexp(pct/100, 64))
 }
 
 // Depart records that an accepted frame of size bytes has left.
