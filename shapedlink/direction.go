@@ -30,8 +30,66 @@ func (d Dir) String() string {
 type Direction struct {
 	Delay    time.Duration // one-way delay
 	RateMbit float64       // Mbit/s (10^6 bit/s)
-	LossPct  float64       // independent random loss, percent
+	LossPct  float64       // independent random loss, percent (0 with GE)
 	Limit    int           // packet limit, counted as netem counts it
+	// GE is the Gilbert-Elliott loss model, when HasGE; it replaces the
+	// independent loss.
+	GE    GE
+	HasGE bool
+}
+
+// GE is netem's Gilbert-Elliott loss model (tc-netem's "loss gemodel p r
+// 1-h 1-k"), each parameter in percent: from the good state the link
+// moves to the bad one with probability P per packet and loses a packet
+// with probability OneMinusK; from the bad state it moves back with
+// probability R and loses with probability OneMinusH. With OneMinusH 100
+// and OneMinusK 0 (the defaults) the mean loss is P/(P+R) and a burst of
+// losses lasts 100/R packets on average: 1% loss in bursts of 3 is
+// ge:0.3367/33.33, in bursts of 10 ge:0.101/10.
+type GE struct {
+	P, R, OneMinusH, OneMinusK float64
+}
+
+// MeanLoss is the long-run share of packets lost, in percent.
+func (g GE) MeanLoss() float64 {
+	if g.P+g.R == 0 {
+		return g.OneMinusK
+	}
+	bad := g.P / (g.P + g.R)
+	return (1-bad)*g.OneMinusK + bad*g.OneMinusH
+}
+
+func (g GE) String() string {
+	s := "ge:" + fmtNum(g.P) + "/" + fmtNum(g.R)
+	if g.OneMinusH != 100 || g.OneMinusK != 0 {
+		s += "/" + fmtNum(g.OneMinusH)
+	}
+	if g.OneMinusK != 0 {
+		s += "/" + fmtNum(g.OneMinusK)
+	}
+	return s
+}
+
+// parseGE reads p/r[/1-h[/1-k]] (after "ge:"), percentages.
+func parseGE(s string) (GE, error) {
+	parts := strings.Split(s, "/")
+	if len(parts) < 2 || len(parts) > 4 {
+		return GE{}, fmt.Errorf("ge:%s has %d parts; want ge:p/r, ge:p/r/1-h or ge:p/r/1-h/1-k, in percent", s, len(parts))
+	}
+	g := GE{OneMinusH: 100}
+	dst := []*float64{&g.P, &g.R, &g.OneMinusH, &g.OneMinusK}
+	names := []string{"p", "r", "1-h", "1-k"}
+	for i, part := range parts {
+		v, err := parseDecimal(part)
+		if err != nil {
+			return GE{}, fmt.Errorf("ge %s %q %v", names[i], part, err)
+		}
+		if v > 100 {
+			return GE{}, fmt.Errorf("ge %s %q is more than 100%%", names[i], part)
+		}
+		*dst[i] = v
+	}
+	return g, nil
 }
 
 // DirOptions are the settings of one direction that differ from the base
@@ -43,16 +101,19 @@ type DirOptions struct {
 	RateMbit float64
 	LossPct  float64
 	Limit    int
+	GE       GE // replaces the loss when HasGE
 
-	HasDelay, HasRate, HasLoss, HasLimit bool
+	HasDelay, HasRate, HasLoss, HasLimit, HasGE bool
 }
 
 // IsZero reports whether o changes nothing.
-func (o DirOptions) IsZero() bool { return !o.HasDelay && !o.HasRate && !o.HasLoss && !o.HasLimit }
+func (o DirOptions) IsZero() bool {
+	return !o.HasDelay && !o.HasRate && !o.HasLoss && !o.HasLimit && !o.HasGE
+}
 
 // OptionsGrammar is the form of the options that may follow the short
 // form, each after a comma.
-const OptionsGrammar = "[down.|up.]{delay=one_way_ms|rate=mbit|loss=pct|limit=pkts}"
+const OptionsGrammar = "[down.|up.]{delay=one_way_ms|rate=mbit|loss=pct|loss=ge:p/r[/1-h[/1-k]]|limit=pkts}"
 
 // option keys in the order String writes them.
 var optionKeys = [...]string{"delay", "rate", "loss", "limit"}
@@ -73,6 +134,9 @@ func (p Profile) Direction(d Dir) Direction {
 	}
 	if o.HasLoss {
 		dir.LossPct = o.LossPct
+	}
+	if o.HasGE {
+		dir.GE, dir.HasGE, dir.LossPct = o.GE, true, 0
 	}
 	switch {
 	case o.HasLimit:
@@ -133,6 +197,9 @@ func (o DirOptions) value(key string) (string, bool) {
 	case "rate":
 		return fmtNum(o.RateMbit), o.HasRate
 	case "loss":
+		if o.HasGE {
+			return o.GE.String(), true
+		}
 		return fmtNum(o.LossPct), o.HasLoss
 	case "limit":
 		return strconv.Itoa(o.Limit), o.HasLimit
@@ -192,9 +259,17 @@ func parseOptions(input string, p *Profile, s string) error {
 				}
 				o.RateMbit, o.HasRate = v, true
 			case "loss":
+				if ge, ok := strings.CutPrefix(val, "ge:"); ok {
+					g, err := parseGE(ge)
+					if err != nil {
+						return fail(err.Error())
+					}
+					o.GE, o.HasGE = g, true
+					continue
+				}
 				v, err := parseDecimal(val)
 				if err != nil {
-					return fail(fmt.Sprintf("%q %v (percent)", val, err))
+					return fail(fmt.Sprintf("%q %v (percent, or ge:p/r[/1-h[/1-k]])", val, err))
 				}
 				o.LossPct, o.HasLoss = v, true
 			case "limit":

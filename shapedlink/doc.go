@@ -22,11 +22,18 @@
 // apart from the other: [down.|up.]key=value, where down is server to
 // client, up is client to server, and an option without a direction sets
 // both. The keys are delay (one-way, in ms; the short form gives each
-// direction RTT/2), rate (Mbit/s), loss (percent) and limit (packets):
+// direction RTT/2), rate (Mbit/s), loss (percent, or ge:p/r[/1-h[/1-k]]
+// for netem's Gilbert-Elliott model, see GE) and limit (packets):
 //
 //	20:50,up.rate=5                    50 Mbit/s down, 5 up, 10 ms each way
 //	80:10,down.delay=60,up.delay=20    80 ms round trip, split 60/20
 //	80:10:1,up.loss=0                  1% loss down only
+//	80:10,loss=ge:0.3367/33.33         1% loss in bursts of 3 packets
+//
+// The Gilbert-Elliott model runs on the emulator only for now (netem needs
+// its TCA_NETEM_LOSS attribute, which this package does not yet write):
+// BackendNetem refuses such a profile, and BackendAuto picks the emulator
+// for it and logs why.
 //
 // A direction whose rate or delay differs from the short form gets the
 // default limit of its own rate and twice its own delay, unless the short

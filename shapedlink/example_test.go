@@ -40,17 +40,18 @@ func ExampleProfile_Direction() {
 		return
 	}
 	for _, d := range []shapedlink.Dir{shapedlink.Down, shapedlink.Up} {
-		fmt.Printf("%s: %+v\n", d, p.Direction(d))
+		dir := p.Direction(d)
+		fmt.Printf("%s: delay %v, %g Mbit/s, limit %d\n", d, dir.Delay, dir.RateMbit, dir.Limit)
 	}
 	fmt.Println(p.RoundTrip(), p)
 
 	_, err = shapedlink.ParseProfile("20:50,up.jitter=5")
 	fmt.Println(err)
 	// Output:
-	// down: {Delay:10ms RateMbit:50 LossPct:0 Limit:135}
-	// up: {Delay:10ms RateMbit:5 LossPct:0 Limit:23}
+	// down: delay 10ms, 50 Mbit/s, limit 135
+	// up: delay 10ms, 5 Mbit/s, limit 23
 	// 20ms 20:50,up.rate=5
-	// shapedlink: profile "20:50,up.jitter=5": option "up.jitter=5" has unknown key "jitter"; the keys are delay, rate, loss and limit, each optionally after down. or up.; an option is [down.|up.]{delay=one_way_ms|rate=mbit|loss=pct|limit=pkts}, e.g. 20:50,up.rate=5
+	// shapedlink: profile "20:50,up.jitter=5": option "up.jitter=5" has unknown key "jitter"; the keys are delay, rate, loss and limit, each optionally after down. or up.; an option is [down.|up.]{delay=one_way_ms|rate=mbit|loss=pct|loss=ge:p/r[/1-h[/1-k]]|limit=pkts}, e.g. 20:50,up.rate=5
 }
 
 // New builds the link; Do runs code inside an end's namespace. Needs root,

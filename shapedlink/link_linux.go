@@ -112,16 +112,23 @@ func build(ctx context.Context, p Profile, opts Options) (*Link, error) {
 	if err != nil {
 		return nil, err
 	}
+	needs := p.NeedsEmulator()
 	switch opts.Backend {
 	case BackendAuto:
 		l.backend = BackendEmulator
 		reason := "this kernel has no sch_netem (adding a netem qdisc returned ENOENT)"
-		if l.netemAvailable {
+		switch {
+		case l.netemAvailable && needs != "":
+			reason = "the profile has " + needs
+		case l.netemAvailable:
 			l.backend = BackendNetem
 			reason = "this kernel has sch_netem"
 		}
 		log.Info("shapedlink: backend chosen", "backend", l.backend, "reason", reason, "mode", mode)
 	case BackendNetem:
+		if needs != "" {
+			return nil, fmt.Errorf("shapedlink: the netem backend cannot apply %s: %s; use the emulator (Backend %q, or leave it empty to choose)", p, needs, BackendEmulator)
+		}
 		if !l.netemAvailable {
 			return nil, noNetem()
 		}
@@ -355,13 +362,17 @@ func (l *Link) dev(e End) string {
 func (l *Link) startEmulator(ctx context.Context, seed uint64) error {
 	dir := func(d Dir, seed uint64) emulator.Direction {
 		pd := l.profile.Direction(d)
-		return emulator.Direction{
+		ed := emulator.Direction{
 			Delay:          pd.Delay,
 			RateBitsPerSec: uint64(pd.RateMbit*1e6 + 0.5),
 			Limit:          pd.Limit,
 			LossPct:        pd.LossPct,
 			Seed:           seed,
 		}
+		if pd.HasGE {
+			ed.GE = &emulator.GE{P: pd.GE.P, R: pd.GE.R, OneMinusH: pd.GE.OneMinusH, OneMinusK: pd.GE.OneMinusK}
+		}
+		return ed
 	}
 	var seedBack uint64
 	if seed != 0 {

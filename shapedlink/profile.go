@@ -63,14 +63,27 @@ func NewProfile(rtt time.Duration, rateMbit, lossPct float64) (Profile, error) {
 // Call Validate (New does) to check the result.
 func (p Profile) WithLoss(pct float64) Profile {
 	p.LossPct = pct
-	p.Down.HasLoss, p.Down.LossPct = false, 0
-	p.Up.HasLoss, p.Up.LossPct = false, 0
+	p.Down.HasLoss, p.Down.LossPct, p.Down.HasGE, p.Down.GE = false, 0, false, GE{}
+	p.Up.HasLoss, p.Up.LossPct, p.Up.HasGE, p.Up.GE = false, 0, false, GE{}
 	return p
 }
 
-// HasLoss reports whether either direction has random loss.
+// HasLoss reports whether either direction has random loss (independent
+// or Gilbert-Elliott).
 func (p Profile) HasLoss() bool {
-	return p.Direction(Down).LossPct != 0 || p.Direction(Up).LossPct != 0
+	d, u := p.Direction(Down), p.Direction(Up)
+	return d.LossPct != 0 || u.LossPct != 0 || d.HasGE || u.HasGE
+}
+
+// NeedsEmulator names what in p netem cannot be given by this package
+// yet, or "" when netem can apply all of it.
+func (p Profile) NeedsEmulator() string {
+	for _, d := range []Dir{Down, Up} {
+		if p.Direction(d).HasGE {
+			return d.String() + ".loss=ge (the Gilbert-Elliott model is not yet encoded for netem, which needs TCA_NETEM_LOSS)"
+		}
+	}
+	return ""
 }
 
 // WithLimit returns a copy of p with the given per-direction packet limit.

@@ -139,7 +139,8 @@ func TestProfileWith(t *testing.T) {
 
 func FuzzParseProfile(f *testing.F) {
 	for _, s := range []string{"80:10", "80:10:1", "150:2:0.5", "5:1000", "80:10:1@200", "0.001:0.001:99.999", ":", "80:10:", "1e3:1", "80:10@",
-		"20:50,up.rate=5", "80:10,loss=1,down.delay=60", "80:10,rate=5,up.rate=5", "80:10,", "80:10,x=1", "80:10,up.limit=0", "80:10@20,down.rate=1"} {
+		"20:50,up.rate=5", "80:10,loss=1,down.delay=60", "80:10,rate=5,up.rate=5", "80:10,", "80:10,x=1", "80:10,up.limit=0", "80:10@20,down.rate=1",
+		"80:10,loss=ge:1/10/50/0.5", "80:10:1,up.loss=ge:0.1/10", "80:10,loss=ge:/"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -174,19 +175,19 @@ func TestProfileOptions(t *testing.T) {
 		down, up Direction
 	}{
 		// No options: both directions are the short form, as before.
-		{"80:10", "80:10", Direction{40 * ms, 10, 0, 110}, Direction{40 * ms, 10, 0, 110}},
-		{"80:10:1@200", "80:10:1@200", Direction{40 * ms, 10, 1, 200}, Direction{40 * ms, 10, 1, 200}},
+		{"80:10", "80:10", dirOf(40*ms, 10, 0, 110), dirOf(40*ms, 10, 0, 110)},
+		{"80:10:1@200", "80:10:1@200", dirOf(40*ms, 10, 1, 200), dirOf(40*ms, 10, 1, 200)},
 		// An up rate of its own gets a limit of its own (1.5 BDP + 10).
-		{"20:50,up.rate=5", "20:50,up.rate=5", Direction{10 * ms, 50, 0, 135}, Direction{10 * ms, 5, 0, 23}},
+		{"20:50,up.rate=5", "20:50,up.rate=5", dirOf(10*ms, 50, 0, 135), dirOf(10*ms, 5, 0, 23)},
 		// A named base limit holds for both directions.
-		{"20:50@30,up.rate=5", "20:50@30,up.rate=5", Direction{10 * ms, 50, 0, 30}, Direction{10 * ms, 5, 0, 30}},
-		{"80:10,down.delay=60,up.delay=20", "80:10,down.delay=60,up.delay=20", Direction{60 * ms, 10, 0, 160}, Direction{20 * ms, 10, 0, 60}},
+		{"20:50@30,up.rate=5", "20:50@30,up.rate=5", dirOf(10*ms, 50, 0, 30), dirOf(10*ms, 5, 0, 30)},
+		{"80:10,down.delay=60,up.delay=20", "80:10,down.delay=60,up.delay=20", dirOf(60*ms, 10, 0, 160), dirOf(20*ms, 10, 0, 60)},
 		// An option without a direction sets both, and prints that way.
-		{"80:10,loss=0.5", "80:10,loss=0.5", Direction{40 * ms, 10, 0.5, 110}, Direction{40 * ms, 10, 0.5, 110}},
-		{"80:10,up.loss=1,down.loss=1", "80:10,loss=1", Direction{40 * ms, 10, 1, 110}, Direction{40 * ms, 10, 1, 110}},
-		{"80:10:1,up.loss=0,up.limit=50", "80:10:1,up.loss=0,up.limit=50", Direction{40 * ms, 10, 1, 110}, Direction{40 * ms, 10, 0, 50}},
+		{"80:10,loss=0.5", "80:10,loss=0.5", dirOf(40*ms, 10, 0.5, 110), dirOf(40*ms, 10, 0.5, 110)},
+		{"80:10,up.loss=1,down.loss=1", "80:10,loss=1", dirOf(40*ms, 10, 1, 110), dirOf(40*ms, 10, 1, 110)},
+		{"80:10:1,up.loss=0,up.limit=50", "80:10:1,up.loss=0,up.limit=50", dirOf(40*ms, 10, 1, 110), dirOf(40*ms, 10, 0, 50)},
 		// Options print in a fixed order whatever the order given.
-		{"80:10,up.limit=50,down.rate=20", "80:10,down.rate=20,up.limit=50", Direction{40 * ms, 20, 0, DefaultLimit(20, 80*ms)}, Direction{40 * ms, 10, 0, 50}},
+		{"80:10,up.limit=50,down.rate=20", "80:10,down.rate=20,up.limit=50", dirOf(40*ms, 20, 0, DefaultLimit(20, 80*ms)), dirOf(40*ms, 10, 0, 50)},
 	}
 	for _, c := range cases {
 		p, err := ParseProfile(c.in)
@@ -243,6 +244,69 @@ func TestProfileOptions(t *testing.T) {
 		var pe *ProfileError
 		if !errors.As(err, &pe) {
 			t.Errorf("ParseProfile(%q) returned a %T, want *ProfileError", c.in, err)
+		}
+	}
+}
+
+func dirOf(delay time.Duration, rate, loss float64, limit int) Direction {
+	return Direction{Delay: delay, RateMbit: rate, LossPct: loss, Limit: limit}
+}
+
+// TestProfileGE: the Gilbert-Elliott loss option parses with tc's defaults
+// (1-h 100%, 1-k 0%), prints back without the defaults, replaces the
+// short form's loss in its direction, and is refused when malformed.
+func TestProfileGE(t *testing.T) {
+	p, err := ParseProfile("80:10:1,up.loss=ge:0.3367/33.33")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := p.String(); s != "80:10:1,up.loss=ge:0.3367/33.33" {
+		t.Errorf("String() = %q", s)
+	}
+	down, up := p.Direction(Down), p.Direction(Up)
+	if down.HasGE || down.LossPct != 1 {
+		t.Errorf("down: %+v, want the short form's 1%% independent loss", down)
+	}
+	if want := (GE{P: 0.3367, R: 33.33, OneMinusH: 100}); !up.HasGE || up.GE != want || up.LossPct != 0 {
+		t.Errorf("up: %+v, want GE %+v and no independent loss", up, want)
+	}
+	if m := up.GE.MeanLoss(); m < 0.9999 || m > 1.0001 {
+		t.Errorf("mean loss %.5f%%, want 1%%", m)
+	}
+	if !p.HasLoss() || p.NeedsEmulator() == "" {
+		t.Errorf("HasLoss %v, NeedsEmulator %q", p.HasLoss(), p.NeedsEmulator())
+	}
+	if q := p.WithLoss(0); q.HasLoss() || q.String() != "80:10" {
+		t.Errorf("WithLoss(0) = %q, HasLoss %v; want 80:10 without loss", q, q.HasLoss())
+	}
+	for in, str := range map[string]string{
+		"80:10,loss=ge:1/10/50/0.5": "80:10,loss=ge:1/10/50/0.5",
+		"80:10,loss=ge:1/10/100/0":  "80:10,loss=ge:1/10",
+		"80:10,loss=ge:1/10/80":     "80:10,loss=ge:1/10/80",
+	} {
+		q, err := ParseProfile(in)
+		if err != nil {
+			t.Errorf("ParseProfile(%q): %v", in, err)
+			continue
+		}
+		if q.String() != str {
+			t.Errorf("ParseProfile(%q).String() = %q, want %q", in, q.String(), str)
+		}
+		if r, err := ParseProfile(q.String()); err != nil || r != q {
+			t.Errorf("%q does not round-trip: %+v, %v", in, r, err)
+		}
+	}
+	for in, says := range map[string]string{
+		"80:10,loss=ge:1":                "has 1 parts",
+		"80:10,loss=ge:1/2/3/4/5":        "has 5 parts",
+		"80:10,loss=ge:x/1":              `ge p "x"`,
+		"80:10,loss=ge:101/1":            "more than 100%",
+		"80:10,loss=1,up.loss=ge:1/2":    "twice",
+		"80:10,up.loss=ge:1/2,up.loss=1": "twice",
+	} {
+		_, err := ParseProfile(in)
+		if err == nil || !strings.Contains(err.Error(), says) {
+			t.Errorf("ParseProfile(%q) = %v, want an error saying %q", in, err, says)
 		}
 	}
 }

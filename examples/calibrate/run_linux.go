@@ -176,7 +176,11 @@ func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 	lo, hi := wilson(lost, c.lossPkts)
 	res.LossPct = 100 * float64(lost) / float64(c.lossPkts)
 	res.LossLoPct, res.LossHiPct = 100*lo, 100*hi
-	res.LossInside = down.LossPct/100 >= lo && down.LossPct/100 <= hi
+	want := down.LossPct
+	if down.HasGE {
+		want = down.GE.MeanLoss()
+	}
+	res.LossInside = want/100 >= lo && want/100 <= hi
 	return res
 }
 
