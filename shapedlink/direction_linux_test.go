@@ -1,7 +1,7 @@
 package shapedlink
 
 import (
-	"context"
+	"encoding/binary"
 	"net"
 	"strings"
 	"sync"
@@ -144,17 +144,23 @@ func TestGilbertElliottEmulator(t *testing.T) {
 	}
 }
 
-// TestGilbertElliottNotOnNetem: the netem backend refuses a GE profile
-// with a message that names the emulator (GE is not yet encoded for
-// netem), before it looks for sch_netem.
-func TestGilbertElliottNotOnNetem(t *testing.T) {
-	needNamespaces(t)
-	p, err := ParseProfile("80:10,loss=ge:1/30")
-	if err != nil {
-		t.Fatal(err)
+// TestNetemGEEncoding: the Gilbert-Elliott parameters are encoded as tc
+// encodes them (rounded fractions of 2^32-1, with 1-h complemented into h)
+// and described back in tc's words.
+func TestNetemGEEncoding(t *testing.T) {
+	m := encodeGE(GE{P: 1, R: 30, OneMinusH: 100, OneMinusK: 0.5})
+	want := geModel{P: 42949673, R: 1288490189, H: 0, K1: 21474836}
+	if m != want {
+		t.Errorf("encodeGE = %+v, want %+v", m, want)
 	}
-	_, err = New(context.Background(), p, Options{Backend: BackendNetem, Logger: testLogger(t)})
-	if err == nil || !strings.Contains(err.Error(), "emulator") || !strings.Contains(err.Error(), "loss=ge") {
-		t.Fatalf("New with -backend netem and a GE profile: %v; want a refusal naming loss=ge and the emulator", err)
+	if got := encodeGE(GE{P: 1, R: 30, OneMinusH: 50}).H; got != 2147483647 {
+		t.Errorf("1-h 50%%: h %d, want 2147483647", got)
+	}
+	if s := m.String(); s != "loss gemodel p 1% r 30% 1-h 100% 1-k 0.5%" {
+		t.Errorf("String() = %q", s)
+	}
+	b := m.bytes()
+	if len(b) != 16 || binary.NativeEndian.Uint32(b[4:]) != want.R || binary.NativeEndian.Uint32(b[12:]) != want.K1 {
+		t.Errorf("bytes() = %x, want p, r, h, k1 as native u32s", b)
 	}
 }

@@ -30,10 +30,9 @@
 //	80:10:1,up.loss=0                  1% loss down only
 //	80:10,loss=ge:0.3367/33.33         1% loss in bursts of 3 packets
 //
-// The Gilbert-Elliott model runs on the emulator only for now (netem needs
-// its TCA_NETEM_LOSS attribute, which this package does not yet write):
-// BackendNetem refuses such a profile, and BackendAuto picks the emulator
-// for it and logs why.
+// Both backends apply every option: netem's Gilbert-Elliott model is
+// written as its TCA_NETEM_LOSS attribute and read back into the applied
+// line.
 //
 // A direction whose rate or delay differs from the short form gets the
 // default limit of its own rate and twice its own delay, unless the short

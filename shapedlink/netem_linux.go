@@ -86,7 +86,14 @@ func (l *Link) applyNetem() error {
 					return "", fmt.Errorf("shapedlink: removing the old root qdisc (%s) from %s: %w", old.Type(), dev, err)
 				}
 			}
-			if err := h.QdiscAdd(netlink.NewNetem(attrs, netemAttrs(l.profile.Direction(end.dir())))); err != nil {
+			d := l.profile.Direction(end.dir())
+			qd := netlink.NewNetem(attrs, netemAttrs(d))
+			add := func() error { return h.QdiscAdd(qd) }
+			if d.HasGE {
+				// The library cannot write the loss model; see netemge_linux.go.
+				add = func() error { return addNetemWithGE(ns, qd, d.GE) }
+			}
+			if err := add(); err != nil {
 				if errors.Is(err, unix.ENOENT) {
 					return "", noNetem()
 				}
@@ -100,7 +107,18 @@ func (l *Link) applyNetem() error {
 			if !ok {
 				return "", fmt.Errorf("shapedlink: %s's root qdisc reads back as %q, not netem", dev, q.Type())
 			}
-			return describeNetem(n), nil
+			line := describeNetem(n)
+			m, ok, err := readNetemGE(ns, link.Attrs().Index)
+			if err != nil {
+				return "", fmt.Errorf("shapedlink: reading back %s's netem loss model: %w", dev, err)
+			}
+			if ok {
+				line += " " + m.String()
+			}
+			if ok != d.HasGE {
+				return "", fmt.Errorf("shapedlink: %s's netem reads back %q; the profile asked for Gilbert-Elliott loss: %v", dev, line, d.HasGE)
+			}
+			return line, nil
 		}()
 		h.Close()
 		if err != nil {

@@ -1,0 +1,149 @@
+package shapedlink
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/vishvananda/netlink"
+	"github.com/vishvananda/netlink/nl"
+	"golang.org/x/sys/unix"
+)
+
+// Attribute numbers of include/uapi/linux/pkt_sched.h that the netlink
+// library does not name.
+const (
+	tcaNetemLoss = 5 // TCA_NETEM_LOSS, a nest of one loss model
+	netemLossGE  = 2 // NETEM_LOSS_GE: struct tc_netem_gemodel {p, r, h, k1}
+)
+
+// geModel is struct tc_netem_gemodel as the kernel holds it: each a
+// probability as a fraction of 2^32-1. h is the probability of no loss in
+// the bad state (tc's "1-h" complemented), k1 the loss probability in the
+// good state (tc's "1-k").
+type geModel struct{ P, R, H, K1 uint32 }
+
+// netemProb encodes a percentage as netem's u32 probability, as tc's
+// get_percent does (rounded fraction of 2^32-1).
+func netemProb(pct float64) uint32 {
+	return uint32(math.Round(pct / 100 * math.MaxUint32))
+}
+
+func encodeGE(g GE) geModel {
+	return geModel{P: netemProb(g.P), R: netemProb(g.R), H: math.MaxUint32 - netemProb(g.OneMinusH), K1: netemProb(g.OneMinusK)}
+}
+
+func (m geModel) bytes() []byte {
+	b := make([]byte, 16)
+	for i, v := range []uint32{m.P, m.R, m.H, m.K1} {
+		binary.NativeEndian.PutUint32(b[4*i:], v)
+	}
+	return b
+}
+
+// String is the model in tc's words: "loss gemodel p 1% r 30% 1-h 100% 1-k 0%".
+func (m geModel) String() string {
+	pct := func(v uint32) string {
+		return strconv.FormatFloat(float64(v)/math.MaxUint32*100, 'g', 6, 64) + "%"
+	}
+	return fmt.Sprintf("loss gemodel p %s r %s 1-h %s 1-k %s", pct(m.P), pct(m.R), pct(math.MaxUint32-m.H), pct(m.K1))
+}
+
+// addNetemWithGE adds netem qdisc q at the root of its link, in the
+// namespace ns, with the Gilbert-Elliott loss model g. The netlink
+// library writes no TCA_NETEM_LOSS, so the request is built here: the
+// same options the library writes for q (tc_netem_qopt and the rate),
+// then the loss nest.
+func addNetemWithGE(ns *Namespace, q *netlink.Netem, g GE) error {
+	a := q.Attrs()
+	opt := nl.TcNetemQopt{Latency: q.Latency, Limit: q.Limit, Loss: q.Loss, Gap: q.Gap, Duplicate: q.Duplicate, Jitter: q.Jitter}
+	options := nl.NewRtAttr(nl.TCA_OPTIONS, opt.Serialize())
+	if q.Rate64 > 0 {
+		rate := nl.TcNetemRate{}
+		if q.Rate64 >= 1<<32 {
+			options.AddRtAttr(nl.TCA_NETEM_RATE64, nl.Uint64Attr(q.Rate64))
+			rate.Rate = math.MaxUint32
+		} else {
+			rate.Rate = uint32(q.Rate64)
+		}
+		options.AddRtAttr(nl.TCA_NETEM_RATE, rate.Serialize())
+	}
+	loss := options.AddRtAttr(tcaNetemLoss|unix.NLA_F_NESTED, nil)
+	loss.AddRtAttr(netemLossGE, encodeGE(g).bytes())
+
+	return ns.Do(func() error {
+		req := nl.NewNetlinkRequest(unix.RTM_NEWQDISC, unix.NLM_F_CREATE|unix.NLM_F_EXCL|unix.NLM_F_ACK)
+		req.AddData(&nl.TcMsg{Family: nl.FAMILY_ALL, Ifindex: int32(a.LinkIndex), Handle: a.Handle, Parent: a.Parent})
+		req.AddData(nl.NewRtAttr(nl.TCA_KIND, nl.ZeroTerminated("netem")))
+		req.AddData(options)
+		_, err := req.Execute(unix.NETLINK_ROUTE, 0)
+		return err
+	})
+}
+
+// readNetemGE reads back the Gilbert-Elliott model of the root netem
+// qdisc on ifindex in ns; ok is false when it has none.
+func readNetemGE(ns *Namespace, ifindex int) (m geModel, ok bool, err error) {
+	err = ns.Do(func() error {
+		req := nl.NewNetlinkRequest(unix.RTM_GETQDISC, unix.NLM_F_DUMP)
+		req.AddData(&nl.TcMsg{Family: nl.FAMILY_ALL, Ifindex: int32(ifindex)})
+		msgs, err := req.Execute(unix.NETLINK_ROUTE, unix.RTM_NEWQDISC)
+		if err != nil {
+			return err
+		}
+		for _, msg := range msgs {
+			if len(msg) < nl.SizeofTcMsg {
+				continue
+			}
+			tcm := nl.DeserializeTcMsg(msg)
+			if int(tcm.Ifindex) != ifindex || tcm.Parent != netlink.HANDLE_ROOT {
+				continue
+			}
+			attrs, err := nl.ParseRouteAttr(msg[nl.SizeofTcMsg:])
+			if err != nil {
+				return err
+			}
+			var kind string
+			var options []byte
+			for _, at := range attrs {
+				switch at.Attr.Type {
+				case nl.TCA_KIND:
+					kind = string(at.Value[:max(0, len(at.Value)-1)])
+				case nl.TCA_OPTIONS:
+					options = at.Value
+				}
+			}
+			if kind != "netem" {
+				continue
+			}
+			// tc_netem_qopt (six u32), then the nested attributes.
+			const qopt = 24
+			if len(options) < qopt {
+				return errors.New("netem options shorter than tc_netem_qopt")
+			}
+			nested, err := nl.ParseRouteAttr(options[qopt:])
+			if err != nil {
+				return err
+			}
+			for _, at := range nested {
+				if at.Attr.Type&^unix.NLA_F_NESTED != tcaNetemLoss {
+					continue
+				}
+				models, err := nl.ParseRouteAttr(at.Value)
+				if err != nil {
+					return err
+				}
+				for _, lm := range models {
+					if lm.Attr.Type == netemLossGE && len(lm.Value) >= 16 {
+						v := func(i int) uint32 { return binary.NativeEndian.Uint32(lm.Value[4*i:]) }
+						m, ok = geModel{P: v(0), R: v(1), H: v(2), K1: v(3)}, true
+					}
+				}
+			}
+		}
+		return nil
+	})
+	return m, ok, err
+}
