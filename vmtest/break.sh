@@ -4,7 +4,8 @@
 # `VMTEST_BREAK=NAME bash vmtest/run.sh` can show the in-VM tests catch it.
 # Never run it on the checkout itself (run.sh copies the tree first).
 #
-# Each breakage replaces one exact piece of shapedlink/netem_linux.go; if
+# Each breakage replaces one exact piece of shapedlink/netem_linux.go (or
+# netemge_linux.go); if
 # that text is no longer there (shapedlink changed), this script fails
 # loudly instead of silently testing an unbroken tree: update the table.
 #
@@ -15,6 +16,7 @@
 #   limit  twice the configured packet limit
 #   noloss a loss term (0.5%) added to every profile, even loss-free ones
 #   swap   the server-to-client direction applied at both ends
+#   ge     Gilbert-Elliott's 1-h written as h (netem's h is its complement)
 #
 # It prints the -test.run pattern that covers the breakage on stdout.
 set -euo pipefail
@@ -48,12 +50,17 @@ noloss)
 	new='if d.LossPct >= 0 {
 		a.Loss = float32(d.LossPct + 0.5)'
 	tests='TestNetemReadBack' ;;
+ge)
+	file=$tree/shapedlink/netemge_linux.go
+	old='H: math.MaxUint32 - netemProb(g.OneMinusH)'
+	new='H: netemProb(g.OneMinusH)'
+	tests='TestNetemGilbertElliott' ;;
 swap)
 	old='netemAttrs(l.profile.Direction(end.dir()))'
 	new='netemAttrs(l.profile.Direction(Down))'
 	tests='TestNetemAsymmetric' ;;
 *)
-	echo "break.sh: unknown breakage '$name'; one of: loss delay rate limit noloss swap" >&2
+	echo "break.sh: unknown breakage '$name'; one of: loss delay rate limit noloss swap ge" >&2
 	exit 1 ;;
 esac
 

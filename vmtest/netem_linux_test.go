@@ -2,6 +2,7 @@ package vmtest
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -691,5 +692,91 @@ func TestNetemGSOCheck(t *testing.T) {
 				t.Errorf("egress-counter verdict %s, want %s", cr.Verdict, tc.verdict)
 			}
 		})
+	}
+}
+
+// TestNetemGilbertElliott: a Gilbert-Elliott loss option reaches Debian's
+// netem as its loss model on the server end only (read back into the
+// applied line in tc's words), and 4000 datagrams sent across it are lost
+// at the model's mean rate in bursts of its mean length: p 5%, r 25%
+// gives 5/30 = 16.7% lost in bursts of 4. Bounds are about five standard
+// errors.
+func TestNetemGilbertElliott(t *testing.T) {
+	const profile = "20:10,down.loss=ge:5/25"
+	l := newLink(t, profile)
+	var down, up string
+	for _, a := range l.Applied() {
+		if strings.Contains(a, l.Dev(serverEnd)+":") {
+			down = a
+		} else {
+			up = a
+		}
+	}
+	if !strings.Contains(down, "loss gemodel p 5% r 25% 1-h 100% 1-k 0%") || strings.Contains(up, "loss") {
+		t.Fatalf("applied %q and %q, want the GE model on the server end only", down, up)
+	}
+	rx, err := listenUDP(l, clientEnd, 7420)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 4000
+	got := make(chan []bool, 1)
+	go func() {
+		seen := make([]bool, n)
+		buf := make([]byte, 64)
+		for {
+			k, err := rx.Read(buf)
+			if err != nil {
+				got <- seen
+				return
+			}
+			if k >= 4 {
+				if i := int(binary.BigEndian.Uint32(buf)); i < n {
+					seen[i] = true
+				}
+			}
+		}
+	}()
+	tx, err := dialUDP(l, serverEnd, clientEnd, 7420)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Close()
+	msg := make([]byte, 64)
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		binary.BigEndian.PutUint32(msg, uint32(i))
+		if _, err := tx.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		// 0.5 ms apart on average (in bursts of 10, coarse enough for
+		// TCG): far below the rate, and 20 held against a limit of 35.
+		if i%10 == 9 {
+			time.Sleep(time.Until(start.Add(time.Duration(i+1) * 500 * time.Microsecond)))
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	rx.Close()
+	seen := <-got
+	lost, bursts, run := 0, 0, 0
+	for _, ok := range seen {
+		if !ok {
+			lost++
+			run++
+		} else if run > 0 {
+			bursts++
+			run = 0
+		}
+	}
+	if run > 0 {
+		bursts++
+	}
+	loss, burst := float64(lost)/n, float64(lost)/float64(max(bursts, 1))
+	t.Logf("lost %d of %d (%.1f%%) in %d bursts, mean burst %.2f; want 16.7%% in bursts of 4", lost, n, 100*loss, bursts, burst)
+	if loss < 0.10 || loss > 0.24 {
+		t.Errorf("lost %.1f%%, want about 16.7%% (10-24%%)", 100*loss)
+	}
+	if burst < 2.8 || burst > 5.5 {
+		t.Errorf("mean burst %.2f, want about 4 (2.8-5.5)", burst)
 	}
 }
