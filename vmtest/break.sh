@@ -56,8 +56,8 @@ ge)
 	new='H: netemProb(g.OneMinusH)'
 	tests='TestNetemGilbertElliott' ;;
 swap)
-	old='netemAttrs(l.profile.Direction(end.dir()))'
-	new='netemAttrs(l.profile.Direction(Down))'
+	old='d := l.profile.Direction(end.dir())'
+	new='d := l.profile.Direction(Down)'
 	tests='TestNetemAsymmetric' ;;
 *)
 	echo "break.sh: unknown breakage '$name'; one of: loss delay rate limit noloss swap ge" >&2
