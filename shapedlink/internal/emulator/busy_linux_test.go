@@ -41,22 +41,3 @@ func TestBusy(t *testing.T) {
 		}
 	}
 }
-
-// TestWaited: a frame is marked queued only when the rate made it wait
-// behind the frame before it.
-func TestWaited(t *testing.T) {
-	d := Direction{Delay: 40 * time.Millisecond, RateBitsPerSec: 10_000_000, Limit: 100}
-	l := &dirLoop{model: NewModel(d), delay: int64(d.Delay)}
-	due1, _ := l.model.Arrive(0, 1514)
-	due2, _ := l.model.Arrive(0, 1514) // back to back: waits for the first
-	due3, _ := l.model.Arrive(int64(time.Second), 1514)
-	if l.waited(0, due1, 1514) {
-		t.Errorf("the first frame on an idle link is marked as having waited (due %d)", due1)
-	}
-	if !l.waited(0, due2, 1514) {
-		t.Errorf("a frame sent back to back behind another is not marked as having waited (due %d)", due2)
-	}
-	if l.waited(int64(time.Second), due3, 1514) {
-		t.Errorf("a frame a second later is marked as having waited (due %d)", due3)
-	}
-}

@@ -14,6 +14,11 @@ import (
 type Direction struct {
 	// Delay is the one-way propagation delay added to every frame.
 	Delay time.Duration
+	// Jitter spreads each accepted frame's delay uniformly over
+	// [Delay-Jitter, Delay+Jitter), drawn from the loss PRNG (netem's
+	// "delay D J" with no distribution table). A frame still never leaves
+	// before the one ahead of it when there is a rate, as in netem.
+	Jitter time.Duration `json:",omitempty"`
 	// RateBitsPerSec is the link rate. Each frame occupies len*8/rate of
 	// the link, where len is the whole Ethernet frame including its
 	// 14-byte header (what netem's rate counts on a veth). Zero means no
@@ -140,6 +145,8 @@ func (d Direction) validate(name string) error {
 		return fmt.Errorf("emulator: %s.Delay is %v; it must be zero or positive", name, d.Delay)
 	case d.Delay > time.Hour:
 		return fmt.Errorf("emulator: %s.Delay is %v; more than an hour is surely a unit mistake", name, d.Delay)
+	case d.Jitter < 0 || d.Jitter > time.Hour:
+		return fmt.Errorf("emulator: %s.Jitter is %v; it must be between zero and an hour", name, d.Jitter)
 	case d.Limit < 1:
 		return fmt.Errorf("emulator: %s.Limit is %d; it must be at least 1 packet", name, d.Limit)
 	case d.Limit > MaxLimit:
@@ -161,6 +168,10 @@ func (d Direction) Describe() string {
 	var b strings.Builder
 	b.WriteString("emulator delay ")
 	b.WriteString(formatDuration(d.Delay))
+	if d.Jitter > 0 {
+		b.WriteString(" jitter ")
+		b.WriteString(formatDuration(d.Jitter))
+	}
 	if d.RateBitsPerSec > 0 {
 		b.WriteString(" rate ")
 		b.WriteString(formatRate(d.RateBitsPerSec))

@@ -45,15 +45,19 @@
 //     A link that serialises first and then propagates for a constant D
 //     delivers at max(now, previous departure) + packet time + D, which is
 //     the same number, so "serialise, then delay" and netem's formula agree
-//     exactly when there is no jitter (there is none here).
+//     exactly when there is no jitter. With jitter the model computes
+//     netem's formula itself, with the delay drawn uniformly from
+//     [D-J, D+J) per accepted frame (netem's tabledist without a table),
+//     so with a rate no frame leaves before the one ahead of it.
 //   - Packet time: len*8/rate truncated to the nanosecond, with len the
 //     whole frame including the 14-byte Ethernet header and no FCS,
 //     preamble or gap (netem's qdisc_pkt_len on a veth, without netem's
 //     optional overhead/cell terms).
-//   - Loss: independent Bernoulli per frame, drawn from a seeded PCG
-//     (math/rand/v2) per direction, so a run is reproducible given the
-//     seeds and the arrival order; no random draw is made when loss is 0,
-//     as netem makes none.
+//   - Loss: independent Bernoulli per frame, or netem's Gilbert-Elliott
+//     chain (GE), drawn from a seeded PCG (math/rand/v2) per direction, so
+//     a run is reproducible given the seeds and the arrival order; no
+//     random draw is made when loss is 0, as netem makes none. Jitter
+//     draws from the same generator, after the loss and the limit.
 //   - Rate 0 means no rate limit, as in netem.
 //
 // Where it differs from netem:

@@ -196,13 +196,6 @@ func (l *dirLoop) busy() bool {
 	return l.ring[next].due-h.due < busyQuantum
 }
 
-// waited says whether a frame that arrived at at and is due at due had to
-// wait for the frame before it: without a queue it would be due after
-// the delay and its own serialisation.
-func (l *dirLoop) waited(at, due int64, size int) bool {
-	return due > at+l.delay+l.model.TxTime(size)
-}
-
 const (
 	busyQuantum = int64(50 * time.Microsecond)
 	minDefer    = int64(100 * time.Microsecond)
@@ -313,7 +306,7 @@ func (l *dirLoop) recv() (int, error) {
 			if idx >= len(l.ring) {
 				idx -= len(l.ring)
 			}
-			l.ring[idx] = entry{buf: b, size: int32(size), due: due, queued: l.waited(at, due, size)}
+			l.ring[idx] = entry{buf: b, size: int32(size), due: due, queued: l.model.Queued()}
 			l.n++
 		}
 	}

@@ -35,6 +35,7 @@ func (v Verdict) String() string {
 // concurrent use; the shaper gives each direction its own.
 type Model struct {
 	delay     int64  // ns
+	jitter    int64  // ns; the delay is uniform on [delay-jitter, delay+jitter)
 	rate      uint64 // bits per second; 0 = unlimited
 	limit     int
 	lossBelow uint64 // a frame is lost when a uniform uint64 draw is below this
@@ -48,12 +49,13 @@ type Model struct {
 	held      int
 	heldBytes int64
 	lastDue   int64 // due time of the most recently accepted frame
+	queued    bool  // the most recently accepted frame waited for the one ahead
 }
 
 // NewModel returns the model of d. It does not validate d; Config.Validate
 // does.
 func NewModel(d Direction) *Model {
-	m := &Model{delay: int64(d.Delay), rate: d.RateBitsPerSec, limit: d.Limit}
+	m := &Model{delay: int64(d.Delay), jitter: int64(d.Jitter), rate: d.RateBitsPerSec, limit: d.Limit}
 	if d.LossPct > 0 {
 		// P(draw < lossBelow) = lossBelow / 2^64 = LossPct/100.
 		m.lossBelow = uint64(math.Ldexp(d.LossPct/100, 64))
@@ -101,9 +103,15 @@ func (m *Model) Arrive(now int64, size int) (due int64, v Verdict) {
 	if m.held >= m.limit {
 		return 0, OverLimit
 	}
-	start := now + m.delay
+	delay := m.delay
+	if m.jitter > 0 {
+		// netem's uniform tabledist: (rnd % 2J) - J + D.
+		delay += int64(m.rng.Uint64()%uint64(2*m.jitter)) - m.jitter
+	}
+	start := now + delay
+	m.queued = false
 	if m.rate != 0 && m.held > 0 && m.lastDue > start {
-		start = m.lastDue
+		start, m.queued = m.lastDue, true
 	}
 	due = start + m.TxTime(size)
 	m.lastDue = due
@@ -131,6 +139,11 @@ func below(pct float64) uint64 {
 	}
 	return uint64(math.Ldexp(pct/100, 64))
 }
+
+// Queued reports whether the most recently accepted frame had to wait for
+// the frame ahead of it (its due time was set by the rate queue, not by
+// its arrival and delay).
+func (m *Model) Queued() bool { return m.queued }
 
 // Depart records that an accepted frame of size bytes has left.
 func (m *Model) Depart(size int) {

@@ -3,6 +3,7 @@ package emulator
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -221,5 +222,66 @@ func BenchmarkModelArriveDepart(b *testing.B) {
 		if _, v := m.Arrive(now, 1514); v == Accepted {
 			m.Depart(1514)
 		}
+	}
+}
+
+// TestQueued: a frame is marked queued only when the rate made it wait
+// behind the frame before it, jitter or not.
+func TestQueued(t *testing.T) {
+	for _, jitter := range []time.Duration{0, 10 * time.Millisecond} {
+		m := NewModel(Direction{Delay: 40 * time.Millisecond, Jitter: jitter, RateBitsPerSec: 10_000_000, Limit: 100, Seed: 3})
+		if _, v := m.Arrive(0, 1514); v != Accepted || m.Queued() {
+			t.Errorf("jitter %v: the first frame on an idle link is marked queued", jitter)
+		}
+		// Back to back: the second waits for the first unless its own
+		// draw puts it later than the first's departure anyway.
+		due1 := m.lastDue
+		due2, _ := m.Arrive(0, 1514)
+		if due2 == due1+m.TxTime(1514) && !m.Queued() {
+			t.Errorf("jitter %v: a frame that left right behind the one ahead is not marked queued", jitter)
+		}
+		if _, v := m.Arrive(int64(time.Second), 1514); v != Accepted || m.Queued() {
+			t.Errorf("jitter %v: a frame a second later is marked queued", jitter)
+		}
+	}
+}
+
+// TestJitterUniform: with jitter J, an accepted frame's delay is uniform
+// on [D-J, D+J) (Kolmogorov-Smirnov distance against that distribution
+// below the 0.1% critical value over 20000 frames spaced far apart), and
+// with a rate no frame is due before the one ahead of it.
+func TestJitterUniform(t *testing.T) {
+	const n = 20000
+	d, j := 40*time.Millisecond, 10*time.Millisecond
+	m := NewModel(Direction{Delay: d, Jitter: j, RateBitsPerSec: 1_000_000_000, Limit: 10, Seed: 9})
+	delays := make([]float64, 0, n)
+	for i := 0; i < n; i++ {
+		now := int64(i) * int64(time.Second) // far apart: no queue
+		due, v := m.Arrive(now, 100)
+		if v != Accepted {
+			t.Fatalf("frame %d: %v", i, v)
+		}
+		m.Depart(100)
+		delays = append(delays, float64(due-now-m.TxTime(100)))
+	}
+	slices.Sort(delays)
+	lo, hi := float64(d-j), float64(d+j)
+	var dmax float64
+	for i, x := range delays {
+		f := (x - lo) / (hi - lo)
+		dmax = max(dmax, math.Abs(f-float64(i)/n), math.Abs(f-float64(i+1)/n))
+	}
+	if crit := 1.95 / math.Sqrt(n); dmax > crit || delays[0] < lo || delays[n-1] >= hi {
+		t.Errorf("delays from %.3f to %.3f ms, KS distance %.4f (critical %.4f); want uniform on [%v, %v)", delays[0]/1e6, delays[n-1]/1e6, dmax, crit, d-j, d+j)
+	}
+	// Back to back at the rate: dues never go backwards.
+	m = NewModel(Direction{Delay: d, Jitter: j, RateBitsPerSec: 10_000_000, Limit: 1000, Seed: 9})
+	var last int64
+	for i := 0; i < 500; i++ {
+		due, _ := m.Arrive(int64(i)*100_000, 1514) // 0.1 ms apart, 1.2 ms each at 10 Mbit/s
+		if due < last {
+			t.Fatalf("frame %d due at %d, before the frame ahead (%d): jitter reordered a rate-limited link", i, due, last)
+		}
+		last = due
 	}
 }
