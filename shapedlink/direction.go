@@ -28,10 +28,15 @@ func (d Dir) String() string {
 // Direction is one direction of a link with every setting resolved: what
 // a backend applies to it.
 type Direction struct {
-	Delay    time.Duration // one-way delay
-	RateMbit float64       // Mbit/s (10^6 bit/s)
-	LossPct  float64       // independent random loss, percent (0 with GE)
-	Limit    int           // packet limit, counted as netem counts it
+	Delay time.Duration // one-way delay
+	// Jitter spreads each packet's delay uniformly over [Delay-Jitter,
+	// Delay+Jitter), netem's "delay D J" with its default distribution.
+	// With a rate (every profile has one) a packet never leaves before the
+	// one ahead of it, as in netem, so jitter does not reorder.
+	Jitter   time.Duration
+	RateMbit float64 // Mbit/s (10^6 bit/s)
+	LossPct  float64 // independent random loss, percent (0 with GE)
+	Limit    int     // packet limit, counted as netem counts it
 	// GE is the Gilbert-Elliott loss model, when HasGE; it replaces the
 	// independent loss.
 	GE    GE
@@ -98,25 +103,26 @@ func parseGE(s string) (GE, error) {
 // the base". They are plain values, so a Profile stays comparable.
 type DirOptions struct {
 	Delay    time.Duration // one-way delay (the base gives each direction RTT/2)
+	Jitter   time.Duration
 	RateMbit float64
 	LossPct  float64
 	Limit    int
 	GE       GE // replaces the loss when HasGE
 
-	HasDelay, HasRate, HasLoss, HasLimit, HasGE bool
+	HasDelay, HasJitter, HasRate, HasLoss, HasLimit, HasGE bool
 }
 
 // IsZero reports whether o changes nothing.
 func (o DirOptions) IsZero() bool {
-	return !o.HasDelay && !o.HasRate && !o.HasLoss && !o.HasLimit && !o.HasGE
+	return !o.HasDelay && !o.HasJitter && !o.HasRate && !o.HasLoss && !o.HasLimit && !o.HasGE
 }
 
 // OptionsGrammar is the form of the options that may follow the short
 // form, each after a comma.
-const OptionsGrammar = "[down.|up.]{delay=one_way_ms|rate=mbit|loss=pct|loss=ge:p/r[/1-h[/1-k]]|limit=pkts}"
+const OptionsGrammar = "[down.|up.]{delay=one_way_ms|jitter=ms|rate=mbit|loss=pct|loss=ge:p/r[/1-h[/1-k]]|limit=pkts}"
 
 // option keys in the order String writes them.
-var optionKeys = [...]string{"delay", "rate", "loss", "limit"}
+var optionKeys = [...]string{"delay", "jitter", "rate", "loss", "limit"}
 
 // Direction returns direction d of p with every setting resolved. A
 // direction's limit is, in order: its own limit option; the base's limit
@@ -128,6 +134,9 @@ func (p Profile) Direction(d Dir) Direction {
 	dir := Direction{Delay: p.RTT / 2, RateMbit: p.RateMbit, LossPct: p.LossPct, Limit: p.Limit}
 	if o.HasDelay {
 		dir.Delay = o.Delay
+	}
+	if o.HasJitter {
+		dir.Jitter = o.Jitter
 	}
 	if o.HasRate {
 		dir.RateMbit = o.RateMbit
@@ -194,6 +203,8 @@ func (o DirOptions) value(key string) (string, bool) {
 	switch key {
 	case "delay":
 		return fmtNum(float64(o.Delay) / 1e6), o.HasDelay
+	case "jitter":
+		return fmtNum(float64(o.Jitter) / 1e6), o.HasJitter
 	case "rate":
 		return fmtNum(o.RateMbit), o.HasRate
 	case "loss":
@@ -252,6 +263,15 @@ func parseOptions(input string, p *Profile, s string) error {
 					return fail(fmt.Sprintf("%q is more than %d ms", val, MaxRTT.Milliseconds()))
 				}
 				o.Delay, o.HasDelay = time.Duration(math.Round(v*1e6)), true
+			case "jitter":
+				v, err := parseDecimal(val)
+				if err != nil {
+					return fail(fmt.Sprintf("%q %v (ms, spread uniformly either side of the delay; distributions and correlation are not built yet)", val, err))
+				}
+				if v > float64(MaxRTT.Milliseconds()) {
+					return fail(fmt.Sprintf("%q is more than %d ms", val, MaxRTT.Milliseconds()))
+				}
+				o.Jitter, o.HasJitter = time.Duration(math.Round(v*1e6)), true
 			case "rate":
 				v, err := parseDecimal(val)
 				if err != nil {
@@ -279,7 +299,7 @@ func parseOptions(input string, p *Profile, s string) error {
 				}
 				o.Limit, o.HasLimit = n, true
 			default:
-				return fail(fmt.Sprintf("has unknown key %q; the keys are delay, rate, loss and limit, each optionally after down. or up.", key))
+				return fail(fmt.Sprintf("has unknown key %q; the keys are delay, jitter, rate, loss and limit, each optionally after down. or up.", key))
 			}
 		}
 	}

@@ -22,13 +22,16 @@
 // apart from the other: [down.|up.]key=value, where down is server to
 // client, up is client to server, and an option without a direction sets
 // both. The keys are delay (one-way, in ms; the short form gives each
-// direction RTT/2), rate (Mbit/s), loss (percent, or ge:p/r[/1-h[/1-k]]
-// for netem's Gilbert-Elliott model, see GE) and limit (packets):
+// direction RTT/2), jitter (ms, netem's "delay D J": uniform on D-J to D+J,
+// never reordering, since every profile has a rate), rate (Mbit/s), loss
+// (percent, or ge:p/r[/1-h[/1-k]] for netem's Gilbert-Elliott model, see
+// GE) and limit (packets):
 //
 //	20:50,up.rate=5                    50 Mbit/s down, 5 up, 10 ms each way
 //	80:10,down.delay=60,up.delay=20    80 ms round trip, split 60/20
 //	80:10:1,up.loss=0                  1% loss down only
 //	80:10,loss=ge:0.3367/33.33         1% loss in bursts of 3 packets
+//	80:10,down.jitter=5                down delay 35-45 ms, uniform
 //
 // Both backends apply every option: netem's Gilbert-Elliott model is
 // written as its TCA_NETEM_LOSS attribute and read back into the applied

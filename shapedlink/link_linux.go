@@ -364,6 +364,7 @@ func (l *Link) startEmulator(ctx context.Context, seed uint64) error {
 		pd := l.profile.Direction(d)
 		ed := emulator.Direction{
 			Delay:          pd.Delay,
+			Jitter:         pd.Jitter,
 			RateBitsPerSec: uint64(pd.RateMbit*1e6 + 0.5),
 			Limit:          pd.Limit,
 			LossPct:        pd.LossPct,

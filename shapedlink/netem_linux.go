@@ -56,6 +56,7 @@ func probeNetem(ns *Namespace) (bool, error) {
 func netemAttrs(d Direction) netlink.NetemQdiscAttrs {
 	a := netlink.NetemQdiscAttrs{
 		Latency: uint32(math.Round(float64(d.Delay) / 1e3)), // microseconds; NewNetem converts to ticks
+		Jitter:  uint32(math.Round(float64(d.Jitter) / 1e3)),
 		Limit:   uint32(d.Limit),
 		Rate64:  uint64(math.Round(d.RateMbit * 1e6 / 8)), // bytes per second
 	}
@@ -156,6 +157,9 @@ func describeNetem(n *netlink.Netem) string {
 	fmt.Fprintf(&b, "netem limit %d", n.Limit)
 	us := float64(n.Latency) / netlink.TickInUsec()
 	fmt.Fprintf(&b, " delay %s", fmtMicros(us))
+	if n.Jitter != 0 {
+		fmt.Fprintf(&b, " %s", fmtMicros(float64(n.Jitter)/netlink.TickInUsec()))
+	}
 	if n.Loss != 0 {
 		pct := float64(n.Loss) / math.MaxUint32 * 100
 		fmt.Fprintf(&b, " loss %s%%", strconv.FormatFloat(pct, 'g', 6, 64))

@@ -221,7 +221,7 @@ func TestProfileOptions(t *testing.T) {
 	bad := []struct{ in, says string }{
 		{"80:10,", "not key=value"},
 		{"80:10,rate", "not key=value"},
-		{"80:10,jitter=5", `unknown key "jitter"`},
+		{"80:10,reorder=5", `unknown key "reorder"`},
 		{"80:10,sideways.rate=5", `direction "sideways"`},
 		{"80:10,up.rate=0", "up.rate must be positive"},
 		{"80:10,up.rate=-1", "not a decimal number"},
@@ -308,5 +308,26 @@ func TestProfileGE(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), says) {
 			t.Errorf("ParseProfile(%q) = %v, want an error saying %q", in, err, says)
 		}
+	}
+}
+
+// TestProfileJitter: jitter parses per direction, prints back, and
+// distributions are refused with a message saying they are not built.
+func TestProfileJitter(t *testing.T) {
+	p, err := ParseProfile("80:10,down.jitter=5,up.delay=20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := p.String(); s != "80:10,up.delay=20,down.jitter=5" {
+		t.Errorf("String() = %q", s)
+	}
+	if d, u := p.Direction(Down), p.Direction(Up); d.Jitter != 5*time.Millisecond || u.Jitter != 0 || d.Delay != 40*time.Millisecond {
+		t.Errorf("down %+v, up %+v", d, u)
+	}
+	if q, err := ParseProfile("80:10,jitter=2.5"); err != nil || q.String() != "80:10,jitter=2.5" || q.Direction(Up).Jitter != 2500*time.Microsecond {
+		t.Errorf("jitter on both: %q, %v", q, err)
+	}
+	if _, err := ParseProfile("80:10,jitter=5/normal"); err == nil || !strings.Contains(err.Error(), "not built yet") {
+		t.Errorf("a distribution: %v, want a refusal saying distributions are not built yet", err)
 	}
 }
