@@ -17,6 +17,7 @@
 #   noloss a loss term (0.5%) added to every profile, even loss-free ones
 #   swap   the server-to-client direction applied at both ends
 #   ge     Gilbert-Elliott's 1-h written as h (netem's h is its complement)
+#   jitter half the jitter applied
 #
 # It prints the -test.run pattern that covers the breakage on stdout.
 set -euo pipefail
@@ -50,6 +51,10 @@ noloss)
 	new='if d.LossPct >= 0 {
 		a.Loss = float32(d.LossPct + 0.5)'
 	tests='TestNetemReadBack' ;;
+jitter)
+	old='Jitter:  uint32(math.Round(float64(d.Jitter) / 1e3)),'
+	new='Jitter:  uint32(math.Round(float64(d.Jitter) / 2e3)),'
+	tests='TestNetemJitter' ;;
 ge)
 	file=$tree/shapedlink/netemge_linux.go
 	old='H: math.MaxUint32 - netemProb(g.OneMinusH)'
@@ -60,7 +65,7 @@ swap)
 	new='d := l.profile.Direction(Down)'
 	tests='TestNetemAsymmetric' ;;
 *)
-	echo "break.sh: unknown breakage '$name'; one of: loss delay rate limit noloss swap ge" >&2
+	echo "break.sh: unknown breakage '$name'; one of: loss delay rate limit noloss swap ge jitter" >&2
 	exit 1 ;;
 esac
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -778,5 +779,85 @@ func TestNetemGilbertElliott(t *testing.T) {
 	}
 	if burst < 2.8 || burst > 5.5 {
 		t.Errorf("mean burst %.2f, want about 4 (2.8-5.5)", burst)
+	}
+}
+
+// TestNetemJitter: down.jitter=40 on a profile with a 50 ms down delay and
+// a 10 ms up delay reaches Debian's netem as "delay 50ms 40ms" on the
+// server end only, and echo round trips are uniform on [20, 100) ms (plus
+// the two frames' serialisation), by a Kolmogorov-Smirnov test at the
+// 0.1% level over 150 echoes, one at a time so no queue forms. The jitter
+// is wide so that TCG's late timers (a millisecond or two, always late)
+// move the distribution by little.
+func TestNetemJitter(t *testing.T) {
+	const profile = "20:10,down.delay=50,down.jitter=40"
+	l := newLink(t, profile)
+	var down, up string
+	for _, a := range l.Applied() {
+		if strings.Contains(a, l.Dev(serverEnd)+":") {
+			down = a
+		} else {
+			up = a
+		}
+	}
+	if !strings.Contains(down, "delay 50ms 40ms") || !strings.Contains(up, "delay 10ms rate") {
+		t.Fatalf("applied %q and %q, want 50ms with 40ms of jitter down and a plain 10ms up", down, up)
+	}
+	n, _, err := netemStats(l, serverEnd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpu, err := ticksPerMicrosecond()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := time.Duration(float64(n.Jitter) / tpu * float64(time.Microsecond)); got < 40*time.Millisecond-time.Microsecond || got > 40*time.Millisecond+time.Microsecond {
+		t.Errorf("server end jitter reads back as %v (%d ticks), want 40ms", got, n.Jitter)
+	}
+	srv, err := listenUDP(l, serverEnd, 7430)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go echoServer(srv)
+	t.Cleanup(func() { srv.Close() })
+	cli, err := dialUDP(l, clientEnd, serverEnd, 7430)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	const probes = 150
+	msg := make([]byte, 64)
+	buf := make([]byte, 2048)
+	var rtts []float64
+	for i := 0; i < probes; i++ {
+		msg[0] = byte(i)
+		start := time.Now()
+		if _, err := cli.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		_ = cli.SetReadDeadline(time.Now().Add(2 * time.Second))
+		for {
+			m, err := cli.Read(buf)
+			if err != nil {
+				t.Fatalf("echo %d: no reply: %v", i, err)
+			}
+			if m == len(msg) && buf[0] == byte(i) {
+				break
+			}
+		}
+		rtts = append(rtts, float64(time.Since(start))/1e6)
+	}
+	ser := 2 * float64(64+42) * 8 / 10e6 * 1e3 // ms
+	lo, hi := 20+ser, 100+ser
+	sort.Float64s(rtts)
+	var d float64
+	for i, x := range rtts {
+		f := math.Min(1, math.Max(0, (x-lo)/(hi-lo)))
+		d = math.Max(d, math.Max(math.Abs(f-float64(i)/probes), math.Abs(f-float64(i+1)/probes)))
+	}
+	crit := 1.95 / math.Sqrt(probes)
+	t.Logf("round trips %.2f to %.2f ms, KS distance from uniform [%.2f, %.2f) ms %.4f (critical %.4f)", rtts[0], rtts[probes-1], lo, hi, d, crit)
+	if d > crit {
+		t.Errorf("KS distance %.4f above %.4f: the round trips are not uniform on [%.0f, %.0f) ms", d, crit, lo, hi)
 	}
 }
