@@ -7,18 +7,33 @@ import (
 	"time"
 )
 
-// MaxWirePct is the highest wire share a measurement may report: no link
-// carries more than its rate, and the window's edges and one frame in
-// flight account for the last half percent.
+// MaxWirePct is the least allowance a wire share may have above 100%: no
+// link carries more than its rate, and the window's edges account for the
+// last half percent of a long window.
 const MaxWirePct = 100.5
 
-// checkWire refuses a wire share above MaxWirePct: such a figure is a
-// measurement error (bytes counted in the window that crossed before it),
-// never a result, so it becomes the flow's error instead of a table entry.
-func checkWire(b *Bulk) {
-	if b.Error == "" && b.WirePct > MaxWirePct {
-		b.Error = fmt.Sprintf("wire share %.1f%% of the configured rate (%s): a link cannot carry more than its rate, so this measurement is wrong",
-			b.WirePct, b.WireFrom)
+// maxWirePct is the highest wire share a measurement over window at
+// rateBits may report: 100% plus what the window's two edges can add (a
+// full frame in flight and a millisecond of skew between reading the
+// emulator's counter and the clock, at each edge), and at least
+// MaxWirePct. A 400 ms window at 10 Mbit/s allows 101.1%, a 6 s one
+// 100.5%.
+func maxWirePct(window time.Duration, rateBits float64) float64 {
+	if window <= 0 {
+		return MaxWirePct
+	}
+	edges := 2*frameTime(fullFrame, rateBits) + 2*time.Millisecond
+	return max(MaxWirePct, 100+100*float64(edges)/float64(window))
+}
+
+// checkWire refuses a wire share above limit (maxWirePct): such a figure
+// is a measurement error (bytes counted in the window that crossed before
+// it), never a result, so it becomes the flow's error instead of a table
+// entry.
+func checkWire(b *Bulk, limit float64) {
+	if b.Error == "" && b.WirePct > limit {
+		b.Error = fmt.Sprintf("wire share %.1f%% of the configured rate (%s), above the %.1f%% this window allows: a link cannot carry more than its rate, so this measurement is wrong",
+			b.WirePct, b.WireFrom, limit)
 	}
 }
 

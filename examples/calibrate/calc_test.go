@@ -40,18 +40,27 @@ func TestLossy(t *testing.T) {
 // configured rate by more than the allowance is reported as an error, not
 // as a figure; one within it is kept.
 func TestWireShareNeverAboveTheRate(t *testing.T) {
+	long := maxWirePct(6*time.Second, 10e6)
+	if long != MaxWirePct {
+		t.Errorf("a 6 s window at 10 Mbit/s allows %.2f%%, want %.1f%%", long, MaxWirePct)
+	}
+	short := maxWirePct(400*time.Millisecond, 10e6) // edges 2*1.2112 ms + 2 ms
+	if short < 101.09 || short > 101.12 {
+		t.Errorf("a 400 ms window at 10 Mbit/s allows %.3f%%, want 101.11%%", short)
+	}
 	for _, c := range []struct {
-		pct   float64
-		wantE bool
-	}{{106.8, true}, {100.6, true}, {100.5, false}, {97.0, false}} {
+		pct, limit float64
+		wantE      bool
+	}{{106.8, long, true}, {100.6, long, true}, {100.5, long, false}, {97.0, long, false},
+		{101.0, short, false}, {101.2, short, true}} {
 		b := Bulk{CC: "bbr", WirePct: c.pct, WireFrom: "shaper"}
-		checkWire(&b)
+		checkWire(&b, c.limit)
 		if got := b.Error != ""; got != c.wantE {
-			t.Errorf("wire %.1f%%: error %q, want an error: %v", c.pct, b.Error, c.wantE)
+			t.Errorf("wire %.1f%% against %.2f%%: error %q, want an error: %v", c.pct, c.limit, b.Error, c.wantE)
 		}
 	}
 	b := Bulk{WirePct: 120, Error: "dial: refused"}
-	if checkWire(&b); b.Error != "dial: refused" {
+	if checkWire(&b, long); b.Error != "dial: refused" {
 		t.Errorf("an earlier error was replaced: %q", b.Error)
 	}
 }

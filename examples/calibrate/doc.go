@@ -41,7 +41,9 @@
 //     bytes of the frames it forwarded to the client); with netem, which
 //     has no such count here, it is estimated from goodput * 1514/1448
 //     (Ethernet, IP and TCP-with-timestamps overhead per full segment).
-//     100% wire is a saturated link; a wire share above 100.5% cannot be
+//     100% wire is a saturated link; a wire share above 100% by more than
+//     the window's edges can account for (a frame in flight and a
+//     millisecond of counter skew at each edge, at least 0.5%) cannot be
 //     and is reported as the flow's error.
 //   - Loss: -losspkts (default 4000) UDP datagrams from server to client,
 //     paced at half the link's byte rate and at half the packet rate the

@@ -506,7 +506,7 @@ func bulk(ctx context.Context, l *shapedlink.Link, cc string, big bool, d time.D
 	} else {
 		b.WirePct, b.WireFrom = b.GoodputPct*fullFrame/fullPayload, "estimate"
 	}
-	checkWire(&b)
+	checkWire(&b, maxWirePct(g.dur, rate))
 	return b
 }
 
