@@ -158,38 +158,11 @@ func TestNetemIdleRTT(t *testing.T) {
 			}
 			rtt := 2 * exp.Delay
 			l := newLink(t, profile)
-			srv, err := listenUDP(l, serverEnd, 7001)
-			if err != nil {
-				t.Fatal(err)
-			}
-			go echoServer(srv)
-			t.Cleanup(func() { srv.Close() })
-			cli, err := dialUDP(l, clientEnd, serverEnd, 7001)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cli.Close()
+			cli := echoPair(t, l, 7001)
 			const n = 30
 			var rtts []time.Duration
-			msg := make([]byte, 64)
-			buf := make([]byte, 2048)
 			for i := 0; i < n; i++ {
-				msg[0] = byte(i)
-				start := time.Now()
-				if _, err := cli.Write(msg); err != nil {
-					t.Fatal(err)
-				}
-				_ = cli.SetReadDeadline(time.Now().Add(rtt + 2*time.Second))
-				for {
-					m, err := cli.Read(buf)
-					if err != nil {
-						t.Fatalf("echo %d: no reply within %v: %v", i, rtt+2*time.Second, err)
-					}
-					if m == len(msg) && buf[0] == byte(i) {
-						break
-					}
-				}
-				rtts = append(rtts, time.Since(start))
+				rtts = append(rtts, echoOnce(t, cli, byte(i), rtt+2*time.Second))
 				time.Sleep(10 * time.Millisecond)
 			}
 			p50, p95, lo := percentile(rtts, 50), percentile(rtts, 95), percentile(rtts, 1)
@@ -705,14 +678,7 @@ func TestNetemGSOCheck(t *testing.T) {
 func TestNetemGilbertElliott(t *testing.T) {
 	const profile = "20:10,down.loss=ge:5/25"
 	l := newLink(t, profile)
-	var down, up string
-	for _, a := range l.Applied() {
-		if strings.Contains(a, l.Dev(serverEnd)+":") {
-			down = a
-		} else {
-			up = a
-		}
-	}
+	down, up := appliedLines(l)
 	if !strings.Contains(down, "loss gemodel p 5% r 25% 1-h 100% 1-k 0%") || strings.Contains(up, "loss") {
 		t.Fatalf("applied %q and %q, want the GE model on the server end only", down, up)
 	}
@@ -792,14 +758,7 @@ func TestNetemGilbertElliott(t *testing.T) {
 func TestNetemJitter(t *testing.T) {
 	const profile = "20:10,down.delay=50,down.jitter=40"
 	l := newLink(t, profile)
-	var down, up string
-	for _, a := range l.Applied() {
-		if strings.Contains(a, l.Dev(serverEnd)+":") {
-			down = a
-		} else {
-			up = a
-		}
-	}
+	down, up := appliedLines(l)
 	if !strings.Contains(down, "delay 50ms 40ms") || !strings.Contains(up, "delay 10ms rate") {
 		t.Fatalf("applied %q and %q, want 50ms with 40ms of jitter down and a plain 10ms up", down, up)
 	}
@@ -814,38 +773,11 @@ func TestNetemJitter(t *testing.T) {
 	if got := time.Duration(float64(n.Jitter) / tpu * float64(time.Microsecond)); got < 40*time.Millisecond-time.Microsecond || got > 40*time.Millisecond+time.Microsecond {
 		t.Errorf("server end jitter reads back as %v (%d ticks), want 40ms", got, n.Jitter)
 	}
-	srv, err := listenUDP(l, serverEnd, 7430)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go echoServer(srv)
-	t.Cleanup(func() { srv.Close() })
-	cli, err := dialUDP(l, clientEnd, serverEnd, 7430)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	cli := echoPair(t, l, 7430)
 	const probes = 150
-	msg := make([]byte, 64)
-	buf := make([]byte, 2048)
 	var rtts []float64
 	for i := 0; i < probes; i++ {
-		msg[0] = byte(i)
-		start := time.Now()
-		if _, err := cli.Write(msg); err != nil {
-			t.Fatal(err)
-		}
-		_ = cli.SetReadDeadline(time.Now().Add(2 * time.Second))
-		for {
-			m, err := cli.Read(buf)
-			if err != nil {
-				t.Fatalf("echo %d: no reply: %v", i, err)
-			}
-			if m == len(msg) && buf[0] == byte(i) {
-				break
-			}
-		}
-		rtts = append(rtts, float64(time.Since(start))/1e6)
+		rtts = append(rtts, float64(echoOnce(t, cli, byte(i), 2*time.Second))/1e6)
 	}
 	ser := 2 * float64(64+42) * 8 / 10e6 * 1e3 // ms
 	lo, hi := 20+ser, 100+ser
@@ -860,4 +792,59 @@ func TestNetemJitter(t *testing.T) {
 	if d > crit {
 		t.Errorf("KS distance %.4f above %.4f: the round trips are not uniform on [%.0f, %.0f) ms", d, crit, lo, hi)
 	}
+}
+
+// echoPair starts an echo server on the server end at port and returns a
+// client socket connected to it from the client end; both close when the
+// test ends.
+func echoPair(t *testing.T, l vmLink, port int) *net.UDPConn {
+	t.Helper()
+	srv, err := listenUDP(l, serverEnd, port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go echoServer(srv)
+	t.Cleanup(func() { srv.Close() })
+	cli, err := dialUDP(l, clientEnd, serverEnd, port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
+}
+
+// echoOnce sends one 64-byte echo tagged seq and returns its round trip,
+// failing the test if no reply comes within timeout.
+func echoOnce(t *testing.T, cli *net.UDPConn, seq byte, timeout time.Duration) time.Duration {
+	t.Helper()
+	msg := make([]byte, 64)
+	buf := make([]byte, 2048)
+	msg[0] = seq
+	start := time.Now()
+	if _, err := cli.Write(msg); err != nil {
+		t.Fatal(err)
+	}
+	_ = cli.SetReadDeadline(time.Now().Add(timeout))
+	for {
+		m, err := cli.Read(buf)
+		if err != nil {
+			t.Fatalf("echo %d: no reply within %v: %v", seq, timeout, err)
+		}
+		if m == len(msg) && buf[0] == seq {
+			return time.Since(start)
+		}
+	}
+}
+
+// appliedLines splits l.Applied() into the server end's line (the down
+// direction) and the client end's (up).
+func appliedLines(l vmLink) (down, up string) {
+	for _, a := range l.Applied() {
+		if strings.Contains(a, l.Dev(serverEnd)+":") {
+			down = a
+		} else {
+			up = a
+		}
+	}
+	return down, up
 }
