@@ -7,6 +7,13 @@ import (
 	"time"
 )
 
+// A full TCP segment on the wire: the Ethernet frame and its payload (the
+// MSS with TCP timestamps).
+const (
+	fullFrame   = 1514
+	fullPayload = 1448
+)
+
 // MaxWirePct is the least allowance a wire share may have above 100%: no
 // link carries more than its rate, and the window's edges account for the
 // last half percent of a long window.

@@ -23,8 +23,6 @@ import (
 const (
 	echoPayload = 64
 	echoFrame   = echoPayload + 8 + 20 + 14 // UDP, IPv4, Ethernet
-	fullFrame   = 1514
-	fullPayload = 1448 // MSS with TCP timestamps
 	bigBuffers  = 32 << 20
 )
 
