@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+
 	"math"
 	"slices"
 	"time"
+
+	"github.com/shakenfist/quicbench/shapedlink"
 )
 
 // A full TCP segment on the wire: the Ethernet frame and its payload (the
@@ -59,13 +62,7 @@ func wilson(k, n int) (lo, hi float64) {
 	if n == 0 {
 		return 0, 1
 	}
-	const z = 1.959963984540054
-	p := float64(k) / float64(n)
-	nf := float64(n)
-	den := 1 + z*z/nf
-	mid := (p + z*z/(2*nf)) / den
-	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
-	return max(0, mid-half), min(1, mid+half)
+	return wilsonEffective(k, n, 1)
 }
 
 // frameTime is how long a frame of size bytes occupies a link of rate
@@ -88,4 +85,58 @@ func icmpChecksum(b []byte) uint16 {
 		s = s&0xffff + s>>16
 	}
 	return ^uint16(s)
+}
+
+// lossRuns counts the datagrams not seen and the runs of consecutive
+// ones (bursts).
+func lossRuns(seen []bool) (lost, bursts int) {
+	run := false
+	for _, ok := range seen {
+		if !ok {
+			lost++
+			if !run {
+				bursts++
+			}
+		}
+		run = !ok
+	}
+	return lost, bursts
+}
+
+// lossModel is what a direction's loss should look like: the mean loss in
+// percent, the mean burst length in packets, and the factor by which the
+// bursts inflate the variance of a measured loss fraction. Independent
+// loss p: bursts of 1/(1-p), no inflation. Gilbert-Elliott: the chain's
+// correlation lambda = 1 - p - r makes the variance of a long run's loss
+// fraction (1+lambda)/(1-lambda) times the binomial one (exact for the
+// simple Gilbert model, an approximation with 1-h or 1-k strictly inside
+// (0, 100)); a burst lasts 1/r packets in the simple model.
+func lossModel(d shapedlink.Direction) (meanPct, burst, inflation float64) {
+	if !d.HasGE {
+		p := d.LossPct / 100
+		return d.LossPct, 1 / (1 - p), 1
+	}
+	g := d.GE
+	lambda := 1 - g.P/100 - g.R/100
+	inflation = 1
+	if lambda > 0 && lambda < 1 {
+		inflation = (1 + lambda) / (1 - lambda)
+	}
+	if g.R > 0 {
+		burst = 100 / g.R
+	}
+	return g.MeanLoss(), burst, inflation
+}
+
+// wilsonEffective is the Wilson interval for k losses in n trials whose
+// variance is inflation times binomial: the interval of the same fraction
+// over n/inflation independent trials.
+func wilsonEffective(k, n int, inflation float64) (lo, hi float64) {
+	p := float64(k) / float64(n)
+	neff := max(1, float64(n)/inflation)
+	const z = 1.959963984540054
+	den := 1 + z*z/neff
+	mid := (p + z*z/(2*neff)) / den
+	half := z * math.Sqrt(p*(1-p)/neff+z*z/(4*neff*neff)) / den
+	return max(0, mid-half), min(1, mid+half)
 }

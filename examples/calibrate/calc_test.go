@@ -1,8 +1,11 @@
 package main
 
 import (
+	"math"
 	"testing"
 	"time"
+
+	"github.com/shakenfist/quicbench/shapedlink"
 )
 
 func TestWilsonContainsTruth(t *testing.T) {
@@ -62,5 +65,40 @@ func TestWireShareNeverAboveTheRate(t *testing.T) {
 	b := Bulk{WirePct: 120, Error: "dial: refused"}
 	if checkWire(&b, long); b.Error != "dial: refused" {
 		t.Errorf("an earlier error was replaced: %q", b.Error)
+	}
+}
+
+func TestLossRuns(t *testing.T) {
+	seen := []bool{true, false, false, true, false, true, true, false, false, false}
+	if lost, bursts := lossRuns(seen); lost != 6 || bursts != 3 {
+		t.Errorf("lossRuns = %d lost in %d bursts, want 6 in 3", lost, bursts)
+	}
+	if lost, bursts := lossRuns([]bool{true, true}); lost != 0 || bursts != 0 {
+		t.Errorf("no loss: %d in %d", lost, bursts)
+	}
+}
+
+// TestLossModel: independent loss has bursts of 1/(1-p) and a binomial
+// interval; the simple Gilbert model 1% in bursts of 3 has bursts of 3
+// and its variance inflated by (1+lambda)/(1-lambda), lambda = 1-p-r, so
+// its interval is wider than the binomial one by the square root.
+func TestLossModel(t *testing.T) {
+	mean, burst, infl := lossModel(shapedlink.Direction{LossPct: 1})
+	if mean != 1 || math.Abs(burst-1/0.99) > 1e-12 || infl != 1 {
+		t.Errorf("independent 1%%: %v %v %v", mean, burst, infl)
+	}
+	g := shapedlink.Direction{HasGE: true, GE: shapedlink.GE{P: 0.3367, R: 33.33, OneMinusH: 100}}
+	mean, burst, infl = lossModel(g)
+	lambda := 1 - 0.003367 - 0.3333
+	if math.Abs(mean-1) > 0.001 || math.Abs(burst-3.0003) > 0.001 || math.Abs(infl-(1+lambda)/(1-lambda)) > 1e-9 {
+		t.Errorf("GE 1%% in bursts of 3: mean %v, burst %v, inflation %v", mean, burst, infl)
+	}
+	lo1, hi1 := wilson(40, 4000)
+	if lo, hi := wilsonEffective(40, 4000, 1); lo != lo1 || hi != hi1 {
+		t.Errorf("inflation 1 changes the interval: [%v, %v] against [%v, %v]", lo, hi, lo1, hi1)
+	}
+	lo, hi := wilsonEffective(40, 4000, infl)
+	if ratio := (hi - lo) / (hi1 - lo1); ratio < 0.9*math.Sqrt(infl) || ratio > 1.1*math.Sqrt(infl) {
+		t.Errorf("the GE interval is %.2f times the binomial one, want about sqrt(%.2f) = %.2f", ratio, infl, math.Sqrt(infl))
 	}
 }

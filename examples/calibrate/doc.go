@@ -48,9 +48,14 @@
 //   - Loss: -losspkts (default 4000) UDP datagrams from server to client,
 //     paced at half the link's byte rate and at half the packet rate the
 //     limit allows (it counts the delay line), so the limit never drops;
-//     the measured
-//     loss with its 95% Wilson interval, and whether the configured loss
-//     lies inside it.
+//     the measured loss with its 95% Wilson interval, whether the
+//     configured mean loss lies inside it, and the mean length of runs of
+//     lost datagrams beside the configured one (1/(1-p) for independent
+//     loss, 100/r for a Gilbert-Elliott profile such as 80:10,loss=ge:1/10).
+//     For Gilbert-Elliott the interval is widened by the chain's
+//     correlation (the variance of the loss fraction is (1+l)/(1-l) times
+//     the binomial one, l = 1-p-r), since bursts make 4000 datagrams worth
+//     fewer independent ones.
 //   - Emulator CPU: the shaper process's CPU time (summed over its threads,
 //     from /proc schedstat) during the two bulk flows, divided by the frames
 //     that entered it (the egress counters of both veth ends).

@@ -62,6 +62,12 @@ type Result struct {
 	LossLoPct     float64 `json:"loss_ci95_lo_pct"`
 	LossHiPct     float64 `json:"loss_ci95_hi_pct"`
 	LossInside    bool    `json:"loss_configured_inside_ci"`
+	// LossMeanBurst is the mean length of runs of lost datagrams, and
+	// LossBurstWant what the configured loss model gives (1/(1-p) for
+	// independent loss, 100/r for Gilbert-Elliott); the interval above is
+	// widened for the bursts' correlation.
+	LossMeanBurst float64 `json:"loss_mean_burst,omitempty"`
+	LossBurstWant float64 `json:"loss_burst_configured,omitempty"`
 	// LossShaperDrops is what the shaping itself dropped during the loss
 	// run (loss and limit); the rest of the shortfall was lost elsewhere.
 	LossShaperDrops uint64 `json:"loss_shaper_drops"`
@@ -339,7 +345,7 @@ func printTable(w io.Writer, rep Report) {
 	tw.Flush()
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rate and loss\tbbr goodput\twire\t\tcubic goodput\twire\t\tloss % [95% CI]\t\tcpu/pkt\t")
+	fmt.Fprintln(tw, "rate and loss\tbbr goodput\twire\t\tcubic goodput\twire\t\tloss % [95% CI]\t\tburst/configured\tcpu/pkt\t")
 	for _, r := range rep.Results {
 		if r.Error != "" && len(r.Bulk) == 0 {
 			fmt.Fprintf(tw, "%s\terror: %s\t\n", r.Profile, r.Error)
@@ -358,6 +364,11 @@ func printTable(w io.Writer, rep Report) {
 			fmt.Fprintf(tw, "%.1f%%\t%.1f%%\t%s\t", b.GoodputPct, b.WirePct, verdict)
 		}
 		fmt.Fprintf(tw, "%.2f [%.2f,%.2f]\t%s\t", r.LossPct, r.LossLoPct, r.LossHiPct, mark(r.LossInside))
+		if r.LossMeanBurst > 0 {
+			fmt.Fprintf(tw, "%.2f/%.2f\t", r.LossMeanBurst, r.LossBurstWant)
+		} else {
+			fmt.Fprintf(tw, "-\t")
+		}
 		if r.CPUPerPacketNs > 0 {
 			fmt.Fprintf(tw, "%.2fus\t", r.CPUPerPacketNs/1000)
 		} else {

@@ -164,20 +164,26 @@ func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 	res.LossSent = c.lossPkts
 	drain(l, 5*time.Second)
 	d0 := shaperDrops(l)
-	delivered, err := lossRun(ctx, l, c.lossPkts, rate, rtt, down.Limit)
+	seen, err := lossRun(ctx, l, c.lossPkts, rate, rtt, down.Limit)
 	res.LossShaperDrops = shaperDrops(l) - d0
 	if err != nil && res.Error == "" {
 		res.Error = "loss: " + err.Error()
 	}
-	res.LossDelivered = delivered
-	lost := c.lossPkts - delivered
+	lost, bursts := lossRuns(seen)
+	res.LossDelivered = len(seen) - lost
+	if bursts > 0 {
+		res.LossMeanBurst = float64(lost) / float64(bursts)
+	}
+	// Configured: the mean loss, the mean burst length, and how much the
+	// bursts widen the interval (see lossModel).
+	want, wantBurst, inflation := lossModel(down)
+	res.LossBurstWant = wantBurst
 	lo, hi := wilson(lost, c.lossPkts)
+	if inflation > 1 {
+		lo, hi = wilsonEffective(lost, c.lossPkts, inflation)
+	}
 	res.LossPct = 100 * float64(lost) / float64(c.lossPkts)
 	res.LossLoPct, res.LossHiPct = 100*lo, 100*hi
-	want := down.LossPct
-	if down.HasGE {
-		want = down.GE.MeanLoss()
-	}
 	res.LossInside = want/100 >= lo && want/100 <= hi
 	return res
 }
@@ -513,28 +519,33 @@ func bulk(ctx context.Context, l *shapedlink.Link, cc string, big bool, d time.D
 // packet limit allows (the limit counts the delay line, so at 80:10 and
 // limit 110 more than 2750 packets/s would be dropped by the limit even
 // though their bytes fit the rate).
-func lossRun(ctx context.Context, l *shapedlink.Link, n int, rate float64, rtt time.Duration, limit int) (int, error) {
+func lossRun(ctx context.Context, l *shapedlink.Link, n int, rate float64, rtt time.Duration, limit int) ([]bool, error) {
 	srv, err := udpIn(l.Server(), ipOf(l.ServerAddr()))
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer srv.Close()
 	cli, err := udpIn(l.Client(), ipOf(l.ClientAddr()))
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer cli.Close()
 	_ = cli.SetReadBuffer(8 << 20)
-	got := make(chan int, 1)
+	got := make(chan []bool, 1)
 	go func() {
+		seen := make([]bool, n)
 		buf := make([]byte, 2048)
-		k := 0
 		for {
-			if _, _, err := cli.ReadFromUDP(buf); err != nil {
-				got <- k
+			k, _, err := cli.ReadFromUDP(buf)
+			if err != nil {
+				got <- seen
 				return
 			}
-			k++
+			if k >= 4 {
+				if i := int(binary.BigEndian.Uint32(buf)); i < n {
+					seen[i] = true
+				}
+			}
 		}
 	}()
 	perPkt := frameTime(echoFrame, rate)
@@ -544,13 +555,14 @@ func lossRun(ctx context.Context, l *shapedlink.Link, n int, rate float64, rtt t
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		if ctx.Err() != nil {
-			return 0, ctx.Err()
+			return nil, ctx.Err()
 		}
 		if wait := time.Until(start.Add(time.Duration(i) * gap)); wait > 0 {
 			time.Sleep(wait)
 		}
+		binary.BigEndian.PutUint32(msg, uint32(i))
 		if _, err := srv.WriteToUDP(msg, to); err != nil {
-			return 0, err
+			return nil, err
 		}
 	}
 	time.Sleep(rtt + 500*time.Millisecond)
