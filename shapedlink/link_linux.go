@@ -112,23 +112,16 @@ func build(ctx context.Context, p Profile, opts Options) (*Link, error) {
 	if err != nil {
 		return nil, err
 	}
-	needs := p.NeedsEmulator()
 	switch opts.Backend {
 	case BackendAuto:
 		l.backend = BackendEmulator
 		reason := "this kernel has no sch_netem (adding a netem qdisc returned ENOENT)"
-		switch {
-		case l.netemAvailable && needs != "":
-			reason = "the profile has " + needs
-		case l.netemAvailable:
+		if l.netemAvailable {
 			l.backend = BackendNetem
 			reason = "this kernel has sch_netem"
 		}
 		log.Info("shapedlink: backend chosen", "backend", l.backend, "reason", reason, "mode", mode)
 	case BackendNetem:
-		if needs != "" {
-			return nil, fmt.Errorf("shapedlink: the netem backend cannot apply %s: %s; use the emulator (Backend %q, or leave it empty to choose)", p, needs, BackendEmulator)
-		}
 		if !l.netemAvailable {
 			return nil, noNetem()
 		}

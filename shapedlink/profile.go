@@ -75,11 +75,6 @@ func (p Profile) HasLoss() bool {
 	return d.LossPct != 0 || u.LossPct != 0 || d.HasGE || u.HasGE
 }
 
-// NeedsEmulator names what in p netem cannot apply, or "" when netem can
-// apply all of it. Every option so far can be; the design
-// (docs/link-description.md) has options that will need the emulator.
-func (p Profile) NeedsEmulator() string { return "" }
-
 // WithLimit returns a copy of p with the given per-direction packet limit.
 func (p Profile) WithLimit(pkts int) Profile {
 	p.Limit = pkts

@@ -35,23 +35,19 @@ func iperfSeries(ctx context.Context, c config, rates []float64, opts shapedlink
 		return nil, err
 	}
 	// The bare pair first: the ceiling the others are read against.
-	steps := []struct {
+	type step struct {
 		label string
 		p     shapedlink.Profile
 		opts  shapedlink.Options
 		rate  float64
-	}{{"bare veth", unlimited, bare, 0}, {"unlimited", unlimited, opts, 0}}
+	}
+	steps := []step{{"bare veth", unlimited, bare, 0}, {"unlimited", unlimited, opts, 0}}
 	for _, r := range rates {
 		p, err := shapedlink.NewProfile(5*time.Millisecond, r, 0)
 		if err != nil {
 			return nil, err
 		}
-		steps = append(steps, struct {
-			label string
-			p     shapedlink.Profile
-			opts  shapedlink.Options
-			rate  float64
-		}{p.String(), p, opts, r})
+		steps = append(steps, step{p.String(), p, opts, r})
 	}
 	for _, s := range steps {
 		if err := ctx.Err(); err != nil {
