@@ -1,6 +1,7 @@
 package shapedlink
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -29,18 +30,33 @@ func (d Dir) String() string {
 // a backend applies to it.
 type Direction struct {
 	Delay time.Duration // one-way delay
-	// Jitter spreads each packet's delay uniformly over [Delay-Jitter,
-	// Delay+Jitter), netem's "delay D J" with its default distribution.
-	// With a rate (every profile has one) a packet never leaves before the
-	// one ahead of it, as in netem, so jitter does not reorder.
-	Jitter   time.Duration
-	RateMbit float64 // Mbit/s (10^6 bit/s)
-	LossPct  float64 // independent random loss, percent (0 with GE)
-	Limit    int     // packet limit, counted as netem counts it
+	// Jitter varies each packet's delay as netem's "delay D J [CORR]
+	// [distribution NAME]" does: with no JitterDist uniformly over
+	// [Delay-Jitter, Delay+Jitter); with "normal", "pareto" or
+	// "paretonormal" as Delay plus Jitter times a draw from that table
+	// (Jitter is then the standard deviation; the tables stop at 4
+	// sigma). With a rate (every profile has one) a packet never leaves
+	// before the one ahead of it, as in netem, so jitter does not
+	// reorder.
+	Jitter     time.Duration
+	JitterDist string  // "" (uniform), "normal", "pareto", "paretonormal"
+	JitterCorr float64 // percent; netem's delay correlation
+	RateMbit   float64 // Mbit/s (10^6 bit/s)
+	LossPct    float64 // independent random loss, percent (0 with GE)
+	LossCorr   float64 // percent; netem's loss correlation
+	Limit      int     // packet limit, counted as netem counts it
 	// GE is the Gilbert-Elliott loss model, when HasGE; it replaces the
 	// independent loss.
 	GE    GE
 	HasGE bool
+	// DupPct duplicates packets (netem's "duplicate PCT [CORR]"); the
+	// copy may itself be lost.
+	DupPct, DupCorr float64
+	// ReorderPct sends packets at once, ahead of the delayed ones
+	// (netem's "reorder PCT [CORR] gap G"): after at least ReorderGap-1
+	// packets delayed normally, each with probability ReorderPct.
+	ReorderPct, ReorderCorr float64
+	ReorderGap              int
 }
 
 // GE is netem's Gilbert-Elliott loss model (tc-netem's "loss gemodel p r
@@ -102,27 +118,35 @@ func parseGE(s string) (GE, error) {
 // value applies only when its Has flag is set; the zero DirOptions means "as
 // the base". They are plain values, so a Profile stays comparable.
 type DirOptions struct {
-	Delay    time.Duration // one-way delay (the base gives each direction RTT/2)
-	Jitter   time.Duration
-	RateMbit float64
-	LossPct  float64
-	Limit    int
-	GE       GE // replaces the loss when HasGE
+	Delay       time.Duration // one-way delay (the base gives each direction RTT/2)
+	Jitter      time.Duration
+	JitterDist  string  // set with Jitter; "" is uniform
+	JitterCorr  float64 // set with Jitter
+	RateMbit    float64
+	LossPct     float64
+	LossCorr    float64 // set with LossPct
+	Limit       int
+	GE          GE // replaces the loss when HasGE
+	DupPct      float64
+	DupCorr     float64
+	ReorderPct  float64
+	ReorderCorr float64
+	ReorderGap  int
 
-	HasDelay, HasJitter, HasRate, HasLoss, HasLimit, HasGE bool
+	HasDelay, HasJitter, HasRate, HasLoss, HasLimit, HasGE, HasDup, HasReorder bool
 }
 
 // IsZero reports whether o changes nothing.
 func (o DirOptions) IsZero() bool {
-	return !o.HasDelay && !o.HasJitter && !o.HasRate && !o.HasLoss && !o.HasLimit && !o.HasGE
+	return !o.HasDelay && !o.HasJitter && !o.HasRate && !o.HasLoss && !o.HasLimit && !o.HasGE && !o.HasDup && !o.HasReorder
 }
 
 // OptionsGrammar is the form of the options that may follow the short
 // form, each after a comma.
-const OptionsGrammar = "[down.|up.]{delay=one_way_ms|jitter=ms|rate=mbit|loss=pct|loss=ge:p/r[/1-h[/1-k]]|limit=pkts}"
+const OptionsGrammar = "[down.|up.]{delay=one_way_ms|jitter=ms[/uniform|normal|pareto|paretonormal[/corr_pct]]|rate=mbit|loss=pct[/corr_pct]|loss=ge:p/r[/1-h[/1-k]]|limit=pkts|dup=pct[/corr_pct]|reorder=pct[/corr_pct[/gap]]}"
 
 // option keys in the order String writes them.
-var optionKeys = [...]string{"delay", "jitter", "rate", "loss", "limit"}
+var optionKeys = [...]string{"delay", "jitter", "rate", "loss", "limit", "dup", "reorder"}
 
 // Direction returns direction d of p with every setting resolved. A
 // direction's limit is, in order: its own limit option; the base's limit
@@ -136,13 +160,19 @@ func (p Profile) Direction(d Dir) Direction {
 		dir.Delay = o.Delay
 	}
 	if o.HasJitter {
-		dir.Jitter = o.Jitter
+		dir.Jitter, dir.JitterDist, dir.JitterCorr = o.Jitter, o.JitterDist, o.JitterCorr
+	}
+	if o.HasDup {
+		dir.DupPct, dir.DupCorr = o.DupPct, o.DupCorr
+	}
+	if o.HasReorder {
+		dir.ReorderPct, dir.ReorderCorr, dir.ReorderGap = o.ReorderPct, o.ReorderCorr, o.ReorderGap
 	}
 	if o.HasRate {
 		dir.RateMbit = o.RateMbit
 	}
 	if o.HasLoss {
-		dir.LossPct = o.LossPct
+		dir.LossPct, dir.LossCorr = o.LossPct, o.LossCorr
 	}
 	if o.HasGE {
 		dir.GE, dir.HasGE, dir.LossPct = o.GE, true, 0
@@ -204,16 +234,33 @@ func (o DirOptions) value(key string) (string, bool) {
 	case "delay":
 		return fmtNum(float64(o.Delay) / 1e6), o.HasDelay
 	case "jitter":
-		return fmtNum(float64(o.Jitter) / 1e6), o.HasJitter
+		v := fmtNum(float64(o.Jitter) / 1e6)
+		switch {
+		case o.JitterCorr != 0:
+			v += "/" + cmp.Or(o.JitterDist, "uniform") + "/" + fmtNum(o.JitterCorr)
+		case o.JitterDist != "":
+			v += "/" + o.JitterDist
+		}
+		return v, o.HasJitter
 	case "rate":
 		return fmtNum(o.RateMbit), o.HasRate
 	case "loss":
 		if o.HasGE {
 			return o.GE.String(), true
 		}
-		return fmtNum(o.LossPct), o.HasLoss
+		return fmtNum(o.LossPct) + corrSuffix(o.LossCorr), o.HasLoss
 	case "limit":
 		return strconv.Itoa(o.Limit), o.HasLimit
+	case "dup":
+		return fmtNum(o.DupPct) + corrSuffix(o.DupCorr), o.HasDup
+	case "reorder":
+		v := fmtNum(o.ReorderPct)
+		if o.ReorderGap > 1 {
+			v += "/" + fmtNum(o.ReorderCorr) + "/" + strconv.Itoa(o.ReorderGap)
+		} else {
+			v += corrSuffix(o.ReorderCorr)
+		}
+		return v, o.HasReorder
 	}
 	return "", false
 }
@@ -264,14 +311,32 @@ func parseOptions(input string, p *Profile, s string) error {
 				}
 				o.Delay, o.HasDelay = time.Duration(math.Round(v*1e6)), true
 			case "jitter":
-				v, err := parseDecimal(val)
+				parts := strings.Split(val, "/")
+				if len(parts) > 3 {
+					return fail(fmt.Sprintf("%q has %d parts; want ms, ms/distribution or ms/distribution/correlation_pct", val, len(parts)))
+				}
+				v, err := parseDecimal(parts[0])
 				if err != nil {
-					return fail(fmt.Sprintf("%q %v (ms, spread uniformly either side of the delay; distributions and correlation are not built yet)", val, err))
+					return fail(fmt.Sprintf("%q %v (ms: the spread either side of the delay, or the standard deviation with a distribution)", parts[0], err))
 				}
-				if v > float64(MaxRTT.Milliseconds()) {
-					return fail(fmt.Sprintf("%q is more than %d ms", val, MaxRTT.Milliseconds()))
+				if v > maxJitterMs {
+					return fail(fmt.Sprintf("%q is more than %d ms (netem keeps the jitter in 32-bit nanoseconds)", parts[0], maxJitterMs))
 				}
-				o.Jitter, o.HasJitter = time.Duration(math.Round(v*1e6)), true
+				o.Jitter, o.JitterDist, o.JitterCorr, o.HasJitter = time.Duration(math.Round(v*1e6)), "", 0, true
+				if len(parts) > 1 {
+					switch parts[1] {
+					case "uniform":
+					case "normal", "pareto", "paretonormal":
+						o.JitterDist = parts[1]
+					default:
+						return fail(fmt.Sprintf("names distribution %q; the distributions are uniform (the default), normal, pareto and paretonormal", parts[1]))
+					}
+				}
+				if len(parts) > 2 {
+					if o.JitterCorr, err = parsePct(parts[2]); err != nil {
+						return fail("correlation " + err.Error())
+					}
+				}
 			case "rate":
 				v, err := parseDecimal(val)
 				if err != nil {
@@ -287,11 +352,56 @@ func parseOptions(input string, p *Profile, s string) error {
 					o.GE, o.HasGE = g, true
 					continue
 				}
-				v, err := parseDecimal(val)
+				pct, corr, ok := strings.Cut(val, "/")
+				v, err := parseDecimal(pct)
 				if err != nil {
-					return fail(fmt.Sprintf("%q %v (percent, or ge:p/r[/1-h[/1-k]])", val, err))
+					return fail(fmt.Sprintf("%q %v (percent[/correlation_pct], or ge:p/r[/1-h[/1-k]])", val, err))
 				}
-				o.LossPct, o.HasLoss = v, true
+				o.LossPct, o.LossCorr, o.HasLoss = v, 0, true
+				if ok {
+					if o.LossCorr, err = parsePct(corr); err != nil {
+						return fail("correlation " + err.Error())
+					}
+				}
+			case "dup":
+				parts := strings.Split(val, "/")
+				if len(parts) > 2 {
+					return fail(fmt.Sprintf("%q has %d parts; want pct or pct/correlation_pct", val, len(parts)))
+				}
+				v, err := parsePct(parts[0])
+				if err != nil {
+					return fail(err.Error())
+				}
+				o.DupPct, o.DupCorr, o.HasDup = v, 0, true
+				if len(parts) == 2 {
+					if o.DupCorr, err = parsePct(parts[1]); err != nil {
+						return fail("correlation " + err.Error())
+					}
+				}
+			case "reorder":
+				parts := strings.Split(val, "/")
+				if len(parts) > 3 {
+					return fail(fmt.Sprintf("%q has %d parts; want pct, pct/correlation_pct or pct/correlation_pct/gap", val, len(parts)))
+				}
+				v, err := parsePct(parts[0])
+				if err != nil {
+					return fail(err.Error())
+				}
+				o.ReorderPct, o.ReorderCorr, o.ReorderGap, o.HasReorder = v, 0, 0, true
+				if len(parts) > 1 {
+					if o.ReorderCorr, err = parsePct(parts[1]); err != nil {
+						return fail("correlation " + err.Error())
+					}
+				}
+				if len(parts) > 2 {
+					n, err := strconv.Atoi(parts[2])
+					if err != nil || !isDigits(parts[2]) || n < 1 {
+						return fail(fmt.Sprintf("gap %q is not a whole number of packets of at least 1", parts[2]))
+					}
+					if n > 1 {
+						o.ReorderGap = n
+					}
+				}
 			case "limit":
 				n, err := strconv.Atoi(val)
 				if err != nil || !isDigits(val) {
@@ -299,7 +409,7 @@ func parseOptions(input string, p *Profile, s string) error {
 				}
 				o.Limit, o.HasLimit = n, true
 			default:
-				return fail(fmt.Sprintf("has unknown key %q; the keys are delay, jitter, rate, loss and limit, each optionally after down. or up.", key))
+				return fail(fmt.Sprintf("has unknown key %q; the keys are delay, jitter, rate, loss, limit, dup and reorder, each optionally after down. or up.", key))
 			}
 		}
 	}
@@ -323,10 +433,36 @@ func (p Profile) validateDirections() error {
 			return &ProfileError{Input: p.String(), Field: field("loss"), Reason: "must satisfy 0 <= loss < 100"}
 		case dir.Limit < 1 || dir.Limit > MaxLimit:
 			return &ProfileError{Input: p.String(), Field: field("limit"), Reason: fmt.Sprintf("must be between 1 and %d", MaxLimit)}
+		case dir.ReorderPct > 0 && dir.Delay == 0:
+			return &ProfileError{Input: p.String(), Field: field("reorder"), Reason: "needs a delay in that direction: reordering sends a packet ahead of the delayed ones (tc refuses it too)"}
 		}
 	}
 	if p.RoundTrip() <= 0 {
 		return &ProfileError{Input: p.String(), Field: "delay", Reason: "leaves a round trip of zero; at least one direction needs a delay"}
 	}
 	return nil
+}
+
+// maxJitterMs is the largest jitter accepted: netem keeps it, as sigma, in
+// a signed 32-bit count of nanoseconds.
+const maxJitterMs = 2147
+
+// parsePct reads a percentage between 0 and 100, with an optional "%".
+func parsePct(s string) (float64, error) {
+	v, err := parseDecimal(strings.TrimSuffix(s, "%"))
+	if err != nil {
+		return 0, fmt.Errorf("%q %v (percent)", s, err)
+	}
+	if v > 100 {
+		return 0, fmt.Errorf("%q is more than 100%%", s)
+	}
+	return v, nil
+}
+
+// corrSuffix is "/corr" when a correlation is set.
+func corrSuffix(corr float64) string {
+	if corr == 0 {
+		return ""
+	}
+	return "/" + fmtNum(corr)
 }

@@ -223,3 +223,121 @@ func TestJitterEmulator(t *testing.T) {
 		t.Errorf("KS distance %.4f above %.4f: the round trips are not uniform on [15, 65) ms", d, crit)
 	}
 }
+
+// TestDupReorderEmulator: the emulator's forwarding loop delivers the
+// model's duplicates as real second copies and sends reordered frames
+// ahead of the delayed ones: with down.dup=20,down.reorder=25 on a 30 ms
+// down delay, of 4000 datagrams 50 us apart a fifth arrive twice, and the
+// reordered ones arrive under half the delay after they were sent (both
+// ends timed by one clock). The shaper's counters agree with what
+// arrived. Bounds are about five standard errors.
+func TestDupReorderEmulator(t *testing.T) {
+	l := newTestLink(t, "60:100,down.delay=30,down.dup=20,down.reorder=25", BackendEmulator)
+	if a := l.Applied(); !strings.Contains(a[0], "duplicate 20% reorder 25% gap 1") || strings.Contains(a[1], "duplicate") {
+		t.Fatalf("applied %q, want duplication and reordering on server->client only", a)
+	}
+	srv, cli := udpPair(t, l)
+	if err := cli.SetReadBuffer(8 << 20); err != nil {
+		t.Fatal(err)
+	}
+	const n = 4000
+	type arrival struct{ copies, early int }
+	got := make(chan []arrival, 1)
+	base := time.Now()
+	go func() {
+		seen := make([]arrival, n)
+		buf := make([]byte, 64)
+		for {
+			k, _, err := cli.ReadFromUDP(buf)
+			if err != nil {
+				got <- seen
+				return
+			}
+			if k >= 12 {
+				if i := int(binary.BigEndian.Uint32(buf)); i < n {
+					seen[i].copies++
+					if time.Since(base)-time.Duration(binary.BigEndian.Uint64(buf[4:])) < 15*time.Millisecond {
+						seen[i].early++
+					}
+				}
+			}
+		}
+	}()
+	msg := make([]byte, 64)
+	for i := 0; i < n; i++ {
+		for time.Since(base) < time.Duration(i)*50*time.Microsecond {
+		}
+		binary.BigEndian.PutUint32(msg, uint32(i))
+		binary.BigEndian.PutUint64(msg[4:], uint64(time.Since(base)))
+		if _, err := srv.WriteToUDP(msg, cli.LocalAddr().(*net.UDPAddr)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	_ = cli.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	seen := <-got
+	twice, early, missing := 0, 0, 0
+	for _, a := range seen {
+		switch {
+		case a.copies == 0:
+			missing++
+		case a.copies >= 2:
+			twice++
+		}
+		if a.early > 0 {
+			early++
+		}
+	}
+	sh, _ := l.ShaperStats()
+	d := sh.Directions[0]
+	t.Logf("%d twice, %d early, %d missing; shaper: %d duplicated, %d reordered, %d forwarded", twice, early, missing, d.Duplicates, d.Reordered, d.Forwarded)
+	if missing != 0 || d.LimitDrops != 0 || d.SocketDrops != 0 {
+		t.Errorf("%d datagrams missing (%d limit drops, %d socket drops); duplication and reordering lose nothing", missing, d.LimitDrops, d.SocketDrops)
+	}
+	if s := float64(twice) / n; s < 0.17 || s > 0.23 || uint64(twice) != d.Duplicates {
+		t.Errorf("%.1f%% arrived twice (shaper duplicated %d); want 20%%, all counted", 100*s, d.Duplicates)
+	}
+	// A datagram is early if either copy was reordered: 1-(0.75*0.75) for
+	// the duplicated fifth, 0.25 for the rest.
+	want := 0.8*0.25 + 0.2*(1-0.75*0.75)
+	if s := float64(early) / n; math.Abs(s-want) > 0.035 {
+		t.Errorf("%.1f%% arrived early, want %.1f%%", 100*s, 100*want)
+	}
+}
+
+// TestJitterNormalEmulator: down.jitter=10/normal on a 50 ms down delay
+// makes the emulator's echo round trips normal with mean 60 ms and
+// standard deviation 10 ms (the table stops at 4 sigma, beyond any of 300
+// probes' reach): Kolmogorov-Smirnov at the 0.1% level over 300 echoes,
+// one at a time. A loaded machine's late wake-ups only ever add, so the
+// test takes the location from the median (which must be no more than
+// 5 ms above the configured mean: a loaded machine, e.g. the whole suite
+// running, shifts it by a few) and checks the shape.
+func TestJitterNormalEmulator(t *testing.T) {
+	l := newTestLink(t, "20:100,down.delay=50,down.jitter=10/normal", BackendEmulator)
+	if a := l.Applied(); !strings.Contains(a[0], "delay 50ms jitter 10ms distribution normal") {
+		t.Fatalf("applied %q, want a normal jitter on server->client", a)
+	}
+	srv, cli := udpPair(t, l)
+	const n = 300
+	var rtts []float64
+	for i := 0; i < n; i++ {
+		rtt, err := echoRoundTrip(t, srv, cli, 2*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rtts = append(rtts, float64(rtt)/1e6)
+	}
+	slices.Sort(rtts)
+	shift := rtts[n/2] - 60
+	var d float64
+	for i, x := range rtts {
+		f := 0.5 * math.Erfc(-(x-60-shift)/10/math.Sqrt2)
+		d = max(d, math.Abs(f-float64(i)/n), math.Abs(f-float64(i+1)/n))
+	}
+	crit := 1.95 / math.Sqrt(n)
+	t.Logf("round trips %.2f to %.2f ms, median %.2f ms above 60; KS distance from N(median, 10) %.4f (critical %.4f)", rtts[0], rtts[n-1], shift, d, crit)
+	if shift < -1 || shift > 5 || d > crit {
+		t.Errorf("median %.2f ms off 60 ms, KS distance %.4f (critical %.4f): the round trips are not N(60 ms, 10 ms)", shift, d, crit)
+	}
+}

@@ -21,21 +21,46 @@
 // Options after the short form, each after a comma, set one direction
 // apart from the other: [down.|up.]key=value, where down is server to
 // client, up is client to server, and an option without a direction sets
-// both. The keys are delay (one-way, in ms; the short form gives each
-// direction RTT/2), jitter (ms, netem's "delay D J": uniform on D-J to D+J,
-// never reordering, since every profile has a rate), rate (Mbit/s), loss
-// (percent, or ge:p/r[/1-h[/1-k]] for netem's Gilbert-Elliott model, see
-// GE) and limit (packets):
+// both. The keys are:
+//
+//	delay=MS                      one-way delay (the short form gives RTT/2)
+//	jitter=MS[/DIST[/CORR]]       netem's "delay D J [CORR] [distribution DIST]":
+//	                              uniform on D-J to D+J, or with DIST one of
+//	                              normal, pareto, paretonormal, D plus J times
+//	                              a draw from that table (J the standard
+//	                              deviation, the tables stopping at 4 sigma)
+//	rate=MBIT                     Mbit/s
+//	loss=PCT[/CORR]               independent (or netem-correlated) loss
+//	loss=ge:p/r[/1-h[/1-k]]       netem's Gilbert-Elliott model, see GE
+//	limit=PKTS                    packet limit
+//	dup=PCT[/CORR]                duplication; the copy may be lost too
+//	reorder=PCT[/CORR[/GAP]]      after GAP-1 (default 0) packets delayed
+//	                              normally, send each packet at once with
+//	                              probability PCT, ahead of the delayed ones
+//
+// CORR is netem's correlation in percent: each draw is mixed with the
+// previous one. As in netem, that clusters events but also changes the
+// marginal: a correlated 10% loss loses fewer than 10% of packets (the
+// emulator runs netem's own generator, so the two backends agree).
+// Percentages may end in "%". Since every profile has a rate, jitter never
+// reorders (a packet never leaves before the one ahead of it, as in
+// netem); reorder does.
 //
 //	20:50,up.rate=5                    50 Mbit/s down, 5 up, 10 ms each way
 //	80:10,down.delay=60,up.delay=20    80 ms round trip, split 60/20
 //	80:10:1,up.loss=0                  1% loss down only
 //	80:10,loss=ge:0.3367/33.33         1% loss in bursts of 3 packets
 //	80:10,down.jitter=5                down delay 35-45 ms, uniform
+//	80:10,jitter=5/normal/25           normal, sd 5 ms, 25% correlated
+//	80:10,dup=1,down.reorder=2/0/10    1% duplicated; every 10th packet down
+//	                                   sent early with probability 2%
 //
-// Both backends apply every option: netem's Gilbert-Elliott model is
-// written as its TCA_NETEM_LOSS attribute and read back into the applied
-// line.
+// Both backends apply every option. On netem, the Gilbert-Elliott model
+// (TCA_NETEM_LOSS) and the distribution table (TCA_NETEM_DELAY_DIST,
+// generated from the distributions' mathematics, see the emulator's
+// package disttable) are written by this package; everything is read back
+// into the applied line except the table, which the kernel does not
+// report (the line says so).
 //
 // A direction whose rate or delay differs from the short form gets the
 // default limit of its own rate and twice its own delay, unless the short
@@ -43,8 +68,7 @@
 // a direction; String writes options back in a fixed order, so a profile
 // round-trips. A profile without options is applied exactly as before
 // options existed. docs/link-description.md has the design the further
-// options (jitter, burst loss, reordering, queue disciplines, schedules)
-// will follow.
+// options (queue disciplines, schedules, traces) will follow.
 //
 // # Topology
 //

@@ -45,13 +45,13 @@ func ExampleProfile_Direction() {
 	}
 	fmt.Println(p.RoundTrip(), p)
 
-	_, err = shapedlink.ParseProfile("20:50,up.reorder=5")
+	_, err = shapedlink.ParseProfile("20:50,up.corrupt=5")
 	fmt.Println(err)
 	// Output:
 	// down: delay 10ms, 50 Mbit/s, limit 135
 	// up: delay 10ms, 5 Mbit/s, limit 23
 	// 20ms 20:50,up.rate=5
-	// shapedlink: profile "20:50,up.reorder=5": option "up.reorder=5" has unknown key "reorder"; the keys are delay, jitter, rate, loss and limit, each optionally after down. or up.; an option is [down.|up.]{delay=one_way_ms|jitter=ms|rate=mbit|loss=pct|loss=ge:p/r[/1-h[/1-k]]|limit=pkts}, e.g. 20:50,up.rate=5
+	// shapedlink: profile "20:50,up.corrupt=5": option "up.corrupt=5" has unknown key "corrupt"; the keys are delay, jitter, rate, loss, limit, dup and reorder, each optionally after down. or up.; an option is [down.|up.]{delay=one_way_ms|jitter=ms[/uniform|normal|pareto|paretonormal[/corr_pct]]|rate=mbit|loss=pct[/corr_pct]|loss=ge:p/r[/1-h[/1-k]]|limit=pkts|dup=pct[/corr_pct]|reorder=pct[/corr_pct[/gap]]}, e.g. 20:50,up.rate=5
 }
 
 // New builds the link; Do runs code inside an end's namespace. Needs root,

@@ -362,6 +362,14 @@ func (l *Link) startEmulator(ctx context.Context, seed uint64) error {
 			Limit:          pd.Limit,
 			LossPct:        pd.LossPct,
 			Seed:           seed,
+			JitterDist:     pd.JitterDist,
+			JitterCorr:     pd.JitterCorr,
+			LossCorr:       pd.LossCorr,
+			DupPct:         pd.DupPct,
+			DupCorr:        pd.DupCorr,
+			ReorderPct:     pd.ReorderPct,
+			ReorderCorr:    pd.ReorderCorr,
+			ReorderGap:     pd.ReorderGap,
 		}
 		if pd.HasGE {
 			ed.GE = &emulator.GE{P: pd.GE.P, R: pd.GE.R, OneMinusH: pd.GE.OneMinusH, OneMinusK: pd.GE.OneMinusK}
@@ -526,6 +534,7 @@ func (l *Link) ShaperStats() (ShaperReport, bool) {
 			Direction: name, Received: s.Received, Forwarded: s.Forwarded, ForwardedBytes: s.ForwardedBytes,
 			LossDrops: s.LossDrops, LimitDrops: s.LimitDrops, SocketDrops: s.SocketDrops,
 			SendErrors: s.SendErrors, OversizeDrops: s.OversizeDrops,
+			Duplicates: s.Duplicates, Reordered: s.Reordered,
 			Unstamped: s.Received - min(s.Stamped, s.Received),
 			// A bucket's upper edge can lie above the largest lateness
 			// seen; the maximum is then the tighter bound.

@@ -62,6 +62,18 @@ func netemAttrs(d Direction) netlink.NetemQdiscAttrs {
 	}
 	if d.LossPct > 0 {
 		a.Loss = float32(d.LossPct)
+		a.LossCorr = float32(d.LossCorr)
+	}
+	// The options below are zero for a profile that does not name them,
+	// and the library then writes nothing for them.
+	if d.Jitter > 0 {
+		a.DelayCorr = float32(d.JitterCorr)
+	}
+	if d.DupPct > 0 {
+		a.Duplicate, a.DuplicateCorr = float32(d.DupPct), float32(d.DupCorr)
+	}
+	if d.ReorderPct > 0 {
+		a.ReorderProb, a.ReorderCorr, a.Gap = float32(d.ReorderPct), float32(d.ReorderCorr), uint32(max(d.ReorderGap, 1))
 	}
 	return a
 }
@@ -90,9 +102,10 @@ func (l *Link) applyNetem() error {
 			d := l.profile.Direction(end.dir())
 			qd := netlink.NewNetem(attrs, netemAttrs(d))
 			add := func() error { return h.QdiscAdd(qd) }
-			if d.HasGE {
-				// The library cannot write the loss model; see netemge_linux.go.
-				add = func() error { return addNetemWithGE(ns, qd, d.GE) }
+			if d.HasGE || d.JitterDist != "" {
+				// The library cannot write a loss model or a
+				// distribution table; see netemge_linux.go.
+				add = func() error { return addNetemRaw(ns, qd, d) }
 			}
 			if err := add(); err != nil {
 				if errors.Is(err, unix.ENOENT) {
@@ -118,6 +131,9 @@ func (l *Link) applyNetem() error {
 			}
 			if ok != d.HasGE {
 				return "", fmt.Errorf("shapedlink: %s's netem reads back %q; the profile asked for Gilbert-Elliott loss: %v", dev, line, d.HasGE)
+			}
+			if d.JitterDist != "" {
+				line += " distribution " + d.JitterDist + " (as sent; netem does not report its table)"
 			}
 			return line, nil
 		}()
@@ -157,12 +173,33 @@ func describeNetem(n *netlink.Netem) string {
 	fmt.Fprintf(&b, "netem limit %d", n.Limit)
 	us := float64(n.Latency) / netlink.TickInUsec()
 	fmt.Fprintf(&b, " delay %s", fmtMicros(us))
+	pct := func(v uint32) string {
+		return strconv.FormatFloat(float64(v)/math.MaxUint32*100, 'g', 6, 64) + "%"
+	}
 	if n.Jitter != 0 {
 		fmt.Fprintf(&b, " %s", fmtMicros(float64(n.Jitter)/netlink.TickInUsec()))
+		if n.DelayCorr != 0 {
+			fmt.Fprintf(&b, " %s", pct(n.DelayCorr))
+		}
 	}
 	if n.Loss != 0 {
-		pct := float64(n.Loss) / math.MaxUint32 * 100
-		fmt.Fprintf(&b, " loss %s%%", strconv.FormatFloat(pct, 'g', 6, 64))
+		fmt.Fprintf(&b, " loss %s", pct(n.Loss))
+		if n.LossCorr != 0 {
+			fmt.Fprintf(&b, " %s", pct(n.LossCorr))
+		}
+	}
+	if n.Duplicate != 0 {
+		fmt.Fprintf(&b, " duplicate %s", pct(n.Duplicate))
+		if n.DuplicateCorr != 0 {
+			fmt.Fprintf(&b, " %s", pct(n.DuplicateCorr))
+		}
+	}
+	if n.ReorderProb != 0 {
+		fmt.Fprintf(&b, " reorder %s", pct(n.ReorderProb))
+		if n.ReorderCorr != 0 {
+			fmt.Fprintf(&b, " %s", pct(n.ReorderCorr))
+		}
+		fmt.Fprintf(&b, " gap %d", n.Gap)
 	}
 	if n.Rate64 != 0 {
 		fmt.Fprintf(&b, " rate %s", fmtBitRate(n.Rate64*8))

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/shakenfist/quicbench/shapedlink/internal/disttable"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netlink/nl"
 	"golang.org/x/sys/unix"
@@ -15,8 +16,9 @@ import (
 // Attribute numbers of include/uapi/linux/pkt_sched.h that the netlink
 // library does not name.
 const (
-	tcaNetemLoss = 5 // TCA_NETEM_LOSS, a nest of one loss model
-	netemLossGE  = 2 // NETEM_LOSS_GE: struct tc_netem_gemodel {p, r, h, k1}
+	tcaNetemDelayDist = 2 // TCA_NETEM_DELAY_DIST: the table, s16 each
+	tcaNetemLoss      = 5 // TCA_NETEM_LOSS, a nest of one loss model
+	netemLossGE       = 2 // NETEM_LOSS_GE: struct tc_netem_gemodel {p, r, h, k1}
 )
 
 // geModel is struct tc_netem_gemodel as the kernel holds it: each a
@@ -51,15 +53,35 @@ func (m geModel) String() string {
 	return fmt.Sprintf("loss gemodel p %s r %s 1-h %s 1-k %s", pct(m.P), pct(m.R), pct(math.MaxUint32-m.H), pct(m.K1))
 }
 
-// addNetemWithGE adds netem qdisc q at the root of its link, in the
-// namespace ns, with the Gilbert-Elliott loss model g. The netlink
-// library writes no TCA_NETEM_LOSS, so the request is built here: the
-// same options the library writes for q (tc_netem_qopt and the rate),
-// then the loss nest.
-func addNetemWithGE(ns *Namespace, q *netlink.Netem, g GE) error {
+// addNetemRaw adds netem qdisc q at the root of its link, in the
+// namespace ns, with what the netlink library cannot write: d's
+// Gilbert-Elliott loss model (TCA_NETEM_LOSS) and its jitter
+// distribution table (TCA_NETEM_DELAY_DIST, from package disttable). The
+// request is built here: the options the library writes for q
+// (tc_netem_qopt, correlations, reordering and the rate), then those two.
+func addNetemRaw(ns *Namespace, q *netlink.Netem, d Direction) error {
 	a := q.Attrs()
 	opt := nl.TcNetemQopt{Latency: q.Latency, Limit: q.Limit, Loss: q.Loss, Gap: q.Gap, Duplicate: q.Duplicate, Jitter: q.Jitter}
 	options := nl.NewRtAttr(nl.TCA_OPTIONS, opt.Serialize())
+	if q.DelayCorr > 0 || q.LossCorr > 0 || q.DuplicateCorr > 0 {
+		corr := nl.TcNetemCorr{DelayCorr: q.DelayCorr, LossCorr: q.LossCorr, DupCorr: q.DuplicateCorr}
+		options.AddRtAttr(nl.TCA_NETEM_CORR, corr.Serialize())
+	}
+	if q.ReorderProb > 0 {
+		reorder := nl.TcNetemReorder{Probability: q.ReorderProb, Correlation: q.ReorderCorr}
+		options.AddRtAttr(nl.TCA_NETEM_REORDER, reorder.Serialize())
+	}
+	if d.JitterDist != "" {
+		table, err := disttable.Table(d.JitterDist)
+		if err != nil {
+			return err
+		}
+		b := make([]byte, 2*len(table))
+		for i, v := range table {
+			binary.NativeEndian.PutUint16(b[2*i:], uint16(v))
+		}
+		options.AddRtAttr(tcaNetemDelayDist, b)
+	}
 	if q.Rate64 > 0 {
 		rate := nl.TcNetemRate{}
 		if q.Rate64 >= 1<<32 {
@@ -70,8 +92,10 @@ func addNetemWithGE(ns *Namespace, q *netlink.Netem, g GE) error {
 		}
 		options.AddRtAttr(nl.TCA_NETEM_RATE, rate.Serialize())
 	}
-	loss := options.AddRtAttr(tcaNetemLoss|unix.NLA_F_NESTED, nil)
-	loss.AddRtAttr(netemLossGE, encodeGE(g).bytes())
+	if d.HasGE {
+		loss := options.AddRtAttr(tcaNetemLoss|unix.NLA_F_NESTED, nil)
+		loss.AddRtAttr(netemLossGE, encodeGE(d.GE).bytes())
+	}
 
 	return ns.Do(func() error {
 		req := nl.NewNetlinkRequest(unix.RTM_NEWQDISC, unix.NLM_F_CREATE|unix.NLM_F_EXCL|unix.NLM_F_ACK)

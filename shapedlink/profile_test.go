@@ -140,7 +140,8 @@ func TestProfileWith(t *testing.T) {
 func FuzzParseProfile(f *testing.F) {
 	for _, s := range []string{"80:10", "80:10:1", "150:2:0.5", "5:1000", "80:10:1@200", "0.001:0.001:99.999", ":", "80:10:", "1e3:1", "80:10@",
 		"20:50,up.rate=5", "80:10,loss=1,down.delay=60", "80:10,rate=5,up.rate=5", "80:10,", "80:10,x=1", "80:10,up.limit=0", "80:10@20,down.rate=1",
-		"80:10,loss=ge:1/10/50/0.5", "80:10:1,up.loss=ge:0.1/10", "80:10,loss=ge:/"} {
+		"80:10,loss=ge:1/10/50/0.5", "80:10:1,up.loss=ge:0.1/10", "80:10,loss=ge:/",
+		"80:10,jitter=5/normal/25", "80:10,loss=1/25", "80:10,dup=1/5", "80:10,reorder=25/50/3", "80:10,jitter=5/uniform/0"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -221,7 +222,7 @@ func TestProfileOptions(t *testing.T) {
 	bad := []struct{ in, says string }{
 		{"80:10,", "not key=value"},
 		{"80:10,rate", "not key=value"},
-		{"80:10,reorder=5", `unknown key "reorder"`},
+		{"80:10,corrupt=5", `unknown key "corrupt"`},
 		{"80:10,sideways.rate=5", `direction "sideways"`},
 		{"80:10,up.rate=0", "up.rate must be positive"},
 		{"80:10,up.rate=-1", "not a decimal number"},
@@ -311,8 +312,8 @@ func TestProfileGE(t *testing.T) {
 	}
 }
 
-// TestProfileJitter: jitter parses per direction, prints back, and
-// distributions are refused with a message saying they are not built.
+// TestProfileJitter: jitter parses per direction with its distribution
+// and correlation, prints back, and resolves.
 func TestProfileJitter(t *testing.T) {
 	p, err := ParseProfile("80:10,down.jitter=5,up.delay=20")
 	if err != nil {
@@ -327,7 +328,62 @@ func TestProfileJitter(t *testing.T) {
 	if q, err := ParseProfile("80:10,jitter=2.5"); err != nil || q.String() != "80:10,jitter=2.5" || q.Direction(Up).Jitter != 2500*time.Microsecond {
 		t.Errorf("jitter on both: %q, %v", q, err)
 	}
-	if _, err := ParseProfile("80:10,jitter=5/normal"); err == nil || !strings.Contains(err.Error(), "not built yet") {
-		t.Errorf("a distribution: %v, want a refusal saying distributions are not built yet", err)
+	for in, want := range map[string]string{
+		"80:10,jitter=5/normal":        "80:10,jitter=5/normal",
+		"80:10,jitter=5/uniform":       "80:10,jitter=5",
+		"80:10,jitter=5/uniform/25%":   "80:10,jitter=5/uniform/25",
+		"80:10,up.jitter=5/pareto/10":  "80:10,up.jitter=5/pareto/10",
+		"80:10,jitter=5/paretonormal":  "80:10,jitter=5/paretonormal",
+		"80:10,loss=1/25":              "80:10,loss=1/25",
+		"80:10:1,up.loss=1/25":         "80:10:1,up.loss=1/25",
+		"80:10,dup=1":                  "80:10,dup=1",
+		"80:10,down.dup=1%/50%":        "80:10,down.dup=1/50",
+		"80:10,reorder=25":             "80:10,reorder=25",
+		"80:10,reorder=25/50":          "80:10,reorder=25/50",
+		"80:10,reorder=25/0/1":         "80:10,reorder=25",
+		"80:10,reorder=25/0/5":         "80:10,reorder=25/0/5",
+		"80:10,dup=1,reorder=2,loss=1": "80:10,loss=1,dup=1,reorder=2",
+	} {
+		p, err := ParseProfile(in)
+		if err != nil {
+			t.Errorf("ParseProfile(%q): %v", in, err)
+			continue
+		}
+		if s := p.String(); s != want {
+			t.Errorf("ParseProfile(%q).String() = %q, want %q", in, s, want)
+		}
+	}
+	p, err = ParseProfile("80:10,down.jitter=5/normal/25,up.loss=2/30,dup=1/10,down.reorder=3/20/4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, u := p.Direction(Down), p.Direction(Up)
+	if d.JitterDist != "normal" || d.JitterCorr != 25 || u.Jitter != 0 || u.LossPct != 2 || u.LossCorr != 30 || d.LossCorr != 0 ||
+		d.DupPct != 1 || d.DupCorr != 10 || u.DupPct != 1 || d.ReorderPct != 3 || d.ReorderCorr != 20 || d.ReorderGap != 4 || u.ReorderPct != 0 {
+		t.Errorf("down %+v\nup %+v", d, u)
+	}
+}
+
+// TestProfileNetemOptionErrors: each bad value names the option and what
+// was wrong.
+func TestProfileNetemOptionErrors(t *testing.T) {
+	for in, says := range map[string]string{
+		"80:10,jitter=5/gauss":         `distribution "gauss"`,
+		"80:10,jitter=5/normal/101":    "more than 100%",
+		"80:10,jitter=5/normal/1/2":    "has 4 parts",
+		"80:10,jitter=3000":            "more than 2147 ms",
+		"80:10,loss=1/x":               `correlation "x"`,
+		"80:10,dup=101":                "more than 100%",
+		"80:10,dup=1/2/3":              "has 3 parts",
+		"80:10,reorder=5/10/0":         `gap "0"`,
+		"80:10,reorder=5/10/1.5":       `gap "1.5"`,
+		"80:10,reorder=5/10/2/3":       "has 4 parts",
+		"80:10,down.delay=0,reorder=5": "needs a delay",
+		"80:10,duplicate=1":            `unknown key "duplicate"`,
+	} {
+		_, err := ParseProfile(in)
+		if err == nil || !strings.Contains(err.Error(), says) {
+			t.Errorf("ParseProfile(%q) = %v, want an error saying %q", in, err, says)
+		}
 	}
 }

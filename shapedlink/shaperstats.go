@@ -20,6 +20,11 @@ type ShaperStats struct {
 	SocketDrops    uint64 `json:"socket_drops"`   // the kernel dropped frames before the shaper read them
 	SendErrors     uint64 `json:"send_errors"`    // a write to the egress interface failed
 	OversizeDrops  uint64 `json:"oversize_drops"` // frames larger than the MTU (an offload left on)
+	// Duplicates counts frames the link duplicated (the dup option) and
+	// Reordered frames it sent ahead of the delayed ones (reorder); the
+	// copies are counted in Forwarded or the drops like any frame.
+	Duplicates uint64 `json:"duplicates,omitempty"`
+	Reordered  uint64 `json:"reordered,omitempty"`
 	// Unstamped counts frames whose arrival time was taken when read
 	// rather than from the kernel's receive timestamp.
 	Unstamped uint64 `json:"unstamped"`

@@ -18,6 +18,11 @@
 #   swap   the server-to-client direction applied at both ends
 #   ge     Gilbert-Elliott's 1-h written as h (netem's h is its complement)
 #   jitter half the jitter applied
+#   dist   the distribution table's entries halved (a normal of half the
+#          spread)
+#   reorder the reorder probability halved
+#   dup    the duplication probability halved
+#   corr   the delay correlation halved
 #
 # It prints the -test.run pattern that covers the breakage on stdout.
 set -euo pipefail
@@ -60,12 +65,29 @@ ge)
 	old='H: math.MaxUint32 - netemProb(g.OneMinusH)'
 	new='H: netemProb(g.OneMinusH)'
 	tests='TestNetemGilbertElliott' ;;
+dist)
+	file=$tree/shapedlink/netemge_linux.go
+	old='binary.NativeEndian.PutUint16(b[2*i:], uint16(v))'
+	new='binary.NativeEndian.PutUint16(b[2*i:], uint16(v/2))'
+	tests='TestNetemJitterNormal' ;;
+reorder)
+	old='a.ReorderProb, a.ReorderCorr, a.Gap = float32(d.ReorderPct),'
+	new='a.ReorderProb, a.ReorderCorr, a.Gap = float32(d.ReorderPct/2),'
+	tests='TestReorderBothBackends|TestNetemCorrelationsReadBack' ;;
+dup)
+	old='a.Duplicate, a.DuplicateCorr = float32(d.DupPct),'
+	new='a.Duplicate, a.DuplicateCorr = float32(d.DupPct/2),'
+	tests='TestDuplicateBothBackends|TestNetemCorrelationsReadBack' ;;
+corr)
+	old='a.DelayCorr = float32(d.JitterCorr)'
+	new='a.DelayCorr = float32(d.JitterCorr / 2)'
+	tests='TestNetemCorrelationsReadBack' ;;
 swap)
 	old='d := l.profile.Direction(end.dir())'
 	new='d := l.profile.Direction(Down)'
 	tests='TestNetemAsymmetric' ;;
 *)
-	echo "break.sh: unknown breakage '$name'; one of: loss delay rate limit noloss swap ge jitter" >&2
+	echo "break.sh: unknown breakage '$name'; one of: loss delay rate limit noloss swap ge jitter dist reorder dup corr" >&2
 	exit 1 ;;
 esac
 

@@ -837,10 +837,12 @@ func echoOnce(t *testing.T, cli *net.UDPConn, seq byte, timeout time.Duration) t
 }
 
 // appliedLines splits l.Applied() into the server end's line (the down
-// direction) and the client end's (up).
+// direction) and the client end's (up), for either backend.
 func appliedLines(l vmLink) (down, up string) {
 	for _, a := range l.Applied() {
-		if strings.Contains(a, l.Dev(serverEnd)+":") {
+		// netem's lines read "server -> client qbsrv0: ...", the
+		// emulator's "server qbsrv0 -> client: ...".
+		if strings.Contains(a, l.Dev(serverEnd)) {
 			down = a
 		} else {
 			up = a

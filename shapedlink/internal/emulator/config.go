@@ -8,17 +8,45 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shakenfist/quicbench/shapedlink/internal/disttable"
 )
 
 // Direction is the emulated link in one direction.
 type Direction struct {
 	// Delay is the one-way propagation delay added to every frame.
 	Delay time.Duration
-	// Jitter spreads each accepted frame's delay uniformly over
-	// [Delay-Jitter, Delay+Jitter), drawn from the loss PRNG (netem's
-	// "delay D J" with no distribution table). A frame still never leaves
-	// before the one ahead of it when there is a rate, as in netem.
+	// Jitter varies each accepted frame's delay, as netem's "delay D J
+	// [CORR] [distribution NAME]" does: with no JitterDist uniformly over
+	// [Delay-Jitter, Delay+Jitter), with one as Delay plus Jitter times a
+	// draw from the table (Jitter is then the standard deviation, up to
+	// the table's clamping at 4 sigma; see package disttable). With a rate
+	// a frame still never leaves before the one ahead of it, as in netem;
+	// with no rate jitter can reorder frames, as netem's tfifo does. At
+	// most 2^31-1 ns (netem's 32-bit sigma).
 	Jitter time.Duration `json:",omitempty"`
+	// JitterDist names the distribution: "" or "uniform", "normal",
+	// "pareto", "paretonormal".
+	JitterDist string `json:",omitempty"`
+	// JitterCorr, LossCorr, DupCorr and ReorderCorr are netem's
+	// correlations, in percent: each draw of that process is mixed with
+	// the previous one (get_crandom), which makes runs of similar values
+	// but, as in netem, also changes the process's marginal distribution
+	// (a correlated 1% loss loses fewer than 1% of frames).
+	JitterCorr float64 `json:",omitempty"`
+	LossCorr   float64 `json:",omitempty"`
+	// DupPct is the probability, in percent, that a frame is duplicated
+	// (netem's "duplicate"). The duplicate is judged before the original
+	// and may itself be lost or refused by the limit.
+	DupPct  float64 `json:",omitempty"`
+	DupCorr float64 `json:",omitempty"`
+	// ReorderPct is netem's "reorder PCT [CORR] gap G": once at least
+	// ReorderGap-1 frames have been sent normally, each frame is sent at
+	// once (no delay, no rate) with this probability. ReorderGap 0 means
+	// 1, as tc sets it. It needs a Delay, as tc says.
+	ReorderPct  float64 `json:",omitempty"`
+	ReorderCorr float64 `json:",omitempty"`
+	ReorderGap  int     `json:",omitempty"`
 	// RateBitsPerSec is the link rate. Each frame occupies len*8/rate of
 	// the link, where len is the whole Ethernet frame including its
 	// 14-byte header (what netem's rate counts on a veth). Zero means no
@@ -145,14 +173,28 @@ func (d Direction) validate(name string) error {
 		return fmt.Errorf("emulator: %s.Delay is %v; it must be zero or positive", name, d.Delay)
 	case d.Delay > time.Hour:
 		return fmt.Errorf("emulator: %s.Delay is %v; more than an hour is surely a unit mistake", name, d.Delay)
-	case d.Jitter < 0 || d.Jitter > time.Hour:
-		return fmt.Errorf("emulator: %s.Jitter is %v; it must be between zero and an hour", name, d.Jitter)
+	case d.Jitter < 0 || d.Jitter > math.MaxInt32:
+		return fmt.Errorf("emulator: %s.Jitter is %v; it must be between zero and %v (netem's 32-bit sigma)", name, d.Jitter, time.Duration(math.MaxInt32))
+	case d.JitterDist != "" && d.JitterDist != "uniform" && !knownDist(d.JitterDist):
+		return fmt.Errorf("emulator: %s.JitterDist is %q; the distributions are uniform, %s", name, d.JitterDist, strings.Join(disttable.Names(), ", "))
+	case badPct(d.JitterCorr) || badPct(d.LossCorr) || badPct(d.DupCorr) || badPct(d.ReorderCorr):
+		return fmt.Errorf("emulator: %s has a correlation outside 0-100%% (jitter %v, loss %v, dup %v, reorder %v)", name, d.JitterCorr, d.LossCorr, d.DupCorr, d.ReorderCorr)
+	case badPct(d.DupPct):
+		return fmt.Errorf("emulator: %s.DupPct is %v; it must be a percentage between 0 and 100", name, d.DupPct)
+	case badPct(d.ReorderPct):
+		return fmt.Errorf("emulator: %s.ReorderPct is %v; it must be a percentage between 0 and 100", name, d.ReorderPct)
+	case d.ReorderGap < 0:
+		return fmt.Errorf("emulator: %s.ReorderGap is %d; it must be zero or positive", name, d.ReorderGap)
+	case d.ReorderPct > 0 && d.Delay == 0:
+		return fmt.Errorf("emulator: %s reorders with no Delay; reordering sends a frame ahead of delayed ones, so it needs a delay (as tc says)", name)
 	case d.Limit < 1:
 		return fmt.Errorf("emulator: %s.Limit is %d; it must be at least 1 packet", name, d.Limit)
 	case d.Limit > MaxLimit:
 		return fmt.Errorf("emulator: %s.Limit is %d; the emulator supports at most %d packets", name, d.Limit, MaxLimit)
 	case math.IsNaN(d.LossPct) || d.LossPct < 0 || d.LossPct >= 100:
 		return fmt.Errorf("emulator: %s.LossPct is %v; it must satisfy 0 <= loss < 100", name, d.LossPct)
+	case d.LossCorr > 0 && d.GE != nil:
+		return fmt.Errorf("emulator: %s has both LossCorr and GE; the Gilbert-Elliott model has its own memory", name)
 	case d.GE != nil && d.LossPct != 0:
 		return fmt.Errorf("emulator: %s has both LossPct and GE; a direction has one loss model", name)
 	case d.GE != nil:
@@ -171,6 +213,12 @@ func (d Direction) Describe() string {
 	if d.Jitter > 0 {
 		b.WriteString(" jitter ")
 		b.WriteString(formatDuration(d.Jitter))
+		if d.JitterCorr > 0 {
+			b.WriteString(" " + pctString(d.JitterCorr))
+		}
+		if d.JitterDist != "" && d.JitterDist != "uniform" {
+			b.WriteString(" distribution " + d.JitterDist)
+		}
 	}
 	if d.RateBitsPerSec > 0 {
 		b.WriteString(" rate ")
@@ -179,15 +227,42 @@ func (d Direction) Describe() string {
 	fmt.Fprintf(&b, " limit %d", d.Limit)
 	if d.LossPct > 0 {
 		b.WriteString(" loss ")
-		b.WriteString(strconv.FormatFloat(d.LossPct, 'g', -1, 64))
-		b.WriteString("%")
+		b.WriteString(pctString(d.LossPct))
+		if d.LossCorr > 0 {
+			b.WriteString(" " + pctString(d.LossCorr))
+		}
 	}
 	if g := d.GE; g != nil {
-		pct := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) + "%" }
-		fmt.Fprintf(&b, " loss gemodel p %s r %s 1-h %s 1-k %s", pct(g.P), pct(g.R), pct(g.OneMinusH), pct(g.OneMinusK))
+		fmt.Fprintf(&b, " loss gemodel p %s r %s 1-h %s 1-k %s", pctString(g.P), pctString(g.R), pctString(g.OneMinusH), pctString(g.OneMinusK))
+	}
+	if d.DupPct > 0 {
+		b.WriteString(" duplicate " + pctString(d.DupPct))
+		if d.DupCorr > 0 {
+			b.WriteString(" " + pctString(d.DupCorr))
+		}
+	}
+	if d.ReorderPct > 0 {
+		b.WriteString(" reorder " + pctString(d.ReorderPct))
+		if d.ReorderCorr > 0 {
+			b.WriteString(" " + pctString(d.ReorderCorr))
+		}
+		fmt.Fprintf(&b, " gap %d", max(d.ReorderGap, 1))
 	}
 	fmt.Fprintf(&b, " seed %d", d.Seed)
 	return b.String()
+}
+
+func pctString(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) + "%" }
+
+func badPct(v float64) bool { return math.IsNaN(v) || v < 0 || v > 100 }
+
+func knownDist(name string) bool {
+	for _, n := range disttable.Names() {
+		if n == name {
+			return true
+		}
+	}
+	return false
 }
 
 func formatDuration(d time.Duration) string {
@@ -234,6 +309,8 @@ type DirStats struct {
 	OversizeDrops  uint64 // larger than the frame buffer (offloads left on?)
 	SendErrors     uint64 // the egress write failed (frame lost)
 	SocketDrops    uint64 // dropped by the kernel before the shaper read them (receive buffer full)
+	Duplicates     uint64 `json:",omitempty"` // frames duplicated (DupPct); the copies are counted in Forwarded or the drops like any frame
+	Reordered      uint64 `json:",omitempty"` // frames sent at once by the reordering (ReorderPct)
 
 	// LateNanos is the sum over forwarded frames of how long after its
 	// due time each was written; MaxLateNanos the largest. They measure

@@ -56,8 +56,35 @@
 //   - Loss: independent Bernoulli per frame, or netem's Gilbert-Elliott
 //     chain (GE), drawn from a seeded PCG (math/rand/v2) per direction, so
 //     a run is reproducible given the seeds and the arrival order; no
-//     random draw is made when loss is 0, as netem makes none. Jitter
-//     draws from the same generator, after the loss and the limit.
+//     random draw is made when loss is 0, as netem makes none. Every
+//     other process (duplication, reordering, jitter) draws from the same
+//     generator in netem_enqueue's order: duplication, loss, the limit,
+//     reordering, the delay. One seed per direction, recorded, thus fixes
+//     all of them.
+//   - Duplication (DupPct): drawn before the loss, and a frame both
+//     duplicated and lost goes through once (netem counts copies: one,
+//     plus one, minus one). A duplicate is judged first, as netem enqueues
+//     its clone at the root before the original: its own loss draw, the
+//     limit (it counts against it, and may push the original over), its
+//     own delay. The forwarding loop copies the frame into a second
+//     buffer.
+//   - Reordering (ReorderPct, ReorderGap): after at least gap-1 frames
+//     delayed normally, a frame is sent at once with the probability,
+//     ahead of everything held, taking no time on the rate and not
+//     moving the rate queue's tail, as netem puts it at the head of its
+//     queue. Held frames are kept sorted by due time, ties in arrival
+//     order, as netem's tfifo keeps them.
+//   - Correlation: netem's get_crandom, each u32 draw mixed with the last
+//     by the correlation. As in netem, a correlated Bernoulli loss loses
+//     fewer frames than its percentage (the mixed values bunch in the
+//     middle), and a delay correlation has next to no effect: netem takes
+//     the correlated value modulo 2*jitter or the table's size, which
+//     keeps its low bits only (measured on the model: a 75% correlation
+//     leaves a lag-1 autocorrelation of 0.008 for 5 ms of uniform jitter
+//     and -0.001 with the normal table). The emulator reproduces this
+//     rather than correcting it, so the two backends agree.
+//   - Jitter tables (JitterDist): netem's tabledist with the tables of
+//     package disttable, the same tables shapedlink sends to netem.
 //   - Rate 0 means no rate limit, as in netem.
 //
 // Where it differs from netem:

@@ -59,7 +59,7 @@ type dirLoop struct {
 	received, forwarded, fwdBytes  uint64
 	loss, limit, oversize, sendErr uint64
 	sockDrops, late, maxLate       uint64
-	stamped                        uint64
+	stamped, dups, reorders        uint64
 	hist                           [LateBuckets]uint64
 }
 
@@ -294,24 +294,64 @@ func (l *dirLoop) recv() (int, error) {
 			return n, err
 		}
 		due, v := l.model.Arrive(at, size)
-		switch v {
-		case Lost:
-			l.loss++
-			l.free = append(l.free, b)
-		case OverLimit:
-			l.limit++
-			l.free = append(l.free, b)
-		default:
-			idx := l.head + l.n
-			if idx >= len(l.ring) {
-				idx -= len(l.ring)
-			}
-			l.ring[idx] = entry{buf: b, size: int32(size), due: due, queued: l.model.Queued()}
-			l.n++
+		if ddue, dv, dq, dr, ok := l.model.Duplicate(); ok {
+			l.dups++
+			l.judged(ddue, dv, dq, dr, l.copyFrame(b, size), size)
 		}
+		l.judged(due, v, l.model.Queued(), l.model.Reordered(), b, size)
 	}
 	l.publishRx()
 	return n, nil
+}
+
+// judged acts on the model's verdict for a frame in buffer b: count and
+// free it, or hold it in the ring in due order. The ring is kept sorted by
+// due time with ties in arrival order, as netem's tfifo is: with a rate
+// every frame goes to the tail, and only a reordered frame (due at once)
+// or, with no rate, jittered ones move forward.
+func (l *dirLoop) judged(due int64, v Verdict, queued, reordered bool, b int32, size int) {
+	switch v {
+	case Lost:
+		l.loss++
+		l.free = append(l.free, b)
+		return
+	case OverLimit:
+		l.limit++
+		l.free = append(l.free, b)
+		return
+	}
+	if reordered {
+		l.reorders++
+	}
+	idx := l.head + l.n
+	if idx >= len(l.ring) {
+		idx -= len(l.ring)
+	}
+	for k := l.n; k > 0; k-- {
+		prev := idx - 1
+		if prev < 0 {
+			prev = len(l.ring) - 1
+		}
+		if l.ring[prev].due <= due {
+			break
+		}
+		l.ring[idx] = l.ring[prev]
+		idx = prev
+	}
+	l.ring[idx] = entry{buf: b, size: int32(size), due: due, queued: queued}
+	l.n++
+}
+
+// copyFrame copies the frame in buffer b (size bytes and the virtio-net
+// header before them) into a free buffer, for a duplicate. There is
+// always one: the model accepts at most Limit frames and the buffers are
+// Limit plus a receive batch.
+func (l *dirLoop) copyFrame(b int32, size int) int32 {
+	c := l.free[len(l.free)-1]
+	l.free = l.free[:len(l.free)-1]
+	n := size + vnetHdrLen
+	copy(l.arena[int(c)*l.slot:int(c)*l.slot+n], l.arena[int(b)*l.slot:int(b)*l.slot+n])
+	return c
 }
 
 func (l *dirLoop) publishRx() {
@@ -323,6 +363,8 @@ func (l *dirLoop) publishRx() {
 	l.sh.limitDrops.Store(l.limit)
 	l.sh.oversizeDrops.Store(l.oversize)
 	l.sh.stamped.Store(l.stamped)
+	l.sh.duplicates.Store(l.dups)
+	l.sh.reorders.Store(l.reorders)
 }
 
 // sendDue writes every held frame whose due time is not after cutoff;

@@ -3,6 +3,8 @@ package emulator
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/shakenfist/quicbench/shapedlink/internal/disttable"
 )
 
 // Verdict is what the model decided for an arriving frame.
@@ -34,12 +36,21 @@ func (v Verdict) String() string {
 // are nanoseconds on any monotonic scale. A Model is not safe for
 // concurrent use; the shaper gives each direction its own.
 type Model struct {
-	delay     int64  // ns
-	jitter    int64  // ns; the delay is uniform on [delay-jitter, delay+jitter)
+	delay     int64 // ns
+	jitter    int64 // ns: netem's sigma (uniform: the delay is on [delay-jitter, delay+jitter))
+	dist      []int16
 	rate      uint64 // bits per second; 0 = unlimited
 	limit     int
 	lossBelow uint64 // a frame is lost when a uniform uint64 draw is below this
 	rng       rand.PCG
+
+	// netem's u32 probabilities and correlated generators, used when a
+	// correlation is set (loss) or the process exists (dup, reorder).
+	lossU32, dupU32, reorderU32 uint32
+	lossCorr                    bool
+	gap, counter                uint32
+	delayCor, lossCor           crand
+	dupCor, reorderCor          crand
 
 	// Gilbert-Elliott: thresholds for uniform uint64 draws, and the state.
 	ge                         bool
@@ -50,6 +61,44 @@ type Model struct {
 	heldBytes int64
 	lastDue   int64 // due time of the most recently accepted frame
 	queued    bool  // the most recently accepted frame waited for the one ahead
+	reordered bool  // the most recently accepted frame was sent at once
+
+	// The duplicate made by the most recent Arrive, if any.
+	dupMade      bool
+	dupDue       int64
+	dupVerdict   Verdict
+	dupQueued    bool
+	dupReordered bool
+}
+
+// crand is netem's correlated uniform generator (get_crandom): each value
+// is a fresh uniform u32 mixed with the previous value by rho/2^32. With
+// rho zero it is the fresh value.
+type crand struct {
+	last uint32
+	rho  uint64
+}
+
+func (c *crand) next(rng *rand.PCG) uint32 {
+	v := uint32(rng.Uint64() >> 32)
+	if c.rho == 0 {
+		return v
+	}
+	r := c.rho + 1
+	c.last = uint32((uint64(v)*((1<<32)-r) + uint64(c.last)*r) >> 32)
+	return c.last
+}
+
+// u32 is netem's encoding of a percentage as a fraction of 2^32-1, as tc
+// sends it.
+func u32(pct float64) uint32 {
+	if pct >= 100 {
+		return math.MaxUint32
+	}
+	if pct <= 0 {
+		return 0
+	}
+	return uint32(math.Round(pct / 100 * math.MaxUint32))
 }
 
 // NewModel returns the model of d. It does not validate d; Config.Validate
@@ -65,8 +114,33 @@ func NewModel(d Direction) *Model {
 		m.geP, m.geR = below(g.P), below(g.R)
 		m.geLossG, m.geLossB = below(g.OneMinusK), below(g.OneMinusH)
 	}
+	if d.JitterDist != "" && d.JitterDist != "uniform" {
+		// Validate has checked the name.
+		m.dist, _ = disttable.Table(d.JitterDist)
+	}
 	// The second PCG word is fixed so that the stream depends on Seed only.
 	m.rng.Seed(d.Seed, 0x9e3779b97f4a7c15)
+	// A correlated generator starts from a random value, as netem's
+	// init_crandom does; none is drawn for a process that is not
+	// correlated, so such a model's stream is what it always was.
+	seedCor := func(c *crand, corr float64) {
+		if c.rho = uint64(u32(corr)); c.rho != 0 {
+			c.last = uint32(m.rng.Uint64() >> 32)
+		}
+	}
+	seedCor(&m.delayCor, d.JitterCorr)
+	if d.LossCorr > 0 && d.LossPct > 0 {
+		m.lossCorr, m.lossU32 = true, u32(d.LossPct)
+		seedCor(&m.lossCor, d.LossCorr)
+	}
+	if d.DupPct > 0 {
+		m.dupU32 = u32(d.DupPct)
+		seedCor(&m.dupCor, d.DupCorr)
+	}
+	if d.ReorderPct > 0 {
+		m.reorderU32, m.gap = u32(d.ReorderPct), uint32(max(d.ReorderGap, 1))
+		seedCor(&m.reorderCor, d.ReorderCorr)
+	}
 	return m
 }
 
@@ -80,44 +154,125 @@ func (m *Model) TxTime(size int) int64 {
 	return int64(uint64(size) * 8 * 1_000_000_000 / m.rate)
 }
 
-// Arrive decides the fate of a frame of size bytes arriving at now. In
-// netem's order: the random loss first (a lost frame never counts against
-// the limit), then the limit (which counts every frame still held, in the
-// rate queue or in the delay line), then the due time. For an accepted
-// frame, due is when it leaves the emulated link:
+// Arrive decides the fate of a frame of size bytes arriving at now, in
+// netem's order (netem_enqueue):
 //
-//	due = max(now + delay, due of the previous frame still held) + size*8/rate
+//  1. duplication is drawn (when configured), then the loss; a frame
+//     that is both duplicated and lost goes through once, as in netem,
+//     where the two cancel;
 //
-// which is serialisation at the rate followed by the constant delay (see
-// the package doc for why netem's formula and "serialise, then delay" are
-// the same thing when the delay is constant). The caller must call Depart
-// when it forwards the frame.
+//  2. a duplicate is judged before the original, as netem enqueues its
+//     clone first: its own loss draw (it is never duplicated again),
+//     then the limit, reordering and delay below; Duplicate reports it;
+//
+//  3. the limit, which counts every frame still held, in the rate queue
+//     or in the delay line (a lost frame never counts against it);
+//
+//  4. reordering: after at least gap-1 frames sent normally, a frame is
+//     sent at once with the reorder probability, skipping the delay and
+//     the rate (Reordered reports it);
+//
+//  5. the due time:
+//
+//     due = max(now + delay, due of the previous frame still held) + size*8/rate
+//
+// which is serialisation at the rate followed by the delay (see the
+// package doc for why netem's formula and "serialise, then delay" are the
+// same thing when the delay is constant), the delay drawn per frame when
+// there is jitter. The caller must call Depart for every frame (original
+// or duplicate) it forwards.
 func (m *Model) Arrive(now int64, size int) (due int64, v Verdict) {
-	if m.ge {
-		if m.geLost() {
-			return 0, Lost
-		}
-	} else if m.lossBelow != 0 && m.rng.Uint64() < m.lossBelow {
+	m.dupMade = false
+	copies := 1
+	if m.dupU32 != 0 && m.dupU32 >= m.dupCor.next(&m.rng) {
+		copies++
+	}
+	if m.lossEvent() {
+		copies--
+	}
+	if copies == 0 {
 		return 0, Lost
 	}
+	if copies == 2 {
+		m.dupMade = true
+		if m.lossEvent() {
+			m.dupDue, m.dupVerdict, m.dupQueued, m.dupReordered = 0, Lost, false, false
+		} else {
+			m.dupDue, m.dupVerdict = m.place(now, size)
+			m.dupQueued, m.dupReordered = m.queued, m.reordered
+		}
+	}
+	return m.place(now, size)
+}
+
+// Duplicate reports the duplicate the most recent Arrive made, if it
+// made one: its due time and verdict (it may itself be lost or over the
+// limit), whether it waited in the rate queue and whether it was
+// reordered.
+func (m *Model) Duplicate() (due int64, v Verdict, queued, reordered, ok bool) {
+	return m.dupDue, m.dupVerdict, m.dupQueued, m.dupReordered, m.dupMade
+}
+
+// lossEvent draws the loss with the configured model.
+func (m *Model) lossEvent() bool {
+	switch {
+	case m.ge:
+		return m.geLost()
+	case m.lossCorr:
+		return m.lossU32 >= m.lossCor.next(&m.rng)
+	default:
+		return m.lossBelow != 0 && m.rng.Uint64() < m.lossBelow
+	}
+}
+
+// place runs the limit, reordering and delay for a frame that survived
+// the loss.
+func (m *Model) place(now int64, size int) (due int64, v Verdict) {
 	if m.held >= m.limit {
 		return 0, OverLimit
 	}
-	delay := m.delay
-	if m.jitter > 0 {
-		// netem's uniform tabledist: (rnd % 2J) - J + D.
-		delay += int64(m.rng.Uint64()%uint64(2*m.jitter)) - m.jitter
+	m.queued, m.reordered = false, false
+	m.held++
+	m.heldBytes += int64(size)
+	if m.gap != 0 && m.counter >= m.gap-1 && m.reorderU32 >= m.reorderCor.next(&m.rng) {
+		// Sent at once, ahead of everything held; it takes no time on
+		// the link and does not move the rate queue's tail.
+		m.counter = 0
+		m.reordered = true
+		return now, Accepted
 	}
-	start := now + delay
-	m.queued = false
-	if m.rate != 0 && m.held > 0 && m.lastDue > start {
+	start := now + m.delayDraw()
+	if m.rate != 0 && m.held > 1 && m.lastDue > start {
 		start, m.queued = m.lastDue, true
 	}
 	due = start + m.TxTime(size)
+	// With a rate, due is never before lastDue while frames are held (the
+	// latest time_to_send held is netem's reference); without one, jitter
+	// alone may put a frame ahead of another, as netem's tfifo does.
 	m.lastDue = due
-	m.held++
-	m.heldBytes += int64(size)
+	m.counter++
 	return due, Accepted
+}
+
+// delayDraw is netem's tabledist: the delay, and with jitter a draw from
+// the uniform distribution on [delay-jitter, delay+jitter) or from the
+// table, scaled by jitter as sigma.
+func (m *Model) delayDraw() int64 {
+	if m.jitter == 0 {
+		return m.delay
+	}
+	rnd := m.delayCor.next(&m.rng)
+	if m.dist == nil {
+		return int64(uint64(rnd)%uint64(2*m.jitter)) + m.delay - m.jitter
+	}
+	t := int64(m.dist[uint64(rnd)%uint64(len(m.dist))])
+	x := (m.jitter % disttable.Scale) * t
+	if x >= 0 {
+		x += disttable.Scale / 2
+	} else {
+		x -= disttable.Scale / 2
+	}
+	return x/disttable.Scale + (m.jitter/disttable.Scale)*t + m.delay
 }
 
 // geLost runs one step of the Gilbert-Elliott chain (see GE): the move
@@ -144,6 +299,10 @@ func below(pct float64) uint64 {
 // the frame ahead of it (its due time was set by the rate queue, not by
 // its arrival and delay).
 func (m *Model) Queued() bool { return m.queued }
+
+// Reordered reports whether the most recently accepted frame was sent at
+// once by the reordering, ahead of the frames held.
+func (m *Model) Reordered() bool { return m.reordered }
 
 // Depart records that an accepted frame of size bytes has left.
 func (m *Model) Depart(size int) {

@@ -36,7 +36,9 @@ type shmDir struct {
 	// rcvBuf and sndBuf are the ingress socket's receive buffer and the
 	// egress socket's send buffer as the kernel reports them once set.
 	rcvBuf, sndBuf atomic.Uint64
-	_              [1]uint64 // room to grow without moving errMsg
+	// duplicates counts frames the model duplicated, reorders frames it
+	// sent ahead of the others.
+	duplicates, reorders atomic.Uint64
 }
 
 type shmLayout struct {
@@ -77,6 +79,8 @@ func (d *shmDir) load() DirStats {
 		Stamped:        d.stamped.Load(),
 		RcvBufBytes:    d.rcvBuf.Load(),
 		SndBufBytes:    d.sndBuf.Load(),
+		Duplicates:     d.duplicates.Load(),
+		Reordered:      d.reorders.Load(),
 	}
 }
 
