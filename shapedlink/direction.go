@@ -57,6 +57,33 @@ type Direction struct {
 	// packets delayed normally, each with probability ReorderPct.
 	ReorderPct, ReorderCorr float64
 	ReorderGap              int
+	// Queue is the queue discipline for the packets waiting for the rate
+	// (the qdisc option); its zero value is netem's own drop-tail, whose
+	// Limit counts the packets in the delay line too. With a discipline,
+	// Limit is the discipline's packet limit.
+	Queue Queue
+}
+
+// Queue is a queue discipline at a direction's bottleneck, as
+// tc-codel(8) and tc-fq_codel(8) describe them. Zero fields take the
+// kernel's defaults (target 5 ms, interval 100 ms, 1024 flows, quantum
+// 1514 bytes); ECN is off unless asked for, for both.
+type Queue struct {
+	Kind     string // "" (netem's drop-tail), "codel" or "fq_codel"
+	Target   time.Duration
+	Interval time.Duration
+	Flows    int // fq_codel only
+	Quantum  int // bytes, fq_codel only
+	ECN      bool
+}
+
+// DefaultQueueLimit is the kernel's default packet limit of a queue
+// discipline: 1000 for codel, 10240 for fq_codel.
+func DefaultQueueLimit(kind string) int {
+	if kind == "fq_codel" {
+		return 10240
+	}
+	return 1000
 }
 
 // GE is netem's Gilbert-Elliott loss model (tc-netem's "loss gemodel p r
@@ -133,20 +160,22 @@ type DirOptions struct {
 	ReorderCorr float64
 	ReorderGap  int
 
-	HasDelay, HasJitter, HasRate, HasLoss, HasLimit, HasGE, HasDup, HasReorder bool
+	Queue Queue // the qdisc, target, interval, flows, quantum and ecn keys
+
+	HasDelay, HasJitter, HasRate, HasLoss, HasLimit, HasGE, HasDup, HasReorder, HasQueue bool
 }
 
 // IsZero reports whether o changes nothing.
 func (o DirOptions) IsZero() bool {
-	return !o.HasDelay && !o.HasJitter && !o.HasRate && !o.HasLoss && !o.HasLimit && !o.HasGE && !o.HasDup && !o.HasReorder
+	return !o.HasDelay && !o.HasJitter && !o.HasRate && !o.HasLoss && !o.HasLimit && !o.HasGE && !o.HasDup && !o.HasReorder && !o.HasQueue
 }
 
 // OptionsGrammar is the form of the options that may follow the short
 // form, each after a comma.
-const OptionsGrammar = "[down.|up.]{delay=one_way_ms|jitter=ms[/uniform|normal|pareto|paretonormal[/corr_pct]]|rate=mbit|loss=pct[/corr_pct]|loss=ge:p/r[/1-h[/1-k]]|limit=pkts|dup=pct[/corr_pct]|reorder=pct[/corr_pct[/gap]]}"
+const OptionsGrammar = "[down.|up.]{delay=one_way_ms|jitter=ms[/uniform|normal|pareto|paretonormal[/corr_pct]]|rate=mbit|loss=pct[/corr_pct]|loss=ge:p/r[/1-h[/1-k]]|limit=pkts|dup=pct[/corr_pct]|reorder=pct[/corr_pct[/gap]]|qdisc=fifo|codel|fq_codel|target=ms|interval=ms|flows=n|quantum=bytes|ecn=on|off}"
 
 // option keys in the order String writes them.
-var optionKeys = [...]string{"delay", "jitter", "rate", "loss", "limit", "dup", "reorder"}
+var optionKeys = [...]string{"delay", "jitter", "rate", "loss", "limit", "dup", "reorder", "qdisc", "target", "interval", "flows", "quantum", "ecn"}
 
 // Direction returns direction d of p with every setting resolved. A
 // direction's limit is, in order: its own limit option; the base's limit
@@ -168,6 +197,9 @@ func (p Profile) Direction(d Dir) Direction {
 	if o.HasReorder {
 		dir.ReorderPct, dir.ReorderCorr, dir.ReorderGap = o.ReorderPct, o.ReorderCorr, o.ReorderGap
 	}
+	if o.HasQueue {
+		dir.Queue = o.Queue
+	}
 	if o.HasRate {
 		dir.RateMbit = o.RateMbit
 	}
@@ -182,6 +214,8 @@ func (p Profile) Direction(d Dir) Direction {
 		dir.Limit = o.Limit
 	case p.Limit != DefaultLimit(p.RateMbit, p.RTT):
 		// The short form named a limit: it holds for both directions.
+	case dir.Queue.Kind != "":
+		dir.Limit = DefaultQueueLimit(dir.Queue.Kind)
 	case o.HasDelay || o.HasRate:
 		dir.Limit = DefaultLimit(dir.RateMbit, 2*dir.Delay)
 	}
@@ -261,6 +295,18 @@ func (o DirOptions) value(key string) (string, bool) {
 			v += corrSuffix(o.ReorderCorr)
 		}
 		return v, o.HasReorder
+	case "qdisc":
+		return o.Queue.Kind, o.HasQueue && o.Queue.Kind != ""
+	case "target":
+		return fmtNum(float64(o.Queue.Target) / 1e6), o.Queue.Target != 0
+	case "interval":
+		return fmtNum(float64(o.Queue.Interval) / 1e6), o.Queue.Interval != 0
+	case "flows":
+		return strconv.Itoa(o.Queue.Flows), o.Queue.Flows != 0
+	case "quantum":
+		return strconv.Itoa(o.Queue.Quantum), o.Queue.Quantum != 0
+	case "ecn":
+		return "on", o.Queue.ECN
 	}
 	return "", false
 }
@@ -408,8 +454,52 @@ func parseOptions(input string, p *Profile, s string) error {
 					return fail(fmt.Sprintf("%q is not a whole number of packets", val))
 				}
 				o.Limit, o.HasLimit = n, true
+			case "qdisc":
+				switch val {
+				case "fifo":
+					// netem's own drop-tail: the default, nothing to set.
+				case "codel", "fq_codel":
+					o.Queue.Kind, o.HasQueue = val, true
+				default:
+					return fail(fmt.Sprintf("names %q; the queue disciplines are fifo (netem's drop-tail, the default), codel and fq_codel", val))
+				}
+			case "target", "interval":
+				v, err := parseDecimal(val)
+				if err != nil || v < 0.001 || v > 60000 {
+					return fail(fmt.Sprintf("%q is not a time in ms between 0.001 and 60000", val))
+				}
+				d := time.Duration(math.Round(v * 1e6))
+				if key == "target" {
+					o.Queue.Target = d
+				} else {
+					o.Queue.Interval = d
+				}
+				o.HasQueue = true
+			case "flows", "quantum":
+				n, err := strconv.Atoi(val)
+				lo, hi := 1, 65536
+				if key == "quantum" {
+					lo, hi = 256, 1<<20
+				}
+				if err != nil || !isDigits(val) || n < lo || n > hi {
+					return fail(fmt.Sprintf("%q is not a whole number between %d and %d", val, lo, hi))
+				}
+				if key == "flows" {
+					o.Queue.Flows = n
+				} else {
+					o.Queue.Quantum = n
+				}
+				o.HasQueue = true
+			case "ecn":
+				switch val {
+				case "on":
+					o.Queue.ECN, o.HasQueue = true, true
+				case "off":
+				default:
+					return fail(fmt.Sprintf("is %q; ecn is on or off", val))
+				}
 			default:
-				return fail(fmt.Sprintf("has unknown key %q; the keys are delay, jitter, rate, loss, limit, dup and reorder, each optionally after down. or up.", key))
+				return fail(fmt.Sprintf("has unknown key %q; the keys are delay, jitter, rate, loss, limit, dup, reorder, qdisc, target, interval, flows, quantum and ecn, each optionally after down. or up.", key))
 			}
 		}
 	}
@@ -433,6 +523,12 @@ func (p Profile) validateDirections() error {
 			return &ProfileError{Input: p.String(), Field: field("loss"), Reason: "must satisfy 0 <= loss < 100"}
 		case dir.Limit < 1 || dir.Limit > MaxLimit:
 			return &ProfileError{Input: p.String(), Field: field("limit"), Reason: fmt.Sprintf("must be between 1 and %d", MaxLimit)}
+		case dir.Queue.Kind == "" && dir.Queue != (Queue{}):
+			return &ProfileError{Input: p.String(), Field: field("qdisc"), Reason: "target, interval, flows, quantum and ecn need qdisc=codel or qdisc=fq_codel"}
+		case dir.Queue.Kind != "fq_codel" && (dir.Queue.Flows != 0 || dir.Queue.Quantum != 0):
+			return &ProfileError{Input: p.String(), Field: field("qdisc"), Reason: "flows and quantum are fq_codel's; codel has one queue"}
+		case dir.Queue.Kind != "" && (dir.DupPct > 0 || dir.ReorderPct > 0):
+			return &ProfileError{Input: p.String(), Field: field("qdisc"), Reason: "a queue discipline is not combined with dup or reorder (yet)"}
 		case dir.ReorderPct > 0 && dir.Delay == 0:
 			return &ProfileError{Input: p.String(), Field: field("reorder"), Reason: "needs a delay in that direction: reordering sends a packet ahead of the delayed ones (tc refuses it too)"}
 		}
@@ -465,4 +561,18 @@ func corrSuffix(corr float64) string {
 		return ""
 	}
 	return "/" + fmtNum(corr)
+}
+
+// emulatorOnly says why p needs the emulator backend, or "" when netem
+// can build it: netem applies the rate inside its own time queue, and a
+// codel or fq_codel qdisc attached to it would not manage the queue that
+// builds at the rate, so shapedlink does not build queue disciplines on
+// netem yet (docs/link-description.md).
+func (p Profile) emulatorOnly() string {
+	for _, d := range []Dir{Down, Up} {
+		if k := p.Direction(d).Queue.Kind; k != "" {
+			return fmt.Sprintf("the %s direction asks for qdisc=%s, which shapedlink builds only in the emulator (netem's rate and a child %s would not manage the same queue)", d, k, k)
+		}
+	}
+	return ""
 }

@@ -37,6 +37,14 @@
 //	reorder=PCT[/CORR[/GAP]]      after GAP-1 (default 0) packets delayed
 //	                              normally, send each packet at once with
 //	                              probability PCT, ahead of the delayed ones
+//	qdisc=fifo|codel|fq_codel     the queue discipline of the packets waiting
+//	                              for the rate (fifo: netem's drop-tail, the
+//	                              default); with codel or fq_codel, limit is
+//	                              the discipline's (default 1000 or 10240)
+//	target=MS, interval=MS        CoDel's (default 5 and 100)
+//	flows=N, quantum=BYTES        FQ-CoDel's (default 1024 and 1514)
+//	ecn=on|off                    mark ECN-capable packets CE instead of
+//	                              dropping them (default off, for both)
 //
 // CORR is netem's correlation in percent: each draw is mixed with the
 // previous one. As in netem, that clusters events but also changes the
@@ -54,6 +62,18 @@
 //	80:10,jitter=5/normal/25           normal, sd 5 ms, 25% correlated
 //	80:10,dup=1,down.reorder=2/0/10    1% duplicated; every 10th packet down
 //	                                   sent early with probability 2%
+//	80:10,down.qdisc=fq_codel,ecn=on   FQ-CoDel with ECN at the down bottleneck
+//
+// A queue discipline is built only by the emulator (package aqm under
+// internal, from RFC 8289 and RFC 8290, flows hashed by 5-tuple): netem
+// enforces its rate inside its own time queue, where a codel or fq_codel
+// attached below it would not manage the queue that builds, so a profile
+// with one picks the emulator when the backend is left to choose and is
+// refused by the netem backend, saying why. The discipline manages the
+// packets waiting for the rate, sojourn time measured from arrival to the
+// start of serialisation; the delay follows serialisation. It is not
+// combined with dup or reorder. ShaperStats counts its drops by cause and
+// its CE marks.
 //
 // Both backends apply every option. On netem, the Gilbert-Elliott model
 // (TCA_NETEM_LOSS) and the distribution table (TCA_NETEM_DELAY_DIST,

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
 	"github.com/shakenfist/quicbench/shapedlink/internal/emulator"
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
@@ -112,16 +113,23 @@ func build(ctx context.Context, p Profile, opts Options) (*Link, error) {
 	if err != nil {
 		return nil, err
 	}
+	emuOnly := p.emulatorOnly()
 	switch opts.Backend {
 	case BackendAuto:
 		l.backend = BackendEmulator
 		reason := "this kernel has no sch_netem (adding a netem qdisc returned ENOENT)"
-		if l.netemAvailable {
+		switch {
+		case emuOnly != "":
+			reason = emuOnly
+		case l.netemAvailable:
 			l.backend = BackendNetem
 			reason = "this kernel has sch_netem"
 		}
 		log.Info("shapedlink: backend chosen", "backend", l.backend, "reason", reason, "mode", mode)
 	case BackendNetem:
+		if emuOnly != "" {
+			return nil, fmt.Errorf("shapedlink: profile %q cannot be built with netem: %s; use the emulator backend (or leave the backend empty to choose it)", p, emuOnly)
+		}
 		if !l.netemAvailable {
 			return nil, noNetem()
 		}
@@ -371,6 +379,15 @@ func (l *Link) startEmulator(ctx context.Context, seed uint64) error {
 			ReorderCorr:    pd.ReorderCorr,
 			ReorderGap:     pd.ReorderGap,
 		}
+		if q := pd.Queue; q.Kind != "" {
+			kind, _ := aqm.ParseKind(q.Kind)
+			ed.Queue = &aqm.Config{Kind: kind, Limit: pd.Limit, Target: q.Target, Interval: q.Interval, Flows: q.Flows, Quantum: q.Quantum, ECN: q.ECN}
+			// The emulator's own limit counts the delay line too: room
+			// for the discipline's limit and for what the delay line
+			// holds at the rate (DefaultLimit of the direction's rate and
+			// twice its delay, 1.5 times that in 1500-byte frames).
+			ed.Limit = pd.Limit + DefaultLimit(pd.RateMbit, 2*pd.Delay)
+		}
 		if pd.HasGE {
 			ed.GE = &emulator.GE{P: pd.GE.P, R: pd.GE.R, OneMinusH: pd.GE.OneMinusH, OneMinusK: pd.GE.OneMinusK}
 		}
@@ -535,6 +552,7 @@ func (l *Link) ShaperStats() (ShaperReport, bool) {
 			LossDrops: s.LossDrops, LimitDrops: s.LimitDrops, SocketDrops: s.SocketDrops,
 			SendErrors: s.SendErrors, OversizeDrops: s.OversizeDrops,
 			Duplicates: s.Duplicates, Reordered: s.Reordered,
+			QueueDrops: s.QueueDrops, CoDelDrops: s.CoDelDrops, ECNMarks: s.ECNMarks,
 			Unstamped: s.Received - min(s.Stamped, s.Received),
 			// A bucket's upper edge can lie above the largest lateness
 			// seen; the maximum is then the tighter bound.

@@ -63,8 +63,8 @@ func NewProfile(rtt time.Duration, rateMbit, lossPct float64) (Profile, error) {
 // Call Validate (New does) to check the result.
 func (p Profile) WithLoss(pct float64) Profile {
 	p.LossPct = pct
-	p.Down.HasLoss, p.Down.LossPct, p.Down.HasGE, p.Down.GE = false, 0, false, GE{}
-	p.Up.HasLoss, p.Up.LossPct, p.Up.HasGE, p.Up.GE = false, 0, false, GE{}
+	p.Down.HasLoss, p.Down.LossPct, p.Down.LossCorr, p.Down.HasGE, p.Down.GE = false, 0, 0, false, GE{}
+	p.Up.HasLoss, p.Up.LossPct, p.Up.LossCorr, p.Up.HasGE, p.Up.GE = false, 0, 0, false, GE{}
 	return p
 }
 

@@ -126,6 +126,15 @@ func TestProfileWith(t *testing.T) {
 	if q.String() != "80:10:2" {
 		t.Errorf("WithLoss(2).String() = %q", q.String())
 	}
+	// Loss options of every kind go, the rest stay.
+	r, err := ParseProfile("80:10,down.loss=1/25,up.loss=ge:1/10,qdisc=fq_codel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := ParseProfile("80:10:2,qdisc=fq_codel")
+	if got := r.WithLoss(2); got != want {
+		t.Errorf("WithLoss(2) of %s = %+v (%s), want %+v", r, got, got, want)
+	}
 	if err := p.WithLoss(100).Validate(); err == nil {
 		t.Error("WithLoss(100).Validate() = nil, want an error")
 	}
@@ -141,7 +150,7 @@ func FuzzParseProfile(f *testing.F) {
 	for _, s := range []string{"80:10", "80:10:1", "150:2:0.5", "5:1000", "80:10:1@200", "0.001:0.001:99.999", ":", "80:10:", "1e3:1", "80:10@",
 		"20:50,up.rate=5", "80:10,loss=1,down.delay=60", "80:10,rate=5,up.rate=5", "80:10,", "80:10,x=1", "80:10,up.limit=0", "80:10@20,down.rate=1",
 		"80:10,loss=ge:1/10/50/0.5", "80:10:1,up.loss=ge:0.1/10", "80:10,loss=ge:/",
-		"80:10,jitter=5/normal/25", "80:10,loss=1/25", "80:10,dup=1/5", "80:10,reorder=25/50/3", "80:10,jitter=5/uniform/0"} {
+		"80:10,jitter=5/normal/25", "80:10,loss=1/25", "80:10,dup=1/5", "80:10,reorder=25/50/3", "80:10,jitter=5/uniform/0", "80:10,qdisc=fq_codel,ecn=on,down.flows=8", "80:10,up.qdisc=codel,up.target=1"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -380,6 +389,61 @@ func TestProfileNetemOptionErrors(t *testing.T) {
 		"80:10,reorder=5/10/2/3":       "has 4 parts",
 		"80:10,down.delay=0,reorder=5": "needs a delay",
 		"80:10,duplicate=1":            `unknown key "duplicate"`,
+	} {
+		_, err := ParseProfile(in)
+		if err == nil || !strings.Contains(err.Error(), says) {
+			t.Errorf("ParseProfile(%q) = %v, want an error saying %q", in, err, says)
+		}
+	}
+}
+
+// TestProfileQueue: the queue discipline options parse per direction,
+// print back, set the discipline's default limit unless a limit is named,
+// send the profile to the emulator, and refuse what does not fit.
+func TestProfileQueue(t *testing.T) {
+	for in, want := range map[string]string{
+		"80:10,qdisc=fq_codel":                       "80:10,qdisc=fq_codel",
+		"80:10,qdisc=fifo":                           "80:10",
+		"80:10,qdisc=codel,ecn=on,target=2.5":        "80:10,qdisc=codel,target=2.5,ecn=on",
+		"80:10,down.qdisc=fq_codel,down.flows=16":    "80:10,down.qdisc=fq_codel,down.flows=16",
+		"80:10,qdisc=fq_codel,quantum=300,ecn=off":   "80:10,qdisc=fq_codel,quantum=300",
+		"80:10,qdisc=codel,interval=50,up.limit=200": "80:10,up.limit=200,qdisc=codel,interval=50",
+	} {
+		p, err := ParseProfile(in)
+		if err != nil {
+			t.Errorf("ParseProfile(%q): %v", in, err)
+			continue
+		}
+		if s := p.String(); s != want {
+			t.Errorf("ParseProfile(%q).String() = %q, want %q", in, s, want)
+		}
+	}
+	p, err := ParseProfile("80:10,down.qdisc=fq_codel,up.qdisc=codel,ecn=on,up.limit=200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, u := p.Direction(Down), p.Direction(Up)
+	if d.Queue != (Queue{Kind: "fq_codel", ECN: true}) || u.Queue != (Queue{Kind: "codel", ECN: true}) || d.Limit != 10240 || u.Limit != 200 {
+		t.Errorf("down %+v limit %d, up %+v limit %d", d.Queue, d.Limit, u.Queue, u.Limit)
+	}
+	if q, _ := ParseProfile("80:10@50,qdisc=codel"); q.Direction(Down).Limit != 50 {
+		t.Errorf("a limit in the short form is the discipline's: got %d", q.Direction(Down).Limit)
+	}
+	if why := p.emulatorOnly(); !strings.Contains(why, "qdisc=fq_codel") {
+		t.Errorf("emulatorOnly() = %q, want the reason naming the discipline", why)
+	}
+	if plain, _ := ParseProfile("80:10,jitter=5/normal,dup=1"); plain.emulatorOnly() != "" {
+		t.Errorf("a profile without a discipline needs the emulator: %q", plain.emulatorOnly())
+	}
+	for in, says := range map[string]string{
+		"80:10,qdisc=pie":                 `names "pie"`,
+		"80:10,target=5":                  "need qdisc=codel",
+		"80:10,qdisc=codel,flows=16":      "fq_codel's",
+		"80:10,qdisc=fq_codel,flows=0":    "between 1 and 65536",
+		"80:10,qdisc=fq_codel,quantum=10": "between 256",
+		"80:10,qdisc=codel,target=0":      "between 0.001",
+		"80:10,qdisc=codel,ecn=yes":       "on or off",
+		"80:10,qdisc=codel,dup=1":         "not combined",
 	} {
 		_, err := ParseProfile(in)
 		if err == nil || !strings.Contains(err.Error(), says) {

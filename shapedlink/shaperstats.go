@@ -25,6 +25,12 @@ type ShaperStats struct {
 	// copies are counted in Forwarded or the drops like any frame.
 	Duplicates uint64 `json:"duplicates,omitempty"`
 	Reordered  uint64 `json:"reordered,omitempty"`
+	// With a queue discipline (the qdisc option): packets it dropped
+	// because its limit was reached, packets CoDel dropped, and packets
+	// CoDel marked CE instead of dropping (ecn=on).
+	QueueDrops uint64 `json:"queue_drops,omitempty"`
+	CoDelDrops uint64 `json:"codel_drops,omitempty"`
+	ECNMarks   uint64 `json:"ecn_marks,omitempty"`
 	// Unstamped counts frames whose arrival time was taken when read
 	// rather than from the kernel's receive timestamp.
 	Unstamped uint64 `json:"unstamped"`

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
 	"github.com/shakenfist/quicbench/shapedlink/internal/disttable"
 )
 
@@ -47,6 +48,14 @@ type Direction struct {
 	ReorderPct  float64 `json:",omitempty"`
 	ReorderCorr float64 `json:",omitempty"`
 	ReorderGap  int     `json:",omitempty"`
+	// Queue, when not nil, is a queue discipline (package aqm) for the
+	// frames waiting for the rate: it decides which frame the link
+	// serialises next, and drops or marks by its own rules; the delay
+	// follows serialisation. Limit still bounds every frame held, the
+	// delay line included, so it must leave room above the discipline's
+	// own limit for what the delay line holds. It needs a rate, and is not
+	// combined with duplication or reordering.
+	Queue *aqm.Config `json:",omitempty"`
 	// RateBitsPerSec is the link rate. Each frame occupies len*8/rate of
 	// the link, where len is the whole Ethernet frame including its
 	// 14-byte header (what netem's rate counts on a veth). Zero means no
@@ -185,6 +194,12 @@ func (d Direction) validate(name string) error {
 		return fmt.Errorf("emulator: %s.ReorderPct is %v; it must be a percentage between 0 and 100", name, d.ReorderPct)
 	case d.ReorderGap < 0:
 		return fmt.Errorf("emulator: %s.ReorderGap is %d; it must be zero or positive", name, d.ReorderGap)
+	case d.Queue != nil && d.RateBitsPerSec == 0:
+		return fmt.Errorf("emulator: %s has a queue discipline and no rate; the discipline manages the frames waiting for the rate", name)
+	case d.Queue != nil && (d.DupPct > 0 || d.ReorderPct > 0):
+		return fmt.Errorf("emulator: %s has a queue discipline with duplication or reordering; the emulator does not combine them", name)
+	case d.Queue != nil && d.Queue.WithDefaults().Validate() != nil:
+		return fmt.Errorf("emulator: %s.Queue: %w", name, d.Queue.WithDefaults().Validate())
 	case d.ReorderPct > 0 && d.Delay == 0:
 		return fmt.Errorf("emulator: %s reorders with no Delay; reordering sends a frame ahead of delayed ones, so it needs a delay (as tc says)", name)
 	case d.Limit < 1:
@@ -247,6 +262,9 @@ func (d Direction) Describe() string {
 			b.WriteString(" " + pctString(d.ReorderCorr))
 		}
 		fmt.Fprintf(&b, " gap %d", max(d.ReorderGap, 1))
+	}
+	if d.Queue != nil {
+		b.WriteString(" qdisc " + d.Queue.Describe())
 	}
 	fmt.Fprintf(&b, " seed %d", d.Seed)
 	return b.String()
@@ -311,6 +329,14 @@ type DirStats struct {
 	SocketDrops    uint64 // dropped by the kernel before the shaper read them (receive buffer full)
 	Duplicates     uint64 `json:",omitempty"` // frames duplicated (DupPct); the copies are counted in Forwarded or the drops like any frame
 	Reordered      uint64 `json:",omitempty"` // frames sent at once by the reordering (ReorderPct)
+	// With a queue discipline (Queue): frames it dropped at enqueue
+	// because its limit was reached, frames CoDel dropped, frames CoDel
+	// marked CE instead, and the frames waiting in the queue now (a
+	// gauge, part of Packets).
+	QueueDrops uint64 `json:",omitempty"`
+	CoDelDrops uint64 `json:",omitempty"`
+	ECNMarks   uint64 `json:",omitempty"`
+	Queued     uint64 `json:",omitempty"`
 
 	// LateNanos is the sum over forwarded frames of how long after its
 	// due time each was written; MaxLateNanos the largest. They measure

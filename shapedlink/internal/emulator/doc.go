@@ -85,6 +85,28 @@
 //     rather than correcting it, so the two backends agree.
 //   - Jitter tables (JitterDist): netem's tabledist with the tables of
 //     package disttable, the same tables shapedlink sends to netem.
+//
+// # A queue discipline
+//
+// With Direction.Queue the model has two stages instead of one formula:
+//
+//	arrival ──► loss? ──► held >= Limit? ──► discipline (package aqm:
+//	  fifo, codel, fq_codel) ──► serialise at the rate ──► Delay ──► forwarded
+//
+// The discipline holds the frames waiting for the rate and decides, each
+// time the link finishes a frame, which frame goes next (Model.Dequeue at
+// Model.NextDequeue), dropping or marking by its own rules as it does; a
+// frame's due time is its serialisation's end plus the delay. The
+// forwarding loop replays the link's choices in time order with the
+// arrivals (every choice up to an arrival's timestamp is made before the
+// arrival is queued, and choices up to the last drain of the socket
+// before sleeping), so a choice never misses a frame that had arrived.
+// Flows are the 5-tuple hashed with a per-direction seed (aqm.Classify);
+// a frame the discipline marks has its IP ECN field set to CE (and the
+// IPv4 checksum updated) before it is written. Limit then bounds
+// everything held, the delay line included; shapedlink sizes it as the
+// discipline's limit plus what the delay line holds at the rate. netem
+// has no such stage: its rate is applied inside its own time queue.
 //   - Rate 0 means no rate limit, as in netem.
 //
 // Where it differs from netem:

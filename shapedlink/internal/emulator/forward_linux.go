@@ -2,10 +2,12 @@ package emulator
 
 import (
 	"fmt"
+	"math"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
+	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
 	"golang.org/x/sys/unix"
 )
 
@@ -60,6 +62,8 @@ type dirLoop struct {
 	loss, limit, oversize, sendErr uint64
 	sockDrops, late, maxLate       uint64
 	stamped, dups, reorders        uint64
+	qdrops, codel, marks           uint64
+	flowSeed                       uint32 // the queue discipline's flow hash seed
 	hist                           [LateBuckets]uint64
 }
 
@@ -90,6 +94,10 @@ func newDirLoop(d Direction, rx, tx, wake int, sh *shmDir, stop *atomic.Bool, sp
 	for i := range l.free {
 		l.free[i] = int32(nbuf - 1 - i)
 	}
+	if l.model.HasQueue() {
+		l.flowSeed = uint32(d.Seed>>32 ^ d.Seed)
+		l.model.SetDropFunc(l.queueDrop)
+	}
 	for i := range l.rxHdr {
 		l.rxHdr[i].Hdr.Name = (*byte)(unsafe.Pointer(&l.rxName[i]))
 		l.rxHdr[i].Hdr.Iov = &l.rxIov[i]
@@ -119,12 +127,21 @@ func (l *dirLoop) run() error {
 		if n > 0 {
 			continue
 		}
+		if l.model.HasQueue() {
+			// The socket is drained: every arrival up to lastDrain is
+			// in the queue, so the link's choices up to then can be made.
+			l.dequeueUpTo(l.lastDrain)
+			if err := l.sendDue(l.now(), l.now()); err != nil {
+				return err
+			}
+		}
 		now = l.now()
 		if now-l.lastSocket > int64(100*time.Millisecond) {
 			l.lastSocket = now
 			l.readSocketDrops()
 		}
-		if l.n == 0 {
+		qnext, queued := l.model.NextDequeue()
+		if l.n == 0 && !queued {
 			// Idle: wake on the next arrival (its kernel timestamp makes
 			// the wake-up latency harmless).
 			if err := l.poll(int64(200*time.Millisecond), true); err != nil {
@@ -139,17 +156,27 @@ func (l *dirLoop) run() error {
 		// (arrivals carry their kernel timestamps and are replayed in
 		// order). That turns one wake-up per arriving frame into one per
 		// batch on a busy link.
-		due := l.ring[l.head].due
+		due := int64(math.MaxInt64)
+		if l.n > 0 {
+			due = l.ring[l.head].due
+		}
 		target := due
 		watch := l.delay < minDefer
 		if !watch {
 			target = min(due, l.lastDrain+min(l.delay, maxDefer))
 		}
+		if queued {
+			// The link's next choice from the queue is made once the
+			// arrivals up to it are read (a frame leaving the queue is
+			// due a serialisation and the delay later, so the read may
+			// wait for the batch like any other).
+			target = min(target, qnext)
+		}
 		wait := target - now
 		if wait <= 0 {
 			continue
 		}
-		if l.busy() {
+		if queued || l.busy() {
 			// Busy: no spinning, and no wake-up for less than a quantum;
 			// frames may leave up to a quantum late (see DirStats.Late).
 			wait = max(wait, busyQuantum)
@@ -289,9 +316,26 @@ func (l *dirLoop) recv() (int, error) {
 		}
 		at := l.arrival(i, now, real)
 		// Frames due by this arrival leave before it is judged, so the
-		// limit sees what it would have seen at that instant.
+		// limit sees what it would have seen at that instant; with a
+		// queue discipline, so do the link's choices from the queue.
+		if l.model.HasQueue() {
+			l.dequeueUpTo(at)
+		}
 		if err := l.sendDue(at, now); err != nil {
 			return n, err
+		}
+		if l.model.HasQueue() {
+			frame := l.frame(b, size)
+			flow, ect, _ := aqm.Classify(frame, l.flowSeed)
+			switch l.model.Enqueue(at, aqm.Packet{Len: size, Flow: flow, ECT: ect, Ref: b}) {
+			case Lost:
+				l.loss++
+				l.free = append(l.free, b)
+			case OverLimit:
+				l.limit++
+				l.free = append(l.free, b)
+			}
+			continue
 		}
 		due, v := l.model.Arrive(at, size)
 		if ddue, dv, dq, dr, ok := l.model.Duplicate(); ok {
@@ -342,6 +386,43 @@ func (l *dirLoop) judged(due int64, v Verdict, queued, reordered bool, b int32, 
 	l.n++
 }
 
+// frame is the Ethernet frame of size bytes in buffer b.
+func (l *dirLoop) frame(b int32, size int) []byte {
+	off := int(b)*l.slot + vnetHdrLen
+	return l.arena[off : off+size]
+}
+
+// dequeueUpTo runs the link's choices from the queue discipline up to
+// time t: each frame it takes is serialised and delayed by the model and
+// joins the frames held for their due times; one it marks gets CE set.
+func (l *dirLoop) dequeueUpTo(t int64) {
+	for {
+		at, ok := l.model.NextDequeue()
+		if !ok || at > t {
+			return
+		}
+		p, due, marked, queued, ok := l.model.Dequeue(at)
+		if !ok {
+			continue // the discipline dropped what was left
+		}
+		if marked {
+			aqm.SetCE(l.frame(p.Ref, p.Len))
+			l.marks++
+		}
+		l.judged(due, Accepted, queued, false, p.Ref, p.Len)
+	}
+}
+
+// queueDrop frees a frame the queue discipline dropped and counts it.
+func (l *dirLoop) queueDrop(ref int32, _ int, c aqm.Cause) {
+	l.free = append(l.free, ref)
+	if c == aqm.CoDelDrop {
+		l.codel++
+	} else {
+		l.qdrops++
+	}
+}
+
 // copyFrame copies the frame in buffer b (size bytes and the virtio-net
 // header before them) into a free buffer, for a duplicate. There is
 // always one: the model accepts at most Limit frames and the buffers are
@@ -365,6 +446,13 @@ func (l *dirLoop) publishRx() {
 	l.sh.stamped.Store(l.stamped)
 	l.sh.duplicates.Store(l.dups)
 	l.sh.reorders.Store(l.reorders)
+	l.sh.queueDrops.Store(l.qdrops)
+	l.sh.codelDrops.Store(l.codel)
+	l.sh.marks.Store(l.marks)
+	if l.model.HasQueue() {
+		q, _ := l.model.QueueLen()
+		l.sh.queued.Store(uint64(q))
+	}
 }
 
 // sendDue writes every held frame whose due time is not after cutoff;

@@ -39,6 +39,9 @@ type shmDir struct {
 	// duplicates counts frames the model duplicated, reorders frames it
 	// sent ahead of the others.
 	duplicates, reorders atomic.Uint64
+	// With a queue discipline: its drops by cause, its marks, and the
+	// frames it holds now.
+	queueDrops, codelDrops, marks, queued atomic.Uint64
 }
 
 type shmLayout struct {
@@ -81,6 +84,10 @@ func (d *shmDir) load() DirStats {
 		SndBufBytes:    d.sndBuf.Load(),
 		Duplicates:     d.duplicates.Load(),
 		Reordered:      d.reorders.Load(),
+		QueueDrops:     d.queueDrops.Load(),
+		CoDelDrops:     d.codelDrops.Load(),
+		ECNMarks:       d.marks.Load(),
+		Queued:         d.queued.Load(),
 	}
 }
 
