@@ -70,7 +70,7 @@ func NewFlags(fs *flag.FlagSet, d, quick Defaults) *Flags {
 		return def
 	}
 	fs.StringVar(&f.profiles, "profiles", env("PROFILES", d.Profiles), "link profiles, rtt_ms:rate_mbit, space-separated (env PROFILES)")
-	fs.StringVar(&f.losses, "losses", env("LOSSES", d.Losses), "per-direction loss levels in percent, space-separated (env LOSSES)")
+	fs.StringVar(&f.losses, "losses", env("LOSSES", d.Losses), "per-direction loss levels in percent, space-separated, for every profile without a loss of its own (a profile with loss options, such as 80:10,loss=ge:0.3367/33.33, runs once with its own) (env LOSSES)")
 	fs.StringVar(&f.ccs, "ccs", env("CCS", d.CCs), "kernel TCP congestion controls for the tcp arm; reno is the matched headline (env CCS)")
 	fs.StringVar(&f.arms, "arms", d.Arms, "arms, space-separated: "+armNames())
 	fs.BoolVar(&f.perChannel, "per-channel", false, "also run the quic-per-channel arm (one QUIC connection per channel)")
@@ -234,9 +234,6 @@ func (f *Flags) Matrix() (*Matrix, error) {
 	}
 	var texts []string
 	for _, p := range profiles {
-		if p.HasLoss() {
-			return nil, fmt.Errorf("profile %s carries its own loss: give loss levels with -losses instead", p)
-		}
 		if slices.Contains(texts, p.String()) {
 			return nil, fmt.Errorf("profile %s is given twice (profiles are compared as %s): give each once", p, p)
 		}

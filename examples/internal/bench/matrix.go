@@ -155,13 +155,22 @@ func (m *Matrix) Plan() []RunConfig {
 		caps = []float64{0}
 	}
 	for _, p := range m.Profiles {
+		losses, own := m.Losses, p.HasLoss()
+		if own {
+			// A profile with its own loss model (per-direction loss,
+			// Gilbert-Elliott, correlation) runs once, as it is.
+			losses = []float64{OwnLoss(p)}
+		}
 		for _, cc := range m.CCs {
-			for _, loss := range m.Losses {
+			for _, loss := range losses {
 				for _, n := range sessions {
 					for _, capf := range caps {
-						lp := p.WithLoss(loss)
+						lp, name := p.WithLoss(loss), p.WithLoss(0).String()
+						if own {
+							lp, name = p, p.String()
+						}
 						cell := results.Cell{
-							Profile:     p.WithLoss(0).String(),
+							Profile:     name,
 							RTTms:       float64(p.RoundTrip()) / float64(time.Millisecond),
 							RateMbit:    p.RateMbit,
 							LossPct:     loss,
@@ -190,6 +199,23 @@ func (m *Matrix) Plan() []RunConfig {
 		}
 	}
 	return plan
+}
+
+// OwnLoss is the loss a profile with its own loss model carries, for a
+// cell's LossPct: the mean over its two directions of each direction's
+// long-run loss (a Gilbert-Elliott chain's stationary mean), in percent,
+// rounded to 0.001.
+func OwnLoss(p shapedlink.Profile) float64 {
+	var sum float64
+	for _, d := range []shapedlink.Dir{shapedlink.Down, shapedlink.Up} {
+		dir := p.Direction(d)
+		if dir.HasGE {
+			sum += dir.GE.MeanLoss()
+		} else {
+			sum += dir.LossPct
+		}
+	}
+	return math.Round(sum/2*1000) / 1000
 }
 
 // BulkCap is fraction of a link of rateMbit, in bits per second of payload

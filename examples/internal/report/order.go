@@ -61,6 +61,11 @@ func compareCells(a, b results.Cell) int {
 	if c := cmp.Compare(a.BulkCapFraction, b.BulkCapFraction); c != 0 {
 		return c
 	}
+	// The profile's options too (a queue discipline, a loss model), for
+	// the same reason.
+	if c := strings.Compare(results.ProfileOptions(a.Profile), results.ProfileOptions(b.Profile)); c != 0 {
+		return c
+	}
 	return cmp.Compare(a.LossPct, b.LossPct)
 }
 

@@ -26,12 +26,15 @@ const SchemaVersion = 1
 // Cell identifies one cell of a matrix.
 type Cell struct {
 	// Profile is the link profile without loss, in shapedlink's grammar
-	// ("80:10").
+	// ("80:10"), or, for a profile with a loss model of its own, the
+	// whole profile ("80:10,loss=ge:0.3367/33.33").
 	Profile string `json:"profile"`
 	// RTTms and RateMbit restate the profile for readers.
 	RTTms    float64 `json:"rtt_ms"`
 	RateMbit float64 `json:"rate_mbit"`
-	// LossPct is the per-direction random loss.
+	// LossPct is the per-direction random loss; for a profile with a
+	// loss model of its own, the mean over its directions of each one's
+	// long-run loss (bench.OwnLoss).
 	LossPct float64 `json:"loss_pct"`
 	// CC is the kernel TCP congestion control pinned for the tcp arm.
 	CC string `json:"cc"`
@@ -97,9 +100,39 @@ func ProfileSuffix(profile string) string {
 // or 1 when it is unset.
 func (c Cell) SessionCount() int { return max(1, c.Sessions) }
 
-// Title is a human label such as "80 ms / 10 Mbit".
+// Title is a human label such as "80 ms / 10 Mbit", followed by the
+// profile's options when it has any ("80 ms / 10 Mbit, qdisc=fq_codel",
+// "80 ms / 10 Mbit, limit 200"), so cells that differ only in their
+// options are told apart.
 func (c Cell) Title() string {
-	return fmt.Sprintf("%s ms / %s Mbit", num(c.RTTms), num(c.RateMbit))
+	t := fmt.Sprintf("%s ms / %s Mbit", num(c.RTTms), num(c.RateMbit))
+	if o := ProfileOptions(c.Profile); o != "" {
+		t += ", " + o
+	}
+	return t
+}
+
+// ProfileOptions is the part of a profile beyond rtt_ms:rate_mbit[:loss]
+// as a reader would say it: "" for the short form, else the limit
+// ("limit 200") and the options as written, comma-separated.
+func ProfileOptions(profile string) string {
+	i := strings.IndexAny(profile, "@,")
+	if i < 0 {
+		return ""
+	}
+	rest := profile[i:]
+	var parts []string
+	if strings.HasPrefix(rest, "@") {
+		limit, opts, _ := strings.Cut(rest[1:], ",")
+		parts = append(parts, "limit "+limit)
+		rest = opts
+	} else {
+		rest = rest[1:]
+	}
+	if rest != "" {
+		parts = append(parts, rest)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
@@ -462,14 +495,18 @@ func Load(workdir string) ([]Run, error) {
 	return runs, nil
 }
 
-// Less orders cells by profile (RTT, then rate), then CC (reno first), then
-// loss, then sessions and bulk cap.
+// Less orders cells by profile (RTT, then rate, then the profile's
+// options, none first), then CC (reno first), then loss, then sessions and
+// bulk cap.
 func Less(a, b Cell) bool {
 	if a.RTTms != b.RTTms {
 		return a.RTTms < b.RTTms
 	}
 	if a.RateMbit != b.RateMbit {
 		return a.RateMbit > b.RateMbit
+	}
+	if oa, ob := ProfileOptions(a.Profile), ProfileOptions(b.Profile); oa != ob {
+		return oa < ob
 	}
 	if a.CC != b.CC {
 		if a.CC == "reno" || b.CC == "reno" {
