@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 
 	"math"
@@ -47,10 +48,12 @@ func checkWire(b *Bulk, limit float64) {
 	}
 }
 
-// quantile is the nearest-rank q-quantile of xs (sorted in place).
-func quantile(xs []time.Duration, q float64) time.Duration {
+// quantile is the nearest-rank q-quantile of xs (sorted in place); zero
+// for none.
+func quantile[T cmp.Ordered](xs []T, q float64) T {
 	if len(xs) == 0 {
-		return 0
+		var zero T
+		return zero
 	}
 	slices.Sort(xs)
 	i := int(math.Ceil(q*float64(len(xs)))) - 1

@@ -105,3 +105,32 @@ func TestIperf3Mode(t *testing.T) {
 		t.Errorf("10 Mbit/s: wire %.1f%% (from %q), emulator CPU %.0f ns/frame; want 90-100.5%% counted by the shaper and a CPU figure", f.WirePct, f.WireFrom, f.CPUNsPerFrame)
 	}
 }
+
+// TestQdiscMode: -qdisc measures each discipline under a Cubic flow with
+// echoes beside it and reports the standing queue and the sparse flow's
+// wait; under FQ-CoDel the sparse flow waits far less than the flow's own
+// standing queue could make it, and the discipline shows in the applied
+// line.
+func TestQdiscMode(t *testing.T) {
+	c := cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), "-json", "-profiles", "", "-sweep", "", "-qdisc", "fifo fq_codel", "-qdisc-profile", "40:10", "-bulk", "3s")
+	cmdtest.SkipIfNoUserNS(t, c)
+	if c.Code != 0 {
+		t.Fatalf("exit code %d, want 0; stderr:\n%s", c.Code, c.Stderr)
+	}
+	var rep Report
+	if err := json.Unmarshal([]byte(c.Stdout), &rep); err != nil {
+		t.Fatalf("stdout is not a JSON report (%v):\n%s", err, c.Stdout)
+	}
+	if len(rep.Qdisc) != 2 {
+		t.Fatalf("%d disciplines measured, want 2: %+v", len(rep.Qdisc), rep.Qdisc)
+	}
+	for _, q := range rep.Qdisc {
+		if q.Error != "" || q.Samples < 50 || q.Echoes < 50 || q.FlowMbit < 5 {
+			t.Errorf("%s: error %q, %d samples, %d echoes, flow %.2f Mbit/s", q.Discipline, q.Error, q.Samples, q.Echoes, q.FlowMbit)
+		}
+	}
+	fq := rep.Qdisc[1]
+	if !strings.Contains(strings.Join(fq.Applied, " "), "qdisc fq_codel") || fq.SparseP50Ms > 5 {
+		t.Errorf("fq_codel: applied %q, sparse flow +%.3f ms at p50; want the discipline applied and the sparse flow under 5 ms", fq.Applied, fq.SparseP50Ms)
+	}
+}

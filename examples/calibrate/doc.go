@@ -75,6 +75,17 @@
 //
 //	go run ./examples/calibrate -profiles "" -sweep "" -iperf3 "10 100 1000 2000"
 //
+// With -qdisc DISCIPLINES (e.g. "fifo codel fq_codel"), on -qdisc-profile
+// (default 80:10) with the discipline in both directions: one Cubic flow
+// from server to client for -bulk, and over its last two thirds the
+// standing queue at the down bottleneck (the shaper's held bytes every
+// 10 ms, less the one-way delay the delay line accounts for, as time at
+// the rate) and a sparse flow of echoes 10 ms apart whose replies cross
+// that queue (their round trip beyond the configured one), with the
+// discipline's drops and marks:
+//
+//	go run ./examples/calibrate -profiles "" -sweep "" -qdisc "fifo codel fq_codel"
+//
 // Targets (the link's idle p50 error <= 0.1 ms and p99 error <= 0.5 ms,
 // wire utilisation >= 95%, loss inside its interval; with iperf3, a wire
 // share of 95% of the rate up to 1 Gbit/s and 90% above, and the
@@ -90,9 +101,9 @@
 // SO_RCVBUF and SO_SNDBUF, which the host's net.core.rmem_max and wmem_max
 // cap; the buffers it got are recorded and noted under the table.
 //
-// Exit status: 0 when every profile, sweep rate and iperf3 flow was
-// measured; 1 when any could not be (its link, a probe, a bulk flow, the
-// loss run or an iperf3 flow failed),
+// Exit status: 0 when every profile, sweep rate, iperf3 flow and
+// discipline was measured; 1 when any could not be (its link, a probe, a
+// bulk flow, the loss run, an iperf3 flow or a discipline's run failed),
 // with "N of M measurements failed" on stderr after the figures of what
 // was measured; 2 for a usage error. -render measures nothing and exits 0.
 package main

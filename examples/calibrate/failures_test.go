@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestReportFailures(t *testing.T) {
 	rep := Report{
@@ -17,16 +20,32 @@ func TestReportFailures(t *testing.T) {
 			{RateMbit: 1000, Error: "no link"},
 		},
 		Iperf: []Iperf{{Label: "bare veth"}, {Label: "5:1000", Error: "iperf3 client: exit status 1"}},
+		Qdisc: []Qdisc{{Discipline: "fifo"}, {Discipline: "fq_codel", Error: "netem refuses it"}},
 	}
 	failed, total := rep.failures()
-	if total != 10 {
-		t.Errorf("total %d, want 10", total)
+	if total != 12 {
+		t.Errorf("total %d, want 12", total)
 	}
-	want := "7 of 10 measurements failed (profile 80:10:1, profile 150:2, profile 20:100, profile 5:1000, sweep 500 Mbit/s, sweep 1000 Mbit/s, iperf3 5:1000)"
+	want := "8 of 12 measurements failed (profile 80:10:1, profile 150:2, profile 20:100, profile 5:1000, sweep 500 Mbit/s, sweep 1000 Mbit/s, iperf3 5:1000, qdisc fq_codel)"
 	if got := failureLine(failed, total); got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 	if failed, total := (Report{Results: []Result{{Profile: "80:10"}}}).failures(); len(failed) != 0 || total != 1 {
 		t.Errorf("a clean report: %v failed of %d", failed, total)
+	}
+}
+
+// TestPrintQdisc: the discipline table shows each measured row and names
+// a failed one with its reason.
+func TestPrintQdisc(t *testing.T) {
+	var b strings.Builder
+	printQdisc(&b, []Qdisc{
+		{Discipline: "codel", Profile: "80:10,qdisc=codel", FlowMbit: 9.1, StandingP50Ms: 4.2, StandingP95Ms: 11, SparseP50Ms: 4.5, SparseP95Ms: 12, Echoes: 500, EchoesSent: 500, CoDelDrops: 7},
+		{Discipline: "fq_codel", Profile: "80:10,qdisc=fq_codel", Error: "netem refuses it"},
+	})
+	for _, want := range []string{"80:10,qdisc=codel", "9.10", "4.200", "12.000", "500/500", "0/0/7", "qdisc fq_codel: netem refuses it"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
 	}
 }

@@ -148,6 +148,33 @@ type Report struct {
 	Sweep         []Sweep   `json:"sweep,omitempty"`
 	HighestOKMbit float64   `json:"highest_rate_within_5pct_mbit"`
 	Iperf         []Iperf   `json:"iperf3,omitempty"`
+	Qdisc         []Qdisc   `json:"qdisc,omitempty"`
+}
+
+// Qdisc is one queue discipline under one Cubic flow saturating the down
+// direction, with a sparse flow of echoes beside it (-qdisc).
+type Qdisc struct {
+	Discipline string   `json:"discipline"` // fifo (netem's drop-tail), codel, fq_codel
+	Profile    string   `json:"profile"`
+	Applied    []string `json:"applied,omitempty"`
+	FlowMbit   float64  `json:"flow_mbit"`
+	// The standing queue: the time a packet joining the down queue waits
+	// for the rate, from the shaper's held bytes sampled every 10 ms
+	// (held*8/rate minus the one-way delay the delay line accounts for).
+	StandingP50Ms float64 `json:"standing_p50_ms"`
+	StandingP95Ms float64 `json:"standing_p95_ms"`
+	Samples       int     `json:"samples"`
+	// The sparse flow: echoes 10 ms apart, their round trip beyond the
+	// configured one.
+	SparseP50Ms float64 `json:"sparse_extra_p50_ms"`
+	SparseP95Ms float64 `json:"sparse_extra_p95_ms"`
+	Echoes      int     `json:"echoes"`
+	EchoesSent  int     `json:"echoes_sent"`
+	LimitDrops  uint64  `json:"limit_drops"`
+	QueueDrops  uint64  `json:"queue_drops"`
+	CoDelDrops  uint64  `json:"codel_drops"`
+	ECNMarks    uint64  `json:"ecn_marks"`
+	Error       string  `json:"error,omitempty"`
 }
 
 type config struct {
@@ -160,6 +187,8 @@ type config struct {
 	lossPkts int
 	sweep    string
 	iperf    string
+	qdisc    string
+	qdiscAt  string
 	json     bool
 	seed     uint64
 	render   string
@@ -177,6 +206,8 @@ func main() {
 	flag.IntVar(&c.lossPkts, "losspkts", 4000, "datagrams sent for the loss measurement")
 	flag.StringVar(&c.sweep, "sweep", "200 500 1000 2000", `rates (Mbit/s) for the highest-sustained-rate search at 5 ms RTT; "" skips it`)
 	flag.StringVar(&c.iperf, "iperf3", "", `rates (Mbit/s) at 5 ms RTT for one iperf3 Cubic flow each, plus an unlimited link and a bare veth pair, e.g. "10 100 1000 2000"; needs iperf3`)
+	flag.StringVar(&c.qdisc, "qdisc", "", `queue disciplines to measure under one saturating Cubic flow with a sparse flow beside it, e.g. "fifo codel fq_codel" (emulator); "" skips it`)
+	flag.StringVar(&c.qdiscAt, "qdisc-profile", "80:10", "the profile the -qdisc measurements use (the discipline is added to both directions)")
 	flag.BoolVar(&c.json, "json", false, "print the figures as JSON instead of a table")
 	flag.Uint64Var(&c.seed, "seed", 1, "emulator loss seed (0: random); recorded in the applied lines")
 	flag.StringVar(&c.render, "render", "", "print the table for a report saved with -json (measures nothing)")
@@ -269,6 +300,12 @@ func (rep Report) failures() (failed []string, total int) {
 			failed = append(failed, "iperf3 "+f.Label)
 		}
 	}
+	for _, q := range rep.Qdisc {
+		total++
+		if q.Error != "" {
+			failed = append(failed, "qdisc "+q.Discipline)
+		}
+	}
 	return failed, total
 }
 
@@ -305,78 +342,81 @@ func printTable(w io.Writer, rep Report) {
 			fmt.Fprintf(w, "  %s: emulator priority %s\n", r.Profile, r.Priority)
 		}
 	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "idle round trip\tbackend\texpected ms\tp50 err ms\t\tp99 err ms\t\tbare p50/p99\texcess p50/p99\tshaper late p50/p99\tudp echo p50/p99 err\tloopback p50/p99\t")
-	for _, r := range rep.Results {
-		if r.Error != "" && r.Answered == 0 && (r.Ping == nil || r.Ping.Answered == 0) {
-			fmt.Fprintf(tw, "%s\t%s\terror: %s\t\n", r.Profile, r.Backend, r.Error)
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t%s\t", r.Profile, r.Backend)
-		if pg := r.Ping; pg != nil && pg.Answered > 0 {
-			fmt.Fprintf(tw, "%s\t%+.3f\t%s\t%+.3f\t%s\t", ms(pg.ExpectedMs), pg.P50ErrMs, mark(pg.P50ErrMs <= 0.1 && pg.P50ErrMs >= -0.1),
-				pg.P99ErrMs, mark(pg.P99ErrMs <= 0.5 && pg.P99ErrMs >= -0.5))
-		} else {
-			fmt.Fprintf(tw, "-\t-\t\t-\t\t")
-		}
-		if b, pg := r.Bare, r.Ping; b != nil && b.Answered > 0 {
-			fmt.Fprintf(tw, "%.3f/%.3f\t", b.P50ErrMs, b.P99ErrMs)
-			if pg != nil && pg.Answered > 0 {
-				fmt.Fprintf(tw, "%+.3f/%+.3f\t", pg.P50ErrMs-b.P50ErrMs, pg.P99ErrMs-b.P99ErrMs)
+	var tw *tabwriter.Writer
+	if len(rep.Results) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "idle round trip\tbackend\texpected ms\tp50 err ms\t\tp99 err ms\t\tbare p50/p99\texcess p50/p99\tshaper late p50/p99\tudp echo p50/p99 err\tloopback p50/p99\t")
+		for _, r := range rep.Results {
+			if r.Error != "" && r.Answered == 0 && (r.Ping == nil || r.Ping.Answered == 0) {
+				fmt.Fprintf(tw, "%s\t%s\terror: %s\t\n", r.Profile, r.Backend, r.Error)
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%s\t", r.Profile, r.Backend)
+			if pg := r.Ping; pg != nil && pg.Answered > 0 {
+				fmt.Fprintf(tw, "%s\t%+.3f\t%s\t%+.3f\t%s\t", ms(pg.ExpectedMs), pg.P50ErrMs, mark(pg.P50ErrMs <= 0.1 && pg.P50ErrMs >= -0.1),
+					pg.P99ErrMs, mark(pg.P99ErrMs <= 0.5 && pg.P99ErrMs >= -0.5))
+			} else {
+				fmt.Fprintf(tw, "-\t-\t\t-\t\t")
+			}
+			if b, pg := r.Bare, r.Ping; b != nil && b.Answered > 0 {
+				fmt.Fprintf(tw, "%.3f/%.3f\t", b.P50ErrMs, b.P99ErrMs)
+				if pg != nil && pg.Answered > 0 {
+					fmt.Fprintf(tw, "%+.3f/%+.3f\t", pg.P50ErrMs-b.P50ErrMs, pg.P99ErrMs-b.P99ErrMs)
+				} else {
+					fmt.Fprintf(tw, "-\t")
+				}
+			} else {
+				fmt.Fprintf(tw, "-\t-\t")
+			}
+			if r.ShaperLateP99Ms > 0 || r.ShaperLateP50Ms > 0 {
+				fmt.Fprintf(tw, "%.3f/%.3f\t", r.ShaperLateP50Ms, r.ShaperLateP99Ms)
 			} else {
 				fmt.Fprintf(tw, "-\t")
 			}
-		} else {
-			fmt.Fprintf(tw, "-\t-\t")
+			if r.Answered > 0 {
+				fmt.Fprintf(tw, "%+.3f/%+.3f\t", r.RTTP50ErrMs, r.RTTP99ErrMs)
+			} else {
+				fmt.Fprintf(tw, "-\t")
+			}
+			fmt.Fprintf(tw, "%.3f/%.3f\t\n", r.BaselineP50Ms, r.BaselineP99Ms)
 		}
-		if r.ShaperLateP99Ms > 0 || r.ShaperLateP50Ms > 0 {
-			fmt.Fprintf(tw, "%.3f/%.3f\t", r.ShaperLateP50Ms, r.ShaperLateP99Ms)
-		} else {
-			fmt.Fprintf(tw, "-\t")
-		}
-		if r.Answered > 0 {
-			fmt.Fprintf(tw, "%+.3f/%+.3f\t", r.RTTP50ErrMs, r.RTTP99ErrMs)
-		} else {
-			fmt.Fprintf(tw, "-\t")
-		}
-		fmt.Fprintf(tw, "%.3f/%.3f\t\n", r.BaselineP50Ms, r.BaselineP99Ms)
-	}
-	tw.Flush()
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rate and loss\tbbr goodput\twire\t\tcubic goodput\twire\t\tloss % [95% CI]\t\tburst/configured\tcpu/pkt\t")
-	for _, r := range rep.Results {
-		if r.Error != "" && len(r.Bulk) == 0 {
-			fmt.Fprintf(tw, "%s\terror: %s\t\n", r.Profile, r.Error)
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t", r.Profile)
-		for _, b := range r.Bulk {
-			if b.Error != "" {
-				fmt.Fprintf(tw, "error\t\t\t")
+		tw.Flush()
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "rate and loss\tbbr goodput\twire\t\tcubic goodput\twire\t\tloss % [95% CI]\t\tburst/configured\tcpu/pkt\t")
+		for _, r := range rep.Results {
+			if r.Error != "" && len(r.Bulk) == 0 {
+				fmt.Fprintf(tw, "%s\terror: %s\t\n", r.Profile, r.Error)
 				continue
 			}
-			verdict := mark(b.WirePct >= 95)
-			if r.lossy() {
-				verdict = "n/a" // TCP's response to random loss, not the link's capacity
+			fmt.Fprintf(tw, "%s\t", r.Profile)
+			for _, b := range r.Bulk {
+				if b.Error != "" {
+					fmt.Fprintf(tw, "error\t\t\t")
+					continue
+				}
+				verdict := mark(b.WirePct >= 95)
+				if r.lossy() {
+					verdict = "n/a" // TCP's response to random loss, not the link's capacity
+				}
+				fmt.Fprintf(tw, "%.1f%%\t%.1f%%\t%s\t", b.GoodputPct, b.WirePct, verdict)
 			}
-			fmt.Fprintf(tw, "%.1f%%\t%.1f%%\t%s\t", b.GoodputPct, b.WirePct, verdict)
+			fmt.Fprintf(tw, "%.2f [%.2f,%.2f]\t%s\t", r.LossPct, r.LossLoPct, r.LossHiPct, mark(r.LossInside))
+			if r.LossMeanBurst > 0 {
+				fmt.Fprintf(tw, "%.2f/%.2f\t", r.LossMeanBurst, r.LossBurstWant)
+			} else {
+				fmt.Fprintf(tw, "-\t")
+			}
+			if r.CPUPerPacketNs > 0 {
+				fmt.Fprintf(tw, "%.2fus\t", r.CPUPerPacketNs/1000)
+			} else {
+				fmt.Fprintf(tw, "-\t")
+			}
+			fmt.Fprintln(tw)
 		}
-		fmt.Fprintf(tw, "%.2f [%.2f,%.2f]\t%s\t", r.LossPct, r.LossLoPct, r.LossHiPct, mark(r.LossInside))
-		if r.LossMeanBurst > 0 {
-			fmt.Fprintf(tw, "%.2f/%.2f\t", r.LossMeanBurst, r.LossBurstWant)
-		} else {
-			fmt.Fprintf(tw, "-\t")
-		}
-		if r.CPUPerPacketNs > 0 {
-			fmt.Fprintf(tw, "%.2fus\t", r.CPUPerPacketNs/1000)
-		} else {
-			fmt.Fprintf(tw, "-\t")
-		}
-		fmt.Fprintln(tw)
+		tw.Flush()
 	}
-	tw.Flush()
 	for _, r := range rep.Results {
 		if r.Error != "" {
 			fmt.Fprintf(w, "%s: %s\n", r.Profile, r.Error)
@@ -429,6 +469,34 @@ func printTable(w io.Writer, rep Report) {
 		fmt.Fprintf(w, "highest rate with wire utilisation within 5%% of configured: %g Mbit/s\n", rep.HighestOKMbit)
 	}
 	printIperf(w, rep.Iperf)
+	printQdisc(w, rep.Qdisc)
+}
+
+// printQdisc is the queue discipline table: the flow's goodput, the
+// standing queue it keeps, and what a sparse flow beside it waits.
+func printQdisc(w io.Writer, qs []Qdisc) {
+	if len(qs) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "qdisc\tprofile\tflow Mbit/s\tstanding p50\tp95\tsparse +p50\t+p95\techoes\tdrops (limit/queue/codel)\tmarks\t")
+	for _, q := range qs {
+		if q.Error != "" {
+			fmt.Fprintf(tw, "%s\t%s\terror\t\n", q.Discipline, q.Profile)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%s\t%s\t%s\t%d/%d\t%d/%d/%d\t%d\t\n", q.Discipline, q.Profile, q.FlowMbit,
+			ms(q.StandingP50Ms), ms(q.StandingP95Ms), ms(q.SparseP50Ms), ms(q.SparseP95Ms), q.Echoes, q.EchoesSent,
+			q.LimitDrops, q.QueueDrops, q.CoDelDrops, q.ECNMarks)
+	}
+	tw.Flush()
+	for _, q := range qs {
+		if q.Error != "" {
+			fmt.Fprintf(w, "qdisc %s: %s\n", q.Discipline, q.Error)
+		}
+	}
+	fmt.Fprintln(w, "standing: the wait for the rate at the down queue, from the shaper's held bytes every 10 ms; sparse: echoes 10 ms apart beside the flow, round trip beyond the configured one; ms")
 }
 
 // printIperf is the iperf3 table: each flow's goodput, its wire share of

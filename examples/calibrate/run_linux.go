@@ -45,8 +45,20 @@ func run(ctx context.Context, c config, log *slog.Logger) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	if len(profiles) == 0 && len(rates) == 0 && len(iperfRates) == 0 {
-		return Report{}, errors.New("nothing to measure: -profiles, -sweep and -iperf3 are all empty")
+	discs := strings.Fields(c.qdisc)
+	for _, d := range discs {
+		if d != "fifo" && d != "codel" && d != "fq_codel" {
+			return Report{}, fmt.Errorf("-qdisc names %q; the disciplines are fifo, codel and fq_codel", d)
+		}
+	}
+	var qdiscAt shapedlink.Profile
+	if len(discs) > 0 {
+		if qdiscAt, err = shapedlink.ParseProfile(c.qdiscAt); err != nil {
+			return Report{}, fmt.Errorf("-qdisc-profile: %w", err)
+		}
+	}
+	if len(profiles) == 0 && len(rates) == 0 && len(iperfRates) == 0 && len(discs) == 0 {
+		return Report{}, errors.New("nothing to measure: -profiles, -sweep, -iperf3 and -qdisc are all empty")
 	}
 	if _, err := exec.LookPath("iperf3"); len(iperfRates) > 0 && err != nil {
 		return Report{}, errors.New("-iperf3 needs iperf3 on PATH (Debian: apt-get install iperf3)")
@@ -73,6 +85,10 @@ func run(ctx context.Context, c config, log *slog.Logger) (Report, error) {
 		if s.Error == "" && ok && r > rep.HighestOKMbit {
 			rep.HighestOKMbit = r
 		}
+	}
+	if len(discs) > 0 {
+		log.Info("calibrate: queue disciplines", "disciplines", c.qdisc, "profile", qdiscAt.String())
+		rep.Qdisc = qdiscSeries(ctx, c, qdiscAt, discs, opts)
 	}
 	if len(iperfRates) > 0 {
 		log.Info("calibrate: iperf3", "rates_mbit", c.iperf)
