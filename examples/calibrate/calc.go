@@ -143,3 +143,57 @@ func wilsonEffective(k, n int, inflation float64) (lo, hi float64) {
 	half := z * math.Sqrt(p*(1-p)/neff+z*z/(4*neff*neff)) / den
 	return max(0, mid-half), min(1, mid+half)
 }
+
+// lossRecord is what the loss run's receiver saw: for each datagram
+// whether it arrived, how many copies did, and the one-way delay of the
+// first (sender and receiver share one clock).
+type lossRecord struct {
+	seen   []bool
+	copies []int
+	oneWay []time.Duration
+}
+
+// reorderShare is the share of packets netem's reordering sends at once
+// with probability pct after at least gap-1 packets sent normally (gap 0
+// taken as 1): one early packet per cycle of gap-1 normal ones and a
+// geometric wait, 1/(gap-1 + 1/p).
+func reorderShare(pct float64, gap int) float64 {
+	p := pct / 100
+	if p <= 0 {
+		return 0
+	}
+	return 1 / (float64(max(gap, 1)-1) + 1/p)
+}
+
+// dupAndReorder fills r's duplication and reordering figures from the
+// loss run, when d has them: the share of datagrams that arrived twice
+// (of those that arrived) and the share that arrived in under half the
+// one-way delay (sent at once), each with its Wilson interval, beside the
+// configured share.
+func dupAndReorder(r *Result, rec lossRecord, d shapedlink.Direction) {
+	arrived, twice, early := 0, 0, 0
+	for i, ok := range rec.seen {
+		if !ok {
+			continue
+		}
+		arrived++
+		if rec.copies[i] > 1 {
+			twice++
+		}
+		if rec.oneWay[i] < d.Delay/2 {
+			early++
+		}
+	}
+	if arrived == 0 {
+		return
+	}
+	if d.DupPct > 0 {
+		lo, hi := wilson(twice, arrived)
+		r.DupPct, r.DupLoPct, r.DupHiPct, r.DupWantPct = 100*float64(twice)/float64(arrived), 100*lo, 100*hi, d.DupPct
+	}
+	if d.ReorderPct > 0 {
+		lo, hi := wilson(early, arrived)
+		want := reorderShare(d.ReorderPct, d.ReorderGap)
+		r.ReorderPct, r.ReorderLoPct, r.ReorderHiPct, r.ReorderWantPct = 100*float64(early)/float64(arrived), 100*lo, 100*hi, 100*want
+	}
+}

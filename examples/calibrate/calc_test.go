@@ -102,3 +102,17 @@ func TestLossModel(t *testing.T) {
 		t.Errorf("the GE interval is %.2f times the binomial one, want about sqrt(%.2f) = %.2f", ratio, infl, math.Sqrt(infl))
 	}
 }
+
+// TestReorderShare: with gap 1 the share is the probability; with gap G
+// one packet in every G-1 + 1/p goes early (every fifth at 100% and gap 5).
+func TestReorderShare(t *testing.T) {
+	for _, c := range []struct {
+		pct  float64
+		gap  int
+		want float64
+	}{{25, 0, 0.25}, {25, 1, 0.25}, {100, 5, 0.2}, {50, 3, 0.25}, {0, 4, 0}} {
+		if got := reorderShare(c.pct, c.gap); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("reorderShare(%v, %d) = %v, want %v", c.pct, c.gap, got, c.want)
+		}
+	}
+}

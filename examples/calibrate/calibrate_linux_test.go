@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os/exec"
 	"strings"
 	"testing"
@@ -132,5 +133,31 @@ func TestQdiscMode(t *testing.T) {
 	fq := rep.Qdisc[1]
 	if !strings.Contains(strings.Join(fq.Applied, " "), "qdisc fq_codel") || fq.SparseP50Ms > 5 {
 		t.Errorf("fq_codel: applied %q, sparse flow +%.3f ms at p50; want the discipline applied and the sparse flow under 5 ms", fq.Applied, fq.SparseP50Ms)
+	}
+}
+
+// TestDupReorderCalibration: calibrate measures duplication and
+// reordering on profiles that have them and finds the configured shares
+// inside its intervals, and the loss it expects once duplication hides
+// part of it (a duplicated datagram that is lost still goes through once).
+func TestDupReorderCalibration(t *testing.T) {
+	c := cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), "-json", "-profiles", "20:10:2,down.dup=10 20:10,down.reorder=20/0/2", "-echoes", "20", "-bulk", "600ms", "-losspkts", "3000", "-sweep", "")
+	cmdtest.SkipIfNoUserNS(t, c)
+	var rep Report
+	if err := json.Unmarshal([]byte(c.Stdout), &rep); err != nil || len(rep.Results) != 2 {
+		t.Fatalf("stdout is not a two-profile report (%v):\n%s\nstderr:\n%s", err, c.Stdout, c.Stderr)
+	}
+	d, r := rep.Results[0], rep.Results[1]
+	t.Logf("%s: dup %.2f%% [%.2f,%.2f] of %.0f%%; loss %.2f%% [%.2f,%.2f], %d shaper drops", d.Profile, d.DupPct, d.DupLoPct, d.DupHiPct, d.DupWantPct, d.LossPct, d.LossLoPct, d.LossHiPct, d.LossShaperDrops)
+	t.Logf("%s: early %.2f%% [%.2f,%.2f] of %.3g%%", r.Profile, r.ReorderPct, r.ReorderLoPct, r.ReorderHiPct, r.ReorderWantPct)
+	if d.DupWantPct != 10 || d.DupWantPct < d.DupLoPct || d.DupWantPct > d.DupHiPct || d.ReorderWantPct != 0 {
+		t.Errorf("duplication: configured %v%% outside the measured [%.2f, %.2f]", d.DupWantPct, d.DupLoPct, d.DupHiPct)
+	}
+	if !d.LossInside {
+		t.Errorf("loss %.2f%% [%.2f, %.2f] does not hold 2%% less what duplication hides (1.8%%)", d.LossPct, d.LossLoPct, d.LossHiPct)
+	}
+	// reorder 20% with gap 2: one packet in 1 + 5.
+	if math.Abs(r.ReorderWantPct-100.0/6) > 1e-9 || r.ReorderWantPct < r.ReorderLoPct || r.ReorderWantPct > r.ReorderHiPct || r.DupWantPct != 0 {
+		t.Errorf("reordering: configured %v%% outside the measured [%.2f, %.2f]", r.ReorderWantPct, r.ReorderLoPct, r.ReorderHiPct)
 	}
 }

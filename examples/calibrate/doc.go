@@ -55,7 +55,12 @@
 //     For Gilbert-Elliott the interval is widened by the chain's
 //     correlation (the variance of the loss fraction is (1+l)/(1-l) times
 //     the binomial one, l = 1-p-r), since bursts make 4000 datagrams worth
-//     fewer independent ones.
+//     fewer independent ones. With dup in the down direction the
+//     configured loss is scaled by 1-dup (a duplicated datagram that is
+//     lost still goes through once, as in netem), and the share that
+//     arrived twice is reported with its interval; with reorder, the
+//     share that arrived in under half the one-way delay (sent at once),
+//     against 1/(gap-1 + 100/pct).
 //   - Emulator CPU: the shaper process's CPU time (summed over its threads,
 //     from /proc schedstat) during the two bulk flows, divided by the frames
 //     that entered it (the egress counters of both veth ends).

@@ -71,6 +71,18 @@ type Result struct {
 	// LossShaperDrops is what the shaping itself dropped during the loss
 	// run (loss and limit); the rest of the shortfall was lost elsewhere.
 	LossShaperDrops uint64 `json:"loss_shaper_drops"`
+	// With dup or reorder in the down direction: the share of the loss
+	// run's datagrams that arrived twice, or in under half the one-way
+	// delay (sent at once), with its 95% interval, beside the configured
+	// share (for reordering with a gap, 1/(gap-1 + 100/pct)).
+	DupPct         float64 `json:"dup_measured_pct,omitempty"`
+	DupLoPct       float64 `json:"dup_ci95_lo_pct,omitempty"`
+	DupHiPct       float64 `json:"dup_ci95_hi_pct,omitempty"`
+	DupWantPct     float64 `json:"dup_configured_pct,omitempty"`
+	ReorderPct     float64 `json:"reorder_measured_pct,omitempty"`
+	ReorderLoPct   float64 `json:"reorder_ci95_lo_pct,omitempty"`
+	ReorderHiPct   float64 `json:"reorder_ci95_hi_pct,omitempty"`
+	ReorderWantPct float64 `json:"reorder_configured_pct,omitempty"`
 
 	CPUPerPacketNs float64 `json:"emulator_cpu_ns_per_packet,omitempty"`
 	Error          string  `json:"error,omitempty"`
@@ -420,6 +432,12 @@ func printTable(w io.Writer, rep Report) {
 	for _, r := range rep.Results {
 		if r.Error != "" {
 			fmt.Fprintf(w, "%s: %s\n", r.Profile, r.Error)
+		}
+		if r.DupWantPct > 0 {
+			fmt.Fprintf(w, "%s: duplicated %.2f%% [%.2f,%.2f] of the loss run's datagrams, configured %g%%: %s\n", r.Profile, r.DupPct, r.DupLoPct, r.DupHiPct, r.DupWantPct, mark(r.DupWantPct >= r.DupLoPct && r.DupWantPct <= r.DupHiPct))
+		}
+		if r.ReorderWantPct > 0 {
+			fmt.Fprintf(w, "%s: sent early %.2f%% [%.2f,%.2f], configured %.3g%%: %s\n", r.Profile, r.ReorderPct, r.ReorderLoPct, r.ReorderHiPct, r.ReorderWantPct, mark(r.ReorderWantPct >= r.ReorderLoPct && r.ReorderWantPct <= r.ReorderHiPct))
 		}
 		for _, pr := range []struct {
 			what string

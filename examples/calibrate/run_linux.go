@@ -180,11 +180,13 @@ func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 	res.LossSent = c.lossPkts
 	drain(l, 5*time.Second)
 	d0 := shaperDrops(l)
-	seen, err := lossRun(ctx, l, c.lossPkts, rate, rtt, down.Limit)
+	rec, err := lossRun(ctx, l, c.lossPkts, rate, rtt, down.Limit)
+	seen := rec.seen
 	res.LossShaperDrops = shaperDrops(l) - d0
 	if err != nil && res.Error == "" {
 		res.Error = "loss: " + err.Error()
 	}
+	dupAndReorder(&res, rec, down)
 	lost, bursts := lossRuns(seen)
 	res.LossDelivered = len(seen) - lost
 	if bursts > 0 {
@@ -193,6 +195,9 @@ func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 	// Configured: the mean loss, the mean burst length, and how much the
 	// bursts widen the interval (see lossModel).
 	want, wantBurst, inflation := lossModel(down)
+	// A duplicated datagram that is lost still goes through once (netem
+	// counts copies), so duplication hides that share of the loss.
+	want *= 1 - down.DupPct/100
 	res.LossBurstWant = wantBurst
 	lo, hi := wilson(lost, c.lossPkts)
 	if inflation > 1 {
@@ -535,31 +540,36 @@ func bulk(ctx context.Context, l *shapedlink.Link, cc string, big bool, d time.D
 // packet limit allows (the limit counts the delay line, so at 80:10 and
 // limit 110 more than 2750 packets/s would be dropped by the limit even
 // though their bytes fit the rate).
-func lossRun(ctx context.Context, l *shapedlink.Link, n int, rate float64, rtt time.Duration, limit int) ([]bool, error) {
+func lossRun(ctx context.Context, l *shapedlink.Link, n int, rate float64, rtt time.Duration, limit int) (lossRecord, error) {
 	srv, err := udpIn(l.Server(), ipOf(l.ServerAddr()))
 	if err != nil {
-		return nil, err
+		return lossRecord{}, err
 	}
 	defer srv.Close()
 	cli, err := udpIn(l.Client(), ipOf(l.ClientAddr()))
 	if err != nil {
-		return nil, err
+		return lossRecord{}, err
 	}
 	defer cli.Close()
 	_ = cli.SetReadBuffer(8 << 20)
-	got := make(chan []bool, 1)
+	base := time.Now()
+	got := make(chan lossRecord, 1)
 	go func() {
-		seen := make([]bool, n)
+		r := lossRecord{seen: make([]bool, n), copies: make([]int, n), oneWay: make([]time.Duration, n)}
 		buf := make([]byte, 2048)
 		for {
 			k, _, err := cli.ReadFromUDP(buf)
 			if err != nil {
-				got <- seen
+				got <- r
 				return
 			}
-			if k >= 4 {
+			if k >= 12 {
 				if i := int(binary.BigEndian.Uint32(buf)); i < n {
-					seen[i] = true
+					if !r.seen[i] {
+						r.oneWay[i] = time.Since(base) - time.Duration(binary.BigEndian.Uint64(buf[4:]))
+					}
+					r.seen[i] = true
+					r.copies[i]++
 				}
 			}
 		}
@@ -571,14 +581,15 @@ func lossRun(ctx context.Context, l *shapedlink.Link, n int, rate float64, rtt t
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return lossRecord{}, ctx.Err()
 		}
 		if wait := time.Until(start.Add(time.Duration(i) * gap)); wait > 0 {
 			time.Sleep(wait)
 		}
 		binary.BigEndian.PutUint32(msg, uint32(i))
+		binary.BigEndian.PutUint64(msg[4:], uint64(time.Since(base)))
 		if _, err := srv.WriteToUDP(msg, to); err != nil {
-			return nil, err
+			return lossRecord{}, err
 		}
 	}
 	time.Sleep(rtt + 500*time.Millisecond)
