@@ -576,3 +576,14 @@ func (p Profile) emulatorOnly() string {
 	}
 	return ""
 }
+
+// Marks reports whether a direction of p marks ECN-capable packets with
+// CE (a queue discipline with ecn=on) rather than dropping them.
+func (p Profile) Marks() bool {
+	for _, d := range []Dir{Down, Up} {
+		if q := p.Direction(d).Queue; q.Kind != "" && q.ECN {
+			return true
+		}
+	}
+	return false
+}

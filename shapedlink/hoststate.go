@@ -12,6 +12,10 @@ type HostState struct {
 	TCPRmem                       string   `json:"tcp_rmem"`               // "min default max", bytes
 	TCPWmem                       string   `json:"tcp_wmem"`
 	TCPNotsentLowat               string   `json:"tcp_notsent_lowat"`
+	// TCPECN is net.ipv4.tcp_ecn in the two namespaces: "2" (the kernel's
+	// default: answer ECN, never ask), "1" (ask) or "0", or
+	// "server X, client Y" when they differ.
+	TCPECN string `json:"tcp_ecn"`
 	NetemAvailable                bool     `json:"netem_available"`
 	Backend                       Backend  `json:"backend"`
 	Mode                          Mode     `json:"mode"`

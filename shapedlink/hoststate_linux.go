@@ -54,6 +54,19 @@ func (l *Link) HostState() (HostState, error) {
 	if err != nil {
 		return hs, err
 	}
+	var ecn [2]string
+	for i, ns := range []*Namespace{l.server, l.client} {
+		if err := ns.Do(func() (err error) {
+			ecn[i], err = readSysctl("net/ipv4/tcp_ecn")
+			return err
+		}); err != nil {
+			return hs, fmt.Errorf("shapedlink: reading tcp_ecn in the %s namespace: %w", ns.Role(), err)
+		}
+	}
+	hs.TCPECN = ecn[0]
+	if ecn[0] != ecn[1] {
+		hs.TCPECN = "server " + ecn[0] + ", client " + ecn[1]
+	}
 	hs.GoVersion = "unknown"
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		hs.GoVersion = bi.GoVersion

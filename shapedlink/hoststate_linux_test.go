@@ -3,6 +3,7 @@ package shapedlink
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -32,6 +33,17 @@ func TestHostState(t *testing.T) {
 	}
 	if hs.TCPNotsentLowat == "" {
 		t.Error("TCPNotsentLowat is empty")
+	}
+	// A new namespace starts at the kernel's default; a difference between
+	// the ends is spelled out.
+	if hs.TCPECN != "2" {
+		t.Errorf("TCPECN = %q in two fresh namespaces, want the kernel's default 2", hs.TCPECN)
+	}
+	if err := l.Client().Do(func() error { return os.WriteFile("/proc/sys/net/ipv4/tcp_ecn", []byte("1"), 0) }); err != nil {
+		t.Fatal(err)
+	}
+	if hs, _ := l.HostState(); hs.TCPECN != "server 2, client 1" {
+		t.Errorf("TCPECN = %q with the client at 1, want it to name both ends", hs.TCPECN)
 	}
 	if hs.NetemAvailable != l.netemAvailable || hs.Backend != BackendEmulator || hs.Profile != "80:10:1" || hs.Limit != 110 {
 		t.Errorf("link fields wrong: %+v", hs)

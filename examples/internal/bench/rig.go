@@ -107,6 +107,18 @@ func NewRig(ctx context.Context, env RoleEnv, dir string, p shapedlink.Profile, 
 	if err != nil {
 		return nil, fmt.Errorf("building the link: %w", err)
 	}
+	if p.Marks() {
+		// The link marks instead of dropping: let kernel TCP ask for ECN
+		// as quic-go does, in both namespaces, so every arm can use the
+		// marks (the kernel's default, 2, only answers). The host record
+		// says what was in force.
+		for _, ns := range []*shapedlink.Namespace{l.Server(), l.Client()} {
+			if err := ns.Do(func() error { return os.WriteFile("/proc/sys/net/ipv4/tcp_ecn", []byte("1"), 0) }); err != nil {
+				l.Close()
+				return nil, fmt.Errorf("pinning net.ipv4.tcp_ecn to 1 in the %s namespace for a marking link: %w", ns.Role(), err)
+			}
+		}
+	}
 	addr := net.JoinHostPort(l.ServerAddr().String(), strconv.Itoa(ServerPort))
 	return &Rig{Link: l, Dir: dir, Addr: addr, profile: p, env: env}, nil
 }
