@@ -176,29 +176,26 @@ func describeNetem(n *netlink.Netem) string {
 	pct := func(v uint32) string {
 		return strconv.FormatFloat(float64(v)/math.MaxUint32*100, 'g', 6, 64) + "%"
 	}
+	// term writes " name P [CORR]" for a process in force, as tc does.
+	term := func(name string, v, corr uint32) bool {
+		if v == 0 {
+			return false
+		}
+		fmt.Fprintf(&b, " %s%s", name, pct(v))
+		if corr != 0 {
+			fmt.Fprintf(&b, " %s", pct(corr))
+		}
+		return true
+	}
 	if n.Jitter != 0 {
 		fmt.Fprintf(&b, " %s", fmtMicros(float64(n.Jitter)/netlink.TickInUsec()))
 		if n.DelayCorr != 0 {
 			fmt.Fprintf(&b, " %s", pct(n.DelayCorr))
 		}
 	}
-	if n.Loss != 0 {
-		fmt.Fprintf(&b, " loss %s", pct(n.Loss))
-		if n.LossCorr != 0 {
-			fmt.Fprintf(&b, " %s", pct(n.LossCorr))
-		}
-	}
-	if n.Duplicate != 0 {
-		fmt.Fprintf(&b, " duplicate %s", pct(n.Duplicate))
-		if n.DuplicateCorr != 0 {
-			fmt.Fprintf(&b, " %s", pct(n.DuplicateCorr))
-		}
-	}
-	if n.ReorderProb != 0 {
-		fmt.Fprintf(&b, " reorder %s", pct(n.ReorderProb))
-		if n.ReorderCorr != 0 {
-			fmt.Fprintf(&b, " %s", pct(n.ReorderCorr))
-		}
+	term("loss ", n.Loss, n.LossCorr)
+	term("duplicate ", n.Duplicate, n.DuplicateCorr)
+	if term("reorder ", n.ReorderProb, n.ReorderCorr) {
 		fmt.Fprintf(&b, " gap %d", n.Gap)
 	}
 	if n.Rate64 != 0 {

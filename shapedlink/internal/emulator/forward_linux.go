@@ -131,7 +131,8 @@ func (l *dirLoop) run() error {
 			// The socket is drained: every arrival up to lastDrain is
 			// in the queue, so the link's choices up to then can be made.
 			l.dequeueUpTo(l.lastDrain)
-			if err := l.sendDue(l.now(), l.now()); err != nil {
+			now := l.now()
+			if err := l.sendDue(now, now); err != nil {
 				return err
 			}
 		}
