@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
 	"golang.org/x/sys/unix"
 )
 
@@ -29,8 +30,8 @@ type childConfig struct {
 }
 
 // Command prepares the shaper process for cfg: /proc/self/exe re-executed
-// with cfg in the environment, the shared counters as file descriptor 3
-// and a pipe on standard input. It does not start it; the caller starts
+// with EnvConfig set, cfg as JSON in file descriptor 4, the shared
+// counters as file descriptor 3 and a pipe on standard input. It does not start it; the caller starts
 // the returned command inside the shaper network namespace (see the
 // package doc) and then uses the Monitor. Seeds that are zero in cfg are
 // drawn at random here and reported by Monitor.Seeds.
@@ -51,23 +52,31 @@ func Command(cfg Config) (*exec.Cmd, *Monitor, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("emulator: encoding the shaper configuration: %w", err)
 	}
+	// The configuration travels in a memfd (file descriptor 4): a trace
+	// or a schedule can be far longer than an environment variable may be.
+	cfgf, err := configFile(env)
+	if err != nil {
+		return nil, nil, err
+	}
 	memf, mem, lay, err := newSharedPage()
 	if err != nil {
+		cfgf.Close()
 		return nil, nil, err
 	}
 	stdinR, stdinW, err := os.Pipe()
 	if err != nil {
 		unix.Munmap(mem)
 		memf.Close()
+		cfgf.Close()
 		return nil, nil, fmt.Errorf("emulator: pipe for the shaper's standard input: %w", err)
 	}
-	m := &Monitor{cfg: cfg, mem: mem, lay: lay, memf: memf, stdinR: stdinR, stdinW: stdinW, done: make(chan struct{})}
+	m := &Monitor{cfg: cfg, mem: mem, lay: lay, memf: memf, cfgf: cfgf, stdinR: stdinR, stdinW: stdinW, done: make(chan struct{})}
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = []string{"quicbench-shaper"}
-	cmd.Env = append(os.Environ(), EnvConfig+"="+string(env))
+	cmd.Env = append(os.Environ(), EnvConfig+"="+configFromFD)
 	cmd.Stdin = stdinR
 	cmd.Stderr = &m.stderr
-	cmd.ExtraFiles = []*os.File{memf}
+	cmd.ExtraFiles = []*os.File{memf, cfgf}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	m.cmd = cmd
 	return cmd, m, nil
@@ -80,10 +89,12 @@ type Monitor struct {
 	stderr tailBuffer
 
 	mu     sync.Mutex
-	mem    []byte // nil after Stop
+	base   time.Time // ScheduleBase, kept once read
+	mem    []byte    // nil after Stop
 	lay    *shmLayout
 	final  [2]DirStats
 	memf   *os.File
+	cfgf   *os.File
 	stdinR *os.File
 	stdinW *os.File
 
@@ -114,6 +125,35 @@ func (m *Monitor) Snapshot() [2]DirStats {
 		return m.final
 	}
 	return [2]DirStats{m.lay.dirs[0].load(), m.lay.dirs[1].load()}
+}
+
+// ScheduleBase is the shaper's time zero, from which its schedules and
+// traces count: set when the forwarding threads are prepared, before
+// Ready returns. It is the zero Time before that.
+func (m *Monitor) ScheduleBase() time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.lay == nil {
+		return m.base
+	}
+	if ns := m.lay.base.Load(); ns != 0 {
+		m.base = time.Unix(0, int64(ns))
+	}
+	return m.base
+}
+
+// Flows returns direction dir's (0 AToB, 1 BToA) fullest flow queues as
+// the shaper last published them (every 2 ms, at most FlowSamples, by
+// bytes held, fullest first), stored in dst[:0]. It is empty without
+// FQ-CoDel, and ok is false when the shaper was writing throughout the
+// read (rare; try again).
+func (m *Monitor) Flows(dir int, dst []aqm.FlowBacklog) (fl []aqm.FlowBacklog, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.lay == nil || dir < 0 || dir > 1 {
+		return dst[:0], true
+	}
+	return m.lay.dirs[dir].loadFlows(dst)
 }
 
 // Priority describes the forwarding threads' scheduling priority as
@@ -273,6 +313,7 @@ func (m *Monitor) release() {
 	unix.Munmap(m.mem)
 	m.mem = nil
 	m.memf.Close()
+	m.cfgf.Close()
 	m.stdinR.Close()
 	m.stdinW.Close()
 }
@@ -297,4 +338,27 @@ func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.buf.String()
+}
+
+// configFromFD is EnvConfig's value for a configuration passed as JSON in
+// file descriptor 4.
+const configFromFD = "fd:4"
+
+// configFile puts the encoded configuration in a sealed-size memfd,
+// positioned at its start for the child to read.
+func configFile(b []byte) (*os.File, error) {
+	fd, err := unix.MemfdCreate("quicbench-emulator-config", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("emulator: memfd_create for the configuration: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "quicbench-emulator-config")
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("emulator: writing the configuration: %w", err)
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("emulator: rewinding the configuration: %w", err)
+	}
+	return f, nil
 }

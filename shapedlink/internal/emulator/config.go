@@ -70,6 +70,20 @@ type Direction struct {
 	// GE, when not nil, replaces LossPct with netem's Gilbert-Elliott
 	// loss model (tc-netem's "loss gemodel p r 1-h 1-k").
 	GE *GE `json:",omitempty"`
+	// Schedule is a list of timed changes, in time order, counted from
+	// the shaper's start (Monitor.ScheduleBase); with SchedulePeriod above
+	// zero it repeats every period. A change applies to the frames that
+	// arrive from its time on (their kernel timestamps decide), so it
+	// takes effect exactly at its time whenever the forwarding thread
+	// gets to it; frames already accepted keep their times.
+	Schedule       []Change      `json:",omitempty"`
+	SchedulePeriod time.Duration `json:",omitempty"`
+	// TraceMs, when not empty, replaces the rate with a Mahimahi trace:
+	// delivery opportunities of 1500 bytes at these times in
+	// milliseconds from the shaper's start, repeating with the last time
+	// as the period (mm-link's rule; see shapedlink.Trace). The rate must
+	// then be zero.
+	TraceMs []uint32 `json:",omitempty"`
 	// Seed seeds this direction's loss PRNG. Zero asks Command to draw a
 	// random seed; the seed in use is always reported by Monitor.Seeds
 	// and in Monitor.Describe.
@@ -111,6 +125,21 @@ func (g GE) validate(name string) error {
 	}
 	return nil
 }
+
+// Change is one timed change of a Direction's Schedule.
+type Change struct {
+	At time.Duration
+	// Set is "rate" (Value in Mbit/s), "delay" (one-way ms), "loss"
+	// (percent), "limit" (packets), "down" (a blackout starts: arrivals
+	// are dropped, or with Hold accepted and held until the next "up")
+	// or "up".
+	Set   string
+	Value float64 `json:",omitempty"`
+	Hold  bool    `json:",omitempty"`
+}
+
+// TraceOpportunity is the bytes one trace delivery opportunity carries.
+const TraceOpportunity = 1500
 
 // Config is one shaper: two interfaces in the shaper's network namespace
 // and the link in each direction. A is the server side, B the client side:
@@ -213,9 +242,90 @@ func (d Direction) validate(name string) error {
 	case d.GE != nil && d.LossPct != 0:
 		return fmt.Errorf("emulator: %s has both LossPct and GE; a direction has one loss model", name)
 	case d.GE != nil:
-		return d.GE.validate(name)
+		if err := d.GE.validate(name); err != nil {
+			return err
+		}
+	}
+	return d.validateTimeVarying(name)
+}
+
+// validateTimeVarying checks the schedule and the trace.
+func (d Direction) validateTimeVarying(name string) error {
+	if len(d.TraceMs) > 0 {
+		switch {
+		case d.RateBitsPerSec != 0:
+			return fmt.Errorf("emulator: %s has both a rate and a trace; the trace is the rate", name)
+		case d.Queue != nil:
+			return fmt.Errorf("emulator: %s has a trace and a queue discipline; the emulator does not combine them", name)
+		case d.TraceMs[len(d.TraceMs)-1] == 0:
+			return fmt.Errorf("emulator: %s's trace lasts no time (its last opportunity, the period, is at 0 ms)", name)
+		}
+		for i := 1; i < len(d.TraceMs); i++ {
+			if d.TraceMs[i] < d.TraceMs[i-1] {
+				return fmt.Errorf("emulator: %s's trace goes back in time at entry %d", name, i)
+			}
+		}
+	}
+	if len(d.Schedule) == 0 {
+		return nil
+	}
+	if d.Queue != nil {
+		return fmt.Errorf("emulator: %s has a schedule and a queue discipline; the emulator does not combine them", name)
+	}
+	if d.SchedulePeriod < 0 {
+		return fmt.Errorf("emulator: %s.SchedulePeriod is %v; it must be zero (run once) or positive", name, d.SchedulePeriod)
+	}
+	for i, c := range d.Schedule {
+		bad := func(why string) error {
+			return fmt.Errorf("emulator: %s.Schedule[%d] (%s at %v) %s", name, i, c.Set, c.At, why)
+		}
+		switch {
+		case c.At < 0 || d.SchedulePeriod > 0 && c.At >= d.SchedulePeriod:
+			return bad("is outside the schedule's period")
+		case i > 0 && c.At < d.Schedule[i-1].At:
+			return bad("is before the change ahead of it; the schedule must be in time order")
+		}
+		switch c.Set {
+		case "rate":
+			if len(d.TraceMs) > 0 {
+				return bad("changes the rate of a direction whose rate is a trace")
+			}
+			if !(c.Value > 0 && c.Value <= 1e6) {
+				return bad("needs a rate above 0 and at most 1000000 Mbit/s")
+			}
+		case "delay":
+			if !(c.Value >= 0 && c.Value <= 3.6e6) {
+				return bad("needs a delay between 0 and an hour, in ms")
+			}
+		case "loss":
+			if d.GE != nil {
+				return bad("changes the loss of a direction with the Gilbert-Elliott model")
+			}
+			if !(c.Value >= 0 && c.Value < 100) {
+				return bad("needs a loss from 0 to under 100 percent")
+			}
+		case "limit":
+			if c.Value < 1 || c.Value > MaxLimit || c.Value != math.Trunc(c.Value) {
+				return bad(fmt.Sprintf("needs a whole number of packets from 1 to %d", MaxLimit))
+			}
+		case "down", "up":
+		default:
+			return bad("sets nothing known (rate, delay, loss, limit, down, up)")
+		}
 	}
 	return nil
+}
+
+// maxScheduledLimit is the largest limit d ever has: its own and any its
+// schedule sets (the forwarding loop sizes its buffers for it).
+func (d Direction) maxScheduledLimit() int {
+	n := d.Limit
+	for _, c := range d.Schedule {
+		if c.Set == "limit" {
+			n = max(n, int(c.Value))
+		}
+	}
+	return n
 }
 
 // Describe renders d as a tc-like line, for example
@@ -265,6 +375,16 @@ func (d Direction) Describe() string {
 	}
 	if d.Queue != nil {
 		b.WriteString(" qdisc " + d.Queue.Describe())
+	}
+	if n := len(d.TraceMs); n > 0 {
+		period := d.TraceMs[n-1]
+		fmt.Fprintf(&b, " trace %d opportunities every %dms (mean %s)", n, period, formatRate(uint64(math.Round(float64(n)*TraceOpportunity*8*1000/float64(period)))))
+	}
+	if n := len(d.Schedule); n > 0 {
+		fmt.Fprintf(&b, " schedule %d changes", n)
+		if d.SchedulePeriod > 0 {
+			fmt.Fprintf(&b, " every %s", formatDuration(d.SchedulePeriod))
+		}
 	}
 	fmt.Fprintf(&b, " seed %d", d.Seed)
 	return b.String()
@@ -327,8 +447,15 @@ type DirStats struct {
 	OversizeDrops  uint64 // larger than the frame buffer (offloads left on?)
 	SendErrors     uint64 // the egress write failed (frame lost)
 	SocketDrops    uint64 // dropped by the kernel before the shaper read them (receive buffer full)
-	Duplicates     uint64 `json:",omitempty"` // frames duplicated (DupPct); the copies are counted in Forwarded or the drops like any frame
-	Reordered      uint64 `json:",omitempty"` // frames sent at once by the reordering (ReorderPct)
+	BlackoutDrops  uint64 `json:",omitempty"` // dropped because the schedule had the direction down
+	// Changes counts the schedule's changes applied so far, and
+	// MaxChangeLagNanos the longest the forwarding thread took to get to
+	// one after its time (the change itself applies at its time, to the
+	// frames' kernel timestamps; the lag only delays when it is counted).
+	Changes           uint64 `json:",omitempty"`
+	MaxChangeLagNanos uint64 `json:",omitempty"`
+	Duplicates        uint64 `json:",omitempty"` // frames duplicated (DupPct); the copies are counted in Forwarded or the drops like any frame
+	Reordered         uint64 `json:",omitempty"` // frames sent at once by the reordering (ReorderPct)
 	// With a queue discipline (Queue): frames it dropped at enqueue
 	// because its limit was reached, frames CoDel dropped, frames CoDel
 	// marked CE instead, and the frames waiting in the queue now (a
@@ -458,5 +585,5 @@ func (s DirStats) LateQuantile(q float64) time.Duration {
 
 // Drops is every frame this direction dropped, for any reason.
 func (s DirStats) Drops() uint64 {
-	return s.LossDrops + s.LimitDrops + s.OversizeDrops + s.SendErrors + s.SocketDrops
+	return s.LossDrops + s.LimitDrops + s.OversizeDrops + s.SendErrors + s.SocketDrops + s.BlackoutDrops
 }

@@ -144,9 +144,10 @@
 //	st := mon.Snapshot()   // [0] is AToB, [1] is BToA
 //	err = mon.Stop()       // SIGTERM, wait; the monitor owns cmd.Wait
 //
-// Command re-executes /proc/self/exe with the configuration as JSON in the
-// environment variable named by EnvConfig, a memfd-backed shared-memory
-// page as file descriptor 3 (counters written with atomic stores by the
+// Command re-executes /proc/self/exe with the environment variable named
+// by EnvConfig set, the configuration as JSON in a memfd as file
+// descriptor 4 (a trace can be longer than an environment variable may
+// be), a memfd-backed shared-memory page as file descriptor 3 (counters written with atomic stores by the
 // shaper and read atomically by Monitor, no system calls), and a pipe as
 // standard input. The shaper exits with status 0 on SIGTERM or SIGINT, on
 // end of file on standard input (the parent process died or called Stop),

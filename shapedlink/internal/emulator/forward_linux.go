@@ -64,11 +64,25 @@ type dirLoop struct {
 	stamped, dups, reorders        uint64
 	qdrops, codel, marks           uint64
 	flowSeed                       uint32 // the queue discipline's flow hash seed
-	hist                           [LateBuckets]uint64
+	// With FQ-CoDel: when the flow queues were last published, and room
+	// to gather them.
+	flowPub, lastFlowPub int64
+	flowBuf              []aqm.FlowBacklog
+	// The schedule (Direction.Schedule): its changes and period, the
+	// global index of the next change (counting across periods) and its
+	// time (math.MaxInt64 when none is left), and what was applied.
+	sched                 []Change
+	schedPeriod           int64
+	nextChange            int64
+	nextChangeAt          int64
+	changes, maxChangeLag uint64
+	blackout              uint64
+	hist                  [LateBuckets]uint64
 }
 
 func newDirLoop(d Direction, rx, tx, wake int, sh *shmDir, stop *atomic.Bool, spin int64, base time.Time) (*dirLoop, error) {
-	nbuf := d.Limit + rxBatch
+	limit := d.maxScheduledLimit()
+	nbuf := limit + rxBatch
 	slot := bigSlot
 	if nbuf*slot > maxArena {
 		slot = jumbo
@@ -81,7 +95,7 @@ func newDirLoop(d Direction, rx, tx, wake int, sh *shmDir, stop *atomic.Bool, sp
 		model: NewModel(d), delay: int64(d.Delay), rx: rx, tx: tx, wake: wake, sh: sh, stop: stop, spin: spin, base: base,
 		slot: slot, arena: arena,
 		free:   make([]int32, nbuf),
-		ring:   make([]entry, d.Limit),
+		ring:   make([]entry, limit),
 		rxHdr:  make([]unix.Mmsghdr, rxBatch),
 		rxIov:  make([]unix.Iovec, rxBatch),
 		rxName: make([]unix.RawSockaddrLinklayer, rxBatch),
@@ -93,6 +107,17 @@ func newDirLoop(d Direction, rx, tx, wake int, sh *shmDir, stop *atomic.Bool, sp
 	}
 	for i := range l.free {
 		l.free[i] = int32(nbuf - 1 - i)
+	}
+	l.sched, l.schedPeriod = d.Schedule, int64(d.SchedulePeriod)
+	l.nextChangeAt = l.changeTime(0)
+	if q := d.Queue; q != nil && q.Kind == aqm.FQCoDel {
+		// Room for every flow queue that can be non-empty at once.
+		flows := q.Flows
+		if flows == 0 {
+			flows = aqm.DefaultFlows
+		}
+		l.flowPub = int64(flowPublishEvery)
+		l.flowBuf = make([]aqm.FlowBacklog, 0, min(flows, d.Limit))
 	}
 	if l.model.HasQueue() {
 		l.flowSeed = uint32(d.Seed>>32 ^ d.Seed)
@@ -127,6 +152,9 @@ func (l *dirLoop) run() error {
 		if n > 0 {
 			continue
 		}
+		// The socket is drained: the changes due by then apply to
+		// whatever arrives later.
+		l.applyChangesUpTo(l.lastDrain)
 		if l.model.HasQueue() {
 			// The socket is drained: every arrival up to lastDrain is
 			// in the queue, so the link's choices up to then can be made.
@@ -137,6 +165,10 @@ func (l *dirLoop) run() error {
 			}
 		}
 		now = l.now()
+		if l.flowPub > 0 && now-l.lastFlowPub >= l.flowPub {
+			l.lastFlowPub = now
+			l.publishFlows()
+		}
 		if now-l.lastSocket > int64(100*time.Millisecond) {
 			l.lastSocket = now
 			l.readSocketDrops()
@@ -145,7 +177,9 @@ func (l *dirLoop) run() error {
 		if l.n == 0 && !queued {
 			// Idle: wake on the next arrival (its kernel timestamp makes
 			// the wake-up latency harmless).
-			if err := l.poll(int64(200*time.Millisecond), true); err != nil {
+			// A scheduled change ends the wait so it is counted when due
+			// (it applies to the arrivals' timestamps either way).
+			if err := l.poll(max(0, min(int64(200*time.Millisecond), l.nextChangeAt-now)), true); err != nil {
 				return err
 			}
 			continue
@@ -166,6 +200,9 @@ func (l *dirLoop) run() error {
 		if !watch {
 			target = min(due, l.lastDrain+min(l.delay, maxDefer))
 		}
+		// Reads are not put off past a scheduled change, which may
+		// shorten the delay the deferral relies on.
+		target = min(target, l.nextChangeAt)
 		if queued {
 			// The link's next choice from the queue is made once the
 			// arrivals up to it are read (a frame leaving the queue is
@@ -316,6 +353,7 @@ func (l *dirLoop) recv() (int, error) {
 			continue
 		}
 		at := l.arrival(i, now, real)
+		l.applyChangesUpTo(at)
 		// Frames due by this arrival leave before it is judged, so the
 		// limit sees what it would have seen at that instant; with a
 		// queue discipline, so do the link's choices from the queue.
@@ -362,6 +400,10 @@ func (l *dirLoop) judged(due int64, v Verdict, queued, reordered bool, b int32, 
 		return
 	case OverLimit:
 		l.limit++
+		l.free = append(l.free, b)
+		return
+	case Blackout:
+		l.blackout++
 		l.free = append(l.free, b)
 		return
 	}
@@ -436,6 +478,13 @@ func (l *dirLoop) copyFrame(b int32, size int) int32 {
 	return c
 }
 
+// publishFlows publishes the fullest FlowSamples flow queues (by bytes)
+// for the queue sampler.
+func (l *dirLoop) publishFlows() {
+	l.flowBuf = l.model.FlowBacklogs(l.flowBuf)
+	l.sh.storeFlows(fullestFlows(l.flowBuf, FlowSamples))
+}
+
 func (l *dirLoop) publishRx() {
 	p, b := l.model.Held()
 	l.sh.packets.Store(uint64(p))
@@ -450,6 +499,7 @@ func (l *dirLoop) publishRx() {
 	l.sh.queueDrops.Store(l.qdrops)
 	l.sh.codelDrops.Store(l.codel)
 	l.sh.marks.Store(l.marks)
+	l.sh.blackout.Store(l.blackout)
 	if l.model.HasQueue() {
 		q, _ := l.model.QueueLen()
 		l.sh.queued.Store(uint64(q))
@@ -534,4 +584,64 @@ func (l *dirLoop) publishTx() {
 	l.sh.sendErrors.Store(l.sendErr)
 	l.sh.lateNanos.Store(l.late)
 	l.sh.maxLate.Store(l.maxLate)
+}
+
+// FlowSamples is how many of the fullest FQ-CoDel flow queues the shaper
+// publishes for the queue sampler (Monitor.Flows).
+const FlowSamples = 8
+
+// flowPublishEvery is how often the shaper publishes them.
+const flowPublishEvery = 2 * time.Millisecond
+
+// changeTime is when the schedule's k-th change (counting across
+// periods) is due, or math.MaxInt64 if there is none.
+func (l *dirLoop) changeTime(k int64) int64 {
+	n := int64(len(l.sched))
+	if n == 0 || l.schedPeriod == 0 && k >= n {
+		return math.MaxInt64
+	}
+	return k/n*l.schedPeriod + int64(l.sched[k%n].At)
+}
+
+// applyChangesUpTo applies every scheduled change due at or before t.
+func (l *dirLoop) applyChangesUpTo(t int64) {
+	for l.nextChangeAt <= t {
+		n := int64(len(l.sched))
+		c := l.sched[l.nextChange%n]
+		switch c.Set {
+		case "rate":
+			l.model.SetRate(uint64(math.Round(c.Value * 1e6)))
+		case "delay":
+			d := time.Duration(math.Round(c.Value * 1e6))
+			l.model.SetDelay(d)
+			l.delay = int64(d)
+		case "loss":
+			l.model.SetLoss(c.Value)
+		case "limit":
+			l.model.SetLimit(int(c.Value))
+		case "down":
+			upAt := int64(math.MaxInt64)
+			for j := l.nextChange + 1; j <= l.nextChange+n; j++ {
+				at := l.changeTime(j)
+				if at == math.MaxInt64 {
+					break
+				}
+				if l.sched[j%n].Set == "up" {
+					upAt = at
+					break
+				}
+			}
+			l.model.SetDown(c.Hold, upAt)
+		case "up":
+			l.model.SetUp()
+		}
+		if lag := l.now() - l.nextChangeAt; lag > 0 {
+			l.maxChangeLag = max(l.maxChangeLag, uint64(lag))
+		}
+		l.changes++
+		l.sh.changes.Store(l.changes)
+		l.sh.maxChangeLag.Store(l.maxChangeLag)
+		l.nextChange++
+		l.nextChangeAt = l.changeTime(l.nextChange)
+	}
 }

@@ -1,8 +1,11 @@
 package emulator
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"time"
 
 	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
 	"github.com/shakenfist/quicbench/shapedlink/internal/disttable"
@@ -18,6 +21,9 @@ const (
 	Lost
 	// OverLimit frames were dropped because Limit frames were held.
 	OverLimit
+	// Blackout frames were dropped because the schedule had the
+	// direction down.
+	Blackout
 )
 
 func (v Verdict) String() string {
@@ -28,6 +34,8 @@ func (v Verdict) String() string {
 		return "lost"
 	case OverLimit:
 		return "over-limit"
+	case Blackout:
+		return "blackout"
 	}
 	return "verdict(?)"
 }
@@ -63,6 +71,18 @@ type Model struct {
 	lastDue   int64 // due time of the most recently accepted frame
 	queued    bool  // the most recently accepted frame waited for the one ahead
 	reordered bool  // the most recently accepted frame was sent at once
+
+	// The schedule's blackout (SetDown): whether the direction is down,
+	// whether it holds what arrives meanwhile, and when it comes back up.
+	down, hold bool
+	upAt       int64
+	// The trace (Direction.TraceMs): opportunity times within one period
+	// (ns), the period, the global index of the next opportunity a frame
+	// may use and the bytes left in it.
+	trace       []int64
+	tracePeriod int64
+	traceK      int64
+	traceLeft   int
 
 	// The queue discipline (Direction.Queue), when there is one: the
 	// frames waiting for the rate, and when the link is next free.
@@ -147,6 +167,14 @@ func NewModel(d Direction) *Model {
 	if d.ReorderPct > 0 {
 		m.reorderU32, m.gap = u32(d.ReorderPct), uint32(max(d.ReorderGap, 1))
 		seedCor(&m.reorderCor, d.ReorderCorr)
+	}
+	if n := len(d.TraceMs); n > 0 {
+		m.trace = make([]int64, n)
+		for i, ms := range d.TraceMs {
+			m.trace[i] = int64(ms) * int64(time.Millisecond)
+		}
+		m.tracePeriod = m.trace[n-1]
+		m.traceLeft = TraceOpportunity
 	}
 	if d.Queue != nil {
 		// Validate has checked the configuration.
@@ -236,6 +264,22 @@ func (m *Model) QueueLen() (packets int, bytes int64) {
 	return m.q.Len()
 }
 
+// FlowBacklogs is the discipline's non-empty flow queues (aqm's
+// FlowBacklogs), stored in dst[:0]; nil without a discipline.
+func (m *Model) FlowBacklogs(dst []aqm.FlowBacklog) []aqm.FlowBacklog {
+	if m.q == nil {
+		return nil
+	}
+	return m.q.FlowBacklogs(dst)
+}
+
+// fullestFlows sorts fl by bytes held, fullest first (in place), and
+// returns at most n of them.
+func fullestFlows(fl []aqm.FlowBacklog, n int) []aqm.FlowBacklog {
+	slices.SortFunc(fl, func(a, b aqm.FlowBacklog) int { return cmp.Compare(b.Bytes, a.Bytes) })
+	return fl[:min(len(fl), n)]
+}
+
 // QueueStats are the discipline's counters (zero without one).
 func (m *Model) QueueStats() aqm.Stats {
 	if m.q == nil {
@@ -286,6 +330,9 @@ func (m *Model) Arrive(now int64, size int) (due int64, v Verdict) {
 	copies := 1
 	if m.dupU32 != 0 && m.dupU32 >= m.dupCor.next(&m.rng) {
 		copies++
+	}
+	if m.down && !m.hold {
+		return 0, Blackout
 	}
 	if m.lossEvent() {
 		copies--
@@ -341,7 +388,23 @@ func (m *Model) place(now int64, size int) (due int64, v Verdict) {
 		m.reordered = true
 		return now, Accepted
 	}
-	start := now + m.delayDraw()
+	t := now
+	if m.down {
+		// Held by a blackout: the link takes it once it is back up.
+		t, m.queued = max(t, m.upAt), true
+	}
+	if m.trace != nil {
+		depart := m.traceDepart(t, size)
+		due = depart + m.delayDraw()
+		if m.held > 1 && m.lastDue > due {
+			due = m.lastDue
+		}
+		m.queued = m.queued || depart > m.oppTime(m.firstOppAfter(t))
+		m.lastDue = due
+		m.counter++
+		return due, Accepted
+	}
+	start := t + m.delayDraw()
 	if m.rate != 0 && m.held > 1 && m.lastDue > start {
 		start, m.queued = m.lastDue, true
 	}
@@ -412,3 +475,74 @@ func (m *Model) Depart(size int) {
 
 // Held is the number of frames and bytes accepted and not yet departed.
 func (m *Model) Held() (packets int, bytes int64) { return m.held, m.heldBytes }
+
+// oppTime is the time of the trace's k-th delivery opportunity, counting
+// from 0 across repeats of the period.
+func (m *Model) oppTime(k int64) int64 {
+	n := int64(len(m.trace))
+	return k/n*m.tracePeriod + m.trace[k%n]
+}
+
+// firstOppAfter is the index of the first opportunity after t: mm-link
+// burns every opportunity up to a frame's arrival before it queues it.
+func (m *Model) firstOppAfter(t int64) int64 {
+	n := int64(len(m.trace))
+	c := max(t, 0) / m.tracePeriod
+	r := t - c*m.tracePeriod
+	i, _ := slices.BinarySearchFunc(m.trace, r, func(v, r int64) int {
+		if v <= r {
+			return -1
+		}
+		return 1
+	})
+	return c*n + int64(i) // i == n is the next period's first
+}
+
+// traceDepart is when a frame of size bytes that the link may start on at
+// t leaves under the trace: it takes what is left of the opportunities in
+// turn from the first one after t (or from where the frame before it
+// finished, if that is later), 1500 bytes each, and leaves at the one
+// that carries its last byte; what it leaves of that one goes to the
+// next frame, as in mm-link.
+func (m *Model) traceDepart(t int64, size int) int64 {
+	if m.oppTime(m.traceK) <= t {
+		// The link went idle: the opportunities until now are lost.
+		m.traceK, m.traceLeft = m.firstOppAfter(t), TraceOpportunity
+	}
+	for size > m.traceLeft {
+		size -= m.traceLeft
+		m.traceK++
+		m.traceLeft = TraceOpportunity
+	}
+	m.traceLeft -= size
+	return m.oppTime(m.traceK)
+}
+
+// SetRate changes the rate, in bits per second, for frames arriving from
+// now on; frames already accepted keep their times, as netem's do when
+// it is changed.
+func (m *Model) SetRate(bitsPerSec uint64) { m.rate = bitsPerSec }
+
+// SetDelay changes the one-way delay for frames arriving from now on.
+func (m *Model) SetDelay(d time.Duration) { m.delay = int64(d) }
+
+// SetLoss changes the loss percentage (independent or correlated, as
+// configured; not the Gilbert-Elliott model).
+func (m *Model) SetLoss(pct float64) {
+	m.lossBelow = 0
+	if pct > 0 {
+		m.lossBelow = uint64(math.Ldexp(pct/100, 64))
+	}
+	m.lossU32 = u32(pct)
+}
+
+// SetLimit changes the limit on frames held; frames already held above a
+// lower limit stay.
+func (m *Model) SetLimit(n int) { m.limit = n }
+
+// SetDown starts a blackout: frames arriving are dropped (Blackout), or
+// with hold accepted and started on the link no earlier than upAt.
+func (m *Model) SetDown(hold bool, upAt int64) { m.down, m.hold, m.upAt = true, hold, upAt }
+
+// SetUp ends a blackout.
+func (m *Model) SetUp() { m.down, m.hold = false, false }

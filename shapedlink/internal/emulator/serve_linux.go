@@ -63,6 +63,16 @@ func serve(v string) int {
 		return 2
 	}
 	os.Unsetenv(EnvConfig) // nothing this process starts should become a shaper
+	if v == configFromFD {
+		f := os.NewFile(4, "quicbench-emulator-config")
+		b, err := io.ReadAll(f)
+		f.Close()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "quicbench-shaper: reading the configuration from file descriptor 4:", err)
+			return 2
+		}
+		v = string(b)
+	}
 	s := &shaper{lay: lay, wake: -1}
 	defer s.teardown()
 	if err := s.setup(v); err != nil {
@@ -154,6 +164,7 @@ func (s *shaper) newLoops(rx, tx [2]int) error {
 		spin = DefaultSpinThreshold
 	}
 	base := time.Now()
+	s.lay.base.Store(uint64(base.UnixNano()))
 	for i, p := range []struct {
 		d      Direction
 		rx, tx int

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
 	"golang.org/x/sys/unix"
 )
 
@@ -13,7 +14,7 @@ import (
 // word is read and written with sync/atomic; the child is the only writer
 // of counters and state, the parent only reads.
 const (
-	shmSize    = 4096
+	shmSize    = 8192
 	shmMagic   = 0x71626d756c617431 // "qbmulat1"
 	errMsgSize = 1024
 )
@@ -42,6 +43,47 @@ type shmDir struct {
 	// With a queue discipline: its drops by cause, its marks, and the
 	// frames it holds now.
 	queueDrops, codelDrops, marks, queued atomic.Uint64
+	// The schedule: frames dropped while down, changes applied, and the
+	// longest the thread took to get to one.
+	blackout, changes, maxChangeLag atomic.Uint64
+	// With FQ-CoDel: the fullest flow queues (FlowSamples of them, by
+	// bytes), published every flowPublishEvery under a sequence count
+	// (odd while being written).
+	flowSeq, flowN atomic.Uint64
+	flows          [FlowSamples]struct{ index, packets, bytes atomic.Uint64 }
+}
+
+// storeFlows publishes fl (at most FlowSamples entries) for the parent.
+func (d *shmDir) storeFlows(fl []aqm.FlowBacklog) {
+	d.flowSeq.Add(1)
+	for i, f := range fl {
+		d.flows[i].index.Store(uint64(f.Index))
+		d.flows[i].packets.Store(uint64(f.Packets))
+		d.flows[i].bytes.Store(uint64(f.Bytes))
+	}
+	d.flowN.Store(uint64(len(fl)))
+	d.flowSeq.Add(1)
+}
+
+// loadFlows reads what storeFlows published into dst[:0], retrying while
+// a write is under way; ok is false if no consistent copy was read in a
+// few tries.
+func (d *shmDir) loadFlows(dst []aqm.FlowBacklog) (out []aqm.FlowBacklog, ok bool) {
+	for range 16 {
+		s := d.flowSeq.Load()
+		if s&1 == 1 {
+			continue
+		}
+		out = dst[:0]
+		n := min(d.flowN.Load(), FlowSamples)
+		for i := range n {
+			out = append(out, aqm.FlowBacklog{Index: int(d.flows[i].index.Load()), Packets: int(d.flows[i].packets.Load()), Bytes: int64(d.flows[i].bytes.Load())})
+		}
+		if d.flowSeq.Load() == s {
+			return out, true
+		}
+	}
+	return dst[:0], false
 }
 
 type shmLayout struct {
@@ -52,7 +94,10 @@ type shmLayout struct {
 	// niceErr is the errno of a failed setpriority (0: applied or not asked).
 	niceErr atomic.Uint64
 	// rtErr is the errno of a failed sched_setscheduler (0: applied or not asked).
-	rtErr  atomic.Uint64
+	rtErr atomic.Uint64
+	// base is the forwarding threads' time zero (unix ns): the schedule's
+	// and the trace's times count from it.
+	base   atomic.Uint64
 	dirs   [2]shmDir
 	errMsg [errMsgSize]byte
 }
@@ -66,28 +111,31 @@ func init() {
 
 func (d *shmDir) load() DirStats {
 	return DirStats{
-		Packets:        d.packets.Load(),
-		Bytes:          d.bytes.Load(),
-		Received:       d.received.Load(),
-		Forwarded:      d.forwarded.Load(),
-		ForwardedBytes: d.fwdBytes.Load(),
-		LossDrops:      d.lossDrops.Load(),
-		LimitDrops:     d.limitDrops.Load(),
-		OversizeDrops:  d.oversizeDrops.Load(),
-		SendErrors:     d.sendErrors.Load(),
-		SocketDrops:    d.socketDrops.Load(),
-		LateNanos:      d.lateNanos.Load(),
-		MaxLateNanos:   d.maxLate.Load(),
-		Late:           d.loadLate(),
-		Stamped:        d.stamped.Load(),
-		RcvBufBytes:    d.rcvBuf.Load(),
-		SndBufBytes:    d.sndBuf.Load(),
-		Duplicates:     d.duplicates.Load(),
-		Reordered:      d.reorders.Load(),
-		QueueDrops:     d.queueDrops.Load(),
-		CoDelDrops:     d.codelDrops.Load(),
-		ECNMarks:       d.marks.Load(),
-		Queued:         d.queued.Load(),
+		Packets:           d.packets.Load(),
+		Bytes:             d.bytes.Load(),
+		Received:          d.received.Load(),
+		Forwarded:         d.forwarded.Load(),
+		ForwardedBytes:    d.fwdBytes.Load(),
+		LossDrops:         d.lossDrops.Load(),
+		LimitDrops:        d.limitDrops.Load(),
+		OversizeDrops:     d.oversizeDrops.Load(),
+		SendErrors:        d.sendErrors.Load(),
+		SocketDrops:       d.socketDrops.Load(),
+		LateNanos:         d.lateNanos.Load(),
+		MaxLateNanos:      d.maxLate.Load(),
+		Late:              d.loadLate(),
+		Stamped:           d.stamped.Load(),
+		RcvBufBytes:       d.rcvBuf.Load(),
+		SndBufBytes:       d.sndBuf.Load(),
+		Duplicates:        d.duplicates.Load(),
+		Reordered:         d.reorders.Load(),
+		QueueDrops:        d.queueDrops.Load(),
+		CoDelDrops:        d.codelDrops.Load(),
+		ECNMarks:          d.marks.Load(),
+		Queued:            d.queued.Load(),
+		BlackoutDrops:     d.blackout.Load(),
+		Changes:           d.changes.Load(),
+		MaxChangeLagNanos: d.maxChangeLag.Load(),
 	}
 }
 

@@ -1,0 +1,182 @@
+package emulator
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
+)
+
+const ms = int64(time.Millisecond)
+
+// TestTraceDepartures follows mm-link's rule by hand: opportunities of
+// 1500 bytes at 1, 2, 3 and 4 ms, repeating every 4 ms.
+func TestTraceDepartures(t *testing.T) {
+	m := NewModel(Direction{Limit: 100, TraceMs: []uint32{1, 2, 3, 4}})
+	for _, c := range []struct {
+		at   int64
+		size int
+		want int64
+		why  string
+	}{
+		{0, 1000, 1 * ms, "the first opportunity after the arrival"},
+		{0, 1000, 2 * ms, "500 bytes left in the first, the rest in the second"},
+		{0, 400, 2 * ms, "fits in what the second has left (1000)"},
+		{2500000, 1500, 3 * ms, "the second opportunity has passed; its 600 bytes are lost"},
+		{4500000, 100, 5 * ms, "the next period's first opportunity (4 + 1 ms)"},
+		{4500000, 3100, 7 * ms, "1400 left at 5 ms, 1500 at 6, the last 200 at 7"},
+		{8 * ms, 100, 9 * ms, "an arrival at an opportunity's own time waits for the next"},
+		{10 * ms, 100, 11 * ms, "so does one at an opportunity within a period (2 ms into the third)"},
+	} {
+		due, v := m.Arrive(c.at, c.size)
+		if v != Accepted || due != c.want {
+			t.Errorf("%d bytes at %v: %v at %v, want accepted at %v (%s)", c.size, time.Duration(c.at), v, time.Duration(due), time.Duration(c.want), c.why)
+		}
+	}
+}
+
+// TestTraceSaturated: a saturating flow of 1500-byte frames gets exactly
+// the trace's opportunities: over every 1 s window of a 10 s run the
+// frames leaving differ from the opportunities in it by at most one.
+func TestTraceSaturated(t *testing.T) {
+	var tr []uint32
+	// An irregular trace: bursts and gaps over a 1.7 s period.
+	for ms := uint32(1); ms <= 1700; ms++ {
+		for k := uint32(0); k < (ms/100)%4; k++ {
+			tr = append(tr, ms)
+		}
+	}
+	tr = append(tr, 1700)
+	m := NewModel(Direction{Limit: 1 << 20, TraceMs: tr})
+	var leave []int64
+	for at := int64(0); at < 10*int64(time.Second); at += 50000 { // every 50 us: far above the trace's rate
+		due, v := m.Arrive(at, 1500)
+		if v != Accepted {
+			t.Fatalf("frame at %v: %v", time.Duration(at), v)
+		}
+		leave = append(leave, due)
+	}
+	opps := func(lo, hi int64) int {
+		n := 0
+		for k := int64(0); ; k++ {
+			at := m.oppTime(k)
+			if at >= hi {
+				return n
+			}
+			if at >= lo {
+				n++
+			}
+		}
+	}
+	for w := int64(0); w < 9; w++ {
+		lo, hi := w*int64(time.Second), (w+1)*int64(time.Second)
+		got := 0
+		for _, d := range leave {
+			if d >= lo && d < hi {
+				got++
+			}
+		}
+		if want := opps(lo, hi); got < want-1 || got > want+1 {
+			t.Errorf("second %d: %d frames left, the trace has %d opportunities", w, got, want)
+		}
+	}
+}
+
+// TestBlackoutDropAndHold: down drops what arrives until up; with hold it
+// accepts it and starts it on the link at the up time.
+func TestBlackoutDropAndHold(t *testing.T) {
+	m := NewModel(Direction{Delay: 10 * time.Millisecond, RateBitsPerSec: 8_000_000, Limit: 100})
+	m.SetDown(false, 50*ms)
+	if _, v := m.Arrive(20*ms, 1000); v != Blackout {
+		t.Errorf("an arrival while down: %v, want blackout", v)
+	}
+	m.SetUp()
+	if due, v := m.Arrive(60*ms, 1000); v != Accepted || due != 71*ms {
+		t.Errorf("after up: %v due %v, want accepted at 71ms (10 ms delay, 1 ms at 8 Mbit/s)", v, time.Duration(due))
+	}
+	m.SetDown(true, 100*ms)
+	due, v := m.Arrive(80*ms, 1000)
+	if v != Accepted || due != 111*ms || !m.Queued() {
+		t.Errorf("held: %v due %v queued %v, want accepted at 111ms (up at 100, delay, serialisation), queued", v, time.Duration(due), m.Queued())
+	}
+	if due, _ := m.Arrive(81*ms, 1000); due != 112*ms {
+		t.Errorf("the second held frame is due %v, want 112ms (after the first)", time.Duration(due))
+	}
+}
+
+// TestSetters: a change applies to the frames arriving after it; those
+// accepted before keep their times.
+func TestSetters(t *testing.T) {
+	m := NewModel(Direction{Delay: 10 * time.Millisecond, RateBitsPerSec: 8_000_000, Limit: 100})
+	first, _ := m.Arrive(0, 1000) // 1 ms at 8 Mbit/s, 10 ms delay
+	m.SetRate(800_000)
+	m.SetDelay(20 * time.Millisecond)
+	second, _ := m.Arrive(50*ms, 1000) // 10 ms at 0.8 Mbit/s, 20 ms delay
+	if first != 11*ms || second != 80*ms {
+		t.Errorf("due %v then %v, want 11ms then 80ms", time.Duration(first), time.Duration(second))
+	}
+	m.SetLoss(99.999)
+	lost := 0
+	for i := range 1000 {
+		if _, v := m.Arrive(int64(100+i)*ms, 100); v == Lost {
+			lost++
+		}
+	}
+	if lost < 990 {
+		t.Errorf("%d of 1000 lost at 99.999%%", lost)
+	}
+	m.SetLoss(0)
+	m.SetLimit(1)
+	if _, v := m.Arrive(5000*ms, 100); v != OverLimit {
+		t.Errorf("with limit 1 and frames held: %v, want over-limit", v)
+	}
+}
+
+// TestValidateTimeVarying: what the emulator refuses, by name.
+func TestValidateTimeVarying(t *testing.T) {
+	base := Direction{Delay: time.Millisecond, RateBitsPerSec: 1e6, Limit: 10}
+	for name, c := range map[string]struct {
+		mod  func(*Direction)
+		want string
+	}{
+		"trace and rate":  {func(d *Direction) { d.TraceMs = []uint32{1} }, "both a rate and a trace"},
+		"empty period":    {func(d *Direction) { d.RateBitsPerSec, d.TraceMs = 0, []uint32{0} }, "lasts no time"},
+		"trace backwards": {func(d *Direction) { d.RateBitsPerSec, d.TraceMs = 0, []uint32{5, 3, 9} }, "back in time"},
+		"out of order":    {func(d *Direction) { d.Schedule = []Change{{At: 2, Set: "up"}, {At: 1, Set: "down"}} }, "time order"},
+		"past the period": {func(d *Direction) { d.SchedulePeriod, d.Schedule = 5, []Change{{At: 5, Set: "up"}} }, "outside"},
+		"unknown":         {func(d *Direction) { d.Schedule = []Change{{Set: "colour"}} }, "sets nothing known"},
+		"rate of a trace": {func(d *Direction) {
+			d.RateBitsPerSec, d.TraceMs, d.Schedule = 0, []uint32{4}, []Change{{Set: "rate", Value: 1}}
+		}, "whose rate is a trace"},
+		"fractional limit": {func(d *Direction) { d.Schedule = []Change{{Set: "limit", Value: 2.5}} }, "whole number"},
+	} {
+		d := base
+		c.mod(&d)
+		err := d.validate("AToB")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", name, err, c.want)
+		}
+	}
+	d := base
+	d.Schedule = []Change{{At: time.Second, Set: "down", Hold: true}, {At: 2 * time.Second, Set: "up"}, {At: 3 * time.Second, Set: "limit", Value: 50}}
+	if err := d.validate("AToB"); err != nil {
+		t.Errorf("a valid schedule: %v", err)
+	}
+	if d.maxScheduledLimit() != 50 {
+		t.Errorf("maxScheduledLimit = %d, want 50", d.maxScheduledLimit())
+	}
+}
+
+// TestFullestFlows: the published flow queues are the fullest by bytes,
+// fullest first, at most n of them.
+func TestFullestFlows(t *testing.T) {
+	fl := []aqm.FlowBacklog{{Index: 1, Packets: 2, Bytes: 200}, {Index: 7, Packets: 9, Bytes: 9000}, {Index: 3, Packets: 1, Bytes: 60}, {Index: 4, Packets: 3, Bytes: 4000}}
+	got := fullestFlows(fl, 2)
+	if len(got) != 2 || got[0].Index != 7 || got[1].Index != 4 {
+		t.Errorf("fullestFlows(.., 2) = %+v, want flows 7 then 4", got)
+	}
+	if got := fullestFlows(fl[:1], 8); len(got) != 1 {
+		t.Errorf("fullestFlows of one flow = %+v", got)
+	}
+}
