@@ -4,9 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shakenfist/quicbench/shapedlink/internal/disttable"
 )
 
 // Dir names one direction of a link.
@@ -62,6 +65,10 @@ type Direction struct {
 	// Limit counts the packets in the delay line too. With a discipline,
 	// Limit is the discipline's packet limit.
 	Queue Queue
+	// Schedule and Trace are the schedule and trace specs (LoadSchedule,
+	// LoadTrace) as the profile names them, or "": timed changes applied
+	// while the link runs, and a Mahimahi trace in place of the rate.
+	Schedule, Trace string
 }
 
 // Queue is a queue discipline at a direction's bottleneck, as
@@ -162,20 +169,23 @@ type DirOptions struct {
 
 	Queue Queue // the qdisc, target, interval, flows, quantum and ecn keys
 
+	Schedule string // a schedule spec (LoadSchedule); set when not ""
+	Trace    string // a trace spec (LoadTrace); set when not ""
+
 	HasDelay, HasJitter, HasRate, HasLoss, HasLimit, HasGE, HasDup, HasReorder, HasQueue bool
 }
 
 // IsZero reports whether o changes nothing.
 func (o DirOptions) IsZero() bool {
-	return !o.HasDelay && !o.HasJitter && !o.HasRate && !o.HasLoss && !o.HasLimit && !o.HasGE && !o.HasDup && !o.HasReorder && !o.HasQueue
+	return !o.HasDelay && !o.HasJitter && !o.HasRate && !o.HasLoss && !o.HasLimit && !o.HasGE && !o.HasDup && !o.HasReorder && !o.HasQueue && o.Schedule == "" && o.Trace == ""
 }
 
 // OptionsGrammar is the form of the options that may follow the short
 // form, each after a comma.
-const OptionsGrammar = "[down.|up.]{delay=one_way_ms|jitter=ms[/uniform|normal|pareto|paretonormal[/corr_pct]]|rate=mbit|loss=pct[/corr_pct]|loss=ge:p/r[/1-h[/1-k]]|limit=pkts|dup=pct[/corr_pct]|reorder=pct[/corr_pct[/gap]]|qdisc=fifo|codel|fq_codel|target=ms|interval=ms|flows=n|quantum=bytes|ecn=on|off}"
+const OptionsGrammar = "[down.|up.]{delay=one_way_ms|jitter=ms[/uniform|normal|pareto|paretonormal[/corr_pct]]|rate=mbit|loss=pct[/corr_pct]|loss=ge:p/r[/1-h[/1-k]]|limit=pkts|dup=pct[/corr_pct]|reorder=pct[/corr_pct[/gap]]|qdisc=fifo|codel|fq_codel|target=ms|interval=ms|flows=n|quantum=bytes|ecn=on|off|schedule=spec|trace=spec}"
 
 // option keys in the order String writes them.
-var optionKeys = [...]string{"delay", "jitter", "rate", "loss", "limit", "dup", "reorder", "qdisc", "target", "interval", "flows", "quantum", "ecn"}
+var optionKeys = [...]string{"delay", "jitter", "rate", "loss", "limit", "dup", "reorder", "qdisc", "target", "interval", "flows", "quantum", "ecn", "schedule", "trace"}
 
 // Direction returns direction d of p with every setting resolved. A
 // direction's limit is, in order: its own limit option; the base's limit
@@ -200,6 +210,7 @@ func (p Profile) Direction(d Dir) Direction {
 	if o.HasQueue {
 		dir.Queue = o.Queue
 	}
+	dir.Schedule, dir.Trace = o.Schedule, o.Trace
 	if o.HasRate {
 		dir.RateMbit = o.RateMbit
 	}
@@ -307,6 +318,10 @@ func (o DirOptions) value(key string) (string, bool) {
 		return strconv.Itoa(o.Queue.Quantum), o.Queue.Quantum != 0
 	case "ecn":
 		return "on", o.Queue.ECN
+	case "schedule":
+		return o.Schedule, o.Schedule != ""
+	case "trace":
+		return o.Trace, o.Trace != ""
 	}
 	return "", false
 }
@@ -498,8 +513,20 @@ func parseOptions(input string, p *Profile, s string) error {
 				default:
 					return fail(fmt.Sprintf("is %q; ecn is on or off", val))
 				}
+			case "schedule":
+				// Read (or generated) now, so a bad one is refused with
+				// the profile; the link reads it again when built.
+				if _, err := LoadSchedule(val); err != nil {
+					return fail(strings.TrimPrefix(err.Error(), "shapedlink: "))
+				}
+				o.Schedule = val
+			case "trace":
+				if _, err := LoadTrace(val); err != nil {
+					return fail(strings.TrimPrefix(err.Error(), "shapedlink: "))
+				}
+				o.Trace = val
 			default:
-				return fail(fmt.Sprintf("has unknown key %q; the keys are delay, jitter, rate, loss, limit, dup, reorder, qdisc, target, interval, flows, quantum and ecn, each optionally after down. or up.", key))
+				return fail(fmt.Sprintf("has unknown key %q; the keys are delay, jitter, rate, loss, limit, dup, reorder, qdisc, target, interval, flows, quantum, ecn, schedule and trace, each optionally after down. or up.", key))
 			}
 		}
 	}
@@ -529,6 +556,8 @@ func (p Profile) validateDirections() error {
 			return &ProfileError{Input: p.String(), Field: field("qdisc"), Reason: "flows and quantum are fq_codel's; codel has one queue"}
 		case dir.Queue.Kind != "" && (dir.DupPct > 0 || dir.ReorderPct > 0):
 			return &ProfileError{Input: p.String(), Field: field("qdisc"), Reason: "a queue discipline is not combined with dup or reorder (yet)"}
+		case dir.Queue.Kind != "" && (dir.Schedule != "" || dir.Trace != ""):
+			return &ProfileError{Input: p.String(), Field: field("qdisc"), Reason: "a queue discipline is not combined with a schedule or a trace (yet)"}
 		case dir.ReorderPct > 0 && dir.Delay == 0:
 			return &ProfileError{Input: p.String(), Field: field("reorder"), Reason: "needs a delay in that direction: reordering sends a packet ahead of the delayed ones (tc refuses it too)"}
 		}
@@ -564,14 +593,24 @@ func corrSuffix(corr float64) string {
 }
 
 // emulatorOnly says why p needs the emulator backend, or "" when netem
-// can build it: netem applies the rate inside its own time queue, and a
-// codel or fq_codel qdisc attached to it would not manage the queue that
-// builds at the rate, so shapedlink does not build queue disciplines on
-// netem yet (docs/link-description.md).
+// can build it. netem builds a queue discipline as netem (delay, loss),
+// then tbf (the rate), then the discipline (netemqdisc_linux.go), which
+// puts the delay line ahead of the queue: the same timing for a fixed
+// delay, but jittered frames would overtake each other before reaching
+// the queue, so jitter beside a discipline is the emulator's alone.
 func (p Profile) emulatorOnly() string {
 	for _, d := range []Dir{Down, Up} {
-		if k := p.Direction(d).Queue.Kind; k != "" {
-			return fmt.Sprintf("the %s direction asks for qdisc=%s, which shapedlink builds only in the emulator (netem's rate and a child %s would not manage the same queue)", d, k, k)
+		pd := p.Direction(d)
+		if pd.Trace != "" {
+			return fmt.Sprintf("the %s direction's rate is a trace (%s), which netem cannot follow", d, pd.Trace)
+		}
+		if pd.Schedule != "" {
+			if s, err := LoadSchedule(pd.Schedule); err == nil && s.ForDir(d).Holds() {
+				return fmt.Sprintf("the %s direction's schedule (%s) holds packets during a blackout, which netem cannot do", d, pd.Schedule)
+			}
+		}
+		if k := pd.Queue.Kind; k != "" && pd.Jitter > 0 {
+			return fmt.Sprintf("the %s direction asks for jitter beside qdisc=%s; with netem the delay line would come before the queue and jittered frames would reach it out of order, so shapedlink builds this only in the emulator", d, k)
 		}
 	}
 	return ""
@@ -586,4 +625,47 @@ func (p Profile) Marks() bool {
 		}
 	}
 	return false
+}
+
+// random reports whether d draws random numbers: loss of either model,
+// jitter, duplication or reordering.
+func (d Direction) random() bool {
+	return d.LossPct > 0 || d.HasGE || d.Jitter > 0 || d.DupPct > 0 || d.ReorderPct > 0
+}
+
+// JitterCDF returns the distribution function of the delay variation d
+// draws for a frame, as netem draws it and the emulator does: the
+// probability that a frame's delay is at most Delay+x. Uniform jitter is
+// uniform on [-Jitter, Jitter); a named distribution is its table (4096
+// quantiles, scaled by Jitter). It is what one frame draws, before the
+// rate (a frame never leaves ahead of the one before it when the link has
+// a rate) and without correlation. It returns nil when d has no jitter.
+func (d Direction) JitterCDF() func(x time.Duration) float64 {
+	j := float64(d.Jitter)
+	if j <= 0 {
+		return nil
+	}
+	if d.JitterDist == "" {
+		return func(x time.Duration) float64 {
+			return min(1, max(0, (float64(x)+j)/(2*j)))
+		}
+	}
+	t, err := disttable.Table(d.JitterDist)
+	if err != nil {
+		return nil // ParseProfile accepts only the table's names
+	}
+	vals := make([]float64, len(t))
+	for i, v := range t {
+		vals[i] = j * float64(v) / disttable.Scale
+	}
+	slices.Sort(vals)
+	return func(x time.Duration) float64 {
+		n, _ := slices.BinarySearchFunc(vals, float64(x), func(v, x float64) int {
+			if v <= x {
+				return -1
+			}
+			return 1
+		})
+		return float64(n) / float64(len(vals))
+	}
 }

@@ -45,6 +45,13 @@
 //	flows=N, quantum=BYTES        FQ-CoDel's (default 1024 and 1514)
 //	ecn=on|off                    mark ECN-capable packets CE instead of
 //	                              dropping them (default off, for both)
+//	schedule=SPEC                 timed changes while the link runs: a
+//	                              generator (blackout:DUR/EVERY[/hold],
+//	                              step:HI/LO/DUR/EVERY) or a JSON file; see
+//	                              Schedule (emulator)
+//	trace=SPEC                    a Mahimahi trace in place of the rate: a
+//	                              file, or a generator (const:MBIT,
+//	                              cell:MBIT/CV[/SEED]); see Trace (emulator)
 //
 // CORR is netem's correlation in percent: each draw is mixed with the
 // previous one. As in netem, that clusters events but also changes the
@@ -63,17 +70,33 @@
 //	80:10,dup=1,down.reorder=2/0/10    1% duplicated; every 10th packet down
 //	                                   sent early with probability 2%
 //	80:10,down.qdisc=fq_codel,ecn=on   FQ-CoDel with ECN at the down bottleneck
+//	80:10,schedule=blackout:300ms/10s  300 ms of nothing every 10 s
+//	80:10,down.trace=cell:10/0.5       a cellular-like down rate, mean 10
 //
-// A queue discipline is built only by the emulator (package aqm under
-// internal, from RFC 8289 and RFC 8290, flows hashed by 5-tuple): netem
-// enforces its rate inside its own time queue, where a codel or fq_codel
-// attached below it would not manage the queue that builds, so a profile
-// with one picks the emulator when the backend is left to choose and is
-// refused by the netem backend, saying why. The discipline manages the
-// packets waiting for the rate, sojourn time measured from arrival to the
-// start of serialisation; the delay follows serialisation. It is not
-// combined with dup or reorder. ShaperStats counts its drops by cause and
-// its CE marks.
+// A queue discipline manages the packets waiting for the rate. The
+// emulator implements it (package aqm under internal, from RFC 8289 and
+// RFC 8290, flows hashed by 5-tuple), with sojourn time measured from
+// arrival to the start of serialisation and the delay after
+// serialisation. On netem, whose own rate queues packets inside netem
+// where no child qdisc could manage them, the rate moves to a tbf under
+// netem and the kernel's codel or fq_codel sits under tbf, so the queue
+// builds in the discipline:
+//
+//	netem 1: (delay, loss, no rate) -> tbf 2: (rate) -> codel|fq_codel 3:
+//
+// There the delay line comes before the queue: the same timing for a
+// fixed delay, but jittered packets would reach the queue out of order,
+// so jitter beside a discipline is built by the emulator only (a profile
+// with both picks it when the backend is left to choose; the netem
+// backend refuses it, saying why). A discipline is not combined with dup
+// or reorder. ShaperStats counts the emulator's drops by cause and its CE
+// marks; behind FQ-CoDel its queue samples carry the fullest flow queues
+// (QueueSample.Flows). The netem sampler reads the discipline's qdisc.
+//
+// Options.Seed seeds every random draw of the emulator, and netem's on
+// kernels with TCA_NETEM_PRNG_SEED (Linux 6.6 and later); the applied
+// lines and HostState say which seeds were in force, or that this
+// kernel's netem cannot be seeded.
 //
 // Both backends apply every option. On netem, the Gilbert-Elliott model
 // (TCA_NETEM_LOSS) and the distribution table (TCA_NETEM_DELAY_DIST,

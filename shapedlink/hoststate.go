@@ -24,10 +24,16 @@ type HostState struct {
 	Applied        []string `json:"applied"` // as Link.Applied
 	// EmulatorSeeds are the emulator's loss seeds, server->client then
 	// client->server; empty for netem.
-	EmulatorSeeds []uint64  `json:"emulator_seeds,omitempty"`
-	Offload       []Offload `json:"offload"`
-	Module        string    `json:"module"`  // the main module's path
-	Version       string    `json:"version"` // the main module's version, or "(devel)"
-	Commit        string    `json:"commit"`  // vcs.revision, with "+dirty" when vcs.modified
-	GoVersion     string    `json:"go_version"`
+	EmulatorSeeds []uint64 `json:"emulator_seeds,omitempty"`
+	// NetemPRNG says how netem's random draws were seeded, as the kernel
+	// reported it: "seeds S1 S2" (server->client, client->server; Linux
+	// 6.6 and later report a seed for every netem, chosen at random when
+	// the caller gave none), or why they cannot be repeated. Empty for the
+	// emulator.
+	NetemPRNG string    `json:"netem_prng,omitempty"`
+	Offload   []Offload `json:"offload"`
+	Module    string    `json:"module"`  // the main module's path
+	Version   string    `json:"version"` // the main module's version, or "(devel)"
+	Commit    string    `json:"commit"`  // vcs.revision, with "+dirty" when vcs.modified
+	GoVersion string    `json:"go_version"`
 }

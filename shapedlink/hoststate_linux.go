@@ -23,6 +23,7 @@ func (l *Link) HostState() (HostState, error) {
 		s := l.emu.Seeds()
 		hs.EmulatorSeeds = s[:]
 	}
+	hs.NetemPRNG = l.netemPRNG()
 	var uts unix.Utsname
 	if err := unix.Uname(&uts); err != nil {
 		return hs, fmt.Errorf("shapedlink: uname: %w", err)

@@ -78,10 +78,13 @@ func (e End) String() string {
 type Options struct {
 	Backend Backend
 	Mode    Mode
-	// Seed seeds the emulator's loss PRNG (the server-to-client direction
-	// gets Seed, the other direction a value derived from it). Zero means
-	// a random seed; the seeds in use appear in Applied. Kernel netem
-	// draws from the kernel's PRNG and ignores Seed.
+	// Seed seeds the link's random draws (loss, jitter, duplication,
+	// reordering): the server-to-client direction gets Seed, the other
+	// direction a value derived from it. Zero means a random seed. The
+	// emulator always honours it; kernel netem takes it as
+	// TCA_NETEM_PRNG_SEED on Linux 6.6 and later and ignores it before.
+	// Applied and HostState say which seeds were in force, or that
+	// netem's draws cannot be repeated on this kernel.
 	Seed uint64
 	// Logger receives one line per decision (backend chosen, shaping as
 	// applied), at Info. Nil discards them; Applied and Backend say the
@@ -103,7 +106,7 @@ var (
 // know which ran.
 type QueueSample struct {
 	At      time.Time `json:"at"`
-	Packets int       `json:"packets"` // packets held (netem: queue plus delay line)
+	Packets int       `json:"packets"` // packets held (netem: queue plus delay line; with a queue discipline, its queue)
 	Bytes   int       `json:"bytes"`   // bytes held, link-layer header included
 	// Drops counts, since the link was built, every packet this end's
 	// shaping dropped.
@@ -112,6 +115,16 @@ type QueueSample struct {
 	// tell them apart (the emulator); with netem they are zero.
 	LossDrops  uint64 `json:"loss_drops"`
 	LimitDrops uint64 `json:"limit_drops"`
+	// Flows are the fullest FQ-CoDel flow queues (at most 8, fullest
+	// first), for the emulator; empty otherwise.
+	Flows []FlowSample `json:"flows,omitempty"`
+}
+
+// FlowSample is one FQ-CoDel flow queue's occupancy.
+type FlowSample struct {
+	Queue   int `json:"queue"` // the flow queue: the 5-tuple's hash modulo the flows
+	Packets int `json:"packets"`
+	Bytes   int `json:"bytes"`
 }
 
 // Counter is a packet and byte count from an nftables counter.

@@ -57,6 +57,11 @@ type Link struct {
 	counters       [2]*nftCounters // egress counters per End
 
 	emu *emulator.Monitor
+	// netemSeeds are the netem qdiscs' PRNG seeds as read back, server
+	// end then client end.
+	netemSeeds []netemSeed
+	// netemSched applies the profile's schedules to netem (nil without).
+	netemSched *netemSchedule
 
 	closeMu sync.Mutex
 	closed  bool
@@ -156,7 +161,9 @@ func build(ctx context.Context, p Profile, opts Options) (*Link, error) {
 
 	switch l.backend {
 	case BackendNetem:
-		err = l.applyNetem()
+		if err = l.applyNetem(opts.Seed, backSeed(opts.Seed)); err == nil {
+			err = l.startNetemSchedule()
+		}
 	case BackendEmulator:
 		err = l.startEmulator(ctx, opts.Seed)
 	case BackendNone:
@@ -360,6 +367,42 @@ func (l *Link) dev(e End) string {
 	return serverDev
 }
 
+// timeVarying loads pd's schedule and trace (direction d) into ed.
+func timeVarying(pd Direction, d Dir, ed *emulator.Direction) error {
+	if pd.Trace != "" {
+		t, err := LoadTrace(pd.Trace)
+		if err != nil {
+			return err
+		}
+		ed.TraceMs, ed.RateBitsPerSec = t.Ms, 0
+	}
+	if pd.Schedule != "" {
+		s, err := LoadSchedule(pd.Schedule)
+		if err != nil {
+			return err
+		}
+		s = s.ForDir(d)
+		ed.SchedulePeriod = s.Period
+		for _, c := range s.Changes {
+			ed.Schedule = append(ed.Schedule, emulator.Change{At: c.At, Set: c.Set, Value: c.Value, Hold: c.Hold})
+		}
+	}
+	return nil
+}
+
+// backSeed is the client-to-server direction's seed for a link seeded
+// with seed: zero (random) for zero, else a fixed, distinct value
+// (splitmix64's increment), so the two directions' draws are independent.
+func backSeed(seed uint64) uint64 {
+	if seed == 0 {
+		return 0
+	}
+	if b := seed + 0x9e3779b97f4a7c15; b != 0 {
+		return b
+	}
+	return 1
+}
+
 func (l *Link) startEmulator(ctx context.Context, seed uint64) error {
 	dir := func(d Dir, seed uint64) emulator.Direction {
 		pd := l.profile.Direction(d)
@@ -393,16 +436,15 @@ func (l *Link) startEmulator(ctx context.Context, seed uint64) error {
 		}
 		return ed
 	}
-	var seedBack uint64
-	if seed != 0 {
-		// A fixed, distinct seed for the other direction (splitmix64's
-		// increment), so the two directions' losses are independent.
-		seedBack = seed + 0x9e3779b97f4a7c15
-		if seedBack == 0 {
-			seedBack = 1
+	cfg := emulator.Config{IfA: shaperSideSrv, IfB: shaperSideCli, AToB: dir(Down, seed), BToA: dir(Up, backSeed(seed))}
+	for _, x := range []struct {
+		d  Dir
+		ed *emulator.Direction
+	}{{Down, &cfg.AToB}, {Up, &cfg.BToA}} {
+		if err := timeVarying(l.profile.Direction(x.d), x.d, x.ed); err != nil {
+			return err
 		}
 	}
-	cfg := emulator.Config{IfA: shaperSideSrv, IfB: shaperSideCli, AToB: dir(Down, seed), BToA: dir(Up, seedBack)}
 	cmd, mon, err := emulator.Command(cfg)
 	if err != nil {
 		return fmt.Errorf("shapedlink: preparing the emulator: %w", err)
@@ -439,6 +481,9 @@ func (l *Link) Close() error {
 	l.closed = true
 	l.closeMu.Unlock()
 	var errs []error
+	if l.netemSched != nil {
+		l.netemSched.close()
+	}
 	if l.emu != nil {
 		if err := l.emu.Stop(); err != nil {
 			errs = append(errs, fmt.Errorf("shapedlink: stopping the emulator: %w", err))
@@ -463,6 +508,39 @@ func (l *Link) Close() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// ScheduleStart is the time from which the link's schedules and traces
+// count (the emulator's time zero, just before it became ready); the zero
+// Time when the link has neither.
+func (l *Link) ScheduleStart() time.Time {
+	if l.netemSched != nil {
+		return l.netemSched.start
+	}
+	if l.emu == nil {
+		return time.Time{}
+	}
+	for _, d := range []Dir{Down, Up} {
+		if pd := l.profile.Direction(d); pd.Schedule != "" || pd.Trace != "" {
+			return l.emu.ScheduleBase()
+		}
+	}
+	return time.Time{}
+}
+
+// AppliedChanges lists the schedule's changes that have taken effect so
+// far, in time order: for the emulator each at its time exactly; for netem
+// as applied, with when the kernel acknowledged each. The error is why a
+// netem schedule stopped, if it did.
+func (l *Link) AppliedChanges() ([]AppliedChange, error) {
+	if l.netemSched != nil {
+		return l.netemSched.record()
+	}
+	start := l.ScheduleStart()
+	if start.IsZero() {
+		return nil, nil
+	}
+	return ScheduledChanges(l.profile, start, start, time.Now())
 }
 
 // Server is the server's namespace.
@@ -522,6 +600,11 @@ func (l *Link) Err() error {
 		default:
 		}
 	}
+	if l.netemSched != nil {
+		if _, err := l.netemSched.record(); err != nil {
+			return fmt.Errorf("%w; the link no longer follows its schedule, so any run in progress is invalid", err)
+		}
+	}
 	return nil
 }
 
@@ -553,6 +636,7 @@ func (l *Link) ShaperStats() (ShaperReport, bool) {
 			SendErrors: s.SendErrors, OversizeDrops: s.OversizeDrops,
 			Duplicates: s.Duplicates, Reordered: s.Reordered,
 			QueueDrops: s.QueueDrops, CoDelDrops: s.CoDelDrops, ECNMarks: s.ECNMarks,
+			BlackoutDrops: s.BlackoutDrops, Changes: s.Changes, MaxChangeLagMs: float64(s.MaxChangeLagNanos) / 1e6,
 			Unstamped: s.Received - min(s.Stamped, s.Received),
 			// A bucket's upper edge can lie above the largest lateness
 			// seen; the maximum is then the tighter bound.

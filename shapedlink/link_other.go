@@ -35,6 +35,12 @@ func Reexec() error { return errUnsupported }
 // Close does nothing: no link exists on this system.
 func (l *Link) Close() error { return nil }
 
+// ScheduleStart is the zero Time: no link runs on this system.
+func (l *Link) ScheduleStart() time.Time { return time.Time{} }
+
+// AppliedChanges returns nothing: no link runs on this system.
+func (l *Link) AppliedChanges() ([]AppliedChange, error) { return nil, errUnsupported }
+
 // Server is the server's namespace: nil on this system.
 func (l *Link) Server() *Namespace { return nil }
 

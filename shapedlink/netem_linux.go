@@ -80,8 +80,12 @@ func netemAttrs(d Direction) netlink.NetemQdiscAttrs {
 
 // applyNetem puts one netem qdisc at the root of each end, replacing
 // whatever is there by delete and add (a change cannot clear an attribute),
-// then reads both back to describe the link as applied.
-func (l *Link) applyNetem() error {
+// with tbf and the discipline under it for a direction with a queue
+// discipline (netemqdisc_linux.go), then reads everything back to describe
+// the link as applied. A seed other than zero seeds netem's PRNG where the
+// kernel has one (the server-to-client direction gets seed, the other
+// seedBack); the read-back says whether it took.
+func (l *Link) applyNetem(seed, seedBack uint64) error {
 	for _, end := range []End{ServerEnd, ClientEnd} {
 		ns, dev := l.ns(end), l.dev(end)
 		h, err := ns.handle()
@@ -100,18 +104,32 @@ func (l *Link) applyNetem() error {
 				}
 			}
 			d := l.profile.Direction(end.dir())
-			qd := netlink.NewNetem(attrs, netemAttrs(d))
+			na := netemAttrs(d)
+			if d.Queue.Kind != "" {
+				// The rate is tbf's; netem holds the delay line only.
+				na.Rate64, na.Limit = 0, uint32(netemDelayLineLimit(d))
+			}
+			qd := netlink.NewNetem(attrs, na)
+			s := seed
+			if end == ClientEnd {
+				s = seedBack
+			}
 			add := func() error { return h.QdiscAdd(qd) }
-			if d.HasGE || d.JitterDist != "" {
-				// The library cannot write a loss model or a
-				// distribution table; see netemge_linux.go.
-				add = func() error { return addNetemRaw(ns, qd, d) }
+			if d.HasGE || d.JitterDist != "" || s != 0 {
+				// The library cannot write a loss model, a distribution
+				// table or a seed; see netemge_linux.go.
+				add = func() error { return addNetemRaw(ns, qd, d, s) }
 			}
 			if err := add(); err != nil {
 				if errors.Is(err, unix.ENOENT) {
 					return "", noNetem()
 				}
 				return "", fmt.Errorf("shapedlink: adding netem to %s: %w", dev, err)
+			}
+			if d.Queue.Kind != "" {
+				if err := addQueueChain(ns, link.Attrs().Index, d); err != nil {
+					return "", fmt.Errorf("shapedlink: %s: %w", dev, err)
+				}
 			}
 			q, err := rootQdisc(h, link)
 			if err != nil {
@@ -122,18 +140,38 @@ func (l *Link) applyNetem() error {
 				return "", fmt.Errorf("shapedlink: %s's root qdisc reads back as %q, not netem", dev, q.Type())
 			}
 			line := describeNetem(n)
-			m, ok, err := readNetemGE(ns, link.Attrs().Index)
+			x, err := readNetemExtras(ns, link.Attrs().Index)
 			if err != nil {
-				return "", fmt.Errorf("shapedlink: reading back %s's netem loss model: %w", dev, err)
+				return "", fmt.Errorf("shapedlink: reading back %s's netem loss model and seed: %w", dev, err)
 			}
-			if ok {
-				line += " " + m.String()
+			if x.hasGE {
+				line += " " + x.ge.String()
 			}
-			if ok != d.HasGE {
+			if x.hasGE != d.HasGE {
 				return "", fmt.Errorf("shapedlink: %s's netem reads back %q; the profile asked for Gilbert-Elliott loss: %v", dev, line, d.HasGE)
 			}
 			if d.JitterDist != "" {
 				line += " distribution " + d.JitterDist + " (as sent; netem does not report its table)"
+			}
+			l.netemSeeds = append(l.netemSeeds, netemSeed{seed: x.seed, ok: x.hasSeed})
+			if x.hasSeed && s != 0 && x.seed != s {
+				return "", fmt.Errorf("shapedlink: %s's netem reads back seed %d; %d was sent", dev, x.seed, s)
+			}
+			if d.random() {
+				// Only a direction that draws anything has a stream to
+				// repeat (a plain delay and rate draws nothing).
+				if x.hasSeed {
+					line += fmt.Sprintf(" seed %d", x.seed)
+				} else {
+					line += " " + netemNoSeed
+				}
+			}
+			if d.Queue.Kind != "" {
+				chain, err := describeQueueChain(ns, link.Attrs().Index, d)
+				if err != nil {
+					return "", fmt.Errorf("shapedlink: reading back %s's queue: %w", dev, err)
+				}
+				line += chain
 			}
 			return line, nil
 		}()
@@ -148,6 +186,16 @@ func (l *Link) applyNetem() error {
 		l.applied = append(l.applied, fmt.Sprintf("%s %s: %s", dir, dev, line))
 	}
 	return nil
+}
+
+// netemNoSeed ends an applied line whose netem reported no PRNG seed.
+const netemNoSeed = "(no seed: this kernel's netem has no TCA_NETEM_PRNG_SEED, added in Linux 6.6, so its random draws cannot be repeated)"
+
+// netemSeed is one netem qdisc's PRNG seed as read back; ok is false when
+// the kernel reported none.
+type netemSeed struct {
+	seed uint64
+	ok   bool
 }
 
 // rootQdisc returns the root qdisc of link, as the kernel dumps it.
@@ -226,4 +274,19 @@ func fmtBitRate(bps uint64) string {
 		return strconv.FormatFloat(float64(bps)/1e3, 'f', -1, 64) + "Kbit"
 	}
 	return strconv.FormatUint(bps, 10) + "bit"
+}
+
+// netemPRNG is HostState.NetemPRNG for this link.
+func (l *Link) netemPRNG() string {
+	if len(l.netemSeeds) == 0 {
+		return ""
+	}
+	var seeds []string
+	for _, s := range l.netemSeeds {
+		if !s.ok {
+			return "not seedable: this kernel's netem has no TCA_NETEM_PRNG_SEED (Linux 6.6 and later), so its loss, jitter and other draws cannot be repeated"
+		}
+		seeds = append(seeds, strconv.FormatUint(s.seed, 10))
+	}
+	return "seeds " + strings.Join(seeds, " ")
 }

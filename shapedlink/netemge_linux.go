@@ -19,6 +19,10 @@ const (
 	tcaNetemDelayDist = 2 // TCA_NETEM_DELAY_DIST: the table, s16 each
 	tcaNetemLoss      = 5 // TCA_NETEM_LOSS, a nest of one loss model
 	netemLossGE       = 2 // NETEM_LOSS_GE: struct tc_netem_gemodel {p, r, h, k1}
+	// TCA_NETEM_PRNG_SEED (u64), Linux 6.6 and later; older kernels
+	// ignore it (attributes past their maximum are skipped) and do not
+	// report one.
+	tcaNetemPRNGSeed = 14
 )
 
 // geModel is struct tc_netem_gemodel as the kernel holds it: each a
@@ -54,13 +58,22 @@ func (m geModel) String() string {
 }
 
 // addNetemRaw adds netem qdisc q at the root of its link, in the
-// namespace ns, with what the netlink library cannot write: d's
-// Gilbert-Elliott loss model (TCA_NETEM_LOSS) and its jitter
-// distribution table (TCA_NETEM_DELAY_DIST, from package disttable). The
-// request is built here: the options the library writes for q
-// (tc_netem_qopt, correlations, reordering and the rate), then those two.
-func addNetemRaw(ns *Namespace, q *netlink.Netem, d Direction) error {
+// namespace ns, with what the netlink library cannot write (netemOptions).
+func addNetemRaw(ns *Namespace, q *netlink.Netem, d Direction, seed uint64) error {
+	options, err := netemOptions(q, d, seed)
+	if err != nil {
+		return err
+	}
 	a := q.Attrs()
+	return addQdiscRaw(ns, a.LinkIndex, a.Handle, a.Parent, "netem", options)
+}
+
+// netemOptions is netem's TCA_OPTIONS for q, built here: the options the
+// library writes for q (tc_netem_qopt, correlations, reordering and the
+// rate), then what it cannot write: d's Gilbert-Elliott loss model
+// (TCA_NETEM_LOSS), its jitter distribution table (TCA_NETEM_DELAY_DIST,
+// from package disttable) and, when seed is not zero, the PRNG seed.
+func netemOptions(q *netlink.Netem, d Direction, seed uint64) (*nl.RtAttr, error) {
 	opt := nl.TcNetemQopt{Latency: q.Latency, Limit: q.Limit, Loss: q.Loss, Gap: q.Gap, Duplicate: q.Duplicate, Jitter: q.Jitter}
 	options := nl.NewRtAttr(nl.TCA_OPTIONS, opt.Serialize())
 	if q.DelayCorr > 0 || q.LossCorr > 0 || q.DuplicateCorr > 0 {
@@ -74,7 +87,7 @@ func addNetemRaw(ns *Namespace, q *netlink.Netem, d Direction) error {
 	if d.JitterDist != "" {
 		table, err := disttable.Table(d.JitterDist)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		b := make([]byte, 2*len(table))
 		for i, v := range table {
@@ -96,78 +109,61 @@ func addNetemRaw(ns *Namespace, q *netlink.Netem, d Direction) error {
 		loss := options.AddRtAttr(tcaNetemLoss|unix.NLA_F_NESTED, nil)
 		loss.AddRtAttr(netemLossGE, encodeGE(d.GE).bytes())
 	}
-
-	return ns.Do(func() error {
-		req := nl.NewNetlinkRequest(unix.RTM_NEWQDISC, unix.NLM_F_CREATE|unix.NLM_F_EXCL|unix.NLM_F_ACK)
-		req.AddData(&nl.TcMsg{Family: nl.FAMILY_ALL, Ifindex: int32(a.LinkIndex), Handle: a.Handle, Parent: a.Parent})
-		req.AddData(nl.NewRtAttr(nl.TCA_KIND, nl.ZeroTerminated("netem")))
-		req.AddData(options)
-		_, err := req.Execute(unix.NETLINK_ROUTE, 0)
-		return err
-	})
+	if seed != 0 {
+		options.AddRtAttr(tcaNetemPRNGSeed, nl.Uint64Attr(seed))
+	}
+	return options, nil
 }
 
-// readNetemGE reads back the Gilbert-Elliott model of the root netem
-// qdisc on ifindex in ns; ok is false when it has none.
-func readNetemGE(ns *Namespace, ifindex int) (m geModel, ok bool, err error) {
-	err = ns.Do(func() error {
-		req := nl.NewNetlinkRequest(unix.RTM_GETQDISC, unix.NLM_F_DUMP)
-		req.AddData(&nl.TcMsg{Family: nl.FAMILY_ALL, Ifindex: int32(ifindex)})
-		msgs, err := req.Execute(unix.NETLINK_ROUTE, unix.RTM_NEWQDISC)
-		if err != nil {
-			return err
+// netemExtras is what readNetemExtras finds in a netem qdisc's dump
+// beyond what the netlink library parses: its Gilbert-Elliott model and
+// its PRNG seed (TCA_NETEM_PRNG_SEED, which kernels from 6.6 report for
+// every netem, seeded by the caller or at random).
+type netemExtras struct {
+	ge      geModel
+	hasGE   bool
+	seed    uint64
+	hasSeed bool
+}
+
+// readNetemExtras reads back the root netem qdisc on ifindex in ns.
+func readNetemExtras(ns *Namespace, ifindex int) (x netemExtras, err error) {
+	qs, err := dumpQdiscs(ns, ifindex)
+	if err != nil {
+		return x, err
+	}
+	for _, q := range qs {
+		if q.kind != "netem" || q.parent != netlink.HANDLE_ROOT {
+			continue
 		}
-		for _, msg := range msgs {
-			if len(msg) < nl.SizeofTcMsg {
-				continue
-			}
-			tcm := nl.DeserializeTcMsg(msg)
-			if int(tcm.Ifindex) != ifindex || tcm.Parent != netlink.HANDLE_ROOT {
-				continue
-			}
-			attrs, err := nl.ParseRouteAttr(msg[nl.SizeofTcMsg:])
-			if err != nil {
-				return err
-			}
-			var kind string
-			var options []byte
-			for _, at := range attrs {
-				switch at.Attr.Type {
-				case nl.TCA_KIND:
-					kind = string(at.Value[:max(0, len(at.Value)-1)])
-				case nl.TCA_OPTIONS:
-					options = at.Value
+		// tc_netem_qopt (six u32), then the nested attributes.
+		const qopt = 24
+		if len(q.options) < qopt {
+			return x, errors.New("netem options shorter than tc_netem_qopt")
+		}
+		nested, err := nl.ParseRouteAttr(q.options[qopt:])
+		if err != nil {
+			return x, err
+		}
+		for _, at := range nested {
+			switch at.Attr.Type &^ unix.NLA_F_NESTED {
+			case tcaNetemPRNGSeed:
+				if len(at.Value) >= 8 {
+					x.seed, x.hasSeed = binary.NativeEndian.Uint64(at.Value), true
 				}
-			}
-			if kind != "netem" {
-				continue
-			}
-			// tc_netem_qopt (six u32), then the nested attributes.
-			const qopt = 24
-			if len(options) < qopt {
-				return errors.New("netem options shorter than tc_netem_qopt")
-			}
-			nested, err := nl.ParseRouteAttr(options[qopt:])
-			if err != nil {
-				return err
-			}
-			for _, at := range nested {
-				if at.Attr.Type&^unix.NLA_F_NESTED != tcaNetemLoss {
-					continue
-				}
+			case tcaNetemLoss:
 				models, err := nl.ParseRouteAttr(at.Value)
 				if err != nil {
-					return err
+					return x, err
 				}
 				for _, lm := range models {
 					if lm.Attr.Type == netemLossGE && len(lm.Value) >= 16 {
 						v := func(i int) uint32 { return binary.NativeEndian.Uint32(lm.Value[4*i:]) }
-						m, ok = geModel{P: v(0), R: v(1), H: v(2), K1: v(3)}, true
+						x.ge, x.hasGE = geModel{P: v(0), R: v(1), H: v(2), K1: v(3)}, true
 					}
 				}
 			}
 		}
-		return nil
-	})
-	return m, ok, err
+	}
+	return x, nil
 }

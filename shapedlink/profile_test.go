@@ -2,6 +2,7 @@ package shapedlink
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -429,8 +430,12 @@ func TestProfileQueue(t *testing.T) {
 	if q, _ := ParseProfile("80:10@50,qdisc=codel"); q.Direction(Down).Limit != 50 {
 		t.Errorf("a limit in the short form is the discipline's: got %d", q.Direction(Down).Limit)
 	}
-	if why := p.emulatorOnly(); !strings.Contains(why, "qdisc=fq_codel") {
-		t.Errorf("emulatorOnly() = %q, want the reason naming the discipline", why)
+	if why := p.emulatorOnly(); why != "" {
+		t.Errorf("netem builds a discipline without jitter (netem, tbf, the discipline), but emulatorOnly() = %q", why)
+	}
+	jq, _ := ParseProfile("80:10,jitter=2,down.qdisc=fq_codel")
+	if why := jq.emulatorOnly(); !strings.Contains(why, "qdisc=fq_codel") || !strings.Contains(why, "jitter") {
+		t.Errorf("emulatorOnly() = %q, want the reason naming jitter beside the discipline", why)
 	}
 	if plain, _ := ParseProfile("80:10,jitter=5/normal,dup=1"); plain.emulatorOnly() != "" {
 		t.Errorf("a profile without a discipline needs the emulator: %q", plain.emulatorOnly())
@@ -449,5 +454,34 @@ func TestProfileQueue(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), says) {
 			t.Errorf("ParseProfile(%q) = %v, want an error saying %q", in, err, says)
 		}
+	}
+}
+
+// TestJitterCDF checks the configured jitter's distribution function:
+// uniform on [-J, J), and the normal table's quartiles and centre.
+func TestJitterCDF(t *testing.T) {
+	for _, c := range []struct {
+		profile string
+		x       time.Duration
+		want    float64
+	}{
+		{"80:10,jitter=4", -4 * time.Millisecond, 0},
+		{"80:10,jitter=4", -2 * time.Millisecond, 0.25},
+		{"80:10,jitter=4", 0, 0.5},
+		{"80:10,jitter=4", 4 * time.Millisecond, 1},
+		{"80:10,jitter=10/normal", 0, 0.5},
+		{"80:10,jitter=10/normal", 10 * time.Millisecond, 0.8413},
+		{"80:10,jitter=10/normal", -6745 * time.Microsecond, 0.25},
+	} {
+		p, err := ParseProfile(c.profile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Direction(Down).JitterCDF()(c.x); math.Abs(got-c.want) > 0.005 {
+			t.Errorf("%s: CDF(%v) = %.4f, want %.4f", c.profile, c.x, got, c.want)
+		}
+	}
+	if p, _ := ParseProfile("80:10"); p.Direction(Down).JitterCDF() != nil {
+		t.Error("a profile without jitter has a jitter CDF")
 	}
 }

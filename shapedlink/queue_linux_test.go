@@ -1,6 +1,7 @@
 package shapedlink
 
 import (
+	"context"
 	"net"
 	"os"
 	"slices"
@@ -202,6 +203,12 @@ func TestFQCoDelIsolatesEmulator(t *testing.T) {
 			}
 		}()
 		time.Sleep(3 * time.Second)
+		sctx, stopSampling := context.WithCancel(context.Background())
+		sampled := make(chan []QueueSample, 1)
+		go func() {
+			s, _ := l.SampleQueue(sctx, ServerEnd, 10*time.Millisecond)
+			sampled <- s
+		}()
 		srv, cli := udpPair(t, l)
 		var rtts []time.Duration
 		// CoDel drops some echoes too (they share the flood's queue): a
@@ -211,6 +218,8 @@ func TestFQCoDelIsolatesEmulator(t *testing.T) {
 				rtts = append(rtts, rtt)
 			}
 		}
+		stopSampling()
+		checkFlowSamples(t, q, <-sampled)
 		close(stop)
 		sh, _ := l.ShaperStats()
 		slices.Sort(rtts)
@@ -227,4 +236,45 @@ func TestFQCoDelIsolatesEmulator(t *testing.T) {
 	if med["fq_codel"] > 85*time.Millisecond {
 		t.Errorf("fq_codel: median echo %v; in its own flow queue it should see about the bare 80 ms", med["fq_codel"])
 	}
+}
+
+// checkFlowSamples: behind fq_codel the queue samples carry the fullest
+// flow queues, fullest first, and the flood's own queue holds most of
+// what is queued in the median sample; behind codel (one queue) they
+// carry none.
+func checkFlowSamples(t *testing.T, q string, s []QueueSample) {
+	t.Helper()
+	with := 0
+	var top []int
+	for _, x := range s {
+		if len(x.Flows) == 0 {
+			continue
+		}
+		with++
+		sum := 0
+		for i, f := range x.Flows {
+			sum += f.Packets
+			if i > 0 && f.Bytes > x.Flows[i-1].Bytes {
+				t.Fatalf("%s: flow samples not fullest first: %+v", q, x.Flows)
+			}
+		}
+		if sum > x.Packets || len(x.Flows) > 8 {
+			t.Fatalf("%s: %d flow queues holding %d packets in a sample of %d held: %+v", q, len(x.Flows), sum, x.Packets, x.Flows)
+		}
+		top = append(top, x.Flows[0].Packets)
+	}
+	if q != "fq_codel" {
+		if with > 0 {
+			t.Errorf("%s: %d of %d queue samples carry flow queues; only fq_codel has them", q, with, len(s))
+		}
+		return
+	}
+	if len(s) < 100 || with < len(s)*9/10 {
+		t.Fatalf("fq_codel: %d of %d queue samples carry flow queues, want nearly all (the flood keeps its queue busy)", with, len(s))
+	}
+	slices.Sort(top)
+	if m := top[len(top)/2]; m < 5 {
+		t.Errorf("fq_codel: the fullest flow queue holds a median %d packets; the flood's queue should hold several", m)
+	}
+	t.Logf("fq_codel: %d samples with flow queues, fullest median %d packets", with, top[len(top)/2])
 }

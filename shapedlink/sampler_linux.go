@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
 	"github.com/vishvananda/netlink"
 )
 
@@ -75,6 +76,8 @@ func (l *Link) Sampler(e End) (*Sampler, error) {
 			dir = 1
 		}
 		mon := l.emu
+		fq := l.profile.Direction(e.dir()).Queue.Kind == "fq_codel"
+		var flows []aqm.FlowBacklog
 		return &Sampler{poll: func(q *QueueSample) error {
 			select {
 			case <-mon.Exited():
@@ -99,8 +102,24 @@ func (l *Link) Sampler(e End) (*Sampler, error) {
 			q.Drops = st.Drops()
 			q.LossDrops = st.LossDrops
 			q.LimitDrops = st.LimitDrops
+			if fq {
+				// A torn read (the shaper publishing throughout) leaves
+				// this sample without flows rather than wrong ones.
+				var ok bool
+				if flows, ok = mon.Flows(dir, flows); ok && len(flows) > 0 {
+					q.Flows = make([]FlowSample, len(flows))
+					for i, f := range flows {
+						q.Flows[i] = FlowSample{Queue: f.Index, Packets: f.Packets, Bytes: int(f.Bytes)}
+					}
+				}
+			}
 			return nil
 		}}, nil
+	}
+	if l.profile.Direction(e.dir()).Queue.Kind != "" {
+		// netem holds the delay line; the queue builds in the
+		// discipline under tbf (netemqdisc_linux.go).
+		return newQdiscSampler(l.ns(e), l.dev(e), queueHandle)
 	}
 	return NewQdiscSampler(l.ns(e), l.dev(e))
 }
@@ -120,6 +139,12 @@ func (l *Link) SampleQueue(ctx context.Context, e End, interval time.Duration) (
 // packets and bytes and its drop counter. It works on any qdisc that keeps
 // statistics (netem, tbf, bfifo, htb...).
 func NewQdiscSampler(ns *Namespace, dev string) (*Sampler, error) {
+	return newQdiscSampler(ns, dev, 0)
+}
+
+// newQdiscSampler samples the qdisc with the given handle on dev, or the
+// root qdisc when handle is 0.
+func newQdiscSampler(ns *Namespace, dev string, handle uint32) (*Sampler, error) {
 	h, err := ns.handle()
 	if err != nil {
 		return nil, err
@@ -138,16 +163,19 @@ func NewQdiscSampler(ns *Namespace, dev string) (*Sampler, error) {
 		}
 		for _, qd := range qs {
 			a := qd.Attrs()
-			if a.LinkIndex != idx || a.Parent != netlink.HANDLE_ROOT {
+			if a.LinkIndex != idx || handle == 0 && a.Parent != netlink.HANDLE_ROOT || handle != 0 && a.Handle != handle {
 				continue
 			}
 			if a.Statistics == nil || a.Statistics.Queue == nil {
-				return fmt.Errorf("shapedlink: sampler: the root qdisc (%s) on %s reports no queue statistics", qd.Type(), dev)
+				return fmt.Errorf("shapedlink: sampler: the qdisc %s (%s) on %s reports no queue statistics", netlink.HandleStr(a.Handle), qd.Type(), dev)
 			}
 			q.Packets = int(a.Statistics.Queue.Qlen)
 			q.Bytes = int(a.Statistics.Queue.Backlog)
 			q.Drops = uint64(a.Statistics.Queue.Drops)
 			return nil
+		}
+		if handle != 0 {
+			return fmt.Errorf("shapedlink: sampler: %s has no qdisc %s", dev, netlink.HandleStr(handle))
 		}
 		return errors.New("shapedlink: sampler: " + dev + " has no root qdisc")
 	}

@@ -31,6 +31,13 @@ type ShaperStats struct {
 	QueueDrops uint64 `json:"queue_drops,omitempty"`
 	CoDelDrops uint64 `json:"codel_drops,omitempty"`
 	ECNMarks   uint64 `json:"ecn_marks,omitempty"`
+	// With a schedule: packets dropped while the direction was down, the
+	// changes applied so far, and the longest the shaper took to get to
+	// one after its time (the change itself applies at its time, to the
+	// packets' arrival stamps).
+	BlackoutDrops  uint64  `json:"blackout_drops,omitempty"`
+	Changes        uint64  `json:"changes,omitempty"`
+	MaxChangeLagMs float64 `json:"max_change_lag_ms,omitempty"`
 	// Unstamped counts frames whose arrival time was taken when read
 	// rather than from the kernel's receive timestamp.
 	Unstamped uint64 `json:"unstamped"`
