@@ -5,7 +5,7 @@
 # Never run it on the checkout itself (run.sh copies the tree first).
 #
 # Each breakage replaces one exact piece of shapedlink/netem_linux.go (or
-# netemge_linux.go); if
+# netemge_linux.go, netemqdisc_linux.go, netemschedule_linux.go); if
 # that text is no longer there (shapedlink changed), this script fails
 # loudly instead of silently testing an unbroken tree: update the table.
 #
@@ -23,6 +23,14 @@
 #   reorder the reorder probability halved
 #   dup    the duplication probability halved
 #   corr   the delay correlation halved
+#   qrate  netem keeps the rate under a queue discipline (the queue then
+#          builds in netem, where the discipline cannot manage it)
+#   qecn   the discipline's ECN setting inverted
+#   seed   another attribute (netem always reports TCA_NETEM_CORR) read
+#          back as the PRNG seed, so 6.1's netem looks seedable
+#   sched  a schedule's rate change not applied to the qdisc
+#   schedadd  a schedule's change made by deleting and re-adding netem
+#          (which drops its queue) instead of changing it in place
 #
 # It prints the -test.run pattern that covers the breakage on stdout.
 set -euo pipefail
@@ -82,12 +90,44 @@ corr)
 	old='a.DelayCorr = float32(d.JitterCorr)'
 	new='a.DelayCorr = float32(d.JitterCorr / 2)'
 	tests='TestNetemCorrelationsReadBack' ;;
+qrate)
+	old='na.Rate64, na.Limit = 0, uint32(netemDelayLineLimit(d))'
+	new='na.Limit = uint32(netemDelayLineLimit(d))'
+	tests='TestNetemQueueDiscipline' ;;
+qecn)
+	file=$tree/shapedlink/netemqdisc_linux.go
+	old='opts.AddRtAttr(tcaFqCodelECN, nl.Uint32Attr(ecn))'
+	new='opts.AddRtAttr(tcaFqCodelECN, nl.Uint32Attr(1-ecn))'
+	tests='TestNetemQueueDisciplineReadBack' ;;
+seed)
+	file=$tree/shapedlink/netemge_linux.go
+	old='tcaNetemPRNGSeed = 14'
+	new='tcaNetemPRNGSeed = 1'
+	tests='TestNetemQueueDisciplineReadBack' ;;
+sched)
+	file=$tree/shapedlink/netemschedule_linux.go
+	old='tl.state.RateMbit = c.Value'
+	new='tl.state.RateMbit += 0'
+	tests='TestNetemScheduleInPlace' ;;
+schedadd)
+	file=$tree/shapedlink/netemschedule_linux.go
+	old='return changeQdiscRaw(tl.ns, tl.ifindex, netlink.MakeHandle(1, 0), netlink.HANDLE_ROOT, "netem", opts)'
+	new='h, err := tl.ns.handle()
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			if err := h.QdiscDel(q); err != nil {
+				return err
+			}
+			return addQdiscRaw(tl.ns, tl.ifindex, netlink.MakeHandle(1, 0), netlink.HANDLE_ROOT, "netem", opts)'
+	tests='TestNetemScheduleInPlace' ;;
 swap)
 	old='d := l.profile.Direction(end.dir())'
 	new='d := l.profile.Direction(Down)'
 	tests='TestNetemAsymmetric' ;;
 *)
-	echo "break.sh: unknown breakage '$name'; one of: loss delay rate limit noloss swap ge jitter dist reorder dup corr" >&2
+	echo "break.sh: unknown breakage '$name'; one of: loss delay rate limit noloss swap ge jitter dist reorder dup corr qrate qecn seed sched schedadd" >&2
 	exit 1 ;;
 esac
 

@@ -39,10 +39,11 @@ mem=${VMTEST_MEM:-1024}
 accel=${VMTEST_ACCEL:-tcg}
 # Modules the tests need. nf_tables/nft_numgen are there so that shapedlink's
 # nftables helpers can be exercised too; tcp_bbr for congestion-control
-# pinning; sch_tbf for comparisons. Dependencies ("depends=") are added by
+# pinning; sch_tbf and sch_codel for the queue disciplines on netem (Debian
+# builds fq_codel in, codel as a module). Dependencies ("depends=") are added by
 # vmpack; soft dependencies are not, so crc32c_generic, which libcrc32c (a
 # dependency of nf_tables) asks for as "softdep=pre: crc32c", is listed here.
-modules=${VMTEST_MODULES:-sch_netem,veth,tcp_bbr,sch_tbf,crc32c_generic,nf_tables,nft_objref,nft_numgen}
+modules=${VMTEST_MODULES:-sch_netem,veth,tcp_bbr,sch_tbf,sch_codel,crc32c_generic,nf_tables,nft_objref,nft_numgen}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/quicbench-vmtest.XXXXXX")
 trap 'rm -rf "$work"' EXIT
