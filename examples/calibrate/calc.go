@@ -197,3 +197,47 @@ func dupAndReorder(r *Result, rec lossRecord, d shapedlink.Direction) {
 		r.ReorderPct, r.ReorderLoPct, r.ReorderHiPct, r.ReorderWantPct = 100*float64(early)/float64(arrived), 100*lo, 100*hi, 100*want
 	}
 }
+
+// jitterLevels are the quantiles JitterFit reports.
+var jitterLevels = []float64{0.05, 0.25, 0.5, 0.75, 0.95}
+
+// fitJitter compares offsets (each probe's delay beyond the configured
+// one, in any order) with the configured distribution cdf of a jitter of
+// scale jitter; gap is the probes' spacing, for the record.
+func fitJitter(offsets []time.Duration, cdf func(time.Duration) float64, jitter, gap time.Duration) *JitterFit {
+	n := len(offsets)
+	f := &JitterFit{Probes: n, GapMs: float64(gap) / 1e6, Levels: jitterLevels}
+	if n == 0 {
+		return f
+	}
+	xs := slices.Clone(offsets)
+	slices.Sort(xs)
+	// The one-sample Kolmogorov-Smirnov distance: the empirical CDF
+	// steps from i/n to (i+1)/n at xs[i].
+	for i, x := range xs {
+		F := cdf(x)
+		f.KS = max(f.KS, math.Abs(float64(i+1)/float64(n)-F), math.Abs(F-float64(i)/float64(n)))
+	}
+	f.KSCrit = 1.358 / math.Sqrt(float64(n))
+	f.Fits = f.KS <= f.KSCrit
+	for _, lv := range jitterLevels {
+		f.Meas = append(f.Meas, float64(quantile(xs, lv))/1e6)
+		f.Want = append(f.Want, float64(cdfQuantile(cdf, lv, 50*jitter))/1e6)
+	}
+	return f
+}
+
+// cdfQuantile is the smallest x in [-span, span] (to a nanosecond) with
+// cdf(x) >= q.
+func cdfQuantile(cdf func(time.Duration) float64, q float64, span time.Duration) time.Duration {
+	lo, hi := -span, span
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if cdf(mid) >= q {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}

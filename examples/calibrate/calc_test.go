@@ -116,3 +116,44 @@ func TestReorderShare(t *testing.T) {
 		}
 	}
 }
+
+// TestFitJitter: probes drawn at the configured distribution's own
+// quantiles fit it; the same probes shifted by half the jitter, or drawn
+// uniformly where normal was configured, do not; the configured
+// quantiles are the normal's.
+func TestFitJitter(t *testing.T) {
+	p, err := shapedlink.ParseProfile("80:10,jitter=5/normal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := p.Direction(shapedlink.Down)
+	cdf := d.JitterCDF()
+	const n = 400
+	var own, shifted, uniform []time.Duration
+	for i := range n {
+		u := (float64(i) + 0.5) / n
+		x := cdfQuantile(cdf, u, 50*d.Jitter)
+		own = append(own, x)
+		shifted = append(shifted, x+d.Jitter/2)
+		uniform = append(uniform, time.Duration((2*u-1)*float64(d.Jitter)))
+	}
+	f := fitJitter(own, cdf, d.Jitter, 20*time.Millisecond)
+	if !f.Fits || f.KS > 0.01 || math.Abs(f.KSCrit-1.358/20) > 1e-9 {
+		t.Errorf("the distribution's own quantiles: KS %.4f crit %.4f fits %v", f.KS, f.KSCrit, f.Fits)
+	}
+	for i, want := range []float64{-8.224, -3.372, 0, 3.372, 8.224} {
+		// The measured quantile is a nearest rank of 400 draws, a
+		// quantile level up to 1/800 off.
+		if math.Abs(f.Want[i]-want) > 0.05 || math.Abs(f.Meas[i]-want) > 0.1 {
+			t.Errorf("p%g: measured %.3f configured %.3f ms, want about %.3f (normal, sd 5 ms)", 100*f.Levels[i], f.Meas[i], f.Want[i], want)
+		}
+	}
+	for name, xs := range map[string][]time.Duration{"shifted by J/2": shifted, "uniform": uniform} {
+		if g := fitJitter(xs, cdf, d.Jitter, 0); g.Fits {
+			t.Errorf("%s: KS %.4f <= crit %.4f, want a misfit", name, g.KS, g.KSCrit)
+		}
+	}
+	if g := fitJitter(nil, cdf, d.Jitter, 0); g.Probes != 0 || g.Fits {
+		t.Errorf("no probes: %+v", g)
+	}
+}

@@ -64,6 +64,27 @@
 //   - Emulator CPU: the shaper process's CPU time (summed over its threads,
 //     from /proc schedstat) during the two bulk flows, divided by the frames
 //     that entered it (the egress counters of both veth ends).
+//   - Jitter, for a profile with jitter down: -jitter-probes (default
+//     400) one-way UDP probes, spaced four times the jitter apart so one
+//     rarely waits for the one before it, each probe's delay beyond the
+//     configured one (less its serialisation and half the bare round
+//     trip) against the distribution netem draws from
+//     (Direction.JitterCDF): the Kolmogorov-Smirnov distance with its 5%
+//     critical value, and five quantiles measured beside configured.
+//   - A trace or a schedule, for a profile whose down direction has one
+//     (the bulk flows and the loss run are then skipped; they assume a
+//     link that stays put): for -timevarying (default 12 s) a UDP flood
+//     of full frames at 1.5 times the trace's busiest second, and per
+//     whole second the frames that left the link against what the
+//     trace's opportunities carry; and datagrams 1 ms apart whose losses
+//     show when each drop blackout really began and ended, against its
+//     scheduled times. Also the changes applied, netem's longest wait for
+//     the kernel to acknowledge one and the emulator's longest delay in
+//     getting to one.
+//
+// A trace and a schedule, for example:
+//
+//	go run ./examples/calibrate -profiles "80:10,down.trace=cell:10/0.5 80:10,down.schedule=blackout:300ms/4s" -sweep ""
 //
 // Then, with -sweep (default "200 500 1000 2000"), one BBR flow and one
 // Cubic flow over 5 ms RTT at each rate, and the highest rate at which
@@ -85,7 +106,7 @@
 // from server to client for -bulk, and over its last two thirds the
 // standing queue at the down bottleneck (the shaper's held bytes every
 // 10 ms, less the one-way delay the delay line accounts for, as time at
-// the rate) and a sparse flow of echoes 10 ms apart whose replies cross
+// the rate; with netem, the discipline's own backlog) and a sparse flow of echoes 10 ms apart whose replies cross
 // that queue (their round trip beyond the configured one), with the
 // discipline's drops and marks:
 //

@@ -84,8 +84,58 @@ type Result struct {
 	ReorderHiPct   float64 `json:"reorder_ci95_hi_pct,omitempty"`
 	ReorderWantPct float64 `json:"reorder_configured_pct,omitempty"`
 
+	// Jitter is the down direction's delay variation against its
+	// configured distribution, for a profile with jitter.
+	Jitter *JitterFit `json:"jitter,omitempty"`
+	// TimeVarying is the trace's and the schedule's fidelity, for a
+	// profile whose down direction has one (the bulk flows and the loss
+	// run, which assume a fixed link, are then skipped).
+	TimeVarying *TimeVarying `json:"time_varying,omitempty"`
+
 	CPUPerPacketNs float64 `json:"emulator_cpu_ns_per_packet,omitempty"`
 	Error          string  `json:"error,omitempty"`
+}
+
+// TimeVarying is how faithfully a link followed its trace and schedule
+// (down direction). TraceDeliveredPct is the frames that left the link
+// under a saturating flood, as a share of what the trace's opportunities
+// carry, over TraceWindows whole seconds, and TraceMaxErrFrames the worst
+// second's difference in frames. EdgeErrMs are, for each of Blackouts
+// drop blackouts, the send time of the first datagram lost minus the
+// scheduled down time and of the first delivered again minus the
+// scheduled up time (datagrams 1 ms apart, so each is within a
+// millisecond of the true edge). Changes counts the schedule's changes
+// applied; MaxAckLagMs is netem's longest wait for the kernel to
+// acknowledge one, ShaperMaxLagMs the emulator's longest delay in getting
+// to one (its changes apply at their time regardless).
+type TimeVarying struct {
+	TraceWindows      int       `json:"trace_windows,omitempty"`
+	TraceDeliveredPct float64   `json:"trace_delivered_pct,omitempty"`
+	TraceMaxErrFrames float64   `json:"trace_max_error_frames,omitempty"`
+	Blackouts         int       `json:"blackouts,omitempty"`
+	EdgeErrMs         []float64 `json:"edge_error_ms,omitempty"`
+	Changes           int       `json:"changes"`
+	MaxAckLagMs       float64   `json:"max_ack_lag_ms,omitempty"`
+	ShaperMaxLagMs    float64   `json:"shaper_max_lag_ms,omitempty"`
+	Error             string    `json:"error,omitempty"`
+}
+
+// JitterFit compares the one-way delays of sparse probes (GapMs apart)
+// with the configured jitter: each probe's delay beyond the configured
+// one-way delay, its serialisation and half the bare round trip, against
+// the distribution netem draws from (Direction.JitterCDF). KS is the
+// Kolmogorov-Smirnov distance between the two, KSCrit its 5% critical
+// value for Probes samples (1.358/sqrt(n)); Fits is KS <= KSCrit. The
+// quantiles are measured beside configured, in ms.
+type JitterFit struct {
+	Probes int       `json:"probes"`
+	GapMs  float64   `json:"gap_ms"`
+	KS     float64   `json:"ks"`
+	KSCrit float64   `json:"ks_crit_5pct"`
+	Fits   bool      `json:"fits"`
+	Levels []float64 `json:"levels"`
+	Meas   []float64 `json:"measured_ms"`
+	Want   []float64 `json:"configured_ms"`
 }
 
 // Probe is one series of idle ICMP round trips.
@@ -204,6 +254,11 @@ type config struct {
 	json     bool
 	seed     uint64
 	render   string
+	// jitterProbes is how many sparse one-way probes measure a profile's
+	// jitter (only for profiles with jitter).
+	jitterProbes int
+	// timeVarying is how long the trace and schedule measurements run.
+	timeVarying time.Duration
 }
 
 func main() {
@@ -216,9 +271,11 @@ func main() {
 	flag.BoolVar(&c.bare, "bare", true, "measure the same ICMP probe over an unshaped veth pair before each profile (the machine's own share of the round trip)")
 	flag.DurationVar(&c.bulk, "bulk", 9*time.Second, "duration of each bulk TCP flow (the first third is discarded)")
 	flag.IntVar(&c.lossPkts, "losspkts", 4000, "datagrams sent for the loss measurement")
+	flag.DurationVar(&c.timeVarying, "timevarying", 12*time.Second, "how long a profile with a trace or a schedule (down) is flooded or probed to measure it")
+	flag.IntVar(&c.jitterProbes, "jitter-probes", 400, "one-way probes measuring a jittered profile's delay distribution, 4x the jitter apart (0 skips it)")
 	flag.StringVar(&c.sweep, "sweep", "200 500 1000 2000", `rates (Mbit/s) for the highest-sustained-rate search at 5 ms RTT; "" skips it`)
 	flag.StringVar(&c.iperf, "iperf3", "", `rates (Mbit/s) at 5 ms RTT for one iperf3 Cubic flow each, plus an unlimited link and a bare veth pair, e.g. "10 100 1000 2000"; needs iperf3`)
-	flag.StringVar(&c.qdisc, "qdisc", "", `queue disciplines to measure under one saturating Cubic flow with a sparse flow beside it, e.g. "fifo codel fq_codel" (emulator); "" skips it`)
+	flag.StringVar(&c.qdisc, "qdisc", "", `queue disciplines to measure under one saturating Cubic flow with a sparse flow beside it, e.g. "fifo codel fq_codel"; "" skips it`)
 	flag.StringVar(&c.qdiscAt, "qdisc-profile", "80:10", "the profile the -qdisc measurements use (the discipline is added to both directions)")
 	flag.BoolVar(&c.json, "json", false, "print the figures as JSON instead of a table")
 	flag.Uint64Var(&c.seed, "seed", 1, "emulator loss seed (0: random); recorded in the applied lines")
@@ -228,8 +285,8 @@ func main() {
 		fmt.Fprintf(os.Stderr, "calibrate: unexpected arguments %q; see -h\n", flag.Args())
 		os.Exit(2)
 	}
-	if c.echoes < 1 || c.lossPkts < 1 || c.bulk < 300*time.Millisecond || c.interval < time.Millisecond || c.interval > time.Second {
-		fmt.Fprintln(os.Stderr, "calibrate: -echoes and -losspkts must be positive, -bulk at least 300ms and -interval between 1ms and 1s")
+	if c.echoes < 1 || c.lossPkts < 1 || c.jitterProbes < 0 || c.bulk < 300*time.Millisecond || c.interval < time.Millisecond || c.interval > time.Second {
+		fmt.Fprintln(os.Stderr, "calibrate: -echoes and -losspkts must be positive, -jitter-probes not negative, -bulk at least 300ms and -interval between 1ms and 1s")
 		os.Exit(2)
 	}
 	if c.render != "" {
@@ -292,7 +349,7 @@ func main() {
 func (rep Report) failures() (failed []string, total int) {
 	for _, r := range rep.Results {
 		total++
-		bad := r.Error != "" || r.Ping != nil && r.Ping.Error != "" || r.Bare != nil && r.Bare.Error != ""
+		bad := r.Error != "" || r.Ping != nil && r.Ping.Error != "" || r.Bare != nil && r.Bare.Error != "" || r.TimeVarying != nil && r.TimeVarying.Error != ""
 		for _, b := range r.Bulk {
 			bad = bad || b.Error != ""
 		}
@@ -435,6 +492,29 @@ func printTable(w io.Writer, rep Report) {
 		}
 		if r.DupWantPct > 0 {
 			fmt.Fprintf(w, "%s: duplicated %.2f%% [%.2f,%.2f] of the loss run's datagrams, configured %g%%: %s\n", r.Profile, r.DupPct, r.DupLoPct, r.DupHiPct, r.DupWantPct, mark(r.DupWantPct >= r.DupLoPct && r.DupWantPct <= r.DupHiPct))
+		}
+		if tv := r.TimeVarying; tv != nil {
+			if tv.Error != "" {
+				fmt.Fprintf(w, "%s: trace and schedule: %s\n", r.Profile, tv.Error)
+			}
+			if tv.TraceWindows > 0 {
+				fmt.Fprintf(w, "%s: trace: %.2f%% of what its opportunities carry delivered over %d s, worst second off by %.1f frames\n", r.Profile, tv.TraceDeliveredPct, tv.TraceWindows, tv.TraceMaxErrFrames)
+			}
+			if tv.Blackouts > 0 {
+				fmt.Fprintf(w, "%s: %d blackouts, edges (first lost, first back) against the schedule:", r.Profile, tv.Blackouts)
+				for _, e := range tv.EdgeErrMs {
+					fmt.Fprintf(w, " %+.1f", e)
+				}
+				fmt.Fprintln(w, " ms")
+			}
+			fmt.Fprintf(w, "%s: %d scheduled changes applied; netem acknowledged within %.1f ms, the emulator got to them within %.1f ms\n", r.Profile, tv.Changes, tv.MaxAckLagMs, tv.ShaperMaxLagMs)
+		}
+		if j := r.Jitter; j != nil && j.Probes > 0 {
+			fmt.Fprintf(w, "%s: jitter of %d probes %.0f ms apart, KS distance %.3f (5%% critical %.3f): %s; quantiles", r.Profile, j.Probes, j.GapMs, j.KS, j.KSCrit, mark(j.Fits))
+			for i, lv := range j.Levels {
+				fmt.Fprintf(w, " p%g %+.2f/%+.2f", 100*lv, j.Meas[i], j.Want[i])
+			}
+			fmt.Fprintln(w, " ms (measured/configured)")
 		}
 		if r.ReorderWantPct > 0 {
 			fmt.Fprintf(w, "%s: sent early %.2f%% [%.2f,%.2f], configured %.3g%%: %s\n", r.Profile, r.ReorderPct, r.ReorderLoPct, r.ReorderHiPct, r.ReorderWantPct, mark(r.ReorderWantPct >= r.ReorderLoPct && r.ReorderWantPct <= r.ReorderHiPct))

@@ -30,7 +30,8 @@ func qdiscSeries(ctx context.Context, c config, base shapedlink.Profile, discs [
 // every 10 ms and sends the echoes. The standing queue is read from what
 // the shaper holds: while the link is busy its delay line holds exactly
 // rate x delay, so the rest, held*8/rate - delay, is the time a packet
-// joining the queue waits for the rate.
+// joining the queue waits for the rate (on netem with a discipline the
+// sampler reads the discipline alone, so held*8/rate).
 func qdiscRun(ctx context.Context, c config, base shapedlink.Profile, disc string, opts shapedlink.Options) Qdisc {
 	text := base.String()
 	if disc != "fifo" {
@@ -115,8 +116,15 @@ func qdiscRun(ctx context.Context, c config, base shapedlink.Profile, disc strin
 	stop()
 	var standing []float64
 	rate := down.RateMbit * 1e6
+	// The samples count the delay line too, except on netem with a
+	// discipline, where they are the discipline's own queue (netem holds
+	// the delay line above it).
+	line := down.Delay.Seconds()
+	if l.Backend() == shapedlink.BackendNetem && down.Queue.Kind != "" {
+		line = 0
+	}
 	for _, s := range <-samples {
-		standing = append(standing, max(0, (float64(s.Bytes)*8/rate-down.Delay.Seconds())*1000))
+		standing = append(standing, max(0, (float64(s.Bytes)*8/rate-line)*1000))
 	}
 	q.Samples = len(standing)
 	q.StandingP50Ms, q.StandingP95Ms = quantile(standing, 0.5), quantile(standing, 0.95)

@@ -168,6 +168,12 @@ func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 		res.RTTP99ErrMs = float64(p99-expected) / 1e6
 	}
 
+	if down.Schedule != "" || down.Trace != "" {
+		// The bulk flows and the loss run assume a link that stays put.
+		res.TimeVarying = timeVarying(ctx, l, down, c.timeVarying)
+		return res
+	}
+
 	cpu0, pk0 := shaperCPU(l.EmulatorPID()), framesIn(l)
 	for _, f := range []struct{ cc, buf string }{{"bbr", "32MiB"}, {"cubic", "default"}} {
 		res.Bulk = append(res.Bulk, bulk(ctx, l, f.cc, f.buf == "32MiB", c.bulk, rate))
@@ -206,6 +212,29 @@ func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 	res.LossPct = 100 * float64(lost) / float64(c.lossPkts)
 	res.LossLoPct, res.LossHiPct = 100*lo, 100*hi
 	res.LossInside = want/100 >= lo && want/100 <= hi
+
+	if cdf := down.JitterCDF(); cdf != nil && c.jitterProbes > 0 {
+		// Sparse probes, so that a frame rarely has to wait for the one
+		// before it (with a rate, netem never lets one overtake).
+		gap := max(4*down.Jitter, lossGap(rate, rtt, down.Limit))
+		drain(l, 2*time.Second)
+		rec, err := oneWay(ctx, l, c.jitterProbes, gap, rtt)
+		if err != nil && res.Error == "" {
+			res.Error = "jitter: " + err.Error()
+		}
+		// The machine's own one-way share: half the bare round trip.
+		var machine time.Duration
+		if res.Bare != nil && res.Bare.Answered > 0 {
+			machine = time.Duration(res.Bare.P50ErrMs / 2 * 1e6)
+		}
+		var offsets []time.Duration
+		for i, ok := range rec.seen {
+			if ok {
+				offsets = append(offsets, rec.oneWay[i]-down.Delay-frameTime(echoFrame, rate)-machine)
+			}
+		}
+		res.Jitter = fitJitter(offsets, cdf, down.Jitter, gap)
+	}
 	return res
 }
 
@@ -541,6 +570,18 @@ func bulk(ctx context.Context, l *shapedlink.Link, cc string, big bool, d time.D
 // limit 110 more than 2750 packets/s would be dropped by the limit even
 // though their bytes fit the rate).
 func lossRun(ctx context.Context, l *shapedlink.Link, n int, rate float64, rtt time.Duration, limit int) (lossRecord, error) {
+	return oneWay(ctx, l, n, lossGap(rate, rtt, limit), rtt)
+}
+
+// lossGap is the loss run's spacing: see lossRun.
+func lossGap(rate float64, rtt time.Duration, limit int) time.Duration {
+	perPkt := frameTime(echoFrame, rate)
+	return max(2*perPkt, 2*(rtt/2+perPkt)/time.Duration(limit), 20*time.Microsecond)
+}
+
+// oneWay sends n datagrams from server to client, gap apart, and records
+// which arrived, how many copies, and the one-way delay of the first.
+func oneWay(ctx context.Context, l *shapedlink.Link, n int, gap, rtt time.Duration) (lossRecord, error) {
 	srv, err := udpIn(l.Server(), ipOf(l.ServerAddr()))
 	if err != nil {
 		return lossRecord{}, err
@@ -574,8 +615,6 @@ func lossRun(ctx context.Context, l *shapedlink.Link, n int, rate float64, rtt t
 			}
 		}
 	}()
-	perPkt := frameTime(echoFrame, rate)
-	gap := max(2*perPkt, 2*(rtt/2+perPkt)/time.Duration(limit), 20*time.Microsecond)
 	to := cli.LocalAddr().(*net.UDPAddr)
 	msg := make([]byte, echoPayload)
 	start := time.Now()
