@@ -244,7 +244,7 @@ func ReadResult[R any](path string) (R, error) {
 func RecordWorkload(run *results.Run, c *spicelike.ClientResult, s *spicelike.ServerResult) {
 	if c != nil {
 		run.BulkBytesTotal = c.BulkBytesTotal
-		run.Samples = c.Samples
+		run.Samples, run.SamplesStart = c.Samples, c.Start
 		run.Timeouts = c.Timeouts
 		run.ThroughputMbit = c.BulkMbps
 		run.BulkBytes = c.BulkBytesWindow

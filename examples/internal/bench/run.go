@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -80,6 +81,13 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 	// Read the emulator's counters last (deferred calls run in reverse),
 	// before Close stops it, and for failed runs too.
 	defer func() {
+		if start := link.ScheduleStart(); !start.IsZero() {
+			run.Link.ScheduleStart = start
+			var err error
+			if run.Link.Changes, err = link.AppliedChanges(); err != nil {
+				log.Warn("the link's schedule", "err", err)
+			}
+		}
 		if sh, ok := link.ShaperStats(); ok {
 			run.Link.Shaper = &sh
 			if why := sh.Distorted(report.ShaperLateLimit); why != "" {
@@ -140,6 +148,9 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 	}
 	if err := writeQueueCSV(filepath.Join(dir, "queue.csv"), qs.s); err != nil {
 		log.Warn("writing queue samples", "err", err)
+	}
+	if err := writeFlowsCSV(filepath.Join(dir, "queue_flows.csv"), qs.s); err != nil {
+		log.Warn("writing per-flow queue samples", "err", err)
 	}
 	counters, cerr := link.EgressCounters(shapedlink.ServerEnd)
 
@@ -306,6 +317,32 @@ func gsoSamples(in []shapedlink.QueueSample) []gsocheck.Sample {
 		out[i] = gsocheck.Sample{At: s.At, Packets: s.Packets, Bytes: s.Bytes}
 	}
 	return out
+}
+
+// writeFlowsCSV keeps the per-flow occupancy of an FQ-CoDel queue, one
+// line per flow queue per poll, on the same time base as queue.csv. It
+// writes nothing when no sample has flows (any other queue).
+func writeFlowsCSV(path string, s []shapedlink.QueueSample) error {
+	if !slices.ContainsFunc(s, func(q shapedlink.QueueSample) bool { return len(q.Flows) > 0 }) {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprintln(w, "offset_us,flow_queue,packets,bytes")
+	t0 := s[0].At
+	for _, q := range s {
+		for _, fl := range q.Flows {
+			fmt.Fprintf(w, "%d,%d,%d,%d\n", q.At.Sub(t0).Microseconds(), fl.Queue, fl.Packets, fl.Bytes)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // writeQueueCSV keeps the queue samples compactly: one line per poll.

@@ -157,6 +157,8 @@ func buildArm(arm string, rs []results.Run, opts Options) (ArmReport, error) {
 	if IsQUIC(arm) {
 		ar.GSO = gsoSummaries(rs)
 	}
+	ar.Recovery = recoverySummaries(rs)
+	ar.timeline = firstTimeline(rs)
 	seen := map[string]bool{}
 	for _, r := range rs {
 		for _, cc := range r.CongestionControl {

@@ -164,9 +164,14 @@ type ArmReport struct {
 	// CongestionControl lists the distinct controllers the runs recorded as
 	// in force.
 	CongestionControl []string `json:"congestion_control,omitempty"`
+	// Recovery is how the interactive channel came back after the link's
+	// scheduled events (a blackout, a rate step down), by kind; empty for
+	// a link without a schedule.
+	Recovery []RecoverySummary `json:"recovery,omitempty"`
 
-	stats  stats.Cell
-	pooled []float64 // post-warm-up round trips in ms, pooled over measured repeats
+	stats    stats.Cell
+	pooled   []float64 // post-warm-up round trips in ms, pooled over measured repeats
+	timeline *timeline // the first run with scheduled changes, for its plot
 }
 
 // Interval is stats.Interval in milliseconds.

@@ -49,8 +49,10 @@ const maxCDFPoints = 2000
 //   - <cell>_throughput: each repeat's saturating-channel Mbit/s per arm,
 //     with the median;
 //
-// where <cell> is results.Cell.Dir(), and an index (PlotIndex) with a
-// caption for each. It returns the files written.
+// and, for a cell whose link had a schedule, <cell>_<arm>_timeline: one
+// run's interactive round trips against time with the scheduled changes
+// marked; where <cell> is results.Cell.Dir(), and an index (PlotIndex)
+// with a caption for each. It returns the files written.
 func (r *Report) WritePlots(dir string) ([]string, error) {
 	if dir == "" {
 		return nil, errors.New("report: no plot directory given")
@@ -66,6 +68,23 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 		fmt.Fprintf(&index, "## %s\n\n", c.Label())
 		for _, mk := range []func(*CellReport) (*plot.Plot, string, string, error){cdfPlot, p95Plot, throughputPlot} {
 			p, stem, caption, err := mk(c)
+			if err != nil {
+				return files, fmt.Errorf("report: plotting %s: %w", c.Dir, err)
+			}
+			if p == nil {
+				continue
+			}
+			for _, ext := range plotFormats {
+				name := filepath.Join(dir, stem+"."+ext)
+				if err := savePlot(p, name, ext); err != nil {
+					return files, err
+				}
+				files = append(files, name)
+			}
+			fmt.Fprintf(&index, "![%s](%s.svg)\n\n%s\n\n", caption, stem, caption)
+		}
+		for k := range c.Arms {
+			p, stem, caption, err := timelinePlot(c, &c.Arms[k])
 			if err != nil {
 				return files, fmt.Errorf("report: plotting %s: %w", c.Dir, err)
 			}

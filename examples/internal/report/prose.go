@@ -50,6 +50,9 @@ const (
 	// proseThroughput introduces the throughput table.
 	proseThroughput = "Median over measured repeats, Mbit/s, with the range across repeats in brackets."
 
+	// proseRecovery introduces the recovery table.
+	proseRecovery = "For each blackout or step down of the rate after the warm-up, the time from the event until the interactive echo is back: the arrival of the first of three echoes in a row, sent after the event, within 10% of the median round trip of the 2 s before it. Events in either direction count; \"not recovered\" ones had not come back by the next event or the run's end and are left out of the medians."
+
 	// proseNoConnect stands in for the connect-time table when no run recorded one.
 	proseNoConnect = "No run recorded a connect time."
 
@@ -119,6 +122,9 @@ const (
 	captionCDF = "%s: empirical CDF of the interactive round trip, each arm's post-warm-up samples pooled " +
 		"over its measured repeats (%s). Pooling is fine for the shape of the distribution; the " +
 		"table's p95 and its spread are per repeat."
+
+	// captionTimeline is a timeline plot's caption (the cell's label, the arm, the repeat, its samples and changes).
+	captionTimeline = "%s, %s, repeat %d: each of its %d interactive round trips at the time it was sent; the grey lines are the link's %d scheduled changes (dashed: the link back up)."
 
 	// captionP95 is the p95-by-repeat plot's caption (%s: the cell's label, then the spreads).
 	captionP95 = "%s: each dot is one repeat's own p95, the bar the median over repeats (the table's p95). " +

@@ -31,6 +31,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	r.mdSessions(m)
 	r.mdCapped(m)
 	r.mdThroughput(m)
+	r.mdRecovery(m)
 	r.mdCPU(m)
 	r.mdConnect(m)
 	r.mdGSO(m)

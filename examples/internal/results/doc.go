@@ -9,7 +9,9 @@
 //	<workdir>/<cell>/<arm>/r<N>/run.json       one run (Run, below)
 //	<workdir>/<cell>/<arm>/r<N>/server.log     the server process's log
 //	<workdir>/<cell>/<arm>/r<N>/client.log     the client process's log
-//	<workdir>/<cell>/<arm>/r<N>/queue.json     queue samples (server egress)
+//	<workdir>/<cell>/<arm>/r<N>/queue.csv      queue samples (server egress)
+//	<workdir>/<cell>/<arm>/r<N>/queue_flows.csv  its fullest FQ-CoDel flow queues
+//	                                           per sample (only behind FQ-CoDel)
 //
 // where <cell> is Cell.Dir(), for example "80ms-10mbit_loss1_reno", or
 // "80ms-10mbit_loss1_reno_s4" for four sessions sharing the link and

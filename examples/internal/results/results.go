@@ -152,9 +152,12 @@ type Run struct {
 	// Failed, when set, says why the run could not be measured.
 	Failed string `json:"failed,omitempty"`
 
-	// Samples are every interactive round trip, warm-up included.
-	Samples  []stats.Sample `json:"samples"`
-	Timeouts int            `json:"timeouts"`
+	// Samples are every interactive round trip, warm-up included; their
+	// offsets count from SamplesStart (the client's start, when every
+	// channel had opened), which places them beside Link.Changes.
+	Samples      []stats.Sample `json:"samples"`
+	SamplesStart time.Time      `json:"samples_start,omitzero"`
+	Timeouts     int            `json:"timeouts"`
 	// ThroughputMbit is the saturating channel's goodput after warm-up.
 	ThroughputMbit float64       `json:"throughput_mbit"`
 	BulkBytes      int64         `json:"bulk_bytes"`
@@ -257,6 +260,12 @@ type Link struct {
 	// drops it caused, lateness against the model); nil for netem and for
 	// runs recorded before it existed.
 	Shaper *shapedlink.ShaperReport `json:"shaper,omitempty"`
+	// ScheduleStart is when the link's schedule and trace started
+	// counting, and Changes the schedule's changes that took effect
+	// before the run ended, each with its time (for frames arriving from
+	// then on); both empty for a link without them.
+	ScheduleStart time.Time                  `json:"schedule_start,omitzero"`
+	Changes       []shapedlink.AppliedChange `json:"changes,omitempty"`
 }
 
 // StatsRepeat converts a run into what stats summarises.
