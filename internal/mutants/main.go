@@ -13,11 +13,19 @@ import (
 	"time"
 )
 
-type mutant struct {
+type edit struct {
 	name, file, from, to string
 }
 
-var mutants = []mutant{
+// mutant is an edit and the tests that must kill it: pkg and tests, when
+// set, are a package (a directory under the module root) and a -run
+// pattern; otherwise the stats and gsocheck tests run whole.
+type mutant struct {
+	edit
+	pkg, tests string
+}
+
+var mutants = []edit{
 	{"percentile one rank too high", "stats/percentile.go",
 		"r := int(math.Ceil(p*float64(n)/100 - 1e-9))", "r := int(math.Ceil(p*float64(n)/100-1e-9)) + 1"},
 	{"percentile rounds the rank down", "stats/percentile.go",
@@ -59,6 +67,29 @@ var mutants = []mutant{
 		"case c.Oversize > 0:", "case false:"},
 }
 
+// modelMutants break the link model and its descriptions; their pure
+// tests (no namespace needed) must kill them.
+var modelMutants = []mutant{
+	{edit{"trace: a frame's unused bytes not left to the next", "shapedlink/internal/emulator/model.go",
+		"m.traceLeft -= size\n\treturn m.oppTime(m.traceK)", "m.traceLeft = 0\n\treturn m.oppTime(m.traceK)"},
+		"shapedlink/internal/emulator", "Trace"},
+	{edit{"trace: an opportunity at the arrival time usable", "shapedlink/internal/emulator/model.go",
+		"if v <= r {", "if v < r {"},
+		"shapedlink/internal/emulator", "Trace"},
+	{edit{"blackout: held frames leave before the link is up", "shapedlink/internal/emulator/model.go",
+		"t, m.queued = max(t, m.upAt), true", "t, m.queued = t, true"},
+		"shapedlink/internal/emulator", "Blackout"},
+	{edit{"flow samples: the emptiest flow queues published", "shapedlink/internal/emulator/model.go",
+		"return cmp.Compare(b.Bytes, a.Bytes)", "return cmp.Compare(a.Bytes, b.Bytes)"},
+		"shapedlink/internal/emulator", "Fullest"},
+	{edit{"step schedule: back to the high rate never", "shapedlink/schedule.go",
+		"{At: every/2 + dur, Set: \"rate\", Value: rates[0]}", "{At: every/2 + dur, Set: \"rate\", Value: rates[1]}"},
+		"shapedlink", "LoadSchedule|ScheduledChanges"},
+	{edit{"jitter CDF: the table read at half scale", "shapedlink/direction.go",
+		"vals[i] = j * float64(v) / disttable.Scale", "vals[i] = j * float64(v) / disttable.Scale / 2"},
+		"shapedlink", "JitterCDF"},
+}
+
 func main() {
 	only := flag.String("run", "", "only mutants whose name contains this")
 	timeout := flag.Duration("timeout", 5*time.Minute, "per-mutant test timeout")
@@ -68,6 +99,9 @@ func main() {
 		os.Exit(2)
 	}
 	pkgs := []string{"stats", "gsocheck"}
+	// The trees copied into the work module: the packages above and the
+	// link's model (its pure tests need no namespace).
+	trees := []string{"stats", "gsocheck", "shapedlink", "internal/proc"}
 	work, err := os.MkdirTemp("", "quicbench-mutants-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
@@ -84,19 +118,24 @@ func main() {
 				return err
 			}
 		}
-		for _, p := range pkgs {
+		for _, p := range trees {
 			if err := copyTree(p, filepath.Join(work, p)); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	run := func() (bool, string) {
+	run := func(m mutant) (bool, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 		defer cancel()
 		args := []string{"test", "-count=1"}
+		if m.pkg != "" {
+			args = append(args, "-run", m.tests, "./"+m.pkg+"/")
+		}
 		for _, p := range pkgs {
-			args = append(args, "./"+p+"/")
+			if m.pkg == "" {
+				args = append(args, "./"+p+"/")
+			}
 		}
 		cmd := exec.CommandContext(ctx, "go", args...)
 		cmd.Dir = work
@@ -108,12 +147,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		os.Exit(2)
 	}
-	if ok, out := run(); !ok {
+	if ok, out := run(mutant{}); !ok {
 		fmt.Fprintf(os.Stderr, "mutants: the unmutated tests fail; fix them first:\n%s", out)
 		os.Exit(1)
 	}
 	killed, survived, stale := 0, 0, 0
-	for _, m := range mutants {
+	all := modelMutants
+	for _, e := range mutants {
+		all = append(all, mutant{edit: e})
+	}
+	for _, m := range all {
 		if *only != "" && !strings.Contains(m.name, *only) {
 			continue
 		}
@@ -137,7 +180,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, "mutants:", err)
 			os.Exit(2)
 		}
-		ok, out := run()
+		ok, out := run(m)
 		switch {
 		case ok:
 			fmt.Printf("SURVIVED %-50s %s\n", m.name, m.file)
