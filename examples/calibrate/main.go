@@ -383,6 +383,21 @@ func failureLine(failed []string, total int) string {
 	return fmt.Sprintf("%d of %d measurements failed (%s)", len(failed), total, strings.Join(failed, ", "))
 }
 
+// varies reports whether r's profile has jitter, a trace or a schedule:
+// a link whose delay or rate is not fixed.
+func (r Result) varies() bool {
+	p, err := shapedlink.ParseProfile(r.Profile)
+	if err != nil {
+		return false
+	}
+	for _, d := range []shapedlink.Dir{shapedlink.Down, shapedlink.Up} {
+		if pd := p.Direction(d); pd.Jitter > 0 || pd.Trace != "" || pd.Schedule != "" {
+			return true
+		}
+	}
+	return false
+}
+
 func (r Result) lossy() bool {
 	p, err := shapedlink.ParseProfile(r.Profile)
 	return err == nil && p.HasLoss()
@@ -423,8 +438,12 @@ func printTable(w io.Writer, rep Report) {
 			}
 			fmt.Fprintf(tw, "%s\t%s\t", r.Profile, r.Backend)
 			if pg := r.Ping; pg != nil && pg.Answered > 0 {
-				fmt.Fprintf(tw, "%s\t%+.3f\t%s\t%+.3f\t%s\t", ms(pg.ExpectedMs), pg.P50ErrMs, mark(pg.P50ErrMs <= 0.1 && pg.P50ErrMs >= -0.1),
-					pg.P99ErrMs, mark(pg.P99ErrMs <= 0.5 && pg.P99ErrMs >= -0.5))
+				m50, m99 := mark(pg.P50ErrMs <= 0.1 && pg.P50ErrMs >= -0.1), mark(pg.P99ErrMs <= 0.5 && pg.P99ErrMs >= -0.5)
+				if r.varies() {
+					// The targets are for a fixed delay and rate.
+					m50, m99 = "n/a", "n/a"
+				}
+				fmt.Fprintf(tw, "%s\t%+.3f\t%s\t%+.3f\t%s\t", ms(pg.ExpectedMs), pg.P50ErrMs, m50, pg.P99ErrMs, m99)
 			} else {
 				fmt.Fprintf(tw, "-\t-\t\t-\t\t")
 			}
@@ -455,6 +474,10 @@ func printTable(w io.Writer, rep Report) {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "rate and loss\tbbr goodput\twire\t\tcubic goodput\twire\t\tloss % [95% CI]\t\tburst/configured\tcpu/pkt\t")
 		for _, r := range rep.Results {
+			if r.TimeVarying != nil {
+				fmt.Fprintf(tw, "%s\tskipped: the link varies (see below)\t\n", r.Profile)
+				continue
+			}
 			if r.Error != "" && len(r.Bulk) == 0 {
 				fmt.Fprintf(tw, "%s\terror: %s\t\n", r.Profile, r.Error)
 				continue
@@ -507,7 +530,12 @@ func printTable(w io.Writer, rep Report) {
 				}
 				fmt.Fprintln(w, " ms")
 			}
-			fmt.Fprintf(w, "%s: %d scheduled changes applied; netem acknowledged within %.1f ms, the emulator got to them within %.1f ms\n", r.Profile, tv.Changes, tv.MaxAckLagMs, tv.ShaperMaxLagMs)
+			switch {
+			case tv.MaxAckLagMs > 0:
+				fmt.Fprintf(w, "%s: %d scheduled changes applied, netem acknowledging each within %.1f ms of its time\n", r.Profile, tv.Changes, tv.MaxAckLagMs)
+			case tv.Changes > 0:
+				fmt.Fprintf(w, "%s: %d scheduled changes applied, the emulator getting to each within %.2f ms of its time (it applies them at their time to the frames' arrival stamps)\n", r.Profile, tv.Changes, tv.ShaperMaxLagMs)
+			}
 		}
 		if j := r.Jitter; j != nil && j.Probes > 0 {
 			fmt.Fprintf(w, "%s: jitter of %d probes %.0f ms apart, KS distance %.3f (5%% critical %.3f): %s; quantiles", r.Profile, j.Probes, j.GapMs, j.KS, j.KSCrit, mark(j.Fits))
