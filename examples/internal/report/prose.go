@@ -51,7 +51,7 @@ const (
 	proseThroughput = "Median over measured repeats, Mbit/s, with the range across repeats in brackets."
 
 	// proseRecovery introduces the recovery table.
-	proseRecovery = "For each blackout or step down of the rate after the warm-up, the time from the event until the interactive echo is back: the arrival of the first of three echoes in a row, sent after the event, within 10% of the median round trip of the 2 s before it. Events in either direction count; \"not recovered\" ones had not come back by the next event or the run's end and are left out of the medians."
+	proseRecovery = "For each blackout and each step down of the rate that starts after the warm-up (the two directions' simultaneous changes counted once), the time from its end (the link back up, the rate restored) until the interactive echo is back: the arrival of the first of three echoes in a row, sent after the end, within 10% of the median round trip of the 2 s before the event. \"not recovered\" events had not come back by the next event or the run's end and are left out of the medians."
 
 	// proseNoConnect stands in for the connect-time table when no run recorded one.
 	proseNoConnect = "No run recorded a connect time."

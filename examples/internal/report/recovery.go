@@ -23,9 +23,10 @@ import (
 
 // Recovery criteria: the baseline is the median round trip over the
 // baselineWindow before the event; the channel has recovered when
-// recoveredRun echoes in a row, the first sent after the event, come back
-// within recoveredWithin of the baseline. The recovery time runs from the
-// event to the arrival of the first of them.
+// recoveredRun echoes in a row, the first sent after the event ended (the
+// link back up, the rate back), come back within recoveredWithin of the
+// baseline. The recovery time runs from the event's end to the arrival of
+// the first of them.
 const (
 	baselineWindow  = 2 * time.Second
 	recoveredRun    = 3
@@ -34,49 +35,105 @@ const (
 
 // EventRecovery is one event in one run.
 type EventRecovery struct {
-	Set      string        `json:"set"` // "down" or "rate"
-	AtMs     float64       `json:"at_ms"`
+	Set   string  `json:"set"` // "down" (a blackout) or "rate" (a step down)
+	AtMs  float64 `json:"at_ms"`
+	EndMs float64 `json:"end_ms"` // when the link was back (up, or the rate restored)
+	// Baseline is the median round trip in the 2 s before the event.
 	Baseline time.Duration `json:"baseline_ns"`
-	// Recovery is from the event to the recovered echo's arrival; -1 when
-	// the channel had not recovered before the next event or the run's
-	// end.
+	// Recovery is from the event's end to the recovered echo's arrival;
+	// -1 when the channel had not recovered before the next event or the
+	// run's end.
 	Recovery time.Duration `json:"recovery_ns"`
 }
 
-// Recoveries finds the events in r (a blackout beginning, a rate
-// lowered) after its warm-up and with a baseline before them, and how
-// long the interactive channel took to recover from each. Events in
-// either direction count: the interactive round trip crosses both.
+// event is a disturbance: a blackout (down until up) or a step down of
+// the rate (until a change restores at least the rate before it), in
+// either direction; simultaneous changes of the two directions (a
+// schedule given to both) are one event.
+type event struct {
+	set        string
+	start, end time.Time
+}
+
+// events pairs r's changes into disturbances.
+func events(r results.Run) []event {
+	var out []event
+	open := map[string]int{}       // direction -> index into out of its open event
+	before := map[string]float64{} // direction -> rate before its open step
+	rate := map[string]float64{}
+	for _, c := range r.Link.Changes {
+		cur, known := rate[c.Dir]
+		if !known {
+			cur = rateBefore(r, c)
+		}
+		switch {
+		case c.Set == "down":
+			open[c.Dir] = addEvent(&out, "down", c.At)
+		case c.Set == "up":
+			if i, ok := open[c.Dir]; ok {
+				out[i].end = later(out[i].end, c.At)
+				delete(open, c.Dir)
+			}
+		case c.Set == "rate" && c.Value < cur:
+			if _, ok := open[c.Dir]; !ok {
+				open[c.Dir], before[c.Dir] = addEvent(&out, "rate", c.At), cur
+			}
+		case c.Set == "rate":
+			if i, ok := open[c.Dir]; ok && out[i].set == "rate" && c.Value >= before[c.Dir] {
+				out[i].end = later(out[i].end, c.At)
+				delete(open, c.Dir)
+			}
+		}
+		if c.Set == "rate" {
+			rate[c.Dir] = c.Value
+		}
+	}
+	// Events still open at the run's end have no end.
+	return slices.DeleteFunc(out, func(e event) bool { return e.end.IsZero() })
+}
+
+// addEvent appends an event of kind set starting at at, or joins one of
+// the same kind that started at the same time (within a millisecond), and
+// returns its index.
+func addEvent(out *[]event, set string, at time.Time) int {
+	for i, e := range *out {
+		if e.set == set && e.start.Sub(at).Abs() <= time.Millisecond {
+			return i
+		}
+	}
+	*out = append(*out, event{set: set, start: at})
+	return len(*out) - 1
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// Recoveries finds the disturbances in r (a blackout, a step down of the
+// rate) that start after its warm-up with a baseline before them, and how
+// long after each ended the interactive channel was back. The round trip
+// crosses both directions, so events of either count.
 func Recoveries(r results.Run) []EventRecovery {
 	if r.SamplesStart.IsZero() || len(r.Link.Changes) == 0 {
 		return nil
 	}
-	var events []shapedlink.AppliedChange
-	lastRate := map[string]float64{}
-	for _, c := range r.Link.Changes {
-		switch c.Set {
-		case "down":
-			events = append(events, c)
-		case "rate":
-			if prev, ok := lastRate[c.Dir]; ok && c.Value < prev || !ok && c.Value < rateBefore(r, c) {
-				events = append(events, c)
-			}
-			lastRate[c.Dir] = c.Value
-		}
-	}
+	evs := events(r)
 	var out []EventRecovery
-	for i, e := range events {
-		at := e.At.Sub(r.SamplesStart)
+	for i, e := range evs {
+		at, end := e.start.Sub(r.SamplesStart), e.end.Sub(r.SamplesStart)
 		if at < r.Warmup+baselineWindow {
 			continue
 		}
-		end := time.Duration(1<<63 - 1)
-		if i+1 < len(events) {
-			end = events[i+1].At.Sub(r.SamplesStart)
+		limit := time.Duration(1<<63 - 1)
+		if i+1 < len(evs) {
+			limit = evs[i+1].start.Sub(r.SamplesStart)
 		}
-		er := EventRecovery{Set: e.Set, AtMs: ms(at), Baseline: baseline(r.Samples, at), Recovery: -1}
+		er := EventRecovery{Set: e.set, AtMs: ms(at), EndMs: ms(end), Baseline: baseline(r.Samples, at), Recovery: -1}
 		if er.Baseline > 0 {
-			er.Recovery = recovery(r.Samples, at, end, er.Baseline)
+			er.Recovery = recovery(r.Samples, end, limit, er.Baseline)
 		}
 		out = append(out, er)
 	}
@@ -114,9 +171,9 @@ func baseline(s []stats.Sample, at time.Duration) time.Duration {
 }
 
 // recovery is the time from at to the arrival of the first of
-// recoveredRun consecutive echoes sent after at whose round trips are
-// within recoveredWithin of base, or -1 if there is no such run before
-// end.
+// recoveredRun consecutive echoes sent at or after at whose round trips
+// are within recoveredWithin of base, or -1 if there is no such run
+// before end.
 func recovery(s []stats.Sample, at, end, base time.Duration) time.Duration {
 	limit := time.Duration(float64(base) * (1 + recoveredWithin))
 	streak := 0
@@ -216,7 +273,7 @@ func (r *Report) mdRecovery(m *md) {
 	}
 	m.p("## Recovery after the link's scheduled events")
 	m.p("")
-	m.p(proseRecovery)
+	m.p("%s", proseRecovery)
 	m.p("")
 	m.header("profile", "loss", "arm", "event", "events", "not recovered", "median ms", "max ms", "per-repeat medians ms")
 	for _, c := range r.Cells {
@@ -277,7 +334,7 @@ func timelinePlot(c *CellReport, a *ArmReport) (*plot.Plot, string, string, erro
 	if tl == nil || len(tl.samples) == 0 {
 		return nil, "", "", nil
 	}
-	p := newPlot(fmt.Sprintf("%s, %s, r%d: interactive round trip over time", c.Label(), a.Arm, tl.repeat), "time since the channels opened (s)", "round trip (ms)")
+	p := newPlot(fmt.Sprintf("%s, r%d: interactive round trip", a.Arm, tl.repeat), "time since the channels opened (s)", "round trip (ms)")
 	pts := make(plotter.XYs, len(tl.samples))
 	top := 0.0
 	for i, s := range tl.samples {
