@@ -63,28 +63,19 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 	var files []string
 	var index bytes.Buffer
 	fmt.Fprintf(&index, "# quicbench plots\n\n")
+	type maker func() (*plot.Plot, string, string, error)
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		fmt.Fprintf(&index, "## %s\n\n", c.Label())
+		var makers []maker
 		for _, mk := range []func(*CellReport) (*plot.Plot, string, string, error){cdfPlot, p95Plot, throughputPlot} {
-			p, stem, caption, err := mk(c)
-			if err != nil {
-				return files, fmt.Errorf("report: plotting %s: %w", c.Dir, err)
-			}
-			if p == nil {
-				continue
-			}
-			for _, ext := range plotFormats {
-				name := filepath.Join(dir, stem+"."+ext)
-				if err := savePlot(p, name, ext); err != nil {
-					return files, err
-				}
-				files = append(files, name)
-			}
-			fmt.Fprintf(&index, "![%s](%s.svg)\n\n%s\n\n", caption, stem, caption)
+			makers = append(makers, func() (*plot.Plot, string, string, error) { return mk(c) })
 		}
 		for k := range c.Arms {
-			p, stem, caption, err := timelinePlot(c, &c.Arms[k])
+			makers = append(makers, func() (*plot.Plot, string, string, error) { return timelinePlot(c, &c.Arms[k]) })
+		}
+		for _, mk := range makers {
+			p, stem, caption, err := mk()
 			if err != nil {
 				return files, fmt.Errorf("report: plotting %s: %w", c.Dir, err)
 			}
