@@ -59,7 +59,8 @@ func TestTraceSaturated(t *testing.T) {
 	}
 	opps := func(lo, hi int64) int {
 		n := 0
-		for k := int64(0); ; k++ {
+		// Bounded, so a trace that never reaches hi fails rather than hangs.
+		for k := int64(0); k < 1<<20; k++ {
 			at := m.oppTime(k)
 			if at >= hi {
 				return n
@@ -68,6 +69,8 @@ func TestTraceSaturated(t *testing.T) {
 				n++
 			}
 		}
+		t.Fatalf("the trace's opportunities never reach %v", time.Duration(hi))
+		return 0
 	}
 	for w := int64(0); w < 9; w++ {
 		lo, hi := w*int64(time.Second), (w+1)*int64(time.Second)
