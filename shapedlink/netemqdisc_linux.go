@@ -39,17 +39,14 @@ const (
 	tcaTbfRate64 = 4 // TCA_TBF_RATE64
 	tcaTbfBurst  = 6 // TCA_TBF_BURST: bytes
 
-	tcaCodelTarget   = 1 // TCA_CODEL_TARGET, us
-	tcaCodelLimit    = 2 // TCA_CODEL_LIMIT, packets
-	tcaCodelInterval = 3 // TCA_CODEL_INTERVAL, us
-	tcaCodelECN      = 4 // TCA_CODEL_ECN
+	// TCA_CODEL_* and TCA_FQ_CODEL_* share these four numbers.
+	tcaCodelTarget   = 1 // us
+	tcaCodelLimit    = 2 // packets
+	tcaCodelInterval = 3 // us
+	tcaCodelECN      = 4
 
-	tcaFqCodelTarget   = 1 // the same meanings, fq_codel's numbering
-	tcaFqCodelLimit    = 2
-	tcaFqCodelInterval = 3
-	tcaFqCodelECN      = 4
-	tcaFqCodelFlows    = 5
-	tcaFqCodelQuantum  = 6
+	tcaFqCodelFlows   = 5 // TCA_FQ_CODEL_FLOWS (fq_codel only)
+	tcaFqCodelQuantum = 6 // TCA_FQ_CODEL_QUANTUM, bytes
 )
 
 // tbfBurst is the token bucket's depth for a rate of bytesPerSec: two
@@ -101,35 +98,25 @@ func addQueueChain(ns *Namespace, ifindex int, d Direction) error {
 	if q.ECN {
 		ecn = 1
 	}
-	switch q.Kind {
-	case "codel":
-		opts.AddRtAttr(tcaCodelLimit, nl.Uint32Attr(uint32(d.Limit)))
-		if q.Target > 0 {
-			opts.AddRtAttr(tcaCodelTarget, us(q.Target))
-		}
-		if q.Interval > 0 {
-			opts.AddRtAttr(tcaCodelInterval, us(q.Interval))
-		}
-		opts.AddRtAttr(tcaCodelECN, nl.Uint32Attr(ecn))
-	case "fq_codel":
-		opts.AddRtAttr(tcaFqCodelLimit, nl.Uint32Attr(uint32(d.Limit)))
-		if q.Target > 0 {
-			opts.AddRtAttr(tcaFqCodelTarget, us(q.Target))
-		}
-		if q.Interval > 0 {
-			opts.AddRtAttr(tcaFqCodelInterval, us(q.Interval))
-		}
-		// fq_codel marks by default in the kernel; the link's default
-		// is off, so the choice is always written.
-		opts.AddRtAttr(tcaFqCodelECN, nl.Uint32Attr(ecn))
-		if q.Flows > 0 {
-			opts.AddRtAttr(tcaFqCodelFlows, nl.Uint32Attr(uint32(q.Flows)))
-		}
-		if q.Quantum > 0 {
-			opts.AddRtAttr(tcaFqCodelQuantum, nl.Uint32Attr(uint32(q.Quantum)))
-		}
-	default:
+	if q.Kind != "codel" && q.Kind != "fq_codel" {
 		return fmt.Errorf("no netem arrangement for queue discipline %q", q.Kind)
+	}
+	// codel and fq_codel number limit, target, interval and ecn alike.
+	opts.AddRtAttr(tcaCodelLimit, nl.Uint32Attr(uint32(d.Limit)))
+	if q.Target > 0 {
+		opts.AddRtAttr(tcaCodelTarget, us(q.Target))
+	}
+	if q.Interval > 0 {
+		opts.AddRtAttr(tcaCodelInterval, us(q.Interval))
+	}
+	// fq_codel marks by default in the kernel; the link's default is
+	// off, so the choice is always written.
+	opts.AddRtAttr(tcaCodelECN, nl.Uint32Attr(ecn))
+	if q.Flows > 0 {
+		opts.AddRtAttr(tcaFqCodelFlows, nl.Uint32Attr(uint32(q.Flows)))
+	}
+	if q.Quantum > 0 {
+		opts.AddRtAttr(tcaFqCodelQuantum, nl.Uint32Attr(uint32(q.Quantum)))
 	}
 	if err := addQdiscRaw(ns, ifindex, queueHandle, netlink.MakeHandle(2, 1), q.Kind, opts); err != nil {
 		return fmt.Errorf("adding %s under tbf: %w", q.Kind, missingQdisc(q.Kind, err))

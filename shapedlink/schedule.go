@@ -1,6 +1,7 @@
 package shapedlink
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -160,7 +161,7 @@ func (s *Schedule) readFile(path string) error {
 		return err
 	}
 	var f scheduleFile
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
 		return fmt.Errorf("is not a schedule file (JSON with period and changes): %w", err)

@@ -96,8 +96,8 @@ qrate)
 	tests='TestNetemQueueDiscipline' ;;
 qecn)
 	file=$tree/shapedlink/netemqdisc_linux.go
-	old='opts.AddRtAttr(tcaFqCodelECN, nl.Uint32Attr(ecn))'
-	new='opts.AddRtAttr(tcaFqCodelECN, nl.Uint32Attr(1-ecn))'
+	old='opts.AddRtAttr(tcaCodelECN, nl.Uint32Attr(ecn))'
+	new='opts.AddRtAttr(tcaCodelECN, nl.Uint32Attr(1-ecn))'
 	tests='TestNetemQueueDisciplineReadBack' ;;
 seed)
 	file=$tree/shapedlink/netemge_linux.go

@@ -394,12 +394,12 @@ func (m *Model) place(now int64, size int) (due int64, v Verdict) {
 		t, m.queued = max(t, m.upAt), true
 	}
 	if m.trace != nil {
-		depart := m.traceDepart(t, size)
+		depart, waited := m.traceDepart(t, size)
 		due = depart + m.delayDraw()
 		if m.held > 1 && m.lastDue > due {
 			due = m.lastDue
 		}
-		m.queued = m.queued || depart > m.oppTime(m.firstOppAfter(t))
+		m.queued = m.queued || waited
 		m.lastDue = due
 		m.counter++
 		return due, Accepted
@@ -503,19 +503,24 @@ func (m *Model) firstOppAfter(t int64) int64 {
 // turn from the first one after t (or from where the frame before it
 // finished, if that is later), 1500 bytes each, and leaves at the one
 // that carries its last byte; what it leaves of that one goes to the
-// next frame, as in mm-link.
-func (m *Model) traceDepart(t int64, size int) int64 {
+// next frame, as in mm-link. waited says it leaves later than the first
+// opportunity after t (it queued).
+func (m *Model) traceDepart(t int64, size int) (depart int64, waited bool) {
 	if m.oppTime(m.traceK) <= t {
 		// The link went idle: the opportunities until now are lost.
 		m.traceK, m.traceLeft = m.firstOppAfter(t), TraceOpportunity
 	}
+	// It waited if the frames ahead hold the opportunities between t and
+	// the one it starts on, or if it needs more than that one.
+	k0 := m.traceK
+	waited = k0 > 0 && m.oppTime(k0-1) > t
 	for size > m.traceLeft {
 		size -= m.traceLeft
 		m.traceK++
 		m.traceLeft = TraceOpportunity
 	}
 	m.traceLeft -= size
-	return m.oppTime(m.traceK)
+	return m.oppTime(m.traceK), waited || m.traceK > k0
 }
 
 // SetRate changes the rate, in bits per second, for frames arriving from

@@ -15,23 +15,24 @@ const ms = int64(time.Millisecond)
 func TestTraceDepartures(t *testing.T) {
 	m := NewModel(Direction{Limit: 100, TraceMs: []uint32{1, 2, 3, 4}})
 	for _, c := range []struct {
-		at   int64
-		size int
-		want int64
-		why  string
+		at     int64
+		size   int
+		want   int64
+		queued bool
+		why    string
 	}{
-		{0, 1000, 1 * ms, "the first opportunity after the arrival"},
-		{0, 1000, 2 * ms, "500 bytes left in the first, the rest in the second"},
-		{0, 400, 2 * ms, "fits in what the second has left (1000)"},
-		{2500000, 1500, 3 * ms, "the second opportunity has passed; its 600 bytes are lost"},
-		{4500000, 100, 5 * ms, "the next period's first opportunity (4 + 1 ms)"},
-		{4500000, 3100, 7 * ms, "1400 left at 5 ms, 1500 at 6, the last 200 at 7"},
-		{8 * ms, 100, 9 * ms, "an arrival at an opportunity's own time waits for the next"},
-		{10 * ms, 100, 11 * ms, "so does one at an opportunity within a period (2 ms into the third)"},
+		{0, 1000, 1 * ms, false, "the first opportunity after the arrival"},
+		{0, 1000, 2 * ms, true, "500 bytes left in the first, the rest in the second"},
+		{0, 400, 2 * ms, true, "fits in what the second has left (1000), behind the frames holding the first"},
+		{2500000, 1500, 3 * ms, false, "the second opportunity has passed; its 600 bytes are lost"},
+		{4500000, 100, 5 * ms, false, "the next period's first opportunity (4 + 1 ms)"},
+		{4500000, 3100, 7 * ms, true, "1400 left at 5 ms, 1500 at 6, the last 200 at 7"},
+		{8 * ms, 100, 9 * ms, false, "an arrival at an opportunity's own time waits for the next"},
+		{10 * ms, 100, 11 * ms, false, "so does one at an opportunity within a period (2 ms into the third)"},
 	} {
 		due, v := m.Arrive(c.at, c.size)
-		if v != Accepted || due != c.want {
-			t.Errorf("%d bytes at %v: %v at %v, want accepted at %v (%s)", c.size, time.Duration(c.at), v, time.Duration(due), time.Duration(c.want), c.why)
+		if v != Accepted || due != c.want || m.Queued() != c.queued {
+			t.Errorf("%d bytes at %v: %v at %v queued %v, want accepted at %v queued %v (%s)", c.size, time.Duration(c.at), v, time.Duration(due), m.Queued(), time.Duration(c.want), c.queued, c.why)
 		}
 	}
 }
