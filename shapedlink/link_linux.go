@@ -471,7 +471,10 @@ func (l *Link) startEmulator(ctx context.Context, seed uint64) error {
 // Close stops the emulator (if any), removes the filters and drops the
 // namespaces, which destroys the veth pairs and nftables tables in them.
 // Sockets still open in a namespace keep that namespace (but not the link's
-// shaping) alive until they close. Close is idempotent.
+// shaping) alive until they close. Close returns once the kernel's worker
+// has finished tearing the namespaces down (waiting at most 0.5 s), so
+// that a link built and measured next does not share the CPUs with that
+// work. Close is idempotent.
 func (l *Link) Close() error {
 	l.closeMu.Lock()
 	if l.closed {
@@ -507,6 +510,9 @@ func (l *Link) Close() error {
 			errs = append(errs, err)
 		}
 	}
+	// The kernel finishes the teardown in a worker of its own; whatever
+	// is measured next must not run beside it (teardown_linux.go).
+	awaitNetnsTeardown()
 	return errors.Join(errs...)
 }
 

@@ -91,6 +91,12 @@ var modelMutants = []mutant{
 	{edit{"jitter CDF: the table read at half scale", "shapedlink/direction.go",
 		"vals[i] = j * float64(v) / disttable.Scale", "vals[i] = j * float64(v) / disttable.Scale / 2"},
 		"shapedlink", "JitterCDF"},
+	{edit{"teardown wait: ends as soon as the worker stops", "shapedlink/teardown_linux.go",
+		"case seen && now.Sub(quietSince) >= w.quiet:", "case seen:"},
+		"shapedlink", "QuietWait"},
+	{edit{"teardown wait: the rescuer taken for a running teardown", "shapedlink/teardown_linux.go",
+		"bytes.HasSuffix(comm, []byte(\"+netns\"))", "bytes.HasSuffix(comm, []byte(\"netns\"))"},
+		"shapedlink", "RunningNetnsWork"},
 }
 
 func main() {

@@ -1,0 +1,119 @@
+package shapedlink
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"time"
+)
+
+// The kernel tears a network namespace down after its last reference is
+// gone, in a worker thread (cleanup_net on the "netns" workqueue): the
+// namespace's devices, routes, sockets and per-subsystem state, with RCU
+// grace periods in between. On this project's VMs one teardown took up to
+// 40 ms, and on a kernel without full preemption (PREEMPT_NONE, common in
+// cloud and VM kernels) that worker's kernel code is not preempted when a
+// real-time thread wakes on its CPU: an emulator built right after another
+// link was closed wrote frames up to 10 ms late while it ran
+// (docs/calibration.md). Close therefore waits for it.
+
+const (
+	// teardownStart bounds the wait for the worker to pick the teardown
+	// up; if it never shows (someone else still holds a namespace, or the
+	// worker is invisible from here) Close goes on.
+	teardownStart = 100 * time.Millisecond
+	// teardownQuiet is how long no worker may run namespace teardown for
+	// it to count as finished (ordered work items run back to back).
+	teardownQuiet = 10 * time.Millisecond
+	// teardownMax bounds the whole wait, so that links closed while
+	// others are torn down elsewhere (parallel tests) are not held up for
+	// long.
+	teardownMax = 500 * time.Millisecond
+	// teardownPoll is the polling period.
+	teardownPoll = 2 * time.Millisecond
+)
+
+// awaitNetnsTeardown waits, within the bounds above, until no kernel
+// worker is running namespace teardown, having first waited for one to
+// start. It returns how long it waited.
+func awaitNetnsTeardown() time.Duration {
+	w := quietWait{start: teardownStart, quiet: teardownQuiet, limit: teardownMax, poll: teardownPoll,
+		now: time.Now, sleep: time.Sleep}
+	return w.await(netnsTeardownRunning)
+}
+
+// quietWait waits for something to start and then stop: the bounds, and
+// the clock (a parameter so that tests can drive it).
+type quietWait struct {
+	start, quiet, limit, poll time.Duration
+	now                       func() time.Time
+	sleep                     func(time.Duration)
+}
+
+// await polls running until it has been true at least once and then
+// false for w.quiet; if it is never true within w.start, or the whole
+// wait reaches w.limit, it gives up. It returns the time spent.
+func (w quietWait) await(running func() bool) time.Duration {
+	t0 := w.now()
+	seen := false
+	var quietSince time.Time
+	for {
+		now := w.now()
+		switch {
+		case running():
+			seen, quietSince = true, time.Time{}
+		case !seen && now.Sub(t0) >= w.start:
+			return now.Sub(t0)
+		case seen && quietSince.IsZero():
+			quietSince = now
+		case seen && now.Sub(quietSince) >= w.quiet:
+			return now.Sub(t0)
+		}
+		if now.Sub(t0) >= w.limit {
+			return now.Sub(t0)
+		}
+		w.sleep(w.poll)
+	}
+}
+
+// netnsTeardownRunning says whether a kernel worker is executing a work
+// item of the "netns" workqueue: the kernel names a worker
+// "kworker/<pool>+<workqueue>" while it runs that queue's work and
+// "...-<workqueue>" once it has finished.
+func netnsTeardownRunning() bool {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return false
+	}
+	var buf [64]byte
+	for _, name := range names {
+		if name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		if _, err := strconv.Atoi(name); err != nil {
+			continue
+		}
+		f, err := os.Open("/proc/" + name + "/comm")
+		if err != nil {
+			continue
+		}
+		n, _ := f.Read(buf[:])
+		f.Close()
+		if runningNetnsWork(buf[:n]) {
+			return true
+		}
+	}
+	return false
+}
+
+// runningNetnsWork reads a task's comm: a kernel worker running the
+// netns workqueue's work.
+func runningNetnsWork(comm []byte) bool {
+	comm = bytes.TrimSpace(comm)
+	return bytes.HasPrefix(comm, []byte("kworker/")) && bytes.HasSuffix(comm, []byte("+netns"))
+}
