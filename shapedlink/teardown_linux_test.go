@@ -60,3 +60,12 @@ func TestQuietWait(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNetnsTeardownRunning is the cost of one poll of the teardown
+// wait (a scan of every task's name), which Close makes every 2 ms while
+// it waits.
+func BenchmarkNetnsTeardownRunning(b *testing.B) {
+	for b.Loop() {
+		netnsTeardownRunning()
+	}
+}
