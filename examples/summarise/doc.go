@@ -7,7 +7,12 @@
 //
 // Usage:
 //
-//	summarise [-json] [-plots DIR] [-warmup DURATION] WORKDIR
+//	summarise [-json] [-plots DIR] [-warmup DURATION] WORKDIR [WORKDIR ...]
+//
+// Several WORKDIRs are the work directories of one matrix's shards (each
+// run with -shard i/n, see docs/shards.md): they are merged into one summary
+// after checking that they hold the same matrix, each shard once and each
+// run once. Runs no directory holds yet are listed on standard error.
 //
 // Markdown goes to standard output; -json prints the same figures as JSON
 // instead. -plots DIR also writes PNG and SVG plots (CDFs, p95 per repeat,

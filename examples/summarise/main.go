@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 
+	"github.com/shakenfist/quicbench/examples/internal/bench"
 	"github.com/shakenfist/quicbench/examples/internal/report"
 	"github.com/shakenfist/quicbench/examples/internal/results"
 )
@@ -26,8 +28,11 @@ func main() {
 }
 
 // usage heads the -help text, above the flags.
-const usage = "usage: summarise [-json] [-plots DIR] [-warmup DURATION] WORKDIR\n\n" +
-	"Reads every run.json under WORKDIR and prints the summary as markdown.\n\n"
+const usage = "usage: summarise [-json] [-plots DIR] [-warmup DURATION] WORKDIR [WORKDIR ...]\n\n" +
+	"Reads every run.json under WORKDIR and prints the summary as markdown.\n" +
+	"Several WORKDIRs are the shards of one matrix (each run with -shard i/n):\n" +
+	"they are merged into one summary after checking that they hold one matrix,\n" +
+	"each shard once and each run once; runs still missing are listed on stderr.\n\n"
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("summarise", flag.ContinueOnError)
@@ -42,11 +47,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if fs.NArg() == 0 {
 		fs.Usage()
-		return fmt.Errorf("need exactly one results directory (the WORKDIR the matrix wrote to), got %d arguments", fs.NArg())
+		return errors.New("need a results directory (the WORKDIR the matrix wrote to), or the work directories of a matrix's shards")
 	}
-	opts := report.Options{Source: fs.Arg(0)}
+	dirs := fs.Args()
+	opts := report.Options{Source: strings.Join(dirs, ", ")}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "warmup" {
 			opts.OverrideWarmup, opts.Warmup = true, *warmup
@@ -56,20 +62,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-warmup %v is negative; give zero or a positive duration such as 5s", opts.Warmup)
 	}
 
-	dir := fs.Arg(0)
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("results directory %s does not exist; give the WORKDIR the matrix wrote to", dir)
-	case err != nil:
-		return err
-	case !st.IsDir():
-		return fmt.Errorf("%s is not a directory; give the WORKDIR the matrix wrote to, not a file in it", dir)
+	for _, dir := range dirs {
+		st, err := os.Stat(dir)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return fmt.Errorf("results directory %s does not exist; give the WORKDIR the matrix wrote to", dir)
+		case err != nil:
+			return err
+		case !st.IsDir():
+			return fmt.Errorf("%s is not a directory; give the WORKDIR the matrix wrote to, not a file in it", dir)
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	runs, err := results.Load(dir)
+	runs, err := loadRuns(dirs, stderr)
 	if err != nil {
 		return err
 	}
@@ -88,4 +95,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return rep.WriteJSON(stdout)
 	}
 	return rep.WriteMarkdown(stdout)
+}
+
+// loadRuns reads one results directory as results.Load does, or merges the
+// work directories of a matrix's shards (bench.LoadShards), saying on
+// stderr what the merge still lacks.
+func loadRuns(dirs []string, stderr io.Writer) ([]results.Run, error) {
+	if len(dirs) == 1 {
+		return results.Load(dirs[0])
+	}
+	merged, err := bench.LoadShards(dirs)
+	if err != nil {
+		return nil, err
+	}
+	if note := merged.Note(); note != "" {
+		fmt.Fprintf(stderr, "summarise: %s\n", note)
+	}
+	return merged.Runs, nil
 }

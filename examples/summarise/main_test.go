@@ -105,8 +105,9 @@ func TestBadDirectories(t *testing.T) {
 		"missing":   {[]string{filepath.Join(empty, "nope")}, "does not exist"},
 		"empty":     {[]string{empty}, "no run.json"},
 		"file":      {[]string{file}, "not a directory"},
-		"no args":   {nil, "exactly one results directory"},
-		"two args":  {[]string{empty, empty}, "exactly one results directory"},
+		"no args":   {nil, "need a results directory"},
+		"two args":  {[]string{empty, empty}, "is given twice"},
+		"no record": {[]string{seedDir(t), seedDir(t)}, "has no matrix.json"},
 		"bad flags": {[]string{"-bogus", empty}, "bogus"},
 	} {
 		_, _, err := runCmd(t, tc.args...)

@@ -55,6 +55,10 @@ type Flags struct {
 	quickDefaults                      Defaults
 	sessions, caps                     *string
 	repeatsEnvErr                      error
+	shard                              string
+	// twoHost are -serve, -remote, -secret-file and -idle-timeout
+	// (remote_flags.go).
+	twoHost twoHostFlags
 }
 
 // NewFlags registers the shared flags on fs. Each default comes from d,
@@ -97,6 +101,8 @@ func NewFlags(fs *flag.FlagSet, d, quick Defaults) *Flags {
 	fs.BoolVar(&f.qlog, "qlog", false, "write a qlog file per QUIC connection into each run directory")
 	fs.BoolVar(&f.quick, "quick", false, fmt.Sprintf("quick preset: %s at losses %s, %d repeats of %v into %s; flags and variables given with it override its values", quick.Profiles, quick.Losses, quick.Repeats, quick.Duration, quick.Workdir))
 	fs.BoolVar(&f.noSummary, "no-summary", false, "do not print the summary at the end")
+	fs.StringVar(&f.shard, "shard", "", shardFlagHelp)
+	f.twoHost.register(fs)
 	if d.Sessions != "" {
 		f.sessions = fs.String("sessions", env("SESSIONS", d.Sessions), "numbers of sessions sharing the link, one cell each, space-separated (env SESSIONS)")
 	}
@@ -228,18 +234,17 @@ func (f *Flags) Matrix() (*Matrix, error) {
 			f.workdir = q.Workdir
 		}
 	}
-	profiles, err := shapedlink.ParseProfiles(f.profiles)
-	if err != nil {
-		return nil, err
-	}
+	var profiles []shapedlink.Profile
 	var texts []string
-	for _, p := range profiles {
-		if slices.Contains(texts, p.String()) {
-			return nil, fmt.Errorf("profile %s is given twice (profiles are compared as %s): give each once", p, p)
-		}
-		texts = append(texts, p.String())
+	var losses []float64
+	var err error
+	if f.twoHost.remote != "" {
+		// The path is used as found: nothing to parse, and what would
+		// shape a link is refused.
+		err = f.twoHost.refuseLinkFlags(explicit)
+	} else {
+		profiles, texts, losses, err = parseLinkCells(f.profiles, f.losses)
 	}
-	losses, err := parseFloats(f.losses, "loss", "0 1 2")
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +294,12 @@ func (f *Flags) Matrix() (*Matrix, error) {
 			return nil, errors.New("no caps: give at least one, e.g. -caps \"0.5 0.8\"")
 		}
 	}
+	shard, err := f.shardSetting()
+	if err != nil {
+		return nil, err
+	}
 	m := &Matrix{
+		Shard:    shard,
 		Sessions: sessions, BulkCapFractions: caps,
 		Profiles: profiles, ProfileText: texts, Losses: losses, CCs: ccs,
 		Arms: arms, Repeats: f.repeats, Workload: w, Workdir: f.workdir, Qlog: f.qlog,
@@ -306,7 +316,31 @@ func (f *Flags) Matrix() (*Matrix, error) {
 	default:
 		return nil, fmt.Errorf("-mode %q: want root, unprivileged or empty", f.mode)
 	}
+	if m.Remote, err = f.twoHost.remoteFor(f.fs); err != nil {
+		return nil, err
+	}
 	return m, m.Validate()
+}
+
+// parseLinkCells parses the profiles and loss levels of a matrix over an
+// emulated link, refusing a profile given twice.
+func parseLinkCells(profileText, lossText string) ([]shapedlink.Profile, []string, []float64, error) {
+	profiles, err := shapedlink.ParseProfiles(profileText)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var texts []string
+	for _, p := range profiles {
+		if slices.Contains(texts, p.String()) {
+			return nil, nil, nil, fmt.Errorf("profile %s is given twice (profiles are compared as %s): give each once", p, p)
+		}
+		texts = append(texts, p.String())
+	}
+	losses, err := parseFloats(lossText, "loss", "0 1 2")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return profiles, texts, losses, nil
 }
 
 func flagSet(fs *flag.FlagSet, name string) bool {
@@ -329,14 +363,11 @@ func armNames() string {
 }
 
 // Main is the body of every matrix command: run the role if this process is
-// one, get the privilege to build links, parse the flags, run the matrix and
-// print the summary. It returns the process exit code.
+// one, parse the flags, get the privilege to build links, run the matrix and
+// print the summary; or, with -serve, run the two-host daemon instead
+// (docs/two-hosts.md). It returns the process exit code.
 func Main(name, about string, d, quick Defaults, adjust func(*Matrix) error) int {
 	MaybeRunRole()
-	if err := shapedlink.Reexec(); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		return ExitFailed
-	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s [flags]\n\n%s\n\nflags:\n", name, about)
@@ -352,6 +383,19 @@ func Main(name, about string, d, quick Defaults, adjust func(*Matrix) error) int
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "%s: unexpected arguments %q (all options are flags)\n", name, fs.Args())
 		return ExitUsage
+	}
+	if f.twoHost.serve != "" {
+		return serveMain(name, f)
+	}
+	// The flags are parsed before Reexec (parsing writes nothing unless it
+	// fails, and then the command ends here) because -serve and -remote
+	// build no link: there, re-executing into a fresh network namespace
+	// would cut this process off from the other host.
+	if f.twoHost.remote == "" {
+		if err := shapedlink.Reexec(); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+			return ExitFailed
+		}
 	}
 	m, err := f.Matrix()
 	if err == nil && adjust != nil {
@@ -375,8 +419,12 @@ func Main(name, about string, d, quick Defaults, adjust func(*Matrix) error) int
 	if len(m.BulkCapFractions) > 0 {
 		extra += fmt.Sprintf(" x %d caps", len(m.BulkCapFractions))
 	}
-	fmt.Fprintf(os.Stderr, "%s: %d runs (%d profiles x %d losses x %d ccs%s x %d repeats x %d arms) of %v into %s\n",
-		name, len(plan), len(m.Profiles), len(m.Losses), len(m.CCs), extra, m.Repeats, len(m.Arms), m.Workload.Duration, m.Workdir)
+	cells := fmt.Sprintf("%d profiles x %d losses", len(m.Profiles), len(m.Losses))
+	if m.Remote != nil {
+		cells = "the path to " + m.Remote.Addr
+	}
+	fmt.Fprintf(os.Stderr, "%s: %s (%s x %d ccs%s x %d repeats x %d arms) of %v into %s\n",
+		name, m.planSummary(plan), cells, len(m.CCs), extra, m.Repeats, len(m.Arms), m.Workload.Duration, m.Workdir)
 	runErr := m.Run(ctx)
 	code := ExitCode(runErr)
 	switch {
@@ -397,6 +445,9 @@ func Main(name, about string, d, quick Defaults, adjust func(*Matrix) error) int
 	if !f.noSummary {
 		if c := Summarise(os.Stdout, m.Workdir); c != ExitOK && code == ExitOK {
 			code = c
+		}
+		if note := m.shardSummaryNote(name); note != "" {
+			fmt.Fprintln(os.Stderr, note)
 		}
 		if f.quick && len(quick.Readings) > 0 {
 			PrintFindings(os.Stdout, name, m.Workdir, quick.Readings)
@@ -426,7 +477,7 @@ func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.Is(err, ErrWorkdir):
+	case errors.Is(err, ErrWorkdir), errors.Is(err, ErrRemoteAuth):
 		return ExitUsage
 	case errors.Is(err, ErrInterrupted):
 		return ExitInterrupted

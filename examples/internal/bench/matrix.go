@@ -56,6 +56,14 @@ type Matrix struct {
 	// 0 in the list is an uncapped cell named as the headline's. Empty
 	// means uncapped, as Workload says.
 	BulkCapFractions []float64
+	// Shard, when set, makes Plan keep only this shard's share of the
+	// matrix (see Shard); the zero value is the whole matrix.
+	Shard Shard
+	// Remote, when set, runs the matrix between two hosts, against the
+	// daemon it names, over the path as found: Profiles, Losses and Link
+	// must then be empty, and the matrix has one cell per congestion
+	// control and session count, named results.PathProfile.
+	Remote *Remote
 	// Progress receives progress lines; a terminal gets one updating line.
 	Progress io.Writer
 	Logger   *slog.Logger
@@ -70,11 +78,15 @@ const MatchedCC = "reno"
 // valid.
 func (m *Matrix) Validate() error {
 	var errs []error
-	if len(m.Profiles) == 0 {
-		errs = append(errs, errors.New("no profiles: give at least one, e.g. -profiles \"80:10\""))
-	}
-	if len(m.Losses) == 0 {
-		errs = append(errs, errors.New("no loss levels: give at least one, e.g. -losses \"0 1 2\""))
+	if m.Remote != nil {
+		errs = append(errs, m.validateRemote()...)
+	} else {
+		if len(m.Profiles) == 0 {
+			errs = append(errs, errors.New("no profiles: give at least one, e.g. -profiles \"80:10\""))
+		}
+		if len(m.Losses) == 0 {
+			errs = append(errs, errors.New("no loss levels: give at least one, e.g. -losses \"0 1 2\""))
+		}
 	}
 	for _, l := range m.Losses {
 		if l < 0 || l >= 100 {
@@ -121,14 +133,24 @@ func (m *Matrix) Validate() error {
 	if len(m.BulkCapFractions) > 0 && m.Workload.BulkRateCap != 0 {
 		errs = append(errs, fmt.Errorf("the workload already caps the display at %d bit/s: give either that or cap fractions, not both", m.Workload.BulkRateCap))
 	}
+	if err := m.Shard.Validate(); err != nil {
+		errs = append(errs, err)
+	} else if len(errs) == 0 {
+		if err := m.shardFits(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return errors.Join(errs...)
 }
 
 // size is the number of runs the matrix plans, saturating at MaxRuns+1 so
 // that it cannot overflow.
 func (m *Matrix) size() int {
-	n := 1
-	for _, k := range []int{len(m.Profiles), len(m.Losses), len(m.CCs), len(m.Arms), m.Repeats,
+	n, profiles, losses := 1, len(m.Profiles), len(m.Losses)
+	if m.Remote != nil {
+		profiles, losses = 1, 1 // the path
+	}
+	for _, k := range []int{profiles, losses, len(m.CCs), len(m.Arms), m.Repeats,
 		max(1, len(m.Sessions)), max(1, len(m.BulkCapFractions))} {
 		if k > 0 && n > MaxRuns/k {
 			return MaxRuns + 1
@@ -142,9 +164,13 @@ func (m *Matrix) size() int {
 // connections on the tcp and quic-per-channel arms.
 const MaxSessions = 64
 
-// Plan lists the matrix's runs in the order they are made: cell by cell,
-// repeat by repeat, every arm within a repeat.
-func (m *Matrix) Plan() []RunConfig {
+// Plan lists the runs this process makes, in the order it makes them: the
+// whole matrix (FullPlan), or with Shard set that shard's share of it.
+func (m *Matrix) Plan() []RunConfig { return m.Shard.share(m.FullPlan()) }
+
+// FullPlan lists the whole matrix's runs in order: cell by cell, repeat by
+// repeat, every arm within a repeat, whatever Shard says.
+func (m *Matrix) FullPlan() []RunConfig {
 	var plan []RunConfig
 	sessions := m.Sessions
 	if len(sessions) == 0 {
@@ -154,8 +180,13 @@ func (m *Matrix) Plan() []RunConfig {
 	if len(caps) == 0 {
 		caps = []float64{0}
 	}
-	for _, p := range m.Profiles {
-		losses, own := m.Losses, p.HasLoss()
+	profiles, allLosses := m.Profiles, m.Losses
+	if m.Remote != nil {
+		// One pseudo-profile: the path as found (no RTT, rate or loss).
+		profiles, allLosses = []shapedlink.Profile{{}}, []float64{0}
+	}
+	for _, p := range profiles {
+		losses, own := allLosses, p.HasLoss()
 		if own {
 			// A profile with its own loss model (per-direction loss,
 			// Gilbert-Elliott, correlation) runs once, as it is.
@@ -178,6 +209,9 @@ func (m *Matrix) Plan() []RunConfig {
 							Sensitivity: cc != MatchedCC,
 							Sessions:    n,
 						}
+						if m.Remote != nil {
+							cell.Profile, cell.RTTms, cell.RateMbit = results.PathProfile, 0, 0
+						}
 						w := m.Workload
 						if capf != 0 {
 							cell.BulkCapFraction = capf
@@ -189,7 +223,7 @@ func (m *Matrix) Plan() []RunConfig {
 								plan = append(plan, RunConfig{
 									Cell: cell, Profile: lp, Arm: arm, Repeat: r,
 									Workload: w, Workdir: m.Workdir, Link: m.Link,
-									Qlog: m.Qlog, Logger: m.Logger, Sessions: n,
+									Qlog: m.Qlog, Logger: m.Logger, Sessions: n, Remote: m.Remote,
 								})
 							}
 						}
@@ -286,11 +320,23 @@ func (m *Matrix) Run(ctx context.Context) error {
 		}
 		todo = append(todo, rc)
 	}
+	if m.Remote != nil && len(todo) > 0 {
+		// Refused (wrong secret, busy, another version) before anything
+		// runs, rather than as a failed run each.
+		if err := m.Remote.Connect(ctx); err != nil {
+			return err
+		}
+		defer m.Remote.Close()
+	}
 	prog := newProgress(m.Progress, len(plan), len(plan)-len(todo), m.Workload.Duration)
 	defer prog.finish()
 	if done := len(plan) - len(todo); done > 0 || retried > 0 {
+		which := m.Workdir
+		if !m.Shard.Whole() {
+			which += " (shard " + m.Shard.String() + ")"
+		}
 		prog.line(fmt.Sprintf("resuming %s: %d runs already measured, %d to do (%d of them failed before and are retried)",
-			m.Workdir, done, len(todo), retried))
+			which, done, len(todo), retried))
 	}
 	failed, warnedPriority := 0, false
 	for _, rc := range todo {
@@ -379,6 +425,12 @@ type matrixRecord struct {
 	Seed             uint64    `json:"seed,omitempty"`
 	Sessions         []int     `json:"sessions,omitempty"`
 	BulkCapFractions []float64 `json:"bulk_cap_fractions,omitempty"`
+	// Shard is the share of the matrix this directory holds, "i/n"; empty
+	// for the whole matrix.
+	Shard string `json:"shard,omitempty"`
+	// Remote is the two-host daemon's address (never its secret), so a
+	// work directory is resumed against the same daemon.
+	Remote string `json:"remote,omitempty"`
 }
 
 func (m *Matrix) record() matrixRecord {
@@ -387,6 +439,8 @@ func (m *Matrix) record() matrixRecord {
 		Workload: m.Workload, Workdir: m.Workdir, Qlog: m.Qlog,
 		Backend: string(m.Link.Backend), Seed: m.Link.Seed,
 		Sessions: m.Sessions, BulkCapFractions: m.BulkCapFractions,
+		Shard:  m.Shard.recordText(),
+		Remote: m.remoteAddr(),
 	}
 }
 

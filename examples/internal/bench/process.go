@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/internal/proc"
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
@@ -28,7 +29,8 @@ type RoleEnv struct {
 // benchRoles is the run loop's own pair.
 var benchRoles = RoleEnv{Role: envRole, Spec: envSpec}
 
-// Start re-executes this binary as role inside ns: spec is written to
+// Start re-executes this binary as role inside ns (or, when ns is nil, in
+// this process's own network namespace): spec is written to
 // dir/<role>-spec.json, the process's output goes to dir/<role>.log, and
 // extra become its file descriptors 3, 4, ... (the caller closes its copies
 // after Start). When ctx ends the process gets SIGTERM, which lets a role
@@ -59,6 +61,15 @@ func (e RoleEnv) Start(ctx context.Context, ns *shapedlink.Namespace, role strin
 	// when this process dies. Never call cmd.Start here directly.
 	cmd.SysProcAttr = killWithParent()
 	cmd.ExtraFiles = extra
+	if ns == nil {
+		// A role of a run between two hosts, in this process's own
+		// namespace: from the same permanent starter thread, for the
+		// same reason.
+		if err := proc.Start(cmd); err != nil {
+			return nil, fmt.Errorf("starting the %s: %w", role, err)
+		}
+		return cmd, nil
+	}
 	if err := ns.Start(cmd); err != nil {
 		return nil, fmt.Errorf("starting the %s in its namespace: %w", role, err)
 	}

@@ -36,6 +36,10 @@ type RunConfig struct {
 	// its own channels; 0 or 1 is one. With Sessions set (1 included) the
 	// run records results.Run.Sessions.
 	Sessions int
+	// Remote, when set, makes the run between two hosts: the server on
+	// the daemon's host, the client here, over the path as found, with no
+	// link built (Matrix.Remote).
+	Remote *Remote
 }
 
 // Dir is the run's results directory.
@@ -52,7 +56,8 @@ var ErrInterrupted = errors.New("run interrupted")
 // counters while they run, and writes run.json atomically. A run that fails
 // for any reason but interruption is recorded with Failed set, so the
 // summary counts it; an interrupted run is not recorded at all. Either way
-// the link is gone when RunOne returns.
+// the link is gone when RunOne returns. With rc.Remote set no link is
+// built: the server runs on the daemon's host (measureRemote).
 func RunOne(ctx context.Context, rc RunConfig) (results.Run, error) {
 	log := rc.Logger
 	if log == nil {
@@ -71,6 +76,9 @@ func RunOne(ctx context.Context, rc RunConfig) (results.Run, error) {
 }
 
 func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, log *slog.Logger) error {
+	if rc.Remote != nil {
+		return measureRemote(ctx, rc, dir, run, log)
+	}
 	rig, err := NewRig(ctx, benchRoles, dir, rc.Profile, rc.Link)
 	if err != nil {
 		return err
@@ -164,6 +172,43 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 
 	cres, cerrRead := ReadResult[RoleResult](clientSpec.Out)
 	sres, serrRead := ReadResult[RoleResult](serverSpec.Out)
+	recordEnds(run, rc, sres, cres)
+	if rc.Arm.IsQUIC() {
+		expected := gsocheck.Expected(transport.DatagramSize, gsocheck.VethL2)
+		g, err := gsocheck.FromQueue(gsoSamples(qs.s), expected, gsocheck.Options{})
+		if err == nil {
+			run.GSOQueue = &g
+		}
+		if cerr == nil {
+			c := gsocheck.FromCounters(gsocheck.Counters{
+				Packets: counters.All.Packets, Bytes: counters.All.Bytes, Oversize: counters.Oversize.Packets,
+			}, expected, 100)
+			run.GSOCounters = &c
+		}
+	}
+
+	if err := clientOutcome(cres, cerrRead, cliErr, rig.LogPath(RoleClient)); err != nil {
+		return err
+	}
+	if serrRead == nil && sres.Err != "" {
+		log.Warn("server reported an error", "err", sres.Err)
+	}
+	select {
+	case <-rig.ServerDone():
+		if err := rig.ServerErr(); err != nil {
+			log.Warn("server exited with an error", "err", err, "log", rig.LogPath(RoleServer))
+		}
+	default:
+	}
+	return nil
+}
+
+// recordEnds puts what the two role processes reported into run: both
+// ends' transport states and the client's connect time, every
+// connection's congestion control and GSO state, both processes' CPU and
+// memory, and the workload's figures. A run over a link and a run between
+// two hosts record both ends alike through it.
+func recordEnds(run *results.Run, rc RunConfig, sres, cres RoleResult) {
 	RecordStates(run, sres.State, cres.State)
 	states := []*transport.State{sres.State, cres.State}
 	if len(sres.Sessions) > 0 || len(cres.Sessions) > 0 {
@@ -189,37 +234,19 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 	if rc.Sessions >= 1 {
 		recordSessions(run, cres)
 	}
-	if rc.Arm.IsQUIC() {
-		expected := gsocheck.Expected(transport.DatagramSize, gsocheck.VethL2)
-		g, err := gsocheck.FromQueue(gsoSamples(qs.s), expected, gsocheck.Options{})
-		if err == nil {
-			run.GSOQueue = &g
-		}
-		if cerr == nil {
-			c := gsocheck.FromCounters(gsocheck.Counters{
-				Packets: counters.All.Packets, Bytes: counters.All.Bytes, Oversize: counters.Oversize.Packets,
-			}, expected, 100)
-			run.GSOCounters = &c
-		}
-	}
+}
 
+// clientOutcome is why the run failed, if the client's result (or its
+// absence: readErr, with the process's exit status exitErr and its log at
+// logPath) says it did.
+func clientOutcome(cres RoleResult, readErr, exitErr error, logPath string) error {
 	switch {
 	case cres.Err != "":
 		return fmt.Errorf("client: %s (see client.log)", cres.Err)
-	case cerrRead != nil:
-		return fmt.Errorf("client wrote no result (%v; exit: %v); see %s", cerrRead, cliErr, rig.LogPath(RoleClient))
+	case readErr != nil:
+		return fmt.Errorf("client wrote no result (%v; exit: %v); see %s", readErr, exitErr, logPath)
 	case cres.Client == nil:
 		return errors.New("client result has no measurement")
-	}
-	if serrRead == nil && sres.Err != "" {
-		log.Warn("server reported an error", "err", sres.Err)
-	}
-	select {
-	case <-rig.ServerDone():
-		if err := rig.ServerErr(); err != nil {
-			log.Warn("server exited with an error", "err", err, "log", rig.LogPath(RoleServer))
-		}
-	default:
 	}
 	return nil
 }

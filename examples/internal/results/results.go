@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,6 +59,10 @@ type Cell struct {
 // only when set ("_s4", "_cap0.5"), so headline cells keep their names.
 func (c Cell) Dir() string {
 	d := fmt.Sprintf("%sms-%smbit_loss%s_%s", num(c.RTTms), num(c.RateMbit), num(c.LossPct), c.CC)
+	if c.Profile == PathProfile {
+		// Nothing was emulated: "0ms-0mbit_loss0" would read as a link.
+		d = PathProfile + "_" + c.CC
+	}
 	d += ProfileSuffix(c.Profile)
 	if c.Sessions != 0 {
 		d += fmt.Sprintf("_s%d", c.Sessions)
@@ -105,6 +110,9 @@ func (c Cell) SessionCount() int { return max(1, c.Sessions) }
 // "80 ms / 10 Mbit, limit 200"), so cells that differ only in their
 // options are told apart.
 func (c Cell) Title() string {
+	if c.Profile == PathProfile {
+		return "path between two hosts, as found"
+	}
 	t := fmt.Sprintf("%s ms / %s Mbit", num(c.RTTms), num(c.RateMbit))
 	if o := ProfileOptions(c.Profile); o != "" {
 		t += ", " + o
@@ -266,6 +274,34 @@ type Link struct {
 	// then on); both empty for a link without them.
 	ScheduleStart time.Time                  `json:"schedule_start,omitzero"`
 	Changes       []shapedlink.AppliedChange `json:"changes,omitempty"`
+	// Probe is the short probe of the path taken just before a run
+	// between two hosts (Cell.Profile PathProfile); nil for an emulated
+	// link.
+	Probe *PathProbe `json:"probe,omitempty"`
+}
+
+// PathProfile is the Profile of a cell measured between two hosts over
+// the path as found: nothing was emulated, so the cell's RTTms, RateMbit
+// and LossPct are zero and the run's Link.Probe says what the path was.
+const PathProfile = "path"
+
+// PathProbe is what a short train of UDP echoes, sent just before a run
+// between two hosts, found on the path: how many were sent and answered,
+// the round-trip loss (each echo crosses the path twice, so this is the
+// loss of the two directions together) and the round trips of those
+// answered.
+type PathProbe struct {
+	// Peer is the address the echoes were sent to.
+	Peer     string  `json:"peer"`
+	Sent     int     `json:"sent"`
+	Answered int     `json:"answered"`
+	LossPct  float64 `json:"loss_pct"`
+	RTTMinMs float64 `json:"rtt_min_ms"`
+	RTTP50Ms float64 `json:"rtt_p50_ms"`
+	RTTP90Ms float64 `json:"rtt_p90_ms"`
+	RTTMaxMs float64 `json:"rtt_max_ms"`
+	// At is when the first echo was sent.
+	At time.Time `json:"at"`
 }
 
 // StatsRepeat converts a run into what stats summarises.
@@ -374,6 +410,12 @@ func (r Run) Validate() error {
 		if s.RTT < 0 || s.Offset < 0 {
 			bad("sample %d has a negative round trip or offset (%v at %v)", i, s.RTT, s.Offset)
 			break
+		}
+	}
+	if p := r.Link.Probe; p != nil {
+		figs := []float64{p.LossPct, p.RTTMinMs, p.RTTP50Ms, p.RTTP90Ms, p.RTTMaxMs}
+		if p.Sent < 0 || p.Answered < 0 || p.Answered > p.Sent || slices.ContainsFunc(figs, func(f float64) bool { return !(f >= 0) || math.IsInf(f, 0) }) {
+			bad("the path probe's figures are impossible (%d sent, %d answered, loss %v%%, round trips %v)", p.Sent, p.Answered, p.LossPct, figs[1:])
 		}
 	}
 	for i, s := range r.Sessions {
