@@ -64,14 +64,17 @@ func TestTwoSessionsEndToEnd(t *testing.T) {
 			sum += s.ThroughputMbit
 			total += s.BulkBytesTotal
 		}
-		// Two sessions share one 10 Mbit/s link. Goodput counts bytes
-		// the application read inside the 2 s window, and TCP hands over
-		// in one go bytes that crossed before the window but waited for
-		// a retransmission to fill a hole: up to a window's worth (a
-		// bandwidth-delay product plus the 13-packet queue, about 45 KB,
-		// 0.18 Mbit/s over 2 s). Above that, the link carried more than
-		// its rate.
-		if sum > 10.2 {
+		// Two sessions share one 10 Mbit/s link. Goodput is what the
+		// application read inside the 2 s window, and TCP hands over in
+		// one go bytes that crossed before the window but waited behind
+		// a hole; with SACK the sender goes on past the hole, so that
+		// can be more than a window's worth (10.39 Mbit/s summed over
+		// two sessions was seen on an unbroken link). Bytes read over
+		// the whole run do not help either: the server sends before the
+		// client's clock starts. So this bounds only a gross excess;
+		// the exact check is calibrate's wire share, counted by the
+		// shaper (TestWireShareNeverAboveTheRate).
+		if sum > 11 {
 			t.Errorf("%s: sessions' throughputs sum to %.2f Mbit/s on a 10 Mbit/s link", r.Arm, sum)
 		}
 		if r.BulkBytesTotal != total {
