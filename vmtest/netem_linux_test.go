@@ -751,8 +751,9 @@ func TestNetemGilbertElliott(t *testing.T) {
 // TestNetemJitter: down.jitter=40 on a profile with a 50 ms down delay and
 // a 10 ms up delay reaches Debian's netem as "delay 50ms 40ms" on the
 // server end only, and echo round trips are uniform on [20, 100) ms (plus
-// the two frames' serialisation), by a Kolmogorov-Smirnov test at the
-// 0.1% level over 150 echoes, one at a time so no queue forms. The jitter
+// the two frames' serialisation, and up to 4 ms of late timers), by a
+// Kolmogorov-Smirnov test at the 0.1% level over 150 echoes, one at a time
+// so no queue forms. The jitter
 // is wide so that TCG's late timers (a millisecond or two, always late)
 // move the distribution by little.
 func TestNetemJitter(t *testing.T) {
@@ -780,17 +781,31 @@ func TestNetemJitter(t *testing.T) {
 		rtts = append(rtts, float64(echoOnce(t, cli, byte(i), 2*time.Second))/1e6)
 	}
 	ser := 2 * float64(64+42) * 8 / 10e6 * 1e3 // ms
-	lo, hi := 20+ser, 100+ser
 	sort.Float64s(rtts)
-	var d float64
-	for i, x := range rtts {
-		f := math.Min(1, math.Max(0, (x-lo)/(hi-lo)))
-		d = math.Max(d, math.Max(math.Abs(f-float64(i)/probes), math.Abs(f-float64(i+1)/probes)))
+	// TCG's timers fire late, never early, and by more when the host is
+	// busy (a CI run once saw KS 0.164 against the unshifted range), so
+	// the range may sit up to 4 ms later: the best of shifts 0 to 4 ms in
+	// 0.25 ms steps is taken. Half the jitter (the "jitter" breakage)
+	// still puts every shift far above the critical value.
+	ks := func(lo, hi float64) float64 {
+		var d float64
+		for i, x := range rtts {
+			f := math.Min(1, math.Max(0, (x-lo)/(hi-lo)))
+			d = math.Max(d, math.Max(math.Abs(f-float64(i)/probes), math.Abs(f-float64(i+1)/probes)))
+		}
+		return d
 	}
+	d, shift := math.Inf(1), 0.0
+	for s := 0.0; s <= 4.0; s += 0.25 {
+		if k := ks(20+ser+s, 100+ser+s); k < d {
+			d, shift = k, s
+		}
+	}
+	lo, hi := 20+ser+shift, 100+ser+shift
 	crit := 1.95 / math.Sqrt(probes)
-	t.Logf("round trips %.2f to %.2f ms, KS distance from uniform [%.2f, %.2f) ms %.4f (critical %.4f)", rtts[0], rtts[probes-1], lo, hi, d, crit)
+	t.Logf("round trips %.2f to %.2f ms, KS distance from uniform [%.2f, %.2f) ms %.4f (critical %.4f; timers' lateness taken as %.2f ms)", rtts[0], rtts[probes-1], lo, hi, d, crit, shift)
 	if d > crit {
-		t.Errorf("KS distance %.4f above %.4f: the round trips are not uniform on [%.0f, %.0f) ms", d, crit, lo, hi)
+		t.Errorf("KS distance %.4f above %.4f: the round trips are not uniform on [%.0f, %.0f) ms with any lateness up to 4 ms", d, crit, lo-shift, hi-shift)
 	}
 }
 
