@@ -599,13 +599,19 @@ func corrSuffix(corr float64) string {
 // delay, but jittered frames would overtake each other before reaching
 // the queue, so jitter beside a discipline is the emulator's alone.
 func (p Profile) emulatorOnly() string {
+	tv, _ := loadTimeVarying(p) // New has loaded them already; a spec that fails to load is refused there
+	return p.emulatorOnlyWith(tv)
+}
+
+// emulatorOnlyWith is emulatorOnly with p's schedules and traces loaded.
+func (p Profile) emulatorOnlyWith(tv timeVarying) string {
 	for _, d := range []Dir{Down, Up} {
 		pd := p.Direction(d)
 		if pd.Trace != "" {
 			return fmt.Sprintf("the %s direction's rate is a trace (%s), which netem cannot follow", d, pd.Trace)
 		}
 		if pd.Schedule != "" {
-			if s, err := LoadSchedule(pd.Schedule); err == nil && s.ForDir(d).Holds() {
+			if s := tv.sched[d]; s != nil && s.Holds() {
 				return fmt.Sprintf("the %s direction's schedule (%s) holds packets during a blackout, which netem cannot do", d, pd.Schedule)
 			}
 		}

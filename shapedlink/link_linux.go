@@ -62,6 +62,8 @@ type Link struct {
 	netemSeeds []netemSeed
 	// netemSched applies the profile's schedules to netem (nil without).
 	netemSched *netemSchedule
+	// tv is the profile's schedules and traces, read once.
+	tv timeVarying
 
 	closeMu sync.Mutex
 	closed  bool
@@ -94,7 +96,11 @@ func build(ctx context.Context, p Profile, opts Options) (*Link, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler) // a library speaks only when asked
 	}
-	l := &Link{profile: p, mode: mode, log: log}
+	tv, err := loadTimeVarying(p)
+	if err != nil {
+		return nil, fmt.Errorf("shapedlink: %w", err)
+	}
+	l := &Link{profile: p, tv: tv, mode: mode, log: log}
 	ok := false
 	defer func() {
 		if !ok {
@@ -118,7 +124,7 @@ func build(ctx context.Context, p Profile, opts Options) (*Link, error) {
 	if err != nil {
 		return nil, err
 	}
-	emuOnly := p.emulatorOnly()
+	emuOnly := p.emulatorOnlyWith(l.tv)
 	switch opts.Backend {
 	case BackendAuto:
 		l.backend = BackendEmulator
@@ -367,27 +373,17 @@ func (l *Link) dev(e End) string {
 	return serverDev
 }
 
-// timeVarying loads pd's schedule and trace (direction d) into ed.
-func timeVarying(pd Direction, d Dir, ed *emulator.Direction) error {
-	if pd.Trace != "" {
-		t, err := LoadTrace(pd.Trace)
-		if err != nil {
-			return err
-		}
+// configure puts direction d's schedule and trace into ed.
+func (tv timeVarying) configure(d Dir, ed *emulator.Direction) {
+	if t := tv.trace[d]; t != nil {
 		ed.TraceMs, ed.RateBitsPerSec = t.Ms, 0
 	}
-	if pd.Schedule != "" {
-		s, err := LoadSchedule(pd.Schedule)
-		if err != nil {
-			return err
-		}
-		s = s.ForDir(d)
+	if s := tv.sched[d]; s != nil {
 		ed.SchedulePeriod = s.Period
 		for _, c := range s.Changes {
 			ed.Schedule = append(ed.Schedule, emulator.Change{At: c.At, Set: c.Set, Value: c.Value, Hold: c.Hold})
 		}
 	}
-	return nil
 }
 
 // backSeed is the client-to-server direction's seed for a link seeded
@@ -441,9 +437,7 @@ func (l *Link) startEmulator(ctx context.Context, seed uint64) error {
 		d  Dir
 		ed *emulator.Direction
 	}{{Down, &cfg.AToB}, {Up, &cfg.BToA}} {
-		if err := timeVarying(l.profile.Direction(x.d), x.d, x.ed); err != nil {
-			return err
-		}
+		l.tv.configure(x.d, x.ed)
 	}
 	cmd, mon, err := emulator.Command(cfg)
 	if err != nil {
@@ -546,7 +540,7 @@ func (l *Link) AppliedChanges() ([]AppliedChange, error) {
 	if start.IsZero() {
 		return nil, nil
 	}
-	return ScheduledChanges(l.profile, start, start, time.Now())
+	return l.tv.changes(start, start, time.Now()), nil
 }
 
 // Server is the server's namespace.

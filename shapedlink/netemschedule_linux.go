@@ -51,15 +51,10 @@ func (l *Link) startNetemSchedule() error {
 	var tls []*netemTimeline
 	for _, end := range []End{ServerEnd, ClientEnd} {
 		d := end.dir()
-		pd := l.profile.Direction(d)
-		if pd.Schedule == "" {
+		if l.tv.sched[d] == nil {
 			continue
 		}
-		s, err := LoadSchedule(pd.Schedule)
-		if err != nil {
-			return err
-		}
-		s = s.ForDir(d)
+		pd, s := l.profile.Direction(d), *l.tv.sched[d]
 		if len(s.Changes) == 0 {
 			continue
 		}

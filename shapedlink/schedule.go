@@ -508,21 +508,58 @@ type AppliedChange struct {
 	AppliedAt time.Time `json:"applied_at,omitzero"`
 }
 
+// timeVarying is a profile's schedules and traces as loaded from their
+// specs, per direction (indexed by Dir), each schedule already narrowed to
+// its direction: read once per link, so that what is built, what chooses
+// the backend and what is recorded come from one reading of any file.
+type timeVarying struct {
+	sched [2]*Schedule
+	trace [2]*Trace
+}
+
+// loadTimeVarying reads p's schedules and traces.
+func loadTimeVarying(p Profile) (timeVarying, error) {
+	var tv timeVarying
+	for _, d := range []Dir{Down, Up} {
+		pd := p.Direction(d)
+		if pd.Schedule != "" {
+			s, err := LoadSchedule(pd.Schedule)
+			if err != nil {
+				return tv, err
+			}
+			s = s.ForDir(d)
+			tv.sched[d] = &s
+		}
+		if pd.Trace != "" {
+			t, err := LoadTrace(pd.Trace)
+			if err != nil {
+				return tv, err
+			}
+			tv.trace[d] = &t
+		}
+	}
+	return tv, nil
+}
+
 // ScheduledChanges lists the changes of p's schedules that take effect in
 // [from, to), for a link whose schedule started at start
 // (Link.ScheduleStart), in time order.
 func ScheduledChanges(p Profile, start, from, to time.Time) ([]AppliedChange, error) {
+	tv, err := loadTimeVarying(p)
+	if err != nil {
+		return nil, err
+	}
+	return tv.changes(start, from, to), nil
+}
+
+// changes is ScheduledChanges for the loaded schedules.
+func (tv timeVarying) changes(start, from, to time.Time) []AppliedChange {
 	var out []AppliedChange
 	for _, d := range []Dir{Down, Up} {
-		spec := p.Direction(d).Schedule
-		if spec == "" {
+		if tv.sched[d] == nil {
 			continue
 		}
-		s, err := LoadSchedule(spec)
-		if err != nil {
-			return nil, err
-		}
-		s = s.ForDir(d)
+		s := *tv.sched[d]
 		for k := 0; ; k++ {
 			off := time.Duration(0)
 			if s.Period > 0 {
@@ -542,5 +579,5 @@ func ScheduledChanges(p Profile, start, from, to time.Time) ([]AppliedChange, er
 		}
 	}
 	slices.SortStableFunc(out, func(a, b AppliedChange) int { return a.At.Compare(b.At) })
-	return out, nil
+	return out
 }

@@ -3,7 +3,6 @@ package shapedlink
 import (
 	"bytes"
 	"os"
-	"strconv"
 	"time"
 )
 
@@ -93,10 +92,7 @@ func netnsTeardownRunning() bool {
 	var buf [64]byte
 	for _, name := range names {
 		if name[0] < '0' || name[0] > '9' {
-			continue
-		}
-		if _, err := strconv.Atoi(name); err != nil {
-			continue
+			continue // not a process: /proc's other entries start with a letter
 		}
 		f, err := os.Open("/proc/" + name + "/comm")
 		if err != nil {
