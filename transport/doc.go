@@ -40,7 +40,9 @@
 // quic-go's congestion control is NewReno and cannot be replaced: there is
 // no Cubic or BBR to match the TCP arm with. State reports it as
 // QUICCongestionControl; the like-for-like comparison pins the TCP arm to
-// "reno".
+// "reno". Options.CongestionControl is a TCP setting: the QUIC arms refuse
+// it rather than record a controller that was not in force, so leave it
+// empty for them.
 //
 // Segmentation offload is off unless Options.AllowGSO is set. A netem-style
 // queue counts packets, and a UDP_SEGMENT write reaches it as one

@@ -71,6 +71,17 @@ func ParseArm(s string) (Arm, error) {
 	return "", fmt.Errorf("transport: unknown arm %q: want one of %s", s, armList())
 }
 
+// quicArmList names the QUIC arms: "quic, quic-per-channel and quic-priority".
+func quicArmList() string {
+	var names []string
+	for _, a := range Arms() {
+		if a.IsQUIC() {
+			names = append(names, string(a))
+		}
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
 func armList() string {
 	var names []string
 	for _, a := range Arms() {
@@ -118,7 +129,10 @@ type Options struct {
 	// TCP_CONGESTION on every socket of the tcp arm, e.g. "reno", "cubic",
 	// "bbr". Empty means the host default, which is recorded, not assumed.
 	// An algorithm missing from tcp_available_congestion_control is refused.
-	// Ignored by the QUIC arms (see QUICCongestionControl).
+	// The QUIC arms refuse it (Listen and Dial return an error): quic-go's
+	// controller is fixed (see QUICCongestionControl), so a name here would
+	// be recorded but not in force. Leave it empty for them; for a
+	// like-for-like comparison pin the tcp arm to "reno".
 	CongestionControl string
 
 	// NotSentLowat, when positive, sets TCP_NOTSENT_LOWAT (bytes) on every
@@ -241,8 +255,10 @@ func (o Options) validate(arm Arm) (Options, error) {
 		return o, fmt.Errorf("transport: Options.MaxSamples is %d: use a positive bound or 0 for the default", o.MaxSamples)
 	}
 	if o.CongestionControl != "" && arm.IsQUIC() {
-		return o, fmt.Errorf("transport: Options.CongestionControl %q applies only to the tcp arm: quic-go's controller is fixed (%s)",
-			o.CongestionControl, QUICCongestionControl)
+		return o, fmt.Errorf("transport: Options.CongestionControl is %q, a TCP setting, but the QUIC arms run quic-go's fixed controller (%s) "+
+			"and cannot take it: leave Options.CongestionControl empty for %s, and set it only for the %s arm "+
+			"(pin \"reno\" there to compare like with like)",
+			o.CongestionControl, QUICCongestionControl, quicArmList(), ArmTCP)
 	}
 	if o.HandshakeTimeout == 0 {
 		o.HandshakeTimeout = DefaultHandshakeTimeout

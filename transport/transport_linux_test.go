@@ -577,7 +577,7 @@ func TestOptionsValidation(t *testing.T) {
 		{ArmTCP, Options{Channels: 1, NotSentLowat: -1}, "NotSentLowat"},
 		{ArmTCP, Options{Channels: 2, Priority: true, PriorityChannel: 1}, "applies only"},
 		{ArmQUIC, Options{Channels: 2, Priority: true, PriorityChannel: 2}, "PriorityChannel is 2"},
-		{ArmQUIC, Options{Channels: 2, CongestionControl: "bbr"}, "only to the tcp arm"},
+		{ArmQUIC, Options{Channels: 2, CongestionControl: "bbr"}, "only for the tcp arm"},
 		{ArmTCP, Options{Channels: 2, HandshakeTimeout: -1}, "negative"},
 	}
 	for _, c := range cases {
