@@ -223,3 +223,12 @@ func readUDPSocketState(s udpSocket, wrapped bool) UDPSocketState {
 	})
 	return st
 }
+
+// withoutGSO is WithoutGSO's wrapping.
+func withoutGSO(uc *net.UDPConn) (net.PacketConn, error) {
+	w, err := newGSOOffConn(uc)
+	if err != nil {
+		return nil, fmt.Errorf("transport: WithoutGSO: %w", err)
+	}
+	return w, nil
+}

@@ -4,6 +4,7 @@ package transport
 
 import (
 	"errors"
+	"net"
 	"syscall"
 	"time"
 )
@@ -15,6 +16,9 @@ var errUnsupported = errors.New("transport: only Linux is supported")
 type gsoOffConn struct{ udpSocket }
 
 func newGSOOffConn(udpSocket) (*gsoOffConn, error) { return nil, errUnsupported }
+
+// withoutGSO returns uc itself: quic-go uses GSO only on Linux.
+func withoutGSO(uc *net.UDPConn) (net.PacketConn, error) { return uc, nil }
 
 func readUDPSocketState(udpSocket, bool) UDPSocketState { return UDPSocketState{} }
 
