@@ -203,6 +203,25 @@
 // wraps New for tests (skips where links cannot be built, closes the link
 // at the end, fails the test if the link broke during it).
 //
+// A QUIC stack of the embedder's own needs one more step. quic-go on Linux
+// sends with UDP segmentation offload (GSO): one write of up to 64
+// datagrams leaves the socket as one super-packet, which netem queues,
+// delays and loses as one packet (the emulator gets it already cut into
+// wire packets, but all at once), so the link no longer shapes what a
+// network would carry. Wrap the socket before quic-go sees it; the
+// transport package's wrapper turns GSO off for that socket only and keeps
+// ECN and batched receive:
+//
+//	pc, err := link.Server().ListenPacket(ctx, "udp", net.JoinHostPort(link.ServerAddr().String(), "4433"))
+//	...
+//	pc, err = transport.WithoutGSO(pc)
+//	...
+//	tr := &quic.Transport{Conn: pc}
+//
+// Link.EgressCounters counts the super-packets that left each end
+// (Oversize), and shapedlinktest logs them when a test ends. The transport
+// package's own QUIC arms wrap their sockets already.
+//
 // # The emulator process, and what an importer's main must allow for
 //
 // Where there is no netem, the shaper is this same program: New starts

@@ -15,6 +15,21 @@
 // and says why; a link that fails to build where links can be built fails
 // the test.
 //
+// A link shapes the packets its senders hand it. quic-go on Linux sends
+// with UDP segmentation offload (GSO): one write of up to 64 datagrams,
+// which leaves the sender as one super-packet, so netem queues and loses
+// it as one packet. When that happened, New's cleanup logs how many
+// super-packets left each end and names the fix, transport.WithoutGSO
+// around the socket given to quic-go; the test still passes, since a test
+// may mean to use GSO. RequireNoGSO makes such packets fail the test:
+//
+//	link := shapedlinktest.New(t, "80:10:1")
+//	shapedlinktest.RequireNoGSO(t, link)
+//	pc, err := link.Server().ListenPacket(ctx, "udp", addr)
+//	...
+//	pc, err = transport.WithoutGSO(pc) // quic-go then sends one datagram per write
+//	tr := &quic.Transport{Conn: pc}
+//
 // Main lets an ordinary user run such tests: it re-executes the test
 // binary inside a user and network namespace of its own, as a program's
 // main does with shapedlink.Reexec, and runs the tests there.

@@ -57,11 +57,46 @@ func Need(tb testing.TB) {
 	}
 }
 
+// RequireNoGSO fails the test, when it ends, if any UDP GSO super-packet
+// left either end of link (a packet longer than one wire packet, as the
+// link's egress counters see it; see shapedlink.EgressCounters). Call it
+// right after New in a test that measures over the link, where a sender
+// left with segmentation offload would make the measurement mean something
+// else. Without it New only logs such packets when the test ends.
+func RequireNoGSO(tb testing.TB, link *shapedlink.Link) {
+	tb.Helper()
+	tb.Cleanup(func() {
+		report, err := superPackets(link, true)
+		if err != nil {
+			tb.Errorf("shapedlinktest.RequireNoGSO: reading the link's egress counters: %v", err)
+		} else if report != "" {
+			tb.Errorf("%s", report)
+		}
+	})
+}
+
+// superPackets reads both ends' egress counters and returns gsoReport's
+// line for them (RequireNoGSO's when strict).
+func superPackets(link *shapedlink.Link, strict bool) (string, error) {
+	var ends []endCount
+	for _, e := range []shapedlink.End{shapedlink.ServerEnd, shapedlink.ClientEnd} {
+		c, err := link.EgressCounters(e)
+		if err != nil {
+			return "", err
+		}
+		ends = append(ends, endCount{end: e, oversize: c.Oversize.Packets, all: c.All.Packets})
+	}
+	return gsoReport(link.Backend(), ends, strict), nil
+}
+
 // New builds a link shaped to profile ("80:10:1", "20:100@50", ...) for
 // the test, with opts if given (at most one). It skips the test when links
 // cannot be built on this machine (see Available), and fails it when the
 // profile is invalid or this link could not be built. When the test ends
 // the link is closed, and the test fails if the link broke while it ran.
+// If a sender used UDP GSO on the link (see RequireNoGSO), the end of the
+// test also logs a line that says how many super-packets left each end and
+// how to send wire-sized packets instead; it does not fail the test.
 func New(tb testing.TB, profile string, opts ...shapedlink.Options) *shapedlink.Link {
 	tb.Helper()
 	if len(opts) > 1 {
@@ -81,6 +116,11 @@ func New(tb testing.TB, profile string, opts ...shapedlink.Options) *shapedlink.
 		tb.Fatalf("shapedlinktest.New(%q): %v", profile, err)
 	}
 	tb.Cleanup(func() {
+		if report, err := superPackets(link, false); err != nil {
+			tb.Logf("shapedlinktest: reading the link's egress counters: %v", err)
+		} else if report != "" {
+			tb.Logf("%s", report)
+		}
 		if err := link.Err(); err != nil {
 			tb.Errorf("the link broke during the test: %v", err)
 		}
