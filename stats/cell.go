@@ -70,8 +70,9 @@ var ErrNoRepeats = errors.New("stats: no repeat of this cell could be measured")
 // SummariseCell summarises one arm of one cell. Repeats that failed, or that
 // have no sample after the warm-up, are counted in Unmeasured with their
 // reason and take no part in the percentiles; their timeouts still count. If
-// no repeat is measurable the error wraps ErrNoRepeats and the returned Cell
-// still carries the counts.
+// no repeat is measurable the error wraps ErrNoRepeats, quotes the first
+// repeat's reason, and the returned Cell still carries the counts and every
+// reason (Failures).
 func SummariseCell(repeats []Repeat, warmup time.Duration) (Cell, error) {
 	var c Cell
 	c.TimeoutsPerRepeat = make([]int, 0, len(repeats))
@@ -93,7 +94,12 @@ func SummariseCell(repeats []Repeat, warmup time.Duration) (Cell, error) {
 	}
 	c.Measured = len(c.Repeats)
 	if c.Measured == 0 {
-		return c, fmt.Errorf("%w (%d failed or empty)", ErrNoRepeats, c.Unmeasured)
+		if len(c.Failures) == 0 {
+			return c, fmt.Errorf("%w (no repeats given)", ErrNoRepeats)
+		}
+		// The first reason, so that the error alone says why; the rest
+		// are in Failures.
+		return c, fmt.Errorf("%w (%d failed or empty; the first, %s)", ErrNoRepeats, c.Unmeasured, c.Failures[0])
 	}
 	var p50, p95, p99, n, tput []float64
 	for _, s := range c.Repeats {

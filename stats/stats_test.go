@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -188,6 +189,28 @@ func TestSummariseCellCountsUnmeasured(t *testing.T) {
 	}
 	if _, err := SummariseCell([]Repeat{{Failed: "x"}}, 0); !errors.Is(err, ErrNoRepeats) {
 		t.Errorf("no measurable repeats: err = %v", err)
+	}
+}
+
+// A cell that could not be measured says why in its error: the first
+// failure's reason travels with ErrNoRepeats, not only the count.
+func TestNoRepeatsErrorCarriesFirstReason(t *testing.T) {
+	reps := []Repeat{
+		{Failed: "client: dial 198.18.0.1:4433: timeout: no recent network activity"},
+		{Failed: "the link broke during the run"},
+		{Samples: []Sample{{Offset: ms(1), RTT: ms(80)}}}, // all inside the warm-up
+	}
+	_, err := SummariseCell(reps, ms(5000))
+	if !errors.Is(err, ErrNoRepeats) {
+		t.Fatalf("err = %v, want ErrNoRepeats", err)
+	}
+	for _, want := range []string{"3 failed or empty", "repeat 1: client: dial 198.18.0.1:4433: timeout: no recent network activity"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("err %q lacks %q", err, want)
+		}
+	}
+	if _, err := SummariseCell(nil, 0); !errors.Is(err, ErrNoRepeats) || strings.Contains(err.Error(), "first") {
+		t.Errorf("no repeats at all: err = %v, want ErrNoRepeats with no reason to quote", err)
 	}
 }
 
