@@ -1,0 +1,72 @@
+// Package measure runs one arm of the spicelike workload across a path, a
+// shaped link or loopback, in a few lines, with both ends in this process:
+//
+//	link := shapedlinktest.New(t, "80:10:1")
+//	r, err := measure.Arm(ctx, measure.OverLink(link), transport.ArmQUIC, spicelike.Defaults())
+//	if err != nil {
+//		t.Fatal(err)
+//	}
+//	s, err := stats.SummariseRepeat(r.Repeat, spicelike.Defaults().Warmup)
+//
+// It is the composition the bench's examples make, for importers: the
+// transport's sessions carry the workload's channels, the link's
+// namespaces hold the sockets, and the result is what the stats package
+// takes. It owns no part of them: package shapedlink builds links,
+// transport opens sessions, spicelike runs the traffic and stats reads the
+// numbers; measure only runs them in order, with the close order handled.
+//
+// # What Arm does
+//
+// The server listens (Path.ServerAddr, its sockets made by Path.Server)
+// and accepts one session; the client dials it (its sockets made by
+// Path.Client) and both run the workload, spicelike.RunServer on one end
+// and RunClient on the other. Then the ends close in the order the
+// workload needs: the client closes its session once RunClient has read
+// everything, and the server closes its own only when it has seen the
+// client's close (or after the workload's Timeout). A QUIC close is
+// immediate, so a server that closed first would throw away what was
+// still in flight, such as the echo of the client's end marker. Last,
+// Path.Check (for OverLink, the link's Err) says whether the path held.
+//
+// The run fails when the client could not dial or run the workload, or a
+// channel failed, or the check failed. The error names the end and the
+// step; Result.Repeat.Failed carries the same text, so a cell of failed
+// repeats given to stats.SummariseCell says why in its error too. A
+// server's own error is kept in Result.ServerError and added to a failed
+// run's error, but does not fail a run whose client measured in full.
+//
+// # Repeats and cells
+//
+// A cell is several runs of the same arm, each over a fresh link, read by
+// stats:
+//
+//	var repeats []stats.Repeat
+//	for range 5 {
+//		link := shapedlinktest.New(t, "80:10:1")
+//		r, _ := measure.Arm(ctx, measure.OverLink(link), transport.ArmTCP, cfg, transport.Options{CongestionControl: "reno"})
+//		repeats = append(repeats, r.Repeat) // a failed run counts as failed
+//	}
+//	cell, err := stats.SummariseCell(repeats, cfg.Warmup)
+//
+// (shapedlinktest closes each link when the test ends; outside a test,
+// close each link once its run is done.)
+//
+// # One process, not two
+//
+// Both ends run as goroutines of the calling process, unlike the bench's
+// commands (examples/headline and the others), which run the server and
+// the client as separate processes, one in each namespace. In one process
+// the two ends share a heap and a garbage collector, so the server's bulk
+// writing and its half of a user-space QUIC stack can lengthen the
+// client's round trips by a collection's pauses and by taking its CPU (see
+// spicelike's package doc). That is fine for checking behaviour and for
+// differences of milliseconds; for sub-millisecond comparisons between
+// arms, run the bench.
+//
+// # What it is not
+//
+// measure builds no link (OverLink takes one; OverLink's link is still
+// the caller's to close), writes no records and computes no statistics
+// beyond filling a stats.Repeat. Like transport, it runs only on Linux;
+// elsewhere Arm fails with transport's error.
+package measure
