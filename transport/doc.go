@@ -54,6 +54,24 @@
 // fails if quic-go still reports GSO with the wrapper on, and the recorded
 // State carries ConnectionState().GSO and the largest packet actually sent.
 //
+// # Driving quic-go yourself
+//
+// Code that runs its own protocol over quic-go (HTTP/3, say) across a
+// shaped link can take two pieces without the arms: WithoutGSO wraps the
+// UDP socket it gives quic-go, so that socket sends wire-sized packets,
+// and Certificate.TLSConfigs returns a matched server and client
+// tls.Config (the client trusts the certificate alone and asks for
+// ServerName, so no InsecureSkipVerify), with the caller's ALPN:
+//
+//	cert, err := transport.NewCertificate()
+//	serverTLS, clientTLS, err := cert.TLSConfigs("h3")
+//	pc, err := link.Server().ListenPacket(ctx, "udp", addr)
+//	pc, err = transport.WithoutGSO(pc)
+//	ln, err := (&quic.Transport{Conn: pc}).Listen(serverTLS, &quic.Config{})
+//
+// To run this project's workload over an arm in a few lines, see package
+// measure.
+//
 // # What is recorded
 //
 // Session.State reads, for each end separately: the congestion control in
