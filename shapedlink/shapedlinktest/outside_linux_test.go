@@ -12,9 +12,10 @@ import (
 )
 
 // TestFromAnotherModule builds testdata/outside, a module of its own that
-// imports shapedlink and shapedlinktest as a user's code would, and runs its
-// HTTP-over-the-link test as root and as an unprivileged user (where user
-// namespaces are allowed): it must pass, not skip, in both.
+// imports shapedlink, shapedlinktest and measure as a user's code would,
+// and runs its HTTP-over-the-link and workload-over-the-link tests as root
+// and as an unprivileged user (where user namespaces are allowed): they
+// must pass, not skip, in both.
 func TestFromAnotherModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a separate module; skipped with -short")
@@ -65,7 +66,7 @@ func TestFromAnotherModule(t *testing.T) {
 			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
 		}
 		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS: TestHTTPOverALink") {
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestHTTPOverALink") || !strings.Contains(string(out), "--- PASS: TestWorkloadOverALink") {
 			t.Errorf("as uid %d: %v\n%s", uid, err, out)
 		}
 	}

@@ -1,6 +1,6 @@
-// Package outside is a user's module that imports shapedlink as any other
-// module would (through a replace directive to this checkout), to prove the
-// link can be embedded from outside the project.
+// Package outside is a user's module that imports shapedlink and measure as
+// any other module would (through a replace directive to this checkout), to
+// prove the link and the workload can be embedded from outside the project.
 package outside
 
 import (
@@ -12,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
+	"github.com/shakenfist/quicbench/spicelike"
+	"github.com/shakenfist/quicbench/transport"
 )
 
 func TestMain(m *testing.M) { shapedlinktest.Main(m) }
@@ -38,5 +41,19 @@ func TestHTTPOverALink(t *testing.T) {
 	}
 	if took := time.Since(start); took < 80*time.Millisecond {
 		t.Errorf("the request took %v, less than two 40 ms round trips: it did not cross the link", took)
+	}
+}
+
+func TestWorkloadOverALink(t *testing.T) {
+	link := shapedlinktest.New(t, "40:10:1")
+	shapedlinktest.RequireNoGSO(t, link)
+	cfg := spicelike.Defaults()
+	cfg.Duration, cfg.Warmup = time.Second, 200*time.Millisecond
+	r, err := measure.Arm(context.Background(), measure.OverLink(link), transport.ArmQUIC, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Client.Measured()) == 0 {
+		t.Error("no round trip measured")
 	}
 }
