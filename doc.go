@@ -19,8 +19,12 @@
 //     verdict.
 //   - gsocheck decides from queue samples or egress counters whether
 //     segmentation offload was really off.
+//   - measure composes the others for importers: one arm of the workload
+//     across a link (or loopback) in one call, both ends in the calling
+//     process, returning what stats takes.
 //
-// None of the packages imports another for its logic: the link knows nothing
-// of QUIC or SPICE, the workload nothing of sockets, the statistics nothing but
-// numbers. Composition happens in examples/.
+// None of the packages above measure imports another for its logic: the link
+// knows nothing of QUIC or SPICE, the workload nothing of sockets, the
+// statistics nothing but numbers. Composition happens in examples/ and, for
+// code outside the module, in measure.
 package quicbench
