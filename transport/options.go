@@ -130,9 +130,10 @@ type Options struct {
 	// "bbr". Empty means the host default, which is recorded, not assumed.
 	// An algorithm missing from tcp_available_congestion_control is refused.
 	// The QUIC arms refuse it (Listen and Dial return an error): quic-go's
-	// controller is fixed (see QUICCongestionControl), so a name here would
-	// be recorded but not in force. Leave it empty for them; for a
-	// like-for-like comparison pin the tcp arm to "reno".
+	// controller is fixed (see QUICCongestionControl), and accepting a name
+	// that is not in force would mislabel the run. Leave it empty for them;
+	// for a like-for-like comparison pin the tcp arm to "reno". (DialFallback
+	// and ListenFallback, which carry both kinds, apply it to TCP only.)
 	CongestionControl string
 
 	// NotSentLowat, when positive, sets TCP_NOTSENT_LOWAT (bytes) on every
