@@ -68,10 +68,11 @@ type Result struct {
 	// workload ended; nil when that end opened no session.
 	ClientState *transport.State `json:"client_state,omitempty"`
 	ServerState *transport.State `json:"server_state,omitempty"`
-	// ServerError is why the server's end failed, if it did. It fails the
-	// run only with the client's: the client's result is the measurement,
-	// and a server that fails after the client has all it needs (in its
-	// closing exchange, say) does not change it.
+	// ServerError is why the server's end failed, if it did. It does not
+	// fail the run by itself, since the client's result is the
+	// measurement and a server that fails after the client has all it
+	// needs (in its closing exchange, say) does not change it; a run that
+	// failed for another reason adds it to its error.
 	ServerError string `json:"server_error,omitempty"`
 	// Repeat is the client's samples, timeouts and bulk goodput, with
 	// Failed set to the run's error when it failed: one element of the
