@@ -164,8 +164,11 @@ func (n *Namespace) Do(fn func() error) error {
 //
 // cmd.Process is the init's process; cmd.Wait and cmd.ProcessState report
 // the command's status, a command killed by signal S as exit status 128+S.
-// SysProcAttr applies to the init, whose process group and session the
-// command inherits; Pdeathsig is always SIGKILL. The command sees the
+// SysProcAttr applies to the init; Pdeathsig is always SIGKILL. The
+// command runs in the process group the init is started in: by default
+// the caller's, which the init then leaves, so a terminal's keys and job
+// control act on the command as on any child of the caller, and a signal
+// to that group reaches it once. The command sees the
 // host's /proc (there is no mount namespace): /proc/self is its own, but
 // its PID, as getpid returns it, is one of its namespace, so it must not
 // look itself up in /proc by number.

@@ -150,3 +150,22 @@ func commNamed(pids []int, comm string) []int {
 	}
 	return out
 }
+
+// TestShaperHasItsOwnProcessGroup: the emulator's shaper stops on SIGINT,
+// so it must not be in this process's group, to which a terminal sends
+// Ctrl-C when a program runs over the link in the foreground.
+func TestShaperHasItsOwnProcessGroup(t *testing.T) {
+	l := newTestLink(t, "20:10", BackendEmulator)
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", l.EmulatorPID()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pid (comm) state ppid pgrp ...: comm may hold spaces.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 3 {
+		t.Fatalf("cannot parse /proc/PID/stat: %q", b)
+	}
+	if pgrp, _ := strconv.Atoi(f[2]); pgrp == syscall.Getpgrp() {
+		t.Errorf("the shaper is in this process's group %d: a terminal's Ctrl-C would stop the link", pgrp)
+	}
+}

@@ -33,9 +33,16 @@ const envInit = "QUICBENCH_PROC_INIT"
 // cmd.Wait and cmd.ProcessState. A program killed by signal S is reported
 // as having exited with status 128+S, the shell's convention, since the
 // init of a PID namespace cannot die of a signal it raises itself.
-// SysProcAttr applies to the init (the program inherits its process group,
-// session and credentials); its Pdeathsig is always SIGKILL and
-// CLONE_NEWPID is added to its Cloneflags. Stdin, Stdout, Stderr,
+// SysProcAttr applies to the init (the program inherits its session and
+// credentials); its Pdeathsig is always SIGKILL and CLONE_NEWPID is added
+// to its Cloneflags. The program runs in the process group the init was
+// started in: the caller's, unless SysProcAttr asks for a new group or
+// session. In the caller's group, the init moves itself to a group of its
+// own once the program has started, so a signal to that group (a
+// terminal's Ctrl-C, a job-control stop) reaches the program once and the
+// init not at all; in a new group the init leads, a signal sent to the
+// whole group reaches the program directly and again through the init, so
+// signal cmd.Process instead. Stdin, Stdout, Stderr,
 // ExtraFiles, Env and Dir reach the program as they would with cmd.Start,
 // and an error starting the program (no such file, not executable) is
 // returned by StartContained as cmd.Start would return it. cmd's fields are

@@ -199,3 +199,60 @@ func withToken(token string) []int {
 	}
 	return pids
 }
+
+// TestContainedProcessGroups: by default the program stays in the caller's
+// process group (a terminal's keys and job control act on it as on any
+// child) and the init leaves it, so that a signal to that group is not
+// passed on a second time; with Setpgid the program is in the init's new
+// group.
+func TestContainedProcessGroups(t *testing.T) {
+	for _, setpgid := range []bool{false, true} {
+		cmd := exec.Command("sh", "-c", "echo ready; exec sleep 300")
+		if setpgid {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		startContained(t, cmd)
+		if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+		// The program's PID as this process sees it: the init's child.
+		var program int
+		for deadline := time.Now().Add(10 * time.Second); program == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", cmd.Process.Pid, cmd.Process.Pid))
+			if f := strings.Fields(string(b)); len(f) == 1 {
+				program, _ = strconv.Atoi(f[0])
+			}
+		}
+		initGroup, programGroup := pgrpOf(t, cmd.Process.Pid), pgrpOf(t, program)
+		cmd.Process.Kill()
+		cmd.Wait()
+		self := syscall.Getpgrp()
+		switch {
+		case program == 0:
+			t.Errorf("setpgid %v: the init has no single child", setpgid)
+		case !setpgid && (programGroup != self || initGroup == self):
+			t.Errorf("default: the program is in group %d and the init in %d; want the program in the caller's %d and the init out of it", programGroup, initGroup, self)
+		case setpgid && (programGroup != cmd.Process.Pid || initGroup != cmd.Process.Pid):
+			t.Errorf("Setpgid: the program is in group %d and the init in %d; want both in the init's own %d", programGroup, initGroup, cmd.Process.Pid)
+		}
+	}
+}
+
+// pgrpOf reads process pid's process group from /proc.
+func pgrpOf(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 3 {
+		t.Fatalf("cannot parse /proc/%d/stat: %q", pid, b)
+	}
+	g, _ := strconv.Atoi(f[2])
+	return g
+}

@@ -60,6 +60,14 @@ func serveInit(v string) int {
 		return 127
 	}
 	status.Close() // end of file: started
+	if unix.Getpgrp() != unix.Getpid() {
+		// The program stays in the process group the init was started
+		// in (the caller's), where a terminal's keys and job control
+		// reach it as they would reach any child of the caller; the init
+		// leaves that group, so that it receives only the signals sent
+		// to it, and none is passed on a second time.
+		_ = unix.Setpgid(0, 0)
+	}
 	exited := make(chan int, 1)
 	go reap(p.Pid, exited)
 	for {
