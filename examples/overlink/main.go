@@ -32,7 +32,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	backend := fs.String("backend", "", "link backend: netem, emulator, or empty to choose (netem where the kernel has it)")
 	seed := fs.Uint64("seed", 0, "emulator loss seed (0: random, recorded)")
 	record := fs.String("record", "", "write a JSON record (the link as applied, its counters, the client's exit status) to this file on exit; none by default (a one-line summary goes to stderr instead)")
-	queue := fs.Bool("queue", false, "sample the server end's egress queue every millisecond into the record")
+	queue := fs.Bool("queue", false, "sample the server end's egress queue every millisecond into the record (needs -record)")
 	serverWait := fs.Duration("server-wait", 500*time.Millisecond, "how long to give the server command to start listening before the client command starts")
 	grace := fs.Duration("grace", 2*time.Second, "how long the server command has to exit after SIGTERM before it is killed (a signal to overlink meanwhile kills it at once)")
 	fs.Usage = func() {
