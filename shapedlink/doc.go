@@ -171,12 +171,12 @@
 // started with Namespace.Start, with everything that command started (see
 // below). Close removes everything at once.
 //
-// What this does not cover: sockets and goroutines of the process's own
-// go with it anyway; a process started in a namespace by other means
-// (cmd.Start after a Do, a namespace handed to another program) is the
-// caller's to end; and a command that asks something outside its
-// namespaces to act for it (a service manager over a Unix socket on the
-// file system, say) is beyond any of this.
+// What this does not cover: a process started in one of the namespaces by
+// other means than Namespace.Start (a fork from inside Do, say) is the
+// caller's to end, as is a program a namespace descriptor was handed to;
+// and what a command asks something outside its namespaces to start for
+// it (a service manager reached through a Unix socket on the file system,
+// say) is not the command's and lives on.
 //
 // As root (ModeRoot) New creates the namespaces directly. Without root,
 // call Reexec first thing in main: the process re-executes itself inside a
@@ -206,7 +206,9 @@
 // pipeline, a server that detached itself into a session of its own: all
 // end when the command does, when cmd.Process.Kill is called, and when
 // this process dies, even by SIGKILL; none is left holding a namespace.
-// The namespace has no mount namespace of its own, so /proc is the host's:
+// The command stays in the caller's process group (the init leaves it), so
+// a terminal's keys and job control act on it as on any other child. The
+// namespace has no mount namespace of its own, so /proc is the host's:
 // /proc/self is right, but a command that looks up its own getpid() in
 // /proc finds another process.
 //
