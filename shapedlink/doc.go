@@ -166,9 +166,17 @@
 // /run/netns, and the veth pairs and nftables tables are created inside
 // them (nothing appears in the host's namespace). So a process that dies
 // for any reason leaves nothing behind: its namespaces, veths and tables
-// go with its descriptors, and the emulator's shaper process is killed by
-// the kernel when its parent dies (PR_SET_PDEATHSIG). Close removes
-// everything at once.
+// go with its descriptors, the emulator's shaper process is killed by the
+// kernel when its parent dies (PR_SET_PDEATHSIG), and so is every command
+// started with Namespace.Start, with everything that command started (see
+// below). Close removes everything at once.
+//
+// What this does not cover: a process started in one of the namespaces by
+// other means than Namespace.Start (a fork from inside Do, say) is the
+// caller's to end, as is a program a namespace descriptor was handed to;
+// and what a command asks something outside its namespaces to start for
+// it (a service manager reached through a Unix socket on the file system,
+// say) is not the command's and lives on.
 //
 // As root (ModeRoot) New creates the namespaces directly. Without root,
 // call Reexec first thing in main: the process re-executes itself inside a
@@ -181,12 +189,28 @@
 //
 // Namespace.Do runs a function on an OS thread that is inside the
 // namespace; sockets it creates stay there. Namespace.Start starts a
-// command inside it (for a separate process such as a benchmark client),
-// from one OS thread that lives as long as the process: the kernel sends a
-// child's parent-death signal (Pdeathsig) when the thread that forked it
-// exits, and the Go runtime ends any other thread whenever a goroutine
-// finishes while locked to it. Start every child that sets Pdeathsig this
-// way, never with cmd.Start from an arbitrary goroutine.
+// command inside it (for a separate process such as a benchmark client,
+// or any program: a shell script, a server that daemonises).
+//
+// A command started that way runs in a PID namespace of its own, under a
+// small init that is this program re-executed (the same way as the
+// emulator, below). The init dies with this process (its parent-death
+// signal is SIGKILL, and it is forked from one OS thread that lives as
+// long as the process: the kernel sends that signal when the thread that
+// forked the child exits, and the Go runtime ends any other thread
+// whenever a goroutine finishes while locked to it). It passes SIGINT,
+// SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 on to the command, reaps
+// the orphans, and exits with the command's status (128+S for a command
+// killed by signal S). When the init exits, the kernel kills everything
+// left in its PID namespace. So the command's children, a shell wrapper's
+// pipeline, a server that detached itself into a session of its own: all
+// end when the command does, when cmd.Process.Kill is called, and when
+// this process dies, even by SIGKILL; none is left holding a namespace.
+// The command stays in the caller's process group (the init leaves it), so
+// a terminal's keys and job control act on it as on any other child. The
+// namespace has no mount namespace of its own, so /proc is the host's:
+// /proc/self is right, but a command that looks up its own getpid() in
+// /proc finds another process.
 //
 // # Embedding the link under other code
 //
@@ -232,7 +256,10 @@
 // whose init functions (or flag parsing in init) would fail or print when
 // re-executed with no arguments should keep that work in main. Reexec uses
 // the same re-execution, with the program's own arguments, to enter a
-// user namespace.
+// user namespace; Namespace.Start uses it, with the command's arguments
+// and QUICBENCH_PROC_INIT in the environment, for the init of the
+// command's PID namespace (an init function of an internal package this
+// one imports turns it into the init, before main).
 //
 // # Measuring
 //

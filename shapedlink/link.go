@@ -129,17 +129,19 @@ type FlowSample struct {
 
 // Counter is a packet and byte count from an nftables counter.
 type Counter struct {
-	Packets uint64
-	Bytes   uint64
+	Packets uint64 `json:"packets"`
+	Bytes   uint64 `json:"bytes"`
 }
 
 // EgressCounters count what leaves one veth end, as its nftables netdev
 // egress hook sees it: before any qdisc and before software segmentation,
 // so a UDP_SEGMENT super-packet is seen as one packet longer than one wire
-// packet.
+// packet. In JSON its keys are snake_case like the rest of a record's;
+// records written before they had tags ("All", "Packets") still decode,
+// encoding/json matching keys without regard to case.
 type EgressCounters struct {
-	All Counter
+	All Counter `json:"all"`
 	// Oversize counts packets longer than one wire packet (MTU plus the
 	// 14-byte Ethernet header): GSO or GRO super-packets.
-	Oversize Counter
+	Oversize Counter `json:"oversize"`
 }

@@ -443,7 +443,7 @@ func (l *Link) startEmulator(ctx context.Context, seed uint64) error {
 	if err != nil {
 		return fmt.Errorf("shapedlink: preparing the emulator: %w", err)
 	}
-	if err := l.shaper.Start(cmd); err != nil {
+	if err := l.shaper.startDirect(cmd); err != nil {
 		mon.Stop()
 		return fmt.Errorf("shapedlink: starting the emulator in the shaper namespace: %w", err)
 	}

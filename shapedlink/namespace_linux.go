@@ -148,15 +148,52 @@ func (n *Namespace) Do(fn func() error) error {
 	return fnErr
 }
 
-// Start starts cmd as a process inside the namespace. The child is forked
-// from a thread that is in the namespace at that moment, so it is born
-// there and needs no setns of its own. That thread is the process's one
-// permanent starter thread (package internal/proc), which then returns to
-// its own namespace and never exits: a command that sets Pdeathsig gets its
-// signal when the thread that forked it exits, not when this process does,
-// and any other thread may be ended by the Go runtime at any time (when a
-// goroutine finishes while locked to it). Wait for cmd as usual.
+// Start starts cmd as a process inside the namespace, in a PID namespace
+// of its own under a small init (this program, re-executed; see
+// internal/proc.StartContained), so that everything the command starts,
+// daemons included, ends with it and with this process:
+//
+//   - when the command exits, the init exits with its status and the
+//     kernel kills whatever the command left running in its PID namespace;
+//   - when this process dies, however it dies, the init gets SIGKILL (its
+//     parent-death signal) and the kernel kills everything in the PID
+//     namespace;
+//   - SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to
+//     cmd.Process are passed on to the command, and cmd.Process.Kill ends
+//     the command and everything it started at once.
+//
+// cmd.Process is the init's process; cmd.Wait and cmd.ProcessState report
+// the command's status, a command killed by signal S as exit status 128+S.
+// SysProcAttr applies to the init; Pdeathsig is always SIGKILL. The
+// command runs in the process group the init is started in: by default
+// the caller's, which the init then leaves, so a terminal's keys and job
+// control act on the command as on any child of the caller, and a signal
+// to that group reaches it once. The command sees the
+// host's /proc (there is no mount namespace): /proc/self is its own, but
+// its PID, as getpid returns it, is one of its namespace, so it must not
+// look itself up in /proc by number.
+//
+// The child is forked from a thread that is in the namespace at that
+// moment, so it is born there and needs no setns of its own. That thread
+// is the process's one permanent starter thread (package internal/proc),
+// which then returns to its own namespace and never exits: the kernel sends
+// a parent-death signal when the thread that forked the child exits, not
+// when this process does, and any other thread may be ended by the Go
+// runtime at any time. Wait for cmd as usual.
 func (n *Namespace) Start(cmd *exec.Cmd) error {
+	fd, err := n.dupFd()
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return proc.StartContained(cmd, fd)
+}
+
+// startDirect starts cmd inside the namespace as a child of this process,
+// in this process's PID namespace: for the emulator's shaper, whose real
+// PID this package needs (scheduling priority, CPU accounting) and which
+// starts nothing of its own.
+func (n *Namespace) startDirect(cmd *exec.Cmd) error {
 	fd, err := n.dupFd()
 	if err != nil {
 		return err

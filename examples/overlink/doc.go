@@ -7,29 +7,64 @@
 //	go run ./examples/overlink -profile 80:10:1 -- ping -c 10 198.18.0.1
 //	go run ./examples/overlink -profile 20:100 -server "iperf3 -s -1" -- iperf3 -c 198.18.0.1 -t 10
 //	go run ./examples/overlink -profile 80:10            # a shell on the client side
+//	go run ./examples/overlink -profile 20:50,up.rate=5 -record run.json -- ./my-test.sh
 //
-// Both commands see the link's addresses in the environment:
-// QB_SERVER_ADDR (198.18.0.1), QB_CLIENT_ADDR (198.18.0.2) and QB_PROFILE,
-// so a script can say "$QB_SERVER_ADDR". The client command inherits the
-// terminal; SIGINT, SIGTERM and SIGHUP are passed on to it, and the server
-// command is stopped (SIGTERM, then SIGKILL after -grace) once the client
-// command ends. The server's output goes to stderr, prefixed. The server
+// -profile takes the whole grammar of package shapedlink, options
+// included; -h lists them. Both commands see the link's addresses in the
+// environment: QB_SERVER_ADDR (198.18.0.1), QB_CLIENT_ADDR (198.18.0.2)
+// and QB_PROFILE, so a script can say "$QB_SERVER_ADDR". The server
 // command is one command run by the shell as "sh -c 'exec COMMAND'", so
-// quoting and variables work and the process is the server itself (the
-// kernel kills it if overlink dies); for several commands, give it a
-// script that ends by exec'ing the server.
+// quoting and variables work; its output goes to stderr, prefixed.
 //
-// On exit it writes a JSON record (-record, "overlink.json" by default; "-"
-// for none): the profile, the link as applied, the backend, the client
-// command's exit status, the emulator's own counters (received, forwarded,
-// drops by cause, lateness), each end's egress counters and, with -queue,
-// the server end's queue samples. Killed outright, it leaves nothing
-// behind: the namespaces go with its file descriptors, and both commands
-// are killed by the kernel when it dies (Pdeathsig).
+// # Processes and signals
+//
+// Each command runs in a PID namespace of its own under a small init
+// (shapedlink's Namespace.Start): everything a command starts, a shell
+// wrapper's children or a server that daemonises, ends when the command
+// ends, and when overlink ends, however it ends (SIGKILL included: the
+// inits die with it, and the kernel kills what was in their namespaces).
+// Killed outright, overlink leaves no process and no namespace behind.
+// The commands see the host's /proc (there is no mount namespace).
+//
+// SIGINT, SIGTERM, SIGHUP and SIGQUIT are caught from the start, and what
+// they do depends on when they come:
+//
+//   - while the link is built, or while the server command is given
+//     -server-wait to start: the run ends at once (the client command
+//     never starts) and overlink exits with 128 + the signal;
+//   - while the client command runs: they are passed on to it, and it
+//     decides (an interactive shell ignores SIGINT and SIGTERM, as it
+//     would anywhere). When overlink runs in the foreground of a terminal,
+//     the client shares that terminal and overlink's process group, so
+//     Ctrl-C, Ctrl-\ and a hangup reach it from the terminal itself and
+//     overlink does not pass them on again; job control (Ctrl-Z, fg)
+//     stops and continues the two together. Otherwise the client runs in
+//     a process group of its own, and only what overlink passes on
+//     reaches it;
+//   - once the client has ended, the server command is stopped: SIGTERM,
+//     then SIGKILL (to its init: all of it at once) after -grace, or at
+//     once if a signal reaches overlink meanwhile.
+//
+// # The record
+//
+// With -record FILE it writes, on exit, a JSON record to FILE: the
+// profile, the link as applied, the backend, the client command's exit
+// status, the emulator's own counters (received, forwarded, drops by
+// cause, lateness), each end's egress counters and, with -queue, the
+// server end's queue samples. Without -record it writes nothing (not
+// into the current directory, which is the repository when run as above)
+// and prints one line on stderr instead: how long it ran, the client's
+// status and each end's packet count. FILE is checked before anything
+// starts: a path that cannot be written (a directory, below a file, in a
+// directory this user cannot write) is refused with status 2. A record
+// that still fails to be written at the end is reported on stderr; the
+// exit status remains the client's.
 //
 // It runs as root, or as an ordinary user where unprivileged user
 // namespaces are allowed (it re-executes itself inside one; the commands
 // then run as root of that namespace). Exit status: the client command's
-// own (128 + the signal when a signal ended it), 2 for a usage error, 1
-// when the link could not be built or the command not started.
+// own (128 + the signal when a signal ended it), 128 + the signal when a
+// signal ended the run before the client command did, 2 for a usage error
+// or a -record that cannot be written, 1 when the link could not be built
+// or a command not started.
 package main

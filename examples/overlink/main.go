@@ -18,7 +18,7 @@ type config struct {
 	client     []string
 	backend    shapedlink.Backend
 	seed       uint64
-	record     string
+	record     string // "" for none
 	queue      bool
 	serverWait time.Duration
 	grace      time.Duration
@@ -27,24 +27,30 @@ type config struct {
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("overlink", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	profile := fs.String("profile", "80:10", "link profile: rtt_ms:rate_mbit[:loss_pct][@limit_pkts]")
+	profile := fs.String("profile", "80:10", "link profile, "+shapedlink.ProfileGrammar+", e.g. 80:10:1 or 20:50,up.rate=5,down.loss=ge:1/30 (the options are listed below)")
 	server := fs.String("server", "", "command to run in the server namespace first (through sh -c as \"exec command\", so one command with the shell's quoting and $variables), e.g. \"iperf3 -s -1 -B $QB_SERVER_ADDR\"")
 	backend := fs.String("backend", "", "link backend: netem, emulator, or empty to choose (netem where the kernel has it)")
 	seed := fs.Uint64("seed", 0, "emulator loss seed (0: random, recorded)")
-	record := fs.String("record", "overlink.json", "where to write the JSON record on exit; - for none")
-	queue := fs.Bool("queue", false, "sample the server end's egress queue every millisecond into the record")
+	record := fs.String("record", "", "write a JSON record (the link as applied, its counters, the client's exit status) to this file on exit; none by default (a one-line summary goes to stderr instead)")
+	queue := fs.Bool("queue", false, "sample the server end's egress queue every millisecond into the record (needs -record)")
 	serverWait := fs.Duration("server-wait", 500*time.Millisecond, "how long to give the server command to start listening before the client command starts")
-	grace := fs.Duration("grace", 2*time.Second, "how long the server command has to exit after SIGTERM before it is killed")
+	grace := fs.Duration("grace", 2*time.Second, "how long the server command has to exit after SIGTERM before it is killed (a signal to overlink meanwhile kills it at once)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: overlink [flags] [--] [command [args...]]\n\n"+
-			"Runs command (default: an interactive shell) in the client namespace of a shaped link.\n\nflags:\n")
+			"Runs command (default: an interactive shell) in the client namespace of a shaped link,\n"+
+			"and exits with its status.\n\nflags:\n")
 		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "\nprofile options, each after a comma (down: server to client, up: client to server, neither: both):\n  %s\n"+
+			"The shapedlink package doc (go doc ./shapedlink) says what each one does.\n", shapedlink.OptionsGrammar)
 	}
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
 	c := config{server: *server, client: fs.Args(), backend: shapedlink.Backend(*backend), seed: *seed,
 		record: *record, queue: *queue, serverWait: *serverWait, grace: *grace}
+	if c.record == "-" {
+		c.record = "" // what "-" always meant: no record
+	}
 	var errs []error
 	p, err := shapedlink.ParseProfile(*profile)
 	if err != nil {
@@ -59,6 +65,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if c.serverWait < 0 || c.grace < 0 {
 		errs = append(errs, errors.New("-server-wait and -grace must not be negative"))
 	}
+	if c.queue && c.record == "" {
+		errs = append(errs, errors.New("-queue samples into the record: give -record FILE too"))
+	}
 	return c, errors.Join(errs...)
 }
 
@@ -68,6 +77,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
+	}
+	if err == nil {
+		// Before anything starts: a record that cannot be written would
+		// otherwise be found out only after the whole run.
+		err = checkRecordPath(c.record)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "overlink:", err)

@@ -139,36 +139,43 @@ func TestIperf3OverTheLink(t *testing.T) {
 }
 
 // TestKilledLeavesNothing kills overlink outright (SIGKILL) while its
-// commands run: the client and server commands and the shaper must go, and
-// with them every namespace the link had.
+// commands run: a client that is a shell wrapper with a sleeping child, a
+// server that leaves a daemon (a child in a session of its own, orphaned)
+// besides itself. Every one of those processes and the shaper must go,
+// and with them every namespace the link had.
 func TestKilledLeavesNothing(t *testing.T) {
 	shapedlinktest.Need(t)
 	dir := cmdtest.OpenDir(t, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := cmdtest.Command(ctx, t, 0, dir, "-profile", "20:10", "-record", "-", "-server", "sleep 300", "--", "sleep", "300")
+	cmd := cmdtest.Command(ctx, t, 0, dir, "-profile", "20:10",
+		"-server", `sh -c "setsid sh -c 'sleep 301 </dev/null >/dev/null 2>&1 &'; sleep 302"`,
+		"--", "sh", "-c", "sleep 300; true")
 	// Every process of this run carries the token in its environment, so
 	// a namespace inode that another test's link reuses is not mistaken
-	// for one of these.
+	// for one of these, and a daemon that left overlink's tree is found.
 	token := fmt.Sprintf("OVERLINK_TEST_TOKEN=%d-%d", os.Getpid(), time.Now().UnixNano())
 	cmd.Env = append(cmd.Env, token)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Wait for the client's sleep: then the link and both commands exist.
+	defer func() {
+		for _, p := range processesWith(token) {
+			syscall.Kill(p, syscall.SIGKILL) // leave nothing to the next test
+		}
+	}()
+	// Wait for the three sleeps: then the link and both commands exist.
 	var kids []int
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		kids = descendants(cmd.Process.Pid)
-		if countComm(kids, "sleep") == 2 {
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		kids = processesWith(token)
+		if countComm(kids, "sleep") == 3 {
 			break
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
-	if countComm(kids, "sleep") != 2 {
+	if countComm(kids, "sleep") != 3 {
 		cmd.Process.Kill()
 		cmd.Wait()
-		t.Fatalf("the two commands did not start (descendants %v)", kids)
+		t.Fatalf("the commands did not start their three sleeps (processes of the run: %v)", kids)
 	}
 	namespaces := map[string]bool{}
 	for _, pid := range kids {
@@ -183,43 +190,34 @@ func TestKilledLeavesNothing(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	deadline = time.Now().Add(10 * time.Second)
-	for {
-		alive, held := liveOf(kids), holders(namespaces, token)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		alive, held := processesWith(token), holders(namespaces, token)
 		if len(alive) == 0 && len(held) == 0 {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("10 s after overlink was killed: processes %v still alive, namespaces held by %v", alive, held)
+			t.Fatalf("10 s after overlink was killed: processes %v (sleeps %d) still alive, namespaces held by %v", alive, countComm(alive, "sleep"), held)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
-// descendants lists every process below pid.
-func descendants(pid int) []int {
-	parent := map[int]int{}
+// processesWith lists the live (not zombie) processes whose environment
+// holds the entry kv: every process of one run, wherever it was
+// reparented, and no other.
+func processesWith(kv string) []int {
+	var out []int
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		p, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", p)) // empty for a zombie
 		if err != nil {
 			continue
 		}
-		// pid (comm) state ppid ...: comm may hold spaces, so split after ')'.
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 1 {
-			parent[p], _ = strconv.Atoi(f[1])
-		}
-	}
-	var out []int
-	for p := range parent {
-		for q := parent[p]; q > 1; q = parent[q] {
-			if q == pid {
+		for _, v := range strings.Split(string(env), "\x00") {
+			if v == kv {
 				out = append(out, p)
 				break
 			}
@@ -236,22 +234,6 @@ func countComm(pids []int, comm string) int {
 		}
 	}
 	return n
-}
-
-// liveOf are the pids still running (zombies count as gone).
-func liveOf(pids []int) []int {
-	var out []int
-	for _, p := range pids {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) > 0 && f[0] != "Z" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // holders are the processes carrying token in their environment that are

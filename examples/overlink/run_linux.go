@@ -11,35 +11,30 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/results"
 	"github.com/shakenfist/quicbench/shapedlink"
+	"golang.org/x/sys/unix"
 )
 
-// Record is what overlink writes on exit.
-type Record struct {
-	Profile       string    `json:"profile"`
-	Backend       string    `json:"backend"`
-	Mode          string    `json:"mode"`
-	Applied       []string  `json:"applied"`
-	ServerCommand []string  `json:"server_command,omitempty"`
-	ClientCommand []string  `json:"client_command"`
-	Started       time.Time `json:"started"`
-	Finished      time.Time `json:"finished"`
-	// ExitCode is the client command's: its exit status, or 128 plus the
-	// signal that ended it; -1 when it could not be started.
-	ExitCode int `json:"exit_code"`
-	// Shaper is the emulator's own account (nil with netem).
-	Shaper *shapedlink.ShaperReport `json:"shaper,omitempty"`
-	// Egress is each end's egress-hook counters: every packet that left it,
-	// and those longer than one wire packet.
-	Egress map[string]shapedlink.EgressCounters `json:"egress,omitempty"`
-	// Queue is the server end's egress queue, sampled every millisecond
-	// (with -queue).
-	Queue []shapedlink.QueueSample `json:"queue,omitempty"`
-	// LinkError says the link broke while the command ran (the emulator's
-	// shaper exited): what the command measured is then not the link's.
-	LinkError string `json:"link_error,omitempty"`
-	Error     string `json:"error,omitempty"`
+// relayed are the signals overlink catches from the start and passes on to
+// the client command while it runs; before and after that, they end the
+// run.
+var relayed = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// waitDelay bounds how long a command's Wait waits for its output pipes
+// once its init has exited. The kernel has by then killed every process
+// of the command's PID namespace, so they close at once: this is a
+// backstop against a descriptor passed outside the namespace.
+const waitDelay = 5 * time.Second
+
+// interrupted is the error of a run that a signal ended before the client
+// command had run to its end.
+type interrupted struct {
+	sig   syscall.Signal
+	stage string
+}
+
+func (e interrupted) Error() string {
+	return fmt.Sprintf("interrupted by %s %s", unix.SignalName(e.sig), e.stage)
 }
 
 func overLink(c config, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -47,40 +42,39 @@ func overLink(c config, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "overlink:", err)
 		return 1
 	}
-	// Signals are for the client command: catch them before anything
-	// starts, so none ends this process before the link is taken down.
+	// Caught before anything starts, so that no signal ends this process
+	// while it holds a half-built link or a running command, and none is
+	// lost: each stage below decides what a signal means there.
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, relayed...)
 	defer signal.Stop(sigs)
 
 	rec := Record{Profile: c.profile.String(), ClientCommand: clientArgs(c.client), Started: time.Now(), ExitCode: -1}
 	if c.server != "" {
 		// As documented: through the shell, so quoting and variables such
-		// as $QB_SERVER_ADDR work; exec, so that the process overlink
-		// starts (and the kernel kills if overlink dies) is the server
-		// itself, not a shell that would leave it running.
+		// as $QB_SERVER_ADDR work; exec, so that the signals overlink
+		// sends reach the server itself, not a shell waiting for it.
 		rec.ServerCommand = []string{"sh", "-c", "exec " + c.server}
 	}
-	code := 1
-	err := runOverLink(c, &rec, sigs, stdin, stdout, stderr)
+	s := &session{c: c, rec: &rec, sigs: sigs, stdin: stdin, stdout: stdout, stderr: stderr}
+	err := s.run()
+	code := rec.ExitCode
+	var intr interrupted
+	switch {
+	case errors.As(err, &intr):
+		code = 128 + int(intr.sig)
+	case err != nil:
+		code = 1
+	}
 	if err != nil {
 		rec.Error = err.Error()
 		fmt.Fprintln(stderr, "overlink:", err)
-	} else {
-		code = rec.ExitCode
 	}
 	rec.Finished = time.Now()
-	if c.record != "-" {
-		if werr := results.WriteJSON(c.record, rec); werr != nil {
-			fmt.Fprintln(stderr, "overlink: writing the record:", werr)
-			if code == 0 {
-				code = 1
-			}
-		}
-	}
 	if rec.LinkError != "" {
 		fmt.Fprintln(stderr, "overlink: the link broke while the command ran:", rec.LinkError)
 	}
+	finish(c, &rec, stderr)
 	return code
 }
 
@@ -96,52 +90,132 @@ func clientArgs(args []string) []string {
 	return []string{shell}
 }
 
-func runOverLink(c config, rec *Record, sigs <-chan os.Signal, stdin io.Reader, stdout, stderr io.Writer) error {
-	ctx := context.Background()
-	link, err := shapedlink.New(ctx, c.profile, shapedlink.Options{Backend: c.backend, Seed: c.seed})
-	if err != nil {
-		return fmt.Errorf("building the link: %w", err)
-	}
-	defer link.Close()
-	rec.Backend, rec.Mode, rec.Applied = string(link.Backend()), string(link.Mode()), link.Applied()
-	env := append(os.Environ(),
-		"QB_SERVER_ADDR="+link.ServerAddr().String(),
-		"QB_CLIENT_ADDR="+link.ClientAddr().String(),
-		"QB_PROFILE="+c.profile.String())
+// session is one run: the link, the two commands, and the signals that
+// reach overlink meanwhile.
+type session struct {
+	c              config
+	rec            *Record
+	sigs           <-chan os.Signal
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	link           *shapedlink.Link
+	env            []string
+	server         *exec.Cmd
+	serverDone     chan error
+	terminal       *terminal // the terminal the client shares with overlink, or nil
+}
 
-	var server *exec.Cmd
-	serverDone := make(chan error, 1)
-	if len(rec.ServerCommand) > 0 {
-		server = command(rec.ServerCommand, env)
-		server.Stdout = prefixed(stderr, "server: ")
-		server.Stderr = server.Stdout
-		if err := link.Server().Start(server); err != nil {
-			return fmt.Errorf("starting the server command %q: %w", rec.ServerCommand, err)
+func (s *session) run() error {
+	if err := s.buildLink(); err != nil {
+		return err
+	}
+	defer s.link.Close()
+	s.env = append(os.Environ(),
+		"QB_SERVER_ADDR="+s.link.ServerAddr().String(),
+		"QB_CLIENT_ADDR="+s.link.ClientAddr().String(),
+		"QB_PROFILE="+s.c.profile.String())
+	if len(s.rec.ServerCommand) > 0 {
+		// Stopped after the client, and on every way out before it.
+		defer s.stopServer()
+		if err := s.startServer(); err != nil {
+			return err
 		}
-		go func() { serverDone <- server.Wait() }()
-		defer stopServer(server, serverDone, c.grace, stderr)
+	}
+	if err := s.runClient(); err != nil {
+		return err
+	}
+	s.readCounters()
+	return nil
+}
+
+// buildLink builds the link; a signal meanwhile cancels the build.
+func (s *session) buildLink() error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type built struct {
+		link *shapedlink.Link
+		err  error
+	}
+	done := make(chan built, 1)
+	go func() {
+		l, err := shapedlink.New(ctx, s.c.profile, shapedlink.Options{Backend: s.c.backend, Seed: s.c.seed})
+		done <- built{l, err}
+	}()
+	select {
+	case b := <-done:
+		if b.err != nil {
+			return fmt.Errorf("building the link: %w", b.err)
+		}
+		s.link = b.link
+		s.rec.Backend, s.rec.Mode, s.rec.Applied = string(b.link.Backend()), string(b.link.Mode()), b.link.Applied()
+		return nil
+	case sig := <-s.sigs:
+		cancel()
+		// New returns soon once cancelled and removes what it built; a
+		// second signal does not wait for that (the kernel removes it
+		// when this process exits).
 		select {
-		case err := <-serverDone:
-			serverDone <- err // for stopServer
-			return fmt.Errorf("the server command %q ended before the client started: %v", rec.ServerCommand, err)
-		case <-time.After(c.serverWait):
+		case b := <-done:
+			if b.link != nil {
+				b.link.Close()
+			}
+		case <-s.sigs:
 		}
+		return interrupted{sig.(syscall.Signal), "while the link was being built"}
 	}
+}
 
-	qctx, stopQueue := context.WithCancel(ctx)
+// startServer starts the server command and gives it -server-wait to come
+// up; a signal meanwhile ends the run.
+func (s *session) startServer() error {
+	s.server = command(s.rec.ServerCommand, s.env)
+	s.server.Stdout = prefixed(s.stderr, "server: ")
+	s.server.Stderr = s.server.Stdout
+	// A process group of its own: signals for overlink's group (a
+	// terminal's Ctrl-C, timeout's group kill) reach the server only
+	// through overlink, which stops it after the client.
+	s.server.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := s.link.Server().Start(s.server); err != nil {
+		s.server = nil
+		return fmt.Errorf("starting the server command %q: %w", s.rec.ServerCommand, err)
+	}
+	s.serverDone = make(chan error, 1)
+	go func() { s.serverDone <- s.server.Wait() }()
+	select {
+	case err := <-s.serverDone:
+		s.serverDone <- err // for stopServer
+		return fmt.Errorf("the server command %q ended before the client started: %v", s.rec.ServerCommand, err)
+	case <-time.After(s.c.serverWait):
+		return nil
+	case sig := <-s.sigs:
+		return interrupted{sig.(syscall.Signal), "while the server command was starting"}
+	}
+}
+
+// runClient runs the client command to its end, passing signals on to it.
+func (s *session) runClient() error {
+	qctx, stopQueue := context.WithCancel(context.Background())
+	defer stopQueue()
 	queueDone := make(chan []shapedlink.QueueSample, 1)
-	if c.queue {
+	if s.c.queue {
 		go func() {
-			s, _ := link.SampleQueue(qctx, shapedlink.ServerEnd, shapedlink.DefaultSampleInterval)
-			queueDone <- s
+			q, _ := s.link.SampleQueue(qctx, shapedlink.ServerEnd, shapedlink.DefaultSampleInterval)
+			queueDone <- q
 		}()
 	}
-
-	client := command(rec.ClientCommand, env)
-	client.Stdin, client.Stdout, client.Stderr = stdin, stdout, stderr
-	if err := link.Client().Start(client); err != nil {
-		stopQueue()
-		return fmt.Errorf("starting %q in the client namespace: %w", rec.ClientCommand, err)
+	client := command(s.rec.ClientCommand, s.env)
+	client.Stdin, client.Stdout, client.Stderr = s.stdin, s.stdout, s.stderr
+	s.terminal = sharedTerminal(s.stdin)
+	if s.terminal == nil {
+		// As the server: only what overlink passes on reaches it.
+		client.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
+	// Sharing the terminal with overlink, it stays in overlink's process
+	// group: in the foreground, the terminal's keys (Ctrl-C, Ctrl-\,
+	// Ctrl-Z) reach it directly, and job control stops and continues
+	// overlink and the client together (fg, bg).
+	if err := s.link.Client().Start(client); err != nil {
+		return fmt.Errorf("starting %q in the client namespace: %w", s.rec.ClientCommand, err)
 	}
 	clientDone := make(chan error, 1)
 	go func() { clientDone <- client.Wait() }()
@@ -149,42 +223,52 @@ func runOverLink(c config, rec *Record, sigs <-chan os.Signal, stdin io.Reader, 
 wait:
 	for {
 		select {
-		case s := <-sigs:
-			client.Process.Signal(s)
+		case sig := <-s.sigs:
+			if !s.terminal.delivers(sig) {
+				_ = client.Process.Signal(sig)
+			}
 		case waitErr = <-clientDone:
 			break wait
 		}
 	}
+	s.terminal.reclaim()
 	stopQueue()
-	if c.queue {
-		rec.Queue = <-queueDone
+	if s.c.queue {
+		s.rec.Queue = <-queueDone
 	}
-	rec.ExitCode = exitCode(client, waitErr)
-
-	if err := link.Err(); err != nil {
-		rec.LinkError = err.Error()
-	}
-	if sh, ok := link.ShaperStats(); ok {
-		rec.Shaper = &sh
-	}
-	rec.Egress = map[string]shapedlink.EgressCounters{}
-	for _, e := range []shapedlink.End{shapedlink.ServerEnd, shapedlink.ClientEnd} {
-		if ec, err := link.EgressCounters(e); err == nil {
-			rec.Egress[e.String()] = ec
-		}
-	}
+	s.rec.ExitCode = exitCode(client, waitErr)
 	return nil
 }
 
-// command is an exec.Cmd for args that dies with this process.
+// readCounters puts the link's own account into the record.
+func (s *session) readCounters() {
+	if err := s.link.Err(); err != nil {
+		s.rec.LinkError = err.Error()
+	}
+	if sh, ok := s.link.ShaperStats(); ok {
+		s.rec.Shaper = &sh
+	}
+	s.rec.Egress = map[string]shapedlink.EgressCounters{}
+	for _, e := range []shapedlink.End{shapedlink.ServerEnd, shapedlink.ClientEnd} {
+		if ec, err := s.link.EgressCounters(e); err == nil {
+			s.rec.Egress[e.String()] = ec
+		}
+	}
+}
+
+// command is an exec.Cmd for args, to be started with Namespace.Start (in
+// a PID namespace of its own, under an init that dies with this process).
 func command(args []string, env []string) *exec.Cmd {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.WaitDelay = waitDelay
 	return cmd
 }
 
-// exitCode is the shell's convention for how cmd ended.
+// exitCode is the shell's convention for how cmd ended: its status, 128
+// plus the signal that killed it (Namespace.Start's init reports a
+// command's death by signal S as status 128+S already; a signal that
+// killed the init itself is read here).
 func exitCode(cmd *exec.Cmd, err error) int {
 	st := cmd.ProcessState
 	if st == nil {
@@ -200,46 +284,28 @@ func exitCode(cmd *exec.Cmd, err error) int {
 	return st.ExitCode()
 }
 
-// stopServer asks the server command to stop, then kills it after grace.
-func stopServer(cmd *exec.Cmd, done <-chan error, grace time.Duration, stderr io.Writer) {
-	if cmd.ProcessState != nil {
+// stopServer asks the server command to stop (SIGTERM), and kills it after
+// -grace or at once when a signal reaches overlink meanwhile. Killing its
+// init ends everything the server started.
+func (s *session) stopServer() {
+	if s.server == nil {
 		return
 	}
-	cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-done:
-	case <-time.After(grace):
-		fmt.Fprintf(stderr, "overlink: the server command did not stop within %v of SIGTERM; killing it\n", grace)
-		cmd.Process.Kill()
-		<-done
+	case err := <-s.serverDone:
+		s.serverDone <- err
+		return
+	default:
 	}
-}
-
-// prefixed writes each line to w with a prefix.
-func prefixed(w io.Writer, prefix string) io.Writer {
-	return &prefixWriter{w: w, prefix: prefix, start: true}
-}
-
-type prefixWriter struct {
-	w      io.Writer
-	prefix string
-	start  bool
-}
-
-func (p *prefixWriter) Write(b []byte) (int, error) {
-	var out []byte
-	for _, c := range b {
-		if p.start {
-			out = append(out, p.prefix...)
-			p.start = false
-		}
-		out = append(out, c)
-		if c == '\n' {
-			p.start = true
-		}
+	_ = s.server.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.serverDone:
+		return
+	case <-time.After(s.c.grace):
+		fmt.Fprintf(s.stderr, "overlink: the server command did not stop within %v of SIGTERM; killing it\n", s.c.grace)
+	case sig := <-s.sigs:
+		fmt.Fprintf(s.stderr, "overlink: %s while the server command was stopping; killing it\n", unix.SignalName(sig.(syscall.Signal)))
 	}
-	if _, err := p.w.Write(out); err != nil {
-		return 0, err
-	}
-	return len(b), nil
+	_ = s.server.Process.Kill()
+	<-s.serverDone
 }

@@ -21,4 +21,15 @@
 //
 // Only the start happens there: the caller owns cmd afterwards and waits
 // for it as usual, from any goroutine.
+//
+// A parent-death signal reaches only the child itself: whatever that child
+// starts (a shell wrapper's commands, a server that daemonises) lives on
+// when this process dies. StartContained closes that gap: it starts the
+// command in a new PID namespace under a small init, this same binary
+// re-executed (this package's init function turns such a process into the
+// init before main runs). The init has the parent-death signal, passes the
+// usual termination signals on to the command, reaps orphans and exits
+// with the command's status; when it exits, the kernel kills everything
+// else in its PID namespace. It needs CAP_SYS_ADMIN (root, or root of a
+// user namespace).
 package proc

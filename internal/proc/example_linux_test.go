@@ -2,6 +2,7 @@ package proc_test
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"syscall"
 
@@ -30,4 +31,18 @@ func ExampleStart() {
 	// Output:
 	// started
 	// <nil>
+}
+
+// A command whose children must not outlive it, or this process, is
+// started contained: in a PID namespace of its own (here in this
+// process's network namespace), under an init that dies with this
+// process. When the shell exits, its background sleep is killed with it.
+func ExampleStartContained() {
+	cmd := exec.Command("sh", "-c", "sleep 600 & echo started in $$")
+	cmd.Stdout = os.Stdout
+	if err := proc.StartContained(cmd, -1); err != nil {
+		fmt.Println(err) // needs root, or root of a user namespace
+		return
+	}
+	fmt.Println(cmd.Wait())
 }

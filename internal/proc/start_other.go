@@ -16,5 +16,10 @@ func StartInNetns(cmd *exec.Cmd, netnsFD int) error {
 	return errors.New("proc: network namespaces are Linux only")
 }
 
+// StartContained fails: PID and network namespaces are Linux only.
+func StartContained(cmd *exec.Cmd, netnsFD int) error {
+	return errors.New("proc: PID namespaces are Linux only")
+}
+
 // ThreadID returns 0: there is no starter thread outside Linux.
 func ThreadID() int { return 0 }

@@ -77,7 +77,10 @@ func Command(cfg Config) (*exec.Cmd, *Monitor, error) {
 	cmd.Stdin = stdinR
 	cmd.Stderr = &m.stderr
 	cmd.ExtraFiles = []*os.File{memf, cfgf}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// A process group of its own: the shaper stops on SIGINT, and must
+	// not take a terminal's Ctrl-C (sent to the whole foreground group)
+	// meant for a program running over the link.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	m.cmd = cmd
 	return cmd, m, nil
 }

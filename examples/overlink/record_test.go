@@ -1,0 +1,58 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shakenfist/quicbench/shapedlink"
+)
+
+// TestHelpShowsGrammar: -h shows the whole profile grammar, the options
+// included, and says where a record goes by default.
+func TestHelpShowsGrammar(t *testing.T) {
+	var out strings.Builder
+	if _, err := parseFlags([]string{"-h"}, &out); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+	for _, want := range []string{shapedlink.ProfileGrammar, shapedlink.OptionsGrammar, "none by default"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("-h does not show %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestCheckRecordPath: a record path is refused before anything runs when
+// the record could not be written there, and accepted where it could, the
+// directories that are missing included; the check leaves nothing behind.
+func TestCheckRecordPath(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{dir, filepath.Join(file, "rec.json"), filepath.Join(file, "sub", "rec.json")} {
+		if err := checkRecordPath(path); err == nil || !strings.Contains(err.Error(), "-record "+path) {
+			t.Errorf("checkRecordPath(%s) = %v, want an error naming -record and the path", path, err)
+		}
+	}
+	for _, path := range []string{"", file, filepath.Join(dir, "rec.json"), filepath.Join(dir, "new", "sub", "rec.json")} {
+		if err := checkRecordPath(path); err != nil {
+			t.Errorf("checkRecordPath(%q) = %v, want nil", path, err)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 1 {
+		t.Errorf("the checks left %v in the directory, want only the file made here", left)
+	}
+}
+
+// TestQueueNeedsRecord: -queue samples into the record, so without -record
+// it is refused rather than silently dropped.
+func TestQueueNeedsRecord(t *testing.T) {
+	if _, err := parseFlags([]string{"-queue"}, os.Stderr); err == nil || !strings.Contains(err.Error(), "-record") {
+		t.Errorf("-queue without -record: %v, want an error naming -record", err)
+	}
+}
