@@ -2,8 +2,8 @@ package shapedlink
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -30,12 +30,9 @@ func parseGE(s string) (GE, error) {
 	dst := []*float64{&g.P, &g.R, &g.OneMinusH, &g.OneMinusK}
 	names := []string{"p", "r", "1-h", "1-k"}
 	for i, part := range parts {
-		v, err := parseDecimal(part)
+		v, err := parsePct(part)
 		if err != nil {
-			return GE{}, fmt.Errorf("ge %s %q %v", names[i], part, err)
-		}
-		if v > 100 {
-			return GE{}, fmt.Errorf("ge %s %q is more than 100%%", names[i], part)
+			return GE{}, fmt.Errorf("ge %s %v", names[i], err)
 		}
 		*dst[i] = v
 	}
@@ -160,192 +157,210 @@ func parseOptions(input string, p *Profile, s string) error {
 			if d == Up {
 				o = &p.Up
 			}
-			switch key {
-			case "delay":
-				v, err := parseDecimal(val)
-				if err != nil {
-					return fail(fmt.Sprintf("%q %v (one-way delay in ms)", val, err))
-				}
-				if v > float64(MaxRTT.Milliseconds()) {
-					return fail(fmt.Sprintf("%q is more than %d ms", val, MaxRTT.Milliseconds()))
-				}
-				o.Delay, o.HasDelay = time.Duration(math.Round(v*1e6)), true
-			case "jitter":
-				parts := strings.Split(val, "/")
-				if len(parts) > 3 {
-					return fail(fmt.Sprintf("%q has %d parts; want ms, ms/distribution or ms/distribution/correlation_pct", val, len(parts)))
-				}
-				v, err := parseDecimal(parts[0])
-				if err != nil {
-					return fail(fmt.Sprintf("%q %v (ms: the spread either side of the delay, or the standard deviation with a distribution)", parts[0], err))
-				}
-				if v > maxJitterMs {
-					return fail(fmt.Sprintf("%q is more than %d ms (netem keeps the jitter in 32-bit nanoseconds)", parts[0], maxJitterMs))
-				}
-				o.Jitter, o.JitterDist, o.JitterCorr, o.HasJitter = time.Duration(math.Round(v*1e6)), "", 0, true
-				if len(parts) > 1 {
-					switch parts[1] {
-					case "uniform":
-					case "normal", "pareto", "paretonormal":
-						o.JitterDist = parts[1]
-					default:
-						return fail(fmt.Sprintf("names distribution %q; the distributions are uniform (the default), normal, pareto and paretonormal", parts[1]))
-					}
-				}
-				if len(parts) > 2 {
-					if o.JitterCorr, err = parsePct(parts[2]); err != nil {
-						return fail("correlation " + err.Error())
-					}
-				}
-			case "rate":
-				v, err := parseDecimal(val)
-				if err != nil {
-					return fail(fmt.Sprintf("%q %v (Mbit/s)", val, err))
-				}
-				o.RateMbit, o.HasRate = v, true
-			case "loss":
-				if ge, ok := strings.CutPrefix(val, "ge:"); ok {
-					g, err := parseGE(ge)
-					if err != nil {
-						return fail(err.Error())
-					}
-					o.GE, o.HasGE = g, true
-					continue
-				}
-				pct, corr, ok := strings.Cut(val, "/")
-				v, err := parseDecimal(pct)
-				if err != nil {
-					return fail(fmt.Sprintf("%q %v (percent[/correlation_pct], or ge:p/r[/1-h[/1-k]])", val, err))
-				}
-				o.LossPct, o.LossCorr, o.HasLoss = v, 0, true
-				if ok {
-					if o.LossCorr, err = parsePct(corr); err != nil {
-						return fail("correlation " + err.Error())
-					}
-				}
-			case "dup":
-				parts := strings.Split(val, "/")
-				if len(parts) > 2 {
-					return fail(fmt.Sprintf("%q has %d parts; want pct or pct/correlation_pct", val, len(parts)))
-				}
-				v, err := parsePct(parts[0])
-				if err != nil {
-					return fail(err.Error())
-				}
-				o.DupPct, o.DupCorr, o.HasDup = v, 0, true
-				if len(parts) == 2 {
-					if o.DupCorr, err = parsePct(parts[1]); err != nil {
-						return fail("correlation " + err.Error())
-					}
-				}
-			case "reorder":
-				parts := strings.Split(val, "/")
-				if len(parts) > 3 {
-					return fail(fmt.Sprintf("%q has %d parts; want pct, pct/correlation_pct or pct/correlation_pct/gap", val, len(parts)))
-				}
-				v, err := parsePct(parts[0])
-				if err != nil {
-					return fail(err.Error())
-				}
-				o.ReorderPct, o.ReorderCorr, o.ReorderGap, o.HasReorder = v, 0, 0, true
-				if len(parts) > 1 {
-					if o.ReorderCorr, err = parsePct(parts[1]); err != nil {
-						return fail("correlation " + err.Error())
-					}
-				}
-				if len(parts) > 2 {
-					n, err := strconv.Atoi(parts[2])
-					if err != nil || !isDigits(parts[2]) || n < 1 {
-						return fail(fmt.Sprintf("gap %q is not a whole number of packets of at least 1", parts[2]))
-					}
-					if n > 1 {
-						o.ReorderGap = n
-					}
-				}
-			case "limit":
-				n, err := strconv.Atoi(val)
-				if err != nil || !isDigits(val) {
-					return fail(fmt.Sprintf("%q is not a whole number of packets", val))
-				}
-				o.Limit, o.HasLimit = n, true
-			case "qdisc":
-				switch val {
-				case "fifo":
-					// netem's own drop-tail: the default, nothing to set.
-				case "codel", "fq_codel":
-					o.Queue.Kind, o.HasQueue = val, true
-				default:
-					return fail(fmt.Sprintf("names %q; the queue disciplines are fifo (netem's drop-tail, the default), codel and fq_codel", val))
-				}
-			case "target", "interval":
-				v, err := parseDecimal(val)
-				if err != nil || v < 0.001 || v > 60000 {
-					return fail(fmt.Sprintf("%q is not a time in ms between 0.001 and 60000", val))
-				}
-				d := time.Duration(math.Round(v * 1e6))
-				if key == "target" {
-					o.Queue.Target = d
-				} else {
-					o.Queue.Interval = d
-				}
-				o.HasQueue = true
-			case "flows", "quantum":
-				n, err := strconv.Atoi(val)
-				lo, hi := 1, 65536
-				if key == "quantum" {
-					lo, hi = 256, 1<<20
-				}
-				if err != nil || !isDigits(val) || n < lo || n > hi {
-					return fail(fmt.Sprintf("%q is not a whole number between %d and %d", val, lo, hi))
-				}
-				if key == "flows" {
-					o.Queue.Flows = n
-				} else {
-					o.Queue.Quantum = n
-				}
-				o.HasQueue = true
-			case "ecn":
-				switch val {
-				case "on":
-					o.Queue.ECN, o.HasQueue = true, true
-				case "off":
-				default:
-					return fail(fmt.Sprintf("is %q; ecn is on or off", val))
-				}
-			case "schedule":
-				// Read (or generated) now, so a bad one is refused with
-				// the profile; the link reads it again when built.
-				if _, err := LoadSchedule(val); err != nil {
-					return fail(strings.TrimPrefix(err.Error(), "shapedlink: "))
-				}
-				o.Schedule = val
-			case "trace":
-				if _, err := LoadTrace(val); err != nil {
-					return fail(strings.TrimPrefix(err.Error(), "shapedlink: "))
-				}
-				o.Trace = val
-			default:
-				return fail(fmt.Sprintf("has unknown key %q; the keys are delay, jitter, rate, loss, limit, dup, reorder, qdisc, target, interval, flows, quantum, ecn, schedule and trace, each optionally after down. or up.", key))
+			if err := o.set(key, val); err != nil {
+				return fail(err.Error())
 			}
 		}
 	}
 	return nil
 }
 
-// maxJitterMs is the largest jitter accepted: netem keeps it, as sigma, in
-// a signed 32-bit count of nanoseconds.
-const maxJitterMs = 2147
+// set applies one option's value to o.
+func (o *DirOptions) set(key, val string) error {
+	var err error
+	switch key {
+	case "delay":
+		if o.Delay, err = parseMs(val); err != nil {
+			return fmt.Errorf("%v; delay is the one-way delay in ms", err)
+		}
+		if o.Delay > MaxRTT {
+			return fmt.Errorf("%q is more than %d ms", val, MaxRTT.Milliseconds())
+		}
+		o.HasDelay = true
+	case "jitter":
+		return o.setJitter(val)
+	case "rate":
+		o.RateMbit, err = parseRate(val)
+		o.HasRate = true
+	case "loss":
+		return o.setLoss(val)
+	case "limit", "flows", "quantum":
+		return o.setCount(key, val)
+	case "dup":
+		o.DupPct, o.DupCorr, err = pctCorrOf(val, "pct or pct/correlation_pct")
+		o.HasDup = true
+	case "reorder":
+		return o.setReorder(val)
+	case "qdisc":
+		switch val {
+		case "fifo":
+			// netem's own drop-tail: the default, nothing to set.
+		case "codel", "fq_codel":
+			o.Queue.Kind, o.HasQueue = val, true
+		default:
+			return fmt.Errorf("names %q; the queue disciplines are fifo (netem's drop-tail, the default), codel and fq_codel", val)
+		}
+	case "target", "interval":
+		d, err := parseMs(val)
+		if err != nil || d < time.Microsecond || d > MaxRTT {
+			return fmt.Errorf("%q is not a whole number of microseconds in ms between 0.001 and %d", val, MaxRTT.Milliseconds())
+		}
+		if key == "target" {
+			o.Queue.Target = d
+		} else {
+			o.Queue.Interval = d
+		}
+		o.HasQueue = true
+	case "ecn":
+		switch val {
+		case "on":
+			o.Queue.ECN, o.HasQueue = true, true
+		case "off":
+		default:
+			return fmt.Errorf("is %q; ecn is on or off", val)
+		}
+	case "schedule", "trace":
+		return o.setTimeVarying(key, val)
+	default:
+		return fmt.Errorf("has unknown key %q; the keys are delay, jitter, rate, loss, limit, dup, reorder, qdisc, target, interval, flows, quantum, ecn, schedule and trace (each may follow down. or up.)", key)
+	}
+	return err
+}
 
-// parsePct reads a percentage between 0 and 100, with an optional "%".
-func parsePct(s string) (float64, error) {
-	v, err := parseDecimal(strings.TrimSuffix(s, "%"))
+// setJitter reads ms[/distribution[/correlation_pct]].
+func (o *DirOptions) setJitter(val string) error {
+	parts := strings.Split(val, "/")
+	if len(parts) > 3 {
+		return fmt.Errorf("%q has %d parts; want ms, ms/distribution or ms/distribution/correlation_pct", val, len(parts))
+	}
+	j, err := parseMs(parts[0])
 	if err != nil {
-		return 0, fmt.Errorf("%q %v (percent)", s, err)
+		return fmt.Errorf("%v; jitter is the spread either side of the delay in ms, or the standard deviation with a distribution", err)
 	}
-	if v > 100 {
-		return 0, fmt.Errorf("%q is more than 100%%", s)
+	if j > maxJitterMs*time.Millisecond {
+		return fmt.Errorf("%q is more than %d ms (netem keeps the jitter in 32-bit nanoseconds)", parts[0], maxJitterMs)
 	}
-	return v, nil
+	o.Jitter, o.JitterDist, o.JitterCorr, o.HasJitter = j, "", 0, true
+	if len(parts) > 1 {
+		switch parts[1] {
+		case "uniform":
+		case "normal", "pareto", "paretonormal":
+			o.JitterDist = parts[1]
+		default:
+			return fmt.Errorf("names distribution %q; the distributions are uniform (the default), normal, pareto and paretonormal", parts[1])
+		}
+	}
+	if len(parts) > 2 {
+		if o.JitterCorr, err = parsePct(parts[2]); err != nil {
+			return fmt.Errorf("correlation %v", err)
+		}
+	}
+	return nil
+}
+
+// setLoss reads pct[/correlation_pct] or ge:p/r[/1-h[/1-k]].
+func (o *DirOptions) setLoss(val string) error {
+	if ge, ok := strings.CutPrefix(val, "ge:"); ok {
+		g, err := parseGE(ge)
+		if err != nil {
+			return err
+		}
+		o.GE, o.HasGE = g, true
+		return nil
+	}
+	var err error
+	o.LossPct, o.LossCorr, err = pctCorrOf(val, "pct or pct/correlation_pct, or ge:p/r[/1-h[/1-k]]")
+	o.HasLoss = true
+	return err
+}
+
+// setReorder reads pct[/correlation_pct[/gap]].
+func (o *DirOptions) setReorder(val string) error {
+	parts := strings.Split(val, "/")
+	if len(parts) > 3 {
+		return fmt.Errorf("%q has %d parts; want pct, pct/correlation_pct or pct/correlation_pct/gap", val, len(parts))
+	}
+	var err error
+	if o.ReorderPct, o.ReorderCorr, err = pctCorr(parts[:min(len(parts), 2)]); err != nil {
+		return err
+	}
+	o.ReorderGap, o.HasReorder = 0, true
+	if len(parts) > 2 {
+		n, err := strconv.Atoi(parts[2])
+		if err != nil || !isDigits(parts[2]) || n < 1 {
+			return fmt.Errorf("gap %q is not a whole number of packets of at least 1", parts[2])
+		}
+		if n > 1 {
+			o.ReorderGap = n
+		}
+	}
+	return nil
+}
+
+// pctCorrOf reads pct or pct/correlation_pct; form names the accepted
+// forms for the error.
+func pctCorrOf(val, form string) (pct, corr float64, err error) {
+	parts := strings.Split(val, "/")
+	if len(parts) > 2 {
+		return 0, 0, fmt.Errorf("%q has %d parts; want %s", val, len(parts), form)
+	}
+	return pctCorr(parts)
+}
+
+// pctCorr reads parts[0] as a percentage and parts[1], when there, as its
+// correlation.
+func pctCorr(parts []string) (pct, corr float64, err error) {
+	if pct, err = parsePct(parts[0]); err != nil {
+		return 0, 0, err
+	}
+	if len(parts) > 1 {
+		if corr, err = parsePct(parts[1]); err != nil {
+			return 0, 0, fmt.Errorf("correlation %v", err)
+		}
+	}
+	return pct, corr, nil
+}
+
+// setCount reads the whole-number keys: limit, flows and quantum.
+func (o *DirOptions) setCount(key, val string) error {
+	n, err := strconv.Atoi(val)
+	if err != nil || !isDigits(val) {
+		return fmt.Errorf("%q is not a whole number", val)
+	}
+	switch key {
+	case "limit":
+		o.Limit, o.HasLimit = n, true // Validate names the range, with the direction
+		return nil
+	case "flows":
+		if n < 1 || n > 65536 {
+			return fmt.Errorf("%q is not a whole number between 1 and 65536", val)
+		}
+		o.Queue.Flows = n
+	default:
+		if n < 256 || n > 1<<20 {
+			return fmt.Errorf("%q is not a whole number between 256 and %d", val, 1<<20)
+		}
+		o.Queue.Quantum = n
+	}
+	o.HasQueue = true
+	return nil
+}
+
+// setTimeVarying reads a schedule or trace spec. It is loaded now, so a
+// bad one is refused with the profile; the link reads it again when built.
+func (o *DirOptions) setTimeVarying(key, val string) error {
+	var err error
+	if key == "schedule" {
+		_, err = LoadSchedule(val)
+		o.Schedule = val
+	} else {
+		_, err = LoadTrace(val)
+		o.Trace = val
+	}
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "shapedlink: "))
+	}
+	return nil
 }
 
 // corrSuffix is "/corr" when a correlation is set.
@@ -355,5 +370,3 @@ func corrSuffix(corr float64) string {
 	}
 	return "/" + fmtNum(corr)
 }
-
-// emulatorOnly says why p needs the emulator backend, or "" when netem

@@ -200,16 +200,25 @@ func (s Schedule) validate() error {
 		}
 		switch c.Set {
 		case "rate":
-			if !(c.Value > 0 && c.Value <= 100000) {
-				return bad("needs a rate between 0 and 100000 Mbit/s")
+			if !(c.Value > 0 && c.Value <= MaxRateMbit) {
+				return bad(fmt.Sprintf("needs a rate above 0 and at most %d Mbit/s", MaxRateMbit))
+			}
+			if !wholeBytes(c.Value) {
+				return bad("has a rate of " + fmtNum(c.Value) + " Mbit/s, which " + rateReason(c.Value))
 			}
 		case "delay":
 			if !(c.Value >= 0 && c.Value <= float64(MaxRTT.Milliseconds())) {
 				return bad(fmt.Sprintf("needs a one-way delay between 0 and %d ms", MaxRTT.Milliseconds()))
 			}
+			if us := c.Value * 1000; math.Abs(us-math.Round(us)) > 1e-12*max(1, us) {
+				return bad(fmt.Sprintf("has a delay of %s ms, not a whole number of microseconds, the unit the backends apply", fmtNum(c.Value)))
+			}
 		case "loss":
 			if !(c.Value >= 0 && c.Value < 100) {
 				return bad("needs a loss percentage from 0 to under 100 (use down for a blackout)")
+			}
+			if r := pctReason(c.Value); r != "" {
+				return bad("has a loss of " + fmtNum(c.Value) + "%, which " + r)
 			}
 		case "limit":
 			if c.Value < 1 || c.Value != math.Trunc(c.Value) || c.Value > 1<<20 {
@@ -297,7 +306,8 @@ type timeVarying struct {
 	trace [2]*Trace
 }
 
-// loadTimeVarying reads p's schedules and traces.
+// loadTimeVarying reads p's schedules and traces, and checks them against
+// the options beside them (checkTimeVarying).
 func loadTimeVarying(p Profile) (timeVarying, error) {
 	var tv timeVarying
 	for _, d := range []Dir{Down, Up} {
@@ -318,7 +328,7 @@ func loadTimeVarying(p Profile) (timeVarying, error) {
 			tv.trace[d] = &t
 		}
 	}
-	return tv, nil
+	return tv, p.checkTimeVarying(tv)
 }
 
 // ScheduledChanges lists the changes of p's schedules that take effect in

@@ -292,6 +292,10 @@ func (d Direction) validateTimeVarying(name string) error {
 			if !(c.Value > 0 && c.Value <= 1e6) {
 				return bad("needs a rate above 0 and at most 1000000 Mbit/s")
 			}
+			// Applied as whole bits per second, where 0 is no rate.
+			if bits := c.Value * 1e6; math.Round(bits) < 1 || math.Abs(bits-math.Round(bits)) > 1e-12*bits {
+				return bad(fmt.Sprintf("has a rate of %v bit/s, not a whole number of bits per second above 0, which is what the emulator applies (a rate that rounded to 0 would be no rate at all)", bits))
+			}
 		case "delay":
 			if !(c.Value >= 0 && c.Value <= 3.6e6) {
 				return bad("needs a delay between 0 and an hour, in ms")
