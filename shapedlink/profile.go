@@ -139,17 +139,18 @@ type ProfileError struct {
 	Reason string
 }
 
+// Error names the field or option, the value and what is wrong with it,
+// and points at the grammar rather than repeating it.
 func (e *ProfileError) Error() string {
-	field := ""
+	what := e.Reason
 	if e.Field != "" {
-		field = e.Field + " "
+		what = e.Field + " " + e.Reason
 	}
-	if strings.HasPrefix(e.Field, "option") || strings.Contains(e.Field, ".") {
-		return fmt.Sprintf("shapedlink: profile %q: %s%s; an option is %s, e.g. 20:50,up.rate=5",
-			e.Input, field, e.Reason, OptionsGrammar)
+	see := "want " + ProfileGrammar + ", e.g. 80:10 or 80:10:1"
+	if strings.HasPrefix(e.Field, "option") || strings.Contains(e.Field, ".") || e.Field == "delay" {
+		see = "see shapedlink.OptionsGrammar"
 	}
-	return fmt.Sprintf("shapedlink: profile %q: %s%s; want %s with decimal numbers, e.g. 80:10, 80:10:1 or 150:2:0.5",
-		e.Input, field, e.Reason, ProfileGrammar)
+	return fmt.Sprintf("shapedlink: profile %q: %s; %s", e.Input, what, see)
 }
 
 // ErrEmptyProfiles is returned by ParseProfiles for a list with no profiles.

@@ -219,3 +219,28 @@ func TestProfileUnits(t *testing.T) {
 		wantRefused(t, c.in, c.field, c.says)
 	}
 }
+
+// TestProfileErrorsShort: an error names the field or option, the value
+// and what is wrong, and points at the grammar instead of repeating it.
+func TestProfileErrorsShort(t *testing.T) {
+	for _, c := range []struct{ in, names, points string }{
+		{"80:10,jitter=5/gauss", `option "jitter=5/gauss"`, "see shapedlink.OptionsGrammar"},
+		{"80:10,up.rate=0", "up.rate", "see shapedlink.OptionsGrammar"},
+		{"80:10,loss=ge:1%%/30", `option "loss=ge:1%%/30"`, "see shapedlink.OptionsGrammar"},
+		{"80:ten", `rate_mbit "ten"`, ProfileGrammar},
+		{"80:10:100", "loss_pct", ProfileGrammar},
+	} {
+		_, err := ParseProfile(c.in)
+		if err == nil {
+			t.Errorf("ParseProfile(%q) accepted it", c.in)
+			continue
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, c.names) || !strings.Contains(msg, c.points) {
+			t.Errorf("ParseProfile(%q) = %q, want it to name %q and point at %q", c.in, msg, c.names, c.points)
+		}
+		if strings.Contains(msg, OptionsGrammar) || len(msg) > len(c.in)+250 {
+			t.Errorf("ParseProfile(%q) = %q (%d bytes): repeats the grammar or is too long", c.in, msg, len(msg))
+		}
+	}
+}
