@@ -40,7 +40,8 @@ func parseGE(s string) (GE, error) {
 }
 
 // OptionsGrammar is the form of the options that may follow the short
-// form, each after a comma.
+// form, each after a comma. A value in ms may end in "ms" and a
+// percentage in "%"; the package doc says what each key does.
 const OptionsGrammar = "[down.|up.]{delay=one_way_ms|jitter=ms[/uniform|normal|pareto|paretonormal[/corr_pct]]|rate=mbit|loss=pct[/corr_pct]|loss=ge:p/r[/1-h[/1-k]]|limit=pkts|dup=pct[/corr_pct]|reorder=pct[/corr_pct[/gap]]|qdisc=fifo|codel|fq_codel|target=ms|interval=ms|flows=n|quantum=bytes|ecn=on|off|schedule=spec|trace=spec}"
 
 // option keys in the order String writes them.
