@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/shakenfist/quicbench/shapedlink"
 )
 
 // docFiles lists README.md and every text file under docs/, as paths
@@ -424,5 +426,282 @@ func TestDocsCommandFlags(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A docProfile is one profile written in a doc: where, and its text.
+type docProfile struct{ where, text string }
+
+// profileRE finds a profile-shaped word, rtt_ms:rate_mbit and whatever
+// follows up to a space, a quote or a closing bracket, where a word can
+// start (so the 0.1:8080 of 198.18.0.1:8080 is not one).
+var profileRE = regexp.MustCompile("(?:^|[\\s\"'`=(\\[{|])([0-9]+(?:\\.[0-9]*)?(?:ms)?:[0-9.][^\\s\"'`)\\]}|<>;]*)")
+
+// profilesIn returns the profile-shaped words of text, which starts at
+// line first of file.
+func profilesIn(file string, first int, text string) []docProfile {
+	var out []docProfile
+	for i, line := range strings.Split(text, "\n") {
+		for _, m := range profileRE.FindAllStringSubmatch(line, -1) {
+			p := strings.TrimRight(m[1], ".,:;")
+			out = append(out, docProfile{where: fmt.Sprintf("%s:%d", file, first+i), text: p})
+		}
+	}
+	return out
+}
+
+var fenceRE = regexp.MustCompile("^ {0,3}(`{3,}|~{3,})")
+
+// markdownCode returns the code of a Markdown text, each piece with the
+// line it starts on: fenced blocks, indented blocks (four spaces or a tab
+// after a blank line) and code spans, which may run over several lines of
+// a paragraph and open with any number of backticks.
+func markdownCode(text string) (code []string, lines []int) {
+	all := strings.Split(text, "\n")
+	var prose strings.Builder // the rest, one line each, code blocks blanked
+	for i := 0; i < len(all); i++ {
+		if m := fenceRE.FindStringSubmatch(all[i]); m != nil {
+			start, fence := i, m[1]
+			var b []string
+			for i++; i < len(all); i++ {
+				if t := strings.TrimSpace(all[i]); strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
+					break
+				}
+				b = append(b, all[i])
+			}
+			code, lines = append(code, strings.Join(b, "\n")), append(lines, start+2)
+			for range i - start + 1 {
+				prose.WriteString("\n")
+			}
+			continue
+		}
+		indented := strings.HasPrefix(all[i], "    ") || strings.HasPrefix(all[i], "\t")
+		if indented && (i == 0 || strings.TrimSpace(all[i-1]) == "") {
+			start := i
+			var b []string
+			for ; i < len(all) && (strings.HasPrefix(all[i], "    ") || strings.HasPrefix(all[i], "\t") || strings.TrimSpace(all[i]) == ""); i++ {
+				b = append(b, all[i])
+				prose.WriteString("\n")
+			}
+			i--
+			code, lines = append(code, strings.Join(b, "\n")), append(lines, start+1)
+			continue
+		}
+		prose.WriteString(all[i] + "\n")
+	}
+	// Code spans: a run of n backticks to the next run of exactly n,
+	// within a paragraph.
+	p := prose.String()
+	for i := 0; i < len(p); {
+		if p[i] != '`' {
+			i++
+			continue
+		}
+		n := 0
+		for i+n < len(p) && p[i+n] == '`' {
+			n++
+		}
+		open := i + n
+		end := -1
+		for j := open; j < len(p); {
+			if strings.HasPrefix(p[j:], "\n\n") {
+				break
+			}
+			if p[j] != '`' {
+				j++
+				continue
+			}
+			k := 0
+			for j+k < len(p) && p[j+k] == '`' {
+				k++
+			}
+			if k == n {
+				end = j
+				break
+			}
+			j += k
+		}
+		if end < 0 {
+			i = open // an unclosed run is literal backticks
+			continue
+		}
+		code = append(code, strings.ReplaceAll(p[open:end], "\n", " "))
+		lines = append(lines, strings.Count(p[:open], "\n")+1)
+		i = end + n
+	}
+	return code, lines
+}
+
+// goPackageDoc returns a Go file's package comment, its lines without
+// "//", and the line it starts on.
+func goPackageDoc(text string) (string, int) {
+	var doc []string
+	start := 0
+	for i, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(line, "//go:build"):
+		case strings.HasPrefix(line, "//"):
+			if len(doc) == 0 {
+				start = i + 1
+			}
+			doc = append(doc, strings.TrimPrefix(line, "//"))
+		case strings.HasPrefix(line, "package "):
+			return strings.Join(doc, "\n"), start
+		default:
+			doc, start = nil, 0
+		}
+	}
+	return "", 0
+}
+
+// refusedRE finds the mark of the profiles a file shows because they are
+// refused: "refused on purpose:" and the profiles, in an HTML comment in
+// Markdown or a comment outside the package doc in Go. It excuses them in
+// that file only.
+var refusedRE = regexp.MustCompile(`refused on purpose: ([^\n>]*)`)
+
+// docProfiles returns every profile in README.md, docs/ and the doc.go
+// files (Markdown: code spans and blocks; Go: the whole package comment,
+// which has no other mark for code), and the profiles marked as refused
+// on purpose, as file + " " + profile.
+func docProfiles(t *testing.T) (found []docProfile, refused map[string]bool) {
+	t.Helper()
+	refused = map[string]bool{}
+	files := docFiles(t)
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != "." && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if d.Name() == "doc.go" {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		switch {
+		case strings.HasSuffix(f, ".md"):
+			code, lines := markdownCode(text)
+			for i, c := range code {
+				found = append(found, profilesIn(f, lines[i], c)...)
+			}
+		case strings.HasSuffix(f, ".go"):
+			doc, start := goPackageDoc(text)
+			found = append(found, profilesIn(f, start, doc)...)
+		default:
+			continue
+		}
+		for _, m := range refusedRE.FindAllStringSubmatch(text, -1) {
+			for _, p := range strings.Fields(strings.TrimSuffix(strings.TrimSpace(m[1]), "--")) {
+				refused[f+" "+p] = true
+			}
+		}
+	}
+	return found, refused
+}
+
+// specFiles writes, in the current directory, a valid file for each
+// schedule or trace file a profile names, so that the profile can be
+// parsed as a reader would parse it beside their own file.
+func specFiles(t *testing.T, profile string) {
+	t.Helper()
+	for _, opt := range strings.Split(profile, ",") {
+		key, val, _ := strings.Cut(opt, "=")
+		_, key, _ = strings.Cut("."+key, ".")
+		if i := strings.LastIndex(key, "."); i >= 0 {
+			key = key[i+1:]
+		}
+		kind, _, _ := strings.Cut(val, ":")
+		content := ""
+		switch {
+		case key == "schedule" && kind != "blackout" && kind != "step":
+			content = `{"changes": [{"at": "1s", "set": "delay", "value": 40}]}`
+		case key == "trace" && kind != "const" && kind != "cell":
+			content = "1\n2\n"
+		default:
+			continue
+		}
+		if filepath.IsAbs(val) || strings.Contains(val, "..") {
+			t.Fatalf("profile %q names the file %q outside the directory it is read in", profile, val)
+		}
+		if err := os.MkdirAll(filepath.Dir(val), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(val, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestDocsProfilesParse parses every profile that README.md, docs/ and
+// the doc.go files show, as a reader would copy it: each must parse, and
+// print back as a profile that parses to the same, unless the doc marks
+// it as refused on purpose, which it then must be.
+func TestDocsProfilesParse(t *testing.T) {
+	found, refused := docProfiles(t)
+	if len(found) < 20 {
+		t.Fatalf("found only %d profiles in the docs: the search no longer finds how they are written", len(found))
+	}
+	t.Chdir(t.TempDir()) // for the schedule and trace files they name
+	seen := map[string]bool{}
+	for _, p := range found {
+		specFiles(t, p.text)
+		prof, err := shapedlink.ParseProfile(p.text)
+		file, _, _ := strings.Cut(p.where, ":")
+		mark := file + " " + p.text
+		seen[mark] = true
+		switch {
+		case refused[mark] && err == nil:
+			t.Errorf("%s: %q is marked as refused on purpose but parses", p.where, p.text)
+		case refused[mark]:
+		case err != nil:
+			t.Errorf("%s: %v", p.where, err)
+		default:
+			if q, err := shapedlink.ParseProfile(prof.String()); err != nil || q != prof {
+				t.Errorf("%s: %q prints as %q, which parses to %+v, %v", p.where, p.text, prof.String(), q, err)
+			}
+		}
+	}
+	for mark := range refused {
+		if !seen[mark] {
+			file, p, _ := strings.Cut(mark, " ")
+			t.Errorf("%s: %q is marked as refused on purpose but not shown where profiles are looked for", file, p)
+		}
+	}
+}
+
+func TestMarkdownCode(t *testing.T) {
+	text := strings.Join([]string{
+		"Prose 17:41 is a time, `80:10` a profile, and ``a `80:10:1` span``",
+		"with `a span that",
+		"runs on 150:2` to the next line.",
+		"",
+		"    indented 20:50,up.rate=5",
+		"",
+		"```sh",
+		"go run ./examples/calibrate -profiles \"5:1000 80:10,jitter=5ms/normal\"",
+		"```",
+		"After 12:30 an unclosed ` and 80:0.",
+	}, "\n")
+	code, lines := markdownCode(text)
+	var got []string
+	for i, c := range code {
+		for _, p := range profilesIn("f.md", lines[i], c) {
+			got = append(got, p.where+" "+p.text)
+		}
+	}
+	want := []string{"f.md:5 20:50,up.rate=5", "f.md:8 5:1000", "f.md:8 80:10,jitter=5ms/normal", "f.md:1 80:10", "f.md:1 80:10:1", "f.md:2 150:2"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("profiles found:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

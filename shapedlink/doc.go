@@ -57,9 +57,12 @@
 // previous one. As in netem, that clusters events but also changes the
 // marginal: a correlated 10% loss loses fewer than 10% of packets (the
 // emulator runs netem's own generator, so the two backends agree).
-// Percentages may end in "%". Since every profile has a rate, jitter never
-// reorders (a packet never leaves before the one ahead of it, as in
-// netem); reorder does.
+// Since every profile has a rate, jitter never reorders (a packet never
+// leaves before the one ahead of it, as in netem); reorder does.
+//
+// Every field in milliseconds may end in "ms" and every percentage in "%"
+// (80:10,jitter=5ms/normal is 80:10,jitter=5/normal, and
+// 80:10,loss=ge:1%/30% is 80:10,loss=ge:1/30); String writes neither.
 //
 //	20:50,up.rate=5                    50 Mbit/s down, 5 up, 10 ms each way
 //	80:10,down.delay=60,up.delay=20    80 ms round trip, split 60/20
@@ -69,7 +72,7 @@
 //	80:10,jitter=5/normal/25           normal, sd 5 ms, 25% correlated
 //	80:10,dup=1,down.reorder=2/0/10    1% duplicated; every 10th packet down
 //	                                   sent early with probability 2%
-//	80:10,down.qdisc=fq_codel,ecn=on   FQ-CoDel with ECN at the down bottleneck
+//	80:10,qdisc=fq_codel,ecn=on        FQ-CoDel with ECN at both bottlenecks
 //	80:10,schedule=blackout:300ms/10s  300 ms of nothing every 10 s
 //	80:10,down.trace=cell:10/0.5       a cellular-like down rate, mean 10
 //
@@ -98,20 +101,38 @@
 // lines and HostState say which seeds were in force, or that this
 // kernel's netem cannot be seeded.
 //
-// Both backends apply every option. On netem, the Gilbert-Elliott model
-// (TCA_NETEM_LOSS) and the distribution table (TCA_NETEM_DELAY_DIST,
-// generated from the distributions' mathematics, see the emulator's
-// package disttable) are written by this package; everything is read back
-// into the applied line except the table, which the kernel does not
-// report (the line says so).
+// Both backends apply every option. On netem, the delay and jitter in
+// nanoseconds (TCA_NETEM_LATENCY64, TCA_NETEM_JITTER64), the
+// Gilbert-Elliott model (TCA_NETEM_LOSS) and the distribution table
+// (TCA_NETEM_DELAY_DIST, generated from the distributions' mathematics,
+// see the emulator's package disttable) are written by this package;
+// everything is read back into the applied line except the table, which
+// the kernel does not report (the line says so).
+//
+// A profile holds only values that both backends apply as written, so
+// what a run is labelled is what the link did: a rate is a whole number of
+// bytes per second (netem's unit), a time a whole number of microseconds
+// (for rtt_ms, each direction's half), a non-zero percentage at least
+// MinPct. Anything else is refused, the error naming the nearest values
+// that are applied: 80:0.0000001 (0.0125 bytes per second, which netem
+// would round to no rate limit at all) says to use 0.000008, and 80.001:10
+// (40.0005 ms each way) an even number of microseconds. So are options of
+// which one would be ignored or which describe no link: a Gilbert-Elliott
+// model whose mean loss is 100% (refused as 80:10:100 is), a rate beside
+// a trace in the same direction (80:10,trace=const:5,rate=3: the trace is
+// the rate), a schedule that changes what a trace or the Gilbert-Elliott
+// model replaces or has no change for a direction it is given to, and a
+// correlation, distribution or gap of a process at 0%. An error names the
+// field or option, its value and what is wrong, and points at
+// OptionsGrammar.
 //
 // A direction whose rate or delay differs from the short form gets the
 // default limit of its own rate and twice its own delay, unless the short
 // form names a limit or the direction its own. Profile.Direction resolves
 // a direction; String writes options back in a fixed order, so a profile
 // round-trips. A profile without options is applied exactly as before
-// options existed. docs/link-description.md has the design the further
-// options (queue disciplines, schedules, traces) will follow.
+// options existed. docs/link-description.md has the design of the options
+// and how each backend builds them.
 //
 // # Topology
 //
@@ -299,3 +320,7 @@
 //		if err := link.Err(); err != nil { /* discard the run */ }
 //	}
 package shapedlink
+
+// The package comment shows these profiles because they are refused
+// (docs_test.go parses every other one it shows):
+// refused on purpose: 80:0.0000001 80.001:10 80:10:100 80:10,trace=const:5,rate=3

@@ -27,7 +27,7 @@ func ExampleParseProfile() {
 	// Output:
 	// 80:10:1 40ms 110
 	// 80:10
-	// shapedlink: profile "80:ten": rate_mbit "ten" is not a decimal number; want rtt_ms:rate_mbit[:loss_pct][@limit_pkts][,option...] with decimal numbers, e.g. 80:10, 80:10:1 or 150:2:0.5
+	// shapedlink: profile "80:ten": rate_mbit "ten" is not a decimal number; want rtt_ms:rate_mbit[:loss_pct][@limit_pkts][,option...], e.g. 80:10 or 80:10:1
 }
 
 // Options after the short form set one direction apart: here a home
@@ -51,7 +51,7 @@ func ExampleProfile_Direction() {
 	// down: delay 10ms, 50 Mbit/s, limit 135
 	// up: delay 10ms, 5 Mbit/s, limit 23
 	// 20ms 20:50,up.rate=5
-	// shapedlink: profile "20:50,up.corrupt=5": option "up.corrupt=5" has unknown key "corrupt"; the keys are delay, jitter, rate, loss, limit, dup, reorder, qdisc, target, interval, flows, quantum, ecn, schedule and trace, each optionally after down. or up.; an option is [down.|up.]{delay=one_way_ms|jitter=ms[/uniform|normal|pareto|paretonormal[/corr_pct]]|rate=mbit|loss=pct[/corr_pct]|loss=ge:p/r[/1-h[/1-k]]|limit=pkts|dup=pct[/corr_pct]|reorder=pct[/corr_pct[/gap]]|qdisc=fifo|codel|fq_codel|target=ms|interval=ms|flows=n|quantum=bytes|ecn=on|off|schedule=spec|trace=spec}, e.g. 20:50,up.rate=5
+	// shapedlink: profile "20:50,up.corrupt=5": option "up.corrupt=5" has unknown key "corrupt"; the keys are delay, jitter, rate, loss, limit, dup, reorder, qdisc, target, interval, flows, quantum, ecn, schedule and trace (each may follow down. or up.); see shapedlink.OptionsGrammar
 }
 
 // New builds the link; Do runs code inside an end's namespace. Needs root,

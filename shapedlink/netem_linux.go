@@ -114,13 +114,10 @@ func (l *Link) applyNetem(seed, seedBack uint64) error {
 			if end == ClientEnd {
 				s = seedBack
 			}
-			add := func() error { return h.QdiscAdd(qd) }
-			if d.HasGE || d.JitterDist != "" || s != 0 {
-				// The library cannot write a loss model, a distribution
-				// table or a seed; see netemge_linux.go.
-				add = func() error { return addNetemRaw(ns, qd, d, s) }
-			}
-			if err := add(); err != nil {
+			// Built here rather than by the library, which cannot write
+			// the delay in nanoseconds, a loss model, a distribution
+			// table or a seed; see netemge_linux.go.
+			if err := addNetemRaw(ns, qd, d, s); err != nil {
 				if errors.Is(err, unix.ENOENT) {
 					return "", noNetem()
 				}

@@ -19,6 +19,12 @@ const (
 	tcaNetemDelayDist = 2 // TCA_NETEM_DELAY_DIST: the table, s16 each
 	tcaNetemLoss      = 5 // TCA_NETEM_LOSS, a nest of one loss model
 	netemLossGE       = 2 // NETEM_LOSS_GE: struct tc_netem_gemodel {p, r, h, k1}
+	// TCA_NETEM_LATENCY64 and TCA_NETEM_JITTER64 (s64 nanoseconds, Linux
+	// 4.15 and later) override tc_netem_qopt's latency and jitter, which
+	// are in 64 ns scheduler ticks: 500 us is 7812.5 ticks there, so only
+	// these carry every whole microsecond exactly.
+	tcaNetemLatency64 = 10
+	tcaNetemJitter64  = 11
 	// TCA_NETEM_PRNG_SEED (u64), Linux 6.6 and later; older kernels
 	// ignore it (attributes past their maximum are skipped) and do not
 	// report one.
@@ -70,16 +76,25 @@ func addNetemRaw(ns *Namespace, q *netlink.Netem, d Direction, seed uint64) erro
 
 // netemOptions is netem's TCA_OPTIONS for q, built here: the options the
 // library writes for q (tc_netem_qopt, correlations, reordering and the
-// rate), then what it cannot write: d's Gilbert-Elliott loss model
-// (TCA_NETEM_LOSS), its jitter distribution table (TCA_NETEM_DELAY_DIST,
-// from package disttable) and, when seed is not zero, the PRNG seed.
+// rate), then what it cannot write: d's delay and jitter in nanoseconds
+// (TCA_NETEM_LATENCY64, TCA_NETEM_JITTER64), its Gilbert-Elliott loss
+// model (TCA_NETEM_LOSS), its jitter distribution table
+// (TCA_NETEM_DELAY_DIST, from package disttable) and, when seed is not
+// zero, the PRNG seed. The jitter's correlation is taken from d: the
+// library drops it for a direction with no delay.
 func netemOptions(q *netlink.Netem, d Direction, seed uint64) (*nl.RtAttr, error) {
 	opt := nl.TcNetemQopt{Latency: q.Latency, Limit: q.Limit, Loss: q.Loss, Gap: q.Gap, Duplicate: q.Duplicate, Jitter: q.Jitter}
 	options := nl.NewRtAttr(nl.TCA_OPTIONS, opt.Serialize())
-	if q.DelayCorr > 0 || q.LossCorr > 0 || q.DuplicateCorr > 0 {
-		corr := nl.TcNetemCorr{DelayCorr: q.DelayCorr, LossCorr: q.LossCorr, DupCorr: q.DuplicateCorr}
+	delayCorr := uint32(0)
+	if d.Jitter > 0 {
+		delayCorr = netlink.Percentage2u32(float32(d.JitterCorr))
+	}
+	if delayCorr > 0 || q.LossCorr > 0 || q.DuplicateCorr > 0 {
+		corr := nl.TcNetemCorr{DelayCorr: delayCorr, LossCorr: q.LossCorr, DupCorr: q.DuplicateCorr}
 		options.AddRtAttr(nl.TCA_NETEM_CORR, corr.Serialize())
 	}
+	options.AddRtAttr(tcaNetemLatency64, nl.Uint64Attr(uint64(d.Delay)))
+	options.AddRtAttr(tcaNetemJitter64, nl.Uint64Attr(uint64(d.Jitter)))
 	if q.ReorderProb > 0 {
 		reorder := nl.TcNetemReorder{Probability: q.ReorderProb, Correlation: q.ReorderCorr}
 		options.AddRtAttr(nl.TCA_NETEM_REORDER, reorder.Serialize())

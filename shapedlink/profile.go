@@ -81,22 +81,31 @@ func (p Profile) WithLimit(pkts int) Profile {
 	return p
 }
 
-// Validate reports whether p can be applied, naming the offending field.
+// Validate reports whether p can be applied, naming the offending field:
+// every value in range and one both backends apply as written (see
+// MinPct), and no option that another makes meaningless. It does not read
+// p's schedule or trace files; New and ParseProfile check those too.
 func (p Profile) Validate() error {
+	fail := func(field, reason string) error {
+		return &ProfileError{Input: p.String(), Field: field, Reason: reason}
+	}
 	switch {
 	case p.RTT <= 0:
-		return &ProfileError{Input: p.String(), Field: "rtt_ms", Reason: "must be positive"}
+		return fail("rtt_ms", "must be positive")
 	case p.RTT > MaxRTT:
-		return &ProfileError{Input: p.String(), Field: "rtt_ms", Reason: fmt.Sprintf("must be at most %d", MaxRTT.Milliseconds())}
+		return fail("rtt_ms", fmt.Sprintf("must be at most %d", MaxRTT.Milliseconds()))
 	case !(p.RateMbit > 0): // also rejects NaN
-		return &ProfileError{Input: p.String(), Field: "rate_mbit", Reason: "must be positive"}
+		return fail("rate_mbit", "must be positive")
 	case p.RateMbit > MaxRateMbit:
-		return &ProfileError{Input: p.String(), Field: "rate_mbit", Reason: fmt.Sprintf("must be at most %d", MaxRateMbit)}
+		return fail("rate_mbit", fmt.Sprintf("must be at most %d", MaxRateMbit))
+	case !wholeBytes(p.RateMbit):
+		return fail("rate_mbit", fmtNum(p.RateMbit)+" Mbit/s "+rateReason(p.RateMbit))
 	case !(p.LossPct >= 0 && p.LossPct < 100):
-		return &ProfileError{Input: p.String(), Field: "loss_pct", Reason: "must satisfy 0 <= loss_pct < 100"}
+		return fail("loss_pct", "must satisfy 0 <= loss_pct < 100")
+	case pctReason(p.LossPct) != "":
+		return fail("loss_pct", fmtNum(p.LossPct)+" "+pctReason(p.LossPct))
 	case p.Limit < 1 || p.Limit > MaxLimit:
-		return &ProfileError{Input: p.String(), Field: "limit_pkts",
-			Reason: fmt.Sprintf("must be between 1 and %d (the default for this profile is %d)", MaxLimit, DefaultLimit(p.RateMbit, p.RTT))}
+		return fail("limit_pkts", fmt.Sprintf("must be between 1 and %d (the default for this profile is %d)", MaxLimit, DefaultLimit(p.RateMbit, p.RTT)))
 	}
 	return p.validateDirections()
 }
@@ -130,26 +139,30 @@ type ProfileError struct {
 	Reason string
 }
 
+// Error names the field or option, the value and what is wrong with it,
+// and points at the grammar rather than repeating it.
 func (e *ProfileError) Error() string {
-	field := ""
+	what := e.Reason
 	if e.Field != "" {
-		field = e.Field + " "
+		what = e.Field + " " + e.Reason
 	}
-	if strings.HasPrefix(e.Field, "option") || strings.Contains(e.Field, ".") {
-		return fmt.Sprintf("shapedlink: profile %q: %s%s; an option is %s, e.g. 20:50,up.rate=5",
-			e.Input, field, e.Reason, OptionsGrammar)
+	see := "want " + ProfileGrammar + ", e.g. 80:10 or 80:10:1"
+	if strings.HasPrefix(e.Field, "option") || strings.Contains(e.Field, ".") || e.Field == "delay" {
+		see = "see shapedlink.OptionsGrammar"
 	}
-	return fmt.Sprintf("shapedlink: profile %q: %s%s; want %s with decimal numbers, e.g. 80:10, 80:10:1 or 150:2:0.5",
-		e.Input, field, e.Reason, ProfileGrammar)
+	return fmt.Sprintf("shapedlink: profile %q: %s; %s", e.Input, what, see)
 }
 
 // ErrEmptyProfiles is returned by ParseProfiles for a list with no profiles.
 var ErrEmptyProfiles = errors.New("shapedlink: no profiles given; want a space-separated list such as \"80:10 80:10:1 150:2:0.5\"")
 
-// ParseProfile parses rtt_ms:rate_mbit[:loss_pct][@limit_pkts], for example
-// "80:10", "80:10:1" or "150:2:0.5". Numbers are plain decimals (digits with
-// at most one decimal point; no signs, exponents, NaN or Inf). The limit,
-// when omitted, is DefaultLimit.
+// ParseProfile parses rtt_ms:rate_mbit[:loss_pct][@limit_pkts][,option...],
+// for example "80:10", "80:10:1" or "150:2:0.5" (options: OptionsGrammar
+// and the package doc). Numbers are plain decimals (digits with at most one
+// decimal point; no signs, exponents, NaN or Inf); a time in milliseconds
+// may end in "ms" and a percentage in "%". The limit, when omitted, is
+// DefaultLimit. A value the backends would not apply as written is refused
+// (see MinPct), as is an option that another makes meaningless.
 func ParseProfile(s string) (Profile, error) {
 	short, opts, hasOpts := strings.Cut(s, ",")
 	body, limitText, hasLimit := strings.Cut(short, "@")
@@ -157,21 +170,24 @@ func ParseProfile(s string) (Profile, error) {
 	if len(fields) < 2 || len(fields) > 3 {
 		return Profile{}, &ProfileError{Input: s, Reason: fmt.Sprintf("has %d colon-separated fields, want 2 or 3", len(fields))}
 	}
-	names := [...]string{"rtt_ms", "rate_mbit", "loss_pct"}
-	var vals [3]float64
-	for i, f := range fields {
-		v, err := parseDecimal(f)
-		if err != nil {
-			return Profile{}, &ProfileError{Input: s, Field: names[i], Reason: fmt.Sprintf("%q %v", f, err)}
+	fail := func(field, reason string) (Profile, error) {
+		return Profile{}, &ProfileError{Input: s, Field: field, Reason: reason}
+	}
+	var p Profile
+	var err error
+	if p.RTT, err = parseMs(fields[0]); err != nil {
+		return fail("rtt_ms", err.Error())
+	}
+	if p.RTT <= 0 || p.RTT > MaxRTT {
+		return fail("rtt_ms", fmt.Sprintf("%q must be positive and at most %d", fields[0], MaxRTT.Milliseconds()))
+	}
+	if p.RateMbit, err = parseRate(fields[1]); err != nil {
+		return fail("rate_mbit", err.Error())
+	}
+	if len(fields) == 3 {
+		if p.LossPct, err = parsePct(fields[2]); err != nil {
+			return fail("loss_pct", err.Error())
 		}
-		vals[i] = v
-	}
-	if !(vals[0] > 0) || vals[0] > float64(MaxRTT.Milliseconds()) {
-		return Profile{}, &ProfileError{Input: s, Field: "rtt_ms", Reason: fmt.Sprintf("%q must be positive and at most %d", fields[0], MaxRTT.Milliseconds())}
-	}
-	p := Profile{RTT: time.Duration(math.Round(vals[0] * 1e6)), RateMbit: vals[1], LossPct: vals[2]}
-	if p.RTT <= 0 {
-		return Profile{}, &ProfileError{Input: s, Field: "rtt_ms", Reason: fmt.Sprintf("%q is below one nanosecond", fields[0])}
 	}
 	p.Limit = DefaultLimit(p.RateMbit, p.RTT)
 	if hasLimit {
@@ -186,7 +202,12 @@ func ParseProfile(s string) (Profile, error) {
 			return Profile{}, err
 		}
 	}
-	if err := p.Validate(); err != nil {
+	err = p.Validate()
+	if err == nil && hasOpts {
+		// The schedules and traces against the options beside them.
+		_, err = loadTimeVarying(p)
+	}
+	if err != nil {
 		var pe *ProfileError
 		if errors.As(err, &pe) {
 			pe.Input = s
@@ -211,42 +232,4 @@ func ParseProfiles(s string) ([]Profile, error) {
 		return nil, ErrEmptyProfiles
 	}
 	return out, nil
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// parseDecimal accepts digits with at most one '.', at least one digit.
-func parseDecimal(s string) (float64, error) {
-	if s == "" {
-		return 0, errors.New("is empty")
-	}
-	digits, dots := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c >= '0' && c <= '9':
-			digits++
-		case c == '.':
-			dots++
-		default:
-			return 0, errors.New("is not a decimal number")
-		}
-	}
-	if digits == 0 || dots > 1 {
-		return 0, errors.New("is not a decimal number")
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsInf(v, 0) {
-		return 0, errors.New("is out of range")
-	}
-	return v, nil
 }

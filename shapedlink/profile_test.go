@@ -151,7 +151,10 @@ func FuzzParseProfile(f *testing.F) {
 	for _, s := range []string{"80:10", "80:10:1", "150:2:0.5", "5:1000", "80:10:1@200", "0.001:0.001:99.999", ":", "80:10:", "1e3:1", "80:10@",
 		"20:50,up.rate=5", "80:10,loss=1,down.delay=60", "80:10,rate=5,up.rate=5", "80:10,", "80:10,x=1", "80:10,up.limit=0", "80:10@20,down.rate=1",
 		"80:10,loss=ge:1/10/50/0.5", "80:10:1,up.loss=ge:0.1/10", "80:10,loss=ge:/",
-		"80:10,jitter=5/normal/25", "80:10,loss=1/25", "80:10,dup=1/5", "80:10,reorder=25/50/3", "80:10,jitter=5/uniform/0", "80:10,qdisc=fq_codel,ecn=on,down.flows=8", "80:10,up.qdisc=codel,up.target=1"} {
+		"80:10,jitter=5/normal/25", "80:10,loss=1/25", "80:10,dup=1/5", "80:10,reorder=25/50/3", "80:10,jitter=5/uniform/0", "80:10,qdisc=fq_codel,ecn=on,down.flows=8", "80:10,up.qdisc=codel,up.target=1",
+		// Units, values the backends apply as written or not, overlaps.
+		"80ms:10:1%", "80:10,loss=ge:1%/30%", "80:10,jitter=5ms/normal", "80:0.000008", "80:0.0000001", "80.001:10", "80.002:10", "80:10:0.00001", "80:10:0.000000001",
+		"80:10,loss=ge:100/0", "80:10,loss=ge:1/0/50", "80:10,trace=const:5,rate=3", "80:10,down.trace=const:5,up.rate=3", "80:10,jitter=0/normal", "80:10,loss=0/25", "80:10,reorder=0/0/5"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

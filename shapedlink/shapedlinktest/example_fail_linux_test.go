@@ -30,5 +30,5 @@ func ExampleNew() {
 	defer func() { recover() }()
 	shapedlinktest.New(reporter{}, "80:ten")
 	// Output:
-	// FAIL: shapedlinktest.New: shapedlink: profile "80:ten": rate_mbit "ten" is not a decimal number; want rtt_ms:rate_mbit[:loss_pct][@limit_pkts][,option...] with decimal numbers, e.g. 80:10, 80:10:1 or 150:2:0.5
+	// FAIL: shapedlinktest.New: shapedlink: profile "80:ten": rate_mbit "ten" is not a decimal number; want rtt_ms:rate_mbit[:loss_pct][@limit_pkts][,option...], e.g. 80:10 or 80:10:1
 }

@@ -154,6 +154,9 @@ func TestValidateTimeVarying(t *testing.T) {
 			d.RateBitsPerSec, d.TraceMs, d.Schedule = 0, []uint32{4}, []Change{{Set: "rate", Value: 1}}
 		}, "whose rate is a trace"},
 		"fractional limit": {func(d *Direction) { d.Schedule = []Change{{Set: "limit", Value: 2.5}} }, "whole number"},
+		// SetRate takes whole bits per second, where 0 means no rate.
+		"rate rounding to no rate": {func(d *Direction) { d.Schedule = []Change{{Set: "rate", Value: 0.0000001}} }, "would be no rate at all"},
+		"fractional bits":          {func(d *Direction) { d.Schedule = []Change{{Set: "rate", Value: 2.0000005}} }, "not a whole number of bits"},
 	} {
 		d := base
 		c.mod(&d)
@@ -163,7 +166,8 @@ func TestValidateTimeVarying(t *testing.T) {
 		}
 	}
 	d := base
-	d.Schedule = []Change{{At: time.Second, Set: "down", Hold: true}, {At: 2 * time.Second, Set: "up"}, {At: 3 * time.Second, Set: "limit", Value: 50}}
+	d.Schedule = []Change{{At: time.Second, Set: "down", Hold: true}, {At: 2 * time.Second, Set: "up"}, {At: 3 * time.Second, Set: "limit", Value: 50},
+		{At: 4 * time.Second, Set: "rate", Value: 0.000001}, {At: 5 * time.Second, Set: "rate", Value: 2.000001}}
 	if err := d.validate("AToB"); err != nil {
 		t.Errorf("a valid schedule: %v", err)
 	}
