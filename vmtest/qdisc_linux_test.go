@@ -67,9 +67,18 @@ func TestNetemQueueDiscipline(t *testing.T) {
 				l := newLinkBackend(t, profile, b)
 				extra, got := floodAndProbe(t, l)
 				t.Logf("%s %s: %d sparse datagrams arrived, median %.1f ms above the one-way delay", b, q, got, float64(extra)/1e6)
+				// Behind drop-tail the sparse flow shares the flood's
+				// tail drops (a link at twice its rate drops about
+				// half of what arrives; 47-67 of 200 arrived in runs
+				// under TCG), so only enough for a median is asked of
+				// it; behind fq_codel its own queue never fills.
+				minGot := 150
+				if q == "fifo" {
+					minGot = 20
+				}
 				switch {
-				case got < 50:
-					t.Errorf("only %d of 200 sparse datagrams arrived", got)
+				case got < minGot:
+					t.Errorf("only %d of 200 sparse datagrams arrived, want at least %d", got, minGot)
 				case q == "fifo" && extra < 30*time.Millisecond:
 					t.Errorf("behind drop-tail the sparse flow waited a median %v, want more than 30ms (the flood's queue)", extra)
 				case q == "fq_codel" && extra > 8*time.Millisecond:
