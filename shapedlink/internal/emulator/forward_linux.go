@@ -379,7 +379,14 @@ func (l *dirLoop) recv() (int, error) {
 		due, v := l.model.Arrive(at, size)
 		if ddue, dv, dq, dr, ok := l.model.Duplicate(); ok {
 			l.dups++
-			l.judged(ddue, dv, dq, dr, l.copyFrame(b, size), size)
+			// Only an accepted duplicate gets a buffer: the model then
+			// counts it among the frames held, which the buffers are
+			// sized for (a refused one, copied first, could find none).
+			c := noBuffer
+			if dv == Accepted {
+				c = l.copyFrame(b, size)
+			}
+			l.judged(ddue, dv, dq, dr, c, size)
 		}
 		l.judged(due, v, l.model.Queued(), l.model.Reordered(), b, size)
 	}
@@ -396,15 +403,15 @@ func (l *dirLoop) judged(due int64, v Verdict, queued, reordered bool, b int32, 
 	switch v {
 	case Lost:
 		l.loss++
-		l.free = append(l.free, b)
+		l.release(b)
 		return
 	case OverLimit:
 		l.limit++
-		l.free = append(l.free, b)
+		l.release(b)
 		return
 	case Blackout:
 		l.blackout++
-		l.free = append(l.free, b)
+		l.release(b)
 		return
 	}
 	if reordered {
@@ -427,6 +434,17 @@ func (l *dirLoop) judged(due int64, v Verdict, queued, reordered bool, b int32, 
 	}
 	l.ring[idx] = entry{buf: b, size: int32(size), due: due, queued: queued}
 	l.n++
+}
+
+// noBuffer stands for a frame that holds no buffer: a duplicate the model
+// refused, which was never copied.
+const noBuffer = int32(-1)
+
+// release returns buffer b to the free list (nothing for noBuffer).
+func (l *dirLoop) release(b int32) {
+	if b != noBuffer {
+		l.free = append(l.free, b)
+	}
 }
 
 // frame is the Ethernet frame of size bytes in buffer b.

@@ -533,3 +533,57 @@ func TestShaperDiesWithParent(t *testing.T) {
 		t.Fatalf("shaper %d outlived its killed parent by 5 s", pid)
 	}
 }
+
+// TestDuplicateIntoFullLimit: with every frame duplicated and the limit
+// full, a full receive batch must not run the shaper out of frame
+// buffers. The buffers are the limit plus one batch, so a duplicate may
+// take a buffer only once the model has accepted it (the held frames then
+// include it); a copy made before the verdict, of a duplicate the limit
+// refuses, once found no free buffer and the shaper panicked.
+func TestDuplicateIntoFullLimit(t *testing.T) {
+	tp := newTopo(t)
+	const limit = 8
+	mon := tp.shaper(t, Config{
+		AToB: Direction{Delay: 10 * time.Millisecond, RateBitsPerSec: 1_000_000, Limit: limit, DupPct: 100},
+		BToA: Direction{Delay: 10 * time.Millisecond, RateBitsPerSec: 1_000_000, Limit: limit},
+	})
+	srv := listenUDP(t, tp.srv, tp.srvIP)
+	_ = srv.SetWriteBuffer(8 << 20)
+	cli := listenUDP(t, tp.cli, tp.cliIP)
+	to := cli.LocalAddr().(*net.UDPAddr)
+	msg := make([]byte, 200)
+	// Bursts far larger than a receive batch, sent faster than the
+	// shaper reads while frames are held (it defers reads by up to
+	// 0.5 ms), so full batches arrive while the limit is full.
+	const n = 3000
+	for i := 0; i < n; i++ {
+		if _, err := srv.WriteToUDP(msg, to); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-mon.Exited():
+			t.Fatal("the shaper exited during a duplicated burst into a full limit (see its stderr above)")
+		default:
+		}
+		if st := mon.Snapshot()[0]; st.Received >= n && st.Packets == 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	st := stableSnapshot(mon)[0]
+	t.Logf("%+v", st)
+	if st.Received < n {
+		t.Fatalf("the shaper received %d of %d frames", st.Received, n)
+	}
+	if st.Duplicates == 0 || st.LimitDrops == 0 {
+		t.Errorf("want duplicates and limit drops from a duplicated burst into a full limit, got %d and %d", st.Duplicates, st.LimitDrops)
+	}
+	// Every arrival and every duplicate is forwarded, dropped or held.
+	if got, want := st.Forwarded+st.LimitDrops+st.Packets, st.Received+st.Duplicates; got != want {
+		t.Errorf("forwarded %d + limit drops %d + held %d = %d, want received %d + duplicates %d = %d",
+			st.Forwarded, st.LimitDrops, st.Packets, got, st.Received, st.Duplicates, want)
+	}
+}
