@@ -4,21 +4,42 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 )
 
+// Names that go into file names (a cell's directory, a plot's) must be
+// names, never paths: an arm is lower-case words joined by hyphens, a
+// congestion control a kernel module's name (at most 15 characters,
+// TCP_CA_NAME_MAX less its terminator).
+var (
+	armName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	ccName  = regexp.MustCompile(`^[A-Za-z0-9_-]{1,15}$`)
+)
+
+// maxArmName bounds an arm's name.
+const maxArmName = 32
+
 // Validate checks that a record is one this reader understands and that its
 // figures are possible: the schema, a named arm and a positive repeat, a
-// finish after the start, a warm-up shorter than the run, and no negative or
-// non-finite figure.
+// valid cell (Cell.Validate), a finish after the start, a warm-up shorter
+// than the run, and no negative or non-finite figure. Every field that
+// goes into a file name is checked, so a record cannot steer a reader's
+// writes (plots) out of their directory.
 func (r Run) Validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	if r.Schema != SchemaVersion {
 		bad("schema %d, this reader understands %d", r.Schema, SchemaVersion)
 	}
-	if r.Arm == "" {
+	switch {
+	case r.Arm == "":
 		bad("no arm")
+	case len(r.Arm) > maxArmName || !armName.MatchString(r.Arm):
+		bad("arm %q is not an arm's name (lower-case letters and digits, words joined by hyphens, at most %d characters, as in quic-per-channel)", r.Arm, maxArmName)
+	}
+	if err := r.Cell.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if r.Repeat < 1 {
 		bad("repeat %d is not positive", r.Repeat)
@@ -57,6 +78,32 @@ func (r Run) Validate() error {
 				break
 			}
 		}
+	}
+	return errors.Join(errs...)
+}
+
+// Validate checks that the cell's fields are possible and that those that
+// go into its directory's name (Dir) are names: a congestion control's
+// name, finite non-negative figures, a loss of at most 100%.
+func (c Cell) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if !ccName.MatchString(c.CC) {
+		bad("cell congestion control %q is not a kernel congestion control's name (letters, digits, _ and -, 1 to 15 characters, as in reno)", c.CC)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"rtt_ms", c.RTTms}, {"rate_mbit", c.RateMbit}, {"loss_pct", c.LossPct}, {"bulk_cap_fraction", c.BulkCapFraction}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) {
+			bad("cell %s %v is not a finite, non-negative number", f.name, f.v)
+		}
+	}
+	if c.LossPct > 100 {
+		bad("cell loss_pct %v is over 100", c.LossPct)
+	}
+	if c.Sessions < 0 || c.BulkRateCapBps < 0 {
+		bad("cell sessions %d or bulk_rate_cap_bps %d is negative", c.Sessions, c.BulkRateCapBps)
 	}
 	return errors.Join(errs...)
 }
