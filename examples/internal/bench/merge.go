@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -60,8 +59,11 @@ func matrixFromRecord(rec matrixRecord) (*Matrix, error) {
 type MergedRuns struct {
 	// Dirs are the work directories, as given.
 	Dirs []string
-	// Runs are every run.json they hold, sorted as results.Load sorts.
-	Runs []results.Run
+	// Runs are every run they hold (results.Scan), sorted as
+	// results.Load sorts; Ignored the run.json files found but not
+	// counted, with why.
+	Runs    []results.Run
+	Ignored []results.Ignored
 	// Shards is the shard count every directory records (1 when one
 	// whole, unsharded directory was given).
 	Shards int
@@ -115,22 +117,63 @@ func runKey(cell results.Cell, arm string, repeat int) string {
 	return fmt.Sprintf("%s/%s/r%d", cell.Dir(), arm, repeat)
 }
 
+// shardDir is one work directory of a merge, with its matrix.json.
+type shardDir struct {
+	dir string
+	rec matrixRecord
+	m   *Matrix
+}
+
 // LoadShards reads the work directories of several shards of one matrix
 // and merges their runs. Each directory must hold matrix.json. It refuses
 // directories made for different matrices (anything but the work
-// directory, the shard and a two-host matrix's daemon address differs), two directories of one shard, differing shard
-// counts, a run held by two directories, and a run outside its directory's
-// share. Runs that no directory holds yet are not an error: MergedRuns
-// lists them.
+// directory, the shard and a two-host matrix's daemon address differs),
+// two directories of one shard, differing shard counts, a run held by two
+// directories (naming both files), a run outside its directory's share,
+// and a run whose duration is not its matrix's. A run.json that is not
+// where its record says it belongs (a copy) is not counted but listed in
+// Ignored (results.Scan). Runs that no directory holds yet are not an
+// error: MergedRuns lists them.
 func LoadShards(dirs []string) (*MergedRuns, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("no work directories to merge")
 	}
-	type shardDir struct {
-		dir string
-		rec matrixRecord
-		m   *Matrix
+	sds, err := readShardDirs(dirs)
+	if err != nil {
+		return nil, err
 	}
+	byShard, err := sameMatrix(sds)
+	if err != nil {
+		return nil, err
+	}
+	first := sds[0]
+	merged := &MergedRuns{Dirs: dirs, Shards: max(1, first.m.Shard.Count)}
+	full := first.m.FullPlan()
+	merged.Planned = len(full)
+	held, err := mergeRuns(sds, merged)
+	if err != nil {
+		return nil, err
+	}
+	if len(merged.Runs) == 0 {
+		return nil, fmt.Errorf("results: no %s under %s", results.RunFile, strings.Join(dirs, ", "))
+	}
+	for _, rc := range full {
+		if k := runKey(rc.Cell, string(rc.Arm), rc.Repeat); held[k] == "" {
+			merged.Missing = append(merged.Missing, k)
+		}
+	}
+	for i := range merged.Shards {
+		if _, ok := byShard[i]; !ok {
+			merged.AbsentShards = append(merged.AbsentShards, Shard{Index: i, Count: merged.Shards})
+		}
+	}
+	slices.SortStableFunc(merged.Runs, compareRuns)
+	return merged, nil
+}
+
+// readShardDirs checks that each directory is given once and is a
+// directory, and reads its matrix.json.
+func readShardDirs(dirs []string) ([]shardDir, error) {
 	seenDir := map[string]string{}
 	for _, d := range dirs {
 		abs, err := filepath.Abs(d)
@@ -149,20 +192,37 @@ func LoadShards(dirs []string) (*MergedRuns, error) {
 	}
 	var sds []shardDir
 	for _, d := range dirs {
-		var rec matrixRecord
-		mf := filepath.Join(d, matrixFile)
-		if err := results.ReadJSON(mf, &rec); err != nil {
+		rec, m, err := readMatrixFile(d)
+		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				return nil, fmt.Errorf("%s has no %s, so it cannot be checked against the other directories: merge only work directories written by a matrix command (or summarise it on its own)", d, matrixFile)
 			}
 			return nil, err
 		}
-		m, err := matrixFromRecord(rec)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", mf, err)
-		}
 		sds = append(sds, shardDir{dir: d, rec: rec, m: m})
 	}
+	return sds, nil
+}
+
+// readMatrixFile reads dir's matrix.json and the matrix it describes; a
+// missing file gives an error matching os.ErrNotExist.
+func readMatrixFile(dir string) (matrixRecord, *Matrix, error) {
+	var rec matrixRecord
+	mf := filepath.Join(dir, matrixFile)
+	if err := results.ReadJSON(mf, &rec); err != nil {
+		return rec, nil, err
+	}
+	m, err := matrixFromRecord(rec)
+	if err != nil {
+		return rec, nil, fmt.Errorf("%s: %w", mf, err)
+	}
+	return rec, m, nil
+}
+
+// sameMatrix checks that the directories hold shards of one matrix, of
+// one count, each shard once, and returns the directory of each shard
+// index.
+func sameMatrix(sds []shardDir) (map[int]string, error) {
 	first := sds[0]
 	for _, sd := range sds[1:] {
 		a, b := first.rec, sd.rec
@@ -194,31 +254,33 @@ func LoadShards(dirs []string) (*MergedRuns, error) {
 		}
 		byShard[sd.m.Shard.Index] = sd.dir
 	}
+	return byShard, nil
+}
 
-	merged := &MergedRuns{Dirs: dirs, Shards: max(1, first.m.Shard.Count)}
-	full := first.m.FullPlan()
-	merged.Planned = len(full)
-	// First every directory's runs, refusing a run held twice; then each
-	// run against its directory's share.
-	held := map[string]string{} // run key -> the run.json that holds it
+// mergeRuns reads every directory's runs into merged, refusing a run held
+// by two directories, and then each run against its directory's share
+// and its matrix's duration. It returns the file that holds each run, by
+// runKey.
+func mergeRuns(sds []shardDir, merged *MergedRuns) (map[string]string, error) {
+	held := map[string]string{}
 	loaded := make([][]results.Run, len(sds))
 	for i, sd := range sds {
-		if !hasRunFile(sd.dir) {
-			continue // a shard that has not finished a run yet
-		}
-		runs, err := results.Load(sd.dir)
+		l, err := results.Scan(sd.dir)
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range runs {
+		merged.Ignored = append(merged.Ignored, l.Ignored...)
+		for _, r := range l.Runs {
 			k := runKey(r.Cell, r.Arm, r.Repeat)
+			// Scan counts a run only where it belongs, so this is the
+			// file it was read from.
 			path := filepath.Join(results.RunDir(sd.dir, r.Cell, r.Arm, r.Repeat), results.RunFile)
 			if prev, ok := held[k]; ok {
-				return nil, fmt.Errorf("run %s is in two directories, %s and %s: keep one (each run belongs to one shard)", k, prev, path)
+				return nil, fmt.Errorf("run %s is in two directories, as %s and as %s: keep one (each run belongs to one shard)", k, prev, path)
 			}
 			held[k] = path
 		}
-		loaded[i] = runs
+		loaded[i] = l.Runs
 	}
 	for i, sd := range sds {
 		share := map[string]bool{}
@@ -226,8 +288,12 @@ func LoadShards(dirs []string) (*MergedRuns, error) {
 			share[runKey(rc.Cell, string(rc.Arm), rc.Repeat)] = true
 		}
 		for _, r := range loaded[i] {
-			if k := runKey(r.Cell, r.Arm, r.Repeat); !share[k] {
+			k := runKey(r.Cell, r.Arm, r.Repeat)
+			if !share[k] {
 				return nil, fmt.Errorf("%s is not in shard %s's share of the matrix: move it out of %s", held[k], sd.m.Shard, sd.dir)
+			}
+			if err := durationMatches(r, sd.rec, held[k], sd.dir); err != nil {
+				return nil, err
 			}
 			if r.Failed != "" {
 				merged.Failed++
@@ -235,21 +301,50 @@ func LoadShards(dirs []string) (*MergedRuns, error) {
 			merged.Runs = append(merged.Runs, r)
 		}
 	}
-	if len(merged.Runs) == 0 {
-		return nil, fmt.Errorf("results: no %s under %s", results.RunFile, strings.Join(dirs, ", "))
+	return held, nil
+}
+
+// durationMatches refuses a run (read from path) whose duration is not
+// the one the matrix.json of dir records: a record of another matrix.
+func durationMatches(r results.Run, rec matrixRecord, path, dir string) error {
+	// A record without a duration (written by hand) cannot be checked.
+	if want := rec.Workload.Duration; want != 0 && r.Duration != want {
+		return fmt.Errorf("%s records a run of %v, but the matrix in %s (%s) runs %v: it is another matrix's run; move it out of %s",
+			path, r.Duration, dir, matrixFile, want, dir)
 	}
-	for _, rc := range full {
-		if k := runKey(rc.Cell, string(rc.Arm), rc.Repeat); held[k] == "" {
-			merged.Missing = append(merged.Missing, k)
+	return nil
+}
+
+// LoadWorkdir reads one work directory for a summary, as results.Scan
+// does, and, when the directory has matrix.json, checks each run's
+// duration against the matrix's. A directory without matrix.json (written
+// by hand, or by an older version) is read as it is. A directory with no
+// run to count is an error.
+func LoadWorkdir(dir string) (results.Loaded, error) {
+	l, err := results.Scan(dir)
+	if err != nil {
+		return results.Loaded{}, err
+	}
+	if err := l.NoRuns(dir); err != nil {
+		return results.Loaded{}, err
+	}
+	// Only the record: the duration needs no plan, and a matrix this
+	// version would no longer build still has its runs to summarise.
+	var rec matrixRecord
+	err = results.ReadJSON(filepath.Join(dir, matrixFile), &rec)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return l, nil
+	case err != nil:
+		return results.Loaded{}, fmt.Errorf("%w (move it aside to summarise the runs without checking them against it)", err)
+	}
+	for _, r := range l.Runs {
+		path := filepath.Join(results.RunDir(dir, r.Cell, r.Arm, r.Repeat), results.RunFile)
+		if err := durationMatches(r, rec, path, dir); err != nil {
+			return results.Loaded{}, err
 		}
 	}
-	for i := range merged.Shards {
-		if _, ok := byShard[i]; !ok {
-			merged.AbsentShards = append(merged.AbsentShards, Shard{Index: i, Count: merged.Shards})
-		}
-	}
-	slices.SortStableFunc(merged.Runs, compareRuns)
-	return merged, nil
+	return l, nil
 }
 
 // twoHost is what the merge compares of a record's daemon address.
@@ -273,27 +368,4 @@ func compareRuns(a, b results.Run) int {
 		return strings.Compare(a.Arm, b.Arm)
 	}
 	return a.Repeat - b.Repeat
-}
-
-// setAsideName matches the directories results.SetAside makes, which
-// results.Load does not read.
-var setAsideName = regexp.MustCompile(`\.(failed|corrupt)-[0-9]+$`)
-
-// hasRunFile reports whether any run.json that results.Load reads lies
-// under dir.
-func hasRunFile(dir string) bool {
-	found := false
-	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return nil
-		case d.IsDir() && setAsideName.MatchString(d.Name()):
-			return filepath.SkipDir
-		case !d.IsDir() && d.Name() == results.RunFile:
-			found = true
-			return filepath.SkipAll
-		}
-		return nil
-	})
-	return found
 }
