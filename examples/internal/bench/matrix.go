@@ -293,11 +293,11 @@ func (m *Matrix) Run(ctx context.Context) error {
 	if log == nil {
 		log = slog.Default()
 	}
-	release, err := m.claimWorkdir()
+	claimed, err := m.claimWorkdir()
 	if err != nil {
 		return err
 	}
-	defer release()
+	defer claimed.release()
 
 	plan := m.Plan()
 	var todo []RunConfig
@@ -316,8 +316,11 @@ func (m *Matrix) Run(ctx context.Context) error {
 	}
 	if m.Remote != nil && len(todo) > 0 {
 		// Refused (wrong secret, busy, another version) before anything
-		// runs, rather than as a failed run each.
+		// runs, rather than as a failed run each; and then the work
+		// directory is left as it was, so that the corrected command is
+		// not refused for a matrix.json this one wrote.
 		if err := m.Remote.Connect(ctx); err != nil {
+			claimed.undo()
 			return err
 		}
 		defer m.Remote.Close()

@@ -33,7 +33,9 @@ type DaemonConfig struct {
 	Namespace *shapedlink.Namespace
 	// Logger receives what the daemon does, refusals included.
 	Logger *slog.Logger
-	// HandshakeTimeout bounds a driver's handshake; zero is 10 s.
+	// HandshakeTimeout bounds a connection's whole handshake, from its
+	// greeting to its proof of the secret; zero is 5 s. How many may be
+	// under way at once is bounded per source address (remote_preauth.go).
 	HandshakeTimeout time.Duration
 }
 
@@ -47,15 +49,15 @@ type Daemon struct {
 
 	ended chan struct{} // a session ended: restart the idle countdown
 
-	mu         sync.Mutex
-	active     string // the peer of the authenticated session, if any
-	handshakes int
-	runs       int
+	mu     sync.Mutex
+	active string // the peer of the authenticated session, if any
+	// preAuth are the connections waiting for a proof of the secret, by
+	// source, oldest first, preAuthCount how many in all (admit).
+	preAuth      map[string][]*preAuth
+	preAuthCount int
+	preAuthSeq   uint64
+	runs         int
 }
-
-// maxHandshakes bounds the connections authenticating at once; more are
-// refused until one finishes (each takes remoteHandshakeTimeout at most).
-const maxHandshakes = 8
 
 // ListenDaemon checks cfg and listens on its address; Serve then answers
 // drivers.
@@ -64,7 +66,10 @@ func ListenDaemon(ctx context.Context, cfg DaemonConfig) (*Daemon, error) {
 		return nil, fmt.Errorf("the daemon's secret is %d bytes; give at least %d", len(cfg.Secret), MinSecretLen)
 	}
 	if cfg.HandshakeTimeout == 0 {
-		cfg.HandshakeTimeout = remoteHandshakeTimeout
+		cfg.HandshakeTimeout = daemonHandshakeTimeout
+	}
+	if cfg.HandshakeTimeout < 0 {
+		return nil, fmt.Errorf("the handshake timeout %v is negative", cfg.HandshakeTimeout)
 	}
 	if cfg.IdleTimeout < 0 {
 		return nil, fmt.Errorf("-idle-timeout %v is negative: give a duration such as 30m", cfg.IdleTimeout)
@@ -166,14 +171,16 @@ func (d *Daemon) Serve(ctx context.Context) error {
 	}
 }
 
-// refuse sends one refusal line and logs it.
-func (d *Daemon) refuse(cc *ctlConn, peer, why string) {
-	_ = cc.send(ctlMsg{Op: "refused", Why: why}, d.cfg.HandshakeTimeout)
+// refuse sends one refusal line and logs it; retry says the driver may
+// try again at once.
+func (d *Daemon) refuse(cc *ctlConn, peer, why string, retry bool) {
+	_ = cc.send(ctlMsg{Op: "refused", Why: why, Retry: retry}, d.cfg.HandshakeTimeout)
 	d.log.Warn("refused a driver", "peer", peer, "why", why)
 }
 
 // handle is one connection: refused at once when a session is active,
-// else authenticated, then served as the session.
+// else authenticated (admit bounds how many wait for a proof), then
+// served as the session.
 func (d *Daemon) handle(ctx context.Context, c net.Conn) {
 	defer c.Close()
 	stop := context.AfterFunc(ctx, func() { c.Close() })
@@ -181,32 +188,31 @@ func (d *Daemon) handle(ctx context.Context, c net.Conn) {
 	peer := c.RemoteAddr().String()
 	cc := newCtlConn(c)
 	d.mu.Lock()
-	switch {
-	case d.active != "":
+	if d.active != "" {
 		who := d.active
 		d.mu.Unlock()
-		d.refuse(cc, peer, "one run at a time: a run from "+who+" is in progress")
-		return
-	case d.handshakes >= maxHandshakes:
-		d.mu.Unlock()
-		d.refuse(cc, peer, fmt.Sprintf("%d connections are already authenticating; try again in %v", maxHandshakes, d.cfg.HandshakeTimeout))
+		d.refuse(cc, peer, "one run at a time: a run from "+who+" is in progress", false)
 		return
 	}
-	d.handshakes++
+	p := d.admit(c)
 	d.mu.Unlock()
-	welcome, err := d.authenticate(cc)
+	welcome, err := d.authenticate(cc, p.since.Add(d.cfg.HandshakeTimeout))
 	d.mu.Lock()
-	d.handshakes--
-	if err != nil {
+	d.forget(p)
+	switch {
+	case p.displaced.Load():
 		d.mu.Unlock()
-		d.refuse(cc, peer, err.Error())
+		d.refuse(cc, peer, displacedWhy(p.source), true)
 		return
-	}
-	if d.active != "" {
+	case err != nil:
+		d.mu.Unlock()
+		d.refuse(cc, peer, err.Error(), false)
+		return
+	case d.active != "":
 		// Another driver finished its handshake first.
 		who := d.active
 		d.mu.Unlock()
-		d.refuse(cc, peer, "one run at a time: a run from "+who+" is in progress")
+		d.refuse(cc, peer, "one run at a time: a run from "+who+" is in progress", false)
 		return
 	}
 	// The session is this driver's before it hears so.
@@ -231,20 +237,22 @@ func (d *Daemon) handle(ctx context.Context, c net.Conn) {
 	d.log.Info("session ended", "peer", peer, "err", err)
 }
 
-// authenticate is the daemon's half of the handshake: its challenge sent
-// and the driver's proof checked. It returns the daemon's own proof, to
-// send once the session is claimed, or the reason to refuse, as the
-// driver will read it.
-func (d *Daemon) authenticate(cc *ctlConn) (ctlMsg, error) {
+// authenticate is the daemon's half of the handshake, all of it before
+// deadline: its challenge sent and the driver's proof checked. It returns
+// the daemon's own proof, to send once the session is claimed, or the
+// reason to refuse, as the driver will read it.
+func (d *Daemon) authenticate(cc *ctlConn, deadline time.Time) (ctlMsg, error) {
 	dnonce, err := newNonce()
 	if err != nil {
 		return ctlMsg{}, err
 	}
-	if err := cc.send(ctlMsg{Op: "hello", Version: RemoteProtocol, Nonce: dnonce}, d.cfg.HandshakeTimeout); err != nil {
+	if err := cc.send(ctlMsg{Op: "hello", Version: RemoteProtocol, Nonce: dnonce}, time.Until(deadline)); err != nil {
 		return ctlMsg{}, fmt.Errorf("sending the challenge: %v", err)
 	}
-	m, err := cc.recv(d.cfg.HandshakeTimeout)
+	m, err := cc.recv(time.Until(deadline))
 	switch {
+	case err != nil && !time.Now().Before(deadline):
+		return ctlMsg{}, fmt.Errorf("no proof of the secret within %v of connecting", d.cfg.HandshakeTimeout)
 	case err != nil:
 		return ctlMsg{}, fmt.Errorf("no proof of the secret: %v", err)
 	case m.Op != "auth":

@@ -9,21 +9,70 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/shakenfist/quicbench/examples/internal/results"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
 )
 
+// claim is a work directory this process holds, with what claiming it
+// made, so that a matrix refused before any run (the two-host daemon
+// refusing the driver) can leave the directory as it found it.
+type claim struct {
+	unlock func()
+	once   sync.Once
+	// made are the directories and files the claim created, in the order
+	// it created them.
+	made []string
+}
+
+// release gives up the lock; a second call does nothing.
+func (c *claim) release() { c.once.Do(c.unlock) }
+
+// undo removes what the claim made (matrix.json, .lock, directories it
+// created, each only if still empty), latest first, and releases the
+// lock. Only for a matrix that ran nothing.
+func (c *claim) undo() {
+	for i := len(c.made) - 1; i >= 0; i-- {
+		os.Remove(c.made[i]) // a directory that is not empty stays
+	}
+	c.release()
+}
+
+// missingDirs are dir and its ancestors that do not exist, outermost
+// first: what MkdirAll(dir) will make.
+func missingDirs(dir string) []string {
+	var out []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || !errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		out = append([]string{d}, out...)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return out
+}
+
 // claimWorkdir makes the work directory, locks it for this process, and
 // checks that it was made for this matrix (recording the matrix if it is
-// new). The returned func releases the lock.
-func (m *Matrix) claimWorkdir() (release func(), err error) {
+// new). The claim releases the lock, or undoes the claim.
+func (m *Matrix) claimWorkdir() (*claim, error) {
+	c := &claim{made: missingDirs(m.Workdir)}
 	if err := os.MkdirAll(m.Workdir, 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrWorkdir, err)
 	}
-	release, err = results.Lock(m.Workdir)
+	lock := filepath.Join(m.Workdir, results.LockFile)
+	if _, err := os.Lstat(lock); errors.Is(err, os.ErrNotExist) {
+		c.made = append(c.made, lock)
+	}
+	var err error
+	c.unlock, err = results.Lock(m.Workdir)
 	if err != nil {
+		// Another process may hold it: nothing here is this claim's to
+		// remove.
 		return nil, fmt.Errorf("%w: %v", ErrWorkdir, err)
 	}
 	mf := filepath.Join(m.Workdir, matrixFile)
@@ -35,15 +84,16 @@ func (m *Matrix) claimWorkdir() (release func(), err error) {
 				ErrWorkdir, m.Workdir, strings.Join(diffs, "; "))
 		}
 	case errors.Is(rerr, os.ErrNotExist):
+		c.made = append(c.made, mf)
 		err = results.WriteJSON(mf, m.record())
 	default:
 		err = fmt.Errorf("%w: %v (remove %s if the directory holds no runs you need)", ErrWorkdir, rerr, mf)
 	}
 	if err != nil {
-		release()
+		c.undo()
 		return nil, err
 	}
-	return release, nil
+	return c, nil
 }
 
 // matrixRecord is what matrix.json records: everything that decides what a
