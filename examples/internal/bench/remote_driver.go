@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/internal/buildinfo"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/stats"
 	"github.com/shakenfist/quicbench/transport"
@@ -351,6 +353,11 @@ func (r *Remote) finish(s *remoteSession) (ctlMsg, error) {
 func measureRemote(ctx context.Context, rc RunConfig, dir string, run *results.Run, log *slog.Logger) error {
 	r := rc.Remote
 	run.Link = results.Link{Backend: "none", Applied: []string{"nothing emulated: the path to the daemon at " + r.Addr + " as found"}}
+	// No link, so no host state but the code that ran here: the driver's
+	// module, version, commit and Go.
+	if b, err := json.Marshal(buildinfo.Read()); err == nil {
+		run.Host = b
+	}
 	s, err := r.session(ctx)
 	if err != nil {
 		return err
