@@ -34,6 +34,15 @@ type HostState struct {
 	Offload   []Offload `json:"offload"`
 	Module    string    `json:"module"`  // the main module's path
 	Version   string    `json:"version"` // the main module's version, or "(devel)"
-	Commit    string    `json:"commit"`  // vcs.revision, with "+dirty" when vcs.modified
-	GoVersion string    `json:"go_version"`
+	// Commit is the revision the code was built from, with "+dirty" when
+	// tracked files differed from it. CommitSource says where it came
+	// from: "buildinfo" (the toolchain's stamp, as go build and go
+	// install make in a checkout) or "git" (asked in the source directory
+	// the code was compiled from, for go run, go test and
+	// -buildvcs=false, which stamp none). When neither could say,
+	// Commit is empty and CommitMissing says why.
+	Commit        string `json:"commit"`
+	CommitSource  string `json:"commit_source,omitempty"`
+	CommitMissing string `json:"commit_missing,omitempty"`
+	GoVersion     string `json:"go_version"`
 }

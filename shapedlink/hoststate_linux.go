@@ -2,10 +2,11 @@ package shapedlink
 
 import (
 	"fmt"
-	"runtime/debug"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shakenfist/quicbench/internal/buildinfo"
 )
 
 // HostState reads the record for this link.
@@ -68,23 +69,9 @@ func (l *Link) HostState() (HostState, error) {
 	if ecn[0] != ecn[1] {
 		hs.TCPECN = "server " + ecn[0] + ", client " + ecn[1]
 	}
-	hs.GoVersion = "unknown"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		hs.GoVersion = bi.GoVersion
-		hs.Module, hs.Version = bi.Main.Path, bi.Main.Version
-		var rev, modified string
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				modified = s.Value
-			}
-		}
-		if rev != "" && modified == "true" {
-			rev += "+dirty"
-		}
-		hs.Commit = rev
-	}
+	// Git, where the build has no commit stamp, runs once per process.
+	bi := buildinfo.Read()
+	hs.Module, hs.Version, hs.GoVersion = bi.Module, bi.Version, bi.GoVersion
+	hs.Commit, hs.CommitSource, hs.CommitMissing = bi.Commit, bi.CommitSource, bi.CommitMissing
 	return hs, nil
 }

@@ -2,8 +2,10 @@ package shapedlink
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -56,6 +58,21 @@ func TestHostState(t *testing.T) {
 	}
 	if hs.GoVersion == "" || hs.Module == "" {
 		t.Errorf("build info missing: module %q go %q", hs.Module, hs.GoVersion)
+	}
+	// go test stamps no commit: the record still says which code ran
+	// (asked of git in the source directory), or why it cannot.
+	var rec map[string]any
+	b, _ := json.Marshal(hs)
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	commit, _ := rec["commit"].(string)
+	missing, _ := rec["commit_missing"].(string)
+	if commit == "" && missing == "" {
+		t.Errorf("the host state records no commit and no reason for its absence: %s", b)
+	}
+	if _, err := exec.LookPath("git"); err == nil && commit != "" && rec["commit_source"] != "git" {
+		t.Errorf("under go test the commit %q comes from %v, want git", commit, rec["commit_source"])
 	}
 }
 

@@ -14,6 +14,17 @@
 // after checking that they hold the same matrix, each shard once and each
 // run once. Runs no directory holds yet are listed on standard error.
 //
+// A run counts only at <cell>/<arm>/r<N>/run.json and only when its record
+// names that cell, arm and repeat; any other run.json (a run directory
+// copied aside as r1.bak, a record copied into another repeat's place) is
+// listed on standard error as ignored, with the reason, and not counted.
+// Where a work directory has matrix.json, a run whose duration is not the
+// matrix's is refused. Records are read only from regular files of at most
+// 1 GiB (a named pipe or a link to a device is refused at once), and a
+// record whose cell or arm is not a plain name (a congestion control of
+// ../../X) is refused, so nothing a record says can place a plot outside
+// -plots DIR.
+//
 // Markdown goes to standard output; -json prints the same figures as JSON
 // instead. -plots DIR also writes PNG and SVG plots (CDFs, p95 per repeat,
 // throughput) and an index, plots.md, with their captions. -warmup replaces

@@ -97,16 +97,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return rep.WriteMarkdown(stdout)
 }
 
-// loadRuns reads one results directory as results.Load does, or merges the
+// loadRuns reads one results directory (bench.LoadWorkdir), or merges the
 // work directories of a matrix's shards (bench.LoadShards), saying on
-// stderr what the merge still lacks.
+// stderr which run.json files it did not count and what the merge still
+// lacks.
 func loadRuns(dirs []string, stderr io.Writer) ([]results.Run, error) {
 	if len(dirs) == 1 {
-		return results.Load(dirs[0])
+		l, err := bench.LoadWorkdir(dirs[0])
+		if err != nil {
+			return nil, err
+		}
+		if note := results.IgnoredNote(l.Ignored); note != "" {
+			fmt.Fprintf(stderr, "summarise: %s\n", note)
+		}
+		return l.Runs, nil
 	}
 	merged, err := bench.LoadShards(dirs)
 	if err != nil {
 		return nil, err
+	}
+	if note := results.IgnoredNote(merged.Ignored); note != "" {
+		fmt.Fprintf(stderr, "summarise: %s\n", note)
 	}
 	if note := merged.Note(); note != "" {
 		fmt.Fprintf(stderr, "summarise: %s\n", note)

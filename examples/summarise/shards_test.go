@@ -131,3 +131,32 @@ func TestMergesShards(t *testing.T) {
 		t.Errorf("merging a directory without matrix.json: %v", err)
 	}
 }
+
+// TestMergeNamesBothFiles: a run directory copied aside inside a shard is
+// listed as ignored and the merge goes on; a run copied into another
+// shard's directory is refused with both files named.
+func TestMergeNamesBothFiles(t *testing.T) {
+	dirs := writeSeedShards(t, 2)
+	runs, err := results.Load(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runs[0]
+	rd := results.RunDir(dirs[0], r.Cell, r.Arm, r.Repeat)
+	copyDir(t, rd, rd+".bak")
+	_, stderr, err := runCmd(t, dirs...)
+	if err != nil {
+		t.Fatalf("a shard with a run copied aside: %v", err)
+	}
+	if want := filepath.Join(rd+".bak", results.RunFile); !strings.Contains(stderr, "ignored 1 run.json, not counted as runs: "+want) {
+		t.Errorf("stderr does not list %s as ignored:\n%s", want, stderr)
+	}
+
+	other := results.RunDir(dirs[1], r.Cell, r.Arm, r.Repeat)
+	copyDir(t, rd, other)
+	_, _, err = runCmd(t, dirs...)
+	a, b := filepath.Join(rd, results.RunFile), filepath.Join(other, results.RunFile)
+	if err == nil || !strings.Contains(err.Error(), "in two directories, as "+a+" and as "+b) {
+		t.Errorf("a run in two shards' directories: %v, want both files named (%s, %s)", err, a, b)
+	}
+}

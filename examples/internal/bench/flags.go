@@ -5,20 +5,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/report"
-	"github.com/shakenfist/quicbench/examples/internal/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
@@ -483,27 +479,6 @@ func ExitCode(err error) int {
 		return ExitInterrupted
 	}
 	return ExitFailed
-}
-
-// Summarise prints the markdown summary of workdir and writes its plots
-// into workdir/plots.
-func Summarise(w io.Writer, workdir string) int {
-	runs, err := results.Load(workdir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return ExitFailed
-	}
-	opts := report.Options{Source: workdir}
-	if err := report.Markdown(w, runs, opts); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return ExitFailed
-	}
-	if files, err := report.Plots(filepath.Join(workdir, "plots"), runs, opts); err != nil {
-		fmt.Fprintln(os.Stderr, "plots:", err)
-	} else {
-		fmt.Fprintf(os.Stderr, "%d plot files in %s\n", len(files), filepath.Join(workdir, "plots"))
-	}
-	return ExitOK
 }
 
 // String describes the matrix d asks for and how many runs it makes.

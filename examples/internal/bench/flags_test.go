@@ -165,7 +165,7 @@ func TestWorkdirClaims(t *testing.T) {
 	if !errors.Is(err, ErrWorkdir) || !strings.Contains(err.Error(), fmt.Sprintf("process %d", os.Getpid())) {
 		t.Errorf("second claim while held: %v, want ErrWorkdir naming pid %d", err, os.Getpid())
 	}
-	release()
+	release.release()
 
 	other := *m
 	other.Repeats = 2
@@ -191,7 +191,7 @@ func TestWorkdirClaims(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the same matrix refused: %v", err)
 	}
-	release()
+	release.release()
 }
 
 // FuzzMatrixFlags: whatever the command line and the reference's variables

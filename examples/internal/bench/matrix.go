@@ -1,18 +1,12 @@
 package bench
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"math"
-	"os"
-	"path/filepath"
-	"reflect"
-	"strings"
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/report"
@@ -299,11 +293,11 @@ func (m *Matrix) Run(ctx context.Context) error {
 	if log == nil {
 		log = slog.Default()
 	}
-	release, err := m.claimWorkdir()
+	claimed, err := m.claimWorkdir()
 	if err != nil {
 		return err
 	}
-	defer release()
+	defer claimed.release()
 
 	plan := m.Plan()
 	var todo []RunConfig
@@ -322,8 +316,11 @@ func (m *Matrix) Run(ctx context.Context) error {
 	}
 	if m.Remote != nil && len(todo) > 0 {
 		// Refused (wrong secret, busy, another version) before anything
-		// runs, rather than as a failed run each.
+		// runs, rather than as a failed run each; and then the work
+		// directory is left as it was, so that the corrected command is
+		// not refused for a matrix.json this one wrote.
 		if err := m.Remote.Connect(ctx); err != nil {
+			claimed.undo()
 			return err
 		}
 		defer m.Remote.Close()
@@ -373,177 +370,4 @@ func (m *Matrix) Run(ctx context.Context) error {
 		return &RunsFailedError{Failed: failed, Total: len(plan)}
 	}
 	return nil
-}
-
-// claimWorkdir makes the work directory, locks it for this process, and
-// checks that it was made for this matrix (recording the matrix if it is
-// new). The returned func releases the lock.
-func (m *Matrix) claimWorkdir() (release func(), err error) {
-	if err := os.MkdirAll(m.Workdir, 0o755); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrWorkdir, err)
-	}
-	release, err = results.Lock(m.Workdir)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrWorkdir, err)
-	}
-	mf := filepath.Join(m.Workdir, matrixFile)
-	var prev matrixRecord
-	switch rerr := results.ReadJSON(mf, &prev); {
-	case rerr == nil:
-		if diffs := diffRecords(prev, m.record()); len(diffs) > 0 {
-			err = fmt.Errorf("%w: %s holds runs of a different matrix (%s); give the same settings to resume it, or another -workdir for this one",
-				ErrWorkdir, m.Workdir, strings.Join(diffs, "; "))
-		}
-	case errors.Is(rerr, os.ErrNotExist):
-		err = results.WriteJSON(mf, m.record())
-	default:
-		err = fmt.Errorf("%w: %v (remove %s if the directory holds no runs you need)", ErrWorkdir, rerr, mf)
-	}
-	if err != nil {
-		release()
-		return nil, err
-	}
-	return release, nil
-}
-
-// matrixRecord is what matrix.json records: everything that decides what a
-// run measures, so that a work directory is only ever resumed with the same
-// matrix. Workdir is for the reader and is not compared.
-type matrixRecord struct {
-	Profiles []string         `json:"profiles"`
-	Losses   []float64        `json:"losses"`
-	CCs      []string         `json:"ccs"`
-	Arms     []transport.Arm  `json:"arms"`
-	Repeats  int              `json:"repeats"`
-	Workload spicelike.Config `json:"workload"`
-	Workdir  string           `json:"workdir"`
-	Qlog     bool             `json:"qlog"`
-	// Backend is the link backend asked for: "" (netem where the kernel
-	// has it), "netem" or "emulator". Seed is the emulator's loss seed (0:
-	// random per run).
-	Backend          string    `json:"backend,omitempty"`
-	Seed             uint64    `json:"seed,omitempty"`
-	Sessions         []int     `json:"sessions,omitempty"`
-	BulkCapFractions []float64 `json:"bulk_cap_fractions,omitempty"`
-	// Shard is the share of the matrix this directory holds, "i/n"; empty
-	// for the whole matrix.
-	Shard string `json:"shard,omitempty"`
-	// Remote is the two-host daemon's address (never its secret), so a
-	// work directory is resumed against the same daemon.
-	Remote string `json:"remote,omitempty"`
-}
-
-func (m *Matrix) record() matrixRecord {
-	return matrixRecord{
-		Profiles: m.ProfileText, Losses: m.Losses, CCs: m.CCs, Arms: m.Arms, Repeats: m.Repeats,
-		Workload: m.Workload, Workdir: m.Workdir, Qlog: m.Qlog,
-		Backend: string(m.Link.Backend), Seed: m.Link.Seed,
-		Sessions: m.Sessions, BulkCapFractions: m.BulkCapFractions,
-		Shard:  m.Shard.recordText(),
-		Remote: m.remoteAddr(),
-	}
-}
-
-// diffRecords names each field (by its JSON name) in which two records
-// differ, with both values, compared as JSON so that what is written is
-// what is compared.
-func diffRecords(had, want matrixRecord) []string {
-	return diffFields("", reflect.ValueOf(had), reflect.ValueOf(want))
-}
-
-// diffFields compares two structs of one type field by field, descending
-// into struct fields so that a difference is named as "workload.duration"
-// rather than shown as two whole workloads.
-func diffFields(prefix string, a, b reflect.Value) []string {
-	var diffs []string
-	for i := range a.NumField() {
-		f := a.Type().Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" || !f.IsExported() || prefix+name == "workdir" {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		ja, _ := json.Marshal(a.Field(i).Interface())
-		jb, _ := json.Marshal(b.Field(i).Interface())
-		switch {
-		case bytes.Equal(ja, jb):
-		case f.Type.Kind() == reflect.Struct:
-			diffs = append(diffs, diffFields(prefix+name+".", a.Field(i), b.Field(i))...)
-		default:
-			diffs = append(diffs, fmt.Sprintf("%s%s: %s there, %s asked", prefix, name, ja, jb))
-		}
-	}
-	return diffs
-}
-
-// progress prints where a matrix is: on a terminal one line rewritten in
-// place, elsewhere one log line per run.
-type progress struct {
-	w          io.Writer
-	tty        bool
-	total      int
-	done       int
-	startedAt  time.Time
-	measured   int // runs made in this invocation
-	runLen     time.Duration
-	currentRun string
-}
-
-func newProgress(w io.Writer, total, done int, runLen time.Duration) *progress {
-	p := &progress{w: w, total: total, done: done, startedAt: time.Now(), runLen: runLen}
-	if f, ok := w.(*os.File); ok {
-		p.tty = isTerminal(f)
-	}
-	return p
-}
-
-func (p *progress) remaining() time.Duration {
-	left := p.total - p.done
-	per := p.runLen + 3*time.Second
-	if p.measured > 0 {
-		per = time.Since(p.startedAt) / time.Duration(p.measured)
-	}
-	return time.Duration(left) * per
-}
-
-func (p *progress) start(rc RunConfig) {
-	if p.w == nil {
-		return
-	}
-	p.currentRun = fmt.Sprintf("%s  %-16s r%d", rc.Cell.Dir(), rc.Arm, rc.Repeat)
-	msg := fmt.Sprintf("[%d/%d] %s  elapsed %s  remaining ~%s",
-		p.done+1, p.total, p.currentRun, time.Since(p.startedAt).Round(time.Second), p.remaining().Round(time.Second))
-	if p.tty {
-		fmt.Fprintf(p.w, "\r\033[K%s", msg)
-	} else {
-		fmt.Fprintln(p.w, msg)
-	}
-}
-
-func (p *progress) finished(run results.Run) {
-	p.done++
-	p.measured++
-	if p.w == nil || p.tty {
-		return
-	}
-	fmt.Fprintf(p.w, "    done: %d samples, %d timeouts, %.2f Mbit/s\n", len(run.Samples), run.Timeouts, run.ThroughputMbit)
-}
-
-func (p *progress) line(s string) {
-	if p.w == nil {
-		return
-	}
-	if p.tty {
-		fmt.Fprintf(p.w, "\r\033[K%s\n", s)
-		return
-	}
-	fmt.Fprintln(p.w, s)
-}
-
-func (p *progress) finish() {
-	if p.w != nil && p.tty {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
 }

@@ -96,8 +96,11 @@ type ctlMsg struct {
 	Version int    `json:"version,omitempty"`
 	Nonce   []byte `json:"nonce,omitempty"`
 	Proof   []byte `json:"proof,omitempty"`
-	// Why is a refusal's or an error's reason.
-	Why string `json:"why,omitempty"`
+	// Why is a refusal's or an error's reason; Retry, on a refusal, says
+	// the driver may try again at once (it was displaced before its
+	// proof by newer connections).
+	Why   string `json:"why,omitempty"`
+	Retry bool   `json:"retry,omitempty"`
 	// Run names the run a start is for, for the daemon's log.
 	Run string `json:"run,omitempty"`
 	// Spec is the server's spec without addresses, certificate or

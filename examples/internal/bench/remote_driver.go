@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/internal/buildinfo"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/stats"
 	"github.com/shakenfist/quicbench/transport"
@@ -39,6 +41,9 @@ type Remote struct {
 
 	mu   sync.Mutex
 	sess *remoteSession // open session, if any
+	// source, when set, is the address the control connection comes
+	// from (tests).
+	source net.IP
 }
 
 // validate checks the address and the secret.
@@ -69,7 +74,11 @@ func (r *Remote) dial(ctx context.Context, network, address string) (net.Conn, e
 	if r.Local != nil {
 		return r.Local.DialContext(ctx, network, address)
 	}
-	return (&net.Dialer{}).DialContext(ctx, network, address)
+	d := &net.Dialer{}
+	if r.source != nil && network == "tcp" {
+		d.LocalAddr = &net.TCPAddr{IP: r.source}
+	}
+	return d.DialContext(ctx, network, address)
 }
 
 // Connect opens an authenticated session with the daemon unless one is
@@ -87,12 +96,45 @@ func (r *Remote) session(ctx context.Context) (*remoteSession, error) {
 	if r.sess != nil {
 		return r.sess, nil
 	}
-	s, err := r.open(ctx)
+	s, err := r.openSession(ctx)
 	if err != nil {
 		return nil, err
 	}
 	r.sess = s
 	return s, nil
+}
+
+// openRetries is how many times a driver tries again when the daemon
+// displaced its connection before its proof (remote_preauth.go), with
+// openRetryGap, doubling, between tries.
+const (
+	openRetries  = 4
+	openRetryGap = 100 * time.Millisecond
+)
+
+// errRetry marks a refusal after which the driver may try again at once.
+type errRetry struct{ error }
+
+func (e errRetry) Unwrap() error { return e.error }
+
+// openSession opens a session, trying again when the daemon says it may
+// (a connection displaced by newer ones before its proof, as when
+// someone floods the daemon with connections from the driver's address).
+func (r *Remote) openSession(ctx context.Context) (*remoteSession, error) {
+	gap := openRetryGap
+	for try := 0; ; try++ {
+		s, err := r.open(ctx)
+		var again errRetry
+		if err == nil || !errors.As(err, &again) || try == openRetries {
+			return s, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(gap):
+		}
+		gap *= 2
+	}
 }
 
 // drop closes s, if it is still the open session, so that the next run
@@ -138,6 +180,8 @@ func (r *Remote) open(ctx context.Context) (*remoteSession, error) {
 	switch {
 	case err != nil:
 		return fail(fmt.Errorf("%s did not greet as a quicbench daemon: %v", r.Addr, err))
+	case m.Op == "refused" && m.Retry:
+		return fail(errRetry{fmt.Errorf("%w: the daemon at %s refused: %s", ErrRemoteAuth, r.Addr, m.Why)})
 	case m.Op == "refused":
 		return fail(fmt.Errorf("%w: the daemon at %s refused: %s", ErrRemoteAuth, r.Addr, m.Why))
 	case m.Op != "hello":
@@ -161,6 +205,8 @@ func (r *Remote) open(ctx context.Context) (*remoteSession, error) {
 	switch {
 	case err != nil:
 		return fail(fmt.Errorf("the daemon at %s did not answer the proof: %v", r.Addr, err))
+	case m.Op == "refused" && m.Retry:
+		return fail(errRetry{fmt.Errorf("%w: the daemon at %s refused: %s", ErrRemoteAuth, r.Addr, m.Why)})
 	case m.Op == "refused":
 		return fail(fmt.Errorf("%w: the daemon at %s refused: %s", ErrRemoteAuth, r.Addr, m.Why))
 	case m.Op != "welcome" || !hmac.Equal(m.Proof, remoteProof(r.Secret, "server", cnonce, dnonce)):
@@ -307,6 +353,11 @@ func (r *Remote) finish(s *remoteSession) (ctlMsg, error) {
 func measureRemote(ctx context.Context, rc RunConfig, dir string, run *results.Run, log *slog.Logger) error {
 	r := rc.Remote
 	run.Link = results.Link{Backend: "none", Applied: []string{"nothing emulated: the path to the daemon at " + r.Addr + " as found"}}
+	// No link, so no host state but the code that ran here: the driver's
+	// module, version, commit and Go.
+	if b, err := json.Marshal(buildinfo.Read()); err == nil {
+		run.Host = b
+	}
 	s, err := r.session(ctx)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -209,6 +210,15 @@ func TestTwoHostOnLoopback(t *testing.T) {
 		if r.Failed != "" || len(r.Server) == 0 || r.ServerUsage == nil || r.Link.Probe == nil || r.Link.Probe.Answered == 0 || r.ThroughputMbit <= 0 {
 			t.Errorf("%s: failed %q, server state %d bytes, server usage %v, probe %+v, %.1f Mbit/s",
 				r.Arm, r.Failed, len(r.Server), r.ServerUsage, r.Link.Probe, r.ThroughputMbit)
+		}
+		// No host state, but the driver's code: its commit, or why not.
+		var host struct {
+			Module        string `json:"module"`
+			Commit        string `json:"commit"`
+			CommitMissing string `json:"commit_missing"`
+		}
+		if err := json.Unmarshal(r.Host, &host); err != nil || host.Module == "" || host.Commit == "" && host.CommitMissing == "" {
+			t.Errorf("%s: the record's host %s (%v) does not say which code ran", r.Arm, r.Host, err)
 		}
 	}
 }

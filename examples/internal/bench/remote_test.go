@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/spicelike"
+	"github.com/shakenfist/quicbench/transport"
 )
 
 var testSecret = []byte("a test secret, long enough")
@@ -513,5 +515,58 @@ func TestPathProbeValidates(t *testing.T) {
 		if err := run.Validate(); err == nil || !strings.Contains(err.Error(), "probe") {
 			t.Errorf("%s: %v, want an error about the probe", name, err)
 		}
+	}
+}
+
+// TestRefusedDriverLeavesTheWorkdir: a matrix refused by the daemon (here
+// another daemon, with another secret: the wrong -remote) runs nothing and
+// leaves the work directory as it found it, so the corrected command, at
+// the right daemon, is not refused for a matrix.json the first wrote. A
+// directory that held something before keeps it.
+func TestRefusedDriverLeavesTheWorkdir(t *testing.T) {
+	wrong := startTestDaemon(t, DaemonConfig{Secret: []byte("another daemon's secret, long enough")})
+	right := startTestDaemon(t, DaemonConfig{})
+	w := spicelike.Defaults()
+	w.Duration, w.Warmup = 3*time.Second, time.Second
+	root := t.TempDir()
+	workdir := filepath.Join(root, "results", "path-x")
+	m := &Matrix{CCs: []string{MatchedCC}, Arms: []transport.Arm{transport.ArmTCP}, Repeats: 1, Workload: w,
+		Workdir: workdir, Remote: wrong.remote(testSecret)}
+	if err := m.Run(context.Background()); !errors.Is(err, ErrRemoteAuth) {
+		t.Fatalf("the wrong daemon: %v, want a refusal", err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "results")); !errors.Is(err, os.ErrNotExist) {
+		ents, _ := os.ReadDir(workdir)
+		t.Errorf("the refused matrix left %s behind (%v; holding %v)", filepath.Join(root, "results"), err, ents)
+	}
+	fixed := *m
+	fixed.Remote = right.remote(testSecret)
+	c, err := fixed.claimWorkdir()
+	if err != nil {
+		t.Fatalf("the corrected command: %v", err)
+	}
+	c.release()
+
+	// A directory that was there keeps what it held, matrix.json too.
+	other := *m
+	other.Workdir = t.TempDir()
+	keep := filepath.Join(other.Workdir, "notes.txt")
+	if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Run(context.Background()); !errors.Is(err, ErrRemoteAuth) {
+		t.Fatalf("the wrong daemon: %v, want a refusal", err)
+	}
+	if ents, _ := os.ReadDir(other.Workdir); len(ents) != 1 || ents[0].Name() != "notes.txt" {
+		t.Errorf("after the refusal %s holds %v, want only notes.txt", other.Workdir, ents)
+	}
+	if err := results.WriteJSON(filepath.Join(other.Workdir, matrixFile), other.record()); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Run(context.Background()); !errors.Is(err, ErrRemoteAuth) {
+		t.Fatalf("the wrong daemon: %v, want a refusal", err)
+	}
+	if _, err := os.Stat(filepath.Join(other.Workdir, matrixFile)); err != nil {
+		t.Errorf("a matrix.json that was there before the refusal: %v", err)
 	}
 }

@@ -36,7 +36,9 @@ func shardMatrix(t *testing.T, profiles []string, losses []float64, ccs []string
 		m.Profiles, m.ProfileText = append(m.Profiles, p), append(m.ProfileText, p.String())
 	}
 	m.Workload = spicelike.Defaults()
-	m.Workload.Duration, m.Workload.Warmup = 3*time.Second, time.Second
+	// As fakeRun records its runs: the merge refuses a run whose duration
+	// is not its matrix's.
+	m.Workload.Duration, m.Workload.Warmup = 45*time.Second, reporttest.Warmup
 	return m
 }
 
@@ -288,7 +290,7 @@ func TestShardRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	release()
+	release.release()
 	m.Shard = Shard{1, 2}
 	if _, err := m.claimWorkdir(); !errors.Is(err, ErrWorkdir) || !strings.Contains(err.Error(), `shard: "0/2" there, "1/2" asked`) {
 		t.Errorf("resuming shard 0/2's directory as 1/2: %v", err)
@@ -298,12 +300,12 @@ func TestShardRecord(t *testing.T) {
 	if release, err = m.claimWorkdir(); err != nil {
 		t.Fatal(err)
 	}
-	release()
+	release.release()
 	m.Shard = Shard{0, 1}
 	if release, err = m.claimWorkdir(); err != nil {
 		t.Errorf("resuming an unsharded directory as 0/1: %v", err)
 	} else {
-		release()
+		release.release()
 	}
 }
 

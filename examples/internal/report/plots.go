@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -34,6 +35,10 @@ func Plots(dir string, runs []results.Run, opts Options) ([]string, error) {
 	}
 	return rep.WritePlots(dir)
 }
+
+// plotStem matches the names WritePlots writes under: one path element,
+// letters, digits, '.', '_' and '-', not starting with a dot.
+var plotStem = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // maxCDFPoints bounds the points drawn per CDF line; beyond it the line is
 // thinned to evenly spaced ranks (the first and last always kept), which
@@ -81,6 +86,12 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 			}
 			if p == nil {
 				continue
+			}
+			if !plotStem.MatchString(stem) {
+				// Names come from a record's fields; Validate checks those
+				// when the record is read, and this keeps every write in
+				// dir whoever built the report.
+				return files, fmt.Errorf("report: the plot name %q made from cell %s is not a plain file name; a record's cell or arm holds a path (results.Run.Validate refuses such records)", stem, c.Dir)
 			}
 			for _, ext := range plotFormats {
 				name := filepath.Join(dir, stem+"."+ext)

@@ -334,6 +334,41 @@ func TestPlotsAreWritten(t *testing.T) {
 	}
 }
 
+// TestPlotsStayInTheirDirectory: runs whose cell or arm hold a path
+// (built in memory, past results.Run.Validate) make WritePlots refuse
+// rather than write outside its directory.
+func TestPlotsStayInTheirDirectory(t *testing.T) {
+	for name, mutate := range map[string]func(*results.Run){
+		"cc": func(r *results.Run) { r.Cell.CC = "../../../X" },
+		// An arm names a file only with a timeline: a run whose link
+		// changed on a schedule.
+		"arm": func(r *results.Run) {
+			r.Arm = "../../../Y"
+			r.SamplesStart = r.Started
+			r.Link.Changes = []shapedlink.AppliedChange{{At: r.Started.Add(time.Second), Set: "down"}}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			runs := loadSeed(t, nil)
+			for i := range runs {
+				mutate(&runs[i])
+			}
+			root := t.TempDir()
+			dir := filepath.Join(root, "a", "b", "plots")
+			_, err := report.Plots(dir, runs, report.Options{})
+			if err == nil || !strings.Contains(err.Error(), "not a plain file name") {
+				t.Errorf("plots from a %s holding a path: %v, want a refusal", name, err)
+			}
+			filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && !strings.HasPrefix(p, dir+string(filepath.Separator)) {
+					t.Errorf("wrote %s, outside %s", p, dir)
+				}
+				return nil
+			})
+		})
+	}
+}
+
 func TestAnArmWithNoMeasuredRepeatIsReportedNotFatal(t *testing.T) {
 	runs := loadSeed(t, func(runs []results.Run) {
 		for i := range runs {

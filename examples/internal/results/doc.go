@@ -17,5 +17,8 @@
 // "80ms-10mbit_loss1_reno_s4" for four sessions sharing the link and
 // "80ms-10mbit_loss1_reno_cap0.5" for a display capped at half the link.
 // A run.json exists only for a finished run, measured or failed; its absence
-// means the run is still to do.
+// means the run is still to do. Scan (and Load) count a run.json only at
+// that place and only when its record names that cell, arm and repeat,
+// listing any other as ignored; every record is read through ReadFile,
+// which takes a regular file of at most MaxRecordBytes and nothing else.
 package results

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,17 +78,99 @@ func TestLoadRejects(t *testing.T) {
 	if _, err := Load(dir); err == nil {
 		t.Error("empty directory accepted")
 	}
-	os.WriteFile(filepath.Join(dir, RunFile), []byte(`{"schema": 99}`), 0o644)
+	// Where a run's record goes, a record that does not validate is
+	// refused.
+	rd := filepath.Join(dir, "80ms-10mbit_loss1_reno", "tcp", "r1")
+	if err := os.MkdirAll(rd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(rd, RunFile)
+	os.WriteFile(p, []byte(`{"schema": 99}`), 0o644)
 	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "schema") {
 		t.Errorf("wrong schema: %v", err)
 	}
-	os.WriteFile(filepath.Join(dir, RunFile), []byte(`{"schema": 1}`), 0o644)
+	os.WriteFile(p, []byte(`{"schema": 1}`), 0o644)
 	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "repeat") {
 		t.Errorf("a record with no identity or times accepted: %v", err)
 	}
-	os.WriteFile(filepath.Join(dir, RunFile), []byte(`{`), 0o644)
+	os.WriteFile(p, []byte(`{`), 0o644)
 	if _, err := Load(dir); err == nil {
 		t.Error("bad JSON accepted")
+	}
+}
+
+// TestScanCountsOnlyRunDirectories: a run directory copied aside, a
+// record copied into another repeat's directory and a run.json anywhere
+// else are not runs; each is listed with its reason, and the real run is
+// counted once.
+func TestScanCountsOnlyRunDirectories(t *testing.T) {
+	dir := t.TempDir()
+	c := Cell{Profile: "80:10", RTTms: 80, RateMbit: 10, LossPct: 1, CC: "reno"}
+	put := func(rel string, r Run) string {
+		t.Helper()
+		p := filepath.Join(dir, rel, RunFile)
+		if err := WriteJSON(p, r); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	put(filepath.Join(c.Dir(), "tcp", "r1"), validRun(c, "tcp", 1))
+	copies := map[string]string{
+		put(filepath.Join(c.Dir(), "tcp", "r1.bak"), validRun(c, "tcp", 1)):    `"r1.bak" is not a run's directory`,
+		put(filepath.Join(c.Dir(), "tcp", "r2"), validRun(c, "tcp", 1)):        "it records " + c.Dir() + "/tcp/r1, not the run",
+		put(filepath.Join(c.Dir(), "quic", "r1"), validRun(c, "tcp", 1)):       "it records " + c.Dir() + "/tcp/r1, not the run",
+		put(filepath.Join(c.Dir(), "tcp", "r01"), validRun(c, "tcp", 1)):       "it records " + c.Dir() + "/tcp/r1, not the run",
+		put("", validRun(c, "tcp", 1)):                                         "not where a run's record goes",
+		put(filepath.Join("old", c.Dir(), "tcp", "r1"), validRun(c, "tcp", 1)): "not where a run's record goes",
+	}
+	got, err := Scan(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Runs) != 1 || got.Runs[0].Repeat != 1 || got.Runs[0].Arm != "tcp" {
+		t.Errorf("counted %d runs (%+v), want the one tcp r1", len(got.Runs), got.Runs)
+	}
+	if len(got.Ignored) != len(copies) {
+		t.Errorf("ignored %d files, want %d: %v", len(got.Ignored), len(copies), got.Ignored)
+	}
+	for _, ig := range got.Ignored {
+		if want, ok := copies[ig.Path]; !ok || !strings.Contains(ig.Why, want) {
+			t.Errorf("ignored %s because %q; want %q", ig.Path, ig.Why, want)
+		}
+	}
+	note := IgnoredNote(got.Ignored)
+	if !strings.HasPrefix(note, fmt.Sprintf("ignored %d run.json files", len(copies))) || !strings.Contains(note, "and 1 more") {
+		t.Errorf("note %q", note)
+	}
+}
+
+// TestValidateRefusesPathsInNames: a field that goes into a file name
+// (the cell's congestion control and figures, the arm) must be a name.
+func TestValidateRefusesPathsInNames(t *testing.T) {
+	c := Cell{Profile: "80:10", RTTms: 80, RateMbit: 10, LossPct: 1, CC: "reno"}
+	if err := validRun(c, "quic-per-channel", 1).Validate(); err != nil {
+		t.Fatalf("a valid run: %v", err)
+	}
+	for name, mutate := range map[string]func(*Run){
+		"cc with a path":   func(r *Run) { r.Cell.CC = "../../../X" },
+		"cc with a slash":  func(r *Run) { r.Cell.CC = "a/b" },
+		"empty cc":         func(r *Run) { r.Cell.CC = "" },
+		"long cc":          func(r *Run) { r.Cell.CC = strings.Repeat("c", 16) },
+		"arm with a path":  func(r *Run) { r.Arm = "../x" },
+		"arm with a dot":   func(r *Run) { r.Arm = ".." },
+		"arm in capitals":  func(r *Run) { r.Arm = "TCP" },
+		"NaN round trip":   func(r *Run) { r.Cell.RTTms = math.NaN() },
+		"infinite rate":    func(r *Run) { r.Cell.RateMbit = math.Inf(1) },
+		"negative loss":    func(r *Run) { r.Cell.LossPct = -1 },
+		"loss over 100":    func(r *Run) { r.Cell.LossPct = 101 },
+		"negative cap":     func(r *Run) { r.Cell.BulkCapFraction = -0.5 },
+		"negative session": func(r *Run) { r.Cell.Sessions = -2 },
+	} {
+		r := validRun(c, "tcp", 1)
+		mutate(&r)
+		if err := r.Validate(); err == nil {
+			t.Errorf("%s: %+v validated", name, r.Cell)
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestWriteJSONShareable: records are readable by others (0644 under the
@@ -53,4 +54,82 @@ func TestLockRefusesASecondHolder(t *testing.T) {
 		t.Fatalf("lock after release: %v", err)
 	}
 	release2()
+}
+
+// TestReadJSONRefusesWhatIsNotARecord: a named pipe in a record's place
+// is refused at once, not waited on; a link to /dev/zero is refused
+// rather than read until memory runs out; a directory and a file over
+// MaxRecordBytes are refused, the cap stated in the error. Scan, which
+// every reader of a work directory uses, refuses them the same way.
+func TestReadJSONRefusesWhatIsNotARecord(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	zero := filepath.Join(dir, "zero.json")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "dir.json")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	huge := filepath.Join(dir, "huge.json")
+	f, err := os.Create(huge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Sparse: no disk is used, and nothing is read.
+	if err := f.Truncate(MaxRecordBytes + 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for path, want := range map[string]string{
+		fifo: "named pipe",
+		zero: "character device",
+		sub:  "directory",
+		huge: "over the 1 GiB a record file may be",
+	} {
+		done := make(chan error, 1)
+		go func() {
+			var v map[string]any
+			done <- ReadJSON(path, &v)
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: %v, want an error saying %q", filepath.Base(path), err, want)
+			}
+		case <-time.After(10 * time.Second):
+			// Release the reader so the test can end.
+			if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				w.Close()
+			}
+			t.Errorf("%s: ReadJSON still waits after 10 s", filepath.Base(path))
+		}
+	}
+
+	// The same through Scan, with the pipe where a run's record goes.
+	work := t.TempDir()
+	rd := filepath.Join(work, "80ms-10mbit_loss1_reno", "tcp", "r1")
+	if err := os.MkdirAll(rd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(rd, RunFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Scan(work); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "named pipe") {
+			t.Errorf("Scan over a pipe: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		if w, err := os.OpenFile(filepath.Join(rd, RunFile), os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		t.Error("Scan still waits on a pipe after 10 s")
+	}
 }

@@ -1,0 +1,109 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+)
+
+// Names that go into file names (a cell's directory, a plot's) must be
+// names, never paths: an arm is lower-case words joined by hyphens, a
+// congestion control a kernel module's name (at most 15 characters,
+// TCP_CA_NAME_MAX less its terminator).
+var (
+	armName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	ccName  = regexp.MustCompile(`^[A-Za-z0-9_-]{1,15}$`)
+)
+
+// maxArmName bounds an arm's name.
+const maxArmName = 32
+
+// Validate checks that a record is one this reader understands and that its
+// figures are possible: the schema, a named arm and a positive repeat, a
+// valid cell (Cell.Validate), a finish after the start, a warm-up shorter
+// than the run, and no negative or non-finite figure. Every field that
+// goes into a file name is checked, so a record cannot steer a reader's
+// writes (plots) out of their directory.
+func (r Run) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if r.Schema != SchemaVersion {
+		bad("schema %d, this reader understands %d", r.Schema, SchemaVersion)
+	}
+	switch {
+	case r.Arm == "":
+		bad("no arm")
+	case len(r.Arm) > maxArmName || !armName.MatchString(r.Arm):
+		bad("arm %q is not an arm's name (lower-case letters and digits, words joined by hyphens, at most %d characters, as in quic-per-channel)", r.Arm, maxArmName)
+	}
+	if err := r.Cell.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if r.Repeat < 1 {
+		bad("repeat %d is not positive", r.Repeat)
+	}
+	if r.Started.IsZero() || r.Finished.Before(r.Started) {
+		bad("finished %v is not after started %v", r.Finished, r.Started)
+	}
+	if r.Duration <= 0 || r.Warmup < 0 || r.Warmup >= r.Duration {
+		bad("duration %v and warm-up %v: want 0 <= warm-up < duration", r.Duration, r.Warmup)
+	}
+	if r.Timeouts < 0 || r.BulkBytes < 0 || r.BulkBytesTotal < 0 || r.ConnectTime < 0 {
+		bad("a negative count (timeouts %d, bulk bytes %d, total %d, connect %v)", r.Timeouts, r.BulkBytes, r.BulkBytesTotal, r.ConnectTime)
+	}
+	if !(r.ThroughputMbit >= 0) || math.IsInf(r.ThroughputMbit, 0) {
+		bad("throughput %v Mbit/s is not a finite, non-negative number", r.ThroughputMbit)
+	}
+	for i, s := range r.Samples {
+		if s.RTT < 0 || s.Offset < 0 {
+			bad("sample %d has a negative round trip or offset (%v at %v)", i, s.RTT, s.Offset)
+			break
+		}
+	}
+	if p := r.Link.Probe; p != nil {
+		figs := []float64{p.LossPct, p.RTTMinMs, p.RTTP50Ms, p.RTTP90Ms, p.RTTMaxMs}
+		if p.Sent < 0 || p.Answered < 0 || p.Answered > p.Sent || slices.ContainsFunc(figs, func(f float64) bool { return !(f >= 0) || math.IsInf(f, 0) }) {
+			bad("the path probe's figures are impossible (%d sent, %d answered, loss %v%%, round trips %v)", p.Sent, p.Answered, p.LossPct, figs[1:])
+		}
+	}
+	for i, s := range r.Sessions {
+		if s.Timeouts < 0 || !(s.ThroughputMbit >= 0) || math.IsInf(s.ThroughputMbit, 0) {
+			bad("session %d has a negative or non-finite figure", i)
+		}
+		for _, x := range s.Samples {
+			if x.RTT < 0 || x.Offset < 0 {
+				bad("session %d has a negative round trip or offset", i)
+				break
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Validate checks that the cell's fields are possible and that those that
+// go into its directory's name (Dir) are names: a congestion control's
+// name, finite non-negative figures, a loss of at most 100%.
+func (c Cell) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if !ccName.MatchString(c.CC) {
+		bad("cell congestion control %q is not a kernel congestion control's name (letters, digits, _ and -, 1 to 15 characters, as in reno)", c.CC)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"rtt_ms", c.RTTms}, {"rate_mbit", c.RateMbit}, {"loss_pct", c.LossPct}, {"bulk_cap_fraction", c.BulkCapFraction}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) {
+			bad("cell %s %v is not a finite, non-negative number", f.name, f.v)
+		}
+	}
+	if c.LossPct > 100 {
+		bad("cell loss_pct %v is over 100", c.LossPct)
+	}
+	if c.Sessions < 0 || c.BulkRateCapBps < 0 {
+		bad("cell sessions %d or bulk_rate_cap_bps %d is negative", c.Sessions, c.BulkRateCapBps)
+	}
+	return errors.Join(errs...)
+}
