@@ -30,6 +30,9 @@ func TestUnprivilegedRun(t *testing.T) {
 	if err := json.Unmarshal([]byte(c.Stdout), &rep); err != nil {
 		t.Fatalf("stdout is not a JSON report (%v):\n%s\nstderr:\n%s", err, c.Stdout, c.Stderr)
 	}
+	if b := rep.Build; b.Module == "" || b.Commit == "" && b.CommitMissing == "" {
+		t.Errorf("the report does not say which code made it (a commit, or why there is none): %+v", b)
+	}
 	if len(rep.Results) != 1 {
 		t.Fatalf("%d results, want 1", len(rep.Results))
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/shakenfist/quicbench/internal/buildinfo"
 	"io"
 	"log/slog"
 	"os"
@@ -203,14 +204,17 @@ func iperfTarget(rateMbit float64) float64 {
 
 // Report is everything calibrate measured.
 type Report struct {
-	Started       time.Time `json:"started"`
-	Host          string    `json:"host"`
-	Load          string    `json:"loadavg"`
-	Results       []Result  `json:"results"`
-	Sweep         []Sweep   `json:"sweep,omitempty"`
-	HighestOKMbit float64   `json:"highest_rate_within_5pct_mbit"`
-	Iperf         []Iperf   `json:"iperf3,omitempty"`
-	Qdisc         []Qdisc   `json:"qdisc,omitempty"`
+	Started time.Time `json:"started"`
+	Host    string    `json:"host"`
+	Load    string    `json:"loadavg"`
+	// Build is which code made the report (its commit, and where that
+	// came from), so a figure can be traced to the code that measured it.
+	Build         buildinfo.Info `json:"build"`
+	Results       []Result       `json:"results"`
+	Sweep         []Sweep        `json:"sweep,omitempty"`
+	HighestOKMbit float64        `json:"highest_rate_within_5pct_mbit"`
+	Iperf         []Iperf        `json:"iperf3,omitempty"`
+	Qdisc         []Qdisc        `json:"qdisc,omitempty"`
 }
 
 // Qdisc is one queue discipline under one Cubic flow saturating the down

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/shakenfist/quicbench/internal/buildinfo"
 	"log/slog"
 	"net"
 	"os"
@@ -65,7 +66,7 @@ func run(ctx context.Context, c config, log *slog.Logger) (Report, error) {
 	}
 	host, _ := os.Hostname()
 	load, _ := os.ReadFile("/proc/loadavg")
-	rep := Report{Started: time.Now().UTC(), Host: host, Load: strings.TrimSpace(string(load))}
+	rep := Report{Started: time.Now().UTC(), Host: host, Load: strings.TrimSpace(string(load)), Build: buildinfo.Read()}
 	opts := shapedlink.Options{Backend: shapedlink.Backend(c.backend), Seed: c.seed, Logger: log}
 	for _, p := range profiles {
 		if err := ctx.Err(); err != nil {

@@ -70,6 +70,9 @@ func TestPingOverTheLink(t *testing.T) {
 	if rec.ExitCode != 0 || rec.Profile != "20:100" || len(rec.Applied) != 2 || rec.ClientCommand[0] != "ping" {
 		t.Errorf("record: %+v", rec)
 	}
+	if b := rec.Build; b.Module == "" || b.Commit == "" && b.CommitMissing == "" {
+		t.Errorf("the record does not say which code made it (a commit, or why there is none): %+v", b)
+	}
 	if e, ok := rec.Egress["client"]; !ok || e.All.Packets < 10 {
 		t.Errorf("client egress counters missing or short of ten pings: %+v", rec.Egress)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/shakenfist/quicbench/internal/buildinfo"
 	"io"
 	"io/fs"
 	"os"
@@ -23,6 +24,9 @@ type Record struct {
 	ClientCommand []string  `json:"client_command"`
 	Started       time.Time `json:"started"`
 	Finished      time.Time `json:"finished"`
+	// Build is which code ran overlink (its commit, and where that came
+	// from), so a record can be reproduced.
+	Build buildinfo.Info `json:"build"`
 	// ExitCode is the client command's: its exit status, or 128 plus the
 	// signal that ended it; -1 when it did not run to its end (Error says
 	// why).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/shakenfist/quicbench/internal/buildinfo"
 	"io"
 	"os"
 	"os/exec"
@@ -49,7 +50,7 @@ func overLink(c config, stdin io.Reader, stdout, stderr io.Writer) int {
 	signal.Notify(sigs, relayed...)
 	defer signal.Stop(sigs)
 
-	rec := Record{Profile: c.profile.String(), ClientCommand: clientArgs(c.client), Started: time.Now(), ExitCode: -1}
+	rec := Record{Profile: c.profile.String(), ClientCommand: clientArgs(c.client), Started: time.Now(), ExitCode: -1, Build: buildinfo.Read()}
 	if c.server != "" {
 		// As documented: through the shell, so quoting and variables such
 		// as $QB_SERVER_ADDR work; exec, so that the signals overlink
