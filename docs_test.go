@@ -705,3 +705,26 @@ func TestMarkdownCode(t *testing.T) {
 		t.Errorf("profiles found:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestDocsProfilesInGolden: every profile the docs show (and do not mark
+// as refused) is in shapedlink's golden list, so the golden test pins what
+// each of them becomes on both backends.
+func TestDocsProfilesInGolden(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("shapedlink", "testdata", "golden", "profiles.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		golden[strings.TrimSpace(line)] = true
+	}
+	found, refused := docProfiles(t)
+	missing := map[string]bool{}
+	for _, p := range found {
+		file, _, _ := strings.Cut(p.where, ":")
+		if !refused[file+" "+p.text] && !golden[p.text] && !missing[p.text] {
+			missing[p.text] = true
+			t.Errorf("%s: %q is not in shapedlink/testdata/golden/profiles.txt", p.where, p.text)
+		}
+	}
+}

@@ -400,8 +400,36 @@ func backSeed(seed uint64) uint64 {
 }
 
 func (l *Link) startEmulator(ctx context.Context, seed uint64) error {
+	cfg := emulatorConfig(l.profile, l.tv, seed)
+	cmd, mon, err := emulator.Command(cfg)
+	if err != nil {
+		return fmt.Errorf("shapedlink: preparing the emulator: %w", err)
+	}
+	if err := l.shaper.startDirect(cmd); err != nil {
+		mon.Stop()
+		return fmt.Errorf("shapedlink: starting the emulator in the shaper namespace: %w", err)
+	}
+	l.emu = mon
+	if err := mon.Ready(ctx); err != nil {
+		return fmt.Errorf("shapedlink: the emulator did not start: %w", err)
+	}
+	d := mon.Describe()
+	// The shaper's socket buffers as granted (read back once it is ready):
+	// unprivileged they fall back to the host's limits.
+	st := mon.Snapshot()
+	l.applied = []string{
+		fmt.Sprintf("server %s -> client: %s (shaper rcvbuf %d sndbuf %d)", serverDev, d[0], st[0].RcvBufBytes, st[0].SndBufBytes),
+		fmt.Sprintf("client %s -> server: %s (shaper rcvbuf %d sndbuf %d)", clientDev, d[1], st[1].RcvBufBytes, st[1].SndBufBytes),
+	}
+	return nil
+}
+
+// emulatorConfig is the emulator's configuration for p with its
+// schedules and traces tv, seeded with seed (the other direction with
+// backSeed(seed)).
+func emulatorConfig(p Profile, tv timeVarying, seed uint64) emulator.Config {
 	dir := func(d Dir, seed uint64) emulator.Direction {
-		pd := l.profile.Direction(d)
+		pd := p.Direction(d)
 		ed := emulator.Direction{
 			Delay:          pd.Delay,
 			Jitter:         pd.Jitter,
@@ -437,29 +465,9 @@ func (l *Link) startEmulator(ctx context.Context, seed uint64) error {
 		d  Dir
 		ed *emulator.Direction
 	}{{Down, &cfg.AToB}, {Up, &cfg.BToA}} {
-		l.tv.configure(x.d, x.ed)
+		tv.configure(x.d, x.ed)
 	}
-	cmd, mon, err := emulator.Command(cfg)
-	if err != nil {
-		return fmt.Errorf("shapedlink: preparing the emulator: %w", err)
-	}
-	if err := l.shaper.startDirect(cmd); err != nil {
-		mon.Stop()
-		return fmt.Errorf("shapedlink: starting the emulator in the shaper namespace: %w", err)
-	}
-	l.emu = mon
-	if err := mon.Ready(ctx); err != nil {
-		return fmt.Errorf("shapedlink: the emulator did not start: %w", err)
-	}
-	d := mon.Describe()
-	// The shaper's socket buffers as granted (read back once it is ready):
-	// unprivileged they fall back to the host's limits.
-	st := mon.Snapshot()
-	l.applied = []string{
-		fmt.Sprintf("server %s -> client: %s (shaper rcvbuf %d sndbuf %d)", serverDev, d[0], st[0].RcvBufBytes, st[0].SndBufBytes),
-		fmt.Sprintf("client %s -> server: %s (shaper rcvbuf %d sndbuf %d)", clientDev, d[1], st[1].RcvBufBytes, st[1].SndBufBytes),
-	}
-	return nil
+	return cfg
 }
 
 // Close stops the emulator (if any), removes the filters and drops the

@@ -78,6 +78,16 @@ func netemAttrs(d Direction) netlink.NetemQdiscAttrs {
 	return a
 }
 
+// rootNetem is the netem qdisc at the root of a direction's end: with a
+// queue discipline the rate is tbf's, and netem holds the delay line only.
+func rootNetem(attrs netlink.QdiscAttrs, d Direction) *netlink.Netem {
+	na := netemAttrs(d)
+	if d.Queue.Kind != "" {
+		na.Rate64, na.Limit = 0, uint32(netemDelayLineLimit(d))
+	}
+	return netlink.NewNetem(attrs, na)
+}
+
 // applyNetem puts one netem qdisc at the root of each end, replacing
 // whatever is there by delete and add (a change cannot clear an attribute),
 // with tbf and the discipline under it for a direction with a queue
@@ -104,12 +114,7 @@ func (l *Link) applyNetem(seed, seedBack uint64) error {
 				}
 			}
 			d := l.profile.Direction(end.dir())
-			na := netemAttrs(d)
-			if d.Queue.Kind != "" {
-				// The rate is tbf's; netem holds the delay line only.
-				na.Rate64, na.Limit = 0, uint32(netemDelayLineLimit(d))
-			}
-			qd := netlink.NewNetem(attrs, na)
+			qd := rootNetem(attrs, d)
 			s := seed
 			if end == ClientEnd {
 				s = seedBack

@@ -70,6 +70,22 @@ func netemDelayLineLimit(d Direction) int {
 // addQueueChain adds tbf and the discipline under the root netem on
 // ifindex in ns, for d (d.Queue.Kind is codel or fq_codel).
 func addQueueChain(ns *Namespace, ifindex int, d Direction) error {
+	tbf, opts, err := queueChainOptions(d)
+	if err != nil {
+		return err
+	}
+	if err := addQdiscRaw(ns, ifindex, tbfHandle, netlink.MakeHandle(1, 1), "tbf", tbf); err != nil {
+		return fmt.Errorf("adding tbf (the rate) under netem: %w", missingQdisc("tbf", err))
+	}
+	if err := addQdiscRaw(ns, ifindex, queueHandle, netlink.MakeHandle(2, 1), d.Queue.Kind, opts); err != nil {
+		return fmt.Errorf("adding %s under tbf: %w", d.Queue.Kind, missingQdisc(d.Queue.Kind, err))
+	}
+	return nil
+}
+
+// queueChainOptions is the TCA_OPTIONS of tbf (the rate) and of the
+// discipline under it, for d.
+func queueChainOptions(d Direction) (tbf, disc *nl.RtAttr, err error) {
 	rate := uint64(math.Round(d.RateMbit * 1e6 / 8))
 	burst := tbfBurst(rate)
 	// tc_tbf_qopt: rate and peakrate (struct tc_ratespec, 12 bytes each),
@@ -81,15 +97,12 @@ func addQueueChain(ns *Namespace, ifindex int, d Direction) error {
 	binary.NativeEndian.PutUint32(parms[8:], r32)
 	binary.NativeEndian.PutUint32(parms[24:], 1<<20) // the default bfifo's bytes; the discipline replaces it
 	binary.NativeEndian.PutUint32(parms[28:], netlink.Xmittime(rate, burst))
-	tbf := nl.NewRtAttr(nl.TCA_OPTIONS, nil)
+	tbf = nl.NewRtAttr(nl.TCA_OPTIONS, nil)
 	tbf.AddRtAttr(tcaTbfParms, parms)
 	if rate > math.MaxUint32 {
 		tbf.AddRtAttr(tcaTbfRate64, nl.Uint64Attr(rate))
 	}
 	tbf.AddRtAttr(tcaTbfBurst, nl.Uint32Attr(burst))
-	if err := addQdiscRaw(ns, ifindex, tbfHandle, netlink.MakeHandle(1, 1), "tbf", tbf); err != nil {
-		return fmt.Errorf("adding tbf (the rate) under netem: %w", missingQdisc("tbf", err))
-	}
 
 	q := d.Queue
 	opts := nl.NewRtAttr(nl.TCA_OPTIONS, nil)
@@ -99,7 +112,7 @@ func addQueueChain(ns *Namespace, ifindex int, d Direction) error {
 		ecn = 1
 	}
 	if q.Kind != "codel" && q.Kind != "fq_codel" {
-		return fmt.Errorf("no netem arrangement for queue discipline %q", q.Kind)
+		return nil, nil, fmt.Errorf("no netem arrangement for queue discipline %q", q.Kind)
 	}
 	// codel and fq_codel number limit, target, interval and ecn alike.
 	opts.AddRtAttr(tcaCodelLimit, nl.Uint32Attr(uint32(d.Limit)))
@@ -118,10 +131,7 @@ func addQueueChain(ns *Namespace, ifindex int, d Direction) error {
 	if q.Quantum > 0 {
 		opts.AddRtAttr(tcaFqCodelQuantum, nl.Uint32Attr(uint32(q.Quantum)))
 	}
-	if err := addQdiscRaw(ns, ifindex, queueHandle, netlink.MakeHandle(2, 1), q.Kind, opts); err != nil {
-		return fmt.Errorf("adding %s under tbf: %w", q.Kind, missingQdisc(q.Kind, err))
-	}
-	return nil
+	return tbf, opts, nil
 }
 
 // missingQdisc says what ENOENT from adding a qdisc of kind means: the
