@@ -38,6 +38,9 @@ func runClient(ctx context.Context, cfg Config, chans []io.ReadWriter) (ClientRe
 	if err := checkArgs(cfg, chans); err != nil {
 		return ClientResult{}, err
 	}
+	if cfg.Replay != nil {
+		return runReplayClient(ctx, cfg, chans)
+	}
 	c := &client{cfg: cfg, chans: chans, done: make(chan struct{})}
 	res := ClientResult{
 		Channels:       append([]Channel(nil), cfg.Channels...),
