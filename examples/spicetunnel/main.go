@@ -20,15 +20,16 @@ import (
 
 // config is what the command line asks for.
 type config struct {
-	end    string // "client" or "server"
-	arm    transport.Arm
-	listen string
-	server string // client end: the server end's address
-	spice  string // server end: spice-server's address
-	cert   string
-	key    string
-	trace  string
-	cc     string
+	end     string // "client" or "server"
+	arm     transport.Arm
+	listen  string
+	server  string // client end: the server end's address
+	spice   string // server end: spice-server's address
+	cert    string
+	key     string
+	trace   string
+	capture string
+	cc      string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -42,6 +43,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	cert := fs.String("cert", "", "QUIC arms: the certificate (PEM); the server end makes it, with -key, when neither file exists")
 	key := fs.String("key", "", "QUIC arms, server end: the certificate's private key (PEM)")
 	trace := fs.String("trace", "", "write the message trace (JSON lines) to this file; empty for none")
+	capture := fs.String("capture", "", "write every connection's raw bytes into this existing directory (ch<N>-c2s.bin, ch<N>-s2c.bin)")
 	cc := fs.String("cc", "", "tcp arm: TCP congestion control of the carrier's connections (empty: the host default, recorded)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: spicetunnel -end client|server [flags]\n\n"+
@@ -54,7 +56,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments %q: every option is a flag", fs.Args())
 	}
-	c := config{end: *end, listen: *listen, server: *server, spice: *spice, cert: *cert, key: *key, trace: *trace, cc: *cc}
+	c := config{end: *end, listen: *listen, server: *server, spice: *spice, cert: *cert, key: *key, trace: *trace, capture: *capture, cc: *cc}
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	a, err := transport.ParseArm(*arm)
@@ -151,7 +153,7 @@ func runEnd(ctx context.Context, c config, log *slog.Logger) ([]spicetunnel.Chan
 		}
 		defer ln.Close()
 		log.Info("listening for carriers", "arm", c.arm, "addr", ln.Addr().String(), "spice", c.spice)
-		end := &spicetunnel.ServerEnd{Listener: ln, Trace: tracer, Log: log, Dial: func(ctx context.Context) (net.Conn, error) {
+		end := &spicetunnel.ServerEnd{Listener: ln, Trace: tracer, Log: log, CaptureDir: c.capture, Dial: func(ctx context.Context) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, "tcp", c.spice)
 		}}
 		err = end.Serve(ctx)
@@ -167,7 +169,7 @@ func runEnd(ctx context.Context, c config, log *slog.Logger) ([]spicetunnel.Chan
 		return nil, err
 	}
 	log.Info("listening for the SPICE client", "arm", c.arm, "addr", ln.Addr().String(), "server", c.server)
-	end := &spicetunnel.ClientEnd{Listener: ln, Carrier: carrier, Trace: tracer, Log: log}
+	end := &spicetunnel.ClientEnd{Listener: ln, Carrier: carrier, Trace: tracer, Log: log, CaptureDir: c.capture}
 	err = end.Serve(ctx)
 	return end.Channels(), err
 }

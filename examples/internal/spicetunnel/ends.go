@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"sync"
 
+	"github.com/shakenfist/quicbench/spicelike/spiceproto"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -25,6 +28,9 @@ type ClientEnd struct {
 	// goroutines, concurrently; it must not block).
 	Events func(Event)
 	Log    *slog.Logger
+	// CaptureDir, when set, receives every connection's raw bytes, one
+	// file per direction: ch<N>-c2s.bin and ch<N>-s2c.bin.
+	CaptureDir string
 
 	stats statsList
 }
@@ -35,10 +41,11 @@ type ClientEnd struct {
 type ServerEnd struct {
 	Listener *transport.CarrierListener
 	// Dial connects to spice-server.
-	Dial   func(ctx context.Context) (net.Conn, error)
-	Trace  *Tracer
-	Events func(Event)
-	Log    *slog.Logger
+	Dial       func(ctx context.Context) (net.Conn, error)
+	Trace      *Tracer
+	Events     func(Event)
+	Log        *slog.Logger
+	CaptureDir string
 
 	stats statsList
 }
@@ -110,6 +117,7 @@ func (e *ClientEnd) Serve(ctx context.Context) error {
 				return
 			}
 			r := newRelay(ch.Index(), tc, ch, e.Trace, log, e.Events)
+			defer captureTo(r, e.CaptureDir, log)()
 			relays.Store(r, nil)
 			if ctx.Err() != nil {
 				r.closeBoth()
@@ -163,6 +171,7 @@ func (e *ServerEnd) Serve(ctx context.Context) error {
 				return
 			}
 			r := newRelay(ch.Index(), ch, tc, e.Trace, log, e.Events)
+			defer captureTo(r, e.CaptureDir, log)()
 			relays.Store(r, nil)
 			if ctx.Err() != nil {
 				r.closeBoth()
@@ -178,4 +187,27 @@ func (e *ServerEnd) Serve(ctx context.Context) error {
 func (r *relay) closeBoth() {
 	_ = r.client.Close()
 	_ = r.server.Close()
+}
+
+// captureTo opens r's capture files in dir (when dir is set) and returns
+// what closes them.
+func captureTo(r *relay, dir string, log *slog.Logger) (closeAll func()) {
+	if dir == "" {
+		return func() {}
+	}
+	var files []*os.File
+	for _, d := range []spiceproto.Direction{spiceproto.ClientToServer, spiceproto.ServerToClient} {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("ch%d-%v.bin", r.index, d)))
+		if err != nil {
+			log.Warn("no capture", "err", err)
+			continue
+		}
+		files = append(files, f)
+		r.capture[d] = f
+	}
+	return func() {
+		for _, f := range files {
+			_ = f.Close()
+		}
+	}
 }

@@ -67,6 +67,8 @@ type relay struct {
 	trace  *Tracer
 	log    *slog.Logger
 	events func(Event)
+	// capture, when set, gets each direction's raw bytes.
+	capture [2]io.Writer
 
 	bytes    [2]atomic.Int64
 	messages [2]atomic.Int64
@@ -124,6 +126,9 @@ func (r *relay) copy(dir spiceproto.Direction, from io.Reader, to halfCloser) er
 				return fmt.Errorf("%v: writing: %w", dir, werr)
 			}
 			r.bytes[dir].Add(int64(n))
+			if w := r.capture[dir]; w != nil {
+				_, _ = w.Write(buf[:n])
+			}
 			r.follow(dir, buf[:n], at)
 		}
 		if errors.Is(err, io.EOF) {
