@@ -136,7 +136,7 @@ func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *
 	if err != nil {
 		return fmt.Errorf("spicy's window: %w", err)
 	}
-	if _, err := xtool(ctx, display, 10*time.Second, "xdotool", "windowfocus", "--sync", win); err != nil {
+	if err := focus(ctx, display, win); err != nil {
 		return err
 	}
 	select {

@@ -136,7 +136,7 @@ func runServer(ctx context.Context, base bench.RoleBase, spec serverSpec, log *s
 		return res, fmt.Errorf("the typing xterm %+v and the busy one %+v overlap: their draws could not be told apart", typing, res.Busy)
 	}
 	// No window manager: focus stays where it is put.
-	if _, err := xtool(ctx, display, 10*time.Second, "xdotool", "windowfocus", "--sync", win); err != nil {
+	if err := focus(ctx, display, win); err != nil {
 		return res, err
 	}
 	return serveTunnel(ctx, base, spec, res, log)

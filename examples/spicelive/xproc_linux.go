@@ -132,11 +132,33 @@ func xtool(ctx context.Context, display string, timeout time.Duration, name stri
 // windowRect finds the window titled title on display (waiting for it to
 // appear) and returns its window id and rectangle on the screen.
 func windowRect(ctx context.Context, display, title string) (string, spicetrace.Rect, error) {
-	out, err := xtool(ctx, display, 20*time.Second, "xdotool", "search", "--sync", "--name", "^"+title+"$", "getwindowgeometry", "--shell", "%1")
+	// --onlyvisible: a window that exists but is not mapped yet cannot
+	// take the focus (X answers BadMatch).
+	out, err := xtool(ctx, display, 20*time.Second, "xdotool", "search", "--sync", "--onlyvisible", "--name", "^"+title+"$",
+		"getwindowgeometry", "--shell", "%1")
 	if err != nil {
 		return "", spicetrace.Rect{}, err
 	}
 	return parseGeometry(out)
+}
+
+// focus gives window win the keyboard focus on display. Without a window
+// manager the focus stays where it is put. A window that has only just
+// been mapped can still refuse it for a moment, so it is tried for a few
+// seconds.
+func focus(ctx context.Context, display, win string) error {
+	var err error
+	for range 20 {
+		if _, err = xtool(ctx, display, 5*time.Second, "xdotool", "windowfocus", "--sync", win); err == nil {
+			return nil
+		}
+		select {
+		case <-time.After(250 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return err
 }
 
 // parseGeometry reads xdotool's getwindowgeometry --shell output.
