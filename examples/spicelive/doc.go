@@ -83,6 +83,7 @@
 // interrupted.
 //
 // It needs Debian's xserver-xspice, spice-client-gtk, xvfb, xdotool and
-// xterm (and imagemagick for the screenshots), and runs as root or in an
-// unprivileged user namespace as the other commands do.
+// xterm (and imagemagick for the screenshots), and root: like the other
+// commands it re-executes itself in a user namespace when started
+// unprivileged, but whether Xorg starts there has not been tried.
 package main

@@ -89,8 +89,9 @@ func TestLiveSmoke(t *testing.T) {
 			t.Fatal(err)
 		}
 		a := rec.Analysis
-		// 5 s of keys every 250 ms: about 20, all answered on a fast link.
-		if len(a.Samples) < 12 || a.Unanswered > 2 {
+		// 5 s of keys every 250 ms: about 20, 16 after the warm-up, all
+		// answered on a fast link (fewer if a loaded machine slows xdotool).
+		if len(a.Samples) < 8 || a.Unanswered > 2 {
 			t.Errorf("%s: %d keys, %d measured, %d unanswered", arm, a.Keys, len(a.Samples), a.Unanswered)
 		}
 		for _, s := range a.Samples {
