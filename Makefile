@@ -8,7 +8,7 @@ test:
 	$(GO) test ./...
 
 race:
-	$(GO) test -race ./stats/ ./gsocheck/ ./spicelike/ ./transport/
+	$(GO) test -race ./stats/ ./gsocheck/ ./spicelike/... ./transport/
 
 lint:
 	@out=$$(gofmt -l . | grep -v '^vendor/' || true); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -22,6 +22,9 @@ const (
 	// verbatim, one outstanding at a time, like an inputs channel. Every
 	// round trip is a Sample.
 	Interactive
+	// Replayed channels play back a recorded session's messages
+	// (Config.Replay); every channel of a replay has this role.
+	Replayed
 )
 
 // String returns the lower-case role name used in results.
@@ -33,13 +36,15 @@ func (r Role) String() string {
 		return "saturating"
 	case Interactive:
 		return "interactive"
+	case Replayed:
+		return "replayed"
 	}
 	return fmt.Sprintf("Role(%d)", int(r))
 }
 
 // MarshalText encodes the role by name, so results read well as JSON.
 func (r Role) MarshalText() ([]byte, error) {
-	if r < Quiet || r > Interactive {
+	if r < Quiet || r > Replayed {
 		return nil, fmt.Errorf("spicelike: cannot encode unknown role %d", int(r))
 	}
 	return []byte(r.String()), nil
@@ -55,15 +60,15 @@ func (r *Role) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// ParseRole returns the role named s ("quiet", "saturating" or
-// "interactive").
+// ParseRole returns the role named s ("quiet", "saturating",
+// "interactive" or "replayed").
 func ParseRole(s string) (Role, error) {
-	for _, r := range []Role{Quiet, Saturating, Interactive} {
+	for _, r := range []Role{Quiet, Saturating, Interactive, Replayed} {
 		if s == r.String() {
 			return r, nil
 		}
 	}
-	return 0, fmt.Errorf("spicelike: unknown role %q: want quiet, saturating or interactive", s)
+	return 0, fmt.Errorf("spicelike: unknown role %q: want quiet, saturating, interactive or replayed", s)
 }
 
 // Channel names one channel of a session and the role it plays.
@@ -153,6 +158,11 @@ type Config struct {
 	// timeout and ends that channel's measurement), the opening exchange
 	// and each step of the closing exchange.
 	Timeout time.Duration `json:"timeout"`
+	// Replay, when set, makes the run play back a recorded session instead
+	// of the roles above: Channels must be Replay.ConfigChannels() (every
+	// one Replayed), and the saturating, interactive and quiet settings
+	// are not used. See Replay.
+	Replay *Replay `json:"replay,omitempty"`
 }
 
 // Defaults returns the headline configuration: DefaultChannels, a 45 s run
@@ -190,7 +200,7 @@ func (c Config) Validate() error {
 		bad("%d channels: at most %d are supported", len(c.Channels), MaxChannels)
 	}
 	seen := map[string]bool{}
-	var nsat, nint int
+	var nsat, nint, nrep int
 	for i, ch := range c.Channels {
 		switch {
 		case ch.Name == "":
@@ -205,6 +215,8 @@ func (c Config) Validate() error {
 			nsat++
 		case Interactive:
 			nint++
+		case Replayed:
+			nrep++
 		default:
 			bad("channel %q has unknown role %d", ch.Name, int(ch.Role))
 		}
@@ -238,6 +250,14 @@ func (c Config) Validate() error {
 	}
 	if c.Timeout <= 0 {
 		bad("Timeout is %v: it must be positive (the default is 10s)", c.Timeout)
+	}
+	switch {
+	case c.Replay != nil:
+		if err := c.Replay.checkConfig(c.Channels); err != nil {
+			errs = append(errs, err)
+		}
+	case nrep > 0:
+		bad("%d channels are replayed but there is no Replay to play: set Config.Replay, or give the channels another role", nrep)
 	}
 	if len(errs) == 0 {
 		return nil

@@ -67,6 +67,21 @@
 //   - RunClients and RunServers run several sessions at once, each over its
 //     own channels.
 //
+// # Replaying a recorded session
+//
+// Config.Replay plays back a real session's shape instead of the roles
+// above: every channel of a SPICE session recorded by the tunnel in
+// examples/spicetunnel, each direction's messages at their recorded sizes
+// and times (looping every Replay.Span), the key presses as the start of
+// a sample and each key's echo sent by the server its recorded think time
+// after the key arrived. A Sample is then key-to-echo, the replay's
+// analogue of the live session's key-to-draw. ReplayFromTraces builds a
+// Replay from the two ends' traces (package spicelike/spicetrace, which
+// holds only the file format: spicelike reads traces without knowing
+// SPICE's wire format or sockets). Playback is open-loop: it does not slow
+// down the way spice-server does when the socket pushes back, and
+// ReplayStats says how late the messages left. See Replay.
+//
 // # Timing and the garbage collector
 //
 // The interactive channel runs in its own goroutine on each side, so the

@@ -74,6 +74,11 @@ type ClientResult struct {
 	Errors []ChannelError `json:"errors,omitempty"`
 	// Cancelled is set when the context ended the run early.
 	Cancelled bool `json:"cancelled,omitempty"`
+	// Replay is how the client played its half of a replay (Config.Replay).
+	// Samples are then key-to-echo times, Timeouts the keys whose echo
+	// came later than Timeout or not at all, and the bulk figures count
+	// every byte the server sent, on all channels.
+	Replay *ReplayStats `json:"replay,omitempty"`
 }
 
 // Measured returns the samples sent at or after the end of the warm-up,
@@ -115,6 +120,8 @@ type ServerResult struct {
 	Echoes           int64          `json:"echoes"`
 	Errors           []ChannelError `json:"errors,omitempty"`
 	Cancelled        bool           `json:"cancelled,omitempty"`
+	// Replay is how the server played its half of a replay.
+	Replay *ReplayStats `json:"replay,omitempty"`
 }
 
 // Err joins the channel errors, or returns nil if there were none.

@@ -33,6 +33,9 @@ func runServer(ctx context.Context, cfg Config, chans []io.ReadWriter) (ServerRe
 	if err := checkArgs(cfg, chans); err != nil {
 		return ServerResult{}, err
 	}
+	if cfg.Replay != nil {
+		return runReplayServer(ctx, cfg, chans)
+	}
 	s := &server{cfg: cfg, chans: chans, done: make(chan struct{})}
 	res := ServerResult{Channels: append([]Channel(nil), cfg.Channels...), Start: time.Now()}
 	s.states = make([]*chanState, len(chans))

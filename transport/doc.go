@@ -103,6 +103,20 @@
 // disturbing the sockets, where its connections send and whether they have
 // ended.
 //
+// # Channels that arrive over time: carriers
+//
+// A Session has its N channels from the start. A tunnel in front of a real
+// application cannot know N: a SPICE client opens its main channel first
+// and the others only after the main channel's init. DialCarrier and
+// ListenCarrier carry such channels one at a time over the same arms (not
+// ArmQUICPriority): Carrier.Open makes a new TCP connection (ArmTCP), a new
+// stream on the one QUIC connection dialled with the carrier (ArmQUIC), or
+// a new QUIC connection with one stream (ArmQUICPerChannel), writes a small
+// carrier header naming the channel's index, and CarrierListener.Accept
+// hands each channel over as it arrives. The QUIC settings, the GSO-off
+// wrapper, the certificate, the socket hooks, the congestion-control
+// pinning and State are a Session's. See carrier.go for the header.
+//
 // # What it is not
 //
 // transport does not shape links, generate workload or compute statistics;

@@ -126,3 +126,40 @@ func Example_quic() {
 	// newreno (quic-go, fixed)
 	// ALPN: quicbench/1 GSO: false datagram: 1400
 }
+
+// A carrier opens channels one at a time, as a tunnel's clients connect,
+// and the listener hands each over with its index.
+func ExampleDialCarrier() {
+	ctx := context.Background()
+	ln, err := transport.ListenCarrier(ctx, transport.ArmTCP, "127.0.0.1:0", transport.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ln.Close()
+	c, err := transport.DialCarrier(ctx, transport.ArmTCP, ln.Addr().String(), transport.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	for _, first := range []string{"main", "display"} {
+		ch, err := c.Open(ctx)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Fprint(ch, first)
+		sc, err := ln.Accept(ctx)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		b := make([]byte, len(first))
+		io.ReadFull(sc, b)
+		fmt.Printf("channel %d: %s\n", sc.Index(), b)
+	}
+	// Output:
+	// channel 0: main
+	// channel 1: display
+}

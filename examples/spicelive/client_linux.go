@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/shakenfist/quicbench/examples/internal/bench"
+	"github.com/shakenfist/quicbench/examples/internal/spicetunnel"
+	"github.com/shakenfist/quicbench/spicelike/spiceproto"
+	"github.com/shakenfist/quicbench/spicelike/spicetrace"
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// ClientListen is where the tunnel's client end waits for spicy, inside
+// the client namespace.
+const ClientListen = "127.0.0.1:5900"
+
+// clientSpec is the client role's job: the tunnel's client end, spicy
+// under Xvfb connected to it, and the keystrokes.
+type clientSpec struct {
+	Arm      transport.Arm `json:"arm"`
+	Password string        `json:"password"`
+	Dir      string        `json:"dir"`
+	// Duration is how long keys are typed, one every KeyInterval, once the
+	// session has been up for Settle. SessionTimeout bounds the wait for
+	// the session to come up.
+	Duration       time.Duration `json:"duration_ns"`
+	KeyInterval    time.Duration `json:"key_interval_ns"`
+	Settle         time.Duration `json:"settle_ns"`
+	SessionTimeout time.Duration `json:"session_timeout_ns"`
+}
+
+// readiness watches the tunnel for a session that is up: the inputs
+// channel past its link stage, and a draw on the screen.
+type readiness struct {
+	inputs, drawn atomic.Bool
+	up            chan struct{}
+	once          atomic.Bool
+}
+
+func (r *readiness) event(e spicetunnel.Event) {
+	if e.Known && e.Type == spiceproto.ChannelInputs && e.Msg.Stage == spiceproto.StageData {
+		r.inputs.Store(true)
+	}
+	if e.Msg.Draw != nil && e.Msg.Draw.Primary {
+		r.drawn.Store(true)
+	}
+	if r.inputs.Load() && r.drawn.Load() && r.once.CompareAndSwap(false, true) {
+		close(r.up)
+	}
+}
+
+// runClient carries spicy's channels, waits for the session, types, and
+// takes a screenshot.
+func runClient(ctx context.Context, base bench.RoleBase, spec clientSpec, log *slog.Logger) (clientResult, error) {
+	var res clientResult
+	carrier, err := transport.DialCarrier(ctx, spec.Arm, base.Addr, base.Transport)
+	if err != nil {
+		return res, fmt.Errorf("the tunnel's carrier to %s: %w", base.Addr, err)
+	}
+	defer carrier.Close()
+	ln, err := net.Listen("tcp", ClientListen)
+	if err != nil {
+		return res, err
+	}
+	f, err := os.Create(filepath.Join(spec.Dir, clientTrace))
+	if err != nil {
+		return res, err
+	}
+	defer f.Close()
+	tracer, err := spicetunnel.NewTracer(f, spicetrace.SideClient, "arm "+string(spec.Arm))
+	if err != nil {
+		return res, err
+	}
+	ready := &readiness{up: make(chan struct{})}
+	end := &spicetunnel.ClientEnd{Listener: ln, Carrier: carrier, Trace: tracer, Log: log, Events: ready.event}
+	sctx, stopServe := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- end.Serve(sctx) }()
+
+	err = session(ctx, spec, tracer.Start(), ready, &res, log)
+	stopServe()
+	if serr := <-served; err == nil {
+		err = serr
+	}
+	st := carrier.State()
+	res.State, res.Channels = &st, end.Channels()
+	if ferr := tracer.Flush(); err == nil {
+		err = ferr
+	}
+	return res, err
+}
+
+// session runs Xvfb and spicy, and types once the session is up.
+func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *readiness, res *clientResult, log *slog.Logger) error {
+	logf, err := os.Create(filepath.Join(spec.Dir, "x-client.log"))
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	var progs []*program
+	defer func() { stopAll(progs) }()
+	xvfb, display, err := startXServer(ctx, "Xvfb", []string{"-screen", "0", "1280x1024x24", "-nolisten", "tcp"}, nil, logf)
+	if err != nil {
+		return fmt.Errorf("starting the client's X server (Xvfb): %w", err)
+	}
+	progs = append(progs, xvfb)
+	host, port, _ := net.SplitHostPort(ClientListen)
+	started := time.Now()
+	spicy, err := startProgram("spicy", []string{"-h", host, "-p", port, "-w", spec.Password}, []string{"DISPLAY=" + display}, logf)
+	if err != nil {
+		return err
+	}
+	progs = append(progs, spicy)
+	select {
+	case <-ready.up:
+		res.SessionUp = time.Since(started)
+		log.Info("the session is up", "after", res.SessionUp)
+	case <-spicy.done:
+		return fmt.Errorf("spicy exited before the session was up (%v; see x-client.log)", spicy.err)
+	case <-time.After(spec.SessionTimeout):
+		return fmt.Errorf("the session was not up within %v (inputs linked: %v, a draw seen: %v; see x-client.log and the traces)",
+			spec.SessionTimeout, ready.inputs.Load(), ready.drawn.Load())
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	win, _, err := windowRect(ctx, display, "spice display.*")
+	if err != nil {
+		return fmt.Errorf("spicy's window: %w", err)
+	}
+	if err := focus(ctx, display, win); err != nil {
+		return err
+	}
+	select {
+	case <-time.After(spec.Settle):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if err := typeKeys(ctx, spec, display, traceStart, res); err != nil {
+		return err
+	}
+	res.Screenshot = takeScreenshot(ctx, display, win, spec.Dir, log)
+	return nil
+}
+
+// typeKeys presses a key every KeyInterval for Duration: the letters in
+// turn, and Return after every 40th so the lines stay short.
+func typeKeys(ctx context.Context, spec clientSpec, display string, traceStart time.Time, res *clientResult) error {
+	tick := time.NewTicker(spec.KeyInterval)
+	defer tick.Stop()
+	start := time.Now()
+	res.TypingStart = start.Sub(traceStart)
+	for n := 0; time.Since(start) < spec.Duration; n++ {
+		k := string(rune('a' + n%26))
+		if n%41 == 40 {
+			k = "Return"
+		}
+		if _, err := xtool(ctx, display, 5*time.Second, "xdotool", "key", k); err != nil {
+			return err
+		}
+		res.Keys++
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	res.TypingEnd = time.Since(traceStart)
+	return nil
+}
+
+// takeScreenshot saves spicy's window win as a PNG with ImageMagick's
+// import, and returns its file name, or "" (with a warning) when it could
+// not.
+func takeScreenshot(ctx context.Context, display, win, dir string, log *slog.Logger) string {
+	if _, err := exec.LookPath("import"); err != nil {
+		log.Warn("no screenshot: ImageMagick's import is not installed (apt-get install imagemagick)")
+		return ""
+	}
+	path := filepath.Join(dir, screenshot)
+	if _, err := xtool(ctx, display, 20*time.Second, "import", "-window", win, path); err != nil {
+		log.Warn("no screenshot", "err", err)
+		return ""
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return ""
+	}
+	return screenshot
+}

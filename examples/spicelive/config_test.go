@@ -1,0 +1,97 @@
+package main
+
+import (
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakenfist/quicbench/transport"
+)
+
+func noEnv(string) string { return "" }
+
+func TestDefaultsAreTheHeadlinesCells(t *testing.T) {
+	c, summary, err := parseFlags(nil, io.Discard, noEnv)
+	if err != nil || summary {
+		t.Fatal(err, summary)
+	}
+	if want := []string{"80:10", "80:10:1", "150:2", "150:2:1"}; !slices.Equal(c.Profiles, want) {
+		t.Errorf("profiles %v, want %v", c.Profiles, want)
+	}
+	if want := []transport.Arm{transport.ArmTCP, transport.ArmQUIC, transport.ArmQUICPerChannel}; !slices.Equal(c.Arms, want) {
+		t.Errorf("arms %v", c.Arms)
+	}
+	if c.Repeats != 5 || c.Duration != 45*time.Second || c.Warmup != 5*time.Second || c.CC != "reno" {
+		t.Errorf("repeats %d, duration %v, warm-up %v, cc %s", c.Repeats, c.Duration, c.Warmup, c.CC)
+	}
+	plan := c.plan()
+	if len(plan) != 4*5*3*3 {
+		t.Fatalf("%d runs planned, want 180", len(plan))
+	}
+	// Interleaved: a cell's first repeat covers every arm and reading
+	// before its second begins.
+	if plan[0].Repeat != 1 || plan[8].Repeat != 1 || plan[9].Repeat != 2 || plan[1].Reading != ReadingReplay || plan[3].Arm != transport.ArmQUIC {
+		t.Errorf("plan does not interleave: %+v", plan[:10])
+	}
+}
+
+func TestEnvironmentAndControlDefaults(t *testing.T) {
+	env := map[string]string{"PROFILES": "20:50", "LOSSES": "2", "REPEATS": "3", "DURATION": "30", "WARMUP": "4", "WORKDIR": "x"}
+	c, _, err := parseFlags([]string{"-arms", "quic"}, io.Discard, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Profiles, []string{"20:50:2"}) || c.Repeats != 3 || c.Duration != 30*time.Second || c.Warmup != 4*time.Second || c.Workdir != "x" {
+		t.Errorf("from the environment: %+v", c)
+	}
+	c, _, err = parseFlags([]string{"-control", "-repeats", "2"}, io.Discard, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Profiles, []string{"10:100", "110:100"}) || !slices.Equal(c.Arms, []transport.Arm{transport.ArmTCP}) ||
+		!slices.Equal(c.Readings, []string{ReadingLive}) || !c.Control {
+		t.Errorf("control: %+v", c)
+	}
+	if c.readingDir(ReadingLive) != "results/spicelive/control" {
+		t.Errorf("the control's runs go to %s", c.readingDir(ReadingLive))
+	}
+}
+
+func TestFlagsSayWhatIsWrong(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-profiles", "80:10:1"}, "carries its own loss"},
+		{[]string{"-losses", "x"}, `loss "x"`},
+		{[]string{"-arms", "quic-priority"}, "no channel to prioritise"},
+		{[]string{"-arms", "tcp tcp"}, "names tcp twice"},
+		{[]string{"-readings", "recorded"}, `"recorded" is not a reading`},
+		{[]string{"-repeats", "0"}, "-repeats 0"},
+		{[]string{"-duration", "10", "-warmup", "10"}, "warm-up < duration"},
+		{[]string{"-duration", "soon"}, "neither seconds nor a duration"},
+		{[]string{"-key-interval", "10ms"}, "-key-interval 10ms"},
+		{[]string{"-backend", "tc"}, `-backend "tc"`},
+		{[]string{"-reference", "fast"}, "-reference"},
+		{[]string{"leftover"}, "unexpected arguments"},
+	} {
+		_, _, err := parseFlags(tc.args, io.Discard, noEnv)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want an error saying %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestDiffSettingsNamesWhatDiffers(t *testing.T) {
+	a, _, _ := parseFlags(nil, io.Discard, noEnv)
+	b, _, _ := parseFlags([]string{"-repeats", "3", "-key-interval", "1s"}, io.Discard, noEnv)
+	d := diffSettings(a, b)
+	if !strings.Contains(d, "repeats: 5 there, 3 asked") || !strings.Contains(d, "key_interval_ns") || strings.Contains(d, "profiles") {
+		t.Errorf("diff %q", d)
+	}
+	if diffSettings(a, a) != "" {
+		t.Error("a config differs from itself")
+	}
+}

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/shakenfist/quicbench/examples/internal/bench"
+	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/spicelike/spicetrace"
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// The live session's roles: this binary re-executed in the server
+// namespace (Xspice and the tunnel's server end) and in the client
+// namespace (the tunnel's client end, spicy, the keystrokes).
+var liveRoles = bench.RoleEnv{Role: "QUICBENCH_SPICELIVE_ROLE", Spec: "QUICBENCH_SPICELIVE_SPEC"}
+
+// liveSpec is either role's spec.
+type liveSpec struct {
+	bench.RoleBase
+	Server *serverSpec `json:"server,omitempty"`
+	Client *clientSpec `json:"client,omitempty"`
+}
+
+// liveResult is either role's result.
+type liveResult struct {
+	Role   string        `json:"role"`
+	Err    string        `json:"error,omitempty"`
+	Server *serverResult `json:"server,omitempty"`
+	Client *clientResult `json:"client,omitempty"`
+}
+
+// maybeRunRole does a live role's job and exits, if this process is one.
+// Call it first thing in main (and TestMain), after bench.MaybeRunRole.
+func maybeRunRole() {
+	bench.ServeRole(liveRoles, map[string]func(context.Context, liveSpec, *slog.Logger) (liveResult, error){
+		bench.RoleServer: func(ctx context.Context, spec liveSpec, log *slog.Logger) (liveResult, error) {
+			if spec.Server == nil {
+				return liveResult{}, errors.New("the server role's spec has no server part")
+			}
+			r, err := runServer(ctx, spec.RoleBase, *spec.Server, log)
+			return liveResult{Server: &r}, err
+		},
+		bench.RoleClient: func(ctx context.Context, spec liveSpec, log *slog.Logger) (liveResult, error) {
+			if spec.Client == nil {
+				return liveResult{}, errors.New("the client role's spec has no client part")
+			}
+			r, err := runClient(ctx, spec.RoleBase, *spec.Client, log)
+			return liveResult{Client: &r}, err
+		},
+	}, func(role string, res *liveResult, err error, log *slog.Logger) {
+		res.Role = role
+		if err != nil {
+			res.Err = err.Error()
+			log.Error("failed", "err", err)
+		}
+	})
+}
+
+// prepare gets the privilege to build links (re-executing into a user
+// namespace where that is how).
+func prepare() error { return shapedlink.Reexec() }
+
+// password is the session's fixed ticket: the session is a test rig on
+// addresses no one else reaches.
+const password = "quicbench"
+
+// measureLive makes one live run over a fresh link: Xspice in the server
+// namespace, spicy in the client namespace, the tunnel between them over
+// the job's arm, and the keys; then the key-to-draw analysis of the
+// client end's trace.
+func measureLive(ctx context.Context, c config, j job, dir string, run *results.Run, log *slog.Logger) (*liveRecord, error) {
+	_, prof, err := c.cell(j.Profile)
+	if err != nil {
+		return nil, err
+	}
+	rig, err := bench.NewRig(ctx, liveRoles, dir, prof, shapedlink.Options{Backend: shapedlink.Backend(c.Backend), Seed: c.Seed, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	defer rig.Close()
+	run.Link = rig.LinkRecord()
+	if run.Host, err = rig.HostRecord(&run.Link); err != nil {
+		log.Warn("host state", "err", err)
+	}
+	defer func() {
+		if sh, ok := rig.Link.ShaperStats(); ok {
+			run.Link.Shaper = &sh
+		}
+	}()
+	o := transport.Options{}
+	if j.Arm == transport.ArmTCP {
+		o.CongestionControl = c.CC
+	}
+	deadline := time.Now().Add(c.Duration + c.SessionTimeout + c.Settle + 2*time.Minute)
+	sbase, cbase, err := rig.RoleBases(o, deadline)
+	if err != nil {
+		return nil, err
+	}
+	if !j.Arm.IsQUIC() {
+		sbase.Transport.Certificate, cbase.Transport.Certificate = transport.Certificate{}, transport.Certificate{}
+	}
+	spiceAddr := net.JoinHostPort(rig.Link.ServerAddr().String(), strconv.Itoa(SpicePort))
+	sspec := liveSpec{RoleBase: sbase, Server: &serverSpec{Arm: j.Arm, SpiceAddr: spiceAddr, Password: password, Dir: dir, BusyInterval: c.BusyInterval}}
+	cspec := liveSpec{RoleBase: cbase, Client: &clientSpec{Arm: j.Arm, Password: password, Dir: dir, Duration: c.Duration,
+		KeyInterval: c.KeyInterval, Settle: c.Settle, SessionTimeout: c.SessionTimeout}}
+	defer rig.StopServer()
+	if err := rig.StartServer(ctx, sspec); err != nil {
+		return nil, err
+	}
+	cli, err := rig.StartClient(ctx, cspec)
+	if err != nil {
+		return nil, err
+	}
+	cliErr := cli.Wait()
+	rig.StopServer() // it writes its result on SIGTERM
+	sres, serr := bench.ReadResult[liveResult](sbase.Out)
+	cres, cerr := bench.ReadResult[liveResult](cbase.Out)
+	rec := &liveRecord{Server: sres.Server, Client: cres.Client}
+	switch {
+	case cerr != nil:
+		return rec, fmt.Errorf("the client role wrote no result (%v; exit: %v); see %s", cerr, cliErr, rig.LogPath(bench.RoleClient))
+	case cres.Err != "":
+		return rec, fmt.Errorf("client: %s (see client.log and x-client.log)", cres.Err)
+	case serr != nil:
+		return rec, fmt.Errorf("the server role wrote no result (%v); see %s", serr, rig.LogPath(bench.RoleServer))
+	case sres.Err != "":
+		return rec, fmt.Errorf("server: %s (see server.log and x-server.log)", sres.Err)
+	case rec.Server == nil || rec.Client == nil:
+		return rec, errors.New("a role's result has no measurement")
+	}
+	bench.RecordStates(run, rec.Server.State, rec.Client.State)
+	tr, err := readTrace(filepath.Join(dir, clientTrace))
+	if err != nil {
+		return rec, err
+	}
+	rec.Analysis = Analyse(tr, rec.Server.Typing, rec.Server.Busy, rec.Client.TypingStart)
+	fillRun(run, c, rec, tr)
+	return rec, nil
+}
+
+// fillRun puts a live run's figures into its run.json: the key-to-draw
+// samples as the round trips, the unanswered keys as timeouts, and the
+// display channel's goodput over the measured part of the typing.
+func fillRun(run *results.Run, c config, rec *liveRecord, tr *spicetrace.Trace) {
+	a := rec.Analysis
+	run.Samples = a.Samples
+	run.Timeouts = a.Unanswered
+	from := rec.Client.TypingStart + c.Warmup
+	to := rec.Client.TypingEnd
+	var window, total int64
+	for _, r := range tr.Records {
+		if r.ChannelType != "display" || r.Dir != spicetrace.ServerToClient {
+			continue
+		}
+		if r.T >= rec.Client.TypingStart && r.T < to {
+			total += int64(r.Size)
+			if r.T >= from {
+				window += int64(r.Size)
+			}
+		}
+	}
+	run.BulkBytes, run.BulkBytesTotal = window, total
+	if to > from {
+		run.ThroughputMbit = float64(window) * 8 / (to - from).Seconds() / 1e6
+	}
+	for _, ch := range rec.Client.Channels {
+		if ch.Error != "" {
+			run.ChannelErrors = append(run.ChannelErrors, fmt.Sprintf("client end, channel %d (%s): %s", ch.Channel, ch.ChannelType, ch.Error))
+		}
+		if ch.ParseError != "" {
+			run.ChannelErrors = append(run.ChannelErrors, fmt.Sprintf("client end, channel %d not followed: %s", ch.Channel, ch.ParseError))
+		}
+	}
+}
+
+func readTrace(path string) (*spicetrace.Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return spicetrace.Read(f)
+}

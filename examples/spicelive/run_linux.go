@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/shakenfist/quicbench/examples/internal/bench"
+	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/spicelike"
+	"github.com/shakenfist/quicbench/stats"
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// runAll makes every run of the plan not yet measured. A measured run is
+// skipped; a failed or corrupt one is set aside (r<N>.failed-<k>,
+// r<N>.corrupt-<k>) and redone; an interrupted one is not recorded and is
+// redone by the next invocation.
+func runAll(ctx context.Context, c config, progress io.Writer, log *slog.Logger) error {
+	release, err := claimWorkdir(c)
+	if err != nil {
+		return err
+	}
+	defer release()
+	plan := c.plan()
+	var replay *spicelike.Replay
+	var replayErr error
+	failed := 0
+	for i, j := range plan {
+		cell, prof, err := c.cell(j.Profile)
+		if err != nil {
+			return err
+		}
+		dir := results.RunDir(c.readingDir(j.Reading), cell, string(j.Arm), j.Repeat)
+		switch _, st, cerr := results.Check(dir, cell, string(j.Arm), j.Repeat); st {
+		case results.Measured:
+			continue
+		case results.FailedRun, results.Corrupt:
+			why := map[results.State]string{results.FailedRun: "failed", results.Corrupt: "corrupt"}[st]
+			if st == results.Corrupt {
+				log.Warn("a run record does not validate; it is set aside and the run redone", "dir", dir, "err", cerr)
+			}
+			if _, err := results.SetAside(dir, why); err != nil {
+				return err
+			}
+		}
+		if j.Reading == ReadingReplay && replay == nil && replayErr == nil {
+			fmt.Fprintf(progress, "recording the session to replay over %s (tcp arm)\n", c.Reference)
+			replay, replayErr = ensureReference(ctx, c, log)
+			if ctx.Err() != nil {
+				return fmt.Errorf("%w: while recording the reference session", bench.ErrInterrupted)
+			}
+			if replayErr != nil {
+				fmt.Fprintf(progress, "no reference recording, so no replay: %v\n", replayErr)
+			}
+		}
+		fmt.Fprintf(progress, "[%d/%d] %s %s %s r%d ... ", i+1, len(plan), j.Reading, j.Profile, j.Arm, j.Repeat)
+		run, err := runJob(ctx, c, j, cell, prof, dir, replay, replayErr, log)
+		switch {
+		case errors.Is(err, bench.ErrInterrupted):
+			fmt.Fprintln(progress, "interrupted; it is redone on the next run")
+			return err
+		case err != nil && run.Failed == "":
+			fmt.Fprintln(progress, "could not be recorded")
+			return fmt.Errorf("%s %s %s r%d: %w", j.Reading, j.Profile, j.Arm, j.Repeat, err)
+		case run.Failed != "":
+			failed++
+			fmt.Fprintf(progress, "FAILED: %s\n", run.Failed)
+		default:
+			fmt.Fprintln(progress, runLine(run, c.Warmup))
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%w: %d of %d runs failed (each run.json says why); the same command redoes them", errRunsFailed, failed, len(plan))
+	}
+	return nil
+}
+
+// runLine is a run's figures for the progress output.
+func runLine(run results.Run, warmup time.Duration) string {
+	s, err := stats.SummariseRepeat(run.StatsRepeat(), warmup)
+	if err != nil {
+		return fmt.Sprintf("measured, but: %v", err)
+	}
+	return fmt.Sprintf("p50 %.1f ms, p95 %.1f ms, %d samples, %d unanswered or timed out", ms64(s.P50), ms64(s.P95), s.N, run.Timeouts)
+}
+
+func ms64(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// runJob makes one run of any reading.
+func runJob(ctx context.Context, c config, j job, cell results.Cell, prof shapedlink.Profile, dir string,
+	replay *spicelike.Replay, replayErr error, log *slog.Logger) (results.Run, error) {
+	w := spicelike.Defaults()
+	w.Duration, w.Warmup = c.Duration, c.Warmup
+	switch j.Reading {
+	case ReadingLive:
+		return recordLive(ctx, c, j, cell, dir, log)
+	case ReadingReplay:
+		if replayErr != nil {
+			return bench.RecordRun(ctx, dir, bench.NewRun(cell, string(j.Arm), j.Repeat, w), log, func(*results.Run) error {
+				return fmt.Errorf("no session to replay: %w", replayErr)
+			}, nil)
+		}
+		w.Replay, w.Channels = replay, replay.ConfigChannels()
+	}
+	rc := bench.RunConfig{Cell: cell, Profile: prof, Arm: j.Arm, Repeat: j.Repeat, Workload: w, Workdir: c.readingDir(j.Reading),
+		Link: shapedlink.Options{Backend: shapedlink.Backend(c.Backend), Seed: c.Seed, Logger: log}, Logger: log}
+	run, err := bench.RunOne(ctx, rc)
+	if err != nil && run.Failed != "" {
+		return run, nil // recorded as failed
+	}
+	return run, err
+}
+
+// recordLive makes and records one live run, with its live.json.
+func recordLive(ctx context.Context, c config, j job, cell results.Cell, dir string, log *slog.Logger) (results.Run, error) {
+	w := spicelike.Config{Duration: c.Duration, Warmup: c.Warmup}
+	var rec *liveRecord
+	return bench.RecordRun(ctx, dir, bench.NewRun(cell, string(j.Arm), j.Repeat, w), log, func(run *results.Run) error {
+		var err error
+		rec, err = measureLive(ctx, c, j, dir, run, log)
+		return err
+	}, func(results.Run) error {
+		if rec == nil {
+			return nil
+		}
+		return results.WriteJSON(filepath.Join(dir, liveFile), rec)
+	})
+}
+
+// replayFile is the reference recording's replay, in the reference
+// directory.
+const replayFile = "replay.json"
+
+// ensureReference returns the session the replay reading plays: made
+// once per work directory, by a live run over the reference link (tcp
+// arm, no loss), and kept as replay.json beside it.
+func ensureReference(ctx context.Context, c config, log *slog.Logger) (*spicelike.Replay, error) {
+	dir := c.referenceDir()
+	var r spicelike.Replay
+	if err := results.ReadJSON(filepath.Join(dir, replayFile), &r); err == nil {
+		return &r, r.Validate()
+	}
+	cell, _, err := c.cell(c.Reference)
+	if err != nil {
+		return nil, err
+	}
+	j := job{Profile: c.Reference, Arm: transport.ArmTCP, Reading: ReadingLive, Repeat: 1}
+	run, err := recordLive(ctx, c, j, cell, dir, log)
+	switch {
+	case err != nil:
+		return nil, err
+	case run.Failed != "":
+		return nil, fmt.Errorf("the reference session failed: %s", run.Failed)
+	}
+	var rec liveRecord
+	if err := results.ReadJSON(filepath.Join(dir, liveFile), &rec); err != nil {
+		return nil, err
+	}
+	client, err := readTrace(filepath.Join(dir, clientTrace))
+	if err != nil {
+		return nil, err
+	}
+	server, err := readTrace(filepath.Join(dir, serverTrace))
+	if err != nil {
+		return nil, err
+	}
+	Analyse(client, rec.Server.Typing, rec.Server.Busy, rec.Client.TypingStart).Tag(client)
+	rp, err := spicelike.ReplayFromTraces(client, server, rec.Client.TypingStart, rec.Client.TypingEnd)
+	if err != nil {
+		return nil, err
+	}
+	rp.Source = fmt.Sprintf("the live session recorded over %s (tcp arm) in %s", c.Reference, dir)
+	return rp, results.WriteJSON(filepath.Join(dir, replayFile), rp)
+}
+
+// claimWorkdir makes and locks the work directory, and refuses one made
+// with other settings.
+func claimWorkdir(c config) (func(), error) {
+	if err := os.MkdirAll(c.Workdir, 0o755); err != nil {
+		return nil, err
+	}
+	release, err := results.Lock(c.Workdir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errWorkdir, err)
+	}
+	path := filepath.Join(c.Workdir, settingsFile)
+	var had config
+	switch rerr := results.ReadJSON(path, &had); {
+	case rerr == nil:
+		if diffs := diffSettings(had, c); len(diffs) > 0 {
+			err = fmt.Errorf("%w: %s was made with other settings (%s): give the same settings to resume it, or another -workdir",
+				errWorkdir, c.Workdir, diffs)
+		}
+	case errors.Is(rerr, os.ErrNotExist):
+		err = results.WriteJSON(path, c)
+	default:
+		err = fmt.Errorf("%w: %v (remove %s if the directory holds no runs you need)", errWorkdir, rerr, path)
+	}
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return release, nil
+}

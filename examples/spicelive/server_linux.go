@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/shakenfist/quicbench/examples/internal/bench"
+	"github.com/shakenfist/quicbench/examples/internal/spicetunnel"
+	"github.com/shakenfist/quicbench/spicelike/spicetrace"
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// xspiceConf is the Xorg configuration of Xspice's driver. Debian 12's own
+// /etc/X11/spiceqxl.xorg.conf does not start: without the buffer sizes
+// below the driver sizes its primary surface as 0 and Xorg aborts on a
+// corrupted heap; with them but without QXL_NUM_HEADS in the environment
+// it finds no output and Xorg crashes in xf86InitViewport. The sizes are
+// the driver's documented defaults; the screen is 1024x768.
+const xspiceConf = `Section "Device"
+    Identifier "XSPICE"
+    Driver "spiceqxl"
+    Option "SurfaceBufferSize" "128"
+    Option "CommandBufferSize" "128"
+    Option "FrameBufferSize" "16"
+EndSection
+Section "InputDevice"
+    Identifier "XSPICE POINTER"
+    Driver     "xspice pointer"
+EndSection
+Section "InputDevice"
+    Identifier "XSPICE KEYBOARD"
+    Driver     "xspice keyboard"
+EndSection
+Section "Monitor"
+    Identifier "Configured Monitor"
+EndSection
+Section "Screen"
+    Identifier   "XSPICE Screen"
+    Monitor      "Configured Monitor"
+    Device       "XSPICE"
+    DefaultDepth 24
+    SubSection "Display"
+        Modes "1024x768"
+    EndSubSection
+EndSection
+Section "ServerLayout"
+    Identifier "XSPICE"
+    Screen "XSPICE Screen"
+    InputDevice "XSPICE KEYBOARD"
+    InputDevice "XSPICE POINTER"
+EndSection
+Section "ServerFlags"
+    Option "AutoAddDevices" "False"
+EndSection
+`
+
+// The two xterms on Xspice's screen: one typed into, one redrawn all the
+// time. Their titles find them; their geometry is read back, not assumed.
+const (
+	typingTitle    = "qb-typing"
+	busyTitle      = "qb-busy"
+	typingGeometry = "80x24+0+0"
+	busyGeometry   = "80x10+0+400"
+)
+
+// SpicePort is where Xspice listens, on the server namespace's address.
+const SpicePort = 5900
+
+// serverSpec is the server role's job: Xspice with the two xterms, and
+// the tunnel's server end.
+type serverSpec struct {
+	Arm       transport.Arm `json:"arm"`
+	SpiceAddr string        `json:"spice_addr"`
+	Password  string        `json:"password"`
+	Dir       string        `json:"dir"`
+	// BusyInterval is the pause between the busy xterm's lines.
+	BusyInterval time.Duration `json:"busy_interval_ns"`
+}
+
+// runServer starts Xspice and its xterms, then carries the tunnel's
+// channels to it until told to stop.
+func runServer(ctx context.Context, base bench.RoleBase, spec serverSpec, log *slog.Logger) (serverResult, error) {
+	var res serverResult
+	logf, err := os.Create(filepath.Join(spec.Dir, "x-server.log"))
+	if err != nil {
+		return res, err
+	}
+	defer logf.Close()
+	var progs []*program
+	defer func() { stopAll(progs) }()
+	conf := filepath.Join(spec.Dir, "xspice.conf")
+	if err := os.WriteFile(conf, []byte(xspiceConf), 0o644); err != nil {
+		return res, err
+	}
+	host, port, err := net.SplitHostPort(spec.SpiceAddr)
+	if err != nil {
+		return res, fmt.Errorf("spice address %q: %w", spec.SpiceAddr, err)
+	}
+	env := []string{"XSPICE_ADDR=" + host, "XSPICE_PORT=" + port, "XSPICE_PASSWORD=" + spec.Password, "QXL_NUM_HEADS=1"}
+	xorg, display, err := startXServer(ctx, "Xorg", []string{"-config", conf, "-noreset", "-nolisten", "tcp",
+		"-logfile", filepath.Join(spec.Dir, "xorg.log")}, env, logf)
+	if err != nil {
+		return res, fmt.Errorf("starting Xspice: %w", err)
+	}
+	progs = append(progs, xorg)
+	res.Display = display
+	log.Info("Xspice is up", "display", display, "spice", spec.SpiceAddr)
+	denv := []string{"DISPLAY=" + display}
+	busyLoop := fmt.Sprintf(`n=0; while :; do n=$((n+1)); echo "busy line $n at $(date +%%T.%%N)"; sleep %s; done`,
+		strconv.FormatFloat(spec.BusyInterval.Seconds(), 'f', -1, 64))
+	for _, x := range [][]string{
+		{"-T", typingTitle, "-geometry", typingGeometry, "-e", "sh", "-c", "exec cat >/dev/null"},
+		{"-T", busyTitle, "-geometry", busyGeometry, "-e", "sh", "-c", busyLoop},
+	} {
+		p, err := startProgram("xterm", x, denv, logf)
+		if err != nil {
+			return res, err
+		}
+		progs = append(progs, p)
+	}
+	win, typing, err := windowRect(ctx, display, typingTitle)
+	if err != nil {
+		return res, fmt.Errorf("the typing xterm: %w", err)
+	}
+	if _, res.Busy, err = windowRect(ctx, display, busyTitle); err != nil {
+		return res, fmt.Errorf("the busy xterm: %w", err)
+	}
+	res.Typing = typing
+	if typing.Intersects(res.Busy) {
+		return res, fmt.Errorf("the typing xterm %+v and the busy one %+v overlap: their draws could not be told apart", typing, res.Busy)
+	}
+	// No window manager: focus stays where it is put.
+	if err := focus(ctx, display, win); err != nil {
+		return res, err
+	}
+	return serveTunnel(ctx, base, spec, res, log)
+}
+
+// serveTunnel runs the tunnel's server end until ctx ends.
+func serveTunnel(ctx context.Context, base bench.RoleBase, spec serverSpec, res serverResult, log *slog.Logger) (serverResult, error) {
+	ln, err := transport.ListenCarrier(ctx, spec.Arm, base.Addr, base.Transport)
+	if err != nil {
+		return res, fmt.Errorf("listening for carriers on %s: %w", base.Addr, err)
+	}
+	defer ln.Close()
+	f, err := os.Create(filepath.Join(spec.Dir, serverTrace))
+	if err != nil {
+		return res, err
+	}
+	defer f.Close()
+	tracer, err := spicetunnel.NewTracer(f, spicetrace.SideServer, "arm "+string(spec.Arm))
+	if err != nil {
+		return res, err
+	}
+	end := &spicetunnel.ServerEnd{Listener: ln, Trace: tracer, Log: log, Dial: func(ctx context.Context) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "tcp", spec.SpiceAddr)
+	}}
+	bench.SignalReady(ln.Addr())
+	err = end.Serve(ctx)
+	st := ln.State()
+	res.State, res.Channels = &st, end.Channels()
+	if ferr := tracer.Flush(); err == nil {
+		err = ferr
+	}
+	return res, err
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakenfist/quicbench/examples/internal/bench"
+	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
+	"github.com/shakenfist/quicbench/spicelike/spicetrace"
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// The runs re-execute the test binary as their roles.
+func TestMain(m *testing.M) {
+	bench.MaybeRunRole()
+	maybeRunRole()
+	os.Exit(m.Run())
+}
+
+// needLive skips a test that needs a live session where one cannot run.
+func needLive(t *testing.T) {
+	t.Helper()
+	if miss := missingPrograms(); miss != "" {
+		t.Skip("no live SPICE session here: " + miss)
+	}
+	shapedlinktest.Need(t)
+}
+
+// smokeConfig is a short live matrix: one fast link, one repeat.
+func smokeConfig(t *testing.T, profiles string, arms ...transport.Arm) config {
+	c := config{Arms: arms, Readings: []string{ReadingLive}, Repeats: 1, Duration: 5 * time.Second, Warmup: time.Second,
+		CC: "reno", KeyInterval: 250 * time.Millisecond, BusyInterval: 50 * time.Millisecond, Settle: 500 * time.Millisecond,
+		Reference: "1:100", Workdir: t.TempDir(), SessionTimeout: 30 * time.Second}
+	c.Profiles = strings.Fields(profiles)
+	return c
+}
+
+// ours lists the X servers, xterms and spicy processes a live run
+// starts, by the marks only this rig gives them.
+func ours(t *testing.T) []string {
+	out, err := exec.Command("ps", "-eo", "pid,args").Output()
+	if err != nil {
+		t.Skip("ps:", err)
+	}
+	var left []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "-w "+password) || strings.Contains(line, typingTitle) || strings.Contains(line, busyTitle) ||
+			strings.Contains(line, "xspice.conf") {
+			left = append(left, strings.TrimSpace(line))
+		}
+	}
+	return left
+}
+
+// TestLiveSmoke runs a real session (Xspice, spicy under Xvfb, keys by
+// xdotool) through each arm of the tunnel over a fast shaped link, and
+// checks that each was measured, that no key was answered faster than the
+// round trip, and that nothing it started is left running.
+func TestLiveSmoke(t *testing.T) {
+	needLive(t)
+	if left := ours(t); len(left) > 0 {
+		t.Skipf("a live session's programs are already running here: %v", left)
+	}
+	c := smokeConfig(t, "10:100", transport.ArmTCP, transport.ArmQUIC, transport.ArmQUICPerChannel)
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	var progress bytes.Buffer
+	if err := runAll(context.Background(), c, &progress, log); err != nil {
+		t.Fatalf("%v\n%s", err, progress.String())
+	}
+	t.Logf("test output:\n%s", progress.String())
+	cell, _, _ := c.cell("10:100")
+	for _, arm := range c.Arms {
+		dir := results.RunDir(c.readingDir(ReadingLive), cell, string(arm), 1)
+		run, st, err := results.Check(dir, cell, string(arm), 1)
+		if st != results.Measured {
+			t.Errorf("%s: %v %v %s", arm, st, err, run.Failed)
+			continue
+		}
+		var rec liveRecord
+		if err := results.ReadJSON(filepath.Join(dir, liveFile), &rec); err != nil {
+			t.Fatal(err)
+		}
+		a := rec.Analysis
+		// 5 s of keys every 250 ms: about 20, 16 after the warm-up, all
+		// answered on a fast link (fewer if a loaded machine slows xdotool).
+		if len(a.Samples) < 8 || a.Unanswered > 2 {
+			t.Errorf("%s: %d keys, %d measured, %d unanswered", arm, a.Keys, len(a.Samples), a.Unanswered)
+		}
+		for _, s := range a.Samples {
+			if s.RTT < 9*time.Millisecond {
+				t.Errorf("%s: a key answered after %v, faster than the 10 ms round trip", arm, s.RTT)
+			}
+		}
+		if a.BusyDraws == 0 || a.TypingDraws < len(a.Samples) {
+			t.Errorf("%s: %d busy draws and %d typing draws for %d keys", arm, a.BusyDraws, a.TypingDraws, len(a.Samples))
+		}
+		for _, f := range []string{clientTrace, serverTrace} {
+			tr, err := readTrace(filepath.Join(dir, f))
+			if err != nil {
+				t.Errorf("%s %s: %v", arm, f, err)
+				continue
+			}
+			if chans := tr.Channels(); len(chans) < 3 {
+				t.Errorf("%s %s: %d channels traced, want main, display and inputs at least", arm, f, len(chans))
+			}
+		}
+		if _, err := exec.LookPath("import"); err == nil && rec.Client.Screenshot == "" {
+			t.Errorf("%s: no screenshot", arm)
+		}
+		if rec.Client.State == nil || rec.Client.State.Arm != arm {
+			t.Errorf("%s: the client's carrier state says %+v", arm, rec.Client.State)
+		}
+	}
+	if left := ours(t); len(left) > 0 {
+		t.Errorf("left running: %v", left)
+	}
+}
+
+// TestLiveControl is the control: on a lossless link, the median
+// key-to-draw moves by the change of the round trip, no key is answered
+// faster than the round trip, and the busy area's draws, which would have
+// been faster, are not counted.
+func TestLiveControl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two live sessions; -short skips them")
+	}
+	needLive(t)
+	c := smokeConfig(t, defaultControlProfiles, transport.ArmTCP)
+	c.Control = true
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	var progress bytes.Buffer
+	if err := runAll(context.Background(), c, &progress, log); err != nil {
+		t.Fatalf("%v\n%s", err, progress.String())
+	}
+	var out bytes.Buffer
+	err := summarise(&out, c)
+	t.Logf("test output:\n%s", out.String())
+	if err != nil {
+		t.Error(err)
+	}
+}
+
+func TestParseGeometry(t *testing.T) {
+	win, r, err := parseGeometry("WINDOW=2097164\nX=0\nY=400\nWIDTH=484\nHEIGHT=134\nSCREEN=0\n")
+	if err != nil || win != "2097164" || r != (spicetrace.Rect{Top: 400, Left: 0, Bottom: 534, Right: 484}) {
+		t.Errorf("got %s %+v %v", win, r, err)
+	}
+	for _, bad := range []string{"", "WINDOW=1\nX=0\nY=0\nWIDTH=0\nHEIGHT=5\n", "X=0\nY=0\nWIDTH=4\nHEIGHT=5\n", "WINDOW=1\nY=0\nWIDTH=4\nHEIGHT=5\n"} {
+		if _, _, err := parseGeometry(bad); err == nil {
+			t.Errorf("parseGeometry(%q) took it", bad)
+		}
+	}
+}

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/stats"
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// series is one reading's runs of one arm in one cell, in repeat order.
+type series struct {
+	cell    results.Cell
+	reading string
+	arm     transport.Arm
+	runs    []results.Run
+}
+
+// loadSeries reads every reading's runs of the work directory.
+func loadSeries(c config) (map[string]map[string]map[transport.Arm]*series, []results.Cell, error) {
+	out := map[string]map[string]map[transport.Arm]*series{} // cell dir → reading → arm
+	var cells []results.Cell
+	readings := c.Readings
+	if c.Control {
+		readings = []string{ReadingLive}
+	}
+	for _, rd := range readings {
+		runs, err := results.Load(c.readingDir(rd))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // nothing of this reading yet
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, r := range runs {
+			d := r.Cell.Dir()
+			if out[d] == nil {
+				out[d] = map[string]map[transport.Arm]*series{}
+				cells = append(cells, r.Cell)
+			}
+			if out[d][rd] == nil {
+				out[d][rd] = map[transport.Arm]*series{}
+			}
+			s := out[d][rd][transport.Arm(r.Arm)]
+			if s == nil {
+				s = &series{cell: r.Cell, reading: rd, arm: transport.Arm(r.Arm)}
+				out[d][rd][transport.Arm(r.Arm)] = s
+			}
+			s.runs = append(s.runs, r)
+		}
+	}
+	for _, byReading := range out {
+		for _, byArm := range byReading {
+			for _, s := range byArm {
+				slices.SortFunc(s.runs, func(a, b results.Run) int { return cmp.Compare(a.Repeat, b.Repeat) })
+			}
+		}
+	}
+	slices.SortFunc(cells, func(a, b results.Cell) int {
+		if results.Less(a, b) {
+			return -1
+		}
+		if results.Less(b, a) {
+			return 1
+		}
+		return 0
+	})
+	return out, cells, nil
+}
+
+func (s *series) summarise(warmup time.Duration) (stats.Cell, error) {
+	reps := make([]stats.Repeat, len(s.runs))
+	for i, r := range s.runs {
+		reps[i] = r.StatsRepeat()
+	}
+	return stats.SummariseCell(reps, warmup)
+}
+
+func fms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond)) }
+
+// what each reading's round trip is, for the tables.
+var readingMeasures = map[string]string{
+	ReadingLive:      "key press to the first draw of the typing area, at the client end of the tunnel",
+	ReadingReplay:    "key press to its echo, the reference session's shape played by spicelike",
+	ReadingSynthetic: "64-byte echo beside a saturating channel (the headline's workload)",
+}
+
+// summarise writes the work directory's summary as markdown.
+func summarise(w io.Writer, c config) error {
+	all, cells, err := loadSeries(c)
+	if err != nil {
+		return err
+	}
+	if len(cells) == 0 {
+		return fmt.Errorf("no runs in %s yet", c.Workdir)
+	}
+	if c.Control {
+		return summariseControl(w, c, all, cells)
+	}
+	fmt.Fprintf(w, "# A real SPICE session over the arms\n\n")
+	fmt.Fprintf(w, "Each cell's figures are the median over repeats of each repeat's own percentile, in milliseconds; the spread is the "+
+		"highest minus the lowest repeat p95, and a verdict reads an arm against tcp by the headline's rule (stats.Compare): "+
+		"a difference within the wider spread is unresolved. The first %v of each run is left out.\n\n", c.Warmup)
+	for _, rd := range c.Readings {
+		fmt.Fprintf(w, "- %s: %s\n", rd, readingMeasures[rd])
+	}
+	fmt.Fprintln(w)
+	for _, cell := range cells {
+		fmt.Fprintf(w, "## %s, %s%% loss\n\n", cell.Title(), num(cell.LossPct))
+		byReading := all[cell.Dir()]
+		cellTable(w, c, byReading)
+		verdictTable(w, c, byReading)
+		repeatTable(w, c, byReading)
+	}
+	return nil
+}
+
+func num(f float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", f), "0"), ".")
+}
+
+func cellTable(w io.Writer, c config, byReading map[string]map[transport.Arm]*series) {
+	fmt.Fprintln(w, "| reading | arm | repeats | p50 | p95 | p99 | p95 spread | p95 range | samples/run | unanswered or timed out | display Mbit/s |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, rd := range c.Readings {
+		for _, arm := range c.Arms {
+			s := byReading[rd][arm]
+			if s == nil {
+				continue
+			}
+			sc, err := s.summarise(c.Warmup)
+			if err != nil {
+				fmt.Fprintf(w, "| %s | %s | 0 of %d | - | - | - | - | - | - | %d | - |\n", rd, arm, len(s.runs), sc.Timeouts)
+				continue
+			}
+			rep := fmt.Sprintf("%d", sc.Measured)
+			if sc.Unmeasured > 0 {
+				rep = fmt.Sprintf("%d of %d", sc.Measured, sc.Measured+sc.Unmeasured)
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s-%s | %.0f | %d | %.2f |\n", rd, arm, rep,
+				fms(sc.P50), fms(sc.P95), fms(sc.P99), fms(sc.Spread), fms(sc.P95Min), fms(sc.P95Max), sc.SamplesPerRun, sc.Timeouts, sc.Throughput.Median)
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+func verdictTable(w io.Writer, c config, byReading map[string]map[transport.Arm]*series) {
+	var rows []string
+	for _, rd := range c.Readings {
+		base := byReading[rd][transport.ArmTCP]
+		if base == nil {
+			continue
+		}
+		a, err := base.summarise(c.Warmup)
+		if err != nil {
+			continue
+		}
+		for _, arm := range c.Arms {
+			s := byReading[rd][arm]
+			if arm == transport.ArmTCP || s == nil {
+				continue
+			}
+			b, err := s.summarise(c.Warmup)
+			if err != nil {
+				continue
+			}
+			cmpr, err := stats.Compare(a, b)
+			if err != nil {
+				continue
+			}
+			reason := cmpr.Reason
+			if cmpr.U.Note != "" {
+				reason = strings.TrimSpace(reason + " " + cmpr.U.Note)
+			}
+			rows = append(rows, fmt.Sprintf("| %s | %s against tcp | %+.1f | %s | %s | %.3f | %s |", rd, arm,
+				float64(cmpr.Delta)/float64(time.Millisecond), fms(cmpr.Threshold), cmpr.Verdict, cmpr.U.P, reason))
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "| reading | comparison | p95 delta | threshold | verdict | Mann-Whitney p | note |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, strings.Join(rows, "\n"))
+	fmt.Fprintln(w)
+}
+
+func repeatTable(w io.Writer, c config, byReading map[string]map[transport.Arm]*series) {
+	fmt.Fprintf(w, "Each repeat's own p50 / p95:\n\n| reading | arm |")
+	for r := 1; r <= c.Repeats; r++ {
+		fmt.Fprintf(w, " r%d |", r)
+	}
+	fmt.Fprintf(w, "\n|---|---|%s\n", strings.Repeat("---|", c.Repeats))
+	for _, rd := range c.Readings {
+		for _, arm := range c.Arms {
+			s := byReading[rd][arm]
+			if s == nil {
+				continue
+			}
+			cells := make([]string, c.Repeats)
+			for i := range cells {
+				cells[i] = " |"
+			}
+			for _, run := range s.runs {
+				if run.Repeat < 1 || run.Repeat > c.Repeats {
+					continue
+				}
+				v := " failed |"
+				if run.Failed == "" {
+					if sum, err := stats.SummariseRepeat(run.StatsRepeat(), c.Warmup); err == nil {
+						v = fmt.Sprintf(" %s / %s |", fms(sum.P50), fms(sum.P95))
+					} else {
+						v = " no sample |"
+					}
+				}
+				cells[run.Repeat-1] = v
+			}
+			fmt.Fprintf(w, "| %s | %s |%s\n", rd, arm, strings.Join(cells, ""))
+		}
+	}
+	fmt.Fprintln(w)
+}

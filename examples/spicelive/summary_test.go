@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/stats"
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// fakeRun is a measured run whose samples after a 1 s warm-up are base,
+// base+1ms, ..., base+19ms.
+func fakeRun(cell results.Cell, arm transport.Arm, repeat int, base time.Duration) results.Run {
+	r := results.Run{Schema: results.SchemaVersion, Cell: cell, Arm: string(arm), Repeat: repeat,
+		Started: time.Unix(1e9, 0), Finished: time.Unix(1e9+30, 0), Duration: 10 * time.Second, Warmup: time.Second}
+	for i := range 20 {
+		r.Samples = append(r.Samples, stats.Sample{Offset: time.Second + time.Duration(i)*100*time.Millisecond, RTT: base + time.Duration(i)*time.Millisecond})
+	}
+	return r
+}
+
+func writeRuns(t *testing.T, c config, reading string, arm transport.Arm, cell results.Cell, bases ...time.Duration) {
+	t.Helper()
+	for i, b := range bases {
+		r := fakeRun(cell, arm, i+1, b)
+		if err := results.WriteJSON(filepath.Join(results.RunDir(c.readingDir(reading), cell, string(arm), i+1), results.RunFile), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestSummaryReadsEveryReadingWithTheHeadlinesRule(t *testing.T) {
+	c := config{Workdir: t.TempDir(), Readings: allReadings, Arms: []transport.Arm{transport.ArmTCP, transport.ArmQUIC}, Repeats: 3, Warmup: time.Second}
+	cell, _, _ := c.cell("80:10:1")
+	cell.CC = "reno"
+	ms := func(n float64) time.Duration { return time.Duration(n * float64(time.Millisecond)) }
+	// live: quic 60 ms worse with spreads of 2 ms: worse.
+	writeRuns(t, c, ReadingLive, transport.ArmTCP, cell, ms(80), ms(81), ms(82))
+	writeRuns(t, c, ReadingLive, transport.ArmQUIC, cell, ms(140), ms(141), ms(142))
+	// replay: 5 ms apart with a 30 ms spread: unresolved.
+	writeRuns(t, c, ReadingReplay, transport.ArmTCP, cell, ms(80), ms(110), ms(95))
+	writeRuns(t, c, ReadingReplay, transport.ArmQUIC, cell, ms(85), ms(86), ms(87))
+	// synthetic: quic better.
+	writeRuns(t, c, ReadingSynthetic, transport.ArmTCP, cell, ms(170), ms(171), ms(172))
+	writeRuns(t, c, ReadingSynthetic, transport.ArmQUIC, cell, ms(160), ms(161), ms(160.5))
+	var out bytes.Buffer
+	if err := summarise(&out, c); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{
+		"## 80 ms / 10 Mbit, 1% loss",
+		"| live | quic against tcp | +60.0 | 2.0 | worse |",
+		"| replay | quic against tcp | -9.0 | 30.0 | unresolved |",
+		"| synthetic | quic against tcp | -10.5 | 2.0 | better |",
+		// By nearest rank, the p50 of base..base+19 is base+9 and the p95
+		// base+18; the cell's are the medians over the repeats.
+		"| live | tcp | 3 | 90.0 | 99.0 | 100.0 | 2.0 | 98.0-100.0 | 20 | 0 |",
+		"| live | quic | 149.0 / 158.0 | 150.0 / 159.0 | 151.0 / 160.0 |",
+		"| replay | tcp | 3 | 104.0 | 113.0 | 114.0 | 30.0 | 98.0-128.0 |",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestControlChecks(t *testing.T) {
+	ms := func(n float64) time.Duration { return time.Duration(n * float64(time.Millisecond)) }
+	good := []controlCell{
+		{Profile: "110:100", RTT: ms(110), P50: ms(113), Min: ms(110.4), MinAllDraws: ms(6)},
+		{Profile: "10:100", RTT: ms(10), P50: ms(12), Min: ms(10.3), MinAllDraws: ms(3)},
+	}
+	for _, k := range checkControl(good) {
+		if !k.Pass {
+			t.Errorf("a good control fails: %s (%s)", k.What, k.Why)
+		}
+	}
+	for name, change := range map[string]func([]controlCell){
+		"busy draws counted": func(cs []controlCell) { cs[0].Min = ms(8) },
+		"no busy draws":      func(cs []controlCell) { cs[1].MinAllDraws = ms(10.3) },
+		"delay not moved":    func(cs []controlCell) { cs[0].P50 = ms(60) },
+		"delay doubled":      func(cs []controlCell) { cs[0].P50 = ms(220) },
+	} {
+		cs := []controlCell{good[0], good[1]}
+		change(cs)
+		failed := 0
+		for _, k := range checkControl(cs) {
+			if !k.Pass {
+				failed++
+			}
+		}
+		if failed != 1 {
+			t.Errorf("%s: %d checks fail, want 1", name, failed)
+		}
+	}
+}
+
+func TestSummaryOfNothing(t *testing.T) {
+	c := config{Workdir: t.TempDir(), Readings: allReadings, Arms: []transport.Arm{transport.ArmTCP}, Repeats: 1}
+	if err := summarise(&bytes.Buffer{}, c); err == nil || !strings.Contains(err.Error(), "no runs") {
+		t.Errorf("an empty work directory: %v", err)
+	}
+	c.Control = true
+	if err := summarise(&bytes.Buffer{}, c); err == nil || errors.Is(err, errControlFailed) {
+		t.Errorf("an empty control: %v", err)
+	}
+}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/shakenfist/quicbench/examples/internal/spicetunnel"
+	"github.com/shakenfist/quicbench/spicelike/spicetrace"
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// config is what the command line asks for.
+type config struct {
+	end     string // "client" or "server"
+	arm     transport.Arm
+	listen  string
+	server  string // client end: the server end's address
+	spice   string // server end: spice-server's address
+	cert    string
+	key     string
+	trace   string
+	capture string
+	cc      string
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	fs := flag.NewFlagSet("spicetunnel", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	end := fs.String("end", "", "which end to run: client (where the SPICE client connects) or server (next to spice-server)")
+	arm := fs.String("arm", "tcp", "how channels are carried: tcp, quic or quic-per-channel")
+	listen := fs.String("listen", "", "address to listen on: the SPICE client's (client end) or the carrier's (server end)")
+	server := fs.String("server", "", "client end: the server end's address")
+	spice := fs.String("spice", "", "server end: spice-server's address (plain TCP, not its TLS port)")
+	cert := fs.String("cert", "", "QUIC arms: the certificate (PEM); the server end makes it, with -key, when neither file exists")
+	key := fs.String("key", "", "QUIC arms, server end: the certificate's private key (PEM)")
+	trace := fs.String("trace", "", "write the message trace (JSON lines) to this file; empty for none")
+	capture := fs.String("capture", "", "write every connection's raw bytes into this existing directory (ch<N>-c2s.bin, ch<N>-s2c.bin)")
+	cc := fs.String("cc", "", "tcp arm: TCP congestion control of the carrier's connections (empty: the host default, recorded)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: spicetunnel -end client|server [flags]\n\n"+
+			"Carries a SPICE session's channels over a transport arm and traces every message.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return config{}, err
+	}
+	if fs.NArg() > 0 {
+		return config{}, fmt.Errorf("unexpected arguments %q: every option is a flag", fs.Args())
+	}
+	c := config{end: *end, listen: *listen, server: *server, spice: *spice, cert: *cert, key: *key, trace: *trace, capture: *capture, cc: *cc}
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	a, err := transport.ParseArm(*arm)
+	switch {
+	case err != nil:
+		errs = append(errs, err)
+	case a == transport.ArmQUICPriority:
+		bad("-arm %s: channels arrive over time, so there is no channel to prioritise; use tcp, quic or quic-per-channel", a)
+	}
+	c.arm = a
+	if c.listen == "" {
+		bad("-listen is empty: give the address to listen on, e.g. -listen 127.0.0.1:5900")
+	}
+	switch c.end {
+	case "client":
+		if c.server == "" {
+			bad("-end client needs -server, the server end's address")
+		}
+		if c.arm.IsQUIC() && c.cert == "" {
+			bad("-arm %s needs -cert, the server end's certificate file", c.arm)
+		}
+	case "server":
+		if c.spice == "" {
+			bad("-end server needs -spice, spice-server's address")
+		}
+		if c.arm.IsQUIC() && (c.cert == "" || c.key == "") {
+			bad("-arm %s needs -cert and -key (made when neither file exists)", c.arm)
+		}
+	default:
+		bad("-end %q: want client or server", c.end)
+	}
+	if c.cc != "" && c.arm.IsQUIC() {
+		bad("-cc applies to the tcp arm only: quic-go's congestion control is fixed (%s)", transport.QUICCongestionControl)
+	}
+	return c, errors.Join(errs...)
+}
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	c, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "spicetunnel:", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log := slog.New(slog.NewTextHandler(stderr, nil)).With("end", c.end)
+	stats, err := runEnd(ctx, c, log)
+	if err != nil {
+		fmt.Fprintln(stderr, "spicetunnel:", err)
+		return 1
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(stats)
+	return 0
+}
+
+// runEnd runs the configured end until ctx ends and returns what every
+// channel carried.
+func runEnd(ctx context.Context, c config, log *slog.Logger) ([]spicetunnel.ChannelStats, error) {
+	o := transport.Options{CongestionControl: c.cc}
+	if c.arm.IsQUIC() {
+		cert, err := loadCertificate(c)
+		if err != nil {
+			return nil, err
+		}
+		o.Certificate = cert
+	}
+	var tracer *spicetunnel.Tracer
+	if c.trace != "" {
+		f, err := os.Create(c.trace)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if tracer, err = spicetunnel.NewTracer(f, c.end, "arm "+string(c.arm)); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err := tracer.Flush(); err != nil {
+				log.Error("writing the trace", "file", c.trace, "err", err)
+			}
+		}()
+	}
+	if c.end == spicetrace.SideServer {
+		ln, err := transport.ListenCarrier(ctx, c.arm, c.listen, o)
+		if err != nil {
+			return nil, err
+		}
+		defer ln.Close()
+		log.Info("listening for carriers", "arm", c.arm, "addr", ln.Addr().String(), "spice", c.spice)
+		end := &spicetunnel.ServerEnd{Listener: ln, Trace: tracer, Log: log, CaptureDir: c.capture, Dial: func(ctx context.Context) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "tcp", c.spice)
+		}}
+		err = end.Serve(ctx)
+		return end.Channels(), err
+	}
+	carrier, err := transport.DialCarrier(ctx, c.arm, c.server, o)
+	if err != nil {
+		return nil, err
+	}
+	defer carrier.Close()
+	ln, err := net.Listen("tcp", c.listen)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("listening for the SPICE client", "arm", c.arm, "addr", ln.Addr().String(), "server", c.server)
+	end := &spicetunnel.ClientEnd{Listener: ln, Carrier: carrier, Trace: tracer, Log: log, CaptureDir: c.capture}
+	err = end.Serve(ctx)
+	return end.Channels(), err
+}
+
+// loadCertificate reads the certificate (and, on the server end, its key),
+// making and writing a new pair on the server end when neither file
+// exists.
+func loadCertificate(c config) (transport.Certificate, error) {
+	certPEM, cerr := os.ReadFile(c.cert)
+	if c.end == spicetrace.SideClient {
+		if cerr != nil {
+			return transport.Certificate{}, fmt.Errorf("reading -cert: %w (the server end writes it)", cerr)
+		}
+		return transport.Certificate{CertPEM: certPEM}, nil
+	}
+	keyPEM, kerr := os.ReadFile(c.key)
+	switch {
+	case cerr == nil && kerr == nil:
+		return transport.Certificate{CertPEM: certPEM, KeyPEM: keyPEM}, nil
+	case errors.Is(cerr, os.ErrNotExist) && errors.Is(kerr, os.ErrNotExist):
+		cert, err := transport.NewCertificate()
+		if err != nil {
+			return cert, err
+		}
+		if err := os.WriteFile(c.key, cert.KeyPEM, 0o600); err != nil {
+			return cert, err
+		}
+		return cert, os.WriteFile(c.cert, cert.CertPEM, 0o644)
+	case cerr != nil:
+		return transport.Certificate{}, fmt.Errorf("reading -cert: %w (remove both files to have new ones made)", cerr)
+	default:
+		return transport.Certificate{}, fmt.Errorf("reading -key: %w (remove both files to have new ones made)", kerr)
+	}
+}
