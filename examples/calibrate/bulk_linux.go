@@ -88,75 +88,8 @@ func bulk(ctx context.Context, l *shapedlink.Link, cc string, big bool, d time.D
 		return fail(err)
 	}
 	defer ln.Close()
-	type got struct {
-		bytes, wire int64 // in-order bytes received; bytes the shaper forwarded
-		wireOK      bool
-		dur         time.Duration
-		err         error
-	}
-	// forwarded is what the emulator wrote towards the client so far, the
-	// bytes that crossed the wire; false with netem.
-	forwarded := func() (int64, bool) {
-		sh, ok := l.ShaperStats()
-		if !ok || len(sh.Directions) == 0 {
-			return 0, false
-		}
-		return int64(sh.Directions[0].ForwardedBytes), true
-	}
-	res := make(chan got, 1)
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			res <- got{err: err}
-			return
-		}
-		defer c.Close()
-		_ = c.(*net.TCPConn).SetLinger(0)
-		// Goodput from the receiving kernel's own count of in-order bytes
-		// (tcpi_bytes_received), so the application's read timing does
-		// not matter.
-		received := func() (int64, error) {
-			rc, err := c.(*net.TCPConn).SyscallConn()
-			if err != nil {
-				return 0, err
-			}
-			var v int64
-			var ierr error
-			err = rc.Control(func(fd uintptr) {
-				var info *unix.TCPInfo
-				info, ierr = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO)
-				if ierr == nil {
-					v = int64(info.Bytes_received)
-				}
-			})
-			if err == nil {
-				err = ierr
-			}
-			return v, err
-		}
-		go func() {
-			buf := make([]byte, 256<<10)
-			for {
-				if _, err := c.Read(buf); err != nil {
-					return
-				}
-			}
-		}()
-		start := time.Now()
-		time.Sleep(d / 3)
-		b0, err := received()
-		w0, ok0 := forwarded()
-		t0 := time.Now()
-		time.Sleep(d - d/3)
-		b1, err1 := received()
-		w1, ok1 := forwarded()
-		t1 := time.Now()
-		if err == nil {
-			err = err1
-		}
-		_ = start
-		res <- got{bytes: b1 - b0, wire: w1 - w0, wireOK: ok0 && ok1, dur: t1.Sub(t0), err: err}
-	}()
+	res := make(chan bulkWindow, 1)
+	go bulkReceive(l, ln, d, res)
 	dialer := net.Dialer{Timeout: 10 * time.Second, Control: func(_, _ string, c syscall.RawConn) error { return setSockopts(c, cc, sndOpt, &sndCapped) }}
 	var conn net.Conn
 	if err := l.Server().Do(func() (err error) {
@@ -177,15 +110,8 @@ func bulk(ctx context.Context, l *shapedlink.Link, cc string, big bool, d time.D
 	}
 	// Abort at close: no draining a 32 MiB send buffer into the next test.
 	_ = conn.(*net.TCPConn).SetLinger(0)
-	go func() {
-		buf := make([]byte, 64<<10)
-		for {
-			if _, err := conn.Write(buf); err != nil {
-				return
-			}
-		}
-	}()
-	var g got
+	go saturate(conn)
+	var g bulkWindow
 	select {
 	case g = <-res:
 	case <-ctx.Done():
@@ -207,4 +133,88 @@ func bulk(ctx context.Context, l *shapedlink.Link, cc string, big bool, d time.D
 	}
 	checkWire(&b, maxWirePct(g.dur, rate))
 	return b
+}
+
+// bulkWindow is what a bulk flow's receiving end counted over its window.
+type bulkWindow struct {
+	bytes, wire int64 // in-order bytes received; bytes the shaper forwarded
+	wireOK      bool
+	dur         time.Duration
+	err         error
+}
+
+// bulkReceive accepts the bulk flow on ln, reads it until the end, and
+// sends on res what crossed over the window after the first third of d.
+func bulkReceive(l *shapedlink.Link, ln net.Listener, d time.Duration, res chan<- bulkWindow) {
+	c, err := ln.Accept()
+	if err != nil {
+		res <- bulkWindow{err: err}
+		return
+	}
+	defer c.Close()
+	tc := c.(*net.TCPConn)
+	_ = tc.SetLinger(0)
+	go func() {
+		buf := make([]byte, 256<<10)
+		for {
+			if _, err := c.Read(buf); err != nil {
+				return
+			}
+		}
+	}()
+	time.Sleep(d / 3)
+	b0, err := bytesReceived(tc)
+	w0, ok0 := forwardedDown(l)
+	t0 := time.Now()
+	time.Sleep(d - d/3)
+	b1, err1 := bytesReceived(tc)
+	w1, ok1 := forwardedDown(l)
+	t1 := time.Now()
+	if err == nil {
+		err = err1
+	}
+	res <- bulkWindow{bytes: b1 - b0, wire: w1 - w0, wireOK: ok0 && ok1, dur: t1.Sub(t0), err: err}
+}
+
+// bytesReceived is the receiving kernel's own count of c's in-order bytes
+// (tcpi_bytes_received): goodput from it does not depend on when the
+// application reads.
+func bytesReceived(c *net.TCPConn) (int64, error) {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var v int64
+	var ierr error
+	err = rc.Control(func(fd uintptr) {
+		var info *unix.TCPInfo
+		info, ierr = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO)
+		if ierr == nil {
+			v = int64(info.Bytes_received)
+		}
+	})
+	if err == nil {
+		err = ierr
+	}
+	return v, err
+}
+
+// forwardedDown is what the emulator wrote towards the client so far, the
+// bytes that crossed the wire; false with netem.
+func forwardedDown(l *shapedlink.Link) (int64, bool) {
+	sh, ok := l.ShaperStats()
+	if !ok || len(sh.Directions) == 0 {
+		return 0, false
+	}
+	return int64(sh.Directions[0].ForwardedBytes), true
+}
+
+// saturate writes to conn as fast as it takes data, until a write fails.
+func saturate(conn net.Conn) {
+	buf := make([]byte, 64<<10)
+	for {
+		if _, err := conn.Write(buf); err != nil {
+			return
+		}
+	}
 }
