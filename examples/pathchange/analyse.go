@@ -122,23 +122,9 @@ const changeBegins = "path change begins"
 func Analyse(cell results.Cell, arm string, repeat int, c changeSpec, cres, sres roleResult, link []Event) Record {
 	rec := Record{Cell: cell, Arm: arm, Repeat: repeat, Order: c.Order, ConfiguredAt: c.At,
 		Migration: cres.Migration}
-	var evs []Event
-	evs = append(evs, cres.Events...)
-	evs = append(evs, sres.Events...)
-	evs = append(evs, link...)
-	sort.SliceStable(evs, func(i, j int) bool { return evs[i].At.Before(evs[j].At) })
-
-	var changeTime time.Time
-	for _, e := range cres.Events {
-		if strings.HasPrefix(e.What, changeBegins) {
-			changeTime = e.At
-			rec.ChangeSeen = true
-			break
-		}
-		if strings.HasPrefix(e.What, "path change") {
-			break
-		}
-	}
+	evs := inTimeOrder(cres.Events, sres.Events, link)
+	changeTime, seen := changeBegan(cres.Events)
+	rec.ChangeSeen = seen
 	cl := cres.Client
 	if cl == nil {
 		rec.Why = "the client measured nothing"
@@ -156,40 +142,10 @@ func Analyse(cell results.Cell, arm string, repeat int, c changeSpec, cres, sres
 	}
 	rec.Events = evs
 	rec.OldAddr, rec.NewAddr = c.OldAddr, c.NewAddr
-
-	// Where the server sent, from its own polling.
-	for _, e := range sres.Events {
-		addrs, ok := strings.CutPrefix(e.What, "peer address ")
-		if !ok {
-			continue
-		}
-		rec.ServerPeers = append(rec.ServerPeers, addrs)
-		if rec.ServerOnPath == nil && cres.Migration != nil && len(cres.Migration.Paths) > 0 && cres.Migration.Paths[0].To != "" &&
-			strings.Contains(" "+addrs+" ", " "+cres.Migration.Paths[0].To+" ") {
-			d := e.At.Sub(changeTime)
-			rec.ServerOnPath = &d
-		}
-		if rec.ServerMoved == nil && c.NewAddr != "" && allOn(addrs, c.NewAddr) && e.At.After(changeTime.Add(-time.Second)) {
-			d := e.At.Sub(changeTime)
-			rec.ServerMoved = &d
-		}
-	}
+	rec.serverPaths(sres.Events, cres.Migration, c.NewAddr, changeTime)
 
 	end := cl.End.Sub(cl.Start)
-	// The old address may go some time after the change begins (after
-	// QUIC's migration in make-first runs, or after a descheduled client
-	// got round to asking); echoes that complete in between prove
-	// nothing about surviving its loss.
-	disrupt := rec.ChangeAt
-	for _, e := range link {
-		if strings.HasPrefix(e.What, "old client address removed") {
-			if d := e.At.Sub(cl.Start); d > disrupt {
-				disrupt = d
-			}
-			break
-		}
-	}
-	rec.Stall = stallOf(cl.Samples, rec.ChangeAt, disrupt, end)
+	rec.Stall = stallOf(cl.Samples, rec.ChangeAt, oldAddressGone(link, cl.Start, rec.ChangeAt), end)
 	for _, s := range cl.Samples {
 		if s.Offset >= rec.ChangeAt-aroundBefore && s.Offset <= rec.ChangeAt+aroundAfter {
 			rec.Around = append(rec.Around, spicelike.Sample{Offset: s.Offset - rec.ChangeAt, RTT: s.RTT})
@@ -199,11 +155,89 @@ func Analyse(cell results.Cell, arm string, repeat int, c changeSpec, cres, sres
 	for _, o := range cl.TimeoutOffsets {
 		rec.TimeoutOffsets = append(rec.TimeoutOffsets, o-rec.ChangeAt)
 	}
+	rec.noticed(cl, cres.Events, sres, changeTime)
+	rec.channelErrors(cl, cres, sres)
+	rec.TCPEnd = tcpEnds(cres.State, sres.State, changeTime)
+	rec.Survived, rec.Why = survived(rec)
+	return rec
+}
+
+// inTimeOrder is every event the client, the server and the link
+// recorded, in time order.
+func inTimeOrder(client, server, link []Event) []Event {
+	var evs []Event
+	evs = append(evs, client...)
+	evs = append(evs, server...)
+	evs = append(evs, link...)
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].At.Before(evs[j].At) })
+	return evs
+}
+
+// changeBegan is when the client's events say the change began; false
+// when the first path change event the client recorded is not its
+// beginning, or there is none.
+func changeBegan(client []Event) (time.Time, bool) {
+	for _, e := range client {
+		if strings.HasPrefix(e.What, changeBegins) {
+			return e.At, true
+		}
+		if strings.HasPrefix(e.What, "path change") {
+			break
+		}
+	}
+	return time.Time{}, false
+}
+
+// serverPaths reads, from the server's own polling, every address set it
+// sent to, when it first sent on the client's new QUIC path and when it
+// first sent only to the new address (relative to the change).
+func (rec *Record) serverPaths(server []Event, mig *transport.MigrationResult, newAddr string, changeTime time.Time) {
+	for _, e := range server {
+		addrs, ok := strings.CutPrefix(e.What, "peer address ")
+		if !ok {
+			continue
+		}
+		rec.ServerPeers = append(rec.ServerPeers, addrs)
+		if rec.ServerOnPath == nil && mig != nil && len(mig.Paths) > 0 && mig.Paths[0].To != "" &&
+			strings.Contains(" "+addrs+" ", " "+mig.Paths[0].To+" ") {
+			d := e.At.Sub(changeTime)
+			rec.ServerOnPath = &d
+		}
+		if rec.ServerMoved == nil && newAddr != "" && allOn(addrs, newAddr) && e.At.After(changeTime.Add(-time.Second)) {
+			d := e.At.Sub(changeTime)
+			rec.ServerMoved = &d
+		}
+	}
+}
+
+// oldAddressGone is when the old address went, as an offset from the
+// workload's start: the link's event if it came after changeAt, else
+// changeAt. The old address may go some time after the change begins
+// (after QUIC's migration in make-first runs, or after a descheduled
+// client got round to asking); echoes that complete in between prove
+// nothing about surviving its loss.
+func oldAddressGone(link []Event, start time.Time, changeAt time.Duration) time.Duration {
+	disrupt := changeAt
+	for _, e := range link {
+		if strings.HasPrefix(e.What, "old client address removed") {
+			if d := e.At.Sub(start); d > disrupt {
+				disrupt = d
+			}
+			break
+		}
+	}
+	return disrupt
+}
+
+// noticed sets when each end first noticed the change: the client when
+// a round trip's timeout fired or its connections ended, the server when
+// its connections ended or a channel failed (unless it was cancelled).
+func (rec *Record) noticed(cl *spicelike.ClientResult, client []Event, sres roleResult, changeTime time.Time) {
 	for _, o := range cl.TimeoutOffsets {
 		d := o + cl.Timeout - rec.ChangeAt
 		rec.ClientNoticed = earliest(rec.ClientNoticed, d)
 	}
-	for _, e := range cres.Events {
+	for _, e := range client {
 		if strings.HasPrefix(e.What, "connections ended: ") && strings.TrimPrefix(e.What, "connections ended: ") != "" {
 			rec.ClientNoticed = earliest(rec.ClientNoticed, e.At.Sub(changeTime))
 		}
@@ -216,6 +250,11 @@ func Analyse(cell results.Cell, arm string, repeat int, c changeSpec, cres, sres
 			rec.ServerNoticed = earliest(rec.ServerNoticed, e.At.Sub(changeTime))
 		}
 	}
+}
+
+// channelErrors sets each end's channel errors, or the role's own error when it
+// reported none.
+func (rec *Record) channelErrors(cl *spicelike.ClientResult, cres, sres roleResult) {
 	for _, e := range cl.Errors {
 		rec.ClientErrors = append(rec.ClientErrors, e.Error())
 	}
@@ -230,20 +269,25 @@ func Analyse(cell results.Cell, arm string, repeat int, c changeSpec, cres, sres
 	if sres.Err != "" && len(rec.ServerErrors) == 0 {
 		rec.ServerErrors = append(rec.ServerErrors, sres.Err)
 	}
+}
+
+// tcpEnds tells, for each tcp-arm connection of either end, what its
+// kernel did after the change (tcpStory).
+func tcpEnds(client, server *transport.State, changeTime time.Time) []string {
+	var out []string
 	for _, side := range []struct {
 		name string
 		st   *transport.State
-	}{{"client", cres.State}, {"server", sres.State}} {
+	}{{"client", client}, {"server", server}} {
 		if side.st == nil {
 			continue
 		}
 		for _, c := range side.st.TCP {
-			rec.TCPEnd = append(rec.TCPEnd, fmt.Sprintf("%s channel %d %s->%s: %s", side.name, c.Channel, c.LocalAddr, c.RemoteAddr,
+			out = append(out, fmt.Sprintf("%s channel %d %s->%s: %s", side.name, c.Channel, c.LocalAddr, c.RemoteAddr,
 				tcpStory(c, side.st.Started, changeTime)))
 		}
 	}
-	rec.Survived, rec.Why = survived(rec)
-	return rec
+	return out
 }
 
 // tcpStory tells, from one connection's TCP_INFO series, what its kernel
