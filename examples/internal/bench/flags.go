@@ -190,41 +190,11 @@ func uniqueFields(s, what string) ([]string, error) {
 // replaces the defaults; flags given on the command line and the
 // variables set in the environment still override it.
 func (f *Flags) Matrix() (*Matrix, error) {
-	explicit := func(flagName, env string) bool {
-		if flagSet(f.fs, flagName) {
-			return true
-		}
-		_, ok := os.LookupEnv(env)
-		return env != "" && ok
-	}
-	if f.repeatsEnvErr != nil && !flagSet(f.fs, "repeats") {
-		return nil, f.repeatsEnvErr
-	}
-	for name, d := range map[string]*durationFlag{"duration": &f.duration, "warmup": &f.warmup} {
-		if d.envErr != nil && !flagSet(f.fs, name) {
-			return nil, d.envErr
-		}
+	if err := f.envError(); err != nil {
+		return nil, err
 	}
 	if f.quick {
-		q := f.quickDefaults
-		if !explicit("profiles", "PROFILES") {
-			f.profiles = q.Profiles
-		}
-		if !explicit("losses", "LOSSES") {
-			f.losses = q.Losses
-		}
-		if !explicit("repeats", "REPEATS") {
-			f.repeats = q.Repeats
-		}
-		if !explicit("duration", "DURATION") {
-			f.duration.d = q.Duration
-		}
-		if !explicit("warmup", "WARMUP") {
-			f.warmup.d = q.Warmup
-		}
-		if !explicit("workdir", "WORKDIR") {
-			f.workdir = q.Workdir
-		}
+		f.applyQuick()
 	}
 	var profiles []shapedlink.Profile
 	var texts []string
@@ -233,27 +203,16 @@ func (f *Flags) Matrix() (*Matrix, error) {
 	if f.twoHost.remote != "" {
 		// The path is used as found: nothing to parse, and what would
 		// shape a link is refused.
-		err = f.twoHost.refuseLinkFlags(explicit)
+		err = f.twoHost.refuseLinkFlags(f.explicit)
 	} else {
 		profiles, texts, losses, err = parseLinkCells(f.profiles, f.losses)
 	}
 	if err != nil {
 		return nil, err
 	}
-	names, err := uniqueFields(f.arms, "arm")
+	arms, err := parseArms(f.arms, f.perChannel)
 	if err != nil {
 		return nil, err
-	}
-	var arms []transport.Arm
-	for _, n := range names {
-		a, err := transport.ParseArm(n)
-		if err != nil {
-			return nil, err
-		}
-		arms = append(arms, a)
-	}
-	if f.perChannel && !slices.Contains(arms, transport.ArmQUICPerChannel) {
-		arms = append(arms, transport.ArmQUICPerChannel)
 	}
 	ccs, err := uniqueFields(f.ccs, "congestion control")
 	if err != nil {
@@ -261,30 +220,13 @@ func (f *Flags) Matrix() (*Matrix, error) {
 	}
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = f.duration.d, f.warmup.d
-	var sessions []int
-	if f.sessions != nil {
-		for _, s := range strings.Fields(*f.sessions) {
-			n, err := strconv.Atoi(s)
-			if err != nil {
-				return nil, fmt.Errorf("sessions %q is not a whole number (want counts such as \"1 2 4 8\")", s)
-			}
-			if slices.Contains(sessions, n) {
-				return nil, fmt.Errorf("sessions %q is given twice: give each count once", s)
-			}
-			sessions = append(sessions, n)
-		}
-		if len(sessions) == 0 {
-			return nil, errors.New("no session counts: give at least one, e.g. -sessions \"1 2 4 8\"")
-		}
+	sessions, err := parseSessions(f.sessions)
+	if err != nil {
+		return nil, err
 	}
-	var caps []float64
-	if f.caps != nil {
-		if caps, err = parseFloats(*f.caps, "cap", "0 0.5 0.8"); err != nil {
-			return nil, err
-		}
-		if len(caps) == 0 {
-			return nil, errors.New("no caps: give at least one, e.g. -caps \"0.5 0.8\"")
-		}
+	caps, err := parseCaps(f.caps)
+	if err != nil {
+		return nil, err
 	}
 	shard, err := f.shardSetting()
 	if err != nil {
@@ -312,6 +254,114 @@ func (f *Flags) Matrix() (*Matrix, error) {
 		return nil, err
 	}
 	return m, m.Validate()
+}
+
+// explicit reports whether the setting was chosen: flagName given on the
+// command line, or env set in the environment.
+func (f *Flags) explicit(flagName, env string) bool {
+	if flagSet(f.fs, flagName) {
+		return true
+	}
+	_, ok := os.LookupEnv(env)
+	return env != "" && ok
+}
+
+// envError is the error of a variable in the environment that could not
+// be read (REPEATS, DURATION, WARMUP), unless its flag overrides it.
+func (f *Flags) envError() error {
+	if f.repeatsEnvErr != nil && !flagSet(f.fs, "repeats") {
+		return f.repeatsEnvErr
+	}
+	for name, d := range map[string]*durationFlag{"duration": &f.duration, "warmup": &f.warmup} {
+		if d.envErr != nil && !flagSet(f.fs, name) {
+			return d.envErr
+		}
+	}
+	return nil
+}
+
+// applyQuick puts the -quick preset in place of every setting not chosen
+// explicitly.
+func (f *Flags) applyQuick() {
+	q := f.quickDefaults
+	if !f.explicit("profiles", "PROFILES") {
+		f.profiles = q.Profiles
+	}
+	if !f.explicit("losses", "LOSSES") {
+		f.losses = q.Losses
+	}
+	if !f.explicit("repeats", "REPEATS") {
+		f.repeats = q.Repeats
+	}
+	if !f.explicit("duration", "DURATION") {
+		f.duration.d = q.Duration
+	}
+	if !f.explicit("warmup", "WARMUP") {
+		f.warmup.d = q.Warmup
+	}
+	if !f.explicit("workdir", "WORKDIR") {
+		f.workdir = q.Workdir
+	}
+}
+
+// parseArms parses the -arms list, refusing an arm given twice, and adds
+// quic-per-channel for -per-channel if the list lacks it.
+func parseArms(text string, perChannel bool) ([]transport.Arm, error) {
+	names, err := uniqueFields(text, "arm")
+	if err != nil {
+		return nil, err
+	}
+	var arms []transport.Arm
+	for _, n := range names {
+		a, err := transport.ParseArm(n)
+		if err != nil {
+			return nil, err
+		}
+		arms = append(arms, a)
+	}
+	if perChannel && !slices.Contains(arms, transport.ArmQUICPerChannel) {
+		arms = append(arms, transport.ArmQUICPerChannel)
+	}
+	return arms, nil
+}
+
+// parseSessions parses -sessions when it was given (text not nil): at
+// least one whole number, each once.
+func parseSessions(text *string) ([]int, error) {
+	if text == nil {
+		return nil, nil
+	}
+	var sessions []int
+	for _, s := range strings.Fields(*text) {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return nil, fmt.Errorf("sessions %q is not a whole number (want counts such as \"1 2 4 8\")", s)
+		}
+		if slices.Contains(sessions, n) {
+			return nil, fmt.Errorf("sessions %q is given twice: give each count once", s)
+		}
+		sessions = append(sessions, n)
+	}
+	if len(sessions) == 0 {
+		return nil, errors.New("no session counts: give at least one, e.g. -sessions \"1 2 4 8\"")
+	}
+	return sessions, nil
+}
+
+// parseCaps parses -caps when it was given (text not nil): at least one
+// fraction, each once.
+func parseCaps(text *string) ([]float64, error) {
+	if text == nil {
+		return nil, nil
+	}
+	caps, err := parseFloats(*text, "cap", "0 0.5 0.8")
+	if err != nil {
+		return nil, err
+	}
+	if len(caps) == 0 {
+		return nil, errors.New("no caps: give at least one, e.g. -caps \"0.5 0.8\"")
+	}
+	return caps, nil
 }
 
 // parseLinkCells parses the profiles and loss levels of a matrix over an
