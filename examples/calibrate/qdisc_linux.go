@@ -51,15 +51,63 @@ func qdiscRun(ctx context.Context, c config, base shapedlink.Profile, disc strin
 	q.Applied = l.Applied()
 	down := p.Direction(shapedlink.Down)
 
+	received, stopFlow, err := cubicFlow(ctx, l)
+	if err != nil {
+		return fail(err)
+	}
+	defer stopFlow()
+	warm := c.bulk / 3
+	select {
+	case <-ctx.Done():
+		return fail(ctx.Err())
+	case <-time.After(warm):
+	}
+	window := c.bulk - warm
+	sctx, stop := context.WithTimeout(ctx, window)
+	defer stop()
+	samples := make(chan []shapedlink.QueueSample, 1)
+	go func() {
+		s, _ := l.SampleQueue(sctx, shapedlink.ServerEnd, 10*time.Millisecond)
+		samples <- s
+	}()
+	start, before := time.Now(), received.Load()
+	rtts, sent, err := echoes(ctx, l.Client(), l.Server(), ipOf(l.ClientAddr()), ipOf(l.ServerAddr()), int(window/(10*time.Millisecond)), p.RoundTrip())
+	if err != nil {
+		return fail(fmt.Errorf("the sparse echoes: %w", err))
+	}
+	q.FlowMbit = float64(received.Load()-before) * 8 / time.Since(start).Seconds() / 1e6
+	stop()
+	standing := standingQueue(<-samples, l.Backend(), down)
+	q.Samples = len(standing)
+	q.StandingP50Ms, q.StandingP95Ms = quantile(standing, 0.5), quantile(standing, 0.95)
+	extra := make([]float64, 0, len(rtts))
+	for _, r := range rtts {
+		extra = append(extra, float64(r-p.RoundTrip())/1e6)
+	}
+	q.Echoes, q.EchoesSent = len(rtts), sent
+	q.SparseP50Ms, q.SparseP95Ms = quantile(extra, 0.5), quantile(extra, 0.95)
+	if sh, ok := l.ShaperStats(); ok && len(sh.Directions) > 0 {
+		d := sh.Directions[0]
+		q.LimitDrops, q.QueueDrops, q.CoDelDrops, q.ECNMarks = d.LimitDrops, d.QueueDrops, d.CoDelDrops, d.ECNMarks
+	}
+	if len(standing) == 0 || len(rtts) == 0 {
+		return fail(fmt.Errorf("%d queue samples and %d echoes: nothing to report", len(standing), len(rtts)))
+	}
+	return q
+}
+
+// cubicFlow starts one Cubic flow from server to client saturating the
+// down direction. received counts the bytes the client has read; stop
+// closes both ends.
+func cubicFlow(ctx context.Context, l *shapedlink.Link) (received *atomic.Int64, stop func(), err error) {
 	var ln net.Listener
 	if err := l.Client().Do(func() (err error) {
 		ln, err = net.Listen("tcp4", net.JoinHostPort(l.ClientAddr().String(), "0"))
 		return err
 	}); err != nil {
-		return fail(err)
+		return nil, nil, err
 	}
-	defer ln.Close()
-	var received atomic.Int64
+	received = new(atomic.Int64)
 	go func() {
 		conn, err := ln.Accept()
 		if err != nil {
@@ -82,64 +130,26 @@ func qdiscRun(ctx context.Context, c config, base shapedlink.Profile, disc strin
 		conn, err = d.DialContext(ctx, "tcp4", net.JoinHostPort(l.ClientAddr().String(), fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)))
 		return err
 	}); err != nil {
-		return fail(fmt.Errorf("the Cubic flow: %w", err))
+		ln.Close()
+		return nil, nil, fmt.Errorf("the Cubic flow: %w", err)
 	}
-	defer conn.Close()
-	go func() {
-		buf := make([]byte, 64<<10)
-		for {
-			if _, err := conn.Write(buf); err != nil {
-				return
-			}
-		}
-	}()
-	warm := c.bulk / 3
-	select {
-	case <-ctx.Done():
-		return fail(ctx.Err())
-	case <-time.After(warm):
-	}
-	window := c.bulk - warm
-	sctx, stop := context.WithTimeout(ctx, window)
-	defer stop()
-	samples := make(chan []shapedlink.QueueSample, 1)
-	go func() {
-		s, _ := l.SampleQueue(sctx, shapedlink.ServerEnd, 10*time.Millisecond)
-		samples <- s
-	}()
-	start, before := time.Now(), received.Load()
-	rtts, sent, err := echoes(ctx, l.Client(), l.Server(), ipOf(l.ClientAddr()), ipOf(l.ServerAddr()), int(window/(10*time.Millisecond)), p.RoundTrip())
-	if err != nil {
-		return fail(fmt.Errorf("the sparse echoes: %w", err))
-	}
-	q.FlowMbit = float64(received.Load()-before) * 8 / time.Since(start).Seconds() / 1e6
-	stop()
+	go saturate(conn)
+	return received, func() { conn.Close(); ln.Close() }, nil
+}
+
+// standingQueue is each queue sample's wait for the rate in ms: the bytes
+// the shaper held beyond what the delay line holds. The samples count the
+// delay line too, except on netem with a discipline, where they are the
+// discipline's own queue (netem holds the delay line above it).
+func standingQueue(samples []shapedlink.QueueSample, backend shapedlink.Backend, down shapedlink.Direction) []float64 {
 	var standing []float64
 	rate := down.RateMbit * 1e6
-	// The samples count the delay line too, except on netem with a
-	// discipline, where they are the discipline's own queue (netem holds
-	// the delay line above it).
 	line := down.Delay.Seconds()
-	if l.Backend() == shapedlink.BackendNetem && down.Queue.Kind != "" {
+	if backend == shapedlink.BackendNetem && down.Queue.Kind != "" {
 		line = 0
 	}
-	for _, s := range <-samples {
+	for _, s := range samples {
 		standing = append(standing, max(0, (float64(s.Bytes)*8/rate-line)*1000))
 	}
-	q.Samples = len(standing)
-	q.StandingP50Ms, q.StandingP95Ms = quantile(standing, 0.5), quantile(standing, 0.95)
-	extra := make([]float64, 0, len(rtts))
-	for _, r := range rtts {
-		extra = append(extra, float64(r-p.RoundTrip())/1e6)
-	}
-	q.Echoes, q.EchoesSent = len(rtts), sent
-	q.SparseP50Ms, q.SparseP95Ms = quantile(extra, 0.5), quantile(extra, 0.95)
-	if sh, ok := l.ShaperStats(); ok && len(sh.Directions) > 0 {
-		d := sh.Directions[0]
-		q.LimitDrops, q.QueueDrops, q.CoDelDrops, q.ECNMarks = d.LimitDrops, d.QueueDrops, d.CoDelDrops, d.ECNMarks
-	}
-	if len(standing) == 0 || len(rtts) == 0 {
-		return fail(fmt.Errorf("%d queue samples and %d echoes: nothing to report", len(standing), len(rtts)))
-	}
-	return q
+	return standing
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -12,20 +11,9 @@ import (
 	"github.com/shakenfist/quicbench/transport"
 )
 
-// Windows the stall is measured in, relative to the change.
+// aroundBefore and aroundAfter bound the samples copied into the record
+// so the gap can be seen without opening run.json.
 const (
-	// stallWindow: the stall is the largest gap between consecutive echo
-	// completions that ends after the change and starts within this long
-	// after it.
-	stallWindow = 5 * time.Second
-	// baselineWindow: the same statistic over this long before the change,
-	// for comparison (what an undisturbed run shows).
-	baselineWindow = 5 * time.Second
-	// recoveryWindow: round trips sent this long after the stall ended are
-	// summarised as the recovery.
-	recoveryWindow = 2 * time.Second
-	// aroundBefore and aroundAfter bound the samples copied into the
-	// record so the gap can be seen without opening run.json.
 	aroundBefore = time.Second
 	aroundAfter  = 4 * time.Second
 )
@@ -89,32 +77,6 @@ type Record struct {
 	Failed string `json:"failed,omitempty"`
 }
 
-// Stall is the interruption of the interactive channel around the change.
-type Stall struct {
-	// Gap is the largest time between consecutive echo completions that
-	// ends after the change and starts less than 5 s after it: how long
-	// the user saw no response. From and To bound it (relative to the
-	// change).
-	Gap  time.Duration `json:"gap_ns"`
-	From time.Duration `json:"from_ns"`
-	To   time.Duration `json:"to_ns"`
-	// Open is set when no echo completed after the change before the run
-	// ended: Gap then runs to the end of the run and is a lower bound.
-	Open bool `json:"open"`
-	// RTT is the round trip of the echo that ended the gap (the request
-	// that was outstanding through it); zero when Open.
-	RTT time.Duration `json:"rtt_ns"`
-	// RecoveryP50 and RecoveryMax summarise round trips sent in the 2 s
-	// after the gap ended, RecoveryN how many there were.
-	RecoveryP50 time.Duration `json:"recovery_p50_ns"`
-	RecoveryMax time.Duration `json:"recovery_max_ns"`
-	RecoveryN   int           `json:"recovery_n"`
-	// BaselineGap and BaselineP50 are the largest completion gap and the
-	// median round trip in the 5 s before the change.
-	BaselineGap time.Duration `json:"baseline_gap_ns"`
-	BaselineP50 time.Duration `json:"baseline_p50_ns"`
-}
-
 // changeBegins is the client event that marks the change.
 const changeBegins = "path change begins"
 
@@ -122,23 +84,9 @@ const changeBegins = "path change begins"
 func Analyse(cell results.Cell, arm string, repeat int, c changeSpec, cres, sres roleResult, link []Event) Record {
 	rec := Record{Cell: cell, Arm: arm, Repeat: repeat, Order: c.Order, ConfiguredAt: c.At,
 		Migration: cres.Migration}
-	var evs []Event
-	evs = append(evs, cres.Events...)
-	evs = append(evs, sres.Events...)
-	evs = append(evs, link...)
-	sort.SliceStable(evs, func(i, j int) bool { return evs[i].At.Before(evs[j].At) })
-
-	var changeTime time.Time
-	for _, e := range cres.Events {
-		if strings.HasPrefix(e.What, changeBegins) {
-			changeTime = e.At
-			rec.ChangeSeen = true
-			break
-		}
-		if strings.HasPrefix(e.What, "path change") {
-			break
-		}
-	}
+	evs := inTimeOrder(cres.Events, sres.Events, link)
+	changeTime, seen := changeBegan(cres.Events)
+	rec.ChangeSeen = seen
 	cl := cres.Client
 	if cl == nil {
 		rec.Why = "the client measured nothing"
@@ -156,40 +104,10 @@ func Analyse(cell results.Cell, arm string, repeat int, c changeSpec, cres, sres
 	}
 	rec.Events = evs
 	rec.OldAddr, rec.NewAddr = c.OldAddr, c.NewAddr
-
-	// Where the server sent, from its own polling.
-	for _, e := range sres.Events {
-		addrs, ok := strings.CutPrefix(e.What, "peer address ")
-		if !ok {
-			continue
-		}
-		rec.ServerPeers = append(rec.ServerPeers, addrs)
-		if rec.ServerOnPath == nil && cres.Migration != nil && len(cres.Migration.Paths) > 0 && cres.Migration.Paths[0].To != "" &&
-			strings.Contains(" "+addrs+" ", " "+cres.Migration.Paths[0].To+" ") {
-			d := e.At.Sub(changeTime)
-			rec.ServerOnPath = &d
-		}
-		if rec.ServerMoved == nil && c.NewAddr != "" && allOn(addrs, c.NewAddr) && e.At.After(changeTime.Add(-time.Second)) {
-			d := e.At.Sub(changeTime)
-			rec.ServerMoved = &d
-		}
-	}
+	rec.serverPaths(sres.Events, cres.Migration, c.NewAddr, changeTime)
 
 	end := cl.End.Sub(cl.Start)
-	// The old address may go some time after the change begins (after
-	// QUIC's migration in make-first runs, or after a descheduled client
-	// got round to asking); echoes that complete in between prove
-	// nothing about surviving its loss.
-	disrupt := rec.ChangeAt
-	for _, e := range link {
-		if strings.HasPrefix(e.What, "old client address removed") {
-			if d := e.At.Sub(cl.Start); d > disrupt {
-				disrupt = d
-			}
-			break
-		}
-	}
-	rec.Stall = stallOf(cl.Samples, rec.ChangeAt, disrupt, end)
+	rec.Stall = stallOf(cl.Samples, rec.ChangeAt, oldAddressGone(link, cl.Start, rec.ChangeAt), end)
 	for _, s := range cl.Samples {
 		if s.Offset >= rec.ChangeAt-aroundBefore && s.Offset <= rec.ChangeAt+aroundAfter {
 			rec.Around = append(rec.Around, spicelike.Sample{Offset: s.Offset - rec.ChangeAt, RTT: s.RTT})
@@ -199,11 +117,89 @@ func Analyse(cell results.Cell, arm string, repeat int, c changeSpec, cres, sres
 	for _, o := range cl.TimeoutOffsets {
 		rec.TimeoutOffsets = append(rec.TimeoutOffsets, o-rec.ChangeAt)
 	}
+	rec.noticed(cl, cres.Events, sres, changeTime)
+	rec.channelErrors(cl, cres, sres)
+	rec.TCPEnd = tcpEnds(cres.State, sres.State, changeTime)
+	rec.Survived, rec.Why = survived(rec)
+	return rec
+}
+
+// inTimeOrder is every event the client, the server and the link
+// recorded, in time order.
+func inTimeOrder(client, server, link []Event) []Event {
+	var evs []Event
+	evs = append(evs, client...)
+	evs = append(evs, server...)
+	evs = append(evs, link...)
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].At.Before(evs[j].At) })
+	return evs
+}
+
+// changeBegan is when the client's events say the change began; false
+// when the first path change event the client recorded is not its
+// beginning, or there is none.
+func changeBegan(client []Event) (time.Time, bool) {
+	for _, e := range client {
+		if strings.HasPrefix(e.What, changeBegins) {
+			return e.At, true
+		}
+		if strings.HasPrefix(e.What, "path change") {
+			break
+		}
+	}
+	return time.Time{}, false
+}
+
+// serverPaths reads, from the server's own polling, every address set it
+// sent to, when it first sent on the client's new QUIC path and when it
+// first sent only to the new address (relative to the change).
+func (rec *Record) serverPaths(server []Event, mig *transport.MigrationResult, newAddr string, changeTime time.Time) {
+	for _, e := range server {
+		addrs, ok := strings.CutPrefix(e.What, "peer address ")
+		if !ok {
+			continue
+		}
+		rec.ServerPeers = append(rec.ServerPeers, addrs)
+		if rec.ServerOnPath == nil && mig != nil && len(mig.Paths) > 0 && mig.Paths[0].To != "" &&
+			strings.Contains(" "+addrs+" ", " "+mig.Paths[0].To+" ") {
+			d := e.At.Sub(changeTime)
+			rec.ServerOnPath = &d
+		}
+		if rec.ServerMoved == nil && newAddr != "" && allOn(addrs, newAddr) && e.At.After(changeTime.Add(-time.Second)) {
+			d := e.At.Sub(changeTime)
+			rec.ServerMoved = &d
+		}
+	}
+}
+
+// oldAddressGone is when the old address went, as an offset from the
+// workload's start: the link's event if it came after changeAt, else
+// changeAt. The old address may go some time after the change begins
+// (after QUIC's migration in make-first runs, or after a descheduled
+// client got round to asking); echoes that complete in between prove
+// nothing about surviving its loss.
+func oldAddressGone(link []Event, start time.Time, changeAt time.Duration) time.Duration {
+	disrupt := changeAt
+	for _, e := range link {
+		if strings.HasPrefix(e.What, "old client address removed") {
+			if d := e.At.Sub(start); d > disrupt {
+				disrupt = d
+			}
+			break
+		}
+	}
+	return disrupt
+}
+
+// noticed sets when each end first noticed the change: the client when
+// a round trip's timeout fired or its connections ended, the server when
+// its connections ended or a channel failed (unless it was cancelled).
+func (rec *Record) noticed(cl *spicelike.ClientResult, client []Event, sres roleResult, changeTime time.Time) {
 	for _, o := range cl.TimeoutOffsets {
 		d := o + cl.Timeout - rec.ChangeAt
 		rec.ClientNoticed = earliest(rec.ClientNoticed, d)
 	}
-	for _, e := range cres.Events {
+	for _, e := range client {
 		if strings.HasPrefix(e.What, "connections ended: ") && strings.TrimPrefix(e.What, "connections ended: ") != "" {
 			rec.ClientNoticed = earliest(rec.ClientNoticed, e.At.Sub(changeTime))
 		}
@@ -216,6 +212,11 @@ func Analyse(cell results.Cell, arm string, repeat int, c changeSpec, cres, sres
 			rec.ServerNoticed = earliest(rec.ServerNoticed, e.At.Sub(changeTime))
 		}
 	}
+}
+
+// channelErrors sets each end's channel errors, or the role's own error when it
+// reported none.
+func (rec *Record) channelErrors(cl *spicelike.ClientResult, cres, sres roleResult) {
 	for _, e := range cl.Errors {
 		rec.ClientErrors = append(rec.ClientErrors, e.Error())
 	}
@@ -230,20 +231,25 @@ func Analyse(cell results.Cell, arm string, repeat int, c changeSpec, cres, sres
 	if sres.Err != "" && len(rec.ServerErrors) == 0 {
 		rec.ServerErrors = append(rec.ServerErrors, sres.Err)
 	}
+}
+
+// tcpEnds tells, for each tcp-arm connection of either end, what its
+// kernel did after the change (tcpStory).
+func tcpEnds(client, server *transport.State, changeTime time.Time) []string {
+	var out []string
 	for _, side := range []struct {
 		name string
 		st   *transport.State
-	}{{"client", cres.State}, {"server", sres.State}} {
+	}{{"client", client}, {"server", server}} {
 		if side.st == nil {
 			continue
 		}
 		for _, c := range side.st.TCP {
-			rec.TCPEnd = append(rec.TCPEnd, fmt.Sprintf("%s channel %d %s->%s: %s", side.name, c.Channel, c.LocalAddr, c.RemoteAddr,
+			out = append(out, fmt.Sprintf("%s channel %d %s->%s: %s", side.name, c.Channel, c.LocalAddr, c.RemoteAddr,
 				tcpStory(c, side.st.Started, changeTime)))
 		}
 	}
-	rec.Survived, rec.Why = survived(rec)
-	return rec
+	return out
 }
 
 // tcpStory tells, from one connection's TCP_INFO series, what its kernel
@@ -328,91 +334,4 @@ func survived(r Record) (bool, string) {
 		return false, "no round trip completed after the change"
 	}
 	return true, "every channel closed cleanly and round trips continued after the change"
-}
-
-// stallOf measures the completion gaps around change (offsets from the
-// workload start; disrupt is when the old address went, end when the
-// workload ended).
-func stallOf(samples []spicelike.Sample, change, disrupt, end time.Duration) Stall {
-	var st Stall
-	done := make([]time.Duration, len(samples))
-	for i, s := range samples {
-		done[i] = s.Offset + s.RTT
-	}
-	// Samples are in send order, and with one request outstanding at a
-	// time completions are too; sort anyway so the gaps are right even if
-	// not.
-	idx := make([]int, len(samples))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return done[idx[a]] < done[idx[b]] })
-
-	var last = -1 // the last completion at or before the change
-	for k, i := range idx {
-		if done[i] <= change {
-			last = k
-		}
-	}
-	best := time.Duration(-1)
-	for k := max(last, 0); k+1 < len(idx); k++ {
-		a, b := done[idx[k]], done[idx[k+1]]
-		if b <= change || a >= change+stallWindow {
-			continue
-		}
-		if g := b - a; g > best {
-			best = g
-			st.Gap, st.From, st.To = g, a-change, b-change
-			st.RTT = samples[idx[k+1]].RTT
-		}
-	}
-	if len(idx) == 0 || done[idx[len(idx)-1]] <= disrupt { // nothing completed after the old address went
-		from := time.Duration(0)
-		if len(idx) > 0 {
-			from = done[idx[len(idx)-1]]
-		}
-		st.Gap, st.From, st.To, st.Open, st.RTT = end-from, from-change, end-change, true, 0
-	}
-	var rec []time.Duration
-	for _, s := range samples {
-		if s.Offset >= change+st.To && s.Offset < change+st.To+recoveryWindow {
-			rec = append(rec, s.RTT)
-		}
-	}
-	if !st.Open && len(rec) > 0 {
-		slices.Sort(rec)
-		st.RecoveryN = len(rec)
-		st.RecoveryP50 = median(rec)
-		st.RecoveryMax = rec[len(rec)-1]
-	}
-	var base []time.Duration
-	var prev time.Duration = -1
-	for _, i := range idx {
-		d := done[i]
-		if d < change-baselineWindow || d > change {
-			continue
-		}
-		if prev >= 0 && d-prev > st.BaselineGap {
-			st.BaselineGap = d - prev
-		}
-		prev = d
-		base = append(base, samples[i].RTT)
-	}
-	if len(base) > 0 {
-		slices.Sort(base)
-		st.BaselineP50 = median(base)
-	}
-	return st
-}
-
-// median of sorted values: the mean of the middle two for an even count.
-func median(sorted []time.Duration) time.Duration {
-	n := len(sorted)
-	if n == 0 {
-		return 0
-	}
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
 }

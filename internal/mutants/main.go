@@ -1,14 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -107,56 +102,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "mutants: run from the module root (go run ./internal/mutants)")
 		os.Exit(2)
 	}
-	pkgs := []string{"stats", "gsocheck"}
-	// The trees copied into the work module: the packages above and the
-	// link's model (its pure tests need no namespace).
-	trees := []string{"stats", "gsocheck", "shapedlink", "internal/proc"}
 	work, err := os.MkdirTemp("", "quicbench-mutants-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		os.Exit(2)
 	}
 	defer os.RemoveAll(work)
+	w := workspace{dir: work, timeout: *timeout}
 
-	fresh := func() error {
-		if err := os.RemoveAll(work); err != nil {
-			return err
-		}
-		for _, f := range []string{"go.mod", "go.sum"} {
-			if err := copyFile(f, filepath.Join(work, f)); err != nil {
-				return err
-			}
-		}
-		for _, p := range trees {
-			if err := copyTree(p, filepath.Join(work, p)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	run := func(m mutant) (bool, string) {
-		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
-		defer cancel()
-		args := []string{"test", "-count=1"}
-		if m.pkg != "" {
-			args = append(args, "-run", m.tests, "./"+m.pkg+"/")
-		}
-		for _, p := range pkgs {
-			if m.pkg == "" {
-				args = append(args, "./"+p+"/")
-			}
-		}
-		cmd := exec.CommandContext(ctx, "go", args...)
-		cmd.Dir = work
-		out, err := cmd.CombinedOutput()
-		return err == nil, string(out)
-	}
-
-	if err := fresh(); err != nil {
+	if err := w.fresh(); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		os.Exit(2)
 	}
-	if ok, out := run(mutant{}); !ok {
+	if ok, out := w.run(mutant{}); !ok {
 		fmt.Fprintf(os.Stderr, "mutants: the unmutated tests fail; fix them first:\n%s", out)
 		os.Exit(1)
 	}
@@ -169,68 +127,22 @@ func main() {
 		if *only != "" && !strings.Contains(m.name, *only) {
 			continue
 		}
-		if err := fresh(); err != nil {
-			fmt.Fprintln(os.Stderr, "mutants:", err)
-			os.Exit(2)
-		}
-		path := filepath.Join(work, m.file)
-		src, err := os.ReadFile(path)
+		v, err := w.try(m)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "mutants:", err)
 			os.Exit(2)
 		}
-		if n := bytes.Count(src, []byte(m.from)); n != 1 {
-			fmt.Printf("STALE    %-50s %s: text found %d times, want once\n", m.name, m.file, n)
-			stale++
-			continue
-		}
-		src = bytes.Replace(src, []byte(m.from), []byte(m.to), 1)
-		if err := os.WriteFile(path, src, 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, "mutants:", err)
-			os.Exit(2)
-		}
-		ok, out := run(m)
-		switch {
-		case ok:
-			fmt.Printf("SURVIVED %-50s %s\n", m.name, m.file)
-			survived++
-		case strings.Contains(out, "build failed") || strings.Contains(out, "setup failed"):
-			fmt.Printf("STALE    %-50s %s: the mutant does not compile\n%s", m.name, m.file, out)
-			stale++
-		default:
-			fmt.Printf("killed   %-50s %s\n", m.name, m.file)
+		switch v {
+		case wasKilled:
 			killed++
+		case hasSurvived:
+			survived++
+		case isStale:
+			stale++
 		}
 	}
 	fmt.Printf("mutants: %d killed, %d survived, %d stale\n", killed, survived, stale)
 	if survived > 0 || stale > 0 {
 		os.Exit(1)
 	}
-}
-
-func copyFile(src, dst string) error {
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(dst, b, 0o644)
-}
-
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		return copyFile(p, filepath.Join(dst, rel))
-	})
 }

@@ -1,18 +1,14 @@
 package bench
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"math"
 	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -194,41 +190,11 @@ func uniqueFields(s, what string) ([]string, error) {
 // replaces the defaults; flags given on the command line and the
 // variables set in the environment still override it.
 func (f *Flags) Matrix() (*Matrix, error) {
-	explicit := func(flagName, env string) bool {
-		if flagSet(f.fs, flagName) {
-			return true
-		}
-		_, ok := os.LookupEnv(env)
-		return env != "" && ok
-	}
-	if f.repeatsEnvErr != nil && !flagSet(f.fs, "repeats") {
-		return nil, f.repeatsEnvErr
-	}
-	for name, d := range map[string]*durationFlag{"duration": &f.duration, "warmup": &f.warmup} {
-		if d.envErr != nil && !flagSet(f.fs, name) {
-			return nil, d.envErr
-		}
+	if err := f.envError(); err != nil {
+		return nil, err
 	}
 	if f.quick {
-		q := f.quickDefaults
-		if !explicit("profiles", "PROFILES") {
-			f.profiles = q.Profiles
-		}
-		if !explicit("losses", "LOSSES") {
-			f.losses = q.Losses
-		}
-		if !explicit("repeats", "REPEATS") {
-			f.repeats = q.Repeats
-		}
-		if !explicit("duration", "DURATION") {
-			f.duration.d = q.Duration
-		}
-		if !explicit("warmup", "WARMUP") {
-			f.warmup.d = q.Warmup
-		}
-		if !explicit("workdir", "WORKDIR") {
-			f.workdir = q.Workdir
-		}
+		f.applyQuick()
 	}
 	var profiles []shapedlink.Profile
 	var texts []string
@@ -237,27 +203,16 @@ func (f *Flags) Matrix() (*Matrix, error) {
 	if f.twoHost.remote != "" {
 		// The path is used as found: nothing to parse, and what would
 		// shape a link is refused.
-		err = f.twoHost.refuseLinkFlags(explicit)
+		err = f.twoHost.refuseLinkFlags(f.explicit)
 	} else {
 		profiles, texts, losses, err = parseLinkCells(f.profiles, f.losses)
 	}
 	if err != nil {
 		return nil, err
 	}
-	names, err := uniqueFields(f.arms, "arm")
+	arms, err := parseArms(f.arms, f.perChannel)
 	if err != nil {
 		return nil, err
-	}
-	var arms []transport.Arm
-	for _, n := range names {
-		a, err := transport.ParseArm(n)
-		if err != nil {
-			return nil, err
-		}
-		arms = append(arms, a)
-	}
-	if f.perChannel && !slices.Contains(arms, transport.ArmQUICPerChannel) {
-		arms = append(arms, transport.ArmQUICPerChannel)
 	}
 	ccs, err := uniqueFields(f.ccs, "congestion control")
 	if err != nil {
@@ -265,30 +220,13 @@ func (f *Flags) Matrix() (*Matrix, error) {
 	}
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = f.duration.d, f.warmup.d
-	var sessions []int
-	if f.sessions != nil {
-		for _, s := range strings.Fields(*f.sessions) {
-			n, err := strconv.Atoi(s)
-			if err != nil {
-				return nil, fmt.Errorf("sessions %q is not a whole number (want counts such as \"1 2 4 8\")", s)
-			}
-			if slices.Contains(sessions, n) {
-				return nil, fmt.Errorf("sessions %q is given twice: give each count once", s)
-			}
-			sessions = append(sessions, n)
-		}
-		if len(sessions) == 0 {
-			return nil, errors.New("no session counts: give at least one, e.g. -sessions \"1 2 4 8\"")
-		}
+	sessions, err := parseSessions(f.sessions)
+	if err != nil {
+		return nil, err
 	}
-	var caps []float64
-	if f.caps != nil {
-		if caps, err = parseFloats(*f.caps, "cap", "0 0.5 0.8"); err != nil {
-			return nil, err
-		}
-		if len(caps) == 0 {
-			return nil, errors.New("no caps: give at least one, e.g. -caps \"0.5 0.8\"")
-		}
+	caps, err := parseCaps(f.caps)
+	if err != nil {
+		return nil, err
 	}
 	shard, err := f.shardSetting()
 	if err != nil {
@@ -316,6 +254,114 @@ func (f *Flags) Matrix() (*Matrix, error) {
 		return nil, err
 	}
 	return m, m.Validate()
+}
+
+// explicit reports whether the setting was chosen: flagName given on the
+// command line, or env set in the environment.
+func (f *Flags) explicit(flagName, env string) bool {
+	if flagSet(f.fs, flagName) {
+		return true
+	}
+	_, ok := os.LookupEnv(env)
+	return env != "" && ok
+}
+
+// envError is the error of a variable in the environment that could not
+// be read (REPEATS, DURATION, WARMUP), unless its flag overrides it.
+func (f *Flags) envError() error {
+	if f.repeatsEnvErr != nil && !flagSet(f.fs, "repeats") {
+		return f.repeatsEnvErr
+	}
+	for name, d := range map[string]*durationFlag{"duration": &f.duration, "warmup": &f.warmup} {
+		if d.envErr != nil && !flagSet(f.fs, name) {
+			return d.envErr
+		}
+	}
+	return nil
+}
+
+// applyQuick puts the -quick preset in place of every setting not chosen
+// explicitly.
+func (f *Flags) applyQuick() {
+	q := f.quickDefaults
+	if !f.explicit("profiles", "PROFILES") {
+		f.profiles = q.Profiles
+	}
+	if !f.explicit("losses", "LOSSES") {
+		f.losses = q.Losses
+	}
+	if !f.explicit("repeats", "REPEATS") {
+		f.repeats = q.Repeats
+	}
+	if !f.explicit("duration", "DURATION") {
+		f.duration.d = q.Duration
+	}
+	if !f.explicit("warmup", "WARMUP") {
+		f.warmup.d = q.Warmup
+	}
+	if !f.explicit("workdir", "WORKDIR") {
+		f.workdir = q.Workdir
+	}
+}
+
+// parseArms parses the -arms list, refusing an arm given twice, and adds
+// quic-per-channel for -per-channel if the list lacks it.
+func parseArms(text string, perChannel bool) ([]transport.Arm, error) {
+	names, err := uniqueFields(text, "arm")
+	if err != nil {
+		return nil, err
+	}
+	var arms []transport.Arm
+	for _, n := range names {
+		a, err := transport.ParseArm(n)
+		if err != nil {
+			return nil, err
+		}
+		arms = append(arms, a)
+	}
+	if perChannel && !slices.Contains(arms, transport.ArmQUICPerChannel) {
+		arms = append(arms, transport.ArmQUICPerChannel)
+	}
+	return arms, nil
+}
+
+// parseSessions parses -sessions when it was given (text not nil): at
+// least one whole number, each once.
+func parseSessions(text *string) ([]int, error) {
+	if text == nil {
+		return nil, nil
+	}
+	var sessions []int
+	for _, s := range strings.Fields(*text) {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return nil, fmt.Errorf("sessions %q is not a whole number (want counts such as \"1 2 4 8\")", s)
+		}
+		if slices.Contains(sessions, n) {
+			return nil, fmt.Errorf("sessions %q is given twice: give each count once", s)
+		}
+		sessions = append(sessions, n)
+	}
+	if len(sessions) == 0 {
+		return nil, errors.New("no session counts: give at least one, e.g. -sessions \"1 2 4 8\"")
+	}
+	return sessions, nil
+}
+
+// parseCaps parses -caps when it was given (text not nil): at least one
+// fraction, each once.
+func parseCaps(text *string) ([]float64, error) {
+	if text == nil {
+		return nil, nil
+	}
+	caps, err := parseFloats(*text, "cap", "0 0.5 0.8")
+	if err != nil {
+		return nil, err
+	}
+	if len(caps) == 0 {
+		return nil, errors.New("no caps: give at least one, e.g. -caps \"0.5 0.8\"")
+	}
+	return caps, nil
 }
 
 // parseLinkCells parses the profiles and loss levels of a matrix over an
@@ -356,129 +402,6 @@ func armNames() string {
 		names = append(names, string(a))
 	}
 	return strings.Join(names, " ")
-}
-
-// Main is the body of every matrix command: run the role if this process is
-// one, parse the flags, get the privilege to build links, run the matrix and
-// print the summary; or, with -serve, run the two-host daemon instead
-// (docs/two-hosts.md). It returns the process exit code.
-func Main(name, about string, d, quick Defaults, adjust func(*Matrix) error) int {
-	MaybeRunRole()
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s [flags]\n\n%s\n\nflags:\n", name, about)
-		fs.PrintDefaults()
-	}
-	f := NewFlags(fs, d, quick)
-	if err := fs.Parse(os.Args[1:]); err != nil {
-		if err == flag.ErrHelp {
-			return ExitOK
-		}
-		return ExitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "%s: unexpected arguments %q (all options are flags)\n", name, fs.Args())
-		return ExitUsage
-	}
-	if f.twoHost.serve != "" {
-		return serveMain(name, f)
-	}
-	// The flags are parsed before Reexec (parsing writes nothing unless it
-	// fails, and then the command ends here) because -serve and -remote
-	// build no link: there, re-executing into a fresh network namespace
-	// would cut this process off from the other host.
-	if f.twoHost.remote == "" {
-		if err := shapedlink.Reexec(); err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-			return ExitFailed
-		}
-	}
-	m, err := f.Matrix()
-	if err == nil && adjust != nil {
-		err = adjust(m)
-		if err == nil {
-			err = m.Validate()
-		}
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		return ExitUsage
-	}
-	m.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	plan := m.Plan()
-	extra := ""
-	if len(m.Sessions) > 0 {
-		extra += fmt.Sprintf(" x %d session counts", len(m.Sessions))
-	}
-	if len(m.BulkCapFractions) > 0 {
-		extra += fmt.Sprintf(" x %d caps", len(m.BulkCapFractions))
-	}
-	cells := fmt.Sprintf("%d profiles x %d losses", len(m.Profiles), len(m.Losses))
-	if m.Remote != nil {
-		cells = "the path to " + m.Remote.Addr
-	}
-	fmt.Fprintf(os.Stderr, "%s: %s (%s x %d ccs%s x %d repeats x %d arms) of %v into %s\n",
-		name, m.planSummary(plan), cells, len(m.CCs), extra, m.Repeats, len(m.Arms), m.Workload.Duration, m.Workdir)
-	runErr := m.Run(ctx)
-	code := ExitCode(runErr)
-	switch {
-	case runErr == nil:
-	case code == ExitUsage:
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, runErr)
-		return code
-	case code == ExitInterrupted:
-		fmt.Fprintf(os.Stderr, "%s: interrupted; what was measured is kept in %s, and the same command resumes it\n", name, m.Workdir)
-		return code
-	case errors.Is(runErr, ErrRunsFailed):
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, runErr)
-	default:
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, runErr)
-		fmt.Fprintf(os.Stderr, "%s: what was measured is kept in %s; once the cause is fixed, the same command resumes it\n", name, m.Workdir)
-		return code
-	}
-	if !f.noSummary {
-		if c := Summarise(os.Stdout, m.Workdir); c != ExitOK && code == ExitOK {
-			code = c
-		}
-		if note := m.shardSummaryNote(name); note != "" {
-			fmt.Fprintln(os.Stderr, note)
-		}
-		if f.quick && len(quick.Readings) > 0 {
-			PrintFindings(os.Stdout, name, m.Workdir, quick.Readings)
-		}
-	}
-	return code
-}
-
-// Exit codes of the matrix commands.
-const (
-	// ExitOK: every run of the matrix was measured.
-	ExitOK = 0
-	// ExitFailed: some runs failed (the count is printed, the summary
-	// still shows the rest, and the same command redoes them), or the
-	// matrix could not go on.
-	ExitFailed = 1
-	// ExitUsage: the command line, the environment or the work directory
-	// was refused before anything ran.
-	ExitUsage = 2
-	// ExitInterrupted: SIGINT or SIGTERM stopped the matrix; the run in
-	// progress is redone on resume.
-	ExitInterrupted = 130
-)
-
-// ExitCode is the exit code for what Matrix.Run returned.
-func ExitCode(err error) int {
-	switch {
-	case err == nil:
-		return ExitOK
-	case errors.Is(err, ErrWorkdir), errors.Is(err, ErrRemoteAuth):
-		return ExitUsage
-	case errors.Is(err, ErrInterrupted):
-		return ExitInterrupted
-	}
-	return ExitFailed
 }
 
 // String describes the matrix d asks for and how many runs it makes.

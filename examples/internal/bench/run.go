@@ -75,6 +75,9 @@ func RunOne(ctx context.Context, rc RunConfig) (results.Run, error) {
 	return run, failed
 }
 
+// measure is one run over a fresh link: the server, then the client with
+// the server's egress queue sampled beside it, then what both ends and the
+// link recorded, into run. With rc.Remote set it is measureRemote.
 func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, log *slog.Logger) error {
 	if rc.Remote != nil {
 		return measureRemote(ctx, rc, dir, run, log)
@@ -88,39 +91,14 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 	run.Link = rig.LinkRecord()
 	// Read the emulator's counters last (deferred calls run in reverse),
 	// before Close stops it, and for failed runs too.
-	defer func() {
-		if start := link.ScheduleStart(); !start.IsZero() {
-			run.Link.ScheduleStart = start
-			var err error
-			if run.Link.Changes, err = link.AppliedChanges(); err != nil {
-				log.Warn("the link's schedule", "err", err)
-			}
-		}
-		if sh, ok := link.ShaperStats(); ok {
-			run.Link.Shaper = &sh
-			if why := sh.Distorted(report.ShaperLateLimit); why != "" {
-				log.Warn("the emulator may have distorted this run", "why", why)
-			}
-		}
-	}()
+	defer recordLinkEnd(link, run, log)
 	if run.Host, err = rig.HostRecord(&run.Link); err != nil {
 		log.Warn("host state", "err", err)
 	}
-
-	topts, err := transportOptions(rc)
+	serverSpec, clientSpec, err := roleSpecs(rc, rig, dir)
 	if err != nil {
 		return err
 	}
-	if rc.Qlog {
-		topts.QlogDir = dir
-	}
-	sbase, cbase, err := rig.RoleBases(topts, time.Now().Add(rc.Workload.Duration+2*time.Minute))
-	if err != nil {
-		return err
-	}
-	serverSpec := RoleSpec{RoleBase: sbase, Arm: rc.Arm, Workload: rc.Workload, Sessions: rc.Sessions}
-	clientSpec := serverSpec
-	clientSpec.RoleBase = cbase
 
 	// The server first; it says on a pipe when it is listening. Whatever
 	// happens, it does not outlive the run.
@@ -131,35 +109,18 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 
 	// Sample the server's egress queue (the direction the display loads)
 	// while the client runs.
-	sctx, stopSampling := context.WithCancel(ctx)
-	type sampled struct {
-		s   []shapedlink.QueueSample
-		err error
-	}
-	samplesCh := make(chan sampled, 1)
-	go func() {
-		s, err := link.SampleQueue(sctx, shapedlink.ServerEnd, shapedlink.DefaultSampleInterval)
-		samplesCh <- sampled{s, err}
-	}()
-
+	stopSampling := sampleServerQueue(ctx, link)
 	cli, err := rig.StartClient(ctx, clientSpec)
 	if err != nil {
 		stopSampling()
-		<-samplesCh
 		return err
 	}
 	cliErr := cli.Wait()
-	stopSampling()
-	qs := <-samplesCh
-	if qs.err != nil {
-		log.Warn("queue sampling ended early", "err", qs.err)
+	samples, err := stopSampling()
+	if err != nil {
+		log.Warn("queue sampling ended early", "err", err)
 	}
-	if err := writeQueueCSV(filepath.Join(dir, "queue.csv"), qs.s); err != nil {
-		log.Warn("writing queue samples", "err", err)
-	}
-	if err := writeFlowsCSV(filepath.Join(dir, "queue_flows.csv"), qs.s); err != nil {
-		log.Warn("writing per-flow queue samples", "err", err)
-	}
+	writeQueueFiles(dir, samples, log)
 	counters, cerr := link.EgressCounters(shapedlink.ServerEnd)
 
 	// The server ends once the client has closed its channels.
@@ -174,17 +135,7 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 	sres, serrRead := ReadResult[RoleResult](serverSpec.Out)
 	recordEnds(run, rc, sres, cres)
 	if rc.Arm.IsQUIC() {
-		expected := gsocheck.Expected(transport.DatagramSize, gsocheck.VethL2)
-		g, err := gsocheck.FromQueue(gsoSamples(qs.s), expected, gsocheck.Options{})
-		if err == nil {
-			run.GSOQueue = &g
-		}
-		if cerr == nil {
-			c := gsocheck.FromCounters(gsocheck.Counters{
-				Packets: counters.All.Packets, Bytes: counters.All.Bytes, Oversize: counters.Oversize.Packets,
-			}, expected, 100)
-			run.GSOCounters = &c
-		}
+		recordGSO(run, samples, counters, cerr)
 	}
 
 	if err := clientOutcome(cres, cerrRead, cliErr, rig.LogPath(RoleClient)); err != nil {
@@ -201,6 +152,94 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 	default:
 	}
 	return nil
+}
+
+// recordLinkEnd puts into run what the link can say only at the end: the
+// schedule's start and the changes it applied, and the emulator's own
+// counters, with a warning when they say it may have distorted the run.
+func recordLinkEnd(link *shapedlink.Link, run *results.Run, log *slog.Logger) {
+	if start := link.ScheduleStart(); !start.IsZero() {
+		run.Link.ScheduleStart = start
+		var err error
+		if run.Link.Changes, err = link.AppliedChanges(); err != nil {
+			log.Warn("the link's schedule", "err", err)
+		}
+	}
+	if sh, ok := link.ShaperStats(); ok {
+		run.Link.Shaper = &sh
+		if why := sh.Distorted(report.ShaperLateLimit); why != "" {
+			log.Warn("the emulator may have distorted this run", "why", why)
+		}
+	}
+}
+
+// roleSpecs are what the server and client processes of rc are told to
+// do, their transports writing qlog into dir when rc asks.
+func roleSpecs(rc RunConfig, rig *Rig, dir string) (server, client RoleSpec, err error) {
+	topts, err := transportOptions(rc)
+	if err != nil {
+		return server, client, err
+	}
+	if rc.Qlog {
+		topts.QlogDir = dir
+	}
+	sbase, cbase, err := rig.RoleBases(topts, time.Now().Add(rc.Workload.Duration+2*time.Minute))
+	if err != nil {
+		return server, client, err
+	}
+	server = RoleSpec{RoleBase: sbase, Arm: rc.Arm, Workload: rc.Workload, Sessions: rc.Sessions}
+	client = server
+	client.RoleBase = cbase
+	return server, client, nil
+}
+
+// sampleServerQueue samples the server end's egress queue until the
+// returned function is called; it returns the samples and why sampling
+// ended early, if it did.
+func sampleServerQueue(ctx context.Context, link *shapedlink.Link) (stop func() ([]shapedlink.QueueSample, error)) {
+	sctx, cancel := context.WithCancel(ctx)
+	type sampled struct {
+		s   []shapedlink.QueueSample
+		err error
+	}
+	samplesCh := make(chan sampled, 1)
+	go func() {
+		s, err := link.SampleQueue(sctx, shapedlink.ServerEnd, shapedlink.DefaultSampleInterval)
+		samplesCh <- sampled{s, err}
+	}()
+	return func() ([]shapedlink.QueueSample, error) {
+		cancel()
+		qs := <-samplesCh
+		return qs.s, qs.err
+	}
+}
+
+// writeQueueFiles writes the queue samples into dir: queue.csv, and the
+// fullest flow queues in queue_flows.csv.
+func writeQueueFiles(dir string, samples []shapedlink.QueueSample, log *slog.Logger) {
+	if err := writeQueueCSV(filepath.Join(dir, "queue.csv"), samples); err != nil {
+		log.Warn("writing queue samples", "err", err)
+	}
+	if err := writeFlowsCSV(filepath.Join(dir, "queue_flows.csv"), samples); err != nil {
+		log.Warn("writing per-flow queue samples", "err", err)
+	}
+}
+
+// recordGSO puts a QUIC run's offload evidence into run: from the queue
+// samples, and from the server end's egress counters when they could be
+// read (cerr nil).
+func recordGSO(run *results.Run, samples []shapedlink.QueueSample, counters shapedlink.EgressCounters, cerr error) {
+	expected := gsocheck.Expected(transport.DatagramSize, gsocheck.VethL2)
+	g, err := gsocheck.FromQueue(gsoSamples(samples), expected, gsocheck.Options{})
+	if err == nil {
+		run.GSOQueue = &g
+	}
+	if cerr == nil {
+		c := gsocheck.FromCounters(gsocheck.Counters{
+			Packets: counters.All.Packets, Bytes: counters.All.Bytes, Oversize: counters.Oversize.Packets,
+		}, expected, 100)
+		run.GSOCounters = &c
+	}
 }
 
 // recordEnds puts what the two role processes reported into run: both

@@ -119,13 +119,25 @@ func usage(userMs, sysMs float64, rssKiB int64) *results.Usage {
 // a second link backend.
 func Golden() []results.Run {
 	g := &golden{start: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)}
-	cell := func(rtt, rate, loss float64, cc string) results.Cell {
-		return results.Cell{Profile: fmt.Sprintf("%g:%g", rtt, rate), RTTms: rtt, RateMbit: rate, LossPct: loss, CC: cc, Sensitivity: cc != "reno"}
-	}
+	g.headlineClean()
+	g.headlineLossy()
+	g.secondProfile()
+	g.twoSessions()
+	g.cappedDisplay()
+	g.cubicSensitivity()
+	return g.runs
+}
 
-	// 80 ms / 10 Mbit, 0% loss: all four arms, CPU and shaper reports on
-	// every run, counters beside the queue on quic-priority.
-	a := cell(80, 10, 0, "reno")
+// goldenCell is a Golden cell: a headline cell when cc is reno, a
+// sensitivity cell otherwise.
+func goldenCell(rtt, rate, loss float64, cc string) results.Cell {
+	return results.Cell{Profile: fmt.Sprintf("%g:%g", rtt, rate), RTTms: rtt, RateMbit: rate, LossPct: loss, CC: cc, Sensitivity: cc != "reno"}
+}
+
+// headlineClean adds 80 ms / 10 Mbit at 0% loss: all four arms, CPU and
+// shaper reports on every run, counters beside the queue on quic-priority.
+func (g *golden) headlineClean() {
+	a := goldenCell(80, 10, 0, "reno")
 	g.arms(a, func(r *results.Run) {
 		r.ServerUsage = usage(310+10*float64(r.Repeat), 120, 18432+int64(r.Repeat)*64)
 		r.ClientUsage = usage(280+5*float64(r.Repeat), 110, 16384)
@@ -155,11 +167,13 @@ func Golden() []results.Run {
 		spec{arm: "quic-per-channel", p50: 84, p99: 130, p95: []float64{95, 96, 99}, mbit: 9.3, connectMs: 80.9},
 		spec{arm: "quic-priority", p50: 81, p99: 98, p95: []float64{84.5, 86, 86.4}, mbit: 9.4, connectMs: 80.4},
 	)
+}
 
-	// 80 ms / 10 Mbit, 1% loss: timeouts in tcp r3; quic has one measured
-	// repeat, one failed and one with nothing after the warm-up, and its
-	// offload evidence says on and inconclusive.
-	b := cell(80, 10, 1, "reno")
+// headlineLossy adds 80 ms / 10 Mbit at 1% loss: timeouts in tcp r3; quic
+// has one measured repeat, one failed and one with nothing after the
+// warm-up, and its offload evidence says on and inconclusive.
+func (g *golden) headlineLossy() {
+	b := goldenCell(80, 10, 1, "reno")
 	g.arms(b, func(r *results.Run) {
 		switch {
 		case r.Arm == "tcp" && r.Repeat == 3:
@@ -184,10 +198,13 @@ func Golden() []results.Run {
 		spec{arm: "tcp", p50: 84, p99: 400, p95: []float64{120, 125, 140}, mbit: 1.6, connectMs: 161.2},
 		spec{arm: "quic", p50: 95, p99: 230, p95: []float64{150, 151, 152}, mbit: 1.5, connectMs: 81.1},
 	)
+}
 
-	// 20 ms / 50 Mbit, 0% loss: a second profile. A tcp socket reports
-	// cubic, and quic-priority has no measured repeat.
-	c := cell(20, 50, 0, "reno")
+// secondProfile adds 20 ms / 50 Mbit at 0%, 1% and 2% loss.
+func (g *golden) secondProfile() {
+	// 0% loss: a tcp socket reports cubic, and quic-priority has no
+	// measured repeat.
+	c := goldenCell(20, 50, 0, "reno")
 	g.arms(c, func(r *results.Run) {
 		switch {
 		case r.Arm == "tcp" && r.Repeat == 2:
@@ -207,7 +224,7 @@ func Golden() []results.Run {
 
 	// 20 ms / 50 Mbit, 1% loss: quic alone, on netem, with no offload
 	// evidence.
-	g.arms(cell(20, 50, 1, "reno"), func(r *results.Run) {
+	g.arms(goldenCell(20, 50, 1, "reno"), func(r *results.Run) {
 		r.Link.Backend = "netem"
 		r.Link.Seed = 0
 		r.GSOQueue = nil
@@ -216,13 +233,16 @@ func Golden() []results.Run {
 	)
 
 	// 20 ms / 50 Mbit, 2% loss: tcp alone.
-	g.arms(cell(20, 50, 2, "reno"), nil,
+	g.arms(goldenCell(20, 50, 2, "reno"), nil,
 		spec{arm: "tcp", p50: 23, p99: 220, p95: []float64{60, 64}, mbit: 18.4, connectMs: 40.6},
 	)
+}
 
-	// 80 ms / 10 Mbit, 0% loss, two sessions: per-session figures, a
-	// timeout in session 1 only, and a run that recorded one session.
-	s := cell(80, 10, 0, "reno")
+// twoSessions adds 80 ms / 10 Mbit at 0% loss with two sessions:
+// per-session figures, a timeout in session 1 only, and a run that
+// recorded one session.
+func (g *golden) twoSessions() {
+	s := goldenCell(80, 10, 0, "reno")
 	s.Sessions = 2
 	g.arms(s, func(r *results.Run) {
 		sess := make([]results.SessionResult, 2)
@@ -274,18 +294,23 @@ func Golden() []results.Run {
 		spec{arm: "quic", p95: []float64{0, 0, 0}, mbit: 9.3, connectMs: 81},
 		spec{arm: "quic-per-channel", p95: []float64{0, 0, 0}, mbit: 9.2, connectMs: 81.5},
 	)
+}
 
-	// 80 ms / 10 Mbit, 0% loss, display capped at half the link rate.
-	capped := cell(80, 10, 0, "reno")
+// cappedDisplay adds 80 ms / 10 Mbit at 0% loss with the display capped
+// at half the link rate.
+func (g *golden) cappedDisplay() {
+	capped := goldenCell(80, 10, 0, "reno")
 	capped.BulkCapFraction, capped.BulkRateCapBps = 0.5, 5_000_000
 	g.arms(capped, nil,
 		spec{arm: "tcp", p50: 81, p99: 95, p95: []float64{84, 84.5, 85}, mbit: 4.9, connectMs: 160.5},
 		spec{arm: "quic", p50: 81, p99: 92, p95: []float64{83, 83.2, 84}, mbit: 4.9, connectMs: 80.4},
 	)
+}
 
-	// 80 ms / 10 Mbit, 0% loss, kernel TCP cubic: the sensitivity cell,
-	// with CPU figures on two of each arm's three runs.
-	g.arms(cell(80, 10, 0, "cubic"), func(r *results.Run) {
+// cubicSensitivity adds 80 ms / 10 Mbit at 0% loss with kernel TCP cubic:
+// the sensitivity cell, with CPU figures on two of each arm's three runs.
+func (g *golden) cubicSensitivity() {
+	g.arms(goldenCell(80, 10, 0, "cubic"), func(r *results.Run) {
 		if r.Repeat != 3 {
 			r.ServerUsage = usage(300+7*float64(r.Repeat), 115, 18000)
 			r.ClientUsage = usage(270, 100+3*float64(r.Repeat), 16000)
@@ -294,5 +319,4 @@ func Golden() []results.Run {
 		spec{arm: "tcp", p50: 86, p99: 130, p95: []float64{100, 103, 104}, mbit: 9.3, connectMs: 160.8},
 		spec{arm: "quic", p50: 81, p99: 100, p95: []float64{86, 86.6, 87.2}, mbit: 9.4, connectMs: 80.6},
 	)
-	return g.runs
 }

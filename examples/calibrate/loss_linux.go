@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"net"
+	"time"
+
+	"github.com/shakenfist/quicbench/shapedlink"
+)
+
+// lossRun sends n datagrams from server to client and counts those
+// delivered. The pace is half the link's byte rate and half what the
+// packet limit allows (the limit counts the delay line, so at 80:10 and
+// limit 110 more than 2750 packets/s would be dropped by the limit even
+// though their bytes fit the rate).
+func lossRun(ctx context.Context, l *shapedlink.Link, n int, rate float64, rtt time.Duration, limit int) (lossRecord, error) {
+	return oneWay(ctx, l, n, lossGap(rate, rtt, limit), rtt)
+}
+
+// lossGap is the loss run's spacing: see lossRun.
+func lossGap(rate float64, rtt time.Duration, limit int) time.Duration {
+	perPkt := frameTime(echoFrame, rate)
+	return max(2*perPkt, 2*(rtt/2+perPkt)/time.Duration(limit), 20*time.Microsecond)
+}
+
+// oneWay sends n datagrams from server to client, gap apart, and records
+// which arrived, how many copies, and the one-way delay of the first.
+func oneWay(ctx context.Context, l *shapedlink.Link, n int, gap, rtt time.Duration) (lossRecord, error) {
+	srv, err := udpIn(l.Server(), ipOf(l.ServerAddr()))
+	if err != nil {
+		return lossRecord{}, err
+	}
+	defer srv.Close()
+	cli, err := udpIn(l.Client(), ipOf(l.ClientAddr()))
+	if err != nil {
+		return lossRecord{}, err
+	}
+	defer cli.Close()
+	_ = cli.SetReadBuffer(8 << 20)
+	base := time.Now()
+	got := make(chan lossRecord, 1)
+	go func() {
+		r := lossRecord{seen: make([]bool, n), copies: make([]int, n), oneWay: make([]time.Duration, n)}
+		buf := make([]byte, 2048)
+		for {
+			k, _, err := cli.ReadFromUDP(buf)
+			if err != nil {
+				got <- r
+				return
+			}
+			if k >= 12 {
+				if i := int(binary.BigEndian.Uint32(buf)); i < n {
+					if !r.seen[i] {
+						r.oneWay[i] = time.Since(base) - time.Duration(binary.BigEndian.Uint64(buf[4:]))
+					}
+					r.seen[i] = true
+					r.copies[i]++
+				}
+			}
+		}
+	}()
+	to := cli.LocalAddr().(*net.UDPAddr)
+	msg := make([]byte, echoPayload)
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		if ctx.Err() != nil {
+			return lossRecord{}, ctx.Err()
+		}
+		if wait := time.Until(start.Add(time.Duration(i) * gap)); wait > 0 {
+			time.Sleep(wait)
+		}
+		binary.BigEndian.PutUint32(msg, uint32(i))
+		binary.BigEndian.PutUint64(msg[4:], uint64(time.Since(base)))
+		if _, err := srv.WriteToUDP(msg, to); err != nil {
+			return lossRecord{}, err
+		}
+	}
+	time.Sleep(rtt + 500*time.Millisecond)
+	cli.Close()
+	return <-got, nil
+}

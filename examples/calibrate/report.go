@@ -1,0 +1,290 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/shakenfist/quicbench/internal/buildinfo"
+	"github.com/shakenfist/quicbench/shapedlink"
+)
+
+// Result is one profile's calibration; the JSON output is a Report.
+type Result struct {
+	Profile  string   `json:"profile"`
+	Backend  string   `json:"backend"`
+	Applied  []string `json:"applied"`
+	Priority string   `json:"emulator_priority,omitempty"`
+
+	// Ping is the link's own idle round trip (ICMP echoes answered by the
+	// server's kernel, timed with kernel receive timestamps), the figure
+	// the targets apply to; Bare is the same probe over an unshaped veth
+	// pair with the same offloads, measured just before, which is what
+	// the machine adds to any round trip. Errors are measured minus
+	// expected (the RTT plus the probe frame's serialisation each way).
+	Ping *Probe `json:"ping,omitempty"`
+	Bare *Probe `json:"bare,omitempty"`
+	// ShaperLateP50Ms and ShaperLateP99Ms are the emulator's own record of
+	// how late it wrote the probe's frames (the worse direction).
+	ShaperLateP50Ms float64 `json:"shaper_late_p50_ms,omitempty"`
+	ShaperLateP99Ms float64 `json:"shaper_late_p99_ms,omitempty"`
+	ShaperLateMaxMs float64 `json:"shaper_late_max_ms,omitempty"`
+
+	// The UDP echo is what an application sees: the same idle round trip
+	// through two processes' sockets, including their wake-ups.
+	ExpectedRTTms float64 `json:"expected_rtt_ms"`
+	Echoes        int     `json:"echoes_sent"`
+	Answered      int     `json:"echoes_answered"`
+	RTTMinMs      float64 `json:"rtt_min_ms"`
+	RTTP50Ms      float64 `json:"rtt_p50_ms"`
+	RTTP99Ms      float64 `json:"rtt_p99_ms"`
+	RTTP50ErrMs   float64 `json:"rtt_p50_error_ms"`
+	RTTP99ErrMs   float64 `json:"rtt_p99_error_ms"`
+	// Baseline is the same echo tool over loopback inside the server's
+	// namespace: what the measuring processes themselves add.
+	BaselineP50Ms float64 `json:"echo_loopback_p50_ms"`
+	BaselineP99Ms float64 `json:"echo_loopback_p99_ms"`
+
+	Bulk []Bulk `json:"bulk"`
+
+	LossSent      int     `json:"loss_sent"`
+	LossDelivered int     `json:"loss_delivered"`
+	LossPct       float64 `json:"loss_measured_pct"`
+	LossLoPct     float64 `json:"loss_ci95_lo_pct"`
+	LossHiPct     float64 `json:"loss_ci95_hi_pct"`
+	LossInside    bool    `json:"loss_configured_inside_ci"`
+	// LossMeanBurst is the mean length of runs of lost datagrams, and
+	// LossBurstWant what the configured loss model gives (1/(1-p) for
+	// independent loss, 100/r for Gilbert-Elliott); the interval above is
+	// widened for the bursts' correlation.
+	LossMeanBurst float64 `json:"loss_mean_burst,omitempty"`
+	LossBurstWant float64 `json:"loss_burst_configured,omitempty"`
+	// LossShaperDrops is what the shaping itself dropped during the loss
+	// run (loss and limit); the rest of the shortfall was lost elsewhere.
+	LossShaperDrops uint64 `json:"loss_shaper_drops"`
+	// With dup or reorder in the down direction: the share of the loss
+	// run's datagrams that arrived twice, or in under half the one-way
+	// delay (sent at once), with its 95% interval, beside the configured
+	// share (for reordering with a gap, 1/(gap-1 + 100/pct)).
+	DupPct         float64 `json:"dup_measured_pct,omitempty"`
+	DupLoPct       float64 `json:"dup_ci95_lo_pct,omitempty"`
+	DupHiPct       float64 `json:"dup_ci95_hi_pct,omitempty"`
+	DupWantPct     float64 `json:"dup_configured_pct,omitempty"`
+	ReorderPct     float64 `json:"reorder_measured_pct,omitempty"`
+	ReorderLoPct   float64 `json:"reorder_ci95_lo_pct,omitempty"`
+	ReorderHiPct   float64 `json:"reorder_ci95_hi_pct,omitempty"`
+	ReorderWantPct float64 `json:"reorder_configured_pct,omitempty"`
+
+	// Jitter is the down direction's delay variation against its
+	// configured distribution, for a profile with jitter.
+	Jitter *JitterFit `json:"jitter,omitempty"`
+	// TimeVarying is the trace's and the schedule's fidelity, for a
+	// profile whose down direction has one (the bulk flows and the loss
+	// run, which assume a fixed link, are then skipped).
+	TimeVarying *TimeVarying `json:"time_varying,omitempty"`
+
+	CPUPerPacketNs float64 `json:"emulator_cpu_ns_per_packet,omitempty"`
+	Error          string  `json:"error,omitempty"`
+}
+
+// TimeVarying is how faithfully a link followed its trace and schedule
+// (down direction). TraceDeliveredPct is the frames that left the link
+// under a saturating flood, as a share of what the trace's opportunities
+// carry, over TraceWindows whole seconds, and TraceMaxErrFrames the worst
+// second's difference in frames. EdgeErrMs are, for each of Blackouts
+// drop blackouts, the send time of the first datagram lost minus the
+// scheduled down time and of the first delivered again minus the
+// scheduled up time (datagrams 1 ms apart, so each is within a
+// millisecond of the true edge). Changes counts the schedule's changes
+// applied; MaxAckLagMs is netem's longest wait for the kernel to
+// acknowledge one, ShaperMaxLagMs the emulator's longest delay in getting
+// to one (its changes apply at their time regardless).
+type TimeVarying struct {
+	TraceWindows      int       `json:"trace_windows,omitempty"`
+	TraceDeliveredPct float64   `json:"trace_delivered_pct,omitempty"`
+	TraceMaxErrFrames float64   `json:"trace_max_error_frames,omitempty"`
+	Blackouts         int       `json:"blackouts,omitempty"`
+	EdgeErrMs         []float64 `json:"edge_error_ms,omitempty"`
+	Changes           int       `json:"changes"`
+	MaxAckLagMs       float64   `json:"max_ack_lag_ms,omitempty"`
+	ShaperMaxLagMs    float64   `json:"shaper_max_lag_ms,omitempty"`
+	Error             string    `json:"error,omitempty"`
+}
+
+// JitterFit compares the one-way delays of sparse probes (GapMs apart)
+// with the configured jitter: each probe's delay beyond the configured
+// one-way delay, its serialisation and half the bare round trip, against
+// the distribution netem draws from (Direction.JitterCDF). KS is the
+// Kolmogorov-Smirnov distance between the two, KSCrit its 5% critical
+// value for Probes samples (1.358/sqrt(n)); Fits is KS <= KSCrit. The
+// quantiles are measured beside configured, in ms.
+type JitterFit struct {
+	Probes int       `json:"probes"`
+	GapMs  float64   `json:"gap_ms"`
+	KS     float64   `json:"ks"`
+	KSCrit float64   `json:"ks_crit_5pct"`
+	Fits   bool      `json:"fits"`
+	Levels []float64 `json:"levels"`
+	Meas   []float64 `json:"measured_ms"`
+	Want   []float64 `json:"configured_ms"`
+}
+
+// Probe is one series of idle ICMP round trips.
+type Probe struct {
+	Sent       int     `json:"sent"`
+	Answered   int     `json:"answered"`
+	IntervalMs float64 `json:"interval_ms"`
+	ExpectedMs float64 `json:"expected_ms"`
+	MinErrMs   float64 `json:"min_error_ms"`
+	P50ErrMs   float64 `json:"p50_error_ms"`
+	P90ErrMs   float64 `json:"p90_error_ms"`
+	P99ErrMs   float64 `json:"p99_error_ms"`
+	MaxErrMs   float64 `json:"max_error_ms"`
+	Error      string  `json:"error,omitempty"`
+}
+
+// Bulk is one bulk TCP flow.
+type Bulk struct {
+	CC          string  `json:"cc"`
+	Buffers     string  `json:"buffers"`
+	GoodputMbit float64 `json:"goodput_mbit"`
+	GoodputPct  float64 `json:"goodput_pct_of_rate"`
+	WirePct     float64 `json:"wire_pct_of_rate"`
+	// WireFrom says where WirePct came from: "shaper" (the emulator's own
+	// count of the bytes it forwarded in the window) or "estimate"
+	// (goodput scaled by a full frame over its payload, for netem).
+	WireFrom string `json:"wire_from,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Sweep is one step of the highest-rate search.
+type Sweep struct {
+	RateMbit float64 `json:"rate_mbit"`
+	Bulk     Bulk    `json:"bulk"`
+	Cubic    Bulk    `json:"cubic"`
+	CPUNs    float64 `json:"emulator_cpu_ns_per_packet,omitempty"`
+	Error    string  `json:"error,omitempty"`
+}
+
+// Iperf is one iperf3 flow across a link (or the bare veth pair).
+type Iperf struct {
+	Label       string  `json:"label"`
+	Profile     string  `json:"profile"`
+	Backend     string  `json:"backend"`
+	RateMbit    float64 `json:"rate_mbit,omitempty"` // 0: no rate limit
+	Mbit        float64 `json:"goodput_mbit"`        // iperf3's receiver
+	Retransmits int     `json:"retransmits"`
+	GoodputPct  float64 `json:"goodput_pct_of_rate,omitempty"`
+	WirePct     float64 `json:"wire_pct_of_rate,omitempty"`
+	WireFrom    string  `json:"wire_from,omitempty"`
+	// CPUNsPerFrame is the emulator's CPU time over the flow divided by
+	// the frames it forwarded (both directions).
+	CPUNsPerFrame float64 `json:"emulator_cpu_ns_per_frame,omitempty"`
+	Error         string  `json:"error,omitempty"`
+}
+
+// Report is everything calibrate measured.
+type Report struct {
+	Started time.Time `json:"started"`
+	Host    string    `json:"host"`
+	Load    string    `json:"loadavg"`
+	// Build is which code made the report (its commit, and where that
+	// came from), so a figure can be traced to the code that measured it.
+	Build         buildinfo.Info `json:"build"`
+	Results       []Result       `json:"results"`
+	Sweep         []Sweep        `json:"sweep,omitempty"`
+	HighestOKMbit float64        `json:"highest_rate_within_5pct_mbit"`
+	Iperf         []Iperf        `json:"iperf3,omitempty"`
+	Qdisc         []Qdisc        `json:"qdisc,omitempty"`
+}
+
+// Qdisc is one queue discipline under one Cubic flow saturating the down
+// direction, with a sparse flow of echoes beside it (-qdisc).
+type Qdisc struct {
+	Discipline string   `json:"discipline"` // fifo (netem's drop-tail), codel, fq_codel
+	Profile    string   `json:"profile"`
+	Applied    []string `json:"applied,omitempty"`
+	FlowMbit   float64  `json:"flow_mbit"`
+	// The standing queue: the time a packet joining the down queue waits
+	// for the rate, from the shaper's held bytes sampled every 10 ms
+	// (held*8/rate minus the one-way delay the delay line accounts for).
+	StandingP50Ms float64 `json:"standing_p50_ms"`
+	StandingP95Ms float64 `json:"standing_p95_ms"`
+	Samples       int     `json:"samples"`
+	// The sparse flow: echoes 10 ms apart, their round trip beyond the
+	// configured one.
+	SparseP50Ms float64 `json:"sparse_extra_p50_ms"`
+	SparseP95Ms float64 `json:"sparse_extra_p95_ms"`
+	Echoes      int     `json:"echoes"`
+	EchoesSent  int     `json:"echoes_sent"`
+	LimitDrops  uint64  `json:"limit_drops"`
+	QueueDrops  uint64  `json:"queue_drops"`
+	CoDelDrops  uint64  `json:"codel_drops"`
+	ECNMarks    uint64  `json:"ecn_marks"`
+	Error       string  `json:"error,omitempty"`
+}
+
+// failures names the measurements in rep that failed, out of total. A
+// measurement is one profile's calibration (its link, echoes, both bulk
+// flows and the loss run) or one rate of the sweep (its link and both
+// flows); it failed if any of its parts did.
+func (rep Report) failures() (failed []string, total int) {
+	for _, r := range rep.Results {
+		total++
+		bad := r.Error != "" || r.Ping != nil && r.Ping.Error != "" || r.Bare != nil && r.Bare.Error != "" || r.TimeVarying != nil && r.TimeVarying.Error != ""
+		for _, b := range r.Bulk {
+			bad = bad || b.Error != ""
+		}
+		if bad {
+			failed = append(failed, "profile "+r.Profile)
+		}
+	}
+	for _, s := range rep.Sweep {
+		total++
+		if s.Error != "" || s.Bulk.Error != "" || s.Cubic.Error != "" {
+			failed = append(failed, fmt.Sprintf("sweep %g Mbit/s", s.RateMbit))
+		}
+	}
+	for _, f := range rep.Iperf {
+		total++
+		if f.Error != "" {
+			failed = append(failed, "iperf3 "+f.Label)
+		}
+	}
+	for _, q := range rep.Qdisc {
+		total++
+		if q.Error != "" {
+			failed = append(failed, "qdisc "+q.Discipline)
+		}
+	}
+	return failed, total
+}
+
+// failureLine is "N of M measurements failed (which)".
+func failureLine(failed []string, total int) string {
+	return fmt.Sprintf("%d of %d measurements failed (%s)", len(failed), total, strings.Join(failed, ", "))
+}
+
+// varies reports whether r's profile has jitter, a trace or a schedule:
+// a link whose delay or rate is not fixed.
+func (r Result) varies() bool {
+	p, err := shapedlink.ParseProfile(r.Profile)
+	if err != nil {
+		return false
+	}
+	for _, d := range []shapedlink.Dir{shapedlink.Down, shapedlink.Up} {
+		if pd := p.Direction(d); pd.Jitter > 0 || pd.Trace != "" || pd.Schedule != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func (r Result) lossy() bool {
+	p, err := shapedlink.ParseProfile(r.Profile)
+	return err == nil && p.HasLoss()
+}
+
+// unusualBuffers is true when the flow did not get the buffers it asked
+// for (unprivileged, the 32 MiB ones are capped by the host).
+func (b Bulk) unusualBuffers() bool { return b.Buffers != "32MiB" && b.Buffers != "default" }

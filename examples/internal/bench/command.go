@@ -1,0 +1,137 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/shakenfist/quicbench/shapedlink"
+)
+
+// Main is the body of every matrix command: run the role if this process is
+// one, parse the flags, get the privilege to build links, run the matrix and
+// print the summary; or, with -serve, run the two-host daemon instead
+// (docs/two-hosts.md). It returns the process exit code.
+func Main(name, about string, d, quick Defaults, adjust func(*Matrix) error) int {
+	MaybeRunRole()
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: %s [flags]\n\n%s\n\nflags:\n", name, about)
+		fs.PrintDefaults()
+	}
+	f := NewFlags(fs, d, quick)
+	if err := fs.Parse(os.Args[1:]); err != nil {
+		if err == flag.ErrHelp {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "%s: unexpected arguments %q (all options are flags)\n", name, fs.Args())
+		return ExitUsage
+	}
+	if f.twoHost.serve != "" {
+		return serveMain(name, f)
+	}
+	// The flags are parsed before Reexec (parsing writes nothing unless it
+	// fails, and then the command ends here) because -serve and -remote
+	// build no link: there, re-executing into a fresh network namespace
+	// would cut this process off from the other host.
+	if f.twoHost.remote == "" {
+		if err := shapedlink.Reexec(); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+			return ExitFailed
+		}
+	}
+	m, err := f.Matrix()
+	if err == nil && adjust != nil {
+		err = adjust(m)
+		if err == nil {
+			err = m.Validate()
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		return ExitUsage
+	}
+	m.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	plan := m.Plan()
+	extra := ""
+	if len(m.Sessions) > 0 {
+		extra += fmt.Sprintf(" x %d session counts", len(m.Sessions))
+	}
+	if len(m.BulkCapFractions) > 0 {
+		extra += fmt.Sprintf(" x %d caps", len(m.BulkCapFractions))
+	}
+	cells := fmt.Sprintf("%d profiles x %d losses", len(m.Profiles), len(m.Losses))
+	if m.Remote != nil {
+		cells = "the path to " + m.Remote.Addr
+	}
+	fmt.Fprintf(os.Stderr, "%s: %s (%s x %d ccs%s x %d repeats x %d arms) of %v into %s\n",
+		name, m.planSummary(plan), cells, len(m.CCs), extra, m.Repeats, len(m.Arms), m.Workload.Duration, m.Workdir)
+	runErr := m.Run(ctx)
+	code := ExitCode(runErr)
+	switch {
+	case runErr == nil:
+	case code == ExitUsage:
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, runErr)
+		return code
+	case code == ExitInterrupted:
+		fmt.Fprintf(os.Stderr, "%s: interrupted; what was measured is kept in %s, and the same command resumes it\n", name, m.Workdir)
+		return code
+	case errors.Is(runErr, ErrRunsFailed):
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, runErr)
+	default:
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, runErr)
+		fmt.Fprintf(os.Stderr, "%s: what was measured is kept in %s; once the cause is fixed, the same command resumes it\n", name, m.Workdir)
+		return code
+	}
+	if !f.noSummary {
+		if c := Summarise(os.Stdout, m.Workdir); c != ExitOK && code == ExitOK {
+			code = c
+		}
+		if note := m.shardSummaryNote(name); note != "" {
+			fmt.Fprintln(os.Stderr, note)
+		}
+		if f.quick && len(quick.Readings) > 0 {
+			PrintFindings(os.Stdout, name, m.Workdir, quick.Readings)
+		}
+	}
+	return code
+}
+
+// Exit codes of the matrix commands.
+const (
+	// ExitOK: every run of the matrix was measured.
+	ExitOK = 0
+	// ExitFailed: some runs failed (the count is printed, the summary
+	// still shows the rest, and the same command redoes them), or the
+	// matrix could not go on.
+	ExitFailed = 1
+	// ExitUsage: the command line, the environment or the work directory
+	// was refused before anything ran.
+	ExitUsage = 2
+	// ExitInterrupted: SIGINT or SIGTERM stopped the matrix; the run in
+	// progress is redone on resume.
+	ExitInterrupted = 130
+)
+
+// ExitCode is the exit code for what Matrix.Run returned.
+func ExitCode(err error) int {
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, ErrWorkdir), errors.Is(err, ErrRemoteAuth):
+		return ExitUsage
+	case errors.Is(err, ErrInterrupted):
+		return ExitInterrupted
+	}
+	return ExitFailed
+}
