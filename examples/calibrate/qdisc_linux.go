@@ -104,7 +104,7 @@ func qdiscRun(ctx context.Context, c config, base shapedlink.Profile, disc strin
 	defer stop()
 	samples := make(chan []shapedlink.QueueSample, 1)
 	go func() {
-		s, _ := l.SampleQueue(sctx, shapedlink.ServerEnd, 10*time.Millisecond)
+		s, _ := l.Instruments().SampleQueue(sctx, shapedlink.ServerEnd, 10*time.Millisecond)
 		samples <- s
 	}()
 	start, before := time.Now(), received.Load()
@@ -120,7 +120,7 @@ func qdiscRun(ctx context.Context, c config, base shapedlink.Profile, disc strin
 	// discipline, where they are the discipline's own queue (netem holds
 	// the delay line above it).
 	line := down.Delay.Seconds()
-	if l.Backend() == shapedlink.BackendNetem && down.Queue.Kind != "" {
+	if l.Backend() == shapedlink.BackendNetem && down.Queue.Managed() {
 		line = 0
 	}
 	for _, s := range <-samples {
@@ -134,7 +134,7 @@ func qdiscRun(ctx context.Context, c config, base shapedlink.Profile, disc strin
 	}
 	q.Echoes, q.EchoesSent = len(rtts), sent
 	q.SparseP50Ms, q.SparseP95Ms = quantile(extra, 0.5), quantile(extra, 0.95)
-	if sh, ok := l.ShaperStats(); ok && len(sh.Directions) > 0 {
+	if sh, ok := l.Instruments().ShaperStats(); ok && len(sh.Directions) > 0 {
 		d := sh.Directions[0]
 		q.LimitDrops, q.QueueDrops, q.CoDelDrops, q.ECNMarks = d.LimitDrops, d.QueueDrops, d.CoDelDrops, d.ECNMarks
 	}

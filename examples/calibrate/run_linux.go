@@ -139,10 +139,10 @@ func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 	defer l.Close()
 	res.Backend = string(l.Backend())
 	res.Applied = l.Applied()
-	res.Priority = priority(l.EmulatorPID())
+	res.Priority = priority(l.Instruments().EmulatorPID())
 
 	res.Ping = probe(ctx, c, l, crossing(pingFrame), rtt)
-	if sh, ok := l.ShaperStats(); ok {
+	if sh, ok := l.Instruments().ShaperStats(); ok {
 		for _, d := range sh.Directions {
 			res.ShaperLateP50Ms = max(res.ShaperLateP50Ms, d.LateP50Ms)
 			res.ShaperLateP99Ms = max(res.ShaperLateP99Ms, d.LateP99Ms)
@@ -175,11 +175,11 @@ func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 		return res
 	}
 
-	cpu0, pk0 := shaperCPU(l.EmulatorPID()), framesIn(l)
+	cpu0, pk0 := shaperCPU(l.Instruments().EmulatorPID()), framesIn(l)
 	for _, f := range []struct{ cc, buf string }{{"bbr", "32MiB"}, {"cubic", "default"}} {
 		res.Bulk = append(res.Bulk, bulk(ctx, l, f.cc, f.buf == "32MiB", c.bulk, rate))
 	}
-	cpu1, pk1 := shaperCPU(l.EmulatorPID()), framesIn(l)
+	cpu1, pk1 := shaperCPU(l.Instruments().EmulatorPID()), framesIn(l)
 	if cpu0 >= 0 && cpu1 > cpu0 && pk1 > pk0 {
 		res.CPUPerPacketNs = float64(cpu1-cpu0) / float64(pk1-pk0)
 	}
@@ -281,10 +281,10 @@ func sweep(ctx context.Context, c config, rateMbit float64, opts shapedlink.Opti
 		return s
 	}
 	defer l.Close()
-	cpu0, pk0 := shaperCPU(l.EmulatorPID()), framesIn(l)
+	cpu0, pk0 := shaperCPU(l.Instruments().EmulatorPID()), framesIn(l)
 	s.Bulk = bulk(ctx, l, "bbr", true, c.bulk, rateMbit*1e6)
 	s.Cubic = bulk(ctx, l, "cubic", true, c.bulk, rateMbit*1e6)
-	cpu1, pk1 := shaperCPU(l.EmulatorPID()), framesIn(l)
+	cpu1, pk1 := shaperCPU(l.Instruments().EmulatorPID()), framesIn(l)
 	if cpu0 >= 0 && cpu1 > cpu0 && pk1 > pk0 {
 		s.CPUNs = float64(cpu1-cpu0) / float64(pk1-pk0)
 	}
@@ -453,7 +453,7 @@ func bulk(ctx context.Context, l *shapedlink.Link, cc string, big bool, d time.D
 	// forwarded is what the emulator wrote towards the client so far, the
 	// bytes that crossed the wire; false with netem.
 	forwarded := func() (int64, bool) {
-		sh, ok := l.ShaperStats()
+		sh, ok := l.Instruments().ShaperStats()
 		if !ok || len(sh.Directions) == 0 {
 			return 0, false
 		}
@@ -665,7 +665,7 @@ func shaperCPU(pid int) int64 {
 func drain(l *shapedlink.Link, d time.Duration) {
 	end := time.Now().Add(d)
 	for _, e := range []shapedlink.End{shapedlink.ServerEnd, shapedlink.ClientEnd} {
-		s, err := l.Sampler(e)
+		s, err := l.Instruments().Sampler(e)
 		if err != nil {
 			continue
 		}
@@ -681,7 +681,7 @@ func drain(l *shapedlink.Link, d time.Duration) {
 
 // shaperDrops is the server-to-client direction's drops so far.
 func shaperDrops(l *shapedlink.Link) uint64 {
-	s, err := l.Sampler(shapedlink.ServerEnd)
+	s, err := l.Instruments().Sampler(shapedlink.ServerEnd)
 	if err != nil {
 		return 0
 	}
@@ -697,7 +697,7 @@ func shaperDrops(l *shapedlink.Link) uint64 {
 func framesIn(l *shapedlink.Link) uint64 {
 	var n uint64
 	for _, e := range []shapedlink.End{shapedlink.ServerEnd, shapedlink.ClientEnd} {
-		if c, err := l.EgressCounters(e); err == nil {
+		if c, err := l.Instruments().EgressCounters(e); err == nil {
 			n += c.All.Packets
 		}
 	}

@@ -89,14 +89,14 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 	// Read the emulator's counters last (deferred calls run in reverse),
 	// before Close stops it, and for failed runs too.
 	defer func() {
-		if start := link.ScheduleStart(); !start.IsZero() {
+		if start := link.Instruments().ScheduleStart(); !start.IsZero() {
 			run.Link.ScheduleStart = start
 			var err error
-			if run.Link.Changes, err = link.AppliedChanges(); err != nil {
+			if run.Link.Changes, err = link.Instruments().AppliedChanges(); err != nil {
 				log.Warn("the link's schedule", "err", err)
 			}
 		}
-		if sh, ok := link.ShaperStats(); ok {
+		if sh, ok := link.Instruments().ShaperStats(); ok {
 			run.Link.Shaper = &sh
 			if why := sh.Distorted(report.ShaperLateLimit); why != "" {
 				log.Warn("the emulator may have distorted this run", "why", why)
@@ -138,7 +138,7 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 	}
 	samplesCh := make(chan sampled, 1)
 	go func() {
-		s, err := link.SampleQueue(sctx, shapedlink.ServerEnd, shapedlink.DefaultSampleInterval)
+		s, err := link.Instruments().SampleQueue(sctx, shapedlink.ServerEnd, shapedlink.DefaultSampleInterval)
 		samplesCh <- sampled{s, err}
 	}()
 
@@ -160,7 +160,7 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 	if err := writeFlowsCSV(filepath.Join(dir, "queue_flows.csv"), qs.s); err != nil {
 		log.Warn("writing per-flow queue samples", "err", err)
 	}
-	counters, cerr := link.EgressCounters(shapedlink.ServerEnd)
+	counters, cerr := link.Instruments().EgressCounters(shapedlink.ServerEnd)
 
 	// The server ends once the client has closed its channels.
 	select {
