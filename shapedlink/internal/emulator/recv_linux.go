@@ -89,15 +89,22 @@ func (l *dirLoop) recv() (int, error) {
 			continue
 		}
 		due, v := l.model.Arrive(at, size)
+		orig, dupe := l.model.Edits()
 		if ddue, dv, dq, _, ok := l.model.Duplicate(); ok {
 			// Only an accepted duplicate gets a buffer: the model then
 			// counts it among the frames held, which the buffers are
 			// sized for (a refused one, copied first, could find none).
+			// It is copied before the original's edit, as netem clones
+			// before it mangles.
 			c := noBuffer
 			if dv == linkmodel.Accepted {
 				c = l.copyFrame(b, size)
+				l.edit(dupe, c, size)
 			}
 			l.judged(ddue, dv, dq, c, size)
+		}
+		if v == linkmodel.Accepted {
+			l.edit(orig, b, size)
 		}
 		l.judged(due, v, l.model.Queued(), b, size)
 	}
@@ -146,6 +153,14 @@ func (l *dirLoop) release(b int32) {
 	}
 }
 
+// edit applies the model's edit to the frame in buffer b.
+func (l *dirLoop) edit(e linkmodel.Edit, b int32, size int) {
+	if e != (linkmodel.Edit{}) {
+		off := int(b) * l.slot
+		e.Apply(l.arena[off+vnetHdrLen:off+vnetHdrLen+size], l.arena[off:off+vnetHdrLen])
+	}
+}
+
 // frame is the Ethernet frame of size bytes in buffer b.
 func (l *dirLoop) frame(b int32, size int) []byte {
 	off := int(b)*l.slot + vnetHdrLen
@@ -165,9 +180,7 @@ func (l *dirLoop) dequeueUpTo(t int64) {
 		if !ok {
 			continue // the discipline dropped what was left
 		}
-		if marked {
-			aqm.SetCE(l.frame(p.Ref, p.Len))
-		}
+		l.edit(linkmodel.Edit{Mark: marked}, p.Ref, p.Len)
 		l.judged(due, linkmodel.Accepted, queued, p.Ref, p.Len)
 	}
 }

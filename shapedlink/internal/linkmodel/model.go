@@ -96,6 +96,8 @@ type Model struct {
 
 	// The duplicate made by the most recent Arrive, if any.
 	dupMade      bool
+	dupEdit      Edit
+	edit         Edit // the original's edit
 	dupDue       int64
 	dupVerdict   Verdict
 	dupQueued    bool
@@ -278,6 +280,29 @@ func (m *Model) arrive(now int64, size int) (due int64, v Verdict) {
 func (m *Model) Duplicate() (due int64, v Verdict, queued, reordered, ok bool) {
 	return m.dupDue, m.dupVerdict, m.dupQueued, m.dupReordered, m.dupMade
 }
+
+// An Edit is what the model decided to do to an accepted frame's bytes.
+// The model never holds the bytes; the carrier that does applies the edit
+// (Apply) before the frame leaves. A duplicate is copied before the
+// original's edit is applied, and has its own.
+type Edit struct {
+	// Mark sets the frame's IP ECN field to CE (a queue discipline with
+	// ecn=on marking rather than dropping; Dequeue decides it).
+	Mark bool
+}
+
+// Apply makes e's changes to frame, an Ethernet frame; vnet is the
+// virtio_net_hdr the frame carries through the emulator's sockets, or nil
+// where there is none.
+func (e Edit) Apply(frame, vnet []byte) {
+	if e.Mark {
+		aqm.SetCE(frame)
+	}
+}
+
+// Edits are the edits of the most recent Arrive: its original's and, when
+// it made one, its duplicate's.
+func (m *Model) Edits() (original, duplicate Edit) { return m.edit, m.dupEdit }
 
 // place runs the limit, reordering and delay for a frame that survived
 // the loss.
