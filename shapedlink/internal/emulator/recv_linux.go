@@ -85,7 +85,10 @@ func (l *dirLoop) recv() (int, error) {
 			flow, ect, _ := aqm.Classify(frame, l.flowSeed)
 			if l.model.Enqueue(at, aqm.Packet{Len: size, Flow: flow, ECT: ect, Ref: b}) != linkmodel.Accepted {
 				l.free = append(l.free, b)
+				continue
 			}
+			orig, _ := l.model.Edits()
+			l.edit(orig, b, size)
 			continue
 		}
 		due, v := l.model.Arrive(at, size)

@@ -247,7 +247,7 @@ func (m *Model) Counters() *linkspec.Counters { return m.c }
 
 // arrive is Arrive before the counting.
 func (m *Model) arrive(now int64, size int) (due int64, v Verdict) {
-	m.dupMade = false
+	m.dupMade, m.edit, m.dupEdit = false, Edit{}, Edit{}
 	copies := 1
 	if m.dupU32 != 0 && m.dupU32 >= m.dupCor.next(&m.rng) {
 		copies++
@@ -300,8 +300,8 @@ func (e Edit) Apply(frame, vnet []byte) {
 	}
 }
 
-// Edits are the edits of the most recent Arrive: its original's and, when
-// it made one, its duplicate's.
+// Edits are the edits of the most recent Arrive (or Enqueue): its
+// original's and, when it made one, its duplicate's.
 func (m *Model) Edits() (original, duplicate Edit) { return m.edit, m.dupEdit }
 
 // place runs the limit, reordering and delay for a frame that survived

@@ -23,6 +23,7 @@ func (m *Model) SetDropFunc(f func(ref int32, size int, c aqm.Cause)) { m.onDrop
 // frame or others (reported through the drop function, not the verdict).
 // Accepted means the frame is queued.
 func (m *Model) Enqueue(now int64, p aqm.Packet) Verdict {
+	m.edit, m.dupEdit, m.dupMade = Edit{}, Edit{}, false
 	if m.lossEvent() {
 		m.c.LossDrops++
 		return Lost
