@@ -37,6 +37,9 @@
 //	reorder=PCT[/CORR[/GAP]]      after GAP-1 (default 0) packets delayed
 //	                              normally, send each packet at once with
 //	                              probability PCT, ahead of the delayed ones
+//	corrupt=PCT[/CORR]            netem's corruption: one random bit of a
+//	                              packet flipped, its checksum made complete
+//	                              first, so the receiver drops it
 //	qdisc=fifo|codel|fq_codel     the queue discipline of the packets waiting
 //	                              for the rate (fifo: netem's drop-tail, the
 //	                              default); with codel or fq_codel, limit is

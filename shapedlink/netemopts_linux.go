@@ -104,6 +104,10 @@ func netemOptions(q *netlink.Netem, d Direction, seed uint64) (*nl.RtAttr, error
 		reorder := nl.TcNetemReorder{Probability: q.ReorderProb, Correlation: q.ReorderCorr}
 		options.AddRtAttr(nl.TCA_NETEM_REORDER, reorder.Serialize())
 	}
+	if q.CorruptProb > 0 {
+		corrupt := nl.TcNetemCorrupt{Probability: q.CorruptProb, Correlation: q.CorruptCorr}
+		options.AddRtAttr(nl.TCA_NETEM_CORRUPT, corrupt.Serialize())
+	}
 	if d.JitterDist != "" {
 		table, err := disttable.Table(d.JitterDist)
 		if err != nil {
@@ -215,6 +219,9 @@ func netemAttrs(d Direction) netlink.NetemQdiscAttrs {
 	if d.ReorderPct > 0 {
 		a.ReorderProb, a.ReorderCorr, a.Gap = float32(d.ReorderPct), float32(d.ReorderCorr), uint32(max(d.ReorderGap, 1))
 	}
+	if d.CorruptPct > 0 {
+		a.CorruptProb, a.CorruptCorr = float32(d.CorruptPct), float32(d.CorruptCorr)
+	}
 	return a
 }
 
@@ -262,6 +269,7 @@ func describeNetem(n *netlink.Netem) string {
 	if term("reorder ", n.ReorderProb, n.ReorderCorr) {
 		fmt.Fprintf(&b, " gap %d", n.Gap)
 	}
+	term("corrupt ", n.CorruptProb, n.CorruptCorr)
 	if n.Rate64 != 0 {
 		fmt.Fprintf(&b, " rate %s", fmtBitRate(n.Rate64*8))
 	}

@@ -1,6 +1,7 @@
 package linkmodel
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -59,6 +60,10 @@ type Model struct {
 	gap, counter                uint32
 	delayCor, lossCor           crand
 	dupCor, reorderCor          crand
+
+	// Corruption: netem's u32 probability and its correlated generator.
+	corruptU32 uint32
+	corruptCor crand
 
 	// Gilbert-Elliott: thresholds for uniform uint64 draws, and the state.
 	ge                         bool
@@ -151,6 +156,10 @@ func New(d linkspec.Direction, c *linkspec.Counters) *Model {
 	if d.ReorderPct > 0 {
 		m.reorderU32, m.gap = u32(d.ReorderPct), uint32(max(d.ReorderGap, 1))
 		seedCor(&m.reorderCor, d.ReorderCorr)
+	}
+	if d.CorruptPct > 0 {
+		m.corruptU32 = u32(d.CorruptPct)
+		seedCor(&m.corruptCor, d.CorruptCorr)
 	}
 	if n := len(d.TraceMs); n > 0 {
 		m.trace = make([]int64, n)
@@ -266,10 +275,12 @@ func (m *Model) arrive(now int64, size int) (due int64, v Verdict) {
 		if m.lossEvent() {
 			m.dupDue, m.dupVerdict, m.dupQueued, m.dupReordered = 0, Lost, false, false
 		} else {
+			m.dupEdit = m.corruption(size)
 			m.dupDue, m.dupVerdict = m.place(now, size)
 			m.dupQueued, m.dupReordered = m.queued, m.reordered
 		}
 	}
+	m.edit = m.corruption(size)
 	return m.place(now, size)
 }
 
@@ -289,15 +300,86 @@ type Edit struct {
 	// Mark sets the frame's IP ECN field to CE (a queue discipline with
 	// ecn=on marking rather than dropping; Dequeue decides it).
 	Mark bool
+	// Corrupt flips bit Bit of the frame (Bit/8 is the byte, counted
+	// from the Ethernet header, Bit%8 the bit), netem's corruption.
+	Corrupt bool
+	Bit     uint32
 }
+
+// corruption draws netem's corruption for a frame of size bytes that
+// survived the loss, as netem_enqueue does: the corrupt probability
+// (correlated), then a byte below the frame's length and a bit below 8.
+// netem draws the byte below skb_headlen, the frame's linear part, which
+// is the whole frame for the emulator's frames.
+func (m *Model) corruption(size int) Edit {
+	if m.corruptU32 == 0 || m.corruptU32 < m.corruptCor.next(&m.rng) || size <= 0 {
+		return Edit{}
+	}
+	byteAt := m.rng.Uint64() % uint64(size)
+	bit := m.rng.Uint64() % 8
+	return Edit{Corrupt: true, Bit: uint32(byteAt*8 + bit)}
+}
+
+// virtio_net_hdr, as AF_PACKET's PACKET_VNET_HDR carries it before a
+// frame: flags, gso_type, hdr_len, gso_size, csum_start, csum_offset.
+const (
+	vnetLen           = 10
+	vnetFNeedsCsum    = 1 // VIRTIO_NET_HDR_F_NEEDS_CSUM
+	vnetCsumStartAt   = 6
+	vnetCsumOffsetAt  = 8
+	csumMangledZero   = 0xffff // CSUM_MANGLED_0: a computed 0 is sent as all ones
+	maxCsumFieldReach = 2
+)
 
 // Apply makes e's changes to frame, an Ethernet frame; vnet is the
 // virtio_net_hdr the frame carries through the emulator's sockets, or nil
-// where there is none.
+// where there is none. Corruption first makes a partial checksum complete
+// (as netem's skb_checksum_help does), so the flipped bit is caught by the
+// receiver rather than carried inside a checksum nobody checks. (A link
+// whose devices have checksum offload off, the emulator's wire-sized
+// mode, carries complete checksums already.)
 func (e Edit) Apply(frame, vnet []byte) {
 	if e.Mark {
 		aqm.SetCE(frame)
 	}
+	if e.Corrupt && int(e.Bit/8) < len(frame) {
+		completeChecksum(frame, vnet)
+		frame[e.Bit/8] ^= 1 << (e.Bit % 8)
+	}
+}
+
+// completeChecksum computes the checksum a frame left to be finished
+// (VIRTIO_NET_HDR_F_NEEDS_CSUM: the stack seeded the field at
+// csum_start+csum_offset with the pseudo-header's sum) over
+// frame[csum_start:], writes it, and clears the flag, so the frame now
+// carries a complete checksum and the receiver verifies it.
+func completeChecksum(frame, vnet []byte) {
+	if len(vnet) < vnetLen || vnet[0]&vnetFNeedsCsum == 0 {
+		return
+	}
+	start := int(binary.NativeEndian.Uint16(vnet[vnetCsumStartAt:]))
+	at := start + int(binary.NativeEndian.Uint16(vnet[vnetCsumOffsetAt:]))
+	if start > len(frame) || at+maxCsumFieldReach > len(frame) {
+		return
+	}
+	var sum uint32
+	data := frame[start:]
+	for len(data) >= 2 {
+		sum += uint32(binary.BigEndian.Uint16(data))
+		data = data[2:]
+	}
+	if len(data) == 1 {
+		sum += uint32(data[0]) << 8
+	}
+	for sum>>16 != 0 {
+		sum = sum&0xffff + sum>>16
+	}
+	c := ^uint16(sum)
+	if c == 0 {
+		c = csumMangledZero
+	}
+	binary.BigEndian.PutUint16(frame[at:], c)
+	vnet[0] &^= vnetFNeedsCsum
 }
 
 // Edits are the edits of the most recent Arrive (or Enqueue): its

@@ -60,6 +60,13 @@ type Direction struct {
 	// packets delayed normally, each with probability ReorderPct.
 	ReorderPct, ReorderCorr float64
 	ReorderGap              int
+	// CorruptPct corrupts packets (netem's "corrupt PCT [CORR]"): a
+	// packet that survived the loss has one random bit flipped, in a
+	// random byte, once its checksum has been made complete, so the
+	// receiver's checksum drops it (a flip in the source MAC address is
+	// the harmless exception). A duplicate is copied before and drawn on
+	// its own.
+	CorruptPct, CorruptCorr float64
 	// Limit is the packet limit, counted as netem counts it (the delay
 	// line included); with a queue discipline it is the discipline's.
 	Limit int
@@ -112,7 +119,7 @@ func (d Direction) MaxHeld() int {
 // Random reports whether d draws random numbers: loss of either model,
 // jitter, duplication or reordering.
 func (d Direction) Random() bool {
-	return d.LossPct > 0 || d.HasGE || d.Jitter > 0 || d.DupPct > 0 || d.ReorderPct > 0
+	return d.LossPct > 0 || d.HasGE || d.Jitter > 0 || d.DupPct > 0 || d.ReorderPct > 0 || d.CorruptPct > 0
 }
 
 // An Option is one key of the options that follow a profile's short form
@@ -209,6 +216,15 @@ var Options = [...]Option{
 			}
 			return v + corrSuffix(d.ReorderCorr)
 		}},
+	{Key: "corrupt", Form: "pct[/corr_pct]", Doc: "flip one random bit of a packet, as netem's corrupt does, after making its checksum complete, so the receiver drops it",
+		parse: func(v string, d *Direction) (err error) {
+			d.CorruptPct, d.CorruptCorr, err = pctCorrOf(v, "pct or pct/correlation_pct")
+			if err == nil && d.CorruptPct == 0 && d.CorruptCorr != 0 {
+				err = fmt.Errorf("is 0%% with a correlation of %s%%, which correlates nothing; give a corruption above 0 or no correlation", FmtNum(d.CorruptCorr))
+			}
+			return err
+		},
+		format: func(d Direction) string { return FmtNum(d.CorruptPct) + corrSuffix(d.CorruptCorr) }},
 	{Key: "qdisc", Form: "fifo|codel|fq_codel", Doc: "the queue discipline of the packets waiting for the rate (fifo: netem's drop-tail, the default)",
 		parse: func(v string, d *Direction) error {
 			switch v {
@@ -303,6 +319,9 @@ func (d Direction) Describe() string {
 	if d.ReorderPct > 0 {
 		b.WriteString(pctTerm(" reorder", d.ReorderPct) + pctTerm("", d.ReorderCorr))
 		fmt.Fprintf(&b, " gap %d", max(d.ReorderGap, 1))
+	}
+	if d.CorruptPct > 0 {
+		b.WriteString(pctTerm(" corrupt", d.CorruptPct) + pctTerm("", d.CorruptCorr))
 	}
 	if d.Queue.Managed() {
 		b.WriteString(" qdisc " + d.Queue.Config(d.Limit).Describe())
