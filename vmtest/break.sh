@@ -23,6 +23,7 @@
 #   reorder the reorder probability halved
 #   dup    the duplication probability halved
 #   corr   the delay correlation halved
+#   corrupt the corruption probability halved
 #   qrate  netem keeps the rate under a queue discipline (the queue then
 #          builds in netem, where the discipline cannot manage it)
 #   qecn   the discipline's ECN setting inverted
@@ -90,6 +91,10 @@ corr)
 	old='a.DelayCorr = float32(d.JitterCorr)'
 	new='a.DelayCorr = float32(d.JitterCorr / 2)'
 	tests='TestNetemCorrelationsReadBack' ;;
+corrupt)
+	old='a.CorruptProb, a.CorruptCorr = float32(d.CorruptPct),'
+	new='a.CorruptProb, a.CorruptCorr = float32(d.CorruptPct/2),'
+	tests='TestCorruptBothBackends' ;;
 qrate)
 	old='na.Rate64, na.Limit = 0, uint32(d.HeldLimit())'
 	new='na.Limit = uint32(d.HeldLimit())'
@@ -128,7 +133,7 @@ swap)
 	new='ns, dev, d := s.ends.ns[end], s.ends.dev[end], s.dirs[Down]'
 	tests='TestNetemAsymmetric' ;;
 *)
-	echo "break.sh: unknown breakage '$name'; one of: loss delay rate limit noloss swap ge jitter dist reorder dup corr qrate qecn seed sched schedadd" >&2
+	echo "break.sh: unknown breakage '$name'; one of: loss delay rate limit noloss swap ge jitter dist reorder dup corr corrupt qrate qecn seed sched schedadd" >&2
 	exit 1 ;;
 esac
 
