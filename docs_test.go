@@ -728,3 +728,66 @@ func TestDocsProfilesInGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsListTheOptionKeys: the package doc's list of keys and
+// docs/link-description.md's table of keys name exactly the options the
+// code has (the one table, shapedlink.OptionKeys).
+func TestDocsListTheOptionKeys(t *testing.T) {
+	want := map[string]bool{}
+	for _, k := range shapedlink.OptionKeys() {
+		want[k] = true
+	}
+	check := func(where string, got map[string]bool) {
+		t.Helper()
+		for k := range want {
+			if !got[k] {
+				t.Errorf("%s does not list the option key %q", where, k)
+			}
+		}
+		for k := range got {
+			if !want[k] {
+				t.Errorf("%s lists %q, which is not an option key", where, k)
+			}
+		}
+	}
+	b, err := os.ReadFile(filepath.Join("shapedlink", "doc.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The block after "The keys are:": "//\tkey=FORM[, key=FORM]  what".
+	keyRE := regexp.MustCompile(`(?:^|, )([a-z_]+)=`)
+	inDoc := map[string]bool{}
+	block := false
+	for _, line := range strings.Split(string(b), "\n") {
+		switch {
+		case strings.Contains(line, "The keys are:"):
+			block = true
+		case block && strings.HasPrefix(line, "//\t") && !strings.HasPrefix(line, "//\t "):
+			cols := strings.SplitN(strings.TrimPrefix(line, "//\t"), "  ", 2)
+			for _, m := range keyRE.FindAllStringSubmatch(cols[0], -1) {
+				inDoc[m[1]] = true
+			}
+		case block && line == "//":
+			if len(inDoc) > 0 {
+				block = false
+			}
+		}
+	}
+	check("shapedlink/doc.go", inDoc)
+	b, err = os.ReadFile(filepath.Join("docs", "link-description.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inTable := map[string]bool{}
+	cellRE := regexp.MustCompile("`([a-z_]+)`")
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		first := strings.SplitN(strings.TrimPrefix(line, "|"), "|", 2)[0]
+		for _, m := range cellRE.FindAllStringSubmatch(first, -1) {
+			inTable[m[1]] = true
+		}
+	}
+	check("docs/link-description.md's table of keys", inTable)
+}

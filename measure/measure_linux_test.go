@@ -90,7 +90,7 @@ func TestArmOverLink(t *testing.T) {
 // Repeat.Failed and from there into the error of a cell of such repeats.
 func TestArmFailureSaysWhy(t *testing.T) {
 	link := shapedlinktest.New(t, "20:10")
-	if _, err := link.BlockUDP(shapedlink.ClientEnd); err != nil {
+	if _, err := link.Control().BlockUDP(shapedlink.ClientEnd); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -301,11 +301,11 @@ func TestCleanupChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	var inodes [3]uint64
-	for i, ns := range []*Namespace{l.server, l.client, l.shaper} {
+	for i, ns := range []*Namespace{l.server, l.client, l.shaperNS} {
 		if ns != nil {
 			inodes[i], _ = ns.Inode()
 		}
 	}
-	fmt.Printf("CLEANUP-READY shaper=%d ns=%d,%d,%d\n", l.EmulatorPID(), inodes[0], inodes[1], inodes[2])
+	fmt.Printf("CLEANUP-READY shaper=%d ns=%d,%d,%d\n", l.Instruments().EmulatorPID(), inodes[0], inodes[1], inodes[2])
 	time.Sleep(time.Minute) // killed long before this
 }

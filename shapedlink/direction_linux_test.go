@@ -25,7 +25,7 @@ func TestAsymmetricEmulator(t *testing.T) {
 	}
 	srv, cli := udpPair(t, l)
 	fwd := func() (down, up uint64) {
-		sh, ok := l.ShaperStats()
+		sh, ok := l.Instruments().ShaperStats()
 		if !ok {
 			t.Fatal("no shaper statistics")
 		}
@@ -144,7 +144,7 @@ func TestGilbertElliottEmulator(t *testing.T) {
 	if run > 0 {
 		bursts++
 	}
-	sh, _ := l.ShaperStats()
+	sh, _ := l.Instruments().ShaperStats()
 	if d := sh.Directions[0]; d.LimitDrops != 0 || d.SocketDrops != 0 || d.LossDrops != uint64(lost) {
 		t.Errorf("shaper: %d loss drops, %d limit drops, %d socket drops; want exactly the %d missing datagrams, all from the loss model", d.LossDrops, d.LimitDrops, d.SocketDrops, lost)
 	}
@@ -288,7 +288,7 @@ func TestDupReorderEmulator(t *testing.T) {
 			early++
 		}
 	}
-	sh, _ := l.ShaperStats()
+	sh, _ := l.Instruments().ShaperStats()
 	d := sh.Directions[0]
 	t.Logf("%d twice, %d early, %d missing; shaper: %d duplicated, %d reordered, %d forwarded", twice, early, missing, d.Duplicates, d.Reordered, d.Forwarded)
 	if missing != 0 || d.LimitDrops != 0 || d.SocketDrops != 0 {

@@ -37,6 +37,9 @@
 //	reorder=PCT[/CORR[/GAP]]      after GAP-1 (default 0) packets delayed
 //	                              normally, send each packet at once with
 //	                              probability PCT, ahead of the delayed ones
+//	corrupt=PCT[/CORR]            netem's corruption: one random bit of a
+//	                              packet flipped, its checksum made complete
+//	                              first, so the receiver drops it
 //	qdisc=fifo|codel|fq_codel     the queue discipline of the packets waiting
 //	                              for the rate (fifo: netem's drop-tail, the
 //	                              default); with codel or fq_codel, limit is
@@ -92,13 +95,13 @@
 // so jitter beside a discipline is built by the emulator only (a profile
 // with both picks it when the backend is left to choose; the netem
 // backend refuses it, saying why). A discipline is not combined with dup
-// or reorder. ShaperStats counts the emulator's drops by cause and its CE
+// or reorder. Instruments().ShaperStats counts the emulator's drops by cause and its CE
 // marks; behind FQ-CoDel its queue samples carry the fullest flow queues
 // (QueueSample.Flows). The netem sampler reads the discipline's qdisc.
 //
 // Options.Seed seeds every random draw of the emulator, and netem's on
 // kernels with TCA_NETEM_PRNG_SEED (Linux 6.6 and later); the applied
-// lines and HostState say which seeds were in force, or that this
+// lines and Instruments().HostState say which seeds were in force, or that this
 // kernel's netem cannot be seeded.
 //
 // Both backends apply every option. On netem, the delay and jitter in
@@ -167,13 +170,14 @@
 // the link) and IPv6 off, so code using a Link sees no difference except
 // Backend. Every veth end gets GSO max segs 1 and GSO max size 1500 through
 // netlink and TSO, GSO, GRO and tx checksumming off through ethtool ioctls,
-// all read back (Link.Offload); GSO max segs 1 is what brings TCP down to
+// all read back (Instruments().Offload); GSO max segs 1 is what brings TCP down to
 // wire-sized packets before the qdisc. Tx checksumming is off so that every
 // frame leaves its sender with a complete checksum, which the emulator's
 // AF_PACKET forwarding needs; UDP_SEGMENT still works (the device segments
 // and checksums in software).
 //
-// To move the client to a new address mid-run (a path change), AddClientAddr
+// To move the client to a new address mid-run (a path change),
+// Control().AddClientAddr
 // gives the client end a further address in the /24, with the same kind of
 // permanent neighbour entry on the server end, and RemoveClientAddr takes
 // the old one off the link; ClientAddrs lists what the client has now.
@@ -263,7 +267,7 @@
 //	...
 //	tr := &quic.Transport{Conn: pc}
 //
-// Link.EgressCounters counts the super-packets that left each end
+// Instruments().EgressCounters counts the super-packets that left each end
 // (Oversize), and shapedlinktest logs them when a test ends. The transport
 // package's own QUIC arms wrap their sockets already.
 //
@@ -284,17 +288,26 @@
 //
 // # Measuring
 //
-// Sampler and Link.SampleQueue poll an end's egress queue (default every
-// millisecond) and return QueueSample values, the same type for both
-// backends; the emulator also splits drops into loss and limit drops.
-// Link.EgressCounters reads nftables counters on each end's egress hook:
-// all packets and bytes, and the packets longer than one wire packet, the
-// evidence that a sender used UDP GSO (the hook runs before the device
-// segments). Link.BlockUDP and Link.DropRandom add dropping filters with
-// their own counters. Link.HostState records the kernel, TCP settings,
-// backend, offloads and build; Link.Err says whether the link stayed intact
-// (for the emulator, whether the shaper process is still running), so check
-// it after every run.
+// A Link's own methods are what an embedder needs: New and Close, the
+// namespaces (Server, Client, Namespace) and addresses (ServerAddr,
+// ClientAddr), what it was built for and with (Profile, Backend, Mode,
+// Applied), and Err, which says whether the link stayed intact (for the
+// emulator, whether the shaper process is still running): check it after
+// every run. What a bench reads besides is grouped under
+// Link.Instruments, and what an experiment does to the path under
+// Link.Control.
+//
+// Instruments().Sampler and SampleQueue poll an end's egress queue
+// (default every millisecond) and return QueueSample values, the same
+// type for both backends; the emulator also splits drops into loss and
+// limit drops. Instruments().EgressCounters reads nftables counters on
+// each end's egress hook: all packets and bytes, and the packets longer
+// than one wire packet, the evidence that a sender used UDP GSO (the hook
+// runs before the device segments). Instruments().HostState records the
+// kernel, TCP settings, backend, offloads and build; ShaperStats and
+// EmulatorPID are the emulator's account and process; ScheduleStart and
+// AppliedChanges place a schedule's changes in time. Control().BlockUDP
+// and Control().DropRandom add dropping filters with their own counters.
 //
 // # Other systems
 //
@@ -316,7 +329,7 @@
 //		defer link.Close()
 //		link.Server().Do(func() error { /* listen on link.ServerAddr() */ })
 //		link.Client().Start(exec.Command("./client", link.ServerAddr().String()))
-//		samples, _ := link.SampleQueue(runCtx, shapedlink.ServerEnd, 0)
+//		samples, _ := link.Instruments().SampleQueue(runCtx, shapedlink.ServerEnd, 0)
 //		if err := link.Err(); err != nil { /* discard the run */ }
 //	}
 package shapedlink

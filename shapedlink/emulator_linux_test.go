@@ -75,11 +75,11 @@ func TestAutoBackendLossyLink(t *testing.T) {
 	// Wait until the shaper has judged every datagram (a minute only
 	// bounds the wait), so its drop count is final.
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		if st := l.emu.Snapshot()[0]; st.Received >= n && st.Packets == 0 {
+		if st := l.shaper.(*emuShaper).mon.Snapshot()[0]; st.Received >= n && st.Packets == 0 {
 			break
 		}
 	}
-	s, err := l.Sampler(ServerEnd)
+	s, err := l.Instruments().Sampler(ServerEnd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestAutoBackendLossyLink(t *testing.T) {
 	if uint64(got) != n-q.LossDrops {
 		t.Errorf("received %d, want %d - %d", got, n, q.LossDrops)
 	}
-	rep, ok := l.ShaperStats()
+	rep, ok := l.Instruments().ShaperStats()
 	if !ok {
 		t.Fatal("ShaperStats reports no emulator on an emulated link")
 	}
@@ -150,7 +150,7 @@ func TestEmulatorDelay(t *testing.T) {
 func TestEmulatorKilled(t *testing.T) {
 	needNamespaces(t)
 	p, _ := ParseProfile("10:10")
-	l, err := build(context.Background(), p, Options{Backend: BackendEmulator, Logger: testLogger(t)})
+	l, err := New(context.Background(), p, Options{Backend: BackendEmulator, Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestEmulatorKilled(t *testing.T) {
 	if err := l.Err(); err != nil {
 		t.Fatalf("Err() on a fresh link: %v", err)
 	}
-	s, err := l.Sampler(ClientEnd)
+	s, err := l.Instruments().Sampler(ClientEnd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestEmulatorKilled(t *testing.T) {
 	if _, err := s.Poll(); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Kill(l.EmulatorPID(), syscall.SIGKILL); err != nil {
+	if err := syscall.Kill(l.Instruments().EmulatorPID(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
@@ -192,7 +192,7 @@ func TestEmulatorKilled(t *testing.T) {
 // kernel reports twice the size set).
 func checkShaperBuffers(t *testing.T, l *Link) {
 	t.Helper()
-	rep, ok := l.ShaperStats()
+	rep, ok := l.Instruments().ShaperStats()
 	if !ok {
 		t.Fatal("ShaperStats reports no emulator on an emulated link")
 	}

@@ -85,7 +85,7 @@ func ExampleNew() {
 	// Sample the server's egress queue while something runs.
 	sctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	samples, err := link.SampleQueue(sctx, shapedlink.ServerEnd, shapedlink.DefaultSampleInterval)
+	samples, err := link.Instruments().SampleQueue(sctx, shapedlink.ServerEnd, shapedlink.DefaultSampleInterval)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -17,7 +16,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
-	"github.com/shakenfist/quicbench/shapedlink/internal/emulator"
+	"github.com/shakenfist/quicbench/shapedlink/internal/linkmodel"
 	"github.com/vishvananda/netlink"
 )
 
@@ -42,13 +41,13 @@ func TestGoldenLinks(t *testing.T) {
 			t.Errorf("%s: %v", text, err)
 			continue
 		}
-		tv, err := loadTimeVarying(p)
+		dirs, err := p.load()
 		if err != nil {
 			t.Errorf("%s: %v", text, err)
 			continue
 		}
 		fmt.Fprintf(&out, "profile %s\n  string %s\n", text, p.String())
-		if why := p.emulatorOnlyWith(tv); why != "" {
+		if why := notOnNetem(dirs); why != "" {
 			fmt.Fprintf(&out, "  netem refused: %s\n", why)
 		} else {
 			for _, d := range []Dir{Down, Up} {
@@ -59,9 +58,9 @@ func TestGoldenLinks(t *testing.T) {
 				fmt.Fprintf(&out, "  netem %s %s\n", d, goldenNetem(t, p.Direction(d), seed))
 			}
 		}
-		cfg := emulatorConfig(p, tv, 7)
-		for i, ed := range []emulator.Direction{cfg.AToB, cfg.BToA} {
-			fmt.Fprintf(&out, "  emulator %s %s\n  model %s %s\n", Dir(i), ed.Describe(), Dir(i), modelFingerprint(ed))
+		dirs[Down].Seed, dirs[Up].Seed = 7, backSeed(7)
+		for i, ed := range dirs {
+			fmt.Fprintf(&out, "  emulator %s emulator %s\n  model %s %s\n", Dir(i), ed.Describe(), Dir(i), modelFingerprint(ed))
 		}
 	}
 	got := out.String()
@@ -129,24 +128,25 @@ func goldenNetem(t *testing.T, d Direction, seed uint64) string {
 		t.Fatal(err)
 	}
 	s := "netem " + hex.EncodeToString(opts.Serialize())
-	if d.Queue.Kind != "" {
+	if d.Queue.Managed() {
 		tbf, disc, err := queueChainOptions(d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s += " tbf " + hex.EncodeToString(tbf.Serialize()) + " " + d.Queue.Kind + " " + hex.EncodeToString(disc.Serialize())
+		s += " tbf " + hex.EncodeToString(tbf.Serialize()) + " " + d.Queue.Kind.String() + " " + hex.EncodeToString(disc.Serialize())
 	}
 	return s
 }
 
 // modelFingerprint runs d's model over a fixed sequence of arrivals, the
 // way the forwarding loop drives it (frames leave when due before the
-// next arrival is judged; schedule changes apply at the arrivals' times;
+// next arrival is judged; schedule changes apply at the arrivals' times,
+// by the model's Advance;
 // with a queue discipline the link's choices up to an arrival are made
 // before it), and returns a hash of every verdict, due time and flag with
 // the totals beside it.
-func modelFingerprint(d emulator.Direction) string {
-	m := emulator.NewModel(d)
+func modelFingerprint(d Direction) string {
+	m := linkmodel.New(d, nil)
 	h := sha256.New()
 	put := func(vs ...int64) {
 		var b [8]byte
@@ -196,7 +196,6 @@ func modelFingerprint(d emulator.Direction) string {
 			hold(due, p.Len)
 		}
 	}
-	sched := newScheduleReplay(d, m)
 	rng := rand.New(rand.NewPCG(1, 2))
 	sizes := []int{60, 1514, 1514, 200, 1514, 1000, 98, 1514, 590}
 	var now int64
@@ -210,7 +209,7 @@ func modelFingerprint(d emulator.Direction) string {
 			now += rng.Int64N(int64(8 * time.Millisecond))
 		}
 		size := sizes[i%len(sizes)]
-		sched.upTo(now)
+		m.Advance(now)
 		if m.HasQueue() {
 			dequeueUpTo(now)
 		}
@@ -225,16 +224,16 @@ func modelFingerprint(d emulator.Direction) string {
 		if ddue, dv, dq, dr, ok := m.Duplicate(); ok {
 			counts[4]++
 			put(-1, ddue, int64(dv), b2i(dq), b2i(dr))
-			if dv == emulator.Accepted {
+			if dv == linkmodel.Accepted {
 				hold(ddue, size)
 			}
 		}
-		if v == emulator.Accepted && m.Reordered() {
+		if v == linkmodel.Accepted && m.Reordered() {
 			counts[5]++
 		}
 		put(int64(i), due, int64(v), b2i(m.Queued()), b2i(m.Reordered()))
 		counts[min(int(v), 3)]++
-		if v == emulator.Accepted {
+		if v == linkmodel.Accepted {
 			hold(due, size)
 		}
 	}
@@ -247,62 +246,4 @@ func b2i(b bool) int64 {
 		return 1
 	}
 	return 0
-}
-
-// scheduleReplay applies a direction's schedule to its model as the
-// forwarding loop does (dirLoop.applyChangesUpTo).
-type scheduleReplay struct {
-	m      *emulator.Model
-	sched  []emulator.Change
-	period int64
-	next   int64
-	nextAt int64
-}
-
-func newScheduleReplay(d emulator.Direction, m *emulator.Model) *scheduleReplay {
-	s := &scheduleReplay{m: m, sched: d.Schedule, period: int64(d.SchedulePeriod)}
-	s.nextAt = s.at(0)
-	return s
-}
-
-func (s *scheduleReplay) at(k int64) int64 {
-	n := int64(len(s.sched))
-	if n == 0 || s.period == 0 && k >= n {
-		return math.MaxInt64
-	}
-	return k/n*s.period + int64(s.sched[k%n].At)
-}
-
-func (s *scheduleReplay) upTo(t int64) {
-	for s.nextAt <= t {
-		n := int64(len(s.sched))
-		c := s.sched[s.next%n]
-		switch c.Set {
-		case "rate":
-			s.m.SetRate(uint64(math.Round(c.Value * 1e6)))
-		case "delay":
-			s.m.SetDelay(time.Duration(math.Round(c.Value * 1e6)))
-		case "loss":
-			s.m.SetLoss(c.Value)
-		case "limit":
-			s.m.SetLimit(int(c.Value))
-		case "down":
-			upAt := int64(math.MaxInt64)
-			for j := s.next + 1; j <= s.next+n; j++ {
-				at := s.at(j)
-				if at == math.MaxInt64 {
-					break
-				}
-				if s.sched[j%n].Set == "up" {
-					upAt = at
-					break
-				}
-			}
-			s.m.SetDown(c.Hold, upAt)
-		case "up":
-			s.m.SetUp()
-		}
-		s.next++
-		s.nextAt = s.at(s.next)
-	}
 }

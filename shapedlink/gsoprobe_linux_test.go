@@ -23,14 +23,14 @@ func TestEgressCountersSeeGSO(t *testing.T) {
 			if _, err := echoRoundTrip(t, srv, cli, 2*time.Second); err != nil {
 				t.Fatal(err)
 			}
-			before, err := l.EgressCounters(ServerEnd)
+			before, err := l.Instruments().EgressCounters(ServerEnd)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if _, err := srv.WriteToUDP(make([]byte, 1400), to); err != nil {
 				t.Fatal(err)
 			}
-			plain, err := l.EgressCounters(ServerEnd)
+			plain, err := l.Instruments().EgressCounters(ServerEnd)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,7 +53,7 @@ func TestEgressCountersSeeGSO(t *testing.T) {
 			if _, err := srv.WriteToUDP(make([]byte, 3*1400), to); err != nil {
 				t.Fatalf("UDP_SEGMENT write: %v", err)
 			}
-			gso, err := l.EgressCounters(ServerEnd)
+			gso, err := l.Instruments().EgressCounters(ServerEnd)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,7 +122,7 @@ func TestTCPWireSized(t *testing.T) {
 	if n := <-got; n != total {
 		t.Fatalf("received %d bytes, want %d", n, total)
 	}
-	ec, err := l.EgressCounters(ServerEnd)
+	ec, err := l.Instruments().EgressCounters(ServerEnd)
 	if err != nil {
 		t.Fatal(err)
 	}

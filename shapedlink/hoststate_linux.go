@@ -10,7 +10,8 @@ import (
 )
 
 // HostState reads the record for this link.
-func (l *Link) HostState() (HostState, error) {
+func (in *Instruments) HostState() (HostState, error) {
+	l := in.l
 	hs := HostState{
 		NetemAvailable: l.netemAvailable,
 		Backend:        l.backend,
@@ -18,13 +19,9 @@ func (l *Link) HostState() (HostState, error) {
 		Profile:        l.profile.String(),
 		Limit:          l.profile.Direction(Down).Limit,
 		Applied:        l.Applied(),
-		Offload:        l.Offload(),
+		Offload:        in.Offload(),
 	}
-	if l.emu != nil {
-		s := l.emu.Seeds()
-		hs.EmulatorSeeds = s[:]
-	}
-	hs.NetemPRNG = l.netemPRNG()
+	l.shaper.seeds(&hs)
 	var uts unix.Utsname
 	if err := unix.Uname(&uts); err != nil {
 		return hs, fmt.Errorf("shapedlink: uname: %w", err)

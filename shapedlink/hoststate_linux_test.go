@@ -15,7 +15,7 @@ import (
 
 func TestHostState(t *testing.T) {
 	l := newTestLink(t, "80:10:1", BackendEmulator)
-	hs, err := l.HostState()
+	hs, err := l.Instruments().HostState()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestHostState(t *testing.T) {
 	if err := l.Client().Do(func() error { return os.WriteFile("/proc/sys/net/ipv4/tcp_ecn", []byte("1"), 0) }); err != nil {
 		t.Fatal(err)
 	}
-	if hs, _ := l.HostState(); hs.TCPECN != "server 2, client 1" {
+	if hs, _ := l.Instruments().HostState(); hs.TCPECN != "server 2, client 1" {
 		t.Errorf("TCPECN = %q with the client at 1, want it to name both ends", hs.TCPECN)
 	}
 	if hs.NetemAvailable != l.netemAvailable || hs.Backend != BackendEmulator || hs.Profile != "80:10:1" || hs.Limit != 110 {

@@ -47,7 +47,7 @@ func newTestLink(t testing.TB, profile string, b Backend) *Link {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	l, err := build(ctx, p, Options{Backend: b, Logger: testLogger(t), Seed: 42})
+	l, err := New(ctx, p, Options{Backend: b, Logger: testLogger(t), Seed: 42})
 	if err != nil {
 		t.Fatalf("building a %q link for %s: %v", b, profile, err)
 	}
@@ -150,7 +150,7 @@ func tcpExchange(t testing.TB, l *Link) error {
 
 func checkOffload(t testing.TB, l *Link, want int) {
 	t.Helper()
-	offs := l.Offload()
+	offs := l.Instruments().Offload()
 	if len(offs) != want {
 		t.Errorf("Offload() has %d ends, want %d: %v", len(offs), want, offs)
 	}
@@ -180,8 +180,8 @@ func TestLinkUnshaped(t *testing.T) {
 
 func TestLinkEmulator(t *testing.T) {
 	l := newTestLink(t, "20:10", BackendEmulator)
-	if l.Backend() != BackendEmulator || l.EmulatorPID() == 0 {
-		t.Fatalf("backend %q, shaper pid %d", l.Backend(), l.EmulatorPID())
+	if l.Backend() != BackendEmulator || l.Instruments().EmulatorPID() == 0 {
+		t.Fatalf("backend %q, shaper pid %d", l.Backend(), l.Instruments().EmulatorPID())
 	}
 	checkOffload(t, l, 4)
 	a := l.Applied()
@@ -194,7 +194,7 @@ func TestLinkEmulator(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		rtt, err := echoRoundTrip(t, srv, cli, 2*time.Second)
 		if err != nil {
-			st := l.emu.Snapshot()
+			st := l.shaper.(*emuShaper).mon.Snapshot()
 			t.Fatalf("%v; emulator server->client %+v, client->server %+v", err, st[0], st[1])
 		}
 		if best == 0 || rtt < best {

@@ -36,10 +36,10 @@ func Reexec() error { return errUnsupported }
 func (l *Link) Close() error { return nil }
 
 // ScheduleStart is the zero Time: no link runs on this system.
-func (l *Link) ScheduleStart() time.Time { return time.Time{} }
+func (in *Instruments) ScheduleStart() time.Time { return time.Time{} }
 
 // AppliedChanges returns nothing: no link runs on this system.
-func (l *Link) AppliedChanges() ([]AppliedChange, error) { return nil, errUnsupported }
+func (in *Instruments) AppliedChanges() ([]AppliedChange, error) { return nil, errUnsupported }
 
 // Server is the server's namespace: nil on this system.
 func (l *Link) Server() *Namespace { return nil }
@@ -63,7 +63,7 @@ func (l *Link) Backend() Backend { return BackendAuto }
 func (l *Link) Mode() Mode { return ModeAuto }
 
 // Device is the name of the veth device at end e: "" here.
-func (l *Link) Device(e End) string { return "" }
+func (in *Instruments) Device(e End) string { return "" }
 
 // Namespace is the namespace of end e: nil here.
 func (l *Link) Namespace(e End) *Namespace { return nil }
@@ -72,47 +72,61 @@ func (l *Link) Namespace(e End) *Namespace { return nil }
 func (l *Link) Applied() []string { return nil }
 
 // Offload is the offload settings of every veth end: none here.
-func (l *Link) Offload() []Offload { return nil }
+func (in *Instruments) Offload() []Offload { return nil }
 
 // Err reports whether the link is intact; here it never is.
 func (l *Link) Err() error { return errUnsupported }
 
 // EmulatorPID is the shaper process's id: 0 here.
-func (l *Link) EmulatorPID() int { return 0 }
+func (in *Instruments) EmulatorPID() int { return 0 }
 
 // ShaperStats returns the emulator's counters: none here.
-func (l *Link) ShaperStats() (ShaperReport, bool) { return ShaperReport{}, false }
+func (in *Instruments) ShaperStats() (ShaperReport, bool) { return ShaperReport{}, false }
 
 // HostState reads the record for this link; here it fails.
-func (l *Link) HostState() (HostState, error) { return HostState{}, errUnsupported }
+func (in *Instruments) HostState() (HostState, error) { return HostState{}, errUnsupported }
 
 // AddClientAddr adds an address to the client end; here it fails.
-func (l *Link) AddClientAddr(ctx context.Context) (netip.Addr, error) {
+func (c *Control) AddClientAddr(ctx context.Context) (netip.Addr, error) {
 	return netip.Addr{}, errUnsupported
 }
 
 // RemoveClientAddr removes an address AddClientAddr added; here it fails.
-func (l *Link) RemoveClientAddr(addr netip.Addr) error { return errUnsupported }
+func (c *Control) RemoveClientAddr(addr netip.Addr) error { return errUnsupported }
 
 // ClientAddrs lists the client end's addresses; here it fails.
-func (l *Link) ClientAddrs() ([]netip.Addr, error) { return nil, errUnsupported }
+func (c *Control) ClientAddrs() ([]netip.Addr, error) { return nil, errUnsupported }
 
 // EgressCounters reads end e's egress counters; here it fails.
-func (l *Link) EgressCounters(e End) (EgressCounters, error) {
+func (in *Instruments) EgressCounters(e End) (EgressCounters, error) {
 	return EgressCounters{}, errUnsupported
 }
 
 // BlockUDP drops every UDP packet end e sends; here it fails.
-func (l *Link) BlockUDP(e End) (*Filter, error) { return nil, errUnsupported }
+func (c *Control) BlockUDP(e End) (*Filter, error) { return nil, errUnsupported }
 
 // DropRandom drops pct percent of the packets end e sends; here it fails.
-func (l *Link) DropRandom(e End, pct float64) (*Filter, error) { return nil, errUnsupported }
+func (c *Control) DropRandom(e End, pct float64) (*Filter, error) { return nil, errUnsupported }
 
 // Sampler returns a sampler for end e's egress queue; here it fails.
-func (l *Link) Sampler(e End) (*Sampler, error) { return nil, errUnsupported }
+func (in *Instruments) Sampler(e End) (*Sampler, error) { return nil, errUnsupported }
 
 // SampleQueue samples end e's egress queue until ctx is done; here it
 // fails.
-func (l *Link) SampleQueue(ctx context.Context, e End, interval time.Duration) ([]QueueSample, error) {
+func (in *Instruments) SampleQueue(ctx context.Context, e End, interval time.Duration) ([]QueueSample, error) {
 	return nil, errUnsupported
 }
+
+// Instruments are what a bench reads about a link while it runs; here
+// every one fails or is empty, since no link exists.
+type Instruments struct{ l *Link }
+
+// Instruments returns the link's instruments.
+func (l *Link) Instruments() *Instruments { return &Instruments{l: l} }
+
+// Control is what an experiment does to a link's path while it runs;
+// here every control fails.
+type Control struct{ l *Link }
+
+// Control returns the link's controls.
+func (l *Link) Control() *Control { return &Control{l: l} }

@@ -32,7 +32,8 @@ import (
 // secondary address of the same subnet), so adding an address disturbs no
 // connection. Secondary addresses are set to be promoted, so removing the
 // original one later keeps the new one and the subnet's route.
-func (l *Link) AddClientAddr(ctx context.Context) (netip.Addr, error) {
+func (c *Control) AddClientAddr(ctx context.Context) (netip.Addr, error) {
+	l := c.l
 	if err := l.Err(); err != nil {
 		return netip.Addr{}, err
 	}
@@ -90,7 +91,8 @@ func (l *Link) AddClientAddr(ctx context.Context) (netip.Addr, error) {
 // link's /24, and the server's address. Established TCP connections and
 // sockets bound to addr are not closed by this: they simply can no longer
 // send or receive.
-func (l *Link) RemoveClientAddr(addr netip.Addr) error {
+func (c *Control) RemoveClientAddr(addr netip.Addr) error {
+	l := c.l
 	if err := l.Err(); err != nil {
 		return err
 	}
@@ -98,7 +100,7 @@ func (l *Link) RemoveClientAddr(addr netip.Addr) error {
 		return fmt.Errorf("shapedlink: %s is not a client address of this link (client addresses are in %s/%d, other than %s)",
 			addr, serverAddr, prefixLen, serverAddr)
 	}
-	have, err := l.ClientAddrs()
+	have, err := c.ClientAddrs()
 	if err != nil {
 		return err
 	}
@@ -145,7 +147,8 @@ func (l *Link) RemoveClientAddr(addr netip.Addr) error {
 // ClientAddrs lists the IPv4 addresses the client end has now, in the
 // kernel's order (the one used as source for new connections first).
 // ClientAddr, by contrast, is the address the link was built with.
-func (l *Link) ClientAddrs() ([]netip.Addr, error) {
+func (c *Control) ClientAddrs() ([]netip.Addr, error) {
+	l := c.l
 	hc, err := l.client.handle()
 	if err != nil {
 		return nil, err

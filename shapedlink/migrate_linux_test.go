@@ -19,14 +19,14 @@ func TestClientAddrChange(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			old := l.ClientAddr()
-			na, err := l.AddClientAddr(ctx)
+			na, err := l.Control().AddClientAddr(ctx)
 			if err != nil {
 				t.Fatalf("AddClientAddr: %v", err)
 			}
 			if na == old || !netip.MustParsePrefix("198.18.0.0/24").Contains(na) {
 				t.Fatalf("AddClientAddr gave %s: want a fresh address in 198.18.0.0/24", na)
 			}
-			have, err := l.ClientAddrs()
+			have, err := l.Control().ClientAddrs()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,10 +43,10 @@ func TestClientAddrChange(t *testing.T) {
 				t.Fatalf("old address %s unreachable before removal: %v", old, err)
 			}
 
-			if err := l.RemoveClientAddr(old); err != nil {
+			if err := l.Control().RemoveClientAddr(old); err != nil {
 				t.Fatalf("RemoveClientAddr(%s): %v", old, err)
 			}
-			have, err = l.ClientAddrs()
+			have, err = l.Control().ClientAddrs()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,16 +68,16 @@ func TestClientAddrChange(t *testing.T) {
 			}
 
 			// Misuse is refused with a reason.
-			if err := l.RemoveClientAddr(na); err == nil {
+			if err := l.Control().RemoveClientAddr(na); err == nil {
 				t.Error("removing the client's last address succeeded")
 			}
-			if err := l.RemoveClientAddr(old); err == nil {
+			if err := l.Control().RemoveClientAddr(old); err == nil {
 				t.Error("removing an address the client no longer has succeeded")
 			}
-			if err := l.RemoveClientAddr(l.ServerAddr()); err == nil {
+			if err := l.Control().RemoveClientAddr(l.ServerAddr()); err == nil {
 				t.Error("removing the server's address succeeded")
 			}
-			if err := l.RemoveClientAddr(netip.MustParseAddr("198.19.0.2")); err == nil {
+			if err := l.Control().RemoveClientAddr(netip.MustParseAddr("198.19.0.2")); err == nil {
 				t.Error("removing an address outside the link succeeded")
 			}
 		})

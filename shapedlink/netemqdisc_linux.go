@@ -27,7 +27,7 @@ import (
 // emulator: for a fixed delay the two orders deliver every frame at the
 // same time, but jittered frames would overtake each other before the
 // queue, so jitter beside a discipline is built by the emulator only
-// (Profile.emulatorOnly).
+// (linkspec.NotOnNetem).
 var (
 	tbfHandle   = netlink.MakeHandle(2, 0)
 	queueHandle = netlink.MakeHandle(3, 0)
@@ -58,15 +58,6 @@ func tbfBurst(bytesPerSec uint64) uint32 {
 	return uint32(max(2*1514, bytesPerSec/2000))
 }
 
-// netemDelayLineLimit is netem's packet limit when a discipline holds the
-// queue: netem then holds only the delay line, which a sender can fill
-// faster than the rate (the rate is enforced after it), so it gets room
-// for the discipline's limit plus the delay line at the rate, as the
-// emulator's own bound on everything it holds.
-func netemDelayLineLimit(d Direction) int {
-	return d.Limit + DefaultLimit(d.RateMbit, 2*d.Delay)
-}
-
 // addQueueChain adds tbf and the discipline under the root netem on
 // ifindex in ns, for d (d.Queue.Kind is codel or fq_codel).
 func addQueueChain(ns *Namespace, ifindex int, d Direction) error {
@@ -77,8 +68,8 @@ func addQueueChain(ns *Namespace, ifindex int, d Direction) error {
 	if err := addQdiscRaw(ns, ifindex, tbfHandle, netlink.MakeHandle(1, 1), "tbf", tbf); err != nil {
 		return fmt.Errorf("adding tbf (the rate) under netem: %w", missingQdisc("tbf", err))
 	}
-	if err := addQdiscRaw(ns, ifindex, queueHandle, netlink.MakeHandle(2, 1), d.Queue.Kind, opts); err != nil {
-		return fmt.Errorf("adding %s under tbf: %w", d.Queue.Kind, missingQdisc(d.Queue.Kind, err))
+	if err := addQdiscRaw(ns, ifindex, queueHandle, netlink.MakeHandle(2, 1), d.Queue.Kind.String(), opts); err != nil {
+		return fmt.Errorf("adding %s under tbf: %w", d.Queue.Kind, missingQdisc(d.Queue.Kind.String(), err))
 	}
 	return nil
 }
@@ -111,8 +102,8 @@ func queueChainOptions(d Direction) (tbf, disc *nl.RtAttr, err error) {
 	if q.ECN {
 		ecn = 1
 	}
-	if q.Kind != "codel" && q.Kind != "fq_codel" {
-		return nil, nil, fmt.Errorf("no netem arrangement for queue discipline %q", q.Kind)
+	if !q.Managed() {
+		return nil, nil, fmt.Errorf("no netem arrangement for queue discipline %v", q.Kind)
 	}
 	// codel and fq_codel number limit, target, interval and ecn alike.
 	opts.AddRtAttr(tcaCodelLimit, nl.Uint32Attr(uint32(d.Limit)))
@@ -237,8 +228,8 @@ func describeQueueChain(ns *Namespace, ifindex int, d Direction) (string, error)
 	if tbf == nil || tbf.kind != "tbf" {
 		return "", errors.New("no tbf under netem (handle 2:, parent 1:1)")
 	}
-	if disc == nil || disc.kind != d.Queue.Kind {
-		return "", fmt.Errorf("no %s under tbf (handle 3:, parent 2:1)", d.Queue.Kind)
+	if disc == nil || disc.kind != d.Queue.Kind.String() {
+		return "", fmt.Errorf("no %v under tbf (handle 3:, parent 2:1)", d.Queue.Kind)
 	}
 	attrs, err := nl.ParseRouteAttr(tbf.options)
 	if err != nil {

@@ -27,7 +27,7 @@ type netemSchedule struct {
 // in: the direction as the profile has it, with the changes so far.
 type netemTimeline struct {
 	d       Dir
-	sched   Schedule
+	sched   Schedule // the direction's changes (loaded) and period
 	state   Direction
 	lossUp  float64 // the loss to restore when a blackout ends
 	geUp    bool
@@ -45,37 +45,34 @@ func (tl *netemTimeline) at(k int64) time.Duration {
 	return time.Duration(k/n)*tl.sched.Period + tl.sched.Changes[k%n].At
 }
 
-// startNetemSchedule starts applying p's schedules, if it has any, from
-// now.
-func (l *Link) startNetemSchedule() error {
+// startNetemSchedule starts applying the directions' schedules, if they
+// have any, from now; it returns nil when there are none.
+func startNetemSchedule(e ends, dirs [2]Direction) (*netemSchedule, error) {
 	var tls []*netemTimeline
 	for _, end := range []End{ServerEnd, ClientEnd} {
 		d := end.dir()
-		if l.tv.sched[d] == nil {
+		pd := dirs[d]
+		if len(pd.Changes) == 0 {
 			continue
 		}
-		pd, s := l.profile.Direction(d), *l.tv.sched[d]
-		if len(s.Changes) == 0 {
-			continue
-		}
-		h, err := l.ns(end).handle()
+		h, err := e.ns[end].handle()
 		if err != nil {
-			return err
+			return nil, err
 		}
-		link, err := h.LinkByName(l.dev(end))
+		link, err := h.LinkByName(e.dev[end])
 		h.Close()
 		if err != nil {
-			return fmt.Errorf("shapedlink: finding %s for its schedule: %w", l.dev(end), err)
+			return nil, fmt.Errorf("shapedlink: finding %s for its schedule: %w", e.dev[end], err)
 		}
-		tls = append(tls, &netemTimeline{d: d, sched: s, state: pd, lossUp: pd.LossPct, geUp: pd.HasGE, ifindex: link.Attrs().Index, ns: l.ns(end)})
+		s := Schedule{Spec: pd.Schedule, Period: pd.SchedulePeriod, Changes: pd.Changes}
+		tls = append(tls, &netemTimeline{d: d, sched: s, state: pd, lossUp: pd.LossPct, geUp: pd.HasGE, ifindex: link.Attrs().Index, ns: e.ns[end]})
 	}
 	if len(tls) == 0 {
-		return nil
+		return nil, nil
 	}
 	ns := &netemSchedule{start: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
-	l.netemSched = ns
 	go ns.run(tls)
-	return nil
+	return ns, nil
 }
 
 func (ns *netemSchedule) run(tls []*netemTimeline) {
@@ -117,7 +114,7 @@ func (ns *netemSchedule) run(tls []*netemTimeline) {
 		case "up":
 			tl.state.LossPct, tl.state.HasGE = tl.lossUp, tl.geUp
 		}
-		q := netlink.NewNetem(netlink.QdiscAttrs{LinkIndex: tl.ifindex, Handle: netlink.MakeHandle(1, 0), Parent: netlink.HANDLE_ROOT}, netemAttrs(tl.state))
+		q := rootNetem(netlink.QdiscAttrs{LinkIndex: tl.ifindex, Handle: netlink.MakeHandle(1, 0), Parent: netlink.HANDLE_ROOT}, tl.state)
 		err := func() error {
 			opts, err := netemOptions(q, tl.state, 0)
 			if err != nil {

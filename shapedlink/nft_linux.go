@@ -128,7 +128,8 @@ func (n *nftCounters) read() (EgressCounters, error) {
 // left end e's veth since New, as the netdev egress hook counted them.
 // Bytes include the 14-byte Ethernet header. It may be called during and
 // after a run (until Close).
-func (l *Link) EgressCounters(e End) (EgressCounters, error) {
+func (in *Instruments) EgressCounters(e End) (EgressCounters, error) {
+	l := in.l
 	if err := e.valid(); err != nil {
 		return EgressCounters{}, err
 	}
@@ -206,7 +207,8 @@ func (n *nftCounters) addFilter(kind, what string, match []expr.Any) (*Filter, e
 
 // BlockUDP drops every UDP packet (IPv4 or IPv6) leaving end e and counts
 // them; use it to make QUIC fail and measure a fallback to TCP.
-func (l *Link) BlockUDP(e End) (*Filter, error) {
+func (c *Control) BlockUDP(e End) (*Filter, error) {
+	l := c.l
 	if err := e.valid(); err != nil {
 		return nil, err
 	}
@@ -224,7 +226,8 @@ const randomDropScale = 10000
 // (resolution 0.01%), independently, using nftables' numgen random, and
 // counts what it dropped. It acts on every packet, ARP included, as a
 // lossy wire would.
-func (l *Link) DropRandom(e End, pct float64) (*Filter, error) {
+func (c *Control) DropRandom(e End, pct float64) (*Filter, error) {
+	l := c.l
 	if err := e.valid(); err != nil {
 		return nil, err
 	}

@@ -85,7 +85,7 @@ func receiveCount(c *net.UDPConn, want <-chan int) int {
 func TestBlockUDP(t *testing.T) {
 	l := newTestLink(t, "1:100", BackendNone)
 	srv, cli := udpPair(t, l)
-	f, err := l.BlockUDP(ServerEnd)
+	f, err := l.Control().BlockUDP(ServerEnd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,11 +133,11 @@ func TestDropRandom(t *testing.T) {
 	srv, cli := udpPair(t, l)
 	bigReadBuffer(t, cli)
 	const pct = 10.0
-	f, err := l.DropRandom(ServerEnd, pct)
+	f, err := l.Control().DropRandom(ServerEnd, pct)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, err := l.EgressCounters(ServerEnd)
+	before, err := l.Instruments().EgressCounters(ServerEnd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestDropRandom(t *testing.T) {
 		sendUDP(t, srv, cli, 200, 32)
 		time.Sleep(time.Millisecond)
 	}
-	after, err := l.EgressCounters(ServerEnd)
+	after, err := l.Instruments().EgressCounters(ServerEnd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,11 +186,11 @@ func TestDropRandom(t *testing.T) {
 func TestFilterBadInput(t *testing.T) {
 	l := newTestLink(t, "1:100", BackendNone)
 	for _, pct := range []float64{0, -1, 101, math.NaN(), 0.001} {
-		if _, err := l.DropRandom(ServerEnd, pct); err == nil {
+		if _, err := l.Control().DropRandom(ServerEnd, pct); err == nil {
 			t.Errorf("DropRandom(%v) accepted", pct)
 		}
 	}
-	if _, err := l.BlockUDP(End(7)); err == nil {
+	if _, err := l.Control().BlockUDP(End(7)); err == nil {
 		t.Error("BlockUDP(End(7)) accepted")
 	}
 }

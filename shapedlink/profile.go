@@ -3,24 +3,37 @@ package shapedlink
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
 )
 
 // ProfileGrammar is the textual form of a Profile, as accepted by
 // ParseProfile and produced by Profile.String.
 const ProfileGrammar = "rtt_ms:rate_mbit[:loss_pct][@limit_pkts][,option...]"
 
-// Bounds on the values a Profile may hold. They are generous: they exist so
-// that every accepted profile can be represented exactly by the kernel's
-// netem (32-bit packet limit, 64-bit byte rate) and by the emulator.
+// Bounds on the values a Profile may hold, one constant each (checked
+// when a profile is parsed or validated, and nowhere else by other
+// numbers).
 const (
-	MaxRTT      = time.Minute // longest round trip accepted
-	MaxRateMbit = 100_000     // fastest rate accepted (100 Gbit/s)
-	MaxLimit    = 1 << 30     // largest packet limit accepted
+	MaxRTT      = linkspec.MaxRTT      // longest round trip (and one-way delay), a minute
+	MaxRateMbit = linkspec.MaxRateMbit // fastest rate, 100 Gbit/s
+	// MaxLimit is the largest packet limit (2^20): the emulator
+	// preallocates a buffer per packet it may hold, the delay line
+	// included.
+	MaxLimit = linkspec.MaxLimit
+	// MaxJitterMs is the largest jitter: netem keeps it, as sigma, in a
+	// signed 32-bit count of nanoseconds.
+	MaxJitterMs = linkspec.MaxJitterMs
 )
+
+// MinPct is the smallest non-zero percentage a profile accepts, a
+// probability of one in ten million: netem holds a probability as a
+// fraction of 2^32-1, so it applies one of at least MinPct within 0.25%
+// of its value.
+const MinPct = linkspec.MinPct
 
 // Profile describes a shaped link. Its base, the short form, is
 // symmetric: the round trip (each direction is delayed by RTT/2), the
@@ -43,12 +56,7 @@ type Profile struct {
 // products of 1500-byte packets plus ten. It is 110 for 80 ms at 10 Mbit/s,
 // the limit the original Rust bench used for that profile.
 func DefaultLimit(rateMbit float64, rtt time.Duration) int {
-	// Mbit/s * ns = 1e-3 bit; compute in that unit so 80:10 is exact.
-	bdpBits := rateMbit * float64(rtt.Nanoseconds()) / 1e3
-	pkts := 1.5 * bdpBits / (8 * 1500)
-	// The epsilon keeps an exact product from rounding up on a
-	// floating-point crumb.
-	return int(math.Ceil(pkts-1e-9)) + 10
+	return linkspec.DefaultLimit(rateMbit, rtt)
 }
 
 // NewProfile returns a validated profile with the default limit.
@@ -63,8 +71,8 @@ func NewProfile(rtt time.Duration, rateMbit, lossPct float64) (Profile, error) {
 // Call Validate (New does) to check the result.
 func (p Profile) WithLoss(pct float64) Profile {
 	p.LossPct = pct
-	p.Down.HasLoss, p.Down.LossPct, p.Down.LossCorr, p.Down.HasGE, p.Down.GE = false, 0, 0, false, GE{}
-	p.Up.HasLoss, p.Up.LossPct, p.Up.LossCorr, p.Up.HasGE, p.Up.GE = false, 0, 0, false, GE{}
+	p.Down.Clear("loss")
+	p.Up.Clear("loss")
 	return p
 }
 
@@ -98,12 +106,12 @@ func (p Profile) Validate() error {
 		return fail("rate_mbit", "must be positive")
 	case p.RateMbit > MaxRateMbit:
 		return fail("rate_mbit", fmt.Sprintf("must be at most %d", MaxRateMbit))
-	case !wholeBytes(p.RateMbit):
-		return fail("rate_mbit", fmtNum(p.RateMbit)+" Mbit/s "+rateReason(p.RateMbit))
+	case !linkspec.WholeBytes(p.RateMbit):
+		return fail("rate_mbit", fmtNum(p.RateMbit)+" Mbit/s "+linkspec.RateReason(p.RateMbit))
 	case !(p.LossPct >= 0 && p.LossPct < 100):
 		return fail("loss_pct", "must satisfy 0 <= loss_pct < 100")
-	case pctReason(p.LossPct) != "":
-		return fail("loss_pct", fmtNum(p.LossPct)+" "+pctReason(p.LossPct))
+	case linkspec.PctReason(p.LossPct) != "":
+		return fail("loss_pct", fmtNum(p.LossPct)+" "+linkspec.PctReason(p.LossPct))
 	case p.Limit < 1 || p.Limit > MaxLimit:
 		return fail("limit_pkts", fmt.Sprintf("must be between 1 and %d (the default for this profile is %d)", MaxLimit, DefaultLimit(p.RateMbit, p.RTT)))
 	}
@@ -130,7 +138,7 @@ func (p Profile) String() string {
 	return b.String()
 }
 
-func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+func fmtNum(f float64) string { return linkspec.FmtNum(f) }
 
 // ProfileError is returned for a profile that does not parse or validate.
 type ProfileError struct {
@@ -175,24 +183,24 @@ func ParseProfile(s string) (Profile, error) {
 	}
 	var p Profile
 	var err error
-	if p.RTT, err = parseMs(fields[0]); err != nil {
+	if p.RTT, err = linkspec.ParseMs(fields[0]); err != nil {
 		return fail("rtt_ms", err.Error())
 	}
 	if p.RTT <= 0 || p.RTT > MaxRTT {
 		return fail("rtt_ms", fmt.Sprintf("%q must be positive and at most %d", fields[0], MaxRTT.Milliseconds()))
 	}
-	if p.RateMbit, err = parseRate(fields[1]); err != nil {
+	if p.RateMbit, err = linkspec.ParseRate(fields[1]); err != nil {
 		return fail("rate_mbit", err.Error())
 	}
 	if len(fields) == 3 {
-		if p.LossPct, err = parsePct(fields[2]); err != nil {
+		if p.LossPct, err = linkspec.ParsePct(fields[2]); err != nil {
 			return fail("loss_pct", err.Error())
 		}
 	}
 	p.Limit = DefaultLimit(p.RateMbit, p.RTT)
 	if hasLimit {
 		n, err := strconv.Atoi(limitText)
-		if err != nil || !isDigits(limitText) {
+		if err != nil || !linkspec.IsDigits(limitText) {
 			return Profile{}, &ProfileError{Input: s, Field: "limit_pkts", Reason: fmt.Sprintf("%q is not a whole number of packets", limitText)}
 		}
 		p.Limit = n
@@ -205,7 +213,7 @@ func ParseProfile(s string) (Profile, error) {
 	err = p.Validate()
 	if err == nil && hasOpts {
 		// The schedules and traces against the options beside them.
-		_, err = loadTimeVarying(p)
+		_, err = p.load()
 	}
 	if err != nil {
 		var pe *ProfileError

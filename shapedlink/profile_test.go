@@ -3,6 +3,7 @@ package shapedlink
 import (
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -212,10 +213,10 @@ func TestProfileOptions(t *testing.T) {
 		if got := p.String(); got != c.str {
 			t.Errorf("ParseProfile(%q).String() = %q, want %q", c.in, got, c.str)
 		}
-		if got := p.Direction(Down); got != c.down {
+		if got := p.Direction(Down); !reflect.DeepEqual(got, c.down) {
 			t.Errorf("%s: down %+v, want %+v", c.in, got, c.down)
 		}
-		if got := p.Direction(Up); got != c.up {
+		if got := p.Direction(Up); !reflect.DeepEqual(got, c.up) {
 			t.Errorf("%s: up %+v, want %+v", c.in, got, c.up)
 		}
 		if rt := p.RoundTrip(); rt != c.down.Delay+c.up.Delay {
@@ -240,7 +241,7 @@ func TestProfileOptions(t *testing.T) {
 		{"80:10,up.rate=0", "up.rate must be positive"},
 		{"80:10,up.rate=-1", "not a decimal number"},
 		{"80:10,down.loss=100", "down.loss must satisfy"},
-		{"80:10,up.limit=0", "up.limit must be between"},
+		{"80:10,up.limit=0", "is not a whole number between 1 and 1048576"},
 		{"80:10,up.limit=1.5", "whole number"},
 		{"80:10,rate=5,up.rate=6", "twice"},
 		{"80:10,down.delay=0,up.delay=0", "round trip of zero"},
@@ -427,7 +428,7 @@ func TestProfileQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, u := p.Direction(Down), p.Direction(Up)
-	if d.Queue != (Queue{Kind: "fq_codel", ECN: true}) || u.Queue != (Queue{Kind: "codel", ECN: true}) || d.Limit != 10240 || u.Limit != 200 {
+	if d.Queue != (Queue{Kind: QueueFQCoDel, ECN: true}) || u.Queue != (Queue{Kind: QueueCoDel, ECN: true}) || d.Limit != 10240 || u.Limit != 200 {
 		t.Errorf("down %+v limit %d, up %+v limit %d", d.Queue, d.Limit, u.Queue, u.Limit)
 	}
 	if q, _ := ParseProfile("80:10@50,qdisc=codel"); q.Direction(Down).Limit != 50 {

@@ -142,7 +142,7 @@ func TestQueueDisciplineEmulator(t *testing.T) {
 			t.Fatalf("%s: applied %q, want %q on server->client only", c.profile, a, c.applied)
 		}
 		rtts, mbit, ce := bulkWithProbes(t, l, 3*time.Second, 3*time.Second, c.ecn)
-		sh, _ := l.ShaperStats()
+		sh, _ := l.Instruments().ShaperStats()
 		d := sh.Directions[0]
 		results[c.profile] = med(rtts)
 		t.Logf("%s: %d echoes, median %v; flow %.2f Mbit/s, %d segments delivered CE; shaper: %d limit drops, %d queue drops, %d codel drops, %d marks",
@@ -206,7 +206,7 @@ func TestFQCoDelIsolatesEmulator(t *testing.T) {
 		sctx, stopSampling := context.WithCancel(context.Background())
 		sampled := make(chan []QueueSample, 1)
 		go func() {
-			s, _ := l.SampleQueue(sctx, ServerEnd, 10*time.Millisecond)
+			s, _ := l.Instruments().SampleQueue(sctx, ServerEnd, 10*time.Millisecond)
 			sampled <- s
 		}()
 		srv, cli := udpPair(t, l)
@@ -221,7 +221,7 @@ func TestFQCoDelIsolatesEmulator(t *testing.T) {
 		stopSampling()
 		checkFlowSamples(t, q, <-sampled)
 		close(stop)
-		sh, _ := l.ShaperStats()
+		sh, _ := l.Instruments().ShaperStats()
 		slices.Sort(rtts)
 		if len(rtts) < 10 {
 			t.Fatalf("%s: only %d echoes came back", q, len(rtts))

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
 	"github.com/vishvananda/netlink"
 )
 
@@ -65,69 +64,19 @@ func (s *Sampler) Close() error {
 }
 
 // Sampler returns a sampler for end e's egress queue: the netem qdisc on
-// that end's veth, or the emulator's queue for that direction.
-func (l *Link) Sampler(e End) (*Sampler, error) {
+// that end's veth (the discipline under it, with one), or the emulator's
+// queue for that direction.
+func (in *Instruments) Sampler(e End) (*Sampler, error) {
 	if err := e.valid(); err != nil {
 		return nil, err
 	}
-	if l.backend == BackendEmulator {
-		dir := 0 // AToB is server to client
-		if e == ClientEnd {
-			dir = 1
-		}
-		mon := l.emu
-		fq := l.profile.Direction(e.dir()).Queue.Kind == "fq_codel"
-		var flows []aqm.FlowBacklog
-		return &Sampler{poll: func(q *QueueSample) error {
-			select {
-			case <-mon.Exited():
-				return errEmulatorExited
-			default:
-			}
-			// The shaper updates the packet and byte gauges with two
-			// separate stores; read until two snapshots agree so a
-			// sample is rarely caught between them (a torn pair would
-			// show a wrong bytes-per-packet figure to gsocheck).
-			st := mon.Snapshot()[dir]
-			for range 8 {
-				again := mon.Snapshot()[dir]
-				if again.Packets == st.Packets && again.Bytes == st.Bytes {
-					break
-				}
-				st = again
-			}
-			q.At = time.Now()
-			q.Packets = int(st.Packets)
-			q.Bytes = int(st.Bytes)
-			q.Drops = st.Drops()
-			q.LossDrops = st.LossDrops
-			q.LimitDrops = st.LimitDrops
-			if fq {
-				// A torn read (the shaper publishing throughout) leaves
-				// this sample without flows rather than wrong ones.
-				var ok bool
-				if flows, ok = mon.Flows(dir, flows); ok && len(flows) > 0 {
-					q.Flows = make([]FlowSample, len(flows))
-					for i, f := range flows {
-						q.Flows[i] = FlowSample{Queue: f.Index, Packets: f.Packets, Bytes: int(f.Bytes)}
-					}
-				}
-			}
-			return nil
-		}}, nil
-	}
-	if l.profile.Direction(e.dir()).Queue.Kind != "" {
-		// netem holds the delay line; the queue builds in the
-		// discipline under tbf (netemqdisc_linux.go).
-		return newQdiscSampler(l.ns(e), l.dev(e), queueHandle)
-	}
-	return NewQdiscSampler(l.ns(e), l.dev(e))
+	return in.l.shaper.sampler(e)
 }
 
 // SampleQueue samples end e's egress queue every interval until ctx is
 // done; see Sampler.Run.
-func (l *Link) SampleQueue(ctx context.Context, e End, interval time.Duration) ([]QueueSample, error) {
-	s, err := l.Sampler(e)
+func (in *Instruments) SampleQueue(ctx context.Context, e End, interval time.Duration) ([]QueueSample, error) {
+	s, err := in.Sampler(e)
 	if err != nil {
 		return nil, err
 	}

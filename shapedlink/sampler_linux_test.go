@@ -94,7 +94,7 @@ func TestSamplerTbfBacklog(t *testing.T) {
 	l := newTestLink(t, "1:100", BackendNone)
 	addTbf(t, l, ServerEnd)
 	srv, cli := udpPair(t, l)
-	s, err := NewQdiscSampler(l.Server(), l.Device(ServerEnd))
+	s, err := NewQdiscSampler(l.Server(), l.Instruments().Device(ServerEnd))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestSamplerTbfBacklog(t *testing.T) {
 func TestSamplerEmulatorBacklog(t *testing.T) {
 	l := newTestLink(t, "10:10@20", BackendEmulator)
 	srv, cli := udpPair(t, l)
-	s, err := l.Sampler(ServerEnd)
+	s, err := l.Instruments().Sampler(ServerEnd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,11 +128,11 @@ func TestSamplerEmulatorBacklog(t *testing.T) {
 
 func TestSamplerBadEnd(t *testing.T) {
 	l := newTestLink(t, "1:100", BackendNone)
-	if _, err := l.Sampler(End(3)); err == nil {
+	if _, err := l.Instruments().Sampler(End(3)); err == nil {
 		t.Error("Sampler(End(3)) accepted")
 	}
 	// An unshaped veth has the noqueue root qdisc, which keeps no queue.
-	s, err := l.Sampler(ServerEnd)
+	s, err := l.Instruments().Sampler(ServerEnd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestSamplerBadEnd(t *testing.T) {
 func BenchmarkQdiscPoll(b *testing.B) {
 	l := newTestLink(b, "1:100", BackendNone)
 	addTbf(b, l, ServerEnd)
-	s, err := NewQdiscSampler(l.Server(), l.Device(ServerEnd))
+	s, err := NewQdiscSampler(l.Server(), l.Instruments().Device(ServerEnd))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func BenchmarkQdiscPoll(b *testing.B) {
 // shared counters.
 func BenchmarkEmulatorPoll(b *testing.B) {
 	l := newTestLink(b, "1:100", BackendEmulator)
-	s, err := l.Sampler(ServerEnd)
+	s, err := l.Instruments().Sampler(ServerEnd)
 	if err != nil {
 		b.Fatal(err)
 	}

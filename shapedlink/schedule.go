@@ -1,32 +1,17 @@
 package shapedlink
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"math"
-	"os"
 	"slices"
-	"strings"
 	"time"
+
+	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
 )
 
 // A Schedule is a list of timed changes to one direction of a link,
-// applied in place while the link runs (profile option schedule=SPEC). Its
-// times count from the link's start (when New returns, give or take the
-// shaper's start-up); with a Period it repeats every Period.
-//
-// SPEC is a generator or a file:
-//
-//	blackout:DUR/EVERY[/hold]   the direction is down for DUR every EVERY,
-//	                            first half a period in; what is sent while
-//	                            down is dropped (or, with hold, held and
-//	                            sent when the link is back up)
-//	step:HI/LO/DUR/EVERY        the rate is LO Mbit/s for DUR every EVERY,
-//	                            first half a period in, and HI otherwise
-//	PATH.json                   a schedule file (below)
-//
-// Durations take a unit (300ms, 10s, 1.5s). A schedule file is JSON:
+// applied in place while the link runs (profile option schedule=SPEC),
+// with its Spec, Period (0: the changes run once) and Changes (in time
+// order). SPEC is a generator, blackout:DUR/EVERY[/hold] or
+// step:HI/LO/DUR/EVERY, or a JSON file of changes:
 //
 //	{"period": "20s",
 //	 "changes": [
@@ -37,249 +22,44 @@ import (
 //
 // "set" is rate (Mbit/s), delay (one-way ms), loss (percent), limit
 // (packets), down or up; "dir" (down or up) limits a change to one
-// direction, and a change without it applies to every direction the
-// schedule is given to. A period of "0s" or none runs the changes once.
-//
-// What a change means, on both backends: it applies to the frames that
-// arrive from its time on; frames already accepted keep the times they
-// were given (as netem keeps the time_to_send of what it holds when it is
-// changed). A blackout that drops loses every frame arriving while the
-// direction is down; one that holds (emulator only) accepts them, subject
-// to the limit, and starts serialising them when it is back up.
-type Schedule struct {
-	Spec    string        // as written in the profile
-	Period  time.Duration // 0: the changes run once
-	Changes []Change      // in time order
-}
+// direction. A change applies to the frames that arrive from its time on;
+// frames already accepted keep their times (as netem keeps the
+// time_to_send of what it holds when it is changed). A blackout that
+// drops loses every frame arriving while the direction is down; one that
+// holds (emulator only) accepts them, subject to the limit, and starts
+// serialising them when it is back up.
+type Schedule = linkspec.Schedule
 
-// Change is one timed change of a schedule.
-type Change struct {
-	At    time.Duration `json:"at"`
-	Set   string        `json:"set"`             // rate, delay, loss, limit, down or up
-	Value float64       `json:"value,omitempty"` // Mbit/s, ms, percent or packets
-	Hold  bool          `json:"hold,omitempty"`  // for down: hold rather than drop
-	Dir   string        `json:"dir,omitempty"`   // "", "down" or "up" (files only)
-}
+// Change is one timed change of a schedule: At, Set, Value, Hold, Dir.
+type Change = linkspec.Change
 
-// MaxScheduleChanges bounds a schedule's length, so a mistaken file
-// cannot make the shaper's configuration enormous.
-const MaxScheduleChanges = 100000
+// A Trace is Mahimahi's trace format for one direction's rate (profile
+// option trace=SPEC): each line a time in milliseconds at which one
+// 1500-byte delivery opportunity occurs, times never decreasing, the last
+// the period (mm-link's rule). SPEC is a file, or a generator:
+// const:MBIT (evenly spaced opportunities) or cell:MBIT/CV[/SEED] (a
+// cellular-like rate, a log-normal AR(1) process every 100 ms with mean
+// MBIT over the trace's 60 s). A trace replaces the direction's rate, so
+// it is the emulator's alone.
+type Trace = linkspec.Trace
+
+// TraceOpportunity is the bytes one trace delivery opportunity carries.
+const TraceOpportunity = linkspec.TraceOpportunity
+
+// Bounds on a schedule's and a trace's length, so a mistaken file cannot
+// make the shaper's configuration enormous.
+const (
+	MaxScheduleChanges = linkspec.MaxScheduleChanges
+	MaxTraceLines      = linkspec.MaxTraceLines
+)
 
 // LoadSchedule reads a schedule spec (see Schedule): a generator, or a
 // JSON file. The changes of a file that name a direction are all kept;
 // ForDir keeps one direction's.
-func LoadSchedule(spec string) (Schedule, error) {
-	s := Schedule{Spec: spec}
-	kind, args, _ := strings.Cut(spec, ":")
-	var err error
-	switch {
-	case kind == "blackout":
-		err = s.blackout(args)
-	case kind == "step":
-		err = s.step(args)
-	case strings.HasSuffix(spec, ".json"):
-		err = s.readFile(spec)
-	default:
-		err = fmt.Errorf("is neither a generator (blackout:DUR/EVERY[/hold], step:HI/LO/DUR/EVERY) nor a .json file")
-	}
-	if err != nil {
-		return Schedule{}, fmt.Errorf("shapedlink: schedule %q %w", spec, err)
-	}
-	if err := s.validate(); err != nil {
-		return Schedule{}, fmt.Errorf("shapedlink: schedule %q: %w", spec, err)
-	}
-	return s, nil
-}
+func LoadSchedule(spec string) (Schedule, error) { return linkspec.LoadSchedule(spec) }
 
-func (s *Schedule) blackout(args string) error {
-	parts := strings.Split(args, "/")
-	if len(parts) < 2 || len(parts) > 3 || len(parts) == 3 && parts[2] != "hold" && parts[2] != "drop" {
-		return fmt.Errorf("wants blackout:DUR/EVERY or blackout:DUR/EVERY/hold (e.g. blackout:300ms/10s)")
-	}
-	dur, err := parseSpan(parts[0])
-	if err != nil {
-		return fmt.Errorf("duration %w", err)
-	}
-	every, err := parseSpan(parts[1])
-	if err != nil {
-		return fmt.Errorf("period %w", err)
-	}
-	if dur >= every/2 {
-		return fmt.Errorf("has a blackout of %v every %v; it must be shorter than half the period", dur, every)
-	}
-	hold := len(parts) == 3 && parts[2] == "hold"
-	s.Period = every
-	s.Changes = []Change{{At: every / 2, Set: "down", Hold: hold}, {At: every/2 + dur, Set: "up"}}
-	return nil
-}
-
-func (s *Schedule) step(args string) error {
-	parts := strings.Split(args, "/")
-	if len(parts) != 4 {
-		return fmt.Errorf("wants step:HI/LO/DUR/EVERY (Mbit/s, Mbit/s, duration, period; e.g. step:10/2/5s/20s)")
-	}
-	var rates [2]float64
-	for i, p := range parts[:2] {
-		v, err := parseDecimal(p)
-		if err != nil || v <= 0 {
-			return fmt.Errorf("rate %q is not a positive Mbit/s", p)
-		}
-		rates[i] = v
-	}
-	dur, err := parseSpan(parts[2])
-	if err != nil {
-		return fmt.Errorf("duration %w", err)
-	}
-	every, err := parseSpan(parts[3])
-	if err != nil {
-		return fmt.Errorf("period %w", err)
-	}
-	if dur >= every/2 {
-		return fmt.Errorf("steps down for %v every %v; that must be shorter than half the period", dur, every)
-	}
-	s.Period = every
-	s.Changes = []Change{{At: every / 2, Set: "rate", Value: rates[1]}, {At: every/2 + dur, Set: "rate", Value: rates[0]}}
-	return nil
-}
-
-// scheduleFile is the JSON form of a schedule file.
-type scheduleFile struct {
-	Period  string `json:"period"`
-	Changes []struct {
-		At    string  `json:"at"`
-		Set   string  `json:"set"`
-		Value float64 `json:"value"`
-		Hold  bool    `json:"hold"`
-		Dir   string  `json:"dir"`
-	} `json:"changes"`
-}
-
-func (s *Schedule) readFile(path string) error {
-	b, err := readSpecFile(path, 16<<20)
-	if err != nil {
-		return err
-	}
-	var f scheduleFile
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return fmt.Errorf("is not a schedule file (JSON with period and changes): %w", err)
-	}
-	if f.Period != "" {
-		if s.Period, err = time.ParseDuration(f.Period); err != nil || s.Period < 0 {
-			return fmt.Errorf("has period %q; want a duration such as 20s", f.Period)
-		}
-	}
-	for i, c := range f.Changes {
-		at, err := time.ParseDuration(c.At)
-		if err != nil || at < 0 {
-			return fmt.Errorf("change %d has at %q; want a duration such as 10s", i, c.At)
-		}
-		s.Changes = append(s.Changes, Change{At: at, Set: c.Set, Value: c.Value, Hold: c.Hold, Dir: c.Dir})
-	}
-	slices.SortStableFunc(s.Changes, func(a, b Change) int { return int(a.At - b.At) })
-	return nil
-}
-
-func (s Schedule) validate() error {
-	if len(s.Changes) == 0 {
-		return fmt.Errorf("has no changes")
-	}
-	if len(s.Changes) > MaxScheduleChanges {
-		return fmt.Errorf("has %d changes; at most %d", len(s.Changes), MaxScheduleChanges)
-	}
-	for i, c := range s.Changes {
-		bad := func(why string) error { return fmt.Errorf("change %d (%s at %v) %s", i, c.Set, c.At, why) }
-		if s.Period > 0 && c.At >= s.Period {
-			return bad(fmt.Sprintf("is at or after the period %v", s.Period))
-		}
-		switch c.Dir {
-		case "", "down", "up":
-		default:
-			return bad(fmt.Sprintf("names direction %q; want down or up", c.Dir))
-		}
-		switch c.Set {
-		case "rate":
-			if !(c.Value > 0 && c.Value <= MaxRateMbit) {
-				return bad(fmt.Sprintf("needs a rate above 0 and at most %d Mbit/s", MaxRateMbit))
-			}
-			if !wholeBytes(c.Value) {
-				return bad("has a rate of " + fmtNum(c.Value) + " Mbit/s, which " + rateReason(c.Value))
-			}
-		case "delay":
-			if !(c.Value >= 0 && c.Value <= float64(MaxRTT.Milliseconds())) {
-				return bad(fmt.Sprintf("needs a one-way delay between 0 and %d ms", MaxRTT.Milliseconds()))
-			}
-			if us := c.Value * 1000; math.Abs(us-math.Round(us)) > 1e-12*max(1, us) {
-				return bad(fmt.Sprintf("has a delay of %s ms, not a whole number of microseconds, the unit the backends apply", fmtNum(c.Value)))
-			}
-		case "loss":
-			if !(c.Value >= 0 && c.Value < 100) {
-				return bad("needs a loss percentage from 0 to under 100 (use down for a blackout)")
-			}
-			if r := pctReason(c.Value); r != "" {
-				return bad("has a loss of " + fmtNum(c.Value) + "%, which " + r)
-			}
-		case "limit":
-			if c.Value < 1 || c.Value != math.Trunc(c.Value) || c.Value > 1<<20 {
-				return bad("needs a whole number of packets from 1 to 1048576")
-			}
-		case "down", "up":
-			if c.Hold && c.Set == "up" {
-				return bad("holds, which only a down change does")
-			}
-		default:
-			return bad("sets nothing known; set is rate, delay, loss, limit, down or up")
-		}
-	}
-	return nil
-}
-
-// ForDir is s with only the changes for direction d (those naming no
-// direction and those naming d).
-func (s Schedule) ForDir(d Dir) Schedule {
-	out := Schedule{Spec: s.Spec, Period: s.Period}
-	for _, c := range s.Changes {
-		if c.Dir == "" || c.Dir == d.String() {
-			out.Changes = append(out.Changes, c)
-		}
-	}
-	return out
-}
-
-// Holds reports whether a change of s holds frames during a blackout.
-func (s Schedule) Holds() bool {
-	return slices.ContainsFunc(s.Changes, func(c Change) bool { return c.Hold })
-}
-
-// parseSpan reads a positive duration with a unit, at most an hour.
-func parseSpan(v string) (time.Duration, error) {
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 || d > time.Hour {
-		return 0, fmt.Errorf("%q is not a duration with a unit between 0 and 1h (e.g. 300ms, 10s)", v)
-	}
-	return d, nil
-}
-
-// readSpecFile reads a schedule or trace file: a regular file of at most
-// limit bytes (not a device or a pipe that never ends).
-func readSpecFile(path string, limit int64) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot be read: %w", err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("is not a regular file")
-	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("is %d bytes; at most %d", st.Size(), limit)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot be read: %w", err)
-	}
-	return b, nil
-}
+// LoadTrace reads or generates a trace (see Trace).
+func LoadTrace(spec string) (Trace, error) { return linkspec.LoadTrace(spec) }
 
 // AppliedChange is one change of a link's schedule placed in time: when
 // it took effect (for the frames arriving from then on) and in which
@@ -297,70 +77,70 @@ type AppliedChange struct {
 	AppliedAt time.Time `json:"applied_at,omitzero"`
 }
 
-// timeVarying is a profile's schedules and traces as loaded from their
-// specs, per direction (indexed by Dir), each schedule already narrowed to
-// its direction: read once per link, so that what is built, what chooses
+// load resolves p's two directions with their schedules and traces read
+// (each schedule narrowed to its direction), checked against the options
+// beside them: read once per link, so that what is built, what chooses
 // the backend and what is recorded come from one reading of any file.
-type timeVarying struct {
-	sched [2]*Schedule
-	trace [2]*Trace
-}
-
-// loadTimeVarying reads p's schedules and traces, and checks them against
-// the options beside them (checkTimeVarying).
-func loadTimeVarying(p Profile) (timeVarying, error) {
-	var tv timeVarying
+func (p Profile) load() ([2]Direction, error) {
+	var dirs [2]Direction
 	for _, d := range []Dir{Down, Up} {
-		pd := p.Direction(d)
-		if pd.Schedule != "" {
-			s, err := LoadSchedule(pd.Schedule)
+		dir := p.Direction(d)
+		if dir.Schedule != "" {
+			s, err := LoadSchedule(dir.Schedule)
 			if err != nil {
-				return tv, err
+				return dirs, err
 			}
 			s = s.ForDir(d)
-			tv.sched[d] = &s
-		}
-		if pd.Trace != "" {
-			t, err := LoadTrace(pd.Trace)
-			if err != nil {
-				return tv, err
+			dir.Changes, dir.SchedulePeriod = s.Changes, s.Period
+			if dir.Changes == nil {
+				dir.Changes = []Change{} // loaded, and empty
 			}
-			tv.trace[d] = &t
 		}
+		if dir.Trace != "" {
+			t, err := LoadTrace(dir.Trace)
+			if err != nil {
+				return dirs, err
+			}
+			dir.TraceMs = t.Ms
+		}
+		if key, why := dir.CheckLoaded(); why != "" {
+			return dirs, &ProfileError{Input: p.String(), Field: d.String() + "." + key, Reason: why}
+		}
+		dirs[d] = dir
 	}
-	return tv, p.checkTimeVarying(tv)
+	return dirs, nil
 }
 
 // ScheduledChanges lists the changes of p's schedules that take effect in
 // [from, to), for a link whose schedule started at start
-// (Link.ScheduleStart), in time order.
+// (Link.Instruments().ScheduleStart), in time order.
 func ScheduledChanges(p Profile, start, from, to time.Time) ([]AppliedChange, error) {
-	tv, err := loadTimeVarying(p)
+	dirs, err := p.load()
 	if err != nil {
 		return nil, err
 	}
-	return tv.changes(start, from, to), nil
+	return scheduledChanges(dirs, start, from, to), nil
 }
 
-// changes is ScheduledChanges for the loaded schedules.
-func (tv timeVarying) changes(start, from, to time.Time) []AppliedChange {
+// scheduledChanges is ScheduledChanges for loaded directions.
+func scheduledChanges(dirs [2]Direction, start, from, to time.Time) []AppliedChange {
 	var out []AppliedChange
 	for _, d := range []Dir{Down, Up} {
-		if tv.sched[d] == nil {
+		dir := dirs[d]
+		if dir.Schedule == "" {
 			continue
 		}
-		s := *tv.sched[d]
 		for k := 0; ; k++ {
 			off := time.Duration(0)
-			if s.Period > 0 {
-				off = time.Duration(k) * s.Period
+			if dir.SchedulePeriod > 0 {
+				off = time.Duration(k) * dir.SchedulePeriod
 			} else if k > 0 {
 				break
 			}
 			if start.Add(off).After(to) {
 				break
 			}
-			for _, c := range s.Changes {
+			for _, c := range dir.Changes {
 				at := start.Add(off + c.At)
 				if !at.Before(from) && at.Before(to) {
 					out = append(out, AppliedChange{At: at, Dir: d.String(), Set: c.Set, Value: c.Value, Hold: c.Hold})

@@ -111,7 +111,7 @@ func TestScheduleBlackoutEmulator(t *testing.T) {
 		}
 		// A limit that holds everything sent during the blackout.
 		l := newTestLink(t, "20:10@1000,down.schedule="+spec, BackendEmulator)
-		start := l.ScheduleStart()
+		start := l.Instruments().ScheduleStart()
 		if start.IsZero() {
 			t.Fatal("ScheduleStart is zero on a link with a schedule")
 		}
@@ -146,7 +146,7 @@ func TestScheduleBlackoutEmulator(t *testing.T) {
 				t.Errorf("drop: datagram %d sent %v after the start, outside the blackout, was lost", i, s.Sub(start))
 			}
 		}
-		sh, _ := l.ShaperStats()
+		sh, _ := l.Instruments().ShaperStats()
 		d := sh.Directions[0]
 		t.Logf("hold %v: %d of %d lost (%d sent well inside); shaper: %d blackout drops, %d changes, max lag %.3f ms", hold, lost, len(dgs), inside, d.BlackoutDrops, d.Changes, d.MaxChangeLagMs)
 		if inside < 140 {
@@ -196,14 +196,14 @@ func TestTraceEmulator(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := newTestLink(t, "10:4@4000,down.trace="+spec, BackendEmulator)
-		start := l.ScheduleStart()
+		start := l.Instruments().ScheduleStart()
 		srv, cli := udpPair(t, l)
 		// 1472-byte payloads: 1514-byte frames, one opportunity each
 		// (1500 carries all but 14 bytes; the rest takes a second one).
 		// Sent at 12 Mbit/s, well above any trace rate here; the limit
 		// holds the whole backlog.
 		dgs := sendStamped(t, srv, cli, 4000, time.Millisecond, 1472, time.Second)
-		sh, ok := l.ShaperStats()
+		sh, ok := l.Instruments().ShaperStats()
 		if !ok || len(sh.Directions) == 0 || sh.Directions[0].Direction != "server->client" {
 			t.Fatalf("the shaper's report: %+v (%v)", sh, ok)
 		}

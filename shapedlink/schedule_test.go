@@ -70,7 +70,7 @@ func TestLoadScheduleFile(t *testing.T) {
 	}
 	for text, says := range map[string]string{
 		`{"changes": []}`: "no changes",
-		`{"period": "5s", "changes": [{"at": "6s", "set": "up"}]}`:        "at or after the period",
+		`{"period": "5s", "changes": [{"at": "6s", "set": "up"}]}`:        "outside the period",
 		`{"changes": [{"at": "1s", "set": "rate"}]}`:                      "needs a rate",
 		`{"changes": [{"at": "1s", "set": "loss", "value": 100}]}`:        "use down for a blackout",
 		`{"changes": [{"at": "1s", "set": "limit", "value": 1.5}]}`:       "whole number",

@@ -1,6 +1,10 @@
 package shapedlink
 
-import "time"
+import (
+	"time"
+
+	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
+)
 
 // ShaperStats is the userspace emulator's account of one direction since it
 // started: what it forwarded and dropped, and how late it wrote frames
@@ -8,35 +12,19 @@ import "time"
 // itself, rather than the configured link, shaped a run: socket drops,
 // send errors or a lateness tail comparable to the delay mean the run
 // measured the host, not the link.
+//
+// Its counters are the shaper's own (Received, Forwarded, ForwardedBytes,
+// LossDrops, LimitDrops, SocketDrops, SendErrors, OversizeDrops,
+// Duplicates, Reordered, QueueDrops, CoDelDrops, ECNMarks, BlackoutDrops,
+// Changes, RcvBufBytes, SndBufBytes and the lateness histogram Late),
+// embedded as the shaper publishes them; the fields below are read from
+// them.
 type ShaperStats struct {
 	Direction string `json:"direction"` // "server->client" or "client->server"
-	Received  uint64 `json:"received"`
-	Forwarded uint64 `json:"forwarded"`
-	// ForwardedBytes is the frames' bytes (Ethernet header included, as
-	// the rate counts them): what crossed the emulated wire.
-	ForwardedBytes uint64 `json:"forwarded_bytes"`
-	LossDrops      uint64 `json:"loss_drops"`     // the configured random loss
-	LimitDrops     uint64 `json:"limit_drops"`    // the queue limit was full
-	SocketDrops    uint64 `json:"socket_drops"`   // the kernel dropped frames before the shaper read them
-	SendErrors     uint64 `json:"send_errors"`    // a write to the egress interface failed
-	OversizeDrops  uint64 `json:"oversize_drops"` // frames larger than the MTU (an offload left on)
-	// Duplicates counts frames the link duplicated (the dup option) and
-	// Reordered frames it sent ahead of the delayed ones (reorder); the
-	// copies are counted in Forwarded or the drops like any frame.
-	Duplicates uint64 `json:"duplicates,omitempty"`
-	Reordered  uint64 `json:"reordered,omitempty"`
-	// With a queue discipline (the qdisc option): packets it dropped
-	// because its limit was reached, packets CoDel dropped, and packets
-	// CoDel marked CE instead of dropping (ecn=on).
-	QueueDrops uint64 `json:"queue_drops,omitempty"`
-	CoDelDrops uint64 `json:"codel_drops,omitempty"`
-	ECNMarks   uint64 `json:"ecn_marks,omitempty"`
-	// With a schedule: packets dropped while the direction was down, the
-	// changes applied so far, and the longest the shaper took to get to
-	// one after its time (the change itself applies at its time, to the
-	// packets' arrival stamps).
-	BlackoutDrops  uint64  `json:"blackout_drops,omitempty"`
-	Changes        uint64  `json:"changes,omitempty"`
+	ShaperCounters
+	// MaxChangeLagMs is the longest the shaper took to get to a
+	// scheduled change after its time (the change itself applies at its
+	// time, to the packets' arrival stamps).
 	MaxChangeLagMs float64 `json:"max_change_lag_ms,omitempty"`
 	// Unstamped counts frames whose arrival time was taken when read
 	// rather than from the kernel's receive timestamp.
@@ -49,14 +37,27 @@ type ShaperStats struct {
 	LateP50Ms float64 `json:"late_p50_ms"`
 	LateP99Ms float64 `json:"late_p99_ms"`
 	LateMaxMs float64 `json:"late_max_ms"`
-	// RcvBufBytes is the receive buffer of the shaper's socket on this
-	// direction's ingress and SndBufBytes the send buffer on its egress,
-	// as the kernel granted them (read back; the kernel reports twice the
-	// size set). The shaper asks for 8 MiB; unprivileged, the kernel caps
-	// that at net.core.rmem_max and wmem_max, and a small receive buffer
-	// shows as SocketDrops when the shaper falls behind.
-	RcvBufBytes uint64 `json:"rcvbuf_bytes"`
-	SndBufBytes uint64 `json:"sndbuf_bytes"`
+}
+
+// ShaperCounters are a userspace shaper's counters of one direction, as
+// it publishes them: received, forwarded and dropped by cause, the queue
+// discipline's and the schedule's, the lateness histogram and the socket
+// buffers granted.
+type ShaperCounters = linkspec.Counters
+
+// newShaperStats reads the figures of a direction's counters.
+func newShaperStats(direction string, c linkspec.Counters) ShaperStats {
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	return ShaperStats{
+		Direction: direction, ShaperCounters: c,
+		MaxChangeLagMs: float64(c.MaxChangeLagNanos) / 1e6,
+		Unstamped:      c.Received - min(c.Stamped, c.Received),
+		// A bucket's upper edge can lie above the largest lateness seen;
+		// the maximum is then the tighter bound.
+		LateP50Ms: ms(min(c.LateQuantile(0.5), time.Duration(c.MaxLateNanos))),
+		LateP99Ms: ms(min(c.LateQuantile(0.99), time.Duration(c.MaxLateNanos))),
+		LateMaxMs: ms(time.Duration(c.MaxLateNanos)),
+	}
 }
 
 // ShaperReport is the emulator's scheduling priority as applied and both

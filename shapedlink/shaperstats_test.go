@@ -7,7 +7,7 @@ import (
 )
 
 func TestShaperReportDistorted(t *testing.T) {
-	clean := ShaperStats{Direction: "server->client", Received: 100, Forwarded: 99, LossDrops: 1, LateP50Ms: 0.004, LateP99Ms: 0.25, LateMaxMs: 3}
+	clean := ShaperStats{Direction: "server->client", ShaperCounters: ShaperCounters{Received: 100, Forwarded: 99, LossDrops: 1}, LateP50Ms: 0.004, LateP99Ms: 0.25, LateMaxMs: 3}
 	for _, c := range []struct {
 		name string
 		mod  func(*ShaperStats)

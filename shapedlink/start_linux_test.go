@@ -156,7 +156,7 @@ func commNamed(pids []int, comm string) []int {
 // Ctrl-C when a program runs over the link in the foreground.
 func TestShaperHasItsOwnProcessGroup(t *testing.T) {
 	l := newTestLink(t, "20:10", BackendEmulator)
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", l.EmulatorPID()))
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", l.Instruments().EmulatorPID()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -112,10 +112,10 @@ func TestProfileValuesAsApplied(t *testing.T) {
 	if _, err := NewProfile(80*time.Millisecond, 10, 1e-9); err == nil || !strings.Contains(err.Error(), "MinPct") {
 		t.Errorf("NewProfile with 1e-9%% loss: %v, want a MinPct error", err)
 	}
+	// An option set in code is read as ParseProfile reads it.
 	p, _ := ParseProfile("80:10")
-	p.Up.Jitter, p.Up.HasJitter = 1500*time.Nanosecond, true
-	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "up.jitter") {
-		t.Errorf("Validate with a 1.5 us jitter: %v, want an up.jitter error", err)
+	if err := p.Up.Set("jitter", "0.0015"); err == nil || !strings.Contains(err.Error(), "microseconds") {
+		t.Errorf("setting a 1.5 us jitter: %v, want an error about microseconds", err)
 	}
 }
 
@@ -133,11 +133,11 @@ func TestProfileOverlaps(t *testing.T) {
 		// A trace replaces the rate in its direction.
 		{"80:10,trace=const:5,rate=3", "down.rate", "the down direction's rate is its trace"},
 		{"80:10,rate=3,up.trace=const:5", "up.rate", "the up direction's rate is its trace"},
-		{"80:10,down.trace=const:5,down.schedule=step:10/2/5s/20s", "down.schedule", "which the down direction's trace (const:5) replaces"},
+		{"80:10,down.trace=const:5,down.schedule=step:10/2/5s/20s", "down.schedule", "which the direction's trace (const:5) replaces"},
 		// A schedule's loss where the Gilbert-Elliott model is the loss.
 		{"80:10,loss=ge:1/30,schedule=" + lossy, "down.schedule", "Gilbert-Elliott model"},
 		// A schedule with nothing for a direction it is given to.
-		{"80:10,schedule=" + upOnly, "down.schedule", "no change for the down direction"},
+		{"80:10,schedule=" + upOnly, "down.schedule", "no change for this direction"},
 		// Correlations, distributions and gaps of nothing.
 		{"80:10,jitter=0/normal", "down.jitter", "shape nothing"},
 		{"80:10,up.jitter=0/uniform/25", "up.jitter", "shape nothing"},
@@ -177,9 +177,11 @@ func TestProfileOverlaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Down.Schedule = upOnly
-	if _, err := loadTimeVarying(p); err == nil || !strings.Contains(err.Error(), "no change for the down direction") {
-		t.Errorf("loadTimeVarying with a schedule that has nothing for down: %v", err)
+	if err := p.Down.Set("schedule", upOnly); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.load(); err == nil || !strings.Contains(err.Error(), "down.schedule") || !strings.Contains(err.Error(), "no change for this direction") {
+		t.Errorf("loading a schedule that has nothing for down: %v", err)
 	}
 }
 

@@ -4,8 +4,8 @@
 # `VMTEST_BREAK=NAME bash vmtest/run.sh` can show the in-VM tests catch it.
 # Never run it on the checkout itself (run.sh copies the tree first).
 #
-# Each breakage replaces one exact piece of shapedlink/netem_linux.go (or
-# netemge_linux.go, netemqdisc_linux.go, netemschedule_linux.go); if
+# Each breakage replaces one exact piece of shapedlink/netemopts_linux.go
+# (or shaper_netem_linux.go, netemqdisc_linux.go, netemschedule_linux.go); if
 # that text is no longer there (shapedlink changed), this script fails
 # loudly instead of silently testing an unbroken tree: update the table.
 #
@@ -23,6 +23,7 @@
 #   reorder the reorder probability halved
 #   dup    the duplication probability halved
 #   corr   the delay correlation halved
+#   corrupt the corruption probability halved
 #   qrate  netem keeps the rate under a queue discipline (the queue then
 #          builds in netem, where the discipline cannot manage it)
 #   qecn   the discipline's ECN setting inverted
@@ -36,7 +37,7 @@
 set -euo pipefail
 tree=$1
 name=$2
-file=$tree/shapedlink/netem_linux.go
+file=$tree/shapedlink/netemopts_linux.go
 [ -f "$file" ] || { echo "break.sh: $file not found" >&2; exit 1; }
 [ "$(cd "$tree" && pwd)" != "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)" ] ||
 	{ echo "break.sh: refusing to break the checkout itself; pass a scratch copy" >&2; exit 1; }
@@ -69,12 +70,12 @@ jitter)
 	new='Jitter:  uint32(math.Round(float64(d.Jitter) / 2e3)),'
 	tests='TestNetemJitter' ;;
 ge)
-	file=$tree/shapedlink/netemge_linux.go
+	file=$tree/shapedlink/netemopts_linux.go
 	old='H: math.MaxUint32 - netemProb(g.OneMinusH)'
 	new='H: netemProb(g.OneMinusH)'
 	tests='TestNetemGilbertElliott' ;;
 dist)
-	file=$tree/shapedlink/netemge_linux.go
+	file=$tree/shapedlink/netemopts_linux.go
 	old='binary.NativeEndian.PutUint16(b[2*i:], uint16(v))'
 	new='binary.NativeEndian.PutUint16(b[2*i:], uint16(v/2))'
 	tests='TestNetemJitterNormal' ;;
@@ -90,9 +91,13 @@ corr)
 	old='a.DelayCorr = float32(d.JitterCorr)'
 	new='a.DelayCorr = float32(d.JitterCorr / 2)'
 	tests='TestNetemCorrelationsReadBack' ;;
+corrupt)
+	old='a.CorruptProb, a.CorruptCorr = float32(d.CorruptPct),'
+	new='a.CorruptProb, a.CorruptCorr = float32(d.CorruptPct/2),'
+	tests='TestCorruptBothBackends' ;;
 qrate)
-	old='na.Rate64, na.Limit = 0, uint32(netemDelayLineLimit(d))'
-	new='na.Limit = uint32(netemDelayLineLimit(d))'
+	old='na.Rate64, na.Limit = 0, uint32(d.HeldLimit())'
+	new='na.Limit = uint32(d.HeldLimit())'
 	tests='TestNetemQueueDiscipline' ;;
 qecn)
 	file=$tree/shapedlink/netemqdisc_linux.go
@@ -100,7 +105,7 @@ qecn)
 	new='opts.AddRtAttr(tcaCodelECN, nl.Uint32Attr(1-ecn))'
 	tests='TestNetemQueueDisciplineReadBack' ;;
 seed)
-	file=$tree/shapedlink/netemge_linux.go
+	file=$tree/shapedlink/netemopts_linux.go
 	old='tcaNetemPRNGSeed = 14'
 	new='tcaNetemPRNGSeed = 1'
 	tests='TestNetemQueueDisciplineReadBack' ;;
@@ -123,11 +128,12 @@ schedadd)
 			return addQdiscRaw(tl.ns, tl.ifindex, netlink.MakeHandle(1, 0), netlink.HANDLE_ROOT, "netem", opts)'
 	tests='TestNetemScheduleInPlace' ;;
 swap)
-	old='d := l.profile.Direction(end.dir())'
-	new='d := l.profile.Direction(Down)'
+	file=$tree/shapedlink/shaper_netem_linux.go
+	old='ns, dev, d := s.ends.ns[end], s.ends.dev[end], s.dirs[end.dir()]'
+	new='ns, dev, d := s.ends.ns[end], s.ends.dev[end], s.dirs[Down]'
 	tests='TestNetemAsymmetric' ;;
 *)
-	echo "break.sh: unknown breakage '$name'; one of: loss delay rate limit noloss swap ge jitter dist reorder dup corr qrate qecn seed sched schedadd" >&2
+	echo "break.sh: unknown breakage '$name'; one of: loss delay rate limit noloss swap ge jitter dist reorder dup corr corrupt qrate qecn seed sched schedadd" >&2
 	exit 1 ;;
 esac
 

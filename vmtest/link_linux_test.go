@@ -36,11 +36,11 @@ func (l vmLink) Addr(e end) netip.Addr {
 }
 
 // Dev is the end's veth device name (in its own namespace).
-func (l vmLink) Dev(e end) string { return l.Device(e) }
+func (l vmLink) Dev(e end) string { return l.Instruments().Device(e) }
 
 // sample runs shapedlink's queue sampler on the end until ctx is done.
 func (l vmLink) sample(ctx context.Context, e end, every time.Duration) ([]shapedlink.QueueSample, error) {
-	return l.SampleQueue(ctx, e, every)
+	return l.Instruments().SampleQueue(ctx, e, every)
 }
 
 // newLink builds the link under test for profile with the netem backend,

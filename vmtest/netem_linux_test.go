@@ -124,7 +124,7 @@ func TestNetemAutoBackend(t *testing.T) {
 	if l.Backend() != shapedlink.BackendNetem {
 		t.Errorf("automatic backend choice gave %q on a kernel with sch_netem, want netem", l.Backend())
 	}
-	hs, err := l.HostState()
+	hs, err := l.Instruments().HostState()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -629,7 +629,7 @@ func TestNetemGSOCheck(t *testing.T) {
 					t.Fatalf("setsockopt UDP_SEGMENT: %v", err)
 				}
 			}
-			before, err := l.EgressCounters(clientEnd)
+			before, err := l.Instruments().EgressCounters(clientEnd)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -650,7 +650,7 @@ func TestNetemGSOCheck(t *testing.T) {
 			}
 			time.Sleep(100 * time.Millisecond)
 			samples := stop()
-			after, err := l.EgressCounters(clientEnd)
+			after, err := l.Instruments().EgressCounters(clientEnd)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -39,7 +39,7 @@ func TestNetemQueueDisciplineReadBack(t *testing.T) {
 	if !strings.Contains(down, "no seed") || strings.Contains(up, "seed") {
 		t.Errorf("Debian 12's netem (6.1) has no PRNG seed: the lossy server end should say so and the loss-free client end, which draws nothing, should not mention it; got %q and %q", down, up)
 	}
-	hs, err := l.HostState()
+	hs, err := l.Instruments().HostState()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func TestNetemQUICGSO(t *testing.T) {
 			defer srv.Close()
 
 			go func() { _, _ = io.Copy(io.Discard, cli.Channels()[0]) }()
-			before, err := l.EgressCounters(serverEnd)
+			before, err := l.Instruments().EgressCounters(serverEnd)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +107,7 @@ func TestNetemQUICGSO(t *testing.T) {
 			}
 			t.Logf("%s: wrote %d bytes in 3s", tc.name, sent)
 			checkSlots(t, tc.name, samples, want, tc.verdict == gsocheck.On)
-			after, err := l.EgressCounters(serverEnd)
+			after, err := l.Instruments().EgressCounters(serverEnd)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -60,7 +60,7 @@ func qdiscCounters(t *testing.T, l vmLink, e end) (handle uint32, sent uint64, q
 // kernel's acknowledgement soon after its time.
 func TestNetemScheduleInPlace(t *testing.T) {
 	l := newLink(t, "40:2@1000,down.schedule=step:2/0.5/1s/4s")
-	start := l.ScheduleStart()
+	start := l.Instruments().ScheduleStart()
 	if start.IsZero() {
 		t.Fatal("no schedule start on a link with a schedule")
 	}
@@ -160,7 +160,7 @@ func TestNetemScheduleInPlace(t *testing.T) {
 	if slow < 0.375 || slow > 0.625 || gap < 4500*time.Microsecond || gap > 7500*time.Microsecond {
 		t.Errorf("carried %.3f Mbit/s between the changes (want 0.5 within 25%%) and spaced the later datagrams %v (want 5.8 ms, 2 Mbit/s)", slow, gap)
 	}
-	changes, err := l.AppliedChanges()
+	changes, err := l.Instruments().AppliedChanges()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -202,7 +202,7 @@ func bytesReceived(c *net.TCPConn) (int64, error) {
 // forwardedDown is what the emulator wrote towards the client so far, the
 // bytes that crossed the wire; false with netem.
 func forwardedDown(l *shapedlink.Link) (int64, bool) {
-	sh, ok := l.ShaperStats()
+	sh, ok := l.Instruments().ShaperStats()
 	if !ok || len(sh.Directions) == 0 {
 		return 0, false
 	}

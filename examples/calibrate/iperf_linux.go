@@ -164,20 +164,20 @@ func iperfRun(ctx context.Context, c config, label string, p shapedlink.Profile,
 // shaperTotals is the emulator's CPU time (ns) and the frames it has
 // forwarded in both directions; cpu is -1 without an emulator.
 func shaperTotals(l *shapedlink.Link) (cpu int64, frames uint64, ok bool) {
-	sh, ok := l.ShaperStats()
+	sh, ok := l.Instruments().ShaperStats()
 	if !ok {
 		return -1, 0, false
 	}
 	for _, d := range sh.Directions {
 		frames += d.Forwarded
 	}
-	return shaperCPU(l.EmulatorPID()), frames, true
+	return shaperCPU(l.Instruments().EmulatorPID()), frames, true
 }
 
 // clientToServerBytes is what the emulator has forwarded from the client
 // to the server so far.
 func clientToServerBytes(l *shapedlink.Link) (int64, bool) {
-	sh, ok := l.ShaperStats()
+	sh, ok := l.Instruments().ShaperStats()
 	if !ok || len(sh.Directions) < 2 {
 		return 0, false
 	}

@@ -35,7 +35,7 @@ func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 	defer l.Close()
 	res.Backend = string(l.Backend())
 	res.Applied = l.Applied()
-	res.Priority = priority(l.EmulatorPID())
+	res.Priority = priority(l.Instruments().EmulatorPID())
 
 	pingRoundTrip(ctx, c, l, &res, crossing(pingFrame), rtt)
 	echoRoundTrip(ctx, c, l, &res, crossing(echoFrame), rtt)
@@ -57,7 +57,7 @@ func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 // probe's frames, the worse direction's.
 func pingRoundTrip(ctx context.Context, c config, l *shapedlink.Link, res *Result, expected, rtt time.Duration) {
 	res.Ping = probe(ctx, c, l, expected, rtt)
-	if sh, ok := l.ShaperStats(); ok {
+	if sh, ok := l.Instruments().ShaperStats(); ok {
 		for _, d := range sh.Directions {
 			res.ShaperLateP50Ms = max(res.ShaperLateP50Ms, d.LateP50Ms)
 			res.ShaperLateP99Ms = max(res.ShaperLateP99Ms, d.LateP99Ms)
@@ -93,11 +93,11 @@ func echoRoundTrip(ctx context.Context, c config, l *shapedlink.Link, res *Resul
 // then Cubic with the kernel's, and the emulator's CPU time per frame
 // across both.
 func bulkFlows(ctx context.Context, c config, l *shapedlink.Link, res *Result, rate float64) {
-	cpu0, pk0 := shaperCPU(l.EmulatorPID()), framesIn(l)
+	cpu0, pk0 := shaperCPU(l.Instruments().EmulatorPID()), framesIn(l)
 	for _, f := range []struct{ cc, buf string }{{"bbr", "32MiB"}, {"cubic", "default"}} {
 		res.Bulk = append(res.Bulk, bulk(ctx, l, f.cc, f.buf == "32MiB", c.bulk, rate))
 	}
-	cpu1, pk1 := shaperCPU(l.EmulatorPID()), framesIn(l)
+	cpu1, pk1 := shaperCPU(l.Instruments().EmulatorPID()), framesIn(l)
 	if cpu0 >= 0 && cpu1 > cpu0 && pk1 > pk0 {
 		res.CPUPerPacketNs = float64(cpu1-cpu0) / float64(pk1-pk0)
 	}

@@ -67,7 +67,7 @@ func qdiscRun(ctx context.Context, c config, base shapedlink.Profile, disc strin
 	defer stop()
 	samples := make(chan []shapedlink.QueueSample, 1)
 	go func() {
-		s, _ := l.SampleQueue(sctx, shapedlink.ServerEnd, 10*time.Millisecond)
+		s, _ := l.Instruments().SampleQueue(sctx, shapedlink.ServerEnd, 10*time.Millisecond)
 		samples <- s
 	}()
 	start, before := time.Now(), received.Load()
@@ -86,7 +86,7 @@ func qdiscRun(ctx context.Context, c config, base shapedlink.Profile, disc strin
 	}
 	q.Echoes, q.EchoesSent = len(rtts), sent
 	q.SparseP50Ms, q.SparseP95Ms = quantile(extra, 0.5), quantile(extra, 0.95)
-	if sh, ok := l.ShaperStats(); ok && len(sh.Directions) > 0 {
+	if sh, ok := l.Instruments().ShaperStats(); ok && len(sh.Directions) > 0 {
 		d := sh.Directions[0]
 		q.LimitDrops, q.QueueDrops, q.CoDelDrops, q.ECNMarks = d.LimitDrops, d.QueueDrops, d.CoDelDrops, d.ECNMarks
 	}
@@ -145,7 +145,7 @@ func standingQueue(samples []shapedlink.QueueSample, backend shapedlink.Backend,
 	var standing []float64
 	rate := down.RateMbit * 1e6
 	line := down.Delay.Seconds()
-	if backend == shapedlink.BackendNetem && down.Queue.Kind != "" {
+	if backend == shapedlink.BackendNetem && down.Queue.Managed() {
 		line = 0
 	}
 	for _, s := range samples {

@@ -39,7 +39,7 @@ func shaperCPU(pid int) int64 {
 func drain(l *shapedlink.Link, d time.Duration) {
 	end := time.Now().Add(d)
 	for _, e := range []shapedlink.End{shapedlink.ServerEnd, shapedlink.ClientEnd} {
-		s, err := l.Sampler(e)
+		s, err := l.Instruments().Sampler(e)
 		if err != nil {
 			continue
 		}
@@ -55,7 +55,7 @@ func drain(l *shapedlink.Link, d time.Duration) {
 
 // shaperDrops is the server-to-client direction's drops so far.
 func shaperDrops(l *shapedlink.Link) uint64 {
-	s, err := l.Sampler(shapedlink.ServerEnd)
+	s, err := l.Instruments().Sampler(shapedlink.ServerEnd)
 	if err != nil {
 		return 0
 	}
@@ -71,7 +71,7 @@ func shaperDrops(l *shapedlink.Link) uint64 {
 func framesIn(l *shapedlink.Link) uint64 {
 	var n uint64
 	for _, e := range []shapedlink.End{shapedlink.ServerEnd, shapedlink.ClientEnd} {
-		if c, err := l.EgressCounters(e); err == nil {
+		if c, err := l.Instruments().EgressCounters(e); err == nil {
 			n += c.All.Packets
 		}
 	}

@@ -23,10 +23,10 @@ func sweep(ctx context.Context, c config, rateMbit float64, opts shapedlink.Opti
 		return s
 	}
 	defer l.Close()
-	cpu0, pk0 := shaperCPU(l.EmulatorPID()), framesIn(l)
+	cpu0, pk0 := shaperCPU(l.Instruments().EmulatorPID()), framesIn(l)
 	s.Bulk = bulk(ctx, l, "bbr", true, c.bulk, rateMbit*1e6)
 	s.Cubic = bulk(ctx, l, "cubic", true, c.bulk, rateMbit*1e6)
-	cpu1, pk1 := shaperCPU(l.EmulatorPID()), framesIn(l)
+	cpu1, pk1 := shaperCPU(l.Instruments().EmulatorPID()), framesIn(l)
 	if cpu0 >= 0 && cpu1 > cpu0 && pk1 > pk0 {
 		s.CPUNs = float64(cpu1-cpu0) / float64(pk1-pk0)
 	}

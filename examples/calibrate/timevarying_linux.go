@@ -17,7 +17,7 @@ import (
 func timeVarying(ctx context.Context, l *shapedlink.Link, down shapedlink.Direction, dur time.Duration) *TimeVarying {
 	tv := &TimeVarying{}
 	fail := func(err error) *TimeVarying { tv.Error = err.Error(); return tv }
-	start := l.ScheduleStart()
+	start := l.Instruments().ScheduleStart()
 	if start.IsZero() {
 		return fail(fmt.Errorf("the link reports no schedule start"))
 	}
@@ -35,7 +35,7 @@ func timeVarying(ctx context.Context, l *shapedlink.Link, down shapedlink.Direct
 			return fail(err)
 		}
 	}
-	if changes, err := l.AppliedChanges(); err == nil {
+	if changes, err := l.Instruments().AppliedChanges(); err == nil {
 		tv.Changes = len(changes)
 		for _, c := range changes {
 			if !c.AppliedAt.IsZero() {
@@ -43,7 +43,7 @@ func timeVarying(ctx context.Context, l *shapedlink.Link, down shapedlink.Direct
 			}
 		}
 	}
-	if sh, ok := l.ShaperStats(); ok {
+	if sh, ok := l.Instruments().ShaperStats(); ok {
 		for _, d := range sh.Directions {
 			tv.ShaperMaxLagMs = max(tv.ShaperMaxLagMs, d.MaxChangeLagMs)
 		}

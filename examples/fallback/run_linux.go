@@ -205,7 +205,7 @@ func runJob(ctx context.Context, cfg config, j job, log *slog.Logger) (Record, e
 	rec.Host, _ = rig.HostRecord(&rec.Link)
 	var block *shapedlink.Filter
 	if j.arm == ArmFallbackBlocked {
-		if block, err = rig.Link.BlockUDP(shapedlink.ClientEnd); err != nil {
+		if block, err = rig.Link.Control().BlockUDP(shapedlink.ClientEnd); err != nil {
 			return rec, fmt.Errorf("blocking UDP: %w", err)
 		}
 	}

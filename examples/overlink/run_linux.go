@@ -200,7 +200,7 @@ func (s *session) runClient() error {
 	queueDone := make(chan []shapedlink.QueueSample, 1)
 	if s.c.queue {
 		go func() {
-			q, _ := s.link.SampleQueue(qctx, shapedlink.ServerEnd, shapedlink.DefaultSampleInterval)
+			q, _ := s.link.Instruments().SampleQueue(qctx, shapedlink.ServerEnd, shapedlink.DefaultSampleInterval)
 			queueDone <- q
 		}()
 	}
@@ -246,12 +246,12 @@ func (s *session) readCounters() {
 	if err := s.link.Err(); err != nil {
 		s.rec.LinkError = err.Error()
 	}
-	if sh, ok := s.link.ShaperStats(); ok {
+	if sh, ok := s.link.Instruments().ShaperStats(); ok {
 		s.rec.Shaper = &sh
 	}
 	s.rec.Egress = map[string]shapedlink.EgressCounters{}
 	for _, e := range []shapedlink.End{shapedlink.ServerEnd, shapedlink.ClientEnd} {
-		if ec, err := s.link.EgressCounters(e); err == nil {
+		if ec, err := s.link.Instruments().EgressCounters(e); err == nil {
 			s.rec.Egress[e.String()] = ec
 		}
 	}

@@ -52,7 +52,7 @@ func measure(ctx context.Context, rc *runConfig, dir string, run *results.Run, l
 	// The new address exists from the start; it is a secondary address,
 	// so nothing uses it until the client binds to it or the original is
 	// removed.
-	newAddr, err := l.AddClientAddr(ctx)
+	newAddr, err := l.Control().AddClientAddr(ctx)
 	if err != nil {
 		return cres, sres, err
 	}
@@ -103,7 +103,7 @@ func measure(ctx context.Context, rc *runConfig, dir string, run *results.Run, l
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		serveControl(reqR, ansW, func() error { return l.RemoveClientAddr(oldAddr) }, link)
+		serveControl(reqR, ansW, func() error { return l.Control().RemoveClientAddr(oldAddr) }, link)
 	}()
 	cliErr := cli.Wait()
 	reqR.Close()

@@ -92,7 +92,7 @@ func measureLive(ctx context.Context, c config, j job, dir string, run *results.
 		log.Warn("host state", "err", err)
 	}
 	defer func() {
-		if sh, ok := rig.Link.ShaperStats(); ok {
+		if sh, ok := rig.Link.Instruments().ShaperStats(); ok {
 			run.Link.Shaper = &sh
 		}
 	}()

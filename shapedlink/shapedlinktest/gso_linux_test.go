@@ -68,7 +68,7 @@ func TestCleanupReportsGSOSuperPackets(t *testing.T) {
 			serverGSO := quicBulk(t, spc, cpc, 4<<20)
 			var oversize [2]uint64
 			for i, e := range []shapedlink.End{shapedlink.ServerEnd, shapedlink.ClientEnd} {
-				c, err := link.EgressCounters(e)
+				c, err := link.Instruments().EgressCounters(e)
 				if err != nil {
 					t.Fatal(err)
 				}

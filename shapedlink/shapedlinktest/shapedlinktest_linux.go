@@ -80,7 +80,7 @@ func RequireNoGSO(tb testing.TB, link *shapedlink.Link) {
 func superPackets(link *shapedlink.Link, strict bool) (string, error) {
 	var ends []endCount
 	for _, e := range []shapedlink.End{shapedlink.ServerEnd, shapedlink.ClientEnd} {
-		c, err := link.EgressCounters(e)
+		c, err := link.Instruments().EgressCounters(e)
 		if err != nil {
 			return "", err
 		}

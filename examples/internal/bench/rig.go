@@ -137,7 +137,7 @@ func (r *Rig) LinkRecord() results.Link {
 // HostRecord is the host's state as JSON for a record; the emulator's
 // seed, if there is one, goes into l.
 func (r *Rig) HostRecord(l *results.Link) (json.RawMessage, error) {
-	hs, err := r.Link.HostState()
+	hs, err := r.Link.Instruments().HostState()
 	if err != nil {
 		return nil, err
 	}

@@ -121,7 +121,7 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 		log.Warn("queue sampling ended early", "err", err)
 	}
 	writeQueueFiles(dir, samples, log)
-	counters, cerr := link.EgressCounters(shapedlink.ServerEnd)
+	counters, cerr := link.Instruments().EgressCounters(shapedlink.ServerEnd)
 
 	// The server ends once the client has closed its channels.
 	select {
@@ -158,14 +158,14 @@ func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, lo
 // schedule's start and the changes it applied, and the emulator's own
 // counters, with a warning when they say it may have distorted the run.
 func recordLinkEnd(link *shapedlink.Link, run *results.Run, log *slog.Logger) {
-	if start := link.ScheduleStart(); !start.IsZero() {
+	if start := link.Instruments().ScheduleStart(); !start.IsZero() {
 		run.Link.ScheduleStart = start
 		var err error
-		if run.Link.Changes, err = link.AppliedChanges(); err != nil {
+		if run.Link.Changes, err = link.Instruments().AppliedChanges(); err != nil {
 			log.Warn("the link's schedule", "err", err)
 		}
 	}
-	if sh, ok := link.ShaperStats(); ok {
+	if sh, ok := link.Instruments().ShaperStats(); ok {
 		run.Link.Shaper = &sh
 		if why := sh.Distorted(report.ShaperLateLimit); why != "" {
 			log.Warn("the emulator may have distorted this run", "why", why)
@@ -204,7 +204,7 @@ func sampleServerQueue(ctx context.Context, link *shapedlink.Link) (stop func() 
 	}
 	samplesCh := make(chan sampled, 1)
 	go func() {
-		s, err := link.SampleQueue(sctx, shapedlink.ServerEnd, shapedlink.DefaultSampleInterval)
+		s, err := link.Instruments().SampleQueue(sctx, shapedlink.ServerEnd, shapedlink.DefaultSampleInterval)
 		samplesCh <- sampled{s, err}
 	}()
 	return func() ([]shapedlink.QueueSample, error) {

@@ -138,13 +138,13 @@ func TestWarningsListTimeoutsFailuresAndGSO(t *testing.T) {
 				r.GSOQueue = &gsocheck.Result{Verdict: gsocheck.On, Reason: "a sample held 9669 bytes per slot", Expected: 1442, Used: 40, Total: 50, PooledMean: 9669, Max: 9669}
 			case r.Cell.LossPct == 0 && r.Arm == "tcp" && r.Repeat == 3 && r.Cell.CC == "reno":
 				r.Link.Shaper = &shapedlink.ShaperReport{Priority: "SCHED_FIFO 1, nice 0 (inherited)", Directions: []shapedlink.ShaperStats{
-					{Direction: "server->client", Forwarded: 1000, LateP99Ms: 0.2},
-					{Direction: "client->server", Forwarded: 900, SocketDrops: 4, LateP99Ms: 0.1},
+					{Direction: "server->client", ShaperCounters: shapedlink.ShaperCounters{Forwarded: 1000}, LateP99Ms: 0.2},
+					{Direction: "client->server", ShaperCounters: shapedlink.ShaperCounters{Forwarded: 900, SocketDrops: 4}, LateP99Ms: 0.1},
 				}}
 			case r.Cell.LossPct == 2 && r.Arm == "tcp" && r.Cell.CC == "reno":
 				// Clean counters: no warning.
 				r.Link.Shaper = &shapedlink.ShaperReport{Priority: "SCHED_FIFO 1, nice 0 (inherited)", Directions: []shapedlink.ShaperStats{
-					{Direction: "server->client", Forwarded: 1000, LateP99Ms: 0.9},
+					{Direction: "server->client", ShaperCounters: shapedlink.ShaperCounters{Forwarded: 1000}, LateP99Ms: 0.9},
 				}}
 			}
 		}

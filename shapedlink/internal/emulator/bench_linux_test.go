@@ -41,8 +41,8 @@ func shaperCPU(tb testing.TB, pid int) time.Duration {
 func BenchmarkForward(b *testing.B) {
 	tp := newTopo(b)
 	mon := tp.shaper(b, Config{
-		AToB: Direction{Delay: time.Millisecond, Limit: 100000},
-		BToA: Direction{Delay: time.Millisecond, Limit: 100000},
+		AToB: Direction{RateMbit: 1000, Delay: time.Millisecond, Limit: 100000},
+		BToA: Direction{RateMbit: 1000, Delay: time.Millisecond, Limit: 100000},
 	})
 	srv := listenUDP(b, tp.srv, tp.srvIP)
 	cli := listenUDP(b, tp.cli, tp.cliIP)

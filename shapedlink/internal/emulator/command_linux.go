@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
+	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
 	"golang.org/x/sys/unix"
 )
 
@@ -39,7 +40,7 @@ func Command(cfg Config) (*exec.Cmd, *Monitor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
 	}
-	for _, d := range []*Direction{&cfg.AToB, &cfg.BToA} {
+	for _, d := range []*linkspec.Direction{&cfg.AToB, &cfg.BToA} {
 		for d.Seed == 0 {
 			var b [8]byte
 			if _, err := rand.Read(b[:]); err != nil {
@@ -95,7 +96,7 @@ type Monitor struct {
 	base   time.Time // ScheduleBase, kept once read
 	mem    []byte    // nil after Stop
 	lay    *shmLayout
-	final  [2]DirStats
+	final  [2]linkspec.Counters
 	memf   *os.File
 	cfgf   *os.File
 	stdinR *os.File
@@ -116,18 +117,18 @@ func (m *Monitor) Config() Config { return m.cfg }
 // Describe returns one tc-like line per direction, [0] AToB and [1] BToA,
 // e.g. "emulator delay 40ms rate 10Mbit limit 110 loss 1% seed 7".
 func (m *Monitor) Describe() [2]string {
-	return [2]string{m.cfg.AToB.Describe(), m.cfg.BToA.Describe()}
+	return [2]string{describe(m.cfg.AToB), describe(m.cfg.BToA)}
 }
 
 // Snapshot returns the current counters, [0] for AToB and [1] for BToA.
 // It makes no system call. After Stop it returns the final counters.
-func (m *Monitor) Snapshot() [2]DirStats {
+func (m *Monitor) Snapshot() [2]linkspec.Counters {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.lay == nil {
 		return m.final
 	}
-	return [2]DirStats{m.lay.dirs[0].load(), m.lay.dirs[1].load()}
+	return [2]linkspec.Counters{m.lay.dirs[0].load(), m.lay.dirs[1].load()}
 }
 
 // ScheduleBase is the shaper's time zero, from which its schedules and
@@ -311,7 +312,7 @@ func (m *Monitor) release() {
 	if m.lay == nil {
 		return
 	}
-	m.final = [2]DirStats{m.lay.dirs[0].load(), m.lay.dirs[1].load()}
+	m.final = [2]linkspec.Counters{m.lay.dirs[0].load(), m.lay.dirs[1].load()}
 	m.lay = nil
 	unix.Munmap(m.mem)
 	m.mem = nil

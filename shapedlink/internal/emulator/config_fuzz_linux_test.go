@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/shakenfist/quicbench/shapedlink/internal/linkmodel"
 )
 
 // FuzzDecodeConfig: the shaper process parses its whole configuration from
@@ -14,15 +16,15 @@ import (
 func FuzzDecodeConfig(f *testing.F) {
 	good, err := json.Marshal(childConfig{Config: Config{
 		IfA: "qbshs0", IfB: "qbshc0",
-		AToB: Direction{Delay: 40 * time.Millisecond, RateBitsPerSec: 10e6, Limit: 110, LossPct: 1, Seed: 1},
-		BToA: Direction{Delay: 40 * time.Millisecond, RateBitsPerSec: 10e6, Limit: 110, Seed: 2},
+		AToB: Direction{Delay: 40 * time.Millisecond, RateMbit: 10, Limit: 110, LossPct: 1, Seed: 1},
+		BToA: Direction{Delay: 40 * time.Millisecond, RateMbit: 10, Limit: 110, Seed: 2},
 	}, ParentPID: 1})
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Add(string(good))
 	f.Add(`{"Config":{"AToB":{"Limit":-1}}}`)
-	f.Add(`{"Config":{"IfA":"a","IfB":"b","AToB":{"RateBitsPerSec":1,"Limit":1},"BToA":{"RateBitsPerSec":1e18,"Limit":1000000000,"LossPct":100}}}`)
+	f.Add(`{"Config":{"IfA":"a","IfB":"b","AToB":{"RateMbit":1,"Limit":1},"BToA":{"RateMbit":1e18,"Limit":1000000000,"LossPct":100}}}`)
 	f.Add(`null`)
 	f.Fuzz(func(t *testing.T, v string) {
 		cc, err := decodeConfig(v)
@@ -33,13 +35,13 @@ func FuzzDecodeConfig(f *testing.F) {
 			t.Fatalf("decodeConfig accepted a configuration that does not validate: %v", err)
 		}
 		for _, d := range []Direction{cc.Config.AToB, cc.Config.BToA} {
-			m := NewModel(d)
+			m := linkmodel.New(d, nil)
 			var now int64
 			for i, size := range []int{60, 1514, 9000, 1, 1514, 64} {
 				now += int64(i) * 1000
 				m.Arrive(now, size)
-				if n, b := m.Held(); n < 0 || b < 0 || (d.Limit > 0 && n > d.Limit) {
-					t.Fatalf("held %d packets, %d bytes with limit %d", n, b, d.Limit)
+				if n, b := m.Held(); n < 0 || b < 0 || n > d.HeldLimit() {
+					t.Fatalf("held %d packets, %d bytes with limit %d", n, b, d.HeldLimit())
 				}
 			}
 		}

@@ -20,6 +20,10 @@
 //
 // # The model, per direction
 //
+// The model is package linkmodel's (clock-free, shared with every other
+// userspace carrier of a direction), run on the configuration's
+// linkspec.Direction; this section says what it matches in netem.
+//
 //	arrival ──► loss? ──yes──► dropped (LossDrops)
 //	              │no
 //	              ▼
@@ -88,7 +92,7 @@
 //
 // # A queue discipline
 //
-// With Direction.Queue the model has two stages instead of one formula:
+// With a queue discipline (Direction.Queue) the model has two stages instead of one formula:
 //
 //	arrival ──► loss? ──► held >= Limit? ──► discipline (package aqm:
 //	  fifo, codel, fq_codel) ──► serialise at the rate ──► Delay ──► forwarded
@@ -118,15 +122,15 @@
 //     exactly like a loss drop.
 //   - Two extra veth hops (sender to shaper, shaper to receiver) add tens of
 //     microseconds per direction, and the shaper adds its read and timer
-//     latency; DirStats.LateNanos measures the timer part.
+//     latency; linkspec.Counters.LateNanos measures the timer part.
 //   - netem's PRNG and seed handling are the kernel's; the loss pattern for
 //     a given seed is this package's own and is not the kernel's.
 //   - On a busy link the socket is read in batches (see Timing), so the
-//     held gauges (DirStats.Packets and Bytes, what the queue sampler
+//     held gauges (linkspec.Counters.Packets and Bytes, what the queue sampler
 //     reads) leave out frames that arrived in the last 500 us and are not
 //     yet read; the model itself judges each frame as of its arrival.
 //   - Frames the kernel drops because the shaper's receive buffer is full
-//     (DirStats.SocketDrops) and egress write failures (SendErrors) are
+//     (linkspec.Counters.SocketDrops) and egress write failures (SendErrors) are
 //     extra drops netem does not have; both are counted and should be zero.
 //
 // # Using it (for shapedlink)
@@ -180,8 +184,8 @@
 // refused (Monitor.Priority says "asked for SCHED_FIFO 1: operation not
 // permitted"), and the receive buffers are capped at net.core.rmem_max
 // instead of 8 MiB, so a shaper starved of CPU for long can lose frames in
-// the kernel (DirStats.SocketDrops). The sizes the kernel granted are read
-// back and reported (DirStats.RcvBufBytes and SndBufBytes).
+// the kernel (linkspec.Counters.SocketDrops). The sizes the kernel granted are read
+// back and reported (linkspec.Counters.RcvBufBytes and SndBufBytes).
 //
 // # Timing
 //
@@ -215,7 +219,7 @@
 // an arrival first, so the limit judges each arrival as it would have at
 // that instant. A busy link thus costs one wake-up per batch rather than
 // one per frame, and wakes at most every 50 us (frames may leave up to
-// that late, which DirStats.Late shows).
+// that late, which linkspec.Counters.Late shows).
 //
 // Scheduling matters more than any of that on a busy machine. By default
 // every thread of the shaper asks for SCHED_FIFO priority 1: measured on
@@ -225,7 +229,7 @@
 // and those threads waited for a CPU; with SCHED_FIFO on all threads the
 // 99th percentile lateness was under 0.5 ms on the same machine.
 // Monitor.Priority says what was applied (an unprivileged shaper keeps its
-// inherited policy and says so); DirStats.Late is a histogram of how late
+// inherited policy and says so); linkspec.Counters.Late is a histogram of how late
 // each frame was written relative to its due time.
 //
 // # Calibration
@@ -239,7 +243,7 @@
 // its p99 was 0.20-0.45 ms long in most runs and up to 1.1 ms in a few,
 // mostly the cost of crossing a cold network path three times instead of
 // once (the bare pair's own p99 was 0.12-0.55 ms depending on the probe
-// spacing). DirStats.Late put the emulator's own lateness at p50 1 us and
+// spacing). linkspec.Counters.Late put the emulator's own lateness at p50 1 us and
 // p99 0.02-0.35 ms. Rates are held to 100.0% of the wire rate up to
 // 100 Mbit/s for any sender, and to 97.8% and 96.5% at 1 and 2 Gbit/s
 // for a Cubic flow with large buffers; an unlimited link carries what the

@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+
+	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
 )
 
 var errLinuxOnly = errors.New("emulator: the userspace link emulator needs Linux (AF_PACKET sockets and network namespaces)")
@@ -27,11 +29,11 @@ func (m *Monitor) Seeds() [2]uint64 { return [2]uint64{m.cfg.AToB.Seed, m.cfg.BT
 
 // Describe returns one tc-like line per direction.
 func (m *Monitor) Describe() [2]string {
-	return [2]string{m.cfg.AToB.Describe(), m.cfg.BToA.Describe()}
+	return [2]string{describe(m.cfg.AToB), describe(m.cfg.BToA)}
 }
 
 // Snapshot returns zero counters.
-func (m *Monitor) Snapshot() [2]DirStats { return [2]DirStats{} }
+func (m *Monitor) Snapshot() [2]linkspec.Counters { return [2]linkspec.Counters{} }
 
 // Ready reports that the emulator needs Linux.
 func (m *Monitor) Ready(ctx context.Context) error { return errLinuxOnly }

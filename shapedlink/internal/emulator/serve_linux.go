@@ -14,6 +14,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
 	"golang.org/x/sys/unix"
 )
 
@@ -133,13 +134,6 @@ func (s *shaper) setup(v string) error {
 	if err != nil {
 		return err
 	}
-	// Record the buffers as the kernel applied them: without privilege in
-	// the initial namespace the forced sizes fall back to the host limits.
-	for i, p := range [][2]int{{rxA, txB}, {rxB, txA}} {
-		if err := recordBuffers(p[0], p[1], &s.lay.dirs[i]); err != nil {
-			return err
-		}
-	}
 	return s.newLoops([2]int{rxA, rxB}, [2]int{txA, txB})
 }
 
@@ -166,11 +160,17 @@ func (s *shaper) newLoops(rx, tx [2]int) error {
 	base := time.Now()
 	s.lay.base.Store(uint64(base.UnixNano()))
 	for i, p := range []struct {
-		d      Direction
+		d      linkspec.Direction
 		rx, tx int
 	}{{s.cfg.AToB, rx[0], tx[1]}, {s.cfg.BToA, rx[1], tx[0]}} {
 		l, err := newDirLoop(p.d, p.rx, p.tx, s.wake, &s.lay.dirs[i], &s.stop, int64(spin), base)
 		if err != nil {
+			return err
+		}
+		// Record the buffers as the kernel applied them: without
+		// privilege in the initial namespace the forced sizes fall back
+		// to the host limits.
+		if err := l.recordBuffers(); err != nil {
 			return err
 		}
 		s.loops = append(s.loops, l)

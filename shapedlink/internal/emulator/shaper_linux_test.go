@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
 )
 
 func echoServer(t *testing.T, c *net.UDPConn) {
@@ -62,8 +64,8 @@ func rtts(t *testing.T, c *net.UDPConn, to *net.UDPAddr, n int) []time.Duration 
 func TestReachableWithDelay(t *testing.T) {
 	tp := newTopo(t)
 	mon := tp.shaper(t, Config{
-		AToB: Direction{Delay: 10 * time.Millisecond, RateBitsPerSec: 100_000_000, Limit: 1000},
-		BToA: Direction{Delay: 15 * time.Millisecond, RateBitsPerSec: 100_000_000, Limit: 1000},
+		AToB: Direction{Delay: 10 * time.Millisecond, RateMbit: 100, Limit: 1000},
+		BToA: Direction{Delay: 15 * time.Millisecond, RateMbit: 100, Limit: 1000},
 	})
 	if p := mon.Priority(); p != "SCHED_FIFO 1, nice 0 (inherited)" {
 		t.Errorf("Priority() = %q as root; want SCHED_FIFO applied", p)
@@ -111,8 +113,8 @@ func TestLossInsideBinomialInterval(t *testing.T) {
 	tp := newTopo(t)
 	const pct = 10.0
 	mon := tp.shaper(t, Config{
-		AToB: Direction{Delay: time.Millisecond, Limit: 10000, LossPct: pct, Seed: 12345},
-		BToA: Direction{Delay: time.Millisecond, Limit: 10000},
+		AToB: Direction{RateMbit: 1000, Delay: time.Millisecond, Limit: 10000, LossPct: pct, Seed: 12345},
+		BToA: Direction{RateMbit: 1000, Delay: time.Millisecond, Limit: 10000},
 	})
 	srv := listenUDP(t, tp.srv, tp.srvIP)
 	cli := listenUDP(t, tp.cli, tp.cliIP)
@@ -163,8 +165,8 @@ func TestLimitDropsWhenFull(t *testing.T) {
 	tp := newTopo(t)
 	const limit = 20
 	mon := tp.shaper(t, Config{
-		AToB: Direction{Delay: 10 * time.Millisecond, RateBitsPerSec: 1_000_000, Limit: limit},
-		BToA: Direction{Delay: 10 * time.Millisecond, RateBitsPerSec: 1_000_000, Limit: limit},
+		AToB: Direction{Delay: 10 * time.Millisecond, RateMbit: 1, Limit: limit},
+		BToA: Direction{Delay: 10 * time.Millisecond, RateMbit: 1, Limit: limit},
 	})
 	srv := listenUDP(t, tp.srv, tp.srvIP)
 	cli := listenUDP(t, tp.cli, tp.cliIP)
@@ -231,7 +233,7 @@ func TestLimitDropsWhenFull(t *testing.T) {
 // stableSnapshot returns the shaper's counters once two readings 20 ms
 // apart agree, so that no frame was between counters when they were read
 // (the counters are read one at a time while the shaper runs).
-func stableSnapshot(mon *Monitor) [2]DirStats {
+func stableSnapshot(mon *Monitor) [2]linkspec.Counters {
 	prev := mon.Snapshot()
 	for {
 		time.Sleep(20 * time.Millisecond)
@@ -248,8 +250,8 @@ func TestBulkTCPRate(t *testing.T) {
 	const rate = 20_000_000
 	limit := int(math.Ceil(1.5*rate*0.010/(8*1500))) + 10
 	mon := tp.shaper(t, Config{
-		AToB: Direction{Delay: 5 * time.Millisecond, RateBitsPerSec: rate, Limit: limit},
-		BToA: Direction{Delay: 5 * time.Millisecond, RateBitsPerSec: rate, Limit: limit},
+		AToB: Direction{Delay: 5 * time.Millisecond, RateMbit: rate / 1e6, Limit: limit},
+		BToA: Direction{Delay: 5 * time.Millisecond, RateMbit: rate / 1e6, Limit: limit},
 	})
 	var ln net.Listener
 	if err := inNS(tp.cli, func() (err error) {
@@ -400,7 +402,7 @@ func TestBulkTCPRate(t *testing.T) {
 
 func TestReadyReportsMissingInterface(t *testing.T) {
 	tp := newTopo(t)
-	cmd, mon, err := Command(Config{IfA: "qenosuchif", IfB: tp.ifB, AToB: Direction{Limit: 1}, BToA: Direction{Limit: 1}})
+	cmd, mon, err := Command(Config{IfA: "qenosuchif", IfB: tp.ifB, AToB: Direction{RateMbit: 1000, Limit: 1}, BToA: Direction{RateMbit: 1000, Limit: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,7 +442,7 @@ func waitGone(pid int, d time.Duration) bool {
 
 func TestKilledShaperLeavesNothing(t *testing.T) {
 	tp := newTopo(t)
-	cmd, mon, err := Command(Config{IfA: tp.ifA, IfB: tp.ifB, AToB: Direction{Limit: 10}, BToA: Direction{Limit: 10}})
+	cmd, mon, err := Command(Config{IfA: tp.ifA, IfB: tp.ifB, AToB: Direction{RateMbit: 1000, Limit: 10}, BToA: Direction{RateMbit: 1000, Limit: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,7 +476,7 @@ func TestKilledShaperLeavesNothing(t *testing.T) {
 
 func TestStopExitsCleanly(t *testing.T) {
 	tp := newTopo(t)
-	cmd, mon, err := Command(Config{IfA: tp.ifA, IfB: tp.ifB, AToB: Direction{Limit: 10}, BToA: Direction{Limit: 10}})
+	cmd, mon, err := Command(Config{IfA: tp.ifA, IfB: tp.ifB, AToB: Direction{RateMbit: 1000, Limit: 10}, BToA: Direction{RateMbit: 1000, Limit: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -501,7 +503,7 @@ func TestStopExitsCleanly(t *testing.T) {
 
 func TestShaperDiesWithParent(t *testing.T) {
 	tp := newTopo(t)
-	cfg, _ := json.Marshal(Config{IfA: tp.ifA, IfB: tp.ifB, AToB: Direction{Limit: 10}, BToA: Direction{Limit: 10}})
+	cfg, _ := json.Marshal(Config{IfA: tp.ifA, IfB: tp.ifB, AToB: Direction{RateMbit: 1000, Limit: 10}, BToA: Direction{RateMbit: 1000, Limit: 10}})
 	parent := exec.Command("/proc/self/exe", "-test.run=^$")
 	parent.Env = append(os.Environ(), testParentEnv+"="+string(cfg))
 	out, err := parent.StdoutPipe()
@@ -544,8 +546,8 @@ func TestDuplicateIntoFullLimit(t *testing.T) {
 	tp := newTopo(t)
 	const limit = 8
 	mon := tp.shaper(t, Config{
-		AToB: Direction{Delay: 10 * time.Millisecond, RateBitsPerSec: 1_000_000, Limit: limit, DupPct: 100},
-		BToA: Direction{Delay: 10 * time.Millisecond, RateBitsPerSec: 1_000_000, Limit: limit},
+		AToB: Direction{Delay: 10 * time.Millisecond, RateMbit: 1, Limit: limit, DupPct: 100},
+		BToA: Direction{Delay: 10 * time.Millisecond, RateMbit: 1, Limit: limit},
 	})
 	srv := listenUDP(t, tp.srv, tp.srvIP)
 	_ = srv.SetWriteBuffer(8 << 20)

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
+	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
 	"golang.org/x/sys/unix"
 )
 
@@ -27,30 +28,32 @@ const (
 )
 
 type shmDir struct {
-	packets, bytes                  atomic.Uint64
-	received, forwarded, fwdBytes   atomic.Uint64
-	lossDrops, limitDrops           atomic.Uint64
-	oversizeDrops, sendErrors       atomic.Uint64
-	socketDrops, lateNanos, maxLate atomic.Uint64
-	late                            [LateBuckets]atomic.Uint64
-	stamped                         atomic.Uint64
-	// rcvBuf and sndBuf are the ingress socket's receive buffer and the
-	// egress socket's send buffer as the kernel reports them once set.
-	rcvBuf, sndBuf atomic.Uint64
-	// duplicates counts frames the model duplicated, reorders frames it
-	// sent ahead of the others.
-	duplicates, reorders atomic.Uint64
-	// With a queue discipline: its drops by cause, its marks, and the
-	// frames it holds now.
-	queueDrops, codelDrops, marks, queued atomic.Uint64
-	// The schedule: frames dropped while down, changes applied, and the
-	// longest the thread took to get to one.
-	blackout, changes, maxChangeLag atomic.Uint64
+	// counters is linkspec.Counters word for word, published by the
+	// shaper after each batch (publish) and read by the parent (load).
+	counters [linkspec.CounterWords]atomic.Uint64
 	// With FQ-CoDel: the fullest flow queues (FlowSamples of them, by
 	// bytes), published every flowPublishEvery under a sequence count
 	// (odd while being written).
 	flowSeq, flowN atomic.Uint64
 	flows          [FlowSamples]struct{ index, packets, bytes atomic.Uint64 }
+}
+
+// publish stores c for the parent, word by word (a reader may see some
+// words of this batch and some of the last; each word is whole).
+func (d *shmDir) publish(c *linkspec.Counters) {
+	for i, w := range c.Words() {
+		d.counters[i].Store(w)
+	}
+}
+
+// load reads the counters the shaper published.
+func (d *shmDir) load() linkspec.Counters {
+	var c linkspec.Counters
+	w := c.Words()
+	for i := range w {
+		w[i] = d.counters[i].Load()
+	}
+	return c
 }
 
 // storeFlows publishes fl (at most FlowSamples entries) for the parent.
@@ -107,43 +110,6 @@ func init() {
 	if unsafe.Sizeof(shmLayout{}) > shmSize {
 		panic("emulator: shared layout larger than its page")
 	}
-}
-
-func (d *shmDir) load() DirStats {
-	return DirStats{
-		Packets:           d.packets.Load(),
-		Bytes:             d.bytes.Load(),
-		Received:          d.received.Load(),
-		Forwarded:         d.forwarded.Load(),
-		ForwardedBytes:    d.fwdBytes.Load(),
-		LossDrops:         d.lossDrops.Load(),
-		LimitDrops:        d.limitDrops.Load(),
-		OversizeDrops:     d.oversizeDrops.Load(),
-		SendErrors:        d.sendErrors.Load(),
-		SocketDrops:       d.socketDrops.Load(),
-		LateNanos:         d.lateNanos.Load(),
-		MaxLateNanos:      d.maxLate.Load(),
-		Late:              d.loadLate(),
-		Stamped:           d.stamped.Load(),
-		RcvBufBytes:       d.rcvBuf.Load(),
-		SndBufBytes:       d.sndBuf.Load(),
-		Duplicates:        d.duplicates.Load(),
-		Reordered:         d.reorders.Load(),
-		QueueDrops:        d.queueDrops.Load(),
-		CoDelDrops:        d.codelDrops.Load(),
-		ECNMarks:          d.marks.Load(),
-		Queued:            d.queued.Load(),
-		BlackoutDrops:     d.blackout.Load(),
-		Changes:           d.changes.Load(),
-		MaxChangeLagNanos: d.maxChangeLag.Load(),
-	}
-}
-
-func (d *shmDir) loadLate() (h [LateBuckets]uint64) {
-	for i := range h {
-		h[i] = d.late[i].Load()
-	}
-	return h
 }
 
 // setError records msg for the parent (child side) and marks the state

@@ -122,27 +122,26 @@ func openTx(ifindex int) (int, error) {
 	return fd, nil
 }
 
-// recordBuffers publishes the sizes of rx's receive buffer and tx's send
-// buffer, as the kernel granted them, to d.
-func recordBuffers(rx, tx int, d *shmDir) error {
-	rcv, err := unix.GetsockoptInt(rx, unix.SOL_SOCKET, unix.SO_RCVBUF)
+// recordBuffers publishes the sizes of the loop's receive buffer and send
+// buffer, as the kernel granted them.
+func (l *dirLoop) recordBuffers() error {
+	rcv, err := unix.GetsockoptInt(l.rx, unix.SOL_SOCKET, unix.SO_RCVBUF)
 	if err != nil {
 		return fmt.Errorf("reading back SO_RCVBUF: %w", err)
 	}
-	snd, err := unix.GetsockoptInt(tx, unix.SOL_SOCKET, unix.SO_SNDBUF)
+	snd, err := unix.GetsockoptInt(l.tx, unix.SOL_SOCKET, unix.SO_SNDBUF)
 	if err != nil {
 		return fmt.Errorf("reading back SO_SNDBUF: %w", err)
 	}
-	d.rcvBuf.Store(uint64(rcv))
-	d.sndBuf.Store(uint64(snd))
+	l.c.RcvBufBytes, l.c.SndBufBytes = uint64(rcv), uint64(snd)
+	l.sh.publish(&l.c)
 	return nil
 }
 
 func (l *dirLoop) readSocketDrops() {
 	st, err := unix.GetsockoptTpacketStats(l.rx, unix.SOL_PACKET, unix.PACKET_STATISTICS)
 	if err == nil && st.Drops > 0 { // reading resets the kernel's counters
-		l.sockDrops += uint64(st.Drops)
-		l.sh.socketDrops.Store(l.sockDrops)
+		l.c.SocketDrops += uint64(st.Drops)
 	}
 }
 
@@ -161,7 +160,7 @@ func (l *dirLoop) arrival(i int, now, real int64) int64 {
 			ts := (*unix.Timespec)(unsafe.Pointer(&l.rxCtl[i*ctlLen+unix.SizeofCmsghdr]))
 			if age := real - ts.Nano(); age >= 0 && age < int64(time.Second) {
 				a = now - age
-				l.stamped++
+				l.c.Stamped++
 			}
 		}
 	}

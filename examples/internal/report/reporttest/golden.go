@@ -94,8 +94,8 @@ func shaper(priority string, socketDrops uint64) *shapedlink.ShaperReport {
 	return &shapedlink.ShaperReport{
 		Priority: priority,
 		Directions: []shapedlink.ShaperStats{
-			{Direction: "server->client", Received: 9000, Forwarded: 8990, LimitDrops: 10, SocketDrops: socketDrops, LateP50Ms: 0.032, LateP99Ms: 0.256, LateMaxMs: 0.6},
-			{Direction: "client->server", Received: 3000, Forwarded: 3000, LateP50Ms: 0.016, LateP99Ms: 0.128, LateMaxMs: 0.3},
+			{Direction: "server->client", ShaperCounters: shapedlink.ShaperCounters{Received: 9000, Forwarded: 8990, LimitDrops: 10, SocketDrops: socketDrops}, LateP50Ms: 0.032, LateP99Ms: 0.256, LateMaxMs: 0.6},
+			{Direction: "client->server", ShaperCounters: shapedlink.ShaperCounters{Received: 3000, Forwarded: 3000}, LateP50Ms: 0.016, LateP99Ms: 0.128, LateMaxMs: 0.3},
 		},
 	}
 }

@@ -1,4 +1,4 @@
-package emulator
+package linkspec
 
 import (
 	"math"
@@ -99,8 +99,8 @@ func TestLateBucketEdgesTile(t *testing.T) {
 
 // lateHist builds the lateness statistics of samples (nanoseconds) as the
 // shaper would.
-func lateHist(samples ...uint64) DirStats {
-	var s DirStats
+func lateHist(samples ...uint64) Counters {
+	var s Counters
 	for _, v := range samples {
 		s.Late[LateBucket(v)]++
 		s.MaxLateNanos = max(s.MaxLateNanos, v)
@@ -135,7 +135,7 @@ func TestLateQuantileCrafted(t *testing.T) {
 
 	for _, tc := range []struct {
 		name string
-		s    DirStats
+		s    Counters
 		q    float64
 		want time.Duration
 	}{
@@ -160,7 +160,7 @@ func TestLateQuantileCrafted(t *testing.T) {
 		{"f p99", f, 0.99, 11 * us},
 		{"f p100", f, 1, 320 * us},
 		{"g p100", g, 1, (1 << 20) * us},
-		{"empty", DirStats{}, 0.99, 0},
+		{"empty", Counters{}, 0.99, 0},
 	} {
 		if got := tc.s.LateQuantile(tc.q); got != tc.want {
 			t.Errorf("%s: LateQuantile(%v) = %v, want %v", tc.name, tc.q, got, tc.want)

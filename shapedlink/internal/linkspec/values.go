@@ -1,4 +1,4 @@
-package shapedlink
+package linkspec
 
 import (
 	"errors"
@@ -25,11 +25,7 @@ import (
 // (no loss at all) below 100/(2^32-1) percent.
 const MinPct = 0.00001
 
-// maxJitterMs is the largest jitter accepted: netem keeps it, as sigma, in
-// a signed 32-bit count of nanoseconds.
-const maxJitterMs = 2147
-
-func isDigits(s string) bool {
+func IsDigits(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -41,8 +37,8 @@ func isDigits(s string) bool {
 	return true
 }
 
-// parseDecimal accepts digits with at most one '.', at least one digit.
-func parseDecimal(s string) (float64, error) {
+// ParseDecimal accepts digits with at most one '.', at least one digit.
+func ParseDecimal(s string) (float64, error) {
 	if s == "" {
 		return 0, errors.New("is empty")
 	}
@@ -67,11 +63,11 @@ func parseDecimal(s string) (float64, error) {
 	return v, nil
 }
 
-// parseFixed reads s, a decimal as parseDecimal accepts it, as a count of
+// parseFixed reads s, a decimal as ParseDecimal accepts it, as a count of
 // 10^-places units. exact is false when s has more decimals than places
 // (trailing zeros aside).
 func parseFixed(s string, places int) (n int64, exact bool, err error) {
-	if _, err := parseDecimal(s); err != nil {
+	if _, err := ParseDecimal(s); err != nil {
 		return 0, false, err
 	}
 	whole, frac, _ := strings.Cut(s, ".")
@@ -90,9 +86,9 @@ func parseFixed(s string, places int) (n int64, exact bool, err error) {
 	return n, true, nil
 }
 
-// parseMs reads a time in milliseconds, which may end in "ms", as a whole
+// ParseMs reads a time in milliseconds, which may end in "ms", as a whole
 // number of microseconds.
-func parseMs(s string) (time.Duration, error) {
+func ParseMs(s string) (time.Duration, error) {
 	n, exact, err := parseFixed(strings.TrimSuffix(s, "ms"), 3)
 	switch {
 	case err != nil:
@@ -105,10 +101,10 @@ func parseMs(s string) (time.Duration, error) {
 	return time.Duration(n) * time.Microsecond, nil
 }
 
-// parseRate reads a rate in Mbit/s that is zero or a whole number of bytes
+// ParseRate reads a rate in Mbit/s that is zero or a whole number of bytes
 // per second (zero is left to the caller to refuse).
-func parseRate(s string) (float64, error) {
-	v, err := parseDecimal(s)
+func ParseRate(s string) (float64, error) {
+	v, err := ParseDecimal(s)
 	if err != nil {
 		return 0, fmt.Errorf("%q %v", s, err)
 	}
@@ -117,61 +113,65 @@ func parseRate(s string) (float64, error) {
 		return 0, fmt.Errorf("%q %v", s, err)
 	}
 	if v != 0 && (!exact || bits%8 != 0) {
-		return 0, fmt.Errorf("%q Mbit/s %s", s, rateReason(v))
+		return 0, fmt.Errorf("%q Mbit/s %s", s, RateReason(v))
 	}
 	return v, nil
 }
 
-// wholeBytes reports whether mbit is a whole, non-zero number of bytes per
+// WholeBytes reports whether mbit is a whole, non-zero number of bytes per
 // second, to float64's precision.
-func wholeBytes(mbit float64) bool {
+func WholeBytes(mbit float64) bool {
 	b := mbit * 1e6 / 8
 	return math.Round(b) >= 1 && math.Abs(b-math.Round(b)) <= 1e-12*b
 }
 
-// rateReason says why a rate of mbit Mbit/s cannot be applied as written
+// RateReason says why a rate of mbit Mbit/s cannot be applied as written
 // and which rates near it can.
-func rateReason(mbit float64) string {
+func RateReason(mbit float64) string {
 	b := mbit * 1e6 / 8
 	lo := math.Floor(b)
-	near := fmtNum((lo + 1) * 8 / 1e6)
+	near := FmtNum((lo + 1) * 8 / 1e6)
 	if lo >= 1 {
-		near = fmtNum(lo*8/1e6) + " or " + near
+		near = FmtNum(lo*8/1e6) + " or " + near
 	}
 	return fmt.Sprintf("is %s bytes per second; netem applies a rate in whole bytes per second (and the emulator in bits), so it would not be this rate: use %s",
 		strconv.FormatFloat(b, 'g', 15, 64), near)
 }
 
-// parsePct reads a percentage between 0 and 100, which may end in "%".
-func parsePct(s string) (float64, error) {
-	v, err := parseDecimal(strings.TrimSuffix(s, "%"))
+// ParsePct reads a percentage between 0 and 100, which may end in "%".
+func ParsePct(s string) (float64, error) {
+	v, err := ParseDecimal(strings.TrimSuffix(s, "%"))
 	if err != nil {
 		return 0, fmt.Errorf("%q %v (percent)", s, err)
 	}
-	if r := pctReason(v); r != "" {
+	if r := PctReason(v); r != "" {
 		return 0, fmt.Errorf("%q %s", s, r)
 	}
 	return v, nil
 }
 
-// pctReason says why v is not a percentage a profile accepts, or "".
-func pctReason(v float64) string {
+// PctReason says why v is not a percentage a profile accepts, or "".
+func PctReason(v float64) string {
 	switch {
 	case !(v >= 0):
 		return "is negative or not a number"
 	case v > 100:
 		return "is more than 100%"
 	case v > 0 && v < MinPct:
-		return fmt.Sprintf("is below %s%% (MinPct), the smallest percentage netem applies within 0.25%% (it holds a probability in steps of 1/(2^32-1)); use 0 or at least %s", fmtNum(MinPct), fmtNum(MinPct))
+		return fmt.Sprintf("is below %s%% (MinPct), the smallest percentage netem applies within 0.25%% (it holds a probability in steps of 1/(2^32-1)); use 0 or at least %s", FmtNum(MinPct), FmtNum(MinPct))
 	}
 	return ""
 }
 
-// microsReason says why d, a time the backends apply, is not a whole
+// MicrosReason says why d, a time the backends apply, is not a whole
 // number of microseconds, or "".
-func microsReason(d time.Duration) string {
+func MicrosReason(d time.Duration) string {
 	if d%time.Microsecond == 0 {
 		return ""
 	}
-	return fmt.Sprintf("is %s ms, not a whole number of microseconds, the unit the backends apply", fmtNum(float64(d)/1e6))
+	return fmt.Sprintf("is %s ms, not a whole number of microseconds, the unit the backends apply", FmtNum(float64(d)/1e6))
 }
+
+// FmtNum writes f as a profile writes numbers: plain decimals, no
+// exponent, no trailing zeros.
+func FmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

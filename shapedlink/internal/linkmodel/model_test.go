@@ -1,4 +1,4 @@
-package emulator
+package linkmodel
 
 import (
 	"math"
@@ -9,15 +9,15 @@ import (
 )
 
 func TestTxTimeCountsWholeFrame(t *testing.T) {
-	m := NewModel(Direction{RateBitsPerSec: 1_000_000_000, Limit: 1})
+	m := New(Direction{RateMbit: 1000, Limit: 1}, nil)
 	if got := m.TxTime(1514); got != 12112 {
 		t.Errorf("TxTime(1514) at 1 Gbit/s = %d ns, want 12112 (1514*8 bits)", got)
 	}
-	m = NewModel(Direction{RateBitsPerSec: 3, Limit: 1})
+	m = New(Direction{RateMbit: 3e-06, Limit: 1}, nil)
 	if got := m.TxTime(1); got != 2666666666 {
 		t.Errorf("TxTime(1) at 3 bit/s = %d ns, want 2666666666 (truncated like netem)", got)
 	}
-	if got := NewModel(Direction{Limit: 1}).TxTime(1514); got != 0 {
+	if got := New(Direction{Limit: 1}, nil).TxTime(1514); got != 0 {
 		t.Errorf("TxTime with no rate = %d, want 0", got)
 	}
 }
@@ -27,7 +27,7 @@ func TestTxTimeCountsWholeFrame(t *testing.T) {
 func TestLossDecidedBeforeLimit(t *testing.T) {
 	const n = 2000
 	run := func(limit int) (lost []bool, accepted, over int) {
-		m := NewModel(Direction{Delay: time.Second, Limit: limit, LossPct: 30, Seed: 42})
+		m := New(Direction{Delay: time.Second, Limit: limit, LossPct: 30, Seed: 42}, nil)
 		for i := 0; i < n; i++ {
 			_, v := m.Arrive(int64(i), 100)
 			lost = append(lost, v == Lost)
@@ -65,7 +65,7 @@ func TestLossDecidedBeforeLimit(t *testing.T) {
 // With no rate there is no queue at all, so anything the limit counts is
 // in the delay line: netem's tfifo behaviour.
 func TestLimitCountsDelayLine(t *testing.T) {
-	m := NewModel(Direction{Delay: 40 * time.Millisecond, Limit: 3})
+	m := New(Direction{Delay: 40 * time.Millisecond, Limit: 3}, nil)
 	for i := 0; i < 3; i++ {
 		due, v := m.Arrive(int64(i)*int64(time.Millisecond), 1000)
 		if v != Accepted || due != int64(i)*int64(time.Millisecond)+int64(40*time.Millisecond) {
@@ -89,7 +89,7 @@ func TestLimitCountsDelayLine(t *testing.T) {
 func TestSerialiseThenDelay(t *testing.T) {
 	const tx = 1_211_200
 	const d = int64(40 * time.Millisecond)
-	m := NewModel(Direction{Delay: 40 * time.Millisecond, RateBitsPerSec: 10_000_000, Limit: 100})
+	m := New(Direction{Delay: 40 * time.Millisecond, RateMbit: 10, Limit: 100}, nil)
 	steps := []struct {
 		now, want int64
 	}{
@@ -115,11 +115,11 @@ func TestModelMatchesSerialiserThenDelay(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for trial := 0; trial < 200; trial++ {
 		d := Direction{
-			Delay:          time.Duration(r.IntN(50_000_000)),
-			RateBitsPerSec: uint64(1_000_000 + r.IntN(1_000_000_000)),
-			Limit:          1 + r.IntN(50),
+			Delay:    time.Duration(r.IntN(50_000_000)),
+			RateMbit: float64(1_000_000+r.IntN(1_000_000_000)) / 1e6,
+			Limit:    1 + r.IntN(50),
 		}
-		m := NewModel(d)
+		m := New(d, nil)
 		var linkFree int64
 		type held struct{ due, size int64 }
 		var q []held
@@ -139,7 +139,7 @@ func TestModelMatchesSerialiserThenDelay(t *testing.T) {
 				continue
 			}
 			start := max(now, linkFree)
-			linkFree = start + int64(uint64(size)*8*1_000_000_000/d.RateBitsPerSec)
+			linkFree = start + int64(uint64(size)*8*1_000_000_000/d.RateBits())
 			want := linkFree + int64(d.Delay)
 			if v != Accepted || due != want {
 				t.Fatalf("trial %d frame %d (%+v): %v due %d, reference says %d", trial, i, d, v, due, want)
@@ -153,7 +153,7 @@ func TestModelMatchesSerialiserThenDelay(t *testing.T) {
 func TestLossRate(t *testing.T) {
 	for _, pct := range []float64{0.5, 1, 10, 50} {
 		const n = 200_000
-		m := NewModel(Direction{Limit: n + 1, LossPct: pct, Seed: 99})
+		m := New(Direction{Limit: n + 1, LossPct: pct, Seed: 99}, nil)
 		lost := 0
 		for i := 0; i < n; i++ {
 			if _, v := m.Arrive(0, 100); v == Lost {
@@ -169,8 +169,8 @@ func TestLossRate(t *testing.T) {
 }
 
 func TestSeedsAreIndependentStreams(t *testing.T) {
-	a := NewModel(Direction{Limit: 10, LossPct: 50, Seed: 1})
-	b := NewModel(Direction{Limit: 10, LossPct: 50, Seed: 2})
+	a := New(Direction{Limit: 10, LossPct: 50, Seed: 1}, nil)
+	b := New(Direction{Limit: 10, LossPct: 50, Seed: 2}, nil)
 	same := 0
 	for i := 0; i < 256; i++ {
 		_, va := a.Arrive(0, 1)
@@ -190,31 +190,8 @@ func TestSeedsAreIndependentStreams(t *testing.T) {
 	}
 }
 
-func TestValidate(t *testing.T) {
-	good := Config{IfA: "a", IfB: "b", AToB: Direction{Limit: 1}, BToA: Direction{Limit: 1}}
-	if err := good.Validate(); err != nil {
-		t.Fatalf("valid config rejected: %v", err)
-	}
-	for name, mut := range map[string]func(*Config){
-		"no IfA":     func(c *Config) { c.IfA = "" },
-		"same ifs":   func(c *Config) { c.IfB = "a" },
-		"zero limit": func(c *Config) { c.AToB.Limit = 0 },
-		"neg delay":  func(c *Config) { c.BToA.Delay = -1 },
-		"loss 100":   func(c *Config) { c.AToB.LossPct = 100 },
-		"loss NaN":   func(c *Config) { c.AToB.LossPct = math.NaN() },
-		"neg loss":   func(c *Config) { c.BToA.LossPct = -0.1 },
-		"huge limit": func(c *Config) { c.BToA.Limit = MaxLimit + 1 },
-	} {
-		c := good
-		mut(&c)
-		if err := c.Validate(); err == nil {
-			t.Errorf("%s: accepted %+v", name, c)
-		}
-	}
-}
-
 func BenchmarkModelArriveDepart(b *testing.B) {
-	m := NewModel(Direction{Delay: 40 * time.Millisecond, RateBitsPerSec: 10_000_000, Limit: 110, LossPct: 1, Seed: 1})
+	m := New(Direction{Delay: 40 * time.Millisecond, RateMbit: 10, Limit: 110, LossPct: 1, Seed: 1}, nil)
 	b.ReportAllocs()
 	now := int64(0)
 	for i := 0; i < b.N; i++ {
@@ -229,7 +206,7 @@ func BenchmarkModelArriveDepart(b *testing.B) {
 // behind the frame before it, jitter or not.
 func TestQueued(t *testing.T) {
 	for _, jitter := range []time.Duration{0, 10 * time.Millisecond} {
-		m := NewModel(Direction{Delay: 40 * time.Millisecond, Jitter: jitter, RateBitsPerSec: 10_000_000, Limit: 100, Seed: 3})
+		m := New(Direction{Delay: 40 * time.Millisecond, Jitter: jitter, RateMbit: 10, Limit: 100, Seed: 3}, nil)
 		if _, v := m.Arrive(0, 1514); v != Accepted || m.Queued() {
 			t.Errorf("jitter %v: the first frame on an idle link is marked queued", jitter)
 		}
@@ -253,7 +230,7 @@ func TestQueued(t *testing.T) {
 func TestJitterUniform(t *testing.T) {
 	const n = 20000
 	d, j := 40*time.Millisecond, 10*time.Millisecond
-	m := NewModel(Direction{Delay: d, Jitter: j, RateBitsPerSec: 1_000_000_000, Limit: 10, Seed: 9})
+	m := New(Direction{Delay: d, Jitter: j, RateMbit: 1000, Limit: 10, Seed: 9}, nil)
 	delays := make([]float64, 0, n)
 	for i := 0; i < n; i++ {
 		now := int64(i) * int64(time.Second) // far apart: no queue
@@ -275,7 +252,7 @@ func TestJitterUniform(t *testing.T) {
 		t.Errorf("delays from %.3f to %.3f ms, KS distance %.4f (critical %.4f); want uniform on [%v, %v)", delays[0]/1e6, delays[n-1]/1e6, dmax, crit, d-j, d+j)
 	}
 	// Back to back at the rate: dues never go backwards.
-	m = NewModel(Direction{Delay: d, Jitter: j, RateBitsPerSec: 10_000_000, Limit: 1000, Seed: 9})
+	m = New(Direction{Delay: d, Jitter: j, RateMbit: 10, Limit: 1000, Seed: 9}, nil)
 	var last int64
 	for i := 0; i < 500; i++ {
 		due, _ := m.Arrive(int64(i)*100_000, 1514) // 0.1 ms apart, 1.2 ms each at 10 Mbit/s

@@ -1,4 +1,4 @@
-package emulator
+package linkmodel
 
 import (
 	"slices"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
+	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
 )
 
 // queueRun drives a model with a queue discipline through dur of a bulk
@@ -14,9 +15,9 @@ import (
 // link's choices in time order as the forwarding loop does. It returns
 // each flow's sojourn times (dequeue minus arrival) over the second half,
 // the departure gaps between consecutive frames, and the drop count.
-func queueRun(t *testing.T, q aqm.Config, dur time.Duration) (bulk, sparse []time.Duration, gaps []int64, drops int) {
+func queueRun(t *testing.T, q linkspec.Queue, limit int, dur time.Duration) (bulk, sparse []time.Duration, gaps []int64, drops int) {
 	t.Helper()
-	m := NewModel(Direction{Delay: 10 * time.Millisecond, RateBitsPerSec: 10_000_000, Limit: 1 << 16, Queue: &q, Seed: 1})
+	m := New(Direction{Delay: 10 * time.Millisecond, RateMbit: 10, Limit: limit, Queue: q, Seed: 1}, nil)
 	if !m.HasQueue() {
 		t.Fatal("HasQueue is false with a Queue")
 	}
@@ -96,7 +97,7 @@ func TestQueueDisciplines(t *testing.T) {
 	const dur = 10 * time.Second
 	tx := time.Duration(1514 * 8 * 100) // ns at 10 Mbit/s: 1.2112 ms
 
-	bulk, _, gaps, _ := queueRun(t, aqm.Config{Kind: aqm.FIFO, Limit: 1000}, dur)
+	bulk, _, gaps, _ := queueRun(t, linkspec.Queue{Kind: linkspec.CoDel, Target: time.Hour, Interval: time.Hour}, 1000, dur) // CoDel that never acts: a drop-tail FIFO
 	if m := median(bulk); m < 300*time.Millisecond {
 		t.Errorf("fifo 1000: bulk sojourn median %v, want a standing queue of hundreds of ms", m)
 	}
@@ -106,7 +107,7 @@ func TestQueueDisciplines(t *testing.T) {
 		}
 	}
 
-	bulk, sparse, _, drops := queueRun(t, aqm.Config{Kind: aqm.CoDel, Limit: 1000}, dur)
+	bulk, sparse, _, drops := queueRun(t, linkspec.Queue{Kind: linkspec.CoDel}, 1000, dur)
 	t.Logf("codel: bulk sojourn median %v, sparse median %v, %d drops", median(bulk), median(sparse), drops)
 	// The bulk flow does not slow down when dropped (an unresponsive
 	// 10% overload), so CoDel's drop rate has to climb to a tenth of the
@@ -119,7 +120,7 @@ func TestQueueDisciplines(t *testing.T) {
 		t.Errorf("codel: the sparse flow's median sojourn is %v; in one shared queue it waits behind the standing queue", m)
 	}
 
-	bulk, sparse, _, _ = queueRun(t, aqm.Config{Kind: aqm.FQCoDel, Limit: 10240}, dur)
+	bulk, sparse, _, _ = queueRun(t, linkspec.Queue{Kind: linkspec.FQCoDel}, 10240, dur)
 	t.Logf("fq_codel: bulk sojourn median %v, sparse max %v", median(bulk), slices.Max(sparse))
 	if m := slices.Max(sparse); m > tx {
 		t.Errorf("fq_codel: the sparse flow waited up to %v, want at most one bulk frame's serialisation (%v)", m, tx)
@@ -133,8 +134,7 @@ func TestQueueDisciplines(t *testing.T) {
 // arrives, not when the link last finished: its due time is its arrival
 // plus its serialisation and the delay.
 func TestQueueIdleLink(t *testing.T) {
-	q := aqm.Config{Kind: aqm.FQCoDel}
-	m := NewModel(Direction{Delay: 10 * time.Millisecond, RateBitsPerSec: 10_000_000, Limit: 100, Queue: &q, Seed: 1})
+	m := New(Direction{Delay: 10 * time.Millisecond, RateMbit: 10, Limit: 100, Queue: linkspec.Queue{Kind: linkspec.FQCoDel}, Seed: 1}, nil)
 	for _, at := range []int64{0, int64(time.Second), int64(3 * time.Second)} {
 		m.Enqueue(at, aqm.Packet{Len: 1000})
 		next, ok := m.NextDequeue()

@@ -1,11 +1,8 @@
-package emulator
+package linkmodel
 
 import (
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
 )
 
 const ms = int64(time.Millisecond)
@@ -13,7 +10,7 @@ const ms = int64(time.Millisecond)
 // TestTraceDepartures follows mm-link's rule by hand: opportunities of
 // 1500 bytes at 1, 2, 3 and 4 ms, repeating every 4 ms.
 func TestTraceDepartures(t *testing.T) {
-	m := NewModel(Direction{Limit: 100, TraceMs: []uint32{1, 2, 3, 4}})
+	m := New(Direction{Limit: 100, TraceMs: []uint32{1, 2, 3, 4}}, nil)
 	for _, c := range []struct {
 		at     int64
 		size   int
@@ -49,7 +46,7 @@ func TestTraceSaturated(t *testing.T) {
 		}
 	}
 	tr = append(tr, 1700)
-	m := NewModel(Direction{Limit: 1 << 20, TraceMs: tr})
+	m := New(Direction{Limit: 1 << 20, TraceMs: tr}, nil)
 	var leave []int64
 	for at := int64(0); at < 10*int64(time.Second); at += 50000 { // every 50 us: far above the trace's rate
 		due, v := m.Arrive(at, 1500)
@@ -90,7 +87,7 @@ func TestTraceSaturated(t *testing.T) {
 // TestBlackoutDropAndHold: down drops what arrives until up; with hold it
 // accepts it and starts it on the link at the up time.
 func TestBlackoutDropAndHold(t *testing.T) {
-	m := NewModel(Direction{Delay: 10 * time.Millisecond, RateBitsPerSec: 8_000_000, Limit: 100})
+	m := New(Direction{Delay: 10 * time.Millisecond, RateMbit: 8, Limit: 100}, nil)
 	m.SetDown(false, 50*ms)
 	if _, v := m.Arrive(20*ms, 1000); v != Blackout {
 		t.Errorf("an arrival while down: %v, want blackout", v)
@@ -112,7 +109,7 @@ func TestBlackoutDropAndHold(t *testing.T) {
 // TestSetters: a change applies to the frames arriving after it; those
 // accepted before keep their times.
 func TestSetters(t *testing.T) {
-	m := NewModel(Direction{Delay: 10 * time.Millisecond, RateBitsPerSec: 8_000_000, Limit: 100})
+	m := New(Direction{Delay: 10 * time.Millisecond, RateMbit: 8, Limit: 100}, nil)
 	first, _ := m.Arrive(0, 1000) // 1 ms at 8 Mbit/s, 10 ms delay
 	m.SetRate(800_000)
 	m.SetDelay(20 * time.Millisecond)
@@ -134,57 +131,5 @@ func TestSetters(t *testing.T) {
 	m.SetLimit(1)
 	if _, v := m.Arrive(5000*ms, 100); v != OverLimit {
 		t.Errorf("with limit 1 and frames held: %v, want over-limit", v)
-	}
-}
-
-// TestValidateTimeVarying: what the emulator refuses, by name.
-func TestValidateTimeVarying(t *testing.T) {
-	base := Direction{Delay: time.Millisecond, RateBitsPerSec: 1e6, Limit: 10}
-	for name, c := range map[string]struct {
-		mod  func(*Direction)
-		want string
-	}{
-		"trace and rate":  {func(d *Direction) { d.TraceMs = []uint32{1} }, "both a rate and a trace"},
-		"empty period":    {func(d *Direction) { d.RateBitsPerSec, d.TraceMs = 0, []uint32{0} }, "lasts no time"},
-		"trace backwards": {func(d *Direction) { d.RateBitsPerSec, d.TraceMs = 0, []uint32{5, 3, 9} }, "back in time"},
-		"out of order":    {func(d *Direction) { d.Schedule = []Change{{At: 2, Set: "up"}, {At: 1, Set: "down"}} }, "time order"},
-		"past the period": {func(d *Direction) { d.SchedulePeriod, d.Schedule = 5, []Change{{At: 5, Set: "up"}} }, "outside"},
-		"unknown":         {func(d *Direction) { d.Schedule = []Change{{Set: "colour"}} }, "sets nothing known"},
-		"rate of a trace": {func(d *Direction) {
-			d.RateBitsPerSec, d.TraceMs, d.Schedule = 0, []uint32{4}, []Change{{Set: "rate", Value: 1}}
-		}, "whose rate is a trace"},
-		"fractional limit": {func(d *Direction) { d.Schedule = []Change{{Set: "limit", Value: 2.5}} }, "whole number"},
-		// SetRate takes whole bits per second, where 0 means no rate.
-		"rate rounding to no rate": {func(d *Direction) { d.Schedule = []Change{{Set: "rate", Value: 0.0000001}} }, "would be no rate at all"},
-		"fractional bits":          {func(d *Direction) { d.Schedule = []Change{{Set: "rate", Value: 2.0000005}} }, "not a whole number of bits"},
-	} {
-		d := base
-		c.mod(&d)
-		err := d.validate("AToB")
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want an error saying %q", name, err, c.want)
-		}
-	}
-	d := base
-	d.Schedule = []Change{{At: time.Second, Set: "down", Hold: true}, {At: 2 * time.Second, Set: "up"}, {At: 3 * time.Second, Set: "limit", Value: 50},
-		{At: 4 * time.Second, Set: "rate", Value: 0.000001}, {At: 5 * time.Second, Set: "rate", Value: 2.000001}}
-	if err := d.validate("AToB"); err != nil {
-		t.Errorf("a valid schedule: %v", err)
-	}
-	if d.maxScheduledLimit() != 50 {
-		t.Errorf("maxScheduledLimit = %d, want 50", d.maxScheduledLimit())
-	}
-}
-
-// TestFullestFlows: the published flow queues are the fullest by bytes,
-// fullest first, at most n of them.
-func TestFullestFlows(t *testing.T) {
-	fl := []aqm.FlowBacklog{{Index: 1, Packets: 2, Bytes: 200}, {Index: 7, Packets: 9, Bytes: 9000}, {Index: 3, Packets: 1, Bytes: 60}, {Index: 4, Packets: 3, Bytes: 4000}}
-	got := fullestFlows(fl, 2)
-	if len(got) != 2 || got[0].Index != 7 || got[1].Index != 4 {
-		t.Errorf("fullestFlows(.., 2) = %+v, want flows 7 then 4", got)
-	}
-	if got := fullestFlows(fl[:1], 8); len(got) != 1 {
-		t.Errorf("fullestFlows of one flow = %+v", got)
 	}
 }

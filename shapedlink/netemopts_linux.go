@@ -6,12 +6,17 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/shakenfist/quicbench/shapedlink/internal/disttable"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netlink/nl"
 	"golang.org/x/sys/unix"
 )
+
+// This file is netem's own options for a direction, both ways: what is
+// written (netemAttrs, netemOptions) and how the kernel's dump reads back
+// (describeNetem, readNetemExtras), in tc's words.
 
 // Attribute numbers of include/uapi/linux/pkt_sched.h that the netlink
 // library does not name.
@@ -99,6 +104,10 @@ func netemOptions(q *netlink.Netem, d Direction, seed uint64) (*nl.RtAttr, error
 		reorder := nl.TcNetemReorder{Probability: q.ReorderProb, Correlation: q.ReorderCorr}
 		options.AddRtAttr(nl.TCA_NETEM_REORDER, reorder.Serialize())
 	}
+	if q.CorruptProb > 0 {
+		corrupt := nl.TcNetemCorrupt{Probability: q.CorruptProb, Correlation: q.CorruptCorr}
+		options.AddRtAttr(nl.TCA_NETEM_CORRUPT, corrupt.Serialize())
+	}
 	if d.JitterDist != "" {
 		table, err := disttable.Table(d.JitterDist)
 		if err != nil {
@@ -181,4 +190,152 @@ func readNetemExtras(ns *Namespace, ifindex int) (x netemExtras, err error) {
 		}
 	}
 	return x, nil
+}
+
+// netemAttrs is the netem configuration for one direction: its one-way
+// delay (RTT/2 for a profile without options), the rate in bytes per
+// second, the limit, and a loss term only when the direction has loss, so
+// a loss-free profile produces exactly the qdisc it did before loss
+// existed.
+func netemAttrs(d Direction) netlink.NetemQdiscAttrs {
+	a := netlink.NetemQdiscAttrs{
+		Latency: uint32(math.Round(float64(d.Delay) / 1e3)), // microseconds; NewNetem converts to ticks
+		Jitter:  uint32(math.Round(float64(d.Jitter) / 1e3)),
+		Limit:   uint32(d.Limit),
+		Rate64:  uint64(math.Round(d.RateMbit * 1e6 / 8)), // bytes per second
+	}
+	if d.LossPct > 0 {
+		a.Loss = float32(d.LossPct)
+		a.LossCorr = float32(d.LossCorr)
+	}
+	// The options below are zero for a profile that does not name them,
+	// and the library then writes nothing for them.
+	if d.Jitter > 0 {
+		a.DelayCorr = float32(d.JitterCorr)
+	}
+	if d.DupPct > 0 {
+		a.Duplicate, a.DuplicateCorr = float32(d.DupPct), float32(d.DupCorr)
+	}
+	if d.ReorderPct > 0 {
+		a.ReorderProb, a.ReorderCorr, a.Gap = float32(d.ReorderPct), float32(d.ReorderCorr), uint32(max(d.ReorderGap, 1))
+	}
+	if d.CorruptPct > 0 {
+		a.CorruptProb, a.CorruptCorr = float32(d.CorruptPct), float32(d.CorruptCorr)
+	}
+	return a
+}
+
+// rootNetem is the netem qdisc at the root of a direction's end: with a
+// queue discipline the rate is tbf's, and netem holds the delay line only.
+func rootNetem(attrs netlink.QdiscAttrs, d Direction) *netlink.Netem {
+	na := netemAttrs(d)
+	if d.Queue.Managed() {
+		na.Rate64, na.Limit = 0, uint32(d.HeldLimit())
+	}
+	return netlink.NewNetem(attrs, na)
+}
+
+// describeNetem renders a netem qdisc as read back from the kernel in tc's
+// words and order ("netem limit 110 delay 40ms loss 1% rate 10Mbit"). The
+// kernel reports latency in scheduler ticks and loss as a fraction of
+// 2^32; both are converted back.
+func describeNetem(n *netlink.Netem) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "netem limit %d", n.Limit)
+	us := float64(n.Latency) / netlink.TickInUsec()
+	fmt.Fprintf(&b, " delay %s", fmtMicros(us))
+	pct := func(v uint32) string {
+		return strconv.FormatFloat(float64(v)/math.MaxUint32*100, 'g', 6, 64) + "%"
+	}
+	// term writes " name P [CORR]" for a process in force, as tc does.
+	term := func(name string, v, corr uint32) bool {
+		if v == 0 {
+			return false
+		}
+		fmt.Fprintf(&b, " %s%s", name, pct(v))
+		if corr != 0 {
+			fmt.Fprintf(&b, " %s", pct(corr))
+		}
+		return true
+	}
+	if n.Jitter != 0 {
+		fmt.Fprintf(&b, " %s", fmtMicros(float64(n.Jitter)/netlink.TickInUsec()))
+		if n.DelayCorr != 0 {
+			fmt.Fprintf(&b, " %s", pct(n.DelayCorr))
+		}
+	}
+	term("loss ", n.Loss, n.LossCorr)
+	term("duplicate ", n.Duplicate, n.DuplicateCorr)
+	if term("reorder ", n.ReorderProb, n.ReorderCorr) {
+		fmt.Fprintf(&b, " gap %d", n.Gap)
+	}
+	term("corrupt ", n.CorruptProb, n.CorruptCorr)
+	if n.Rate64 != 0 {
+		fmt.Fprintf(&b, " rate %s", fmtBitRate(n.Rate64*8))
+	}
+	return b.String()
+}
+
+// fmtMicros prints a duration given in microseconds as tc does: "40ms",
+// "40.5ms", "500us".
+func fmtMicros(us float64) string {
+	us = math.Round(us)
+	if us >= 1000 {
+		return strconv.FormatFloat(us/1000, 'f', -1, 64) + "ms"
+	}
+	return strconv.FormatFloat(us, 'f', -1, 64) + "us"
+}
+
+// fmtBitRate prints bits per second as tc does: "10Mbit", "1Gbit",
+// "2.5Mbit".
+func fmtBitRate(bps uint64) string {
+	switch {
+	case bps >= 1e9 && bps%1e7 == 0:
+		return strconv.FormatFloat(float64(bps)/1e9, 'f', -1, 64) + "Gbit"
+	case bps >= 1e6:
+		return strconv.FormatFloat(float64(bps)/1e6, 'f', -1, 64) + "Mbit"
+	case bps >= 1e3:
+		return strconv.FormatFloat(float64(bps)/1e3, 'f', -1, 64) + "Kbit"
+	}
+	return strconv.FormatUint(bps, 10) + "bit"
+}
+
+// netemNoSeed ends an applied line whose netem reported no PRNG seed.
+const netemNoSeed = "(no seed: this kernel's netem has no TCA_NETEM_PRNG_SEED, added in Linux 6.6, so its random draws cannot be repeated)"
+
+// netemSeed is one netem qdisc's PRNG seed as read back; ok is false when
+// the kernel reported none.
+type netemSeed struct {
+	seed uint64
+	ok   bool
+}
+
+// readBackNetem reads the root netem on link (through h, in ns) back from
+// the kernel and describes it in tc's words, with its loss model and the
+// distribution sent; it fails when the kernel holds a loss model other
+// than d's.
+func readBackNetem(ns *Namespace, h *netlink.Handle, link netlink.Link, d Direction) (string, netemExtras, error) {
+	q, err := rootQdisc(h, link)
+	if err != nil {
+		return "", netemExtras{}, err
+	}
+	n, ok := q.(*netlink.Netem)
+	if !ok {
+		return "", netemExtras{}, fmt.Errorf("the root qdisc reads back as %q, not netem", q.Type())
+	}
+	line := describeNetem(n)
+	x, err := readNetemExtras(ns, link.Attrs().Index)
+	if err != nil {
+		return "", x, fmt.Errorf("reading back netem's loss model and seed: %w", err)
+	}
+	if x.hasGE {
+		line += " " + x.ge.String()
+	}
+	if x.hasGE != d.HasGE {
+		return "", x, fmt.Errorf("netem reads back %q; the profile asked for Gilbert-Elliott loss: %v", line, d.HasGE)
+	}
+	if d.JitterDist != "" {
+		line += " distribution " + d.JitterDist + " (as sent; netem does not report its table)"
+	}
+	return line, x, nil
 }

@@ -1,4 +1,4 @@
-package emulator
+package linkmodel
 
 import (
 	"math"
@@ -61,7 +61,7 @@ func TestCrandCorrelation(t *testing.T) {
 // duplicated and the copy meets the loss again, so 0.5*1 + 0.5*1.5 = 1.25
 // copies arrive per frame.
 func TestDuplicate(t *testing.T) {
-	m := NewModel(Direction{Delay: 10 * time.Millisecond, RateBitsPerSec: 10_000_000, Limit: 100, DupPct: 100, Seed: 5})
+	m := New(Direction{Delay: 10 * time.Millisecond, RateMbit: 10, Limit: 100, DupPct: 100, Seed: 5}, nil)
 	due, v := m.Arrive(0, 1000)
 	ddue, dv, _, _, ok := m.Duplicate()
 	if !ok || v != Accepted || dv != Accepted || ddue > due {
@@ -71,7 +71,7 @@ func TestDuplicate(t *testing.T) {
 		t.Fatalf("held %d frames after one duplicated arrival, want 2", p)
 	}
 	// The duplicate counts against the limit before the original.
-	m = NewModel(Direction{Delay: 10 * time.Millisecond, RateBitsPerSec: 10_000_000, Limit: 1, DupPct: 100, Seed: 5})
+	m = New(Direction{Delay: 10 * time.Millisecond, RateMbit: 10, Limit: 1, DupPct: 100, Seed: 5}, nil)
 	_, v = m.Arrive(0, 1000)
 	_, dv, _, _, _ = m.Duplicate()
 	if dv != Accepted || v != OverLimit {
@@ -79,7 +79,7 @@ func TestDuplicate(t *testing.T) {
 	}
 
 	const n = 200_000
-	m = NewModel(Direction{Delay: 10 * time.Millisecond, Limit: 1 << 20, DupPct: 100, LossPct: 50, Seed: 6})
+	m = New(Direction{Delay: 10 * time.Millisecond, Limit: 1 << 20, DupPct: 100, LossPct: 50, Seed: 6}, nil)
 	copies := 0
 	for i := 0; i < n; i++ {
 		if _, v := m.Arrive(int64(i), 100); v == Accepted {
@@ -95,7 +95,7 @@ func TestDuplicate(t *testing.T) {
 		t.Errorf("100%% duplication with 50%% loss: %.4f copies per frame, want 1.25", got)
 	}
 	// 10% duplication alone.
-	m = NewModel(Direction{Delay: 10 * time.Millisecond, Limit: 1 << 20, DupPct: 10, Seed: 7})
+	m = New(Direction{Delay: 10 * time.Millisecond, Limit: 1 << 20, DupPct: 10, Seed: 7}, nil)
 	dups := 0
 	for i := 0; i < n; i++ {
 		m.Arrive(int64(i), 100)
@@ -112,7 +112,7 @@ func TestDuplicate(t *testing.T) {
 // at once and the others are delayed; with gap 1 and 25%, a quarter of the
 // frames go at once, due at their arrival and never behind the rate queue.
 func TestReorder(t *testing.T) {
-	m := NewModel(Direction{Delay: 10 * time.Millisecond, RateBitsPerSec: 1_000_000_000, Limit: 1 << 20, ReorderPct: 100, ReorderGap: 5, Seed: 1})
+	m := New(Direction{Delay: 10 * time.Millisecond, RateMbit: 1000, Limit: 1 << 20, ReorderPct: 100, ReorderGap: 5, Seed: 1}, nil)
 	var got []int
 	for i := 0; i < 20; i++ {
 		now := int64(i) * int64(time.Millisecond)
@@ -128,7 +128,7 @@ func TestReorder(t *testing.T) {
 		t.Errorf("gap 5, 100%%: frames %v reordered, want %v", got, want)
 	}
 	const n = 200_000
-	m = NewModel(Direction{Delay: 10 * time.Millisecond, RateBitsPerSec: 10_000_000, Limit: 1 << 20, ReorderPct: 25, Seed: 2})
+	m = New(Direction{Delay: 10 * time.Millisecond, RateMbit: 10, Limit: 1 << 20, ReorderPct: 25, Seed: 2}, nil)
 	re := 0
 	var last int64
 	for i := 0; i < n; i++ {
@@ -156,7 +156,7 @@ func TestReorder(t *testing.T) {
 func TestCorrelatedLoss(t *testing.T) {
 	const n = 1_000_000
 	run := func(corr float64) (loss, afterLoss float64) {
-		m := NewModel(Direction{Delay: time.Millisecond, Limit: 1 << 20, LossPct: 10, LossCorr: corr, Seed: 3})
+		m := New(Direction{Delay: time.Millisecond, Limit: 1 << 20, LossPct: 10, LossCorr: corr, Seed: 3}, nil)
 		lost, both, prev := 0, 0, false
 		for i := 0; i < n; i++ {
 			_, v := m.Arrive(int64(i), 100)
@@ -193,7 +193,7 @@ func TestJitterTable(t *testing.T) {
 	const n = 50_000
 	d, j := 40*time.Millisecond, 5*time.Millisecond
 	delays := func(corr float64) []float64 {
-		m := NewModel(Direction{Delay: d, Jitter: j, JitterDist: "normal", JitterCorr: corr, RateBitsPerSec: 1_000_000_000, Limit: 10, Seed: 11})
+		m := New(Direction{Delay: d, Jitter: j, JitterDist: "normal", JitterCorr: corr, RateMbit: 1000, Limit: 10, Seed: 11}, nil)
 		out := make([]float64, n)
 		for i := range out {
 			now := int64(i) * int64(time.Second)
@@ -240,7 +240,7 @@ func TestJitterTable(t *testing.T) {
 // TestJitterNoRateReorders: with no rate, jitter alone can put a frame
 // ahead of an earlier one, as netem's tfifo orders by time to send.
 func TestJitterNoRateReorders(t *testing.T) {
-	m := NewModel(Direction{Delay: 40 * time.Millisecond, Jitter: 10 * time.Millisecond, Limit: 1000, Seed: 3})
+	m := New(Direction{Delay: 40 * time.Millisecond, Jitter: 10 * time.Millisecond, Limit: 1000, Seed: 3}, nil)
 	var last int64
 	for i := 0; i < 1000; i++ {
 		due, _ := m.Arrive(int64(i)*int64(100*time.Microsecond), 100)

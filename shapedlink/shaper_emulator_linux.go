@@ -1,0 +1,172 @@
+package shapedlink
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
+	"github.com/shakenfist/quicbench/shapedlink/internal/emulator"
+	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
+)
+
+// A re-executed binary becomes the emulator's shaper here, before main.
+func init() { emulator.MaybeServe() }
+
+// emuShaper is the emulator backend: a shaper process in a namespace of
+// its own between the two ends, forwarding frames between shaperSideSrv
+// and shaperSideCli with the model (package emulator).
+type emuShaper struct {
+	mon   *emulator.Monitor
+	dirs  [2]Direction // as configured, seeds drawn
+	lines []string
+}
+
+// errEmulatorExited reports a shaper process that is gone while its link
+// is still open.
+var errEmulatorExited = errors.New("shapedlink: the emulator's shaper process has exited; the link no longer forwards, so any run in progress is invalid")
+
+// startEmulator starts the shaper for dirs (seeded with seed, the other
+// direction backSeed(seed); zero draws them) in the shaper namespace and
+// waits until it forwards.
+func startEmulator(ctx context.Context, shaperNS *Namespace, dirs [2]Direction, seed uint64) (*emuShaper, error) {
+	dirs[Down].Seed, dirs[Up].Seed = seed, backSeed(seed)
+	cfg := emulator.Config{IfA: shaperSideSrv, IfB: shaperSideCli, AToB: dirs[Down], BToA: dirs[Up]}
+	cmd, mon, err := emulator.Command(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("shapedlink: preparing the emulator: %w", err)
+	}
+	if err := shaperNS.startDirect(cmd); err != nil {
+		mon.Stop()
+		return nil, fmt.Errorf("shapedlink: starting the emulator in the shaper namespace: %w", err)
+	}
+	s := &emuShaper{mon: mon}
+	if err := mon.Ready(ctx); err != nil {
+		mon.Stop()
+		return nil, fmt.Errorf("shapedlink: the emulator did not start: %w", err)
+	}
+	cfg = mon.Config()
+	s.dirs = [2]Direction{cfg.AToB, cfg.BToA}
+	d := mon.Describe()
+	// The shaper's socket buffers as granted (read back once it is ready):
+	// unprivileged they fall back to the host's limits.
+	st := mon.Snapshot()
+	s.lines = []string{
+		fmt.Sprintf("server %s -> client: %s (shaper rcvbuf %d sndbuf %d)", serverDev, d[0], st[0].RcvBufBytes, st[0].SndBufBytes),
+		fmt.Sprintf("client %s -> server: %s (shaper rcvbuf %d sndbuf %d)", clientDev, d[1], st[1].RcvBufBytes, st[1].SndBufBytes),
+	}
+	return s, nil
+}
+
+func (s *emuShaper) applied() []string { return s.lines }
+
+func (s *emuShaper) stats() (ShaperReport, bool) {
+	snap := s.mon.Snapshot()
+	r := ShaperReport{Priority: s.mon.Priority()}
+	for i, name := range []string{"server->client", "client->server"} {
+		r.Directions = append(r.Directions, newShaperStats(name, snap[i]))
+	}
+	return r, true
+}
+
+func (s *emuShaper) sampler(e End) (*Sampler, error) {
+	dir := int(e.dir()) // AToB is server to client, Down
+	mon := s.mon
+	fq := s.dirs[e.dir()].Queue.Kind == linkspec.FQCoDel
+	var flows []aqm.FlowBacklog
+	return &Sampler{poll: func(q *QueueSample) error {
+		select {
+		case <-mon.Exited():
+			return errEmulatorExited
+		default:
+		}
+		// The shaper publishes its counters word by word; read until two
+		// snapshots agree on the gauges so a sample is rarely caught
+		// between them (a torn pair would show a wrong bytes-per-packet
+		// figure to gsocheck).
+		st := mon.Snapshot()[dir]
+		for range 8 {
+			again := mon.Snapshot()[dir]
+			if again.Packets == st.Packets && again.Bytes == st.Bytes {
+				break
+			}
+			st = again
+		}
+		q.At = time.Now()
+		q.Packets = int(st.Packets)
+		q.Bytes = int(st.Bytes)
+		q.Drops = st.Drops()
+		q.LossDrops = st.LossDrops
+		q.LimitDrops = st.LimitDrops
+		if fq {
+			// A torn read (the shaper publishing throughout) leaves
+			// this sample without flows rather than wrong ones.
+			var ok bool
+			if flows, ok = mon.Flows(dir, flows); ok && len(flows) > 0 {
+				q.Flows = make([]FlowSample, len(flows))
+				for i, f := range flows {
+					q.Flows[i] = FlowSample{Queue: f.Index, Packets: f.Packets, Bytes: int(f.Bytes)}
+				}
+			}
+		}
+		return nil
+	}}, nil
+}
+
+// scheduleStart is the emulator's time zero, just before it became
+// ready, when a direction has a schedule or a trace.
+func (s *emuShaper) scheduleStart() time.Time {
+	for _, d := range s.dirs {
+		if d.Schedule != "" || d.Trace != "" {
+			return s.mon.ScheduleBase()
+		}
+	}
+	return time.Time{}
+}
+
+// appliedChanges: the emulator applies each change at its time exactly,
+// to the frames' arrival stamps.
+func (s *emuShaper) appliedChanges() ([]AppliedChange, error) {
+	start := s.scheduleStart()
+	if start.IsZero() {
+		return nil, nil
+	}
+	return scheduledChanges(s.dirs, start, start, time.Now()), nil
+}
+
+func (s *emuShaper) seeds(hs *HostState) {
+	seeds := s.mon.Seeds()
+	hs.EmulatorSeeds = seeds[:]
+}
+
+func (s *emuShaper) pid() int { return s.mon.PID() }
+
+func (s *emuShaper) err() error {
+	select {
+	case <-s.mon.Exited():
+		return errEmulatorExited
+	default:
+		return nil
+	}
+}
+
+func (s *emuShaper) close() error {
+	if err := s.mon.Stop(); err != nil {
+		return fmt.Errorf("shapedlink: stopping the emulator: %w", err)
+	}
+	return nil
+}
+
+// backSeed is the client-to-server direction's seed for a link seeded
+// with seed: zero (random) for zero, else a fixed, distinct value
+// (splitmix64's increment), so the two directions' draws are independent.
+func backSeed(seed uint64) uint64 {
+	if seed == 0 {
+		return 0
+	}
+	if b := seed + 0x9e3779b97f4a7c15; b != 0 {
+		return b
+	}
+	return 1
+}
