@@ -13,25 +13,20 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// This file is the forwarding loop of one direction: the frame buffers,
-// the ring of held frames, and the read-judge-hold-write cycle with its
-// sleeps and spins. Nothing here allocates once newDirLoop has returned.
-
-type entry struct {
-	buf  int32
-	size int32
-	due  int64
-	// queued: the frame waited behind another one for the rate, so it is
-	// part of a queue and a timer's wake-up error is immaterial to it.
-	queued bool
-}
+// This file is the forwarding loop of one direction: the frame buffers
+// and the read-judge-hold-write cycle with its sleeps and spins (the line
+// of held frames, in due order, is linkmodel's Carrier, which every
+// carrier of a direction shares). Nothing here allocates once newDirLoop
+// has returned.
 
 // dirLoop is one direction of the shaper: it reads from rx, holds frames
 // per its Model, and writes them to tx when due. Everything it touches per
-// frame is preallocated.
+// frame is preallocated. It holds the frames' bytes for its Carrier
+// (linkmodel.Frames: a frame's Ref is its buffer's index).
 type dirLoop struct {
 	model       *linkmodel.Model
-	c           linkspec.Counters // the model counts into it too
+	carry       *linkmodel.Carrier // the model and the line of held frames
+	c           linkspec.Counters  // the model counts into it too
 	rx, tx      int
 	wake        int
 	sh          *shmDir
@@ -41,8 +36,6 @@ type dirLoop struct {
 	slot        int
 	arena       []byte // (held limit + rxBatch) frame buffers, anonymous mmap
 	free        []int32
-	ring        []entry
-	head, n     int
 	rxHdr       []unix.Mmsghdr
 	rxIov       []unix.Iovec
 	rxName      []unix.RawSockaddrLinklayer
@@ -82,7 +75,6 @@ func newDirLoop(d linkspec.Direction, rx, tx, wake int, sh *shmDir, stop *atomic
 		delay: int64(d.Delay), rx: rx, tx: tx, wake: wake, sh: sh, stop: stop, spin: spin, base: base,
 		slot: slot, arena: arena,
 		free:   make([]int32, nbuf),
-		ring:   make([]entry, limit),
 		rxHdr:  make([]unix.Mmsghdr, rxBatch),
 		rxIov:  make([]unix.Iovec, rxBatch),
 		rxName: make([]unix.RawSockaddrLinklayer, rxBatch),
@@ -93,6 +85,7 @@ func newDirLoop(d linkspec.Direction, rx, tx, wake int, sh *shmDir, stop *atomic
 		pfd:    []unix.PollFd{{Fd: int32(rx), Events: unix.POLLIN}, {Fd: int32(wake), Events: unix.POLLIN}},
 	}
 	l.model = linkmodel.New(d, &l.c)
+	l.carry = linkmodel.NewCarrier(l.model, limit, l)
 	for i := range l.free {
 		l.free[i] = int32(nbuf - 1 - i)
 	}
@@ -107,7 +100,6 @@ func newDirLoop(d linkspec.Direction, rx, tx, wake int, sh *shmDir, stop *atomic
 	}
 	if l.model.HasQueue() {
 		l.flowSeed = uint32(d.Seed>>32 ^ d.Seed)
-		l.model.SetDropFunc(func(ref int32, _ int, _ aqm.Cause) { l.free = append(l.free, ref) })
 	}
 	for i := range l.rxHdr {
 		l.rxHdr[i].Hdr.Name = (*byte)(unsafe.Pointer(&l.rxName[i]))
@@ -144,7 +136,7 @@ func (l *dirLoop) run() error {
 		if l.model.HasQueue() {
 			// The socket is drained: every arrival up to lastDrain is
 			// in the queue, so the link's choices up to then can be made.
-			l.dequeueUpTo(l.lastDrain)
+			l.carry.DequeueUpTo(l.lastDrain)
 			now := l.now()
 			if err := l.sendDue(now, now); err != nil {
 				return err
@@ -160,7 +152,8 @@ func (l *dirLoop) run() error {
 			l.readSocketDrops()
 		}
 		qnext, queued := l.model.NextDequeue()
-		if l.n == 0 && !queued {
+		held := l.carry.Line.Len()
+		if held == 0 && !queued {
 			// Idle: wake on the next arrival (its kernel timestamp makes
 			// the wake-up latency harmless).
 			// A scheduled change ends the wait so it is counted when due
@@ -178,8 +171,8 @@ func (l *dirLoop) run() error {
 		// order). That turns one wake-up per arriving frame into one per
 		// batch on a busy link.
 		due := int64(math.MaxInt64)
-		if l.n > 0 {
-			due = l.ring[l.head].due
+		if held > 0 {
+			due = l.carry.Line.At(0).Due
 		}
 		target := due
 		watch := l.delay < minDefer
@@ -233,18 +226,15 @@ func (l *dirLoop) run() error {
 // wake-up error is immaterial next to the queue, and the CPU is better
 // left to the endpoints.
 func (l *dirLoop) busy() bool {
-	h := &l.ring[l.head]
-	if h.queued {
+	line := &l.carry.Line
+	h := line.At(0)
+	if h.Queued {
 		return true
 	}
-	if l.n < 2 {
+	if line.Len() < 2 {
 		return false
 	}
-	next := l.head + 1
-	if next == len(l.ring) {
-		next = 0
-	}
-	return l.ring[next].due-h.due < busyQuantum
+	return line.At(1).Due-h.Due < busyQuantum
 }
 
 const (

@@ -13,8 +13,9 @@ import (
 )
 
 // This file is the receiving half of a direction's forwarding loop: a
-// batch read, each frame judged by the model at its arrival stamp, held in
-// the ring in due order or freed.
+// batch read, each frame judged by the model at its arrival stamp (held
+// in the carrier's line in due order, or freed), and the loop's side of
+// linkmodel.Frames.
 
 // recv reads one batch of frames and passes each through the model,
 // arriving at its kernel receive timestamp. It returns how many frames it
@@ -70,129 +71,49 @@ func (l *dirLoop) recv() (int, error) {
 			continue
 		}
 		at := l.arrival(i, now, real)
+		// The order every carrier keeps (linkmodel.Carrier): the
+		// schedule, then the link's choices from a queue discipline, then
+		// the frames due by this arrival leave, so the limit sees what it
+		// would have seen at that instant; then the frame is judged.
 		l.applyChangesUpTo(at)
-		// Frames due by this arrival leave before it is judged, so the
-		// limit sees what it would have seen at that instant; with a
-		// queue discipline, so do the link's choices from the queue.
-		if l.model.HasQueue() {
-			l.dequeueUpTo(at)
-		}
+		l.carry.DequeueUpTo(at)
 		if err := l.sendDue(at, now); err != nil {
 			return n, err
 		}
-		if l.model.HasQueue() {
-			frame := l.frame(b, size)
-			flow, ect, _ := aqm.Classify(frame, l.flowSeed)
-			if l.model.Enqueue(at, aqm.Packet{Len: size, Flow: flow, ECT: ect, Ref: b}) != linkmodel.Accepted {
-				l.free = append(l.free, b)
-				continue
-			}
-			orig, _ := l.model.Edits()
-			l.edit(orig, b, size)
-			continue
-		}
-		due, v := l.model.Arrive(at, size)
-		orig, dupe := l.model.Edits()
-		if ddue, dv, dq, _, ok := l.model.Duplicate(); ok {
-			// Only an accepted duplicate gets a buffer: the model then
-			// counts it among the frames held, which the buffers are
-			// sized for (a refused one, copied first, could find none).
-			// It is copied before the original's edit, as netem clones
-			// before it mangles.
-			c := noBuffer
-			if dv == linkmodel.Accepted {
-				c = l.copyFrame(b, size)
-				l.edit(dupe, c, size)
-			}
-			l.judged(ddue, dv, dq, c, size)
-		}
-		if v == linkmodel.Accepted {
-			l.edit(orig, b, size)
-		}
-		l.judged(due, v, l.model.Queued(), b, size)
+		l.carry.Judge(at, b, size)
 	}
 	l.publish()
 	return n, nil
 }
 
-// judged acts on the model's verdict for a frame in buffer b: free it
-// (the model has counted it), or hold it in the ring in due order. The
-// ring is kept sorted by due time with ties in arrival order, as netem's
-// tfifo is: with a rate every frame goes to the tail, and only a
-// reordered frame (due at once) or, with no rate, jittered ones move
-// forward.
-func (l *dirLoop) judged(due int64, v linkmodel.Verdict, queued bool, b int32, size int) {
-	if v != linkmodel.Accepted {
-		l.release(b)
-		return
-	}
-	idx := l.head + l.n
-	if idx >= len(l.ring) {
-		idx -= len(l.ring)
-	}
-	for k := l.n; k > 0; k-- {
-		prev := idx - 1
-		if prev < 0 {
-			prev = len(l.ring) - 1
-		}
-		if l.ring[prev].due <= due {
-			break
-		}
-		l.ring[idx] = l.ring[prev]
-		idx = prev
-	}
-	l.ring[idx] = entry{buf: b, size: int32(size), due: due, queued: queued}
-	l.n++
-}
-
-// noBuffer stands for a frame that holds no buffer: a duplicate the model
-// refused, which was never copied.
-const noBuffer = int32(-1)
-
-// release returns buffer b to the free list (nothing for noBuffer).
-func (l *dirLoop) release(b int32) {
-	if b != noBuffer {
+// Release returns buffer b to the free list (linkmodel.Frames; nothing
+// for linkmodel.NoRef).
+func (l *dirLoop) Release(b int32) {
+	if b != linkmodel.NoRef {
 		l.free = append(l.free, b)
 	}
 }
 
-// edit applies the model's edit to the frame in buffer b.
-func (l *dirLoop) edit(e linkmodel.Edit, b int32, size int) {
-	if e != (linkmodel.Edit{}) {
-		off := int(b) * l.slot
-		e.Apply(l.arena[off+vnetHdrLen:off+vnetHdrLen+size], l.arena[off:off+vnetHdrLen])
-	}
+// Edit applies the model's edit to the frame in buffer b
+// (linkmodel.Frames).
+func (l *dirLoop) Edit(b int32, size int, e linkmodel.Edit) {
+	off := int(b) * l.slot
+	e.Apply(l.arena[off+vnetHdrLen:off+vnetHdrLen+size], l.arena[off:off+vnetHdrLen])
 }
 
-// frame is the Ethernet frame of size bytes in buffer b.
-func (l *dirLoop) frame(b int32, size int) []byte {
+// Classify reads the queue discipline's flow hash and ECN capability
+// from the frame in buffer b (linkmodel.Frames).
+func (l *dirLoop) Classify(b int32, size int) (flow uint32, ect bool) {
 	off := int(b)*l.slot + vnetHdrLen
-	return l.arena[off : off+size]
+	flow, ect, _ = aqm.Classify(l.arena[off:off+size], l.flowSeed)
+	return flow, ect
 }
 
-// dequeueUpTo runs the link's choices from the queue discipline up to
-// time t: each frame it takes is serialised and delayed by the model and
-// joins the frames held for their due times; one it marks gets CE set.
-func (l *dirLoop) dequeueUpTo(t int64) {
-	for {
-		at, ok := l.model.NextDequeue()
-		if !ok || at > t {
-			return
-		}
-		p, due, marked, queued, ok := l.model.Dequeue(at)
-		if !ok {
-			continue // the discipline dropped what was left
-		}
-		l.edit(linkmodel.Edit{Mark: marked}, p.Ref, p.Len)
-		l.judged(due, linkmodel.Accepted, queued, p.Ref, p.Len)
-	}
-}
-
-// copyFrame copies the frame in buffer b (size bytes and the virtio-net
-// header before them) into a free buffer, for a duplicate. There is
-// always one: the model accepts at most Limit frames and the buffers are
-// Limit plus a receive batch.
-func (l *dirLoop) copyFrame(b int32, size int) int32 {
+// Copy copies the frame in buffer b (size bytes and the virtio-net
+// header before them) into a free buffer, for a duplicate
+// (linkmodel.Frames). There is always one: the model accepts at most
+// Limit frames and the buffers are Limit plus a receive batch.
+func (l *dirLoop) Copy(b int32, size int) int32 {
 	c := l.free[len(l.free)-1]
 	l.free = l.free[:len(l.free)-1]
 	n := size + vnetHdrLen

@@ -13,19 +13,16 @@ import (
 // sendDue writes every held frame whose due time is not after cutoff;
 // now is the time, for the lateness figures.
 func (l *dirLoop) sendDue(cutoff, now int64) error {
-	for l.n > 0 && l.ring[l.head].due <= cutoff {
+	line := &l.carry.Line
+	for line.Len() > 0 && line.At(0).Due <= cutoff {
 		k := 0
-		for k < txBatch && k < l.n {
-			idx := l.head + k
-			if idx >= len(l.ring) {
-				idx -= len(l.ring)
-			}
-			e := &l.ring[idx]
-			if e.due > cutoff {
+		for k < txBatch && k < line.Len() {
+			e := line.At(k)
+			if e.Due > cutoff {
 				break
 			}
-			l.txIov[k].Base = &l.arena[int(e.buf)*l.slot]
-			l.txIov[k].SetLen(int(e.size) + vnetHdrLen)
+			l.txIov[k].Base = &l.arena[int(e.Ref)*l.slot]
+			l.txIov[k].SetLen(int(e.Size) + vnetHdrLen)
 			k++
 		}
 		sent := 0
@@ -57,18 +54,12 @@ func (l *dirLoop) sendDue(cutoff, now int64) error {
 
 // retire removes the head frame after it was written (or failed).
 func (l *dirLoop) retire(now int64, ok bool) {
-	e := l.ring[l.head]
-	l.head++
-	if l.head == len(l.ring) {
-		l.head = 0
-	}
-	l.n--
-	l.model.Depart(int(e.size))
-	l.free = append(l.free, e.buf)
+	e := l.carry.Depart()
+	l.free = append(l.free, e.Ref)
 	if ok {
 		l.c.Forwarded++
-		l.c.ForwardedBytes += uint64(e.size)
-		late := uint64(now - e.due)
+		l.c.ForwardedBytes += uint64(e.Size)
+		late := uint64(now - e.Due)
 		l.c.LateNanos += late
 		l.c.MaxLateNanos = max(l.c.MaxLateNanos, late)
 		l.c.Late[linkspec.LateBucket(late)]++
