@@ -87,6 +87,7 @@ func (d *direction) send(from, to netip.AddrPort, p []byte) error {
 	now := d.link.now()
 	d.catchUp(now)
 	d.c.Received++
+	d.c.Stamped++ // its arrival time is the write's, exactly
 	d.seq++
 	size := wireOverhead + len(p)
 	ref := d.hold(frame{from: from, to: to, data: data, seq: d.seq})

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
 	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
 )
 
@@ -89,16 +88,7 @@ func (l *Link) Counters(d linkspec.Dir) linkspec.Counters {
 	return c
 }
 
-// Flows is direction d's non-empty FQ-CoDel flow queues, stored in
-// dst[:0] (none without the discipline).
-func (l *Link) Flows(d linkspec.Dir, dst []aqm.FlowBacklog) []aqm.FlowBacklog {
-	dir := l.dirs[d]
-	dir.mu.Lock()
-	defer dir.mu.Unlock()
-	return dir.carry.Model.FlowBacklogs(dst)
-}
-
-// errClosed is what a write to a closed link returns (wrapped in a
+// errLinkClosed is what a write to a closed link returns (wrapped in a
 // net.OpError).
 var errLinkClosed = errors.New("the in-process link was closed")
 
