@@ -204,10 +204,13 @@ type Options struct {
 	//
 	// Left nil, sockets are made where the calling goroutine's thread is,
 	// normally the process's own network namespace. DialContext must return
-	// a *net.TCPConn and ListenPacket a *net.UDPConn (the socket options and
-	// the GSO-off wrapper need them). With DialContext the TCP congestion
-	// control is set once the connection is up rather than before the SYN;
-	// it is read back either way.
+	// a *net.TCPConn (the socket options need it). ListenPacket returns a
+	// *net.UDPConn, which gets the GSO-off wrapper, or any other
+	// net.PacketConn (shapedlink's in-process link's, say), which quic-go
+	// reads and writes one datagram per call, with no GSO and no ECN, and
+	// which State records (UDPSocketState.PacketConn). With DialContext
+	// the TCP congestion control is set once the connection is up rather
+	// than before the SYN; it is read back either way.
 	// They are not part of a recorded Options (JSON leaves them out).
 	Listen       func(ctx context.Context, network, address string) (net.Listener, error)   `json:"-"`
 	ListenPacket func(ctx context.Context, network, address string) (net.PacketConn, error) `json:"-"`

@@ -83,12 +83,15 @@ func (c quicChannel) Close() error {
 	return c.Stream.Close()
 }
 
-// udpEndpoint is a UDP socket prepared for quic-go: wrapped (GSO off) unless
-// the options allow GSO.
+// udpEndpoint is a socket prepared for quic-go: a UDP socket, wrapped
+// (GSO off) unless the options allow GSO; or a net.PacketConn that is not
+// a UDP socket (an in-process link's end, say), as it is.
 type udpEndpoint struct {
 	pc      net.PacketConn // what quic-go gets
-	real    udpSocket      // the socket (or test spy) underneath
+	real    udpSocket      // the UDP socket (or test spy) underneath; nil for another PacketConn
 	wrapped bool
+	// plain is the Go type of a PacketConn that is not a UDP socket.
+	plain string
 }
 
 func newUDPEndpoint(ctx context.Context, network, addr string, o Options) (*udpEndpoint, error) {
@@ -102,8 +105,9 @@ func newUDPEndpoint(ctx context.Context, network, addr string, o Options) (*udpE
 	}
 	uc, ok := pc.(*net.UDPConn)
 	if !ok {
-		_ = pc.Close()
-		return nil, fmt.Errorf("Options.ListenPacket returned a %T; it must return a *net.UDPConn", pc)
+		// quic-go reads and writes such a conn one datagram per call,
+		// with no GSO (so there is nothing to wrap) and no ECN.
+		return &udpEndpoint{pc: pc, plain: fmt.Sprintf("%T", pc)}, nil
 	}
 	var s udpSocket = uc
 	if o.wrapUDP != nil {
@@ -118,6 +122,15 @@ func newUDPEndpoint(ctx context.Context, network, addr string, o Options) (*udpE
 		return nil, err
 	}
 	return &udpEndpoint{pc: w, real: s, wrapped: true}, nil
+}
+
+// state is what the endpoint's socket has in force, read back from the
+// kernel for a UDP socket.
+func (ep *udpEndpoint) state() UDPSocketState {
+	if ep.real == nil {
+		return UDPSocketState{PacketConn: ep.plain, MTUDiscover: -1}
+	}
+	return readUDPSocketState(ep.real, ep.wrapped)
 }
 
 // checkGSO fails loudly if a connection uses GSO although the wrapper is on.
@@ -159,7 +172,7 @@ func (l *Listener) listenQUIC(addr string) error {
 	}
 	l.closers = append([]func() error{ln.Close}, l.closers...)
 	l.shared = shared
-	socket := readUDPSocketState(ep.real, ep.wrapped)
+	socket := ep.state()
 	var g grouper[*acceptedStream]
 	l.wg.Add(1)
 	go func() {
@@ -437,7 +450,7 @@ func dialQUICConn(ctx context.Context, arm Arm, ch int, ep *udpEndpoint, raddr *
 	if err := checkGSO(conn, ep); err != nil {
 		return nil, closers, chanErr(arm, role, ch, "GSO check", err)
 	}
-	return &quicConn{conn: conn, rec: rec, socket: readUDPSocketState(ep.real, ep.wrapped)}, closers, nil
+	return &quicConn{conn: conn, rec: rec, socket: ep.state()}, closers, nil
 }
 
 func openChannelStream(ctx context.Context, arm Arm, conn *quic.Conn, i int, sid sessionID, o Options) (*quic.Stream, error) {
