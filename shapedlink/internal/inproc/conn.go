@@ -63,7 +63,7 @@ func (e *end) closeAll() {
 // ListenPacket returns a socket bound at end e (0 or 1) to address, as
 // net.ListenPacket does: network "udp" or "udp4", address "host:port"
 // with host the end's address, empty or 0.0.0.0, and port 0 for the next
-// free one from 32768 up.
+// free one from 32768 up (an empty address is ":0").
 func (l *Link) ListenPacket(e int, network, address string) (net.PacketConn, error) {
 	if e != 0 && e != 1 {
 		return nil, fmt.Errorf("inproc: end %d does not exist; the ends are 0 and 1", e)
@@ -72,6 +72,9 @@ func (l *Link) ListenPacket(e int, network, address string) (net.PacketConn, err
 	if network != "udp" && network != "udp4" {
 		return nil, &net.OpError{Op: "listen", Net: network, Err: fmt.Errorf(
 			"the in-process link carries UDP over IPv4 only (network %q); use \"udp\" or \"udp4\"", network)}
+	}
+	if address == "" {
+		address = ":0" // as net.ListenPacket takes it
 	}
 	host, portText, err := net.SplitHostPort(address)
 	if err != nil {

@@ -271,7 +271,7 @@ func TestReceiveQueue(t *testing.T) {
 func TestListenPacket(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := newLink(t, [2]linkspec.Direction{the80x10(1), the80x10(2)}, nil)
-		for _, addr := range []string{":0", "0.0.0.0:0", "198.18.0.1:0"} {
+		for _, addr := range []string{":0", "0.0.0.0:0", ""} {
 			c, err := l.ListenPacket(0, "udp4", addr)
 			if err != nil {
 				t.Fatalf("%s: %v", addr, err)
