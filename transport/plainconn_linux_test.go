@@ -46,3 +46,26 @@ func TestPlainPacketConn(t *testing.T) {
 		})
 	}
 }
+
+// TestPacketSize: Options.PacketSize sets the QUIC packets' size, which
+// State records and the largest packet sent keeps to; the default is
+// DatagramSize.
+func TestPacketSize(t *testing.T) {
+	for _, size := range []int{0, 1280} {
+		o := options(t, ArmQUIC, 1)
+		o.PacketSize = size
+		server, client := pair(t, ArmQUIC, o, o)
+		exchange(t, server, client, 200_000)
+		want := size
+		if want == 0 {
+			want = DatagramSize
+		}
+		for _, s := range []*Session{server, client} {
+			q := s.State().QUIC[0]
+			if q.ConfiguredPacketSize != want || q.MaxShortHeaderPacket != want || q.OversizePackets != 0 {
+				t.Errorf("PacketSize %d, %s: configured %d, largest packet %d, %d oversize; want %d, %d, 0",
+					size, s.State().Role, q.ConfiguredPacketSize, q.MaxShortHeaderPacket, q.OversizePackets, want, want)
+			}
+		}
+	}
+}

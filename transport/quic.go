@@ -24,7 +24,7 @@ func quicConfig(o Options) *quic.Config {
 		MaxConnectionReceiveWindow:     ConnectionReceiveWindow,
 		MaxIncomingStreams:             int64(max(o.Channels, 100)),
 		MaxIncomingUniStreams:          -1,
-		InitialPacketSize:              DatagramSize,
+		InitialPacketSize:              uint16(o.packetSize()),
 		DisablePathMTUDiscovery:        true,
 		Tracer:                         tracer,
 	}
@@ -51,7 +51,7 @@ func (c *quicConn) state() QUICConnState {
 		TLSVersion:                 tls.VersionName(cs.TLS.Version),
 		ALPN:                       cs.TLS.NegotiatedProtocol,
 		Socket:                     c.socket,
-		ConfiguredPacketSize:       DatagramSize,
+		ConfiguredPacketSize:       c.rec.packetSize,
 		PathMTUDiscovery:           false,
 		MaxConnectionReceiveWindow: ConnectionReceiveWindow,
 		MaxStreamReceiveWindow:     StreamReceiveWindow,
