@@ -10,6 +10,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/shakenfist/quicbench/shapedlink"
 )
 
 type config struct {
@@ -37,7 +39,12 @@ type config struct {
 func main() {
 	var c config
 	flag.StringVar(&c.profiles, "profiles", "80:10 80:10:1 150:2 150:2:1 20:100 20:100:1 5:1000 5:1000:1",
-		"profiles to calibrate (shapedlink grammar rtt_ms:rate_mbit[:loss_pct][@limit_pkts], space-separated)")
+		"profiles to calibrate, "+shapedlink.ProfileGrammar+", space-separated; the options are listed below")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: calibrate [flags]\n\nMeasures the link against its configuration.\n\nflags:\n")
+		flag.PrintDefaults()
+		fmt.Fprint(flag.CommandLine.Output(), shapedlink.ProfileUsage())
+	}
 	flag.StringVar(&c.backend, "backend", "", `shaping backend: "" (auto: netem if the kernel has it), "netem" or "emulator"`)
 	flag.IntVar(&c.echoes, "echoes", 200, "idle round trips per profile, for each probe (at least 200 for the targets)")
 	flag.DurationVar(&c.interval, "interval", 10*time.Millisecond, "spacing of the idle round-trip probes")

@@ -40,8 +40,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 			"Runs command (default: an interactive shell) in the client namespace of a shaped link,\n"+
 			"and exits with its status.\n\nflags:\n")
 		fs.PrintDefaults()
-		fmt.Fprintf(stderr, "\nprofile options, each after a comma (down: server to client, up: client to server, neither: both):\n  %s\n"+
-			"The shapedlink package doc (go doc ./shapedlink) says what each one does.\n", shapedlink.OptionsGrammar)
+		fmt.Fprint(stderr, shapedlink.ProfileUsage())
 	}
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
