@@ -164,3 +164,28 @@ func TestDupReorderCalibration(t *testing.T) {
 		t.Errorf("reordering: configured %v%% outside the measured [%.2f, %.2f]", r.ReorderWantPct, r.ReorderLoPct, r.ReorderHiPct)
 	}
 }
+
+// TestCorruptCalibration: calibrate measures corruption as the share of
+// the loss run's datagrams the receiver's checks drop, beside what 5%
+// corruption should make them drop (all flips but those in the Ethernet
+// header, which no checksum covers), and says none arrived changed; the
+// loss it reports holds what corruption loses.
+func TestCorruptCalibration(t *testing.T) {
+	c := cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), "-json", "-profiles", "20:10,down.corrupt=5", "-echoes", "20", "-bulk", "600ms", "-losspkts", "4000", "-sweep", "")
+	cmdtest.SkipIfNoUserNS(t, c)
+	var rep Report
+	if err := json.Unmarshal([]byte(c.Stdout), &rep); err != nil || len(rep.Results) != 1 {
+		t.Fatalf("stdout is not a one-profile report (%v):\n%s\nstderr:\n%s", err, c.Stdout, c.Stderr)
+	}
+	r := rep.Results[0]
+	t.Logf("%s: caught %.2f%% [%.2f,%.2f] of %.3g%%, %d changed; loss %.2f%% [%.2f,%.2f]", r.Profile, r.CorruptCaughtPct, r.CorruptCaughtLoPct, r.CorruptCaughtHiPct, r.CorruptWantPct, r.CorruptArrived, r.LossPct, r.LossLoPct, r.LossHiPct)
+	if want := 5 * float64(echoFrame-14) / echoFrame; math.Abs(r.CorruptWantPct-want) > 1e-9 || want < r.CorruptCaughtLoPct || want > r.CorruptCaughtHiPct {
+		t.Errorf("corruption: expected %.3g%% caught, outside the measured [%.2f, %.2f]", want, r.CorruptCaughtLoPct, r.CorruptCaughtHiPct)
+	}
+	if r.CorruptArrived != 0 {
+		t.Errorf("%d datagrams arrived changed; the receiver's checks drop every corrupted one", r.CorruptArrived)
+	}
+	if !r.LossInside {
+		t.Errorf("loss %.2f%% [%.2f, %.2f] does not hold what 5%% corruption loses", r.LossPct, r.LossLoPct, r.LossHiPct)
+	}
+}

@@ -74,6 +74,17 @@ type Result struct {
 	ReorderLoPct   float64 `json:"reorder_ci95_lo_pct,omitempty"`
 	ReorderHiPct   float64 `json:"reorder_ci95_hi_pct,omitempty"`
 	ReorderWantPct float64 `json:"reorder_configured_pct,omitempty"`
+	// With corruption in the down direction: the share of the loss
+	// run's datagrams the receiver's IP and UDP checks dropped (their
+	// error counters in the client's namespace), with its 95% interval,
+	// beside the share expected (the configured share, times the part of
+	// a frame those checks cover: all but its 14-byte Ethernet header),
+	// and how many datagrams arrived changed all the same (none should).
+	CorruptCaughtPct   float64 `json:"corrupt_caught_pct,omitempty"`
+	CorruptCaughtLoPct float64 `json:"corrupt_caught_ci95_lo_pct,omitempty"`
+	CorruptCaughtHiPct float64 `json:"corrupt_caught_ci95_hi_pct,omitempty"`
+	CorruptWantPct     float64 `json:"corrupt_caught_expected_pct,omitempty"`
+	CorruptArrived     int     `json:"corrupt_arrived_changed,omitempty"`
 
 	// Jitter is the down direction's delay variation against its
 	// configured distribution, for a profile with jitter.

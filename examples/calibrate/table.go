@@ -174,6 +174,9 @@ func printNotes(w io.Writer, r Result) {
 	if j := r.Jitter; j != nil && j.Probes > 0 {
 		printJitter(w, r.Profile, j)
 	}
+	if r.CorruptWantPct > 0 {
+		fmt.Fprintf(w, "%s: the receiver's checks dropped %.2f%% [%.2f,%.2f] of the loss run's datagrams as corrupted, expected %.3g%%: %s; %d arrived changed\n", r.Profile, r.CorruptCaughtPct, r.CorruptCaughtLoPct, r.CorruptCaughtHiPct, r.CorruptWantPct, mark(r.CorruptWantPct >= r.CorruptCaughtLoPct && r.CorruptWantPct <= r.CorruptCaughtHiPct && r.CorruptArrived == 0), r.CorruptArrived)
+	}
 	if r.ReorderWantPct > 0 {
 		fmt.Fprintf(w, "%s: sent early %.2f%% [%.2f,%.2f], configured %.3g%%: %s\n", r.Profile, r.ReorderPct, r.ReorderLoPct, r.ReorderHiPct, r.ReorderWantPct, mark(r.ReorderWantPct >= r.ReorderLoPct && r.ReorderWantPct <= r.ReorderHiPct))
 	}

@@ -57,6 +57,7 @@ func goldenReport() Report {
 				LossSent: 4000, LossDelivered: 3931, LossPct: 1.725, LossLoPct: 1.36, LossHiPct: 2.18,
 				DupPct: 10.2, DupLoPct: 9.3, DupHiPct: 11.2, DupWantPct: 10,
 				ReorderPct: 17.9, ReorderLoPct: 16.7, ReorderHiPct: 19.1, ReorderWantPct: 100.0 / 6,
+				CorruptCaughtPct: 4.2, CorruptCaughtLoPct: 3.6, CorruptCaughtHiPct: 4.9, CorruptWantPct: 4.326, CorruptArrived: 1,
 				Error: "echo: sendto: no buffer space available",
 			},
 			{Profile: "150:2", Error: "shapedlink: the kernel has no sch_netem"},
