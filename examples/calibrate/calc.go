@@ -144,6 +144,13 @@ func wilsonEffective(k, n int, inflation float64) (lo, hi float64) {
 	return max(0, mid-half), min(1, mid+half)
 }
 
+// The UDP echo's payload, and its frame on the wire with the UDP, IPv4
+// and Ethernet headers.
+const (
+	echoPayload = 64
+	echoFrame   = echoPayload + 8 + 20 + 14 // UDP, IPv4, Ethernet
+)
+
 // lossRecord is what the loss run's receiver saw: for each datagram
 // whether it arrived, how many copies did, and the one-way delay of the
 // first (sender and receiver share one clock).
