@@ -18,6 +18,9 @@ type HostState struct {
 	TCPECN         string   `json:"tcp_ecn"`
 	NetemAvailable bool     `json:"netem_available"`
 	Backend        Backend  `json:"backend"`
+	// OffloadMode is Options.Offload as in force: "keep", or "" for
+	// wire-sized packets.
+	OffloadMode OffloadMode `json:"offload_mode,omitempty"`
 	Mode           Mode     `json:"mode"`
 	Profile        string   `json:"profile"` // Profile.String()
 	Limit          int      `json:"limit"`   // packets, server->client (Applied has both directions)

@@ -88,11 +88,14 @@ type dirLoop struct {
 	flowBuf              []aqm.FlowBacklog
 }
 
-func newDirLoop(d linkspec.Direction, rx, tx, wake int, sh *shmDir, stop *atomic.Bool, spin int64, base time.Time) (*dirLoop, error) {
+func newDirLoop(d linkspec.Direction, keep bool, rx, tx, wake int, sh *shmDir, stop *atomic.Bool, spin int64, base time.Time) (*dirLoop, error) {
 	limit := d.MaxHeld()
 	nbuf := limit + rxBatch
 	slot := bigSlot
-	if nbuf*slot > maxArena {
+	switch {
+	case keep && nbuf*slot > maxArenaKeep:
+		return nil, fmt.Errorf("a held limit of %d frames needs %d MiB of 64 KiB frame buffers, more than the %d MiB a shaper keeping offloads may map; lower the limit", limit, nbuf*slot>>20, maxArenaKeep>>20)
+	case !keep && nbuf*slot > maxArena:
 		slot = jumbo
 	}
 	arena, err := unix.Mmap(-1, 0, nbuf*slot, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)

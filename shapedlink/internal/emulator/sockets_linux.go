@@ -28,6 +28,11 @@ const (
 	bigSlot  = 64<<10 + 1024 // any frame a 64 KiB GSO skb could make
 	jumbo    = 9216 + 64
 	maxArena = 1 << 30
+	// maxArenaKeep bounds the buffers of a shaper keeping offloads, where
+	// every frame buffer must hold a 64 KiB super-packet. It is address
+	// space (MAP_NORESERVE): a page takes memory only once a frame has
+	// used it, so what is resident is what the link has held at most.
+	maxArenaKeep = 8 << 30
 )
 
 func waitRunning(name string, d time.Duration) error {
