@@ -43,7 +43,7 @@ type Link struct {
 	mode    Mode
 	// offloadMode is Options.Offload (OffloadWire or OffloadKeep).
 	offloadMode OffloadMode
-	log     *slog.Logger
+	log         *slog.Logger
 
 	server, client, shaperNS *Namespace
 

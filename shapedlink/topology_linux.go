@@ -98,7 +98,9 @@ func (l *Link) buildTopology(withShaper bool) error {
 		}
 		pin := pinWireSized
 		if keep {
-			pin = func(ns *Namespace, h *netlink.Handle, dev string) (Offload, error) { return readOffload(ns, h, dev, false) }
+			pin = func(ns *Namespace, h *netlink.Handle, dev string) (Offload, error) {
+				return readOffload(ns, h, dev, false)
+			}
 		}
 		off, err := pin(d.ns, d.h, d.name)
 		if err != nil {
