@@ -70,7 +70,7 @@ func (l *dirLoop) recv() (int, error) {
 			l.free = append(l.free, b)
 			continue
 		}
-		at := l.arrival(i, now, real)
+		at, stamped := l.arrival(i, now, real)
 		l.applyChangesUpTo(at)
 		// Frames due by this arrival leave before it is judged, so the
 		// limit sees what it would have seen at that instant; with a
@@ -81,7 +81,7 @@ func (l *dirLoop) recv() (int, error) {
 		if err := l.sendDue(at, now); err != nil {
 			return n, err
 		}
-		l.arrive(at, b, size)
+		l.arrive(at, stamped, b, size)
 	}
 	l.publish()
 	return n, nil
@@ -92,7 +92,7 @@ func (l *dirLoop) recv() (int, error) {
 // super-packet), as the model would judge them arriving together at their
 // wire length, and holds the ones it accepts; the buffer is freed at once
 // if it holds none.
-func (l *dirLoop) arrive(at int64, b int32, size int) {
+func (l *dirLoop) arrive(at int64, stamped bool, b int32, size int) {
 	off := int(b) * l.slot
 	st := &l.bufs[b]
 	f, err := segment.Parse(l.arena[off:off+vnetHdrLen], l.arena[off+vnetHdrLen:off+vnetHdrLen+size])
@@ -103,6 +103,13 @@ func (l *dirLoop) arrive(at int64, b int32, size int) {
 	segs := 1
 	if !st.whole {
 		segs = f.Segments()
+	}
+	if segs > 1 {
+		l.c.SuperPacketsIn++
+		l.c.Received += uint64(segs - 1) // the frame's first was counted when read
+	}
+	if stamped {
+		l.c.Stamped += uint64(segs)
 	}
 	var flow uint32
 	var ect bool

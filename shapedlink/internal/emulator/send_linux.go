@@ -42,6 +42,9 @@ func (l *dirLoop) sendDue(cutoff, now int64) error {
 				continue
 			}
 			for j := sent; j < sent+int(r); j++ {
+				if l.txEntries[j] > 1 {
+					l.c.SuperPacketsOut++
+				}
 				for range l.txEntries[j] {
 					l.retire(now, true)
 				}

@@ -156,7 +156,7 @@ func (l *dirLoop) readSocketDrops() {
 // gives the read time instead; the result is never later than now and
 // never earlier than the previous arrival, so the model's clock only moves
 // forward.
-func (l *dirLoop) arrival(i int, now, real int64) int64 {
+func (l *dirLoop) arrival(i int, now, real int64) (at int64, stamped bool) {
 	a := now
 	h := &l.rxHdr[i].Hdr
 	if h.Controllen >= unix.SizeofCmsghdr+uint64(unsafe.Sizeof(unix.Timespec{})) {
@@ -165,7 +165,7 @@ func (l *dirLoop) arrival(i int, now, real int64) int64 {
 			ts := (*unix.Timespec)(unsafe.Pointer(&l.rxCtl[i*ctlLen+unix.SizeofCmsghdr]))
 			if age := real - ts.Nano(); age >= 0 && age < int64(time.Second) {
 				a = now - age
-				l.c.Stamped++
+				stamped = true
 			}
 		}
 	}
@@ -173,5 +173,5 @@ func (l *dirLoop) arrival(i int, now, real int64) int64 {
 		a = l.lastArrival
 	}
 	l.lastArrival = a
-	return a
+	return a, stamped
 }
