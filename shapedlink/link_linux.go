@@ -43,7 +43,11 @@ type Link struct {
 	mode    Mode
 	// offloadMode is Options.Offload (OffloadWire or OffloadKeep).
 	offloadMode OffloadMode
-	log         *slog.Logger
+	// udpSegOff says the ends' UDP segmentation offload was turned off
+	// because the shaper's packet sockets cannot carry it on this kernel
+	// (see vnetCarriesUDPGSO).
+	udpSegOff bool
+	log       *slog.Logger
 
 	server, client, shaperNS *Namespace
 
@@ -145,7 +149,7 @@ func (l *Link) build(ctx context.Context, opts Options) error {
 	case BackendNetem:
 		l.shaper, err = startNetem(e, l.dirs, opts.Seed, l.offloadMode)
 	case BackendEmulator:
-		l.shaper, err = startEmulator(ctx, l.shaperNS, l.dirs, opts.Seed, l.offloadMode)
+		l.shaper, err = startEmulator(ctx, l.shaperNS, l.dirs, opts.Seed, l.offloadMode, l.udpSegOff)
 	default:
 		l.shaper = unshaped{ends: e}
 	}

@@ -30,7 +30,7 @@ var errEmulatorExited = errors.New("shapedlink: the emulator's shaper process ha
 // startEmulator starts the shaper for dirs (seeded with seed, the other
 // direction backSeed(seed); zero draws them) in the shaper namespace and
 // waits until it forwards.
-func startEmulator(ctx context.Context, shaperNS *Namespace, dirs [2]Direction, seed uint64, offload OffloadMode) (*emuShaper, error) {
+func startEmulator(ctx context.Context, shaperNS *Namespace, dirs [2]Direction, seed uint64, offload OffloadMode, udpSegOff bool) (*emuShaper, error) {
 	dirs[Down].Seed, dirs[Up].Seed = seed, backSeed(seed)
 	cfg := emulator.Config{IfA: shaperSideSrv, IfB: shaperSideCli, AToB: dirs[Down], BToA: dirs[Up], KeepOffload: offload == OffloadKeep}
 	cmd, mon, err := emulator.Command(cfg)
@@ -55,6 +55,9 @@ func startEmulator(ctx context.Context, shaperNS *Namespace, dirs [2]Direction, 
 	mode := ""
 	if cfg.KeepOffload {
 		mode = " offload keep (each wire segment of a super-packet judged on its own)"
+		if udpSegOff {
+			mode = " offload keep (each wire segment of a super-packet judged on its own; UDP segmentation offload off at the ends: before Linux 6.2 a packet socket cannot read a UDP GSO super-packet)"
+		}
 	}
 	s.lines = []string{
 		fmt.Sprintf("server %s -> client: %s%s (shaper rcvbuf %d sndbuf %d)", serverDev, d[0], mode, st[0].RcvBufBytes, st[0].SndBufBytes),

@@ -107,6 +107,12 @@ func (l *Link) buildTopology(withShaper bool) error {
 			return err
 		}
 		l.offload = append(l.offload, off)
+		if keep && withShaper && d.addr.IsValid() && !vnetCarriesUDPGSO() {
+			if err := udpSegmentationOff(d.ns, d.name); err != nil {
+				return err
+			}
+			l.udpSegOff = true
+		}
 		if d.addr.IsValid() {
 			a := &netlink.Addr{IPNet: &net.IPNet{IP: d.addr.AsSlice(), Mask: net.CIDRMask(prefixLen, 32)}}
 			if err := d.h.AddrAdd(link, a); err != nil {

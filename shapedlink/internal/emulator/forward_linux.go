@@ -52,6 +52,7 @@ type dirLoop struct {
 	c           linkspec.Counters // the model counts into it too
 	rx, tx      int
 	wake        int
+	keep        bool // the devices keep their offloads (Config.KeepOffload)
 	sh          *shmDir
 	stop        *atomic.Bool
 	spin        int64
@@ -104,7 +105,7 @@ func newDirLoop(d linkspec.Direction, keep bool, rx, tx, wake int, sh *shmDir, s
 	}
 	l := &dirLoop{
 		delay: int64(d.Delay), rx: rx, tx: tx, wake: wake, sh: sh, stop: stop, spin: spin, base: base,
-		slot: slot, arena: arena,
+		slot: slot, arena: arena, keep: keep,
 		free:      make([]int32, nbuf),
 		bufs:      make([]bufState, nbuf),
 		ring:      make([]entry, limit),

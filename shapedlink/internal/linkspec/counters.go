@@ -42,6 +42,12 @@ type Counters struct {
 	// devices.
 	SuperPacketsIn  uint64 `json:"super_packets_in,omitempty"`
 	SuperPacketsOut uint64 `json:"super_packets_out,omitempty"`
+	// UnreadableDrops counts frames the kernel dropped as the carrier read
+	// them because it could not describe their offload in a virtio-net
+	// header (a UDP GSO super-packet before Linux 6.2, where shapedlink
+	// turns UDP segmentation offload off at the ends so none is sent);
+	// they are not in Received.
+	UnreadableDrops uint64 `json:"unreadable_drops,omitempty"`
 	// Duplicates counts frames the link duplicated (the dup option) and
 	// Reordered frames it sent ahead of the delayed ones (reorder); the
 	// copies are counted in Forwarded or the drops like any frame.
