@@ -308,3 +308,31 @@ func udpSegmentLoss(t *testing.T, profile string, m OffloadMode) []int {
 }
 
 func head(s []int) []int { return s[:min(len(s), 8)] }
+
+// TestUDPSegmentationFeature turns tx-udp-segmentation off and on again
+// on a kept-offload end through the generic ethtool feature commands (what
+// a link keeping offloads does before Linux 6.2) and reads it back.
+func TestUDPSegmentationFeature(t *testing.T) {
+	l := offloadLink(t, "2:100", OffloadKeep)
+	if err := udpSegmentationOff(l.Server(), serverDev); err != nil {
+		t.Fatal(err)
+	}
+	err := l.Server().Do(func() error {
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		if _, err := featureIndex(fd, serverDev, "no-such-feature"); err == nil {
+			t.Error("featureIndex found a feature that does not exist")
+		}
+		on, err := setFeature(fd, serverDev, "tx-udp-segmentation", true)
+		if err == nil && !on {
+			t.Error("tx-udp-segmentation did not come back on")
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
