@@ -17,15 +17,19 @@ var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/table.gol
 // goldenReport is a report that takes every path through the table: a
 // clean profile, a lossy one with failed parts, one that failed outright,
 // a jittered one and two whose link varies (netem's and the emulator's
-// schedule figures), sweep rows that pass, miss and fail, the iperf3 and
-// queue discipline tables. Every field of every type is set somewhere, so
-// the JSON golden pins every field's name.
+// schedule figures), sweep rows that pass, miss and fail, the iperf3
+// table of a link keeping offloads (both bare pairs, rows that pass,
+// miss, are beyond the bare pair and fail) and the queue discipline
+// table. Every field of every type is set somewhere, so the JSON golden pins every field's name. (A
+// wire-mode report from before the offload was recorded is
+// testdata/old-wire-report.json: TestOldReportRenders.)
 func goldenReport() Report {
 	return Report{
 		Started: time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC),
 		Host:    "bench-1",
 		Load:    "0.52 0.40 0.33 1/234 5678",
 		Build:   buildinfo.Info{Module: "github.com/shakenfist/quicbench", Version: "(devel)", GoVersion: "go1.26.0", Commit: "0123456789abcdef", CommitSource: buildinfo.SourceGit, CommitMissing: "not missing"},
+		Offload: "keep",
 		Results: []Result{
 			{
 				Profile: "80:10", Backend: "emulator", Priority: "2 threads SCHED_FIFO nice 0",
@@ -87,11 +91,13 @@ func goldenReport() Report {
 		},
 		HighestOKMbit: 200,
 		Iperf: []Iperf{
-			{Label: "bare veth", Profile: "2:100000", Backend: "none", Mbit: 400, Retransmits: 3},
-			{Label: "unlimited", Profile: "2:100000", Backend: "emulator", Mbit: 380, Retransmits: 12, CPUNsPerFrame: 1450},
-			{Label: "5:10", Profile: "5:10", Backend: "emulator", RateMbit: 10, Mbit: 9.5, GoodputPct: 95, WirePct: 99.4, WireFrom: "shaper"},
-			{Label: "5:2000", Profile: "5:2000", Backend: "emulator", RateMbit: 2000, Mbit: 380, GoodputPct: 19, WirePct: 19.9},
-			{Label: "5:100", Profile: "5:100", Backend: "netem", Error: "iperf3 client: exit status 1"},
+			{Label: bareKeepLabel, Profile: "2:100000", Backend: "none", Offload: "keep", Mbit: 18000, Retransmits: 3},
+			{Label: bareWireLabel, Profile: "2:100000", Backend: "none", Offload: "wire", Mbit: 460, Retransmits: 1},
+			{Label: "unlimited", Profile: "2:100000", Backend: "emulator", Offload: "keep", Mbit: 5200, Retransmits: 12, CPUNsPerFrame: 1450, CPUSecPerGB: 0.82, SuperPacketsIn: 41000, SuperPacketsOut: 39000},
+			{Label: "5:1000", Profile: "5:1000", Backend: "emulator", Offload: "keep", RateMbit: 1000, Mbit: 930, GoodputPct: 93, WirePct: 97.4, WireFrom: "shaper", CPUNsPerFrame: 2100, CPUSecPerGB: 1.4},
+			{Label: "5:2000", Profile: "5:2000", Backend: "emulator", Offload: "keep", RateMbit: 2000, Mbit: 1700, GoodputPct: 85, WirePct: 88.9, WireFrom: "shaper", CPUSecPerGB: 1.2},
+			{Label: "5:50000", Profile: "5:50000", Backend: "emulator", Offload: "keep", RateMbit: 50000, Mbit: 5000, GoodputPct: 10, WirePct: 10.5, WireFrom: "estimate"},
+			{Label: "5:100", Profile: "5:100", Backend: "netem", Offload: "keep", Error: "iperf3 client: exit status 1"},
 		},
 		Qdisc: []Qdisc{
 			{Discipline: "codel", Profile: "80:10,qdisc=codel", Applied: []string{"down: codel"}, FlowMbit: 9.1, StandingP50Ms: 4.2, StandingP95Ms: 11, Samples: 600,

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/shakenfist/quicbench/shapedlink"
+)
+
+// The report's names of the two offload modes. A report written before
+// calibrate had -offload has no mode: it measured wire-sized links.
+const (
+	offloadWire = "wire"
+	offloadKeep = "keep"
+)
+
+// The iperf3 series' bare pairs' labels: the machine's own ceilings, with
+// the devices' offloads as the kernel has them and pinned to wire-sized
+// packets.
+const (
+	bareKeepLabel = "bare veth, offloads on"
+	bareWireLabel = "bare veth, wire-sized"
+)
+
+// parseOffload reads -offload: "wire" (the default: every device pinned
+// to wire-sized packets, the link the bench uses) or "keep" (the ends
+// keep their segmentation offloads; the emulator judges each wire
+// segment of their super-packets).
+func parseOffload(s string) (shapedlink.OffloadMode, error) {
+	switch s {
+	case offloadWire:
+		return shapedlink.OffloadWire, nil
+	case offloadKeep:
+		return shapedlink.OffloadKeep, nil
+	}
+	return "", fmt.Errorf("-offload %q: use wire (devices pinned to wire-sized packets, as the bench runs) or keep (the ends keep segmentation offload)", s)
+}
+
+// offloadName is the report's name of m.
+func offloadName(m shapedlink.OffloadMode) string {
+	if m == shapedlink.OffloadKeep {
+		return offloadKeep
+	}
+	return offloadWire
+}
+
+// modeOf is a recorded mode as the report's name: "" (a report from
+// before the mode was recorded) is wire.
+func modeOf(recorded string) string {
+	if recorded == "" {
+		return offloadWire
+	}
+	return recorded
+}
+
+// iperfTarget is the wire share of the rate an iperf3 flow must reach in
+// mode: on a wire-sized link 95% up to 1 Gbit/s and 90% above; on one
+// keeping offloads 97% up to 1 Gbit/s, 95% up to 2 Gbit/s and 90% above.
+func iperfTarget(mode string, rateMbit float64) float64 {
+	if modeOf(mode) == offloadKeep {
+		switch {
+		case rateMbit <= 1000:
+			return 97
+		case rateMbit <= 2000:
+			return 95
+		}
+		return 90
+	}
+	if rateMbit > 1000 {
+		return 90
+	}
+	return 95
+}
+
+// unlimitedTarget is what the unlimited link must carry in mode, as a
+// share of a bare pair, and which bare pair: on a wire-sized link 90% of
+// the wire-sized pair; keeping offloads, 25% of the pair with its
+// offloads on (the machine's own ceiling).
+func unlimitedTarget(mode string) (pct float64, bareMode string) {
+	if modeOf(mode) == offloadKeep {
+		return 25, offloadKeep
+	}
+	return 90, offloadWire
+}
