@@ -9,16 +9,19 @@ import (
 	"github.com/shakenfist/quicbench/examples/internal/cmdtest"
 )
 
-// TestFlagRefusals: calibrate refuses an offload mode it cannot read
-// with exit status 2 and a line naming the flag, before building
-// anything.
+// TestFlagRefusals: calibrate refuses an offload mode, a -gsoloss or a
+// -quicgso it cannot read with exit status 2 and a line naming the flag,
+// before building anything.
 func TestFlagRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"-offload", "fast"}, `-offload "fast"`},
-		{[]string{"-offload", "Keep"}, `-offload "Keep"`},
+		{[]string{"-gsoloss", "2000"}, `-gsoloss: `},
+		{[]string{"-gsoloss", "5:100,dup=1"}, `-gsoloss "5:100,dup=1": its down direction has dup`},
+		{[]string{"-quicgso", "x:1"}, `-quicgso: `},
+		{[]string{"-gsoloss", "5:100:1", "-gsoloss-pace", "0"}, "-gsoloss-pace 0"},
 	} {
 		c := cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), append(tc.args, "-profiles", "", "-sweep", "")...)
 		if c.Code != 2 || !strings.Contains(c.Stderr, "calibrate: "+tc.want) || c.Stdout != "" {

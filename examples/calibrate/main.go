@@ -37,14 +37,41 @@ type config struct {
 	// offload is -offload as given; checkFlags reads it into offloadMode.
 	offload     string
 	offloadMode shapedlink.OffloadMode
+	// gsoLossSpec is -gsoloss as given, gsoLoss its profile (nil when the
+	// flag is empty); gsoPace and gsoTime the sender's pace (percent of
+	// the rate) and duration.
+	gsoLossSpec string
+	gsoLoss     *shapedlink.Profile
+	gsoPace     float64
+	gsoTime     time.Duration
+	// quicGSOSpec is -quicgso as given, quicGSO its profile.
+	quicGSOSpec string
+	quicGSO     *shapedlink.Profile
 }
 
-// checkFlags reads the flags that say how to measure into c, refusing
-// what they cannot mean.
+// checkFlags reads the flags that say what to measure beyond the
+// profiles into c, refusing what they cannot mean.
 func checkFlags(c *config) error {
 	var err error
 	if c.offloadMode, err = parseOffload(c.offload); err != nil {
 		return err
+	}
+	c.gsoLoss, c.quicGSO = nil, nil
+	if p, ok, err := parseFixedProfile("-gsoloss", c.gsoLossSpec); err != nil {
+		return err
+	} else if ok {
+		c.gsoLoss = &p
+	}
+	if p, ok, err := parseFixedProfile("-quicgso", c.quicGSOSpec); err != nil {
+		return err
+	} else if ok {
+		c.quicGSO = &p
+	}
+	if !(c.gsoPace > 0) || c.gsoPace > 100 {
+		return fmt.Errorf("-gsoloss-pace %g: the sender's pace is a percentage of the rate, above 0 and at most 100 (below 100 leaves room for the bursts of each write)", c.gsoPace)
+	}
+	if c.gsoTime < 500*time.Millisecond || c.gsoTime > 10*time.Minute {
+		return fmt.Errorf("-gsoloss-time %v: give the sender between 500ms and 10m", c.gsoTime)
 	}
 	return nil
 }
@@ -74,6 +101,10 @@ func main() {
 	flag.Uint64Var(&c.seed, "seed", 1, "emulator loss seed (0: random); recorded in the applied lines")
 	flag.StringVar(&c.render, "render", "", "print the table for a report saved with -json (measures nothing)")
 	flag.StringVar(&c.offload, "offload", offloadWire, `how every link's ends handle segmentation offload: "wire" (devices pinned to wire-sized packets, as the bench runs) or "keep" (the ends keep TSO, GSO, GRO and checksum offload; the emulator judges each wire segment)`)
+	flag.StringVar(&c.gsoLossSpec, "gsoloss", "", `a lossy profile (e.g. "5:2000:0.1") across which a sender with UDP_SEGMENT floods numbered datagrams, the receiver counting each; "" skips it`)
+	flag.Float64Var(&c.gsoPace, "gsoloss-pace", 60, "the -gsoloss sender's pace, in percent of the link rate")
+	flag.DurationVar(&c.gsoTime, "gsoloss-time", 8*time.Second, "how long the -gsoloss sender sends")
+	flag.StringVar(&c.quicGSOSpec, "quicgso", "", `a profile (e.g. "5:1000:1") across which one quic-go bulk transfer runs for -bulk with quic-go's GSO on; "" skips it`)
 	flag.Parse()
 	if flag.NArg() != 0 {
 		fmt.Fprintf(os.Stderr, "calibrate: unexpected arguments %q; see -h\n", flag.Args())

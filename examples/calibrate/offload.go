@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/shakenfist/quicbench/shapedlink"
 )
@@ -50,6 +51,36 @@ func modeOf(recorded string) string {
 		return offloadWire
 	}
 	return recorded
+}
+
+// parseFixedProfile reads the profile of -gsoloss or -quicgso; "" is
+// none (ok false). Their figures count what the link's loss took, so a
+// profile whose link also duplicates, corrupts or reorders, or whose
+// rate or delay follows a schedule or a trace, is refused.
+func parseFixedProfile(flagName, s string) (p shapedlink.Profile, ok bool, err error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return shapedlink.Profile{}, false, nil
+	}
+	if p, err = shapedlink.ParseProfile(s); err != nil {
+		return shapedlink.Profile{}, false, fmt.Errorf("%s: %w", flagName, err)
+	}
+	for _, d := range []shapedlink.Dir{shapedlink.Down, shapedlink.Up} {
+		pd := p.Direction(d)
+		var what []string
+		for _, o := range []struct {
+			on   bool
+			name string
+		}{{pd.DupPct > 0, "dup"}, {pd.CorruptPct > 0, "corrupt"}, {pd.ReorderPct > 0, "reorder"}, {pd.Schedule != "", "schedule"}, {pd.Trace != "", "trace"}} {
+			if o.on {
+				what = append(what, o.name)
+			}
+		}
+		if len(what) > 0 {
+			return shapedlink.Profile{}, false, fmt.Errorf("%s %q: its %s direction has %s; this measurement counts what the link's loss takes on a fixed link, so give a profile with a rate, a delay, loss (independent or ge:) and a limit only, e.g. 5:2000:0.1", flagName, s, d, strings.Join(what, ", "))
+		}
+	}
+	return p, true, nil
 }
 
 // iperfTarget is the wire share of the rate an iperf3 flow must reach in

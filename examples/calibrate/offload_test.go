@@ -3,32 +3,55 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
-// TestCheckFlags: -offload is read into the config, and a mode it
-// cannot mean is refused with an error naming the flag and the modes.
+// TestCheckFlags: -offload, -gsoloss, -quicgso and the sender's pace and
+// time are read into the config, and each value they cannot mean is
+// refused with an error naming the flag and what to write instead.
 func TestCheckFlags(t *testing.T) {
-	for in, want := range map[string]shapedlink.OffloadMode{"wire": shapedlink.OffloadWire, "keep": shapedlink.OffloadKeep} {
-		c := config{offload: in}
-		if err := checkFlags(&c); err != nil || c.offloadMode != want {
-			t.Errorf("-offload %s: %q, %v; want %q", in, c.offloadMode, err, want)
-		}
+	ok := config{offload: "keep", gsoLossSpec: "5:2000:0.1", quicGSOSpec: " 5:1000,loss=ge:1/10 ", gsoPace: 60, gsoTime: 8 * time.Second}
+	if err := checkFlags(&ok); err != nil {
+		t.Fatalf("a good config was refused: %v", err)
 	}
-	for _, bad := range []string{"fast", "", "Keep", "wire-sized"} {
-		c := config{offload: bad}
+	if ok.offloadMode != shapedlink.OffloadKeep || ok.gsoLoss == nil || ok.gsoLoss.String() != "5:2000:0.1" || ok.quicGSO == nil || ok.quicGSO.String() != "5:1000,loss=ge:1/10" {
+		t.Errorf("read %q, %v, %v; want keep, 5:2000:0.1 and 5:1000,loss=ge:1/10", ok.offloadMode, ok.gsoLoss, ok.quicGSO)
+	}
+	none := config{offload: "wire", gsoPace: 60, gsoTime: 8 * time.Second}
+	if err := checkFlags(&none); err != nil || none.offloadMode != shapedlink.OffloadWire || none.gsoLoss != nil || none.quicGSO != nil {
+		t.Errorf("defaults: %v, mode %q, gsoloss %+v, quicgso %+v; want wire and nothing more to measure", err, none.offloadMode, none.gsoLoss, none.quicGSO)
+	}
+	for _, tc := range []struct {
+		edit func(*config)
+		want []string
+	}{
+		{func(c *config) { c.offload = "fast" }, []string{`-offload "fast"`, "wire", "keep"}},
+		{func(c *config) { c.offload = "" }, []string{`-offload ""`, "wire", "keep"}},
+		{func(c *config) { c.gsoLossSpec = "fast" }, []string{"-gsoloss: "}},
+		{func(c *config) { c.gsoLossSpec = "5:0:1" }, []string{"-gsoloss: "}},
+		{func(c *config) { c.gsoLossSpec = "5:100,dup=1" }, []string{`-gsoloss "5:100,dup=1"`, "down direction has dup", "fixed link"}},
+		{func(c *config) { c.gsoLossSpec = "5:100,down.corrupt=1,down.reorder=5" }, []string{"down direction has corrupt, reorder"}},
+		{func(c *config) { c.gsoLossSpec = "5:100,up.schedule=blackout:300ms/4s" }, []string{"up direction has schedule"}},
+		{func(c *config) { c.quicGSOSpec = "5:100,down.trace=const:10" }, []string{`-quicgso "5:100,down.trace=const:10"`, "down direction has trace"}},
+		{func(c *config) { c.quicGSOSpec = "5:1000:1:2" }, []string{"-quicgso: "}},
+		{func(c *config) { c.gsoPace = 0 }, []string{"-gsoloss-pace 0", "percentage"}},
+		{func(c *config) { c.gsoPace = 150 }, []string{"-gsoloss-pace 150"}},
+		{func(c *config) { c.gsoTime = 100 * time.Millisecond }, []string{"-gsoloss-time 100ms"}},
+	} {
+		c := config{offload: "wire", gsoPace: 60, gsoTime: 8 * time.Second}
+		tc.edit(&c)
 		err := checkFlags(&c)
 		if err == nil {
-			t.Errorf("-offload %q was taken as %q", bad, c.offloadMode)
+			t.Errorf("%+v was taken", c)
 			continue
 		}
-		for _, w := range []string{fmt.Sprintf("-offload %q", bad), "wire", "keep"} {
+		for _, w := range tc.want {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("error %q does not say %q", err, w)
 			}

@@ -223,6 +223,9 @@ type Report struct {
 	HighestOKMbit float64  `json:"highest_rate_within_5pct_mbit"`
 	Iperf         []Iperf  `json:"iperf3,omitempty"`
 	Qdisc         []Qdisc  `json:"qdisc,omitempty"`
+	// GSOLoss is the -gsoloss measurement and QUICGSO the -quicgso one.
+	GSOLoss *GSOLoss `json:"gso_loss,omitempty"`
+	QUICGSO *QUICGSO `json:"quic_gso,omitempty"`
 }
 
 // Qdisc is one queue discipline under one Cubic flow saturating the down
@@ -282,6 +285,18 @@ func (rep Report) failures() (failed []string, total int) {
 		total++
 		if q.Error != "" {
 			failed = append(failed, "qdisc "+q.Discipline)
+		}
+	}
+	if g := rep.GSOLoss; g != nil {
+		total++
+		if g.Error != "" {
+			failed = append(failed, "gsoloss "+g.Profile)
+		}
+	}
+	if q := rep.QUICGSO; q != nil {
+		total++
+		if q.Error != "" {
+			failed = append(failed, "quicgso "+q.Profile)
 		}
 	}
 	return failed, total

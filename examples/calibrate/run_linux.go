@@ -51,8 +51,8 @@ func makePlan(c config) (pl plan, err error) {
 			return plan{}, fmt.Errorf("-qdisc-profile: %w", err)
 		}
 	}
-	if len(pl.profiles) == 0 && len(pl.rates) == 0 && len(pl.iperfRates) == 0 && len(pl.discs) == 0 {
-		return plan{}, errors.New("nothing to measure: -profiles, -sweep, -iperf3 and -qdisc are all empty")
+	if len(pl.profiles) == 0 && len(pl.rates) == 0 && len(pl.iperfRates) == 0 && len(pl.discs) == 0 && c.gsoLoss == nil && c.quicGSO == nil {
+		return plan{}, errors.New("nothing to measure: -profiles, -sweep, -iperf3, -qdisc, -gsoloss and -quicgso are all empty")
 	}
 	if _, err := exec.LookPath("iperf3"); len(pl.iperfRates) > 0 && err != nil {
 		return plan{}, errors.New("-iperf3 needs iperf3 on PATH (Debian: apt-get install iperf3)")
@@ -61,8 +61,8 @@ func makePlan(c config) (pl plan, err error) {
 }
 
 // run checks c's lists and measures each profile, each sweep rate, each
-// queue discipline and the iperf3 series, in that order, every link in
-// c's offload mode.
+// queue discipline, the iperf3 series, the UDP_SEGMENT loss and the
+// quic-go transfer, in that order, every link in c's offload mode.
 func run(ctx context.Context, c config, log *slog.Logger) (Report, error) {
 	pl, err := makePlan(c)
 	if err != nil {
@@ -103,7 +103,15 @@ func run(ctx context.Context, c config, log *slog.Logger) (Report, error) {
 			return rep, err
 		}
 	}
-	return rep, nil
+	if c.gsoLoss != nil && ctx.Err() == nil {
+		log.Info("calibrate: UDP_SEGMENT loss", "link", c.gsoLossSpec, "offload", rep.Offload)
+		rep.GSOLoss = gsoLossRun(ctx, c, *c.gsoLoss, opts)
+	}
+	if c.quicGSO != nil && ctx.Err() == nil {
+		log.Info("calibrate: quic-go with GSO", "link", c.quicGSOSpec, "offload", rep.Offload)
+		rep.QUICGSO = quicGSORun(ctx, c, *c.quicGSO, opts)
+	}
+	return rep, ctx.Err()
 }
 
 // parseRates reads a space-separated list of positive rates in Mbit/s.

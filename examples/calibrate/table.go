@@ -21,8 +21,9 @@ func ms(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
 // printTable prints rep for a reader: the applied lines, the idle round
 // trip table, the rate and loss table, each profile's notes, then the
-// sweep, iperf3 and queue discipline tables, each only when measured.
-// The first line names the offload mode every link was built in.
+// sweep, iperf3 and queue discipline tables, the UDP_SEGMENT loss and
+// the quic-go transfer, each only when measured. The first line names
+// the offload mode every link was built in.
 func printTable(w io.Writer, rep Report) {
 	fmt.Fprintf(w, "calibrate %s on %s, load %s, offload %s\n", rep.Started.Format(time.RFC3339), rep.Host, rep.Load, modeOf(rep.Offload))
 	printApplied(w, rep.Results)
@@ -38,6 +39,8 @@ func printTable(w io.Writer, rep Report) {
 	printSweep(w, rep.Sweep, rep.HighestOKMbit)
 	printIperf(w, rep.Iperf)
 	printQdisc(w, rep.Qdisc)
+	printGSOLoss(w, rep.GSOLoss)
+	printQUICGSO(w, rep.QUICGSO)
 }
 
 // printApplied lists what each profile's link applied, and the

@@ -19,8 +19,9 @@ var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/table.gol
 // a jittered one and two whose link varies (netem's and the emulator's
 // schedule figures), sweep rows that pass, miss and fail, the iperf3
 // table of a link keeping offloads (both bare pairs, rows that pass,
-// miss, are beyond the bare pair and fail) and the queue discipline
-// table. Every field of every type is set somewhere, so the JSON golden pins every field's name. (A
+// miss, are beyond the bare pair and fail), the queue discipline table,
+// and the UDP_SEGMENT loss and quic-go measurements. Every field of every
+// type is set somewhere, so the JSON golden pins every field's name. (A
 // wire-mode report from before the offload was recorded is
 // testdata/old-wire-report.json: TestOldReportRenders.)
 func goldenReport() Report {
@@ -103,6 +104,20 @@ func goldenReport() Report {
 			{Discipline: "codel", Profile: "80:10,qdisc=codel", Applied: []string{"down: codel"}, FlowMbit: 9.1, StandingP50Ms: 4.2, StandingP95Ms: 11, Samples: 600,
 				SparseP50Ms: 4.5, SparseP95Ms: 12, Echoes: 500, EchoesSent: 500, LimitDrops: 1, QueueDrops: 2, CoDelDrops: 7, ECNMarks: 9},
 			{Discipline: "fq_codel", Profile: "80:10,qdisc=fq_codel", Error: "netem refuses it"},
+		},
+		GSOLoss: &GSOLoss{
+			Profile: "5:2000:0.1", Backend: "emulator", Offload: "keep", Applied: []string{"server qbsrv0 -> client: emulator delay 2.5ms rate 2Gbit limit 1260 loss 0.1% seed 1 offload keep"},
+			LossWantPct: 0.1, PacePct: 60, Seconds: 8.01, Payload: 1400, Batch: 32, GRO: true, Coalesced: 90000, Malformed: 1,
+			Sent: 832000, Lost: 845, LossPct: 0.1016, LossLoPct: 0.0949, LossHiPct: 0.1086, Inflation: 1, Inside: true, MeanBurst: 1.002, BurstWant: 1.001,
+			Shaper: true, ShaperReceived: 832000, ShaperLossDrops: 840, LimitDrops: 4, SendErrors: 1, SocketDrops: 2, OtherDrops: 3,
+			SuperPacketsIn: 26000, SuperPacketsOut: 90500, RcvbufErrors: 5, SndbufErrors: 6,
+			Unjudged: "4 dropped at the limit; 5 dropped by the receiving socket (RcvbufErrors)",
+		},
+		QUICGSO: &QUICGSO{
+			Profile: "5:1000:1", Backend: "emulator", Offload: "keep", Applied: []string{"server qbsrv0 -> client: emulator delay 2.5ms rate 1Gbit limit 635 loss 1% seed 1 offload keep"},
+			RateMbit: 1000, LossWantPct: 1, Seconds: 6.02, GoodputMbit: 212.5, GoodputPct: 21.25, GSO: true,
+			Shaper: true, ShaperReceived: 160000, ShaperLossDrops: 1630, LossPct: 1.019, LossLoPct: 0.971, LossHiPct: 1.069, Inflation: 1, Inside: true,
+			LimitDrops: 7, SocketDrops: 8, SendErrors: 9, SuperPacketsIn: 52000, SuperPacketsOut: 3100,
 		},
 	}
 }
