@@ -73,7 +73,7 @@ func TestGoldenLinks(t *testing.T) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test -run TestGoldenLinks -update-golden ./shapedlink/ to write it)", err)
+		t.Fatalf("%v (run go test ./shapedlink/ -run TestGoldenLinks -update-golden to write it)", err)
 	}
 	if got != string(want) {
 		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")

@@ -11,14 +11,18 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
-// TestHelpShowsGrammar: -h shows the whole profile grammar, the options
-// included, and says where a record goes by default.
+// TestHelpShowsGrammar: -h shows the whole profile grammar, every option
+// key on a line of its own, and says where a record goes by default.
 func TestHelpShowsGrammar(t *testing.T) {
 	var out strings.Builder
 	if _, err := parseFlags([]string{"-h"}, &out); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("-h: %v", err)
 	}
-	for _, want := range []string{shapedlink.ProfileGrammar, shapedlink.OptionsGrammar, "none by default"} {
+	wants := []string{shapedlink.ProfileGrammar, "none by default"}
+	for _, k := range shapedlink.OptionKeys() {
+		wants = append(wants, "  "+k+"=")
+	}
+	for _, want := range wants {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("-h does not show %q:\n%s", want, out.String())
 		}
