@@ -15,6 +15,7 @@ func (in *Instruments) HostState() (HostState, error) {
 	hs := HostState{
 		NetemAvailable: l.netemAvailable,
 		Backend:        l.backend,
+		OffloadMode:    l.offloadMode,
 		Mode:           l.mode,
 		Profile:        l.profile.String(),
 		Limit:          l.profile.Direction(Down).Limit,

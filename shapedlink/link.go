@@ -90,7 +90,29 @@ type Options struct {
 	// applied), at Info. Nil discards them; Applied and Backend say the
 	// same after New returns.
 	Logger *slog.Logger
+	// Offload is how the ends handle segmentation offload: OffloadWire
+	// (the zero value) pins every device to wire-sized packets, so every
+	// queue and counter sees one wire packet per frame, which is what the
+	// bench's offload evidence reads; OffloadKeep leaves the devices'
+	// offloads as the kernel has them (TSO, GSO, checksum offload), so
+	// senders hand over super-packets, as on a real host, and a link can
+	// carry gigabits. The emulator still judges every wire segment of a
+	// super-packet on its own (see the package doc); netem, as the
+	// kernel's, judges a super-packet as one packet, and says so in its
+	// applied line. shapedlinktest.New and examples/overlink default to
+	// OffloadKeep.
+	Offload OffloadMode
 }
+
+// OffloadMode is how a link's ends handle segmentation offload (see
+// Options.Offload).
+type OffloadMode string
+
+// The offload modes.
+const (
+	OffloadWire OffloadMode = ""     // wire-sized packets: offloads off
+	OffloadKeep OffloadMode = "keep" // the kernel's offloads kept
+)
 
 // Fixed addresses (the device names are in link_linux.go). Each link lives
 // in namespaces of its own, so the same names and addresses never collide

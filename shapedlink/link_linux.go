@@ -41,7 +41,13 @@ type Link struct {
 	dirs    [2]Direction // resolved, schedules and traces loaded once
 	backend Backend
 	mode    Mode
-	log     *slog.Logger
+	// offloadMode is Options.Offload (OffloadWire or OffloadKeep).
+	offloadMode OffloadMode
+	// udpSegOff says the ends' UDP segmentation offload was turned off
+	// because the shaper's packet sockets cannot carry it on this kernel
+	// (see vnetCarriesUDPGSO).
+	udpSegOff bool
+	log       *slog.Logger
 
 	server, client, shaperNS *Namespace
 
@@ -73,6 +79,9 @@ func New(ctx context.Context, p Profile, opts Options) (*Link, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Offload != OffloadWire && opts.Offload != OffloadKeep {
+		return nil, fmt.Errorf("shapedlink: unknown offload mode %q; use %q (wire-sized packets, the default) or %q (the kernel's offloads kept)", opts.Offload, "", OffloadKeep)
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler) // a library speaks only when asked
@@ -81,7 +90,7 @@ func New(ctx context.Context, p Profile, opts Options) (*Link, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Link{profile: p, dirs: dirs, mode: mode, log: log}
+	l := &Link{profile: p, dirs: dirs, mode: mode, log: log, offloadMode: opts.Offload}
 	ok := false
 	defer func() {
 		if !ok {
@@ -138,9 +147,9 @@ func (l *Link) build(ctx context.Context, opts Options) error {
 	e := ends{ns: [2]*Namespace{l.server, l.client}, dev: [2]string{serverDev, clientDev}}
 	switch l.backend {
 	case BackendNetem:
-		l.shaper, err = startNetem(e, l.dirs, opts.Seed)
+		l.shaper, err = startNetem(e, l.dirs, opts.Seed, l.offloadMode)
 	case BackendEmulator:
-		l.shaper, err = startEmulator(ctx, l.shaperNS, l.dirs, opts.Seed)
+		l.shaper, err = startEmulator(ctx, l.shaperNS, l.dirs, opts.Seed, l.offloadMode, l.udpSegOff)
 	default:
 		l.shaper = unshaped{ends: e}
 	}

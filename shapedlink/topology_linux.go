@@ -45,6 +45,7 @@ func prepareNamespace(ns *Namespace) error {
 // buildTopology creates the veth pair(s), sets addresses, MTU and offloads,
 // and brings everything up.
 func (l *Link) buildTopology(withShaper bool) error {
+	keep := l.offloadMode == OffloadKeep
 	hs, err := l.server.handle()
 	if err != nil {
 		return err
@@ -95,11 +96,23 @@ func (l *Link) buildTopology(withShaper bool) error {
 		if err := d.h.LinkSetMTU(link, linkMTU); err != nil {
 			return fmt.Errorf("shapedlink: setting MTU %d on %s: %w", linkMTU, d.name, err)
 		}
-		off, err := pinWireSized(d.ns, d.h, d.name)
+		pin := pinWireSized
+		if keep {
+			pin = func(ns *Namespace, h *netlink.Handle, dev string) (Offload, error) {
+				return readOffload(ns, h, dev, false)
+			}
+		}
+		off, err := pin(d.ns, d.h, d.name)
 		if err != nil {
 			return err
 		}
 		l.offload = append(l.offload, off)
+		if keep && withShaper && d.addr.IsValid() && !vnetCarriesUDPGSO() {
+			if err := udpSegmentationOff(d.ns, d.name); err != nil {
+				return err
+			}
+			l.udpSegOff = true
+		}
 		if d.addr.IsValid() {
 			a := &netlink.Addr{IPNet: &net.IPNet{IP: d.addr.AsSlice(), Mask: net.CIDRMask(prefixLen, 32)}}
 			if err := d.h.AddrAdd(link, a); err != nil {

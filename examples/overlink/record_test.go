@@ -60,3 +60,20 @@ func TestQueueNeedsRecord(t *testing.T) {
 		t.Errorf("-queue without -record: %v, want an error naming -record", err)
 	}
 }
+
+// TestOffloadFlag: -offload defaults to keep, takes wire, and refuses
+// anything else naming both choices.
+func TestOffloadFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want shapedlink.OffloadMode
+	}{{nil, shapedlink.OffloadKeep}, {[]string{"-offload", "keep"}, shapedlink.OffloadKeep}, {[]string{"-offload", "wire"}, shapedlink.OffloadWire}} {
+		c, err := parseFlags(append(tc.args, "true"), os.Stderr)
+		if err != nil || c.offload != tc.want {
+			t.Errorf("%q: offload %q (%v), want %q", tc.args, c.offload, err, tc.want)
+		}
+	}
+	if _, err := parseFlags([]string{"-offload", "on", "true"}, os.Stderr); err == nil || !strings.Contains(err.Error(), "keep or wire") {
+		t.Errorf("-offload on: %v, want an error naming keep and wire", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
 	"github.com/shakenfist/quicbench/shapedlink/internal/linkmodel"
 	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
+	"github.com/shakenfist/quicbench/shapedlink/internal/segment"
 	"golang.org/x/sys/unix"
 )
 
@@ -17,13 +18,30 @@ import (
 // the ring of held frames, and the read-judge-hold-write cycle with its
 // sleeps and spins. Nothing here allocates once newDirLoop has returned.
 
+// entry is one wire segment held until it is due: a whole frame as it
+// arrived, or one segment of a segmentation-offload super-packet (seg
+// counts them from 0), in buffer buf. A duplicate is another entry for
+// the same segment and buffer. edit is what the model decided to do to
+// its bytes, made on a copy when it is sent.
 type entry struct {
 	buf  int32
-	size int32
+	seg  int32
+	size int32 // the segment's wire length
 	due  int64
 	// queued: the frame waited behind another one for the rate, so it is
 	// part of a queue and a timer's wake-up error is immaterial to it.
 	queued bool
+	edit   linkmodel.Edit
+}
+
+// bufState is what the loop knows of one frame buffer: how many held
+// entries (or queued packets) refer to it, and the frame it holds, parsed
+// into its wire segments; whole says it is sent as it arrived (not a
+// super-packet, or one that cannot be cut).
+type bufState struct {
+	refs  int32
+	whole bool
+	f     segment.Frame
 }
 
 // dirLoop is one direction of the shaper: it reads from rx, holds frames
@@ -34,6 +52,7 @@ type dirLoop struct {
 	c           linkspec.Counters // the model counts into it too
 	rx, tx      int
 	wake        int
+	keep        bool // the devices keep their offloads (Config.KeepOffload)
 	sh          *shmDir
 	stop        *atomic.Bool
 	spin        int64
@@ -41,6 +60,7 @@ type dirLoop struct {
 	slot        int
 	arena       []byte // (held limit + rxBatch) frame buffers, anonymous mmap
 	free        []int32
+	bufs        []bufState
 	ring        []entry
 	head, n     int
 	rxHdr       []unix.Mmsghdr
@@ -49,7 +69,9 @@ type dirLoop struct {
 	rxBuf       []int32
 	rxCtl       []byte
 	txHdr       []unix.Mmsghdr
-	txIov       []unix.Iovec
+	txIov       []unix.Iovec // two a message: headers (or a whole frame), then payload
+	txScratch   []byte       // txBatch slots of slot+vnetHdrLen: a run's headers, or an edited segment
+	txEntries   []int        // how many held entries each message carries
 	pfd         []unix.PollFd
 	lastSocket  int64
 	lastArrival int64
@@ -67,11 +89,14 @@ type dirLoop struct {
 	flowBuf              []aqm.FlowBacklog
 }
 
-func newDirLoop(d linkspec.Direction, rx, tx, wake int, sh *shmDir, stop *atomic.Bool, spin int64, base time.Time) (*dirLoop, error) {
+func newDirLoop(d linkspec.Direction, keep bool, rx, tx, wake int, sh *shmDir, stop *atomic.Bool, spin int64, base time.Time) (*dirLoop, error) {
 	limit := d.MaxHeld()
 	nbuf := limit + rxBatch
 	slot := bigSlot
-	if nbuf*slot > maxArena {
+	switch {
+	case keep && nbuf*slot > maxArenaKeep:
+		return nil, fmt.Errorf("a held limit of %d frames needs %d MiB of 64 KiB frame buffers, more than the %d MiB a shaper keeping offloads may map; lower the limit", limit, nbuf*slot>>20, maxArenaKeep>>20)
+	case !keep && nbuf*slot > maxArena:
 		slot = jumbo
 	}
 	arena, err := unix.Mmap(-1, 0, nbuf*slot, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
@@ -80,19 +105,27 @@ func newDirLoop(d linkspec.Direction, rx, tx, wake int, sh *shmDir, stop *atomic
 	}
 	l := &dirLoop{
 		delay: int64(d.Delay), rx: rx, tx: tx, wake: wake, sh: sh, stop: stop, spin: spin, base: base,
-		slot: slot, arena: arena,
-		free:   make([]int32, nbuf),
-		ring:   make([]entry, limit),
-		rxHdr:  make([]unix.Mmsghdr, rxBatch),
-		rxIov:  make([]unix.Iovec, rxBatch),
-		rxName: make([]unix.RawSockaddrLinklayer, rxBatch),
-		rxBuf:  make([]int32, rxBatch),
-		rxCtl:  make([]byte, rxBatch*ctlLen),
-		txHdr:  make([]unix.Mmsghdr, txBatch),
-		txIov:  make([]unix.Iovec, txBatch),
-		pfd:    []unix.PollFd{{Fd: int32(rx), Events: unix.POLLIN}, {Fd: int32(wake), Events: unix.POLLIN}},
+		slot: slot, arena: arena, keep: keep,
+		free:      make([]int32, nbuf),
+		bufs:      make([]bufState, nbuf),
+		ring:      make([]entry, limit),
+		rxHdr:     make([]unix.Mmsghdr, rxBatch),
+		rxIov:     make([]unix.Iovec, rxBatch),
+		rxName:    make([]unix.RawSockaddrLinklayer, rxBatch),
+		rxBuf:     make([]int32, rxBatch),
+		rxCtl:     make([]byte, rxBatch*ctlLen),
+		txHdr:     make([]unix.Mmsghdr, txBatch),
+		txIov:     make([]unix.Iovec, 2*txBatch),
+		txEntries: make([]int, txBatch),
+		pfd:       []unix.PollFd{{Fd: int32(rx), Events: unix.POLLIN}, {Fd: int32(wake), Events: unix.POLLIN}},
 	}
 	l.model = linkmodel.New(d, &l.c)
+	scratch, err := unix.Mmap(-1, 0, txBatch*(slot+vnetHdrLen), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
+	if err != nil {
+		_ = unix.Munmap(arena)
+		return nil, fmt.Errorf("allocating the send scratch: %w", err)
+	}
+	l.txScratch = scratch
 	for i := range l.free {
 		l.free[i] = int32(nbuf - 1 - i)
 	}
@@ -107,7 +140,7 @@ func newDirLoop(d linkspec.Direction, rx, tx, wake int, sh *shmDir, stop *atomic
 	}
 	if l.model.HasQueue() {
 		l.flowSeed = uint32(d.Seed>>32 ^ d.Seed)
-		l.model.SetDropFunc(func(ref int32, _ int, _ aqm.Cause) { l.free = append(l.free, ref) })
+		l.model.SetDropFunc(func(ref int64, _ int, _ aqm.Cause) { l.unref(int32(ref)) })
 	}
 	for i := range l.rxHdr {
 		l.rxHdr[i].Hdr.Name = (*byte)(unsafe.Pointer(&l.rxName[i]))
@@ -115,13 +148,15 @@ func newDirLoop(d linkspec.Direction, rx, tx, wake int, sh *shmDir, stop *atomic
 		l.rxHdr[i].Hdr.SetIovlen(1)
 	}
 	for i := range l.txHdr {
-		l.txHdr[i].Hdr.Iov = &l.txIov[i]
-		l.txHdr[i].Hdr.SetIovlen(1)
+		l.txHdr[i].Hdr.Iov = &l.txIov[2*i]
 	}
 	return l, nil
 }
 
-func (l *dirLoop) close() { _ = unix.Munmap(l.arena) }
+func (l *dirLoop) close() {
+	_ = unix.Munmap(l.arena)
+	_ = unix.Munmap(l.txScratch)
+}
 
 func (l *dirLoop) now() int64 { return int64(time.Since(l.base)) }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
 	"github.com/shakenfist/quicbench/shapedlink/internal/linkmodel"
+	"github.com/shakenfist/quicbench/shapedlink/internal/segment"
 	"golang.org/x/sys/unix"
 )
 
@@ -40,6 +41,13 @@ func (l *dirLoop) recv() (int, error) {
 		if errno == unix.EINTR {
 			return 0, nil
 		}
+		if errno == unix.EINVAL && l.keep {
+			// The kernel could not put the frame's offload into a
+			// virtio-net header and dropped it (it has been consumed).
+			l.c.UnreadableDrops++
+			l.publish()
+			return 0, nil
+		}
 		return 0, fmt.Errorf("recvmmsg: %w", errno)
 	}
 	n := int(r)
@@ -69,7 +77,7 @@ func (l *dirLoop) recv() (int, error) {
 			l.free = append(l.free, b)
 			continue
 		}
-		at := l.arrival(i, now, real)
+		at, stamped := l.arrival(i, now, real)
 		l.applyChangesUpTo(at)
 		// Frames due by this arrival leave before it is judged, so the
 		// limit sees what it would have seen at that instant; with a
@@ -80,52 +88,74 @@ func (l *dirLoop) recv() (int, error) {
 		if err := l.sendDue(at, now); err != nil {
 			return n, err
 		}
-		if l.model.HasQueue() {
-			frame := l.frame(b, size)
-			flow, ect, _ := aqm.Classify(frame, l.flowSeed)
-			if l.model.Enqueue(at, aqm.Packet{Len: size, Flow: flow, ECT: ect, Ref: b}) != linkmodel.Accepted {
-				l.free = append(l.free, b)
-				continue
-			}
-			orig, _ := l.model.Edits()
-			l.edit(orig, b, size)
-			continue
-		}
-		due, v := l.model.Arrive(at, size)
-		orig, dupe := l.model.Edits()
-		if ddue, dv, dq, _, ok := l.model.Duplicate(); ok {
-			// Only an accepted duplicate gets a buffer: the model then
-			// counts it among the frames held, which the buffers are
-			// sized for (a refused one, copied first, could find none).
-			// It is copied before the original's edit, as netem clones
-			// before it mangles.
-			c := noBuffer
-			if dv == linkmodel.Accepted {
-				c = l.copyFrame(b, size)
-				l.edit(dupe, c, size)
-			}
-			l.judged(ddue, dv, dq, c, size)
-		}
-		if v == linkmodel.Accepted {
-			l.edit(orig, b, size)
-		}
-		l.judged(due, v, l.model.Queued(), b, size)
+		l.arrive(at, stamped, b, size)
 	}
 	l.publish()
 	return n, nil
 }
 
-// judged acts on the model's verdict for a frame in buffer b: free it
-// (the model has counted it), or hold it in the ring in due order. The
-// ring is kept sorted by due time with ties in arrival order, as netem's
-// tfifo is: with a rate every frame goes to the tail, and only a
+// arrive judges the frame of size bytes in buffer b, arriving at at: each
+// of its wire segments in turn (one for a frame that is not a
+// super-packet), as the model would judge them arriving together at their
+// wire length, and holds the ones it accepts; the buffer is freed at once
+// if it holds none.
+func (l *dirLoop) arrive(at int64, stamped bool, b int32, size int) {
+	off := int(b) * l.slot
+	st := &l.bufs[b]
+	f, err := segment.Parse(l.arena[off:off+vnetHdrLen], l.arena[off+vnetHdrLen:off+vnetHdrLen+size])
+	// The loop holds a reference of its own while it judges the frame, so
+	// a queue discipline that drops one of its segments cannot free the
+	// buffer under it.
+	*st = bufState{f: f, whole: err != nil || !f.Split(), refs: 1}
+	segs := 1
+	if !st.whole {
+		segs = f.Segments()
+	}
+	if segs > 1 {
+		l.c.SuperPacketsIn++
+		l.c.Received += uint64(segs - 1) // the frame's first was counted when read
+	}
+	if stamped {
+		l.c.Stamped += uint64(segs)
+	}
+	var flow uint32
+	var ect bool
+	if l.model.HasQueue() {
+		flow, ect, _ = aqm.Classify(f.Bytes(), l.flowSeed)
+	}
+	for s := int32(0); s < int32(segs); s++ {
+		segLen := size
+		if !st.whole {
+			segLen = f.SegLen(int(s))
+		}
+		if l.model.HasQueue() {
+			st.refs++ // the queue's, given back if it refuses or drops the segment
+			if l.model.Enqueue(at, aqm.Packet{Len: segLen, Flow: flow, ECT: ect, Ref: int64(b) | int64(s)<<32}) != linkmodel.Accepted {
+				st.refs--
+			}
+			continue
+		}
+		due, v := l.model.Arrive(at, segLen)
+		orig, dupe := l.model.Edits()
+		if ddue, dv, dq, _, ok := l.model.Duplicate(); ok && dv == linkmodel.Accepted {
+			// The duplicate is judged first and shares the buffer; its
+			// bytes are the original's as they arrived, with its own edit.
+			l.hold(entry{buf: b, seg: s, size: int32(segLen), due: ddue, queued: dq, edit: dupe})
+		}
+		if v == linkmodel.Accepted {
+			l.hold(entry{buf: b, seg: s, size: int32(segLen), due: due, queued: l.model.Queued(), edit: orig})
+		}
+	}
+	l.unref(b)
+}
+
+// hold puts e in the ring in due order, counting it against its buffer.
+// The ring is kept sorted by due time with ties in arrival order, as
+// netem's tfifo is: with a rate every frame goes to the tail, and only a
 // reordered frame (due at once) or, with no rate, jittered ones move
 // forward.
-func (l *dirLoop) judged(due int64, v linkmodel.Verdict, queued bool, b int32, size int) {
-	if v != linkmodel.Accepted {
-		l.release(b)
-		return
-	}
+func (l *dirLoop) hold(e entry) {
+	l.bufs[e.buf].refs++
 	idx := l.head + l.n
 	if idx >= len(l.ring) {
 		idx -= len(l.ring)
@@ -135,69 +165,44 @@ func (l *dirLoop) judged(due int64, v linkmodel.Verdict, queued bool, b int32, s
 		if prev < 0 {
 			prev = len(l.ring) - 1
 		}
-		if l.ring[prev].due <= due {
+		if l.ring[prev].due <= e.due {
 			break
 		}
 		l.ring[idx] = l.ring[prev]
 		idx = prev
 	}
-	l.ring[idx] = entry{buf: b, size: int32(size), due: due, queued: queued}
+	l.ring[idx] = e
 	l.n++
 }
 
-// noBuffer stands for a frame that holds no buffer: a duplicate the model
-// refused, which was never copied.
-const noBuffer = int32(-1)
-
-// release returns buffer b to the free list (nothing for noBuffer).
-func (l *dirLoop) release(b int32) {
-	if b != noBuffer {
+// unref drops one reference to buffer b and frees it with the last.
+func (l *dirLoop) unref(b int32) {
+	st := &l.bufs[b]
+	st.refs--
+	if st.refs == 0 {
 		l.free = append(l.free, b)
 	}
 }
 
-// edit applies the model's edit to the frame in buffer b.
-func (l *dirLoop) edit(e linkmodel.Edit, b int32, size int) {
-	if e != (linkmodel.Edit{}) {
-		off := int(b) * l.slot
-		e.Apply(l.arena[off+vnetHdrLen:off+vnetHdrLen+size], l.arena[off:off+vnetHdrLen])
-	}
-}
-
-// frame is the Ethernet frame of size bytes in buffer b.
-func (l *dirLoop) frame(b int32, size int) []byte {
-	off := int(b)*l.slot + vnetHdrLen
-	return l.arena[off : off+size]
-}
-
 // dequeueUpTo runs the link's choices from the queue discipline up to
 // time t: each frame it takes is serialised and delayed by the model and
-// joins the frames held for their due times; one it marks gets CE set.
+// joins the frames held for their due times, with its edit (a CE mark,
+// corruption) to be made when it is sent.
 func (l *dirLoop) dequeueUpTo(t int64) {
 	for {
 		at, ok := l.model.NextDequeue()
 		if !ok || at > t {
 			return
 		}
-		p, due, marked, queued, ok := l.model.Dequeue(at)
+		p, due, edit, queued, ok := l.model.Dequeue(at)
 		if !ok {
 			continue // the discipline dropped what was left
 		}
-		l.edit(linkmodel.Edit{Mark: marked}, p.Ref, p.Len)
-		l.judged(due, linkmodel.Accepted, queued, p.Ref, p.Len)
+		// The queue held a reference to the buffer; the ring takes it over.
+		b := int32(p.Ref)
+		l.bufs[b].refs--
+		l.hold(entry{buf: b, seg: int32(p.Ref >> 32), size: int32(p.Len), due: due, queued: queued, edit: edit})
 	}
-}
-
-// copyFrame copies the frame in buffer b (size bytes and the virtio-net
-// header before them) into a free buffer, for a duplicate. There is
-// always one: the model accepts at most Limit frames and the buffers are
-// Limit plus a receive batch.
-func (l *dirLoop) copyFrame(b int32, size int) int32 {
-	c := l.free[len(l.free)-1]
-	l.free = l.free[:len(l.free)-1]
-	n := size + vnetHdrLen
-	copy(l.arena[int(c)*l.slot:int(c)*l.slot+n], l.arena[int(b)*l.slot:int(b)*l.slot+n])
-	return c
 }
 
 // publishFlows publishes the fullest FlowSamples flow queues (by bytes)

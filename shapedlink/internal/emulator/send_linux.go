@@ -3,29 +3,26 @@ package emulator
 import (
 	"unsafe"
 
+	"github.com/shakenfist/quicbench/shapedlink/internal/linkmodel"
 	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
 	"golang.org/x/sys/unix"
 )
 
 // This file is the sending half of a direction's forwarding loop: held
-// frames written when due, in batches, and their lateness counted.
+// segments written when due, in batches, the consecutive segments of one
+// super-packet that are due together as one frame, and their lateness
+// counted.
 
-// sendDue writes every held frame whose due time is not after cutoff;
+// sendDue writes every held segment whose due time is not after cutoff;
 // now is the time, for the lateness figures.
 func (l *dirLoop) sendDue(cutoff, now int64) error {
 	for l.n > 0 && l.ring[l.head].due <= cutoff {
-		k := 0
-		for k < txBatch && k < l.n {
-			idx := l.head + k
-			if idx >= len(l.ring) {
-				idx -= len(l.ring)
-			}
-			e := &l.ring[idx]
-			if e.due > cutoff {
+		k, covered := 0, 0
+		for k < txBatch && covered < l.n {
+			if l.ring[l.at(covered)].due > cutoff {
 				break
 			}
-			l.txIov[k].Base = &l.arena[int(e.buf)*l.slot]
-			l.txIov[k].SetLen(int(e.size) + vnetHdrLen)
+			covered += l.message(k, covered, cutoff)
 			k++
 		}
 		sent := 0
@@ -36,14 +33,21 @@ func (l *dirLoop) sendDue(cutoff, now int64) error {
 					break // the frames stay held; try again on the next turn
 				}
 				// This frame is lost (e.g. ENOBUFS: the peer's backlog
-				// is full); count it and go on with the next.
-				l.c.SendErrors++
-				l.retire(now, false)
+				// is full); count its segments and go on with the next.
+				for range l.txEntries[sent] {
+					l.c.SendErrors++
+					l.retire(now, false)
+				}
 				sent++
 				continue
 			}
-			for j := 0; j < int(r); j++ {
-				l.retire(now, true)
+			for j := sent; j < sent+int(r); j++ {
+				if l.txEntries[j] > 1 {
+					l.c.SuperPacketsOut++
+				}
+				for range l.txEntries[j] {
+					l.retire(now, true)
+				}
 			}
 			sent += int(r)
 		}
@@ -55,7 +59,71 @@ func (l *dirLoop) sendDue(cutoff, now int64) error {
 	return nil
 }
 
-// retire removes the head frame after it was written (or failed).
+// at is the ring index of the i-th held entry from the head.
+func (l *dirLoop) at(i int) int {
+	idx := l.head + i
+	if idx >= len(l.ring) {
+		idx -= len(l.ring)
+	}
+	return idx
+}
+
+// message sets up message k from the held entries starting at the i-th,
+// all due by cutoff, and returns how many entries it carries: a whole
+// frame as it arrived; a segment the model edited, copied and edited; or
+// a run of consecutive segments of one super-packet, with the headers the
+// run needs (package segment) and its payload in place.
+func (l *dirLoop) message(k, i int, cutoff int64) int {
+	e := &l.ring[l.at(i)]
+	st := &l.bufs[e.buf]
+	off := int(e.buf) * l.slot
+	iov := l.txIov[2*k : 2*k+2]
+	scratch := l.txScratch[k*(l.slot+vnetHdrLen) : (k+1)*(l.slot+vnetHdrLen)]
+	n := 1
+	switch {
+	case e.edit != (linkmodel.Edit{}):
+		// A copy, so a duplicate sharing the buffer keeps the bytes as
+		// they arrived.
+		var frame []byte
+		if st.whole {
+			frame = scratch[:vnetHdrLen+len(st.f.Bytes())]
+			copy(frame, l.arena[off:])
+		} else {
+			hdr := st.f.Run(int(e.seg), int(e.seg), scratch)
+			frame = append(scratch[:len(hdr)], st.f.Payload(int(e.seg), int(e.seg))...)
+		}
+		e.edit.Apply(frame[vnetHdrLen:], frame[:vnetHdrLen])
+		setIov(iov[:1], frame)
+		l.txHdr[k].Hdr.SetIovlen(1)
+	case st.whole:
+		setIov(iov[:1], l.arena[off:off+vnetHdrLen+len(st.f.Bytes())])
+		l.txHdr[k].Hdr.SetIovlen(1)
+	default:
+		last := int(e.seg)
+		for i+n < l.n {
+			next := &l.ring[l.at(i+n)]
+			if next.due > cutoff || next.buf != e.buf || int(next.seg) != last+1 || next.edit != (linkmodel.Edit{}) {
+				break
+			}
+			last++
+			n++
+		}
+		setIov(iov[:1], st.f.Run(int(e.seg), last, scratch))
+		setIov(iov[1:], st.f.Payload(int(e.seg), last))
+		l.txHdr[k].Hdr.SetIovlen(2)
+	}
+	l.txEntries[k] = n
+	return n
+}
+
+// setIov points iov[0] at b.
+func setIov(iov []unix.Iovec, b []byte) {
+	iov[0].Base = &b[0]
+	iov[0].SetLen(len(b))
+}
+
+// retire removes the head entry after its segment was written (or
+// failed).
 func (l *dirLoop) retire(now int64, ok bool) {
 	e := l.ring[l.head]
 	l.head++
@@ -64,7 +132,7 @@ func (l *dirLoop) retire(now int64, ok bool) {
 	}
 	l.n--
 	l.model.Depart(int(e.size))
-	l.free = append(l.free, e.buf)
+	l.unref(e.buf)
 	if ok {
 		l.c.Forwarded++
 		l.c.ForwardedBytes += uint64(e.size)
