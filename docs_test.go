@@ -425,6 +425,15 @@ func TestDocsCommandFlags(t *testing.T) {
 					t.Errorf("%s: %s", c.where, p)
 				}
 			}
+			// A command that takes profiles lists every option in -h,
+			// from the one table of options.
+			if _, ok := h.takesValue["profiles"]; ok || h.takesValue["profile"] {
+				for _, k := range shapedlink.OptionKeys() {
+					if !strings.Contains(string(out), "\n  "+k+"=") {
+						t.Errorf("examples/%s -h takes profiles but does not list the option %s=", n, k)
+					}
+				}
+			}
 		})
 	}
 }

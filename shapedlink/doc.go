@@ -175,9 +175,29 @@
 // netlink and TSO, GSO, GRO and tx checksumming off through ethtool ioctls,
 // all read back (Instruments().Offload); GSO max segs 1 is what brings TCP down to
 // wire-sized packets before the qdisc. Tx checksumming is off so that every
-// frame leaves its sender with a complete checksum, which the emulator's
-// AF_PACKET forwarding needs; UDP_SEGMENT still works (the device segments
-// and checksums in software).
+// frame leaves its sender with a complete checksum; UDP_SEGMENT still
+// works (the device segments and checksums in software). That is the
+// default, OffloadWire: every queue and counter then sees one wire packet
+// per slot, which the bench's offload evidence (package gsocheck) reads.
+//
+// Wire-sized packets cost the ends' stacks a system's worth of CPU per
+// packet, and a link of them stops near half a gigabit on a small machine.
+// Options.Offload = OffloadKeep leaves the ends' offloads as the kernel
+// sets them (TSO, GSO, checksum offload), so senders hand over 64 KiB
+// super-packets as on a host. The emulator still judges every wire segment
+// of a super-packet on its own, with the same draws a wire-sized run of the
+// same arrivals gets, and sends consecutive segments due together as one
+// smaller super-packet (see the emulator's package doc), so the link shapes
+// per segment at multi-gigabit rates; docs/calibration.md has the figures.
+// netem, as the kernel's, judges a super-packet as one packet (one loss
+// draw, one place against the limit, one rate debit for the whole), and
+// says so in its applied line; use the emulator backend for per-segment
+// semantics. Before Linux 6.2 a packet socket cannot read a UDP GSO
+// super-packet, so on such kernels an emulated link keeping offloads turns
+// UDP segmentation offload off at the ends (the stacks then segment UDP in
+// software) and its applied line says so. examples/overlink keeps offloads
+// by default; the bench's commands and shapedlinktest use wire-sized
+// packets unless asked.
 //
 // To move the client to a new address mid-run (a path change),
 // Control().AddClientAddr
@@ -255,14 +275,15 @@
 // wraps New for tests (skips where links cannot be built, closes the link
 // at the end, fails the test if the link broke during it).
 //
-// A QUIC stack of the embedder's own needs one more step. quic-go on Linux
-// sends with UDP segmentation offload (GSO): one write of up to 64
-// datagrams leaves the socket as one super-packet, which netem queues,
-// delays and loses as one packet (the emulator gets it already cut into
-// wire packets, but all at once), so the link no longer shapes what a
-// network would carry. Wrap the socket before quic-go sees it; the
-// transport package's wrapper turns GSO off for that socket only and keeps
-// ECN and batched receive:
+// A QUIC stack of the embedder's own needs one more step on a link of
+// wire-sized packets. quic-go on Linux sends with UDP segmentation offload
+// (GSO): one write of up to 64 datagrams leaves the socket as one
+// super-packet, which netem queues, delays and loses as one packet (the
+// emulator gets it already cut into wire packets, but all at once), so the
+// link no longer shapes what a network would carry. (On an emulated link
+// that keeps offloads, GSO is fine: each datagram is judged on its own.)
+// Wrap the socket before quic-go sees it; the transport package's wrapper
+// turns GSO off for that socket only and keeps ECN and batched receive:
 //
 //	pc, err := link.Server().ListenPacket(ctx, "udp", net.JoinHostPort(link.ServerAddr().String(), "4433"))
 //	...

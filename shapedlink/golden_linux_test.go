@@ -73,7 +73,7 @@ func TestGoldenLinks(t *testing.T) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test -run TestGoldenLinks -update-golden ./shapedlink/ to write it)", err)
+		t.Fatalf("%v (run go test ./shapedlink/ -run TestGoldenLinks -update-golden to write it)", err)
 	}
 	if got != string(want) {
 		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
@@ -177,7 +177,7 @@ func modelFingerprint(d Direction) string {
 		}
 	}
 	if m.HasQueue() {
-		m.SetDropFunc(func(ref int32, size int, c aqm.Cause) { counts[7]++; put(-3, int64(ref), int64(size), int64(c)) })
+		m.SetDropFunc(func(ref int64, size int, c aqm.Cause) { counts[7]++; put(-3, int64(ref), int64(size), int64(c)) })
 	}
 	dequeueUpTo := func(t int64) {
 		for {
@@ -185,10 +185,11 @@ func modelFingerprint(d Direction) string {
 			if !ok || at > t {
 				return
 			}
-			p, due, marked, queued, ok := m.Dequeue(at)
+			p, due, edit, queued, ok := m.Dequeue(at)
 			if !ok {
 				continue
 			}
+			marked := edit.Mark
 			if marked {
 				counts[6]++
 			}
@@ -215,7 +216,7 @@ func modelFingerprint(d Direction) string {
 		}
 		departUpTo(now)
 		if m.HasQueue() {
-			v := m.Enqueue(now, aqm.Packet{Len: size, Flow: uint32(i % 3), ECT: i%2 == 0, Ref: int32(i)})
+			v := m.Enqueue(now, aqm.Packet{Len: size, Flow: uint32(i % 3), ECT: i%2 == 0, Ref: int64(i)})
 			put(int64(i), int64(v))
 			counts[min(int(v), 3)]++
 			continue

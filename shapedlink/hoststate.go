@@ -19,13 +19,17 @@ type HostState struct {
 	// TCPECN is net.ipv4.tcp_ecn in the two namespaces: "2" (the kernel's
 	// default: answer ECN, never ask), "1" (ask) or "0", or
 	// "server X, client Y" when they differ.
-	TCPECN         string   `json:"tcp_ecn"`
-	NetemAvailable bool     `json:"netem_available"`
-	Backend        Backend  `json:"backend"`
-	Mode           Mode     `json:"mode"`
-	Profile        string   `json:"profile"` // Profile.String()
-	Limit          int      `json:"limit"`   // packets, server->client (Applied has both directions)
-	Applied        []string `json:"applied"` // as Link.Applied
+	TCPECN         string  `json:"tcp_ecn"`
+	NetemAvailable bool    `json:"netem_available"`
+	Backend        Backend `json:"backend"`
+	// OffloadMode is Options.Offload as in force: "keep", or "" for
+	// wire-sized packets (and for the in-process link, which has no
+	// devices).
+	OffloadMode OffloadMode `json:"offload_mode,omitempty"`
+	Mode        Mode        `json:"mode"`
+	Profile     string      `json:"profile"` // Profile.String()
+	Limit       int         `json:"limit"`   // packets, server->client (Applied has both directions)
+	Applied     []string    `json:"applied"` // as Link.Applied
 	// EmulatorSeeds are the emulator's (or the in-process link's) seeds,
 	// server->client then client->server; empty for netem.
 	EmulatorSeeds []uint64 `json:"emulator_seeds,omitempty"`
@@ -57,6 +61,7 @@ func (in *Instruments) HostState() (HostState, error) {
 	hs := HostState{
 		NetemAvailable: l.netemAvailable,
 		Backend:        l.backend,
+		OffloadMode:    l.offloadMode,
 		Mode:           l.mode,
 		Profile:        l.profile.String(),
 		Limit:          l.profile.Direction(Down).Limit,

@@ -121,7 +121,29 @@ type Options struct {
 	// the two directions possibly at once; it must return quickly and
 	// must not call the link. Other backends refuse it.
 	PacketTrace func(PacketEvent)
+	// Offload is how the ends handle segmentation offload: OffloadWire
+	// (the zero value) pins every device to wire-sized packets, so every
+	// queue and counter sees one wire packet per frame, which is what the
+	// bench's offload evidence reads; OffloadKeep leaves the devices'
+	// offloads as the kernel has them (TSO, GSO, checksum offload), so
+	// senders hand over super-packets, as on a real host, and a link can
+	// carry gigabits. The emulator still judges every wire segment of a
+	// super-packet on its own (see the package doc); netem, as the
+	// kernel's, judges a super-packet as one packet, and says so in its
+	// applied line. examples/overlink defaults to OffloadKeep. The
+	// in-process backend has no devices and refuses OffloadKeep.
+	Offload OffloadMode
 }
+
+// OffloadMode is how a link's ends handle segmentation offload (see
+// Options.Offload).
+type OffloadMode string
+
+// The offload modes.
+const (
+	OffloadWire OffloadMode = ""     // wire-sized packets: offloads off
+	OffloadKeep OffloadMode = "keep" // the kernel's offloads kept
+)
 
 // Fixed addresses (the device names are in link_linux.go). Each link lives
 // in namespaces of its own (or, in process, in its own ends), so the same
@@ -192,7 +214,13 @@ type Link struct {
 	dirs    [2]Direction // resolved, schedules and traces loaded once
 	backend Backend
 	mode    Mode
-	log     *slog.Logger
+	// offloadMode is Options.Offload (OffloadWire or OffloadKeep).
+	offloadMode OffloadMode
+	// udpSegOff says the ends' UDP segmentation offload was turned off
+	// because the shaper's packet sockets cannot carry it on this kernel
+	// (see vnetCarriesUDPGSO).
+	udpSegOff bool
+	log       *slog.Logger
 
 	server, client, shaperNS *Namespace
 
@@ -211,7 +239,7 @@ type Link struct {
 // New builds the link for p. For the namespace backends (netem, the
 // emulator, none) that is the namespaces, the veth pair (and, for the
 // emulator, the shaper namespace and process between them), addresses,
-// wire-sized offload settings, egress counters and the shaping; they need
+// offload settings (Options.Offload), egress counters and the shaping; they need
 // Linux, and elsewhere New returns an error wrapping
 // errors.ErrUnsupported. For BackendInProcess it is the two in-process
 // ends and the model between them, on any system. It logs the backend
@@ -231,6 +259,12 @@ func New(ctx context.Context, p Profile, opts Options) (*Link, error) {
 	if opts.PacketTrace != nil && opts.Backend != BackendInProcess {
 		return nil, fmt.Errorf("shapedlink: Options.PacketTrace is for the %q backend, which carries the packets itself; with %q leave it nil (the namespace backends' packets are the kernel's)",
 			BackendInProcess, opts.Backend)
+	}
+	switch {
+	case opts.Offload != OffloadWire && opts.Offload != OffloadKeep:
+		return nil, fmt.Errorf("shapedlink: unknown offload mode %q; use %q (wire-sized packets, the default) or %q (the kernel's offloads kept)", opts.Offload, "", OffloadKeep)
+	case opts.Offload == OffloadKeep && opts.Backend == BackendInProcess:
+		return nil, fmt.Errorf("shapedlink: Options.Offload %q is for links with devices; the %q backend carries whole datagrams and has none, so leave it empty", OffloadKeep, BackendInProcess)
 	}
 	log := opts.Logger
 	if log == nil {

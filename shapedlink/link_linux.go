@@ -30,7 +30,7 @@ func newWithNamespaces(ctx context.Context, p Profile, opts Options, log *slog.L
 	if err != nil {
 		return nil, err
 	}
-	l := &Link{profile: p, dirs: dirs, mode: mode, log: log}
+	l := &Link{profile: p, dirs: dirs, mode: mode, log: log, offloadMode: opts.Offload}
 	ok := false
 	defer func() {
 		if !ok {
@@ -81,9 +81,9 @@ func (l *Link) build(ctx context.Context, opts Options) error {
 	e := ends{ns: [2]*Namespace{l.server, l.client}, dev: [2]string{serverDev, clientDev}}
 	switch l.backend {
 	case BackendNetem:
-		l.shaper, err = startNetem(e, l.dirs, opts.Seed)
+		l.shaper, err = startNetem(e, l.dirs, opts.Seed, l.offloadMode)
 	case BackendEmulator:
-		l.shaper, err = startEmulator(ctx, l.shaperNS, l.dirs, opts.Seed)
+		l.shaper, err = startEmulator(ctx, l.shaperNS, l.dirs, opts.Seed, l.offloadMode, l.udpSegOff)
 	default:
 		l.shaper = unshaped{ends: e}
 	}

@@ -68,8 +68,18 @@ func pinWireSized(ns *Namespace, h *netlink.Handle, dev string) (Offload, error)
 	if err := h.LinkSetGSOMaxSize(l, wireGSOMaxSize); err != nil {
 		return Offload{}, fmt.Errorf("shapedlink: setting gso_max_size %d on %s: %w", wireGSOMaxSize, dev, err)
 	}
-	off := Offload{Namespace: ns.role, Device: dev}
-	err = ns.Do(func() error {
+	off, err := readOffload(ns, h, dev, true)
+	if err == nil && !off.WireSized() {
+		err = fmt.Errorf("shapedlink: offload settings on %s did not stick (%s); qdisc and nftables counts would not be per wire packet", dev, off)
+	}
+	return off, err
+}
+
+// readOffload reads dev's offload settings in ns back, after turning
+// TSO, GSO, GRO and tx checksumming off first when off is set.
+func readOffload(ns *Namespace, h *netlink.Handle, dev string, off bool) (Offload, error) {
+	o := Offload{Namespace: ns.role, Device: dev}
+	err := ns.Do(func() error {
 		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 		if err != nil {
 			return fmt.Errorf("shapedlink: opening an ethtool socket: %w", err)
@@ -79,6 +89,9 @@ func pinWireSized(ns *Namespace, h *netlink.Handle, dev string) (Offload, error)
 			cmd  uint32
 			name string
 		}{{ethtoolSTSO, "tso"}, {ethtoolSGSO, "gso"}, {ethtoolSGRO, "gro"}, {ethtoolSTXCSUM, "tx-checksumming"}} {
+			if !off {
+				break
+			}
 			if _, err := ethtool(fd, dev, set.cmd, 0); err != nil && !errors.Is(err, unix.EOPNOTSUPP) {
 				return fmt.Errorf("shapedlink: ethtool %s off on %s: %w", set.name, dev, err)
 			}
@@ -86,7 +99,7 @@ func pinWireSized(ns *Namespace, h *netlink.Handle, dev string) (Offload, error)
 		for _, get := range []struct {
 			cmd uint32
 			out *bool
-		}{{ethtoolGTSO, &off.TSO}, {ethtoolGGSO, &off.GSO}, {ethtoolGGRO, &off.GRO}, {ethtoolGTXCSUM, &off.TxChecksum}} {
+		}{{ethtoolGTSO, &o.TSO}, {ethtoolGGSO, &o.GSO}, {ethtoolGGRO, &o.GRO}, {ethtoolGTXCSUM, &o.TxChecksum}} {
 			v, err := ethtool(fd, dev, get.cmd, 0)
 			if err != nil {
 				return fmt.Errorf("shapedlink: reading ethtool features of %s: %w", dev, err)
@@ -98,16 +111,13 @@ func pinWireSized(ns *Namespace, h *netlink.Handle, dev string) (Offload, error)
 	if err != nil {
 		return Offload{}, err
 	}
-	l, err = h.LinkByName(dev)
+	l, err := h.LinkByName(dev)
 	if err != nil {
 		return Offload{}, fmt.Errorf("shapedlink: reading %s back: %w", dev, err)
 	}
 	a := l.Attrs()
-	off.MTU, off.GSOMaxSegs, off.GSOMaxSize = a.MTU, a.GSOMaxSegs, a.GSOMaxSize
-	if !off.WireSized() {
-		return off, fmt.Errorf("shapedlink: offload settings on %s did not stick (%s); qdisc and nftables counts would not be per wire packet", dev, off)
-	}
-	return off, nil
+	o.MTU, o.GSOMaxSegs, o.GSOMaxSize = a.MTU, a.GSOMaxSegs, a.GSOMaxSize
+	return o, nil
 }
 
 // writeSysctl writes value to /proc/sys/<path> as seen from the calling

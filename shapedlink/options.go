@@ -24,6 +24,14 @@ func OptionKeys() []string { return linkspec.Keys() }
 // what it sets), for a command's -h.
 func OptionsHelp() string { return linkspec.Help() }
 
+// ProfileUsage is what a command's -h says about profiles: the form, and
+// every option with what it sets, from the one table of options.
+func ProfileUsage() string {
+	return "\nA profile is " + ProfileGrammar + ", e.g. 80:10, 80:10:1 or 20:50,up.rate=5.\n" +
+		"The options, each after a comma, as [down.|up.]key=value (down: server to client, up: client to server, neither: both):\n" +
+		OptionsHelp()
+}
+
 // optionsString is the options part of String: ",key=value" for each
 // setting, without a direction where both directions have it with the
 // same value, in OptionKeys' order, down before up.

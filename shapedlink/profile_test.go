@@ -236,7 +236,7 @@ func TestProfileOptions(t *testing.T) {
 	bad := []struct{ in, says string }{
 		{"80:10,", "not key=value"},
 		{"80:10,rate", "not key=value"},
-		{"80:10,corrupt=5", `unknown key "corrupt"`},
+		{"80:10,slot=5", `unknown key "slot"`},
 		{"80:10,sideways.rate=5", `direction "sideways"`},
 		{"80:10,up.rate=0", "up.rate must be positive"},
 		{"80:10,up.rate=-1", "not a decimal number"},

@@ -30,9 +30,9 @@ var errEmulatorExited = errors.New("shapedlink: the emulator's shaper process ha
 // startEmulator starts the shaper for dirs (seeded with seed, the other
 // direction backSeed(seed); zero draws them) in the shaper namespace and
 // waits until it forwards.
-func startEmulator(ctx context.Context, shaperNS *Namespace, dirs [2]Direction, seed uint64) (*emuShaper, error) {
+func startEmulator(ctx context.Context, shaperNS *Namespace, dirs [2]Direction, seed uint64, offload OffloadMode, udpSegOff bool) (*emuShaper, error) {
 	dirs[Down].Seed, dirs[Up].Seed = seed, backSeed(seed)
-	cfg := emulator.Config{IfA: shaperSideSrv, IfB: shaperSideCli, AToB: dirs[Down], BToA: dirs[Up]}
+	cfg := emulator.Config{IfA: shaperSideSrv, IfB: shaperSideCli, AToB: dirs[Down], BToA: dirs[Up], KeepOffload: offload == OffloadKeep}
 	cmd, mon, err := emulator.Command(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("shapedlink: preparing the emulator: %w", err)
@@ -52,9 +52,16 @@ func startEmulator(ctx context.Context, shaperNS *Namespace, dirs [2]Direction, 
 	// The shaper's socket buffers as granted (read back once it is ready):
 	// unprivileged they fall back to the host's limits.
 	st := mon.Snapshot()
+	mode := ""
+	if cfg.KeepOffload {
+		mode = " offload keep (each wire segment of a super-packet judged on its own)"
+		if udpSegOff {
+			mode = " offload keep (each wire segment of a super-packet judged on its own; UDP segmentation offload off at the ends: before Linux 6.2 a packet socket cannot read a UDP GSO super-packet)"
+		}
+	}
 	s.lines = []string{
-		fmt.Sprintf("server %s -> client: %s (shaper rcvbuf %d sndbuf %d)", serverDev, d[0], st[0].RcvBufBytes, st[0].SndBufBytes),
-		fmt.Sprintf("client %s -> server: %s (shaper rcvbuf %d sndbuf %d)", clientDev, d[1], st[1].RcvBufBytes, st[1].SndBufBytes),
+		fmt.Sprintf("server %s -> client: %s%s (shaper rcvbuf %d sndbuf %d)", serverDev, d[0], mode, st[0].RcvBufBytes, st[0].SndBufBytes),
+		fmt.Sprintf("client %s -> server: %s%s (shaper rcvbuf %d sndbuf %d)", clientDev, d[1], mode, st[1].RcvBufBytes, st[1].SndBufBytes),
 	}
 	return s, nil
 }

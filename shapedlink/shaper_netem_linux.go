@@ -68,7 +68,7 @@ func probeNetem(ns *Namespace) (bool, error) {
 // than zero seeds netem's PRNG where the kernel has one (the
 // server-to-client direction gets seed, the other backSeed(seed)); the
 // read-back says whether it took.
-func startNetem(e ends, dirs [2]Direction, seed uint64) (*netemShaper, error) {
+func startNetem(e ends, dirs [2]Direction, seed uint64, offload OffloadMode) (*netemShaper, error) {
 	s := &netemShaper{ends: e, dirs: dirs}
 	for _, end := range []End{ServerEnd, ClientEnd} {
 		sd := seed
@@ -82,6 +82,9 @@ func startNetem(e ends, dirs [2]Direction, seed uint64) (*netemShaper, error) {
 		dir := "server -> client"
 		if end == ClientEnd {
 			dir = "client -> server"
+		}
+		if offload == OffloadKeep {
+			line += " | offload keep: netem judges a GSO super-packet as one packet (loss, duplication, reordering, corruption, the limit) and its rate counts it whole"
 		}
 		s.lines = append(s.lines, fmt.Sprintf("%s %s: %s", dir, e.dev[end], line))
 	}

@@ -28,7 +28,7 @@ type ShaperStats struct {
 	// scheduled change after its time (the change itself applies at its
 	// time, to the packets' arrival stamps).
 	MaxChangeLagMs float64 `json:"max_change_lag_ms,omitempty"`
-	// Unstamped counts frames whose arrival time was taken when read
+	// Unstamped counts wire packets whose arrival time was taken when read
 	// rather than from the kernel's receive timestamp.
 	Unstamped uint64 `json:"unstamped"`
 	// LateP50Ms and LateP99Ms are upper bounds on how long after its due

@@ -45,6 +45,7 @@ func prepareNamespace(ns *Namespace) error {
 // buildTopology creates the veth pair(s), sets addresses, MTU and offloads,
 // and brings everything up.
 func (l *Link) buildTopology(withShaper bool) error {
+	keep := l.offloadMode == OffloadKeep
 	hs, err := l.server.handle()
 	if err != nil {
 		return err
@@ -56,13 +57,7 @@ func (l *Link) buildTopology(withShaper bool) error {
 	}
 	defer hc.Close()
 
-	type dev struct {
-		ns   *Namespace
-		h    *netlink.Handle
-		name string
-		addr netip.Addr
-	}
-	devs := []dev{{l.server, hs, serverDev, serverAddr}, {l.client, hc, clientDev, clientAddr}}
+	devs := []topoDev{{l.server, hs, serverDev, serverAddr}, {l.client, hc, clientDev, clientAddr}}
 
 	if withShaper {
 		if l.shaperNS, err = newNamespace("shaper"); err != nil {
@@ -82,7 +77,7 @@ func (l *Link) buildTopology(withShaper bool) error {
 		if err := addVeth(hc, l.client, clientDev, l.shaperNS, shaperSideCli); err != nil {
 			return err
 		}
-		devs = append(devs, dev{l.shaperNS, hh, shaperSideSrv, netip.Addr{}}, dev{l.shaperNS, hh, shaperSideCli, netip.Addr{}})
+		devs = append(devs, topoDev{l.shaperNS, hh, shaperSideSrv, netip.Addr{}}, topoDev{l.shaperNS, hh, shaperSideCli, netip.Addr{}})
 	} else if err := addVeth(hs, l.server, serverDev, l.client, clientDev); err != nil {
 		return err
 	}
@@ -95,11 +90,23 @@ func (l *Link) buildTopology(withShaper bool) error {
 		if err := d.h.LinkSetMTU(link, linkMTU); err != nil {
 			return fmt.Errorf("shapedlink: setting MTU %d on %s: %w", linkMTU, d.name, err)
 		}
-		off, err := pinWireSized(d.ns, d.h, d.name)
+		pin := pinWireSized
+		if keep {
+			pin = func(ns *Namespace, h *netlink.Handle, dev string) (Offload, error) {
+				return readOffload(ns, h, dev, false)
+			}
+		}
+		off, err := pin(d.ns, d.h, d.name)
 		if err != nil {
 			return err
 		}
 		l.offload = append(l.offload, off)
+		if keep && withShaper && d.addr.IsValid() && !vnetCarriesUDPGSO() {
+			if err := udpSegmentationOff(d.ns, d.name); err != nil {
+				return err
+			}
+			l.udpSegOff = true
+		}
 		if d.addr.IsValid() {
 			a := &netlink.Addr{IPNet: &net.IPNet{IP: d.addr.AsSlice(), Mask: net.CIDRMask(prefixLen, 32)}}
 			if err := d.h.AddrAdd(link, a); err != nil {
@@ -110,20 +117,46 @@ func (l *Link) buildTopology(withShaper bool) error {
 			return fmt.Errorf("shapedlink: bringing %s up: %w", d.name, err)
 		}
 	}
+	if err := setNeighbours(devs[0], devs[1]); err != nil {
+		return err
+	}
+	// A device that was just brought up transmits through the noop qdisc,
+	// which drops everything, until the kernel's link watcher activates it
+	// a moment later; wait for that so the first packet is not lost.
+	for _, d := range devs {
+		if err := waitActive(d.h, d.name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// topoDev is one veth end as the topology configures it: its namespace,
+// a netlink handle there, its name and (for the outer ends) its address.
+type topoDev struct {
+	ns   *Namespace
+	h    *netlink.Handle
+	name string
+	addr netip.Addr
+}
+
+// setNeighbours gives the outer ends a and b permanent neighbour entries
+// for each other.
+func setNeighbours(a, b topoDev) error {
 	// Permanent neighbour entries: no ARP ever crosses the link, so no
 	// first packet waits for resolution, no lost ARP stalls a lossy run
 	// for a second, and queues and counters hold only the experiment's
 	// packets.
 	macs := make([]net.HardwareAddr, 2)
-	for i, d := range devs[:2] {
+	for i, d := range []topoDev{a, b} {
 		link, err := d.h.LinkByName(d.name)
 		if err != nil {
 			return fmt.Errorf("shapedlink: finding %s: %w", d.name, err)
 		}
 		macs[i] = link.Attrs().HardwareAddr
 	}
-	for i, d := range devs[:2] {
-		peer := devs[1-i]
+	for i, d := range []topoDev{a, b} {
+		peer := []topoDev{a, b}[1-i]
 		link, err := d.h.LinkByName(d.name)
 		if err != nil {
 			return fmt.Errorf("shapedlink: finding %s: %w", d.name, err)
@@ -132,14 +165,6 @@ func (l *Link) buildTopology(withShaper bool) error {
 			IP: peer.addr.AsSlice(), HardwareAddr: macs[1-i]}
 		if err := d.h.NeighSet(n); err != nil {
 			return fmt.Errorf("shapedlink: adding the neighbour entry %s -> %s on %s: %w", peer.addr, macs[1-i], d.name, err)
-		}
-	}
-	// A device that was just brought up transmits through the noop qdisc,
-	// which drops everything, until the kernel's link watcher activates it
-	// a moment later; wait for that so the first packet is not lost.
-	for _, d := range devs {
-		if err := waitActive(d.h, d.name); err != nil {
-			return err
 		}
 	}
 	return nil

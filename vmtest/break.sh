@@ -48,8 +48,8 @@ loss)
 	new='a.Loss = float32(d.LossPct / 10)'
 	tests='TestNetemReadBack|TestNetemLoss' ;;
 delay)
-	old='Latency: uint32(math.Round(float64(d.Delay) / 1e3))'
-	new='Latency: uint32(math.Round(float64(2*d.Delay) / 1e3))'
+	old='options.AddRtAttr(tcaNetemLatency64, nl.Uint64Attr(uint64(d.Delay)))'
+	new='options.AddRtAttr(tcaNetemLatency64, nl.Uint64Attr(uint64(2*d.Delay)))'
 	tests='TestNetemReadBack|TestNetemIdleRTT' ;;
 rate)
 	old='Rate64:  uint64(math.Round(d.RateMbit * 1e6 / 8))'
@@ -66,8 +66,8 @@ noloss)
 		a.Loss = float32(d.LossPct + 0.5)'
 	tests='TestNetemReadBack' ;;
 jitter)
-	old='Jitter:  uint32(math.Round(float64(d.Jitter) / 1e3)),'
-	new='Jitter:  uint32(math.Round(float64(d.Jitter) / 2e3)),'
+	old='options.AddRtAttr(tcaNetemJitter64, nl.Uint64Attr(uint64(d.Jitter)))'
+	new='options.AddRtAttr(tcaNetemJitter64, nl.Uint64Attr(uint64(d.Jitter/2)))'
 	tests='TestNetemJitter' ;;
 ge)
 	file=$tree/shapedlink/netemopts_linux.go
@@ -88,8 +88,8 @@ dup)
 	new='a.Duplicate, a.DuplicateCorr = float32(d.DupPct/2),'
 	tests='TestDuplicateBothBackends|TestNetemCorrelationsReadBack' ;;
 corr)
-	old='a.DelayCorr = float32(d.JitterCorr)'
-	new='a.DelayCorr = float32(d.JitterCorr / 2)'
+	old='delayCorr = netlink.Percentage2u32(float32(d.JitterCorr))'
+	new='delayCorr = netlink.Percentage2u32(float32(d.JitterCorr / 2))'
 	tests='TestNetemCorrelationsReadBack' ;;
 corrupt)
 	old='a.CorruptProb, a.CorruptCorr = float32(d.CorruptPct),'

@@ -17,6 +17,14 @@ import (
 // newLinkBackend is newLink for a chosen backend.
 func newLinkBackend(t *testing.T, profile string, b shapedlink.Backend) vmLink {
 	t.Helper()
+	return newLinkOptions(t, profile, shapedlink.Options{Backend: b})
+}
+
+// newLinkOptions is newLink with opts (a backend must be chosen).
+func newLinkOptions(t *testing.T, profile string, opts shapedlink.Options) vmLink {
+	t.Helper()
+	b := opts.Backend
+	opts.Logger = slog.New(slog.DiscardHandler)
 	requireNetem(t)
 	p, err := shapedlink.ParseProfile(profile)
 	if err != nil {
@@ -24,7 +32,7 @@ func newLinkBackend(t *testing.T, profile string, b shapedlink.Backend) vmLink {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	l, err := shapedlink.New(ctx, p, shapedlink.Options{Backend: b, Logger: slog.New(slog.DiscardHandler)})
+	l, err := shapedlink.New(ctx, p, opts)
 	if err != nil {
 		t.Fatalf("shapedlink.New(%s, %s): %v", profile, b, err)
 	}

@@ -144,6 +144,13 @@ func wilsonEffective(k, n int, inflation float64) (lo, hi float64) {
 	return max(0, mid-half), min(1, mid+half)
 }
 
+// The UDP echo's payload, and its frame on the wire with the UDP, IPv4
+// and Ethernet headers.
+const (
+	echoPayload = 64
+	echoFrame   = echoPayload + 8 + 20 + 14 // UDP, IPv4, Ethernet
+)
+
 // lossRecord is what the loss run's receiver saw: for each datagram
 // whether it arrived, how many copies did, and the one-way delay of the
 // first (sender and receiver share one clock).
@@ -151,6 +158,12 @@ type lossRecord struct {
 	seen   []bool
 	copies []int
 	oneWay []time.Duration
+	// changed counts datagrams that arrived with bytes they were not
+	// sent with (a number past the run, or padding that is not zero).
+	changed int
+	// caught is what the receiver's IP and UDP checks dropped during the
+	// run (Ip InHdrErrors and Udp InErrors of the client's namespace).
+	caught uint64
 }
 
 // reorderShare is the share of packets netem's reordering sends at once
@@ -196,6 +209,28 @@ func dupAndReorder(r *Result, rec lossRecord, d shapedlink.Direction) {
 		want := reorderShare(d.ReorderPct, d.ReorderGap)
 		r.ReorderPct, r.ReorderLoPct, r.ReorderHiPct, r.ReorderWantPct = 100*float64(early)/float64(arrived), 100*lo, 100*hi, 100*want
 	}
+}
+
+// corruptFigures fills r's corruption figures from the loss run, when d
+// has corruption: the share the receiver's checks caught, against d's
+// share times the part of an echoFrame-byte frame they cover (a flip in
+// the Ethernet header is not counted: the destination address or the
+// type drops the frame before IP, the source address is harmless).
+func corruptFigures(r *Result, rec lossRecord, d shapedlink.Direction, sent int) {
+	if d.CorruptPct <= 0 || sent == 0 {
+		return
+	}
+	caught := int(min(rec.caught, uint64(sent)))
+	lo, hi := wilson(caught, sent)
+	r.CorruptCaughtPct, r.CorruptCaughtLoPct, r.CorruptCaughtHiPct = 100*float64(caught)/float64(sent), 100*lo, 100*hi
+	r.CorruptWantPct = d.CorruptPct * float64(echoFrame-14) / echoFrame
+	r.CorruptArrived = rec.changed
+}
+
+// corruptLoss is the share of datagrams corruption loses on d: every
+// flip but those in the Ethernet source address (6 of a frame's bytes).
+func corruptLoss(d shapedlink.Direction) float64 {
+	return d.CorruptPct / 100 * float64(echoFrame-6) / echoFrame
 }
 
 // jitterLevels are the quantiles JitterFit reports.

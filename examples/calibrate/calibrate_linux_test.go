@@ -78,35 +78,50 @@ func TestFailedMeasurementsExitNonZero(t *testing.T) {
 	}
 }
 
-// TestIperf3Mode runs the iperf3 series at one rate: the bare pair, the
-// unlimited link and a 10 Mbit/s link each carry one iperf3 flow, and the
-// shaped flow's wire share, counted by the emulator, is near the rate and
-// never above it.
+// TestIperf3Mode runs the iperf3 series at one rate in each offload
+// mode: the bare pair with its offloads on and wire-sized, the unlimited
+// link and a 10 Mbit/s link each carry one iperf3 flow; the shaped flows
+// are in the run's mode, the 10 Mbit/s flow's wire share, counted by the
+// emulator, is near the rate and never above it, and the emulator's CPU
+// per GB is reported. Keeping offloads, TCP's super-packets reach the
+// shaper; wire-sized, none do.
 func TestIperf3Mode(t *testing.T) {
 	if _, err := exec.LookPath("iperf3"); err != nil {
 		t.Skip("iperf3 is not installed (apt-get install iperf3; .ci/run installs it)")
 	}
-	c := cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), "-json", "-profiles", "", "-sweep", "", "-iperf3", "10", "-bulk", "3s")
-	if c.Code != 0 {
-		t.Fatalf("exit code %d, want 0; stderr:\n%s", c.Code, c.Stderr)
-	}
-	var rep Report
-	if err := json.Unmarshal([]byte(c.Stdout), &rep); err != nil {
-		t.Fatalf("stdout is not a JSON report (%v):\n%s", err, c.Stdout)
-	}
-	if len(rep.Iperf) != 3 {
-		t.Fatalf("%d iperf3 flows, want 3 (bare, unlimited, 10 Mbit/s): %+v", len(rep.Iperf), rep.Iperf)
-	}
-	for _, f := range rep.Iperf {
-		if f.Error != "" || f.Mbit <= 0 {
-			t.Errorf("%s: %.2f Mbit/s, error %q", f.Label, f.Mbit, f.Error)
-		}
-	}
-	if f := rep.Iperf[0]; f.Backend != "none" {
-		t.Errorf("the first flow ran over backend %q, want the bare pair", f.Backend)
-	}
-	if f := rep.Iperf[2]; f.WireFrom != "shaper" || f.WirePct < 90 || f.WirePct > MaxWirePct || f.CPUNsPerFrame <= 0 {
-		t.Errorf("10 Mbit/s: wire %.1f%% (from %q), emulator CPU %.0f ns/frame; want 90-100.5%% counted by the shaper and a CPU figure", f.WirePct, f.WireFrom, f.CPUNsPerFrame)
+	for _, mode := range []string{"wire", "keep"} {
+		t.Run(mode, func(t *testing.T) {
+			c := cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), "-json", "-profiles", "", "-sweep", "", "-iperf3", "10", "-bulk", "3s", "-offload", mode)
+			if c.Code != 0 {
+				t.Fatalf("exit code %d, want 0; stderr:\n%s", c.Code, c.Stderr)
+			}
+			var rep Report
+			if err := json.Unmarshal([]byte(c.Stdout), &rep); err != nil {
+				t.Fatalf("stdout is not a JSON report (%v):\n%s", err, c.Stdout)
+			}
+			if rep.Offload != mode {
+				t.Errorf("the report records offload %q, want %q", rep.Offload, mode)
+			}
+			if len(rep.Iperf) != 4 {
+				t.Fatalf("%d iperf3 flows, want 4 (bare with offloads on, bare wire-sized, unlimited, 10 Mbit/s): %+v", len(rep.Iperf), rep.Iperf)
+			}
+			for i, want := range []struct{ label, backend, offload string }{
+				{bareKeepLabel, "none", "keep"}, {bareWireLabel, "none", "wire"}, {"unlimited", "emulator", mode}, {"5:10", "emulator", mode},
+			} {
+				f := rep.Iperf[i]
+				if f.Error != "" || f.Mbit <= 0 || f.Label != want.label || f.Backend != want.backend || f.Offload != want.offload {
+					t.Errorf("flow %d: %s over %s, offload %s: %.2f Mbit/s, error %q; want %s over %s, offload %s", i, f.Label, f.Backend, f.Offload, f.Mbit, f.Error, want.label, want.backend, want.offload)
+				}
+			}
+			if f := rep.Iperf[3]; f.WireFrom != "shaper" || f.WirePct < 90 || f.WirePct > MaxWirePct || f.CPUNsPerFrame <= 0 || f.CPUSecPerGB <= 0 {
+				t.Errorf("10 Mbit/s: wire %.1f%% (from %q), emulator CPU %.0f ns/frame and %.2f s/GB; want 90-100.5%% counted by the shaper and both CPU figures", f.WirePct, f.WireFrom, f.CPUNsPerFrame, f.CPUSecPerGB)
+			}
+			u := rep.Iperf[2]
+			t.Logf("%s: unlimited %.0f Mbit/s, %.2f emulator CPU s/GB, super-packets in %d out %d", mode, u.Mbit, u.CPUSecPerGB, u.SuperPacketsIn, u.SuperPacketsOut)
+			if got := u.SuperPacketsIn > 0; got != (mode == "keep") {
+				t.Errorf("%s: %d super-packets reached the shaper on the unlimited link", mode, u.SuperPacketsIn)
+			}
+		})
 	}
 }
 
@@ -162,5 +177,30 @@ func TestDupReorderCalibration(t *testing.T) {
 	// reorder 20% with gap 2: one packet in 1 + 5.
 	if math.Abs(r.ReorderWantPct-100.0/6) > 1e-9 || r.ReorderWantPct < r.ReorderLoPct || r.ReorderWantPct > r.ReorderHiPct || r.DupWantPct != 0 {
 		t.Errorf("reordering: configured %v%% outside the measured [%.2f, %.2f]", r.ReorderWantPct, r.ReorderLoPct, r.ReorderHiPct)
+	}
+}
+
+// TestCorruptCalibration: calibrate measures corruption as the share of
+// the loss run's datagrams the receiver's checks drop, beside what 5%
+// corruption should make them drop (all flips but those in the Ethernet
+// header, which no checksum covers), and says none arrived changed; the
+// loss it reports holds what corruption loses.
+func TestCorruptCalibration(t *testing.T) {
+	c := cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), "-json", "-profiles", "20:10,down.corrupt=5", "-echoes", "20", "-bulk", "600ms", "-losspkts", "4000", "-sweep", "")
+	cmdtest.SkipIfNoUserNS(t, c)
+	var rep Report
+	if err := json.Unmarshal([]byte(c.Stdout), &rep); err != nil || len(rep.Results) != 1 {
+		t.Fatalf("stdout is not a one-profile report (%v):\n%s\nstderr:\n%s", err, c.Stdout, c.Stderr)
+	}
+	r := rep.Results[0]
+	t.Logf("%s: caught %.2f%% [%.2f,%.2f] of %.3g%%, %d changed; loss %.2f%% [%.2f,%.2f]", r.Profile, r.CorruptCaughtPct, r.CorruptCaughtLoPct, r.CorruptCaughtHiPct, r.CorruptWantPct, r.CorruptArrived, r.LossPct, r.LossLoPct, r.LossHiPct)
+	if want := 5 * float64(echoFrame-14) / echoFrame; math.Abs(r.CorruptWantPct-want) > 1e-9 || want < r.CorruptCaughtLoPct || want > r.CorruptCaughtHiPct {
+		t.Errorf("corruption: expected %.3g%% caught, outside the measured [%.2f, %.2f]", want, r.CorruptCaughtLoPct, r.CorruptCaughtHiPct)
+	}
+	if r.CorruptArrived != 0 {
+		t.Errorf("%d datagrams arrived changed; the receiver's checks drop every corrupted one", r.CorruptArrived)
+	}
+	if !r.LossInside {
+		t.Errorf("loss %.2f%% [%.2f, %.2f] does not hold what 5%% corruption loses", r.LossPct, r.LossLoPct, r.LossHiPct)
 	}
 }

@@ -10,13 +10,6 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
-// The UDP echo's payload, and its frame on the wire with the UDP, IPv4
-// and Ethernet headers.
-const (
-	echoPayload = 64
-	echoFrame   = echoPayload + 8 + 20 + 14 // UDP, IPv4, Ethernet
-)
-
 // probeLink builds a link of p with opts, probes its idle round trip and
 // takes it down; expected is the round trip the probe should see.
 func probeLink(ctx context.Context, c config, p shapedlink.Profile, opts shapedlink.Options, expected time.Duration) *Probe {

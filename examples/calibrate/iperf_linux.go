@@ -23,25 +23,27 @@ const (
 )
 
 // iperfSeries runs Debian's iperf3 (one Cubic flow, client to server)
-// across a link of each rate at 5 ms RTT, across an effectively unlimited
-// link, and across an unshaped veth pair with the same offloads: the
-// rate a sender nobody here wrote gets, beside the machine's own ceiling.
+// across an unshaped veth pair with its offloads on and with wire-sized
+// packets, across an effectively unlimited link and across a link of
+// each rate at 5 ms RTT, the links in opts' offload mode: the rate a
+// sender nobody here wrote gets, beside the machine's own ceilings.
 func iperfSeries(ctx context.Context, c config, rates []float64, opts shapedlink.Options) ([]Iperf, error) {
 	var out []Iperf
-	bare := opts
-	bare.Backend = shapedlink.BackendNone
+	bareKeep, bareWire := opts, opts
+	bareKeep.Backend, bareKeep.Offload = shapedlink.BackendNone, shapedlink.OffloadKeep
+	bareWire.Backend, bareWire.Offload = shapedlink.BackendNone, shapedlink.OffloadWire
 	unlimited, err := shapedlink.ParseProfile(unlimitedProfile)
 	if err != nil {
 		return nil, err
 	}
-	// The bare pair first: the ceiling the others are read against.
+	// The bare pairs first: the ceilings the others are read against.
 	type step struct {
 		label string
 		p     shapedlink.Profile
 		opts  shapedlink.Options
 		rate  float64
 	}
-	steps := []step{{"bare veth", unlimited, bare, 0}, {"unlimited", unlimited, opts, 0}}
+	steps := []step{{bareKeepLabel, unlimited, bareKeep, 0}, {bareWireLabel, unlimited, bareWire, 0}, {"unlimited", unlimited, opts, 0}}
 	for _, r := range rates {
 		p, err := shapedlink.NewProfile(5*time.Millisecond, r, 0)
 		if err != nil {
@@ -60,7 +62,7 @@ func iperfSeries(ctx context.Context, c config, rates []float64, opts shapedlink
 
 // iperfRun builds one link and runs one iperf3 flow across it.
 func iperfRun(ctx context.Context, c config, label string, p shapedlink.Profile, opts shapedlink.Options, rateMbit float64) Iperf {
-	res := Iperf{Label: label, Profile: p.String(), RateMbit: rateMbit}
+	res := Iperf{Label: label, Profile: p.String(), RateMbit: rateMbit, Offload: offloadName(opts.Offload)}
 	fail := func(err error) Iperf { res.Error = err.Error(); return res }
 	l, err := shapedlink.New(ctx, p, opts)
 	if err != nil {
@@ -90,7 +92,7 @@ func iperfRun(ctx context.Context, c config, label string, p shapedlink.Profile,
 	cli := exec.Command("iperf3", "-c", srvAddr, "-p", strconv.Itoa(iperfPort), "-C", "cubic",
 		"-t", strconv.Itoa(secs), "-O", strconv.Itoa(iperfOmit), "-J")
 	cli.Stdout, cli.Stderr = &cliOut, &cliErr
-	cpu0, fr0, _ := shaperTotals(l)
+	sh0 := shaperTotals(l)
 	start := time.Now()
 	if err := l.Client().Start(cli); err != nil {
 		return fail(fmt.Errorf("starting the iperf3 client: %w", err))
@@ -127,7 +129,28 @@ func iperfRun(ctx context.Context, c config, label string, p shapedlink.Profile,
 		<-cliDone
 		return fail(ctx.Err())
 	}
-	cpu1, fr1, _ := shaperTotals(l)
+	sh1 := shaperTotals(l)
+	mbit, retr, err := readIperfJSON(cliOut.Bytes(), cliErr.String(), werr)
+	if err != nil {
+		return fail(err)
+	}
+	res.Mbit, res.Retransmits = mbit, retr
+	if rateMbit > 0 {
+		res.GoodputPct = 100 * res.Mbit / rateMbit
+		if w0 >= 0 && w1 > w0 && t1.After(t0) {
+			res.WirePct, res.WireFrom = 100*float64(w1-w0)*8/t1.Sub(t0).Seconds()/(rateMbit*1e6), "shaper"
+		} else {
+			res.WirePct, res.WireFrom = res.GoodputPct*fullFrame/fullPayload, "estimate"
+		}
+	}
+	res.shaperFigures(sh0, sh1)
+	return res
+}
+
+// readIperfJSON reads the iperf3 client's -J output: the receiver's
+// goodput in Mbit/s and the sender's retransmissions; stderr and werr
+// (how the client exited) go into the error when the run failed.
+func readIperfJSON(out []byte, stderr string, werr error) (mbit float64, retransmits int, err error) {
 	var rep struct {
 		End struct {
 			SumSent struct {
@@ -139,39 +162,58 @@ func iperfRun(ctx context.Context, c config, label string, p shapedlink.Profile,
 		} `json:"end"`
 		Error string `json:"error"`
 	}
-	if err := json.Unmarshal(cliOut.Bytes(), &rep); err != nil {
-		return fail(fmt.Errorf("iperf3 client (%v): its JSON: %w; stderr %q", werr, err, strings.TrimSpace(cliErr.String())))
+	if err := json.Unmarshal(out, &rep); err != nil {
+		return 0, 0, fmt.Errorf("iperf3 client (%v): its JSON: %w; stderr %q", werr, err, strings.TrimSpace(stderr))
 	}
 	if rep.Error != "" || werr != nil {
-		return fail(fmt.Errorf("iperf3 client: %v %s", werr, rep.Error))
+		return 0, 0, fmt.Errorf("iperf3 client: %v %s", werr, rep.Error)
 	}
-	res.Mbit = rep.End.SumReceived.BitsPerSecond / 1e6
-	res.Retransmits = rep.End.SumSent.Retransmits
-	if rateMbit > 0 {
-		res.GoodputPct = 100 * res.Mbit / rateMbit
-		if w0 >= 0 && w1 > w0 && t1.After(t0) {
-			res.WirePct, res.WireFrom = 100*float64(w1-w0)*8/t1.Sub(t0).Seconds()/(rateMbit*1e6), "shaper"
-		} else {
-			res.WirePct, res.WireFrom = res.GoodputPct*fullFrame/fullPayload, "estimate"
-		}
-	}
-	if cpu0 >= 0 && cpu1 > cpu0 && fr1 > fr0 {
-		res.CPUNsPerFrame = float64(cpu1-cpu0) / float64(fr1-fr0)
-	}
-	return res
+	return rep.End.SumReceived.BitsPerSecond / 1e6, rep.End.SumSent.Retransmits, nil
 }
 
-// shaperTotals is the emulator's CPU time (ns) and the frames it has
-// forwarded in both directions; cpu is -1 without an emulator.
-func shaperTotals(l *shapedlink.Link) (cpu int64, frames uint64, ok bool) {
+// shaperFigures fills f's emulator figures from its totals before and
+// after the flow: CPU per wire packet and per GB forwarded, and the
+// super-packets read and written.
+func (f *Iperf) shaperFigures(before, after shaperTotal) {
+	if !before.ok || !after.ok {
+		return
+	}
+	if cpu := after.cpuNs - before.cpuNs; before.cpuNs >= 0 && cpu > 0 {
+		if n := after.frames - before.frames; n > 0 {
+			f.CPUNsPerFrame = float64(cpu) / float64(n)
+		}
+		if b := after.bytes - before.bytes; b > 0 {
+			f.CPUSecPerGB = float64(cpu) / 1e9 / (float64(b) / 1e9)
+		}
+	}
+	f.SuperPacketsIn = after.superIn - before.superIn
+	f.SuperPacketsOut = after.superOut - before.superOut
+}
+
+// shaperTotal is the emulator's account so far, both directions: its
+// CPU time in ns (-1 when it cannot be read), the wire packets and bytes
+// it forwarded and the super-packets it read and wrote; ok is false
+// without an emulator.
+type shaperTotal struct {
+	ok                               bool
+	cpuNs                            int64
+	frames, bytes, superIn, superOut uint64
+}
+
+// shaperTotals reads l's emulator's shaperTotal.
+func shaperTotals(l *shapedlink.Link) shaperTotal {
 	sh, ok := l.Instruments().ShaperStats()
 	if !ok {
-		return -1, 0, false
+		return shaperTotal{cpuNs: -1}
 	}
+	t := shaperTotal{ok: true, cpuNs: shaperCPU(l.Instruments().EmulatorPID())}
 	for _, d := range sh.Directions {
-		frames += d.Forwarded
+		t.frames += d.Forwarded
+		t.bytes += d.ForwardedBytes
+		t.superIn += d.SuperPacketsIn
+		t.superOut += d.SuperPacketsOut
 	}
-	return shaperCPU(l.Instruments().EmulatorPID()), frames, true
+	return t
 }
 
 // clientToServerBytes is what the emulator has forwarded from the client

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/binary"
 	"net"
+	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -49,6 +52,10 @@ func oneWay(ctx context.Context, l *shapedlink.Link, n int, gap, rtt time.Durati
 				got <- r
 				return
 			}
+			if k != echoPayload || !zero(buf[12:k]) {
+				r.changed++
+				continue
+			}
 			if k >= 12 {
 				if i := int(binary.BigEndian.Uint32(buf)); i < n {
 					if !r.seen[i] {
@@ -56,6 +63,8 @@ func oneWay(ctx context.Context, l *shapedlink.Link, n int, gap, rtt time.Durati
 					}
 					r.seen[i] = true
 					r.copies[i]++
+				} else {
+					r.changed++
 				}
 			}
 		}
@@ -79,4 +88,55 @@ func oneWay(ctx context.Context, l *shapedlink.Link, n int, gap, rtt time.Durati
 	time.Sleep(rtt + 500*time.Millisecond)
 	cli.Close()
 	return <-got, nil
+}
+
+// zero reports whether every byte of b is zero.
+func zero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// rxErrors reads the client namespace's counters of datagrams its IP and
+// UDP checks dropped: Ip InHdrErrors (a bad header checksum counts there
+// too) and Udp InErrors (a bad checksum or length).
+func rxErrors(ns *shapedlink.Namespace) (uint64, error) {
+	var n uint64
+	err := ns.Do(func() error {
+		// thread-self: /proc/self/net would show the namespace of the
+		// process's main thread, not this one's.
+		b, err := os.ReadFile("/proc/thread-self/net/snmp")
+		if err != nil {
+			return err
+		}
+		n = snmpCounter(string(b), "Ip:", "InHdrErrors") + snmpCounter(string(b), "Udp:", "InErrors")
+		return nil
+	})
+	return n, err
+}
+
+// snmpCounter is counter name of the section (a line of names, then one
+// of values) in a /proc/net/snmp text, or 0.
+func snmpCounter(text, section, name string) uint64 {
+	var names []string
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != section {
+			continue
+		}
+		if names == nil {
+			names = f[1:]
+			continue
+		}
+		for i, k := range names {
+			if k == name && i+1 < len(f) {
+				v, _ := strconv.ParseUint(f[i+1], 10, 64)
+				return v
+			}
+		}
+	}
+	return 0
 }

@@ -110,13 +110,18 @@ func lossFigures(ctx context.Context, c config, l *shapedlink.Link, res *Result,
 	res.LossSent = c.lossPkts
 	drain(l, 5*time.Second)
 	d0 := shaperDrops(l)
+	e0, _ := rxErrors(l.Client())
 	rec, err := lossRun(ctx, l, c.lossPkts, rate, rtt, down.Limit)
+	if e1, eerr := rxErrors(l.Client()); eerr == nil {
+		rec.caught = e1 - min(e0, e1)
+	}
 	seen := rec.seen
 	res.LossShaperDrops = shaperDrops(l) - d0
 	if err != nil && res.Error == "" {
 		res.Error = "loss: " + err.Error()
 	}
 	dupAndReorder(res, rec, down)
+	corruptFigures(res, rec, down, c.lossPkts)
 	lost, bursts := lossRuns(seen)
 	res.LossDelivered = len(seen) - lost
 	if bursts > 0 {
@@ -128,6 +133,9 @@ func lossFigures(ctx context.Context, c config, l *shapedlink.Link, res *Result,
 	// A duplicated datagram that is lost still goes through once (netem
 	// counts copies), so duplication hides that share of the loss.
 	want *= 1 - down.DupPct/100
+	// Corruption loses what the receiver's checks drop, and a frame whose
+	// destination address or type was hit (see corruptLoss).
+	want = 100 - (100-want)*(1-corruptLoss(down))
 	res.LossBurstWant = wantBurst
 	lo, hi := wilson(lost, c.lossPkts)
 	if inflation > 1 {

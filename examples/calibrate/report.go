@@ -74,6 +74,17 @@ type Result struct {
 	ReorderLoPct   float64 `json:"reorder_ci95_lo_pct,omitempty"`
 	ReorderHiPct   float64 `json:"reorder_ci95_hi_pct,omitempty"`
 	ReorderWantPct float64 `json:"reorder_configured_pct,omitempty"`
+	// With corruption in the down direction: the share of the loss
+	// run's datagrams the receiver's IP and UDP checks dropped (their
+	// error counters in the client's namespace), with its 95% interval,
+	// beside the share expected (the configured share, times the part of
+	// a frame those checks cover: all but its 14-byte Ethernet header),
+	// and how many datagrams arrived changed all the same (none should).
+	CorruptCaughtPct   float64 `json:"corrupt_caught_pct,omitempty"`
+	CorruptCaughtLoPct float64 `json:"corrupt_caught_ci95_lo_pct,omitempty"`
+	CorruptCaughtHiPct float64 `json:"corrupt_caught_ci95_hi_pct,omitempty"`
+	CorruptWantPct     float64 `json:"corrupt_caught_expected_pct,omitempty"`
+	CorruptArrived     int     `json:"corrupt_arrived_changed,omitempty"`
 
 	// Jitter is the down direction's delay variation against its
 	// configured distribution, for a profile with jitter.
@@ -178,9 +189,21 @@ type Iperf struct {
 	WirePct     float64 `json:"wire_pct_of_rate,omitempty"`
 	WireFrom    string  `json:"wire_from,omitempty"`
 	// CPUNsPerFrame is the emulator's CPU time over the flow divided by
-	// the frames it forwarded (both directions).
+	// the wire packets it forwarded (both directions; a super-packet
+	// counts as its wire segments), and CPUSecPerGB the same CPU time in
+	// seconds per 10^9 bytes it forwarded (both directions, each wire
+	// segment's frame length).
 	CPUNsPerFrame float64 `json:"emulator_cpu_ns_per_frame,omitempty"`
-	Error         string  `json:"error,omitempty"`
+	CPUSecPerGB   float64 `json:"emulator_cpu_s_per_gb,omitempty"`
+	// Offload is the link's offload mode, "wire" or "keep" (absent in
+	// reports from before the mode was recorded: wire). SuperPacketsIn
+	// and SuperPacketsOut are the emulator's count of offload
+	// super-packets read and written over the flow (both directions): the
+	// evidence that a link kept its offloads.
+	Offload         string `json:"offload,omitempty"`
+	SuperPacketsIn  uint64 `json:"super_packets_in,omitempty"`
+	SuperPacketsOut uint64 `json:"super_packets_out,omitempty"`
+	Error           string `json:"error,omitempty"`
 }
 
 // Report is everything calibrate measured.
@@ -190,12 +213,19 @@ type Report struct {
 	Load    string    `json:"loadavg"`
 	// Build is which code made the report (its commit, and where that
 	// came from), so a figure can be traced to the code that measured it.
-	Build         buildinfo.Info `json:"build"`
-	Results       []Result       `json:"results"`
-	Sweep         []Sweep        `json:"sweep,omitempty"`
-	HighestOKMbit float64        `json:"highest_rate_within_5pct_mbit"`
-	Iperf         []Iperf        `json:"iperf3,omitempty"`
-	Qdisc         []Qdisc        `json:"qdisc,omitempty"`
+	Build buildinfo.Info `json:"build"`
+	// Offload is -offload, the mode every link of the report was built
+	// in: "wire" or "keep" (absent in reports from before it was
+	// recorded, which measured wire-sized links).
+	Offload       string   `json:"offload,omitempty"`
+	Results       []Result `json:"results"`
+	Sweep         []Sweep  `json:"sweep,omitempty"`
+	HighestOKMbit float64  `json:"highest_rate_within_5pct_mbit"`
+	Iperf         []Iperf  `json:"iperf3,omitempty"`
+	Qdisc         []Qdisc  `json:"qdisc,omitempty"`
+	// GSOLoss is the -gsoloss measurement and QUICGSO the -quicgso one.
+	GSOLoss *GSOLoss `json:"gso_loss,omitempty"`
+	QUICGSO *QUICGSO `json:"quic_gso,omitempty"`
 }
 
 // Qdisc is one queue discipline under one Cubic flow saturating the down
@@ -255,6 +285,18 @@ func (rep Report) failures() (failed []string, total int) {
 		total++
 		if q.Error != "" {
 			failed = append(failed, "qdisc "+q.Discipline)
+		}
+	}
+	if g := rep.GSOLoss; g != nil {
+		total++
+		if g.Error != "" {
+			failed = append(failed, "gsoloss "+g.Profile)
+		}
+	}
+	if q := rep.QUICGSO; q != nil {
+		total++
+		if q.Error != "" {
+			failed = append(failed, "quicgso "+q.Profile)
 		}
 	}
 	return failed, total

@@ -8,15 +8,6 @@ import (
 	"time"
 )
 
-// iperfTarget is the wire share of the rate an iperf3 flow must reach:
-// 95% up to 1 Gbit/s, 90% above.
-func iperfTarget(rateMbit float64) float64 {
-	if rateMbit > 1000 {
-		return 90
-	}
-	return 95
-}
-
 // mark is a target's verdict in the table.
 func mark(ok bool) string {
 	if ok {
@@ -30,9 +21,11 @@ func ms(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
 // printTable prints rep for a reader: the applied lines, the idle round
 // trip table, the rate and loss table, each profile's notes, then the
-// sweep, iperf3 and queue discipline tables, each only when measured.
+// sweep, iperf3 and queue discipline tables, the UDP_SEGMENT loss and
+// the quic-go transfer, each only when measured. The first line names
+// the offload mode every link was built in.
 func printTable(w io.Writer, rep Report) {
-	fmt.Fprintf(w, "calibrate %s on %s, load %s\n", rep.Started.Format(time.RFC3339), rep.Host, rep.Load)
+	fmt.Fprintf(w, "calibrate %s on %s, load %s, offload %s\n", rep.Started.Format(time.RFC3339), rep.Host, rep.Load, modeOf(rep.Offload))
 	printApplied(w, rep.Results)
 	if len(rep.Results) > 0 {
 		fmt.Fprintln(w)
@@ -46,6 +39,8 @@ func printTable(w io.Writer, rep Report) {
 	printSweep(w, rep.Sweep, rep.HighestOKMbit)
 	printIperf(w, rep.Iperf)
 	printQdisc(w, rep.Qdisc)
+	printGSOLoss(w, rep.GSOLoss)
+	printQUICGSO(w, rep.QUICGSO)
 }
 
 // printApplied lists what each profile's link applied, and the
@@ -174,6 +169,9 @@ func printNotes(w io.Writer, r Result) {
 	if j := r.Jitter; j != nil && j.Probes > 0 {
 		printJitter(w, r.Profile, j)
 	}
+	if r.CorruptWantPct > 0 {
+		fmt.Fprintf(w, "%s: the receiver's checks dropped %.2f%% [%.2f,%.2f] of the loss run's datagrams as corrupted, expected %.3g%%: %s; %d arrived changed\n", r.Profile, r.CorruptCaughtPct, r.CorruptCaughtLoPct, r.CorruptCaughtHiPct, r.CorruptWantPct, mark(r.CorruptWantPct >= r.CorruptCaughtLoPct && r.CorruptWantPct <= r.CorruptCaughtHiPct && r.CorruptArrived == 0), r.CorruptArrived)
+	}
 	if r.ReorderWantPct > 0 {
 		fmt.Fprintf(w, "%s: sent early %.2f%% [%.2f,%.2f], configured %.3g%%: %s\n", r.Profile, r.ReorderPct, r.ReorderLoPct, r.ReorderHiPct, r.ReorderWantPct, mark(r.ReorderWantPct >= r.ReorderLoPct && r.ReorderWantPct <= r.ReorderHiPct))
 	}
@@ -291,59 +289,4 @@ func printQdisc(w io.Writer, qs []Qdisc) {
 		}
 	}
 	fmt.Fprintln(w, "standing: the wait for the rate at the down queue, from the shaper's held bytes every 10 ms; sparse: echoes 10 ms apart beside the flow, round trip beyond the configured one; ms")
-}
-
-// printIperf is the iperf3 table: each flow's goodput, its wire share of
-// the rate against the target, and the unlimited link against the bare
-// pair measured in the same run.
-func printIperf(w io.Writer, fs []Iperf) {
-	if len(fs) == 0 {
-		return
-	}
-	var bare float64
-	for _, f := range fs {
-		if f.Backend == "none" && f.Error == "" {
-			bare = f.Mbit
-		}
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	unjudged := false
-	fmt.Fprintln(tw, "iperf3 cubic\tprofile\tMbit/s\tretr\tgoodput\twire\ttarget\t\tcpu/frame\t")
-	for _, f := range fs {
-		if f.Error != "" {
-			fmt.Fprintf(tw, "%s\t%s\terror\t\n", f.Label, f.Profile)
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%d\t", f.Label, f.Profile, f.Mbit, f.Retransmits)
-		switch {
-		case f.RateMbit > 0:
-			t := iperfTarget(f.RateMbit)
-			verdict := mark(f.WirePct >= t)
-			if bare > 0 && bare < f.RateMbit*t/100 {
-				// The machine cannot carry this rate even without the
-				// emulator; the target says nothing here.
-				verdict, unjudged = "n/a", true
-			}
-			fmt.Fprintf(tw, "%.1f%%\t%.1f%%\t>= %.0f%%\t%s\t", f.GoodputPct, f.WirePct, t, verdict)
-		case f.Backend != "none" && bare > 0:
-			fmt.Fprintf(tw, "-\t%.1f%% of bare\t>= 90%%\t%s\t", 100*f.Mbit/bare, mark(f.Mbit >= 0.9*bare))
-		default:
-			fmt.Fprintf(tw, "-\t-\t\t\t")
-		}
-		if f.CPUNsPerFrame > 0 {
-			fmt.Fprintf(tw, "%.2fus\t\n", f.CPUNsPerFrame/1000)
-		} else {
-			fmt.Fprintf(tw, "-\t\n")
-		}
-	}
-	tw.Flush()
-	for _, f := range fs {
-		if f.Error != "" {
-			fmt.Fprintf(w, "iperf3 %s: %s\n", f.Label, f.Error)
-		}
-	}
-	if unjudged {
-		fmt.Fprintf(w, "n/a: the target is above the %.1f Mbit/s the same flow got over the bare veth pair in this run, so it cannot be judged on this machine\n", bare)
-	}
 }

@@ -17,15 +17,20 @@ var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/table.gol
 // goldenReport is a report that takes every path through the table: a
 // clean profile, a lossy one with failed parts, one that failed outright,
 // a jittered one and two whose link varies (netem's and the emulator's
-// schedule figures), sweep rows that pass, miss and fail, the iperf3 and
-// queue discipline tables. Every field of every type is set somewhere, so
-// the JSON golden pins every field's name.
+// schedule figures), sweep rows that pass, miss and fail, the iperf3
+// table of a link keeping offloads (both bare pairs, rows that pass,
+// miss, are beyond the bare pair and fail), the queue discipline table,
+// and the UDP_SEGMENT loss and quic-go measurements. Every field of every
+// type is set somewhere, so the JSON golden pins every field's name. (A
+// wire-mode report from before the offload was recorded is
+// testdata/old-wire-report.json: TestOldReportRenders.)
 func goldenReport() Report {
 	return Report{
 		Started: time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC),
 		Host:    "bench-1",
 		Load:    "0.52 0.40 0.33 1/234 5678",
 		Build:   buildinfo.Info{Module: "github.com/shakenfist/quicbench", Version: "(devel)", GoVersion: "go1.26.0", Commit: "0123456789abcdef", CommitSource: buildinfo.SourceGit, CommitMissing: "not missing"},
+		Offload: "keep",
 		Results: []Result{
 			{
 				Profile: "80:10", Backend: "emulator", Priority: "2 threads SCHED_FIFO nice 0",
@@ -57,6 +62,7 @@ func goldenReport() Report {
 				LossSent: 4000, LossDelivered: 3931, LossPct: 1.725, LossLoPct: 1.36, LossHiPct: 2.18,
 				DupPct: 10.2, DupLoPct: 9.3, DupHiPct: 11.2, DupWantPct: 10,
 				ReorderPct: 17.9, ReorderLoPct: 16.7, ReorderHiPct: 19.1, ReorderWantPct: 100.0 / 6,
+				CorruptCaughtPct: 4.2, CorruptCaughtLoPct: 3.6, CorruptCaughtHiPct: 4.9, CorruptWantPct: 4.326, CorruptArrived: 1,
 				Error: "echo: sendto: no buffer space available",
 			},
 			{Profile: "150:2", Error: "shapedlink: the kernel has no sch_netem"},
@@ -86,16 +92,32 @@ func goldenReport() Report {
 		},
 		HighestOKMbit: 200,
 		Iperf: []Iperf{
-			{Label: "bare veth", Profile: "2:100000", Backend: "none", Mbit: 400, Retransmits: 3},
-			{Label: "unlimited", Profile: "2:100000", Backend: "emulator", Mbit: 380, Retransmits: 12, CPUNsPerFrame: 1450},
-			{Label: "5:10", Profile: "5:10", Backend: "emulator", RateMbit: 10, Mbit: 9.5, GoodputPct: 95, WirePct: 99.4, WireFrom: "shaper"},
-			{Label: "5:2000", Profile: "5:2000", Backend: "emulator", RateMbit: 2000, Mbit: 380, GoodputPct: 19, WirePct: 19.9},
-			{Label: "5:100", Profile: "5:100", Backend: "netem", Error: "iperf3 client: exit status 1"},
+			{Label: bareKeepLabel, Profile: "2:100000", Backend: "none", Offload: "keep", Mbit: 18000, Retransmits: 3},
+			{Label: bareWireLabel, Profile: "2:100000", Backend: "none", Offload: "wire", Mbit: 460, Retransmits: 1},
+			{Label: "unlimited", Profile: "2:100000", Backend: "emulator", Offload: "keep", Mbit: 5200, Retransmits: 12, CPUNsPerFrame: 1450, CPUSecPerGB: 0.82, SuperPacketsIn: 41000, SuperPacketsOut: 39000},
+			{Label: "5:1000", Profile: "5:1000", Backend: "emulator", Offload: "keep", RateMbit: 1000, Mbit: 930, GoodputPct: 93, WirePct: 97.4, WireFrom: "shaper", CPUNsPerFrame: 2100, CPUSecPerGB: 1.4},
+			{Label: "5:2000", Profile: "5:2000", Backend: "emulator", Offload: "keep", RateMbit: 2000, Mbit: 1700, GoodputPct: 85, WirePct: 88.9, WireFrom: "shaper", CPUSecPerGB: 1.2},
+			{Label: "5:50000", Profile: "5:50000", Backend: "emulator", Offload: "keep", RateMbit: 50000, Mbit: 5000, GoodputPct: 10, WirePct: 10.5, WireFrom: "estimate"},
+			{Label: "5:100", Profile: "5:100", Backend: "netem", Offload: "keep", Error: "iperf3 client: exit status 1"},
 		},
 		Qdisc: []Qdisc{
 			{Discipline: "codel", Profile: "80:10,qdisc=codel", Applied: []string{"down: codel"}, FlowMbit: 9.1, StandingP50Ms: 4.2, StandingP95Ms: 11, Samples: 600,
 				SparseP50Ms: 4.5, SparseP95Ms: 12, Echoes: 500, EchoesSent: 500, LimitDrops: 1, QueueDrops: 2, CoDelDrops: 7, ECNMarks: 9},
 			{Discipline: "fq_codel", Profile: "80:10,qdisc=fq_codel", Error: "netem refuses it"},
+		},
+		GSOLoss: &GSOLoss{
+			Profile: "5:2000:0.1", Backend: "emulator", Offload: "keep", Applied: []string{"server qbsrv0 -> client: emulator delay 2.5ms rate 2Gbit limit 1260 loss 0.1% seed 1 offload keep"},
+			LossWantPct: 0.1, PacePct: 60, Seconds: 8.01, Payload: 1400, Batch: 32, GRO: true, Coalesced: 90000, Malformed: 1,
+			Sent: 832000, Lost: 845, LossPct: 0.1016, LossLoPct: 0.0949, LossHiPct: 0.1086, Inflation: 1, Inside: true, MeanBurst: 1.002, BurstWant: 1.001,
+			Shaper: true, ShaperReceived: 832000, ShaperLossDrops: 840, LimitDrops: 4, SendErrors: 1, SocketDrops: 2, OtherDrops: 3,
+			SuperPacketsIn: 26000, SuperPacketsOut: 90500, RcvbufErrors: 5, SndbufErrors: 6,
+			Unjudged: "4 dropped at the limit; 5 dropped by the receiving socket (RcvbufErrors)",
+		},
+		QUICGSO: &QUICGSO{
+			Profile: "5:1000:1", Backend: "emulator", Offload: "keep", Applied: []string{"server qbsrv0 -> client: emulator delay 2.5ms rate 1Gbit limit 635 loss 1% seed 1 offload keep"},
+			RateMbit: 1000, LossWantPct: 1, Seconds: 6.02, GoodputMbit: 212.5, GoodputPct: 21.25, GSO: true,
+			Shaper: true, ShaperReceived: 160000, ShaperLossDrops: 1630, LossPct: 1.019, LossLoPct: 0.971, LossHiPct: 1.069, Inflation: 1, Inside: true,
+			LimitDrops: 7, SocketDrops: 8, SendErrors: 9, SuperPacketsIn: 52000, SuperPacketsOut: 3100,
 		},
 	}
 }

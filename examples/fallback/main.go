@@ -61,7 +61,7 @@ func mainCode() int {
 		return 1
 	}
 	fs := flag.NewFlagSet("fallback", flag.ContinueOnError)
-	profiles := fs.String("profiles", "80:10 150:2", "link profiles, rtt_ms:rate_mbit, space-separated")
+	profiles := fs.String("profiles", "80:10 150:2", "link profiles, "+shapedlink.ProfileGrammar+", space-separated; the options are listed below")
 	losses := fs.String("losses", "0", "per-direction loss levels in percent, space-separated; each profile is run at each")
 	arms := fs.String("arms", strings.Join(Arms(), " "), "arms, space-separated: "+strings.Join(Arms(), ", "))
 	connects := fs.Int("connects", 10, "connects per profile and arm")
@@ -77,6 +77,7 @@ func mainCode() int {
 			"Connect time of a QUIC-first client that falls back to per-channel TCP, with UDP blocked, "+
 			"against TCP directly and against QUIC with UDP open.\n\nflags:\n")
 		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), shapedlink.ProfileUsage())
 	}
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		if err == flag.ErrHelp {

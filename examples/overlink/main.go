@@ -17,6 +17,7 @@ type config struct {
 	server     string
 	client     []string
 	backend    shapedlink.Backend
+	offload    shapedlink.OffloadMode
 	seed       uint64
 	record     string // "" for none
 	queue      bool
@@ -31,6 +32,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	server := fs.String("server", "", "command to run in the server namespace first (through sh -c as \"exec command\", so one command with the shell's quoting and $variables), e.g. \"iperf3 -s -1 -B $QB_SERVER_ADDR\"")
 	backend := fs.String("backend", "", "link backend: netem, emulator, or empty to choose (netem where the kernel has it)")
 	seed := fs.Uint64("seed", 0, "emulator loss seed (0: random, recorded)")
+	offload := fs.String("offload", "keep", "keep: the ends keep the kernel's segmentation offloads, so programs send and receive super-packets as on a host and the link carries gigabits (the emulator still judges every wire segment); wire: every device pinned to wire-sized packets, as the bench's matrices run")
 	record := fs.String("record", "", "write a JSON record (the link as applied, its counters, the client's exit status) to this file on exit; none by default (a one-line summary goes to stderr instead)")
 	queue := fs.Bool("queue", false, "sample the server end's egress queue every millisecond into the record (needs -record)")
 	serverWait := fs.Duration("server-wait", 500*time.Millisecond, "how long to give the server command to start listening before the client command starts")
@@ -40,13 +42,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 			"Runs command (default: an interactive shell) in the client namespace of a shaped link,\n"+
 			"and exits with its status.\n\nflags:\n")
 		fs.PrintDefaults()
-		fmt.Fprintf(stderr, "\nprofile options, each after a comma (down: server to client, up: client to server, neither: both):\n  %s\n"+
-			"The shapedlink package doc (go doc ./shapedlink) says what each one does.\n", shapedlink.OptionsGrammar)
+		fmt.Fprint(stderr, shapedlink.ProfileUsage())
 	}
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
-	c := config{server: *server, client: fs.Args(), backend: shapedlink.Backend(*backend), seed: *seed,
+	c := config{server: *server, client: fs.Args(), backend: shapedlink.Backend(*backend), seed: *seed, offload: shapedlink.OffloadKeep,
 		record: *record, queue: *queue, serverWait: *serverWait, grace: *grace}
 	if c.record == "-" {
 		c.record = "" // what "-" always meant: no record
@@ -57,6 +58,13 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		errs = append(errs, err)
 	}
 	c.profile = p
+	switch *offload {
+	case "keep":
+	case "wire":
+		c.offload = shapedlink.OffloadWire
+	default:
+		errs = append(errs, fmt.Errorf("-offload %q: want keep or wire", *offload))
+	}
 	switch c.backend {
 	case shapedlink.BackendAuto, shapedlink.BackendNetem, shapedlink.BackendEmulator:
 	default:

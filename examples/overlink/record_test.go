@@ -11,14 +11,18 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
-// TestHelpShowsGrammar: -h shows the whole profile grammar, the options
-// included, and says where a record goes by default.
+// TestHelpShowsGrammar: -h shows the whole profile grammar, every option
+// key on a line of its own, and says where a record goes by default.
 func TestHelpShowsGrammar(t *testing.T) {
 	var out strings.Builder
 	if _, err := parseFlags([]string{"-h"}, &out); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("-h: %v", err)
 	}
-	for _, want := range []string{shapedlink.ProfileGrammar, shapedlink.OptionsGrammar, "none by default"} {
+	wants := []string{shapedlink.ProfileGrammar, "none by default"}
+	for _, k := range shapedlink.OptionKeys() {
+		wants = append(wants, "  "+k+"=")
+	}
+	for _, want := range wants {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("-h does not show %q:\n%s", want, out.String())
 		}
@@ -54,5 +58,22 @@ func TestCheckRecordPath(t *testing.T) {
 func TestQueueNeedsRecord(t *testing.T) {
 	if _, err := parseFlags([]string{"-queue"}, os.Stderr); err == nil || !strings.Contains(err.Error(), "-record") {
 		t.Errorf("-queue without -record: %v, want an error naming -record", err)
+	}
+}
+
+// TestOffloadFlag: -offload defaults to keep, takes wire, and refuses
+// anything else naming both choices.
+func TestOffloadFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want shapedlink.OffloadMode
+	}{{nil, shapedlink.OffloadKeep}, {[]string{"-offload", "keep"}, shapedlink.OffloadKeep}, {[]string{"-offload", "wire"}, shapedlink.OffloadWire}} {
+		c, err := parseFlags(append(tc.args, "true"), os.Stderr)
+		if err != nil || c.offload != tc.want {
+			t.Errorf("%q: offload %q (%v), want %q", tc.args, c.offload, err, tc.want)
+		}
+	}
+	if _, err := parseFlags([]string{"-offload", "on", "true"}, os.Stderr); err == nil || !strings.Contains(err.Error(), "keep or wire") {
+		t.Errorf("-offload on: %v, want an error naming keep and wire", err)
 	}
 }

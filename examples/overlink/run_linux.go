@@ -139,7 +139,7 @@ func (s *session) buildLink() error {
 	}
 	done := make(chan built, 1)
 	go func() {
-		l, err := shapedlink.New(ctx, s.c.profile, shapedlink.Options{Backend: s.c.backend, Seed: s.c.seed})
+		l, err := shapedlink.New(ctx, s.c.profile, shapedlink.Options{Backend: s.c.backend, Seed: s.c.seed, Offload: s.c.offload})
 		done <- built{l, err}
 	}()
 	select {

@@ -46,7 +46,12 @@ type config struct {
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("pathchange", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	profile := fs.String("profile", "80:10", "link profile rtt_ms:rate_mbit (loss comes from -losses)")
+	profile := fs.String("profile", "80:10", "link profile, "+shapedlink.ProfileGrammar+" (loss comes from -losses); the options are listed below")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: pathchange [flags]\n\nMoves a live session's client to a new address: QUIC migrates, TCP cannot.\n\nflags:\n")
+		fs.PrintDefaults()
+		fmt.Fprint(stderr, shapedlink.ProfileUsage())
+	}
 	losses := fs.String("losses", "0 1", "per-direction loss levels in percent, space-separated")
 	arms := fs.String("arms", "tcp quic", "arms, space-separated: tcp, quic, quic-per-channel")
 	repeats := fs.Int("repeats", 5, "repeats per loss level and arm")

@@ -73,7 +73,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		}
 		return def
 	}
-	profiles := fs.String("profiles", env("PROFILES", "80:10 150:2"), "link profiles rtt_ms:rate_mbit, space-separated ($PROFILES)")
+	profiles := fs.String("profiles", env("PROFILES", "80:10 150:2"), "link profiles, "+shapedlink.ProfileGrammar+", space-separated; the options are listed below ($PROFILES)")
 	losses := fs.String("losses", env("LOSSES", "0 1"), "per-direction loss levels in percent, space-separated ($LOSSES)")
 	arms := fs.String("arms", "tcp quic quic-per-channel", "arms, space-separated: tcp, quic, quic-per-channel")
 	readings := fs.String("readings", strings.Join(allReadings, " "), "readings per cell and arm: live, replay, synthetic")
@@ -97,6 +97,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		fmt.Fprintf(stderr, "usage: spicelive [flags]\n\nA real SPICE session (Xspice, spicy) over each arm of the tunnel on a shaped link: "+
 			"key-to-draw latency, beside a replay of the session's shape and the synthetic bench.\n\nflags:\n")
 		fs.PrintDefaults()
+		fmt.Fprint(stderr, shapedlink.ProfileUsage())
 	}
 	if err := fs.Parse(args); err != nil {
 		return config{}, false, err

@@ -30,6 +30,16 @@
 //	pc, err = transport.WithoutGSO(pc) // quic-go then sends one datagram per write
 //	tr := &quic.Transport{Conn: pc}
 //
+// Those are links of wire-sized packets, the zero shapedlink.Options. A
+// test that needs a host's throughput (more than a few hundred Mbit/s)
+// asks for the ends to keep their offloads:
+//
+//	link := shapedlinktest.New(t, "2:5000", shapedlink.Options{Offload: shapedlink.OffloadKeep})
+//
+// The emulator then judges every wire segment of a super-packet on its
+// own, so quic-go may keep its GSO; New reports no super-packets on such
+// a link, and RequireNoGSO refuses it.
+//
 // Main lets an ordinary user run such tests: it re-executes the test
 // binary inside a user and network namespace of its own, as a program's
 // main does with shapedlink.Reexec, and runs the tests there.

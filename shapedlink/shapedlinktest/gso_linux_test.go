@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -194,3 +196,54 @@ func quicBulk(t *testing.T, serverPC, clientPC net.PacketConn, n int64) (serverG
 type zeros struct{}
 
 func (zeros) Read(b []byte) (int, error) { clear(b); return len(b), nil }
+
+// Fatalf records like Errorf and stops the calling goroutine, as testing's
+// does; callers run what may call it on a goroutine of their own.
+func (r *recordingTB) Fatalf(format string, args ...any) {
+	r.Errorf(format, args...)
+	runtime.Goexit()
+}
+
+// quic-go with its GSO on, over an emulated link that keeps the ends'
+// offloads: its super-packets reach the shaper, which loses datagrams at
+// the configured share (each wire segment judged on its own); the end of
+// the test reports nothing, since super-packets are what such a link
+// carries, and RequireNoGSO refuses the link outright.
+func TestKeepOffloadQUICWithGSO(t *testing.T) {
+	if os.Getenv("QUIC_GO_DISABLE_GSO") != "" {
+		t.Skip("QUIC_GO_DISABLE_GSO is set: quic-go cannot send super-packets")
+	}
+	rec := &recordingTB{TB: t}
+	t.Cleanup(rec.finish)
+	link := shapedlinktest.New(rec, "2:1000:1", shapedlink.Options{Backend: shapedlink.BackendEmulator, Offload: shapedlink.OffloadKeep, Seed: 7})
+	refused := make(chan struct{})
+	go func() {
+		defer close(refused)
+		shapedlinktest.RequireNoGSO(rec, link)
+	}()
+	<-refused
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "OffloadKeep") {
+		t.Errorf("RequireNoGSO on a link keeping offloads reported %q; want it refused, naming OffloadKeep", rec.errs)
+	}
+	rec.errs = nil
+	spc, cpc := linkSockets(t, link, false)
+	serverGSO := quicBulk(t, spc, cpc, 16<<20)
+	st, ok := link.Instruments().ShaperStats()
+	if !ok {
+		t.Fatal("no shaper statistics on an emulated link")
+	}
+	d := st.Directions[0]
+	t.Logf("quic-go GSO %v; server->client: received %d, loss %d, super-packets in %d out %d", serverGSO, d.Received, d.LossDrops, d.SuperPacketsIn, d.SuperPacketsOut)
+	if serverGSO && d.SuperPacketsIn == 0 {
+		t.Error("quic-go used GSO but no super-packet reached the shaper")
+	}
+	n, p := float64(d.Received), 0.01
+	mean, sd := n*p, math.Sqrt(n*p*(1-p))
+	if lo, hi := mean-3.29*sd, mean+3.29*sd; float64(d.LossDrops) < lo || float64(d.LossDrops) > hi {
+		t.Errorf("lost %d of %d datagrams, outside [%.0f, %.0f] for 1%%", d.LossDrops, d.Received, lo, hi)
+	}
+	rec.finish()
+	if len(rec.logs) != 0 || len(rec.errs) != 0 {
+		t.Errorf("the end of a test on a link keeping offloads said: logs %q, errors %q", rec.logs, rec.errs)
+	}
+}

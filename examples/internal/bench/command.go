@@ -23,6 +23,7 @@ func Main(name, about string, d, quick Defaults, adjust func(*Matrix) error) int
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s [flags]\n\n%s\n\nflags:\n", name, about)
 		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), shapedlink.ProfileUsage())
 	}
 	f := NewFlags(fs, d, quick)
 	if err := fs.Parse(os.Args[1:]); err != nil {

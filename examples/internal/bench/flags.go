@@ -65,7 +65,7 @@ func NewFlags(fs *flag.FlagSet, d, quick Defaults) *Flags {
 		}
 		return def
 	}
-	fs.StringVar(&f.profiles, "profiles", env("PROFILES", d.Profiles), "link profiles, rtt_ms:rate_mbit, space-separated (env PROFILES)")
+	fs.StringVar(&f.profiles, "profiles", env("PROFILES", d.Profiles), "link profiles, "+shapedlink.ProfileGrammar+", space-separated; the options are listed below (env PROFILES)")
 	fs.StringVar(&f.losses, "losses", env("LOSSES", d.Losses), "per-direction loss levels in percent, space-separated, for every profile without a loss of its own (a profile with loss options, such as 80:10,loss=ge:0.3367/33.33, runs once with its own) (env LOSSES)")
 	fs.StringVar(&f.ccs, "ccs", env("CCS", d.CCs), "kernel TCP congestion controls for the tcp arm; reno is the matched headline (env CCS)")
 	fs.StringVar(&f.arms, "arms", d.Arms, "arms, space-separated: "+armNames())

@@ -18,7 +18,7 @@ func TestNoAllocs(t *testing.T) {
 			// Three in, two out every 100 us: the queue fills, CoDel
 			// sees a growing delay, and the limit is reached.
 			for range 3 {
-				q.Enqueue(now, Packet{Len: 1500, Flow: uint32(i % 7), ECT: i%2 == 0, Ref: int32(i)})
+				q.Enqueue(now, Packet{Len: 1500, Flow: uint32(i % 7), ECT: i%2 == 0, Ref: int64(i)})
 				i++
 			}
 			q.Dequeue(now)
@@ -44,13 +44,13 @@ func BenchmarkEnqueueDequeue(b *testing.B) {
 			q := mustNew(b, Config{Kind: k}, nil)
 			i := 0
 			for ; i < 64; i++ {
-				q.Enqueue(0, Packet{Len: 1500, Flow: uint32(i) & 15, Ref: int32(i)})
+				q.Enqueue(0, Packet{Len: 1500, Flow: uint32(i) & 15, Ref: int64(i)})
 			}
 			now := int64(0)
 			b.ReportAllocs()
 			for b.Loop() {
 				now += 1000
-				q.Enqueue(now, Packet{Len: 1500, Flow: uint32(i) & 15, Ref: int32(i)})
+				q.Enqueue(now, Packet{Len: 1500, Flow: uint32(i) & 15, Ref: int64(i)})
 				i++
 				if _, _, ok := q.Dequeue(now); !ok {
 					b.Fatal("empty")

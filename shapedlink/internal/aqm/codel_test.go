@@ -21,7 +21,7 @@ type sim struct {
 	t       *testing.T
 	q       *Queue
 	now     int64
-	ref     int32
+	ref     int64
 	pkt     Packet // template for arrivals
 	target  int64
 	drops   []int64 // CoDel drop times

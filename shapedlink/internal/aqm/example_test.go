@@ -47,7 +47,7 @@ func Example() {
 	const seed = 0x5eed
 	for i, f := range frames {
 		flow, ect, _ := aqm.Classify(f, seed)
-		q.Enqueue(0, aqm.Packet{Len: len(f), Flow: flow, ECT: ect, Ref: int32(i)})
+		q.Enqueue(0, aqm.Packet{Len: len(f), Flow: flow, ECT: ect, Ref: int64(i)})
 	}
 	for now := int64(0); ; now += 12_000 { // a 1514-byte frame every 12 us: 1 Gbit/s
 		p, marked, ok := q.Dequeue(now)

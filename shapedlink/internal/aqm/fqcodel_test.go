@@ -35,7 +35,7 @@ func TestFQCoDelSparseFlowFirst(t *testing.T) {
 			q := mustNew(t, Config{Kind: FQCoDel}, nil)
 			quantum := q.Config().Quantum
 			for i := range 100 {
-				q.Enqueue(0, Packet{Len: 1514, Flow: 100 + uint32(i)%bulkFlows, Ref: int32(i)})
+				q.Enqueue(0, Packet{Len: 1514, Flow: 100 + uint32(i)%bulkFlows, Ref: int64(i)})
 			}
 			// Send from (and refill) the bulk flows until each has had a
 			// turn and all are on the old list.
@@ -89,7 +89,7 @@ func TestFQCoDelDRRFairness(t *testing.T) {
 	sizes := map[uint32]int{1: 1514, 2: 300}
 	for i := range 2000 {
 		for f, l := range sizes {
-			q.Enqueue(0, Packet{Len: l, Flow: f, Ref: int32(i)})
+			q.Enqueue(0, Packet{Len: l, Flow: f, Ref: int64(i)})
 		}
 	}
 	got := map[uint32]int64{}
@@ -115,7 +115,7 @@ func TestFQCoDelDRRFairness(t *testing.T) {
 func TestFQCoDelEmptiedNewFlowGoesToOld(t *testing.T) {
 	q := mustNew(t, Config{Kind: FQCoDel}, nil)
 	for i := range 200 {
-		q.Enqueue(0, Packet{Len: 100, Flow: 1, Ref: int32(i)})
+		q.Enqueue(0, Packet{Len: 100, Flow: 1, Ref: int64(i)})
 	}
 	// 16 packets spend the bulk flow's first quantum (1514 - 1600 < 0);
 	// the 17th is sent from the old list, leaving 1328 bytes of credit.

@@ -39,12 +39,12 @@ func FuzzQueue(f *testing.F) {
 		}
 		var (
 			now      int64
-			ref      int32
-			queued   = map[int32]shadow{}
-			perFlow  = map[int][]int32{} // refs in queue order per flow queue
+			ref      int64
+			queued   = map[int64]shadow{}
+			perFlow  = map[int][]int64{} // refs in queue order per flow queue
 			enqueued int
 			out      int
-			lastIn   int32 = -1
+			lastIn   int64 = -1
 		)
 		index := func(p Packet) int {
 			if c.Kind == FQCoDel {

@@ -6,7 +6,7 @@ import (
 )
 
 type dropLog struct {
-	refs   []int32
+	refs   []int64
 	causes []Cause
 }
 
@@ -22,9 +22,9 @@ func TestOverlimitDropTail(t *testing.T) {
 		var d dropLog
 		q := mustNew(t, Config{Kind: k, Limit: 5}, d.onDrop)
 		for i := range 8 {
-			q.Enqueue(0, Packet{Len: 100, Ref: int32(i)})
+			q.Enqueue(0, Packet{Len: 100, Ref: int64(i)})
 		}
-		if !slices.Equal(d.refs, []int32{5, 6, 7}) {
+		if !slices.Equal(d.refs, []int64{5, 6, 7}) {
 			t.Fatalf("%v: dropped %v, want the three arrivals over the limit, 5 6 7", k, d.refs)
 		}
 		for _, c := range d.causes {
@@ -36,7 +36,7 @@ func TestOverlimitDropTail(t *testing.T) {
 			t.Fatalf("%v: Len %d %d, want 5 500", k, n, b)
 		}
 		for i := range 5 {
-			if p := mustDequeue(t, q, 0); p.Ref != int32(i) {
+			if p := mustDequeue(t, q, 0); p.Ref != int64(i) {
 				t.Fatalf("%v: sent %d, want %d", k, p.Ref, i)
 			}
 		}
@@ -59,7 +59,7 @@ func TestOverlimitFQCoDel(t *testing.T) {
 		c.Kind = FQCoDel
 		q := mustNew(t, c, d.onDrop)
 		for i := range 8 {
-			q.Enqueue(0, Packet{Len: 1000, Flow: 1, Ref: int32(i)})
+			q.Enqueue(0, Packet{Len: 1000, Flow: 1, Ref: int64(i)})
 		}
 		q.Enqueue(0, Packet{Len: 1000, Flow: 2, Ref: 100})
 		q.Enqueue(0, Packet{Len: 1000, Flow: 2, Ref: 101})
@@ -71,7 +71,7 @@ func TestOverlimitFQCoDel(t *testing.T) {
 
 	q, d := setup(Config{Limit: 10})
 	q.Enqueue(0, Packet{Len: 1000, Flow: 2, Ref: 102})
-	if !slices.Equal(d.refs, []int32{0, 1, 2, 3}) {
+	if !slices.Equal(d.refs, []int64{0, 1, 2, 3}) {
 		t.Fatalf("dropped %v, want flow 1's first four packets (half its 8000 bytes)", d.refs)
 	}
 	got := q.FlowBacklogs(nil)
@@ -87,14 +87,14 @@ func TestOverlimitFQCoDel(t *testing.T) {
 
 	q, d = setup(Config{Limit: 10, DropBatch: 3})
 	q.Enqueue(0, Packet{Len: 1000, Flow: 2, Ref: 102})
-	if !slices.Equal(d.refs, []int32{0, 1, 2}) {
+	if !slices.Equal(d.refs, []int64{0, 1, 2}) {
 		t.Fatalf("DropBatch 3: dropped %v, want 0 1 2", d.refs)
 	}
 
 	// Memory: 10000 bytes queued; 500 more is over a 10000-byte limit.
 	q, d = setup(Config{Limit: 100, MemoryLimit: 10000})
 	q.Enqueue(0, Packet{Len: 500, Flow: 3, Ref: 200})
-	if !slices.Equal(d.refs, []int32{0, 1, 2, 3}) {
+	if !slices.Equal(d.refs, []int64{0, 1, 2, 3}) {
 		t.Fatalf("over memory: dropped %v, want 0 1 2 3", d.refs)
 	}
 	if st := q.Stats(); st.OverlimitDrops != 4 || st.OverMemoryDrops != 4 {
@@ -107,7 +107,7 @@ func TestOverlimitFQCoDel(t *testing.T) {
 	q.Enqueue(0, Packet{Len: 100, Flow: 1, Ref: 1})
 	q.Enqueue(0, Packet{Len: 100, Flow: 1, Ref: 2})
 	q.Enqueue(0, Packet{Len: 1500, Flow: 2, Ref: 3})
-	if !slices.Equal(d2.refs, []int32{3}) {
+	if !slices.Equal(d2.refs, []int64{3}) {
 		t.Fatalf("dropped %v, want the arrival 3", d2.refs)
 	}
 	if n, b := q.Len(); n != 2 || b != 200 {

@@ -21,7 +21,10 @@ type Packet struct {
 	// dropping it.
 	ECT bool
 	// Ref is the caller's handle, returned untouched.
-	Ref int32
+	Ref int64
+	// Tag is a second word of the caller's, returned untouched (the link
+	// model keeps what it decided to do to the frame's bytes there).
+	Tag uint64
 
 	enq int64 // the now passed to Enqueue
 }

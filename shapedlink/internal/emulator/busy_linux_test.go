@@ -8,14 +8,13 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
 )
 
-// heldFrames is a linkmodel.Frames for frames that are never copied,
-// edited or refused.
+// heldFrames is a linkmodel.Frames for frames that are never copied or
+// refused.
 type heldFrames struct{}
 
-func (heldFrames) Copy(ref int32, _ int) int32                 { return ref }
-func (heldFrames) Edit(int32, int, linkmodel.Edit)             {}
-func (heldFrames) Release(int32)                               {}
-func (heldFrames) Classify(int32, int) (flow uint32, ect bool) { return 0, false }
+func (heldFrames) Copy(ref int64, _ int) int64                 { return ref }
+func (heldFrames) Release(int64)                               {}
+func (heldFrames) Classify(int64, int) (flow uint32, ect bool) { return 0, false }
 
 // TestBusy: the loop spins towards a frame only when the frame met no
 // queue and the next frame is not due right after it. Sparse frames over

@@ -36,6 +36,11 @@ type Config struct {
 	// the shaper runs anyway and Monitor.Priority says so. The spin cap
 	// keeps a realtime thread from monopolising a core.
 	NormalPriority bool
+	// KeepOffload says the devices keep their segmentation offloads, so
+	// super-packets arrive: every frame buffer is then sized for a
+	// 64 KiB one. The forwarding loop cuts any super-packet into its wire
+	// segments whatever this says (package segment).
+	KeepOffload bool
 }
 
 // DefaultNice is the nice value shapedlink asks for: a real link (or

@@ -18,6 +18,29 @@
 // the two outer namespaces see one Ethernet segment. AF_PACKET works inside
 // an unprivileged user namespace; TUN is not used.
 //
+// # Super-packets
+//
+// Both sockets carry a virtio-net header (PACKET_VNET_HDR) with each frame,
+// so a segmentation-offload super-packet (TCP over IPv4 or IPv6, or UDP
+// with UDP_SEGMENT; up to 64 KiB) crosses the shaper as one frame with its
+// checksum still partial, as it would cross a virtual NIC. With wire-sized
+// devices (shapedlink's default) none arrives. With Config.KeepOffload the
+// ends keep their offloads and super-packets are the rule; the forwarding
+// loop then works per wire segment all the same: package segment cuts a
+// super-packet into the segments the kernel's own segmentation would make,
+// the model judges each at its wire length in order (loss, duplication,
+// reordering, jitter, corruption, the limit, the rate and the queue
+// disciplines, with the same draws a wire-sized run of the same arrivals
+// makes), and segments are held in the delay line as references into the
+// one buffer. When segments are sent, each run of consecutive segments of
+// one super-packet that are due by the same wake-up, unedited, leaves as one
+// smaller super-packet (its headers rewritten as tcp_gso_segment or
+// __udp_gso_segment would write them for that run); a lost, late or edited
+// segment splits the run. A corrupted segment is first given a complete
+// checksum, so the receiver catches the flipped bit. Counters count wire
+// segments (Received, Forwarded, the drops), and SuperPacketsIn/Out count
+// the super-packets read and written.
+//
 // # The model, per direction
 //
 // The model is package linkmodel's (clock-free, shared with every other

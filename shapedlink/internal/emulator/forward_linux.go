@@ -10,25 +10,46 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
 	"github.com/shakenfist/quicbench/shapedlink/internal/linkmodel"
 	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
+	"github.com/shakenfist/quicbench/shapedlink/internal/segment"
 	"golang.org/x/sys/unix"
 )
 
-// This file is the forwarding loop of one direction: the frame buffers
-// and the read-judge-hold-write cycle with its sleeps and spins (the line
-// of held frames, in due order, is linkmodel's Carrier, which every
-// carrier of a direction shares). Nothing here allocates once newDirLoop
-// has returned.
+// This file is the forwarding loop of one direction: the frame buffers,
+// the ring of held frames, and the read-judge-hold-write cycle with its
+// sleeps and spins. Nothing here allocates once newDirLoop has returned.
+
+// A held wire segment is a linkmodel.Held whose Ref is segRef(buf, seg):
+// a whole frame as it arrived (seg 0), or one segment of a
+// segmentation-offload super-packet (seg counts them from 0), in buffer
+// buf. A duplicate is held under the same Ref (the bytes are shared) with
+// its own Edit, which is made on a copy when the segment is sent.
+
+// segRef is the Ref of segment seg of the frame in buffer buf, and
+// bufSeg its inverse.
+func segRef(buf, seg int32) int64 { return int64(buf) | int64(seg)<<32 }
+
+func bufSeg(ref int64) (buf, seg int32) { return int32(ref), int32(ref >> 32) }
+
+// bufState is what the loop knows of one frame buffer: how many held
+// segments (or queued packets) refer to it, and the frame it holds, parsed
+// into its wire segments; whole says it is sent as it arrived (not a
+// super-packet, or one that cannot be cut).
+type bufState struct {
+	refs  int32
+	whole bool
+	f     segment.Frame
+}
 
 // dirLoop is one direction of the shaper: it reads from rx, holds frames
 // per its Model, and writes them to tx when due. Everything it touches per
-// frame is preallocated. It holds the frames' bytes for its Carrier
-// (linkmodel.Frames: a frame's Ref is its buffer's index).
+// frame is preallocated.
 type dirLoop struct {
 	model       *linkmodel.Model
-	carry       *linkmodel.Carrier // the model and the line of held frames
+	carry       *linkmodel.Carrier // the model and the line of held segments
 	c           linkspec.Counters  // the model counts into it too
 	rx, tx      int
 	wake        int
+	keep        bool // the devices keep their offloads (Config.KeepOffload)
 	sh          *shmDir
 	stop        *atomic.Bool
 	spin        int64
@@ -36,13 +57,16 @@ type dirLoop struct {
 	slot        int
 	arena       []byte // (held limit + rxBatch) frame buffers, anonymous mmap
 	free        []int32
+	bufs        []bufState
 	rxHdr       []unix.Mmsghdr
 	rxIov       []unix.Iovec
 	rxName      []unix.RawSockaddrLinklayer
 	rxBuf       []int32
 	rxCtl       []byte
 	txHdr       []unix.Mmsghdr
-	txIov       []unix.Iovec
+	txIov       []unix.Iovec // two a message: headers (or a whole frame), then payload
+	txScratch   []byte       // txBatch slots of slot+vnetHdrLen: a run's headers, or an edited segment
+	txEntries   []int        // how many held segments each message carries
 	pfd         []unix.PollFd
 	lastSocket  int64
 	lastArrival int64
@@ -60,11 +84,14 @@ type dirLoop struct {
 	flowBuf              []aqm.FlowBacklog
 }
 
-func newDirLoop(d linkspec.Direction, rx, tx, wake int, sh *shmDir, stop *atomic.Bool, spin int64, base time.Time) (*dirLoop, error) {
+func newDirLoop(d linkspec.Direction, keep bool, rx, tx, wake int, sh *shmDir, stop *atomic.Bool, spin int64, base time.Time) (*dirLoop, error) {
 	limit := d.MaxHeld()
 	nbuf := limit + rxBatch
 	slot := bigSlot
-	if nbuf*slot > maxArena {
+	switch {
+	case keep && nbuf*slot > maxArenaKeep:
+		return nil, fmt.Errorf("a held limit of %d frames needs %d MiB of 64 KiB frame buffers, more than the %d MiB a shaper keeping offloads may map; lower the limit", limit, nbuf*slot>>20, maxArenaKeep>>20)
+	case !keep && nbuf*slot > maxArena:
 		slot = jumbo
 	}
 	arena, err := unix.Mmap(-1, 0, nbuf*slot, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
@@ -73,19 +100,27 @@ func newDirLoop(d linkspec.Direction, rx, tx, wake int, sh *shmDir, stop *atomic
 	}
 	l := &dirLoop{
 		delay: int64(d.Delay), rx: rx, tx: tx, wake: wake, sh: sh, stop: stop, spin: spin, base: base,
-		slot: slot, arena: arena,
-		free:   make([]int32, nbuf),
-		rxHdr:  make([]unix.Mmsghdr, rxBatch),
-		rxIov:  make([]unix.Iovec, rxBatch),
-		rxName: make([]unix.RawSockaddrLinklayer, rxBatch),
-		rxBuf:  make([]int32, rxBatch),
-		rxCtl:  make([]byte, rxBatch*ctlLen),
-		txHdr:  make([]unix.Mmsghdr, txBatch),
-		txIov:  make([]unix.Iovec, txBatch),
-		pfd:    []unix.PollFd{{Fd: int32(rx), Events: unix.POLLIN}, {Fd: int32(wake), Events: unix.POLLIN}},
+		slot: slot, arena: arena, keep: keep,
+		free:      make([]int32, nbuf),
+		bufs:      make([]bufState, nbuf),
+		rxHdr:     make([]unix.Mmsghdr, rxBatch),
+		rxIov:     make([]unix.Iovec, rxBatch),
+		rxName:    make([]unix.RawSockaddrLinklayer, rxBatch),
+		rxBuf:     make([]int32, rxBatch),
+		rxCtl:     make([]byte, rxBatch*ctlLen),
+		txHdr:     make([]unix.Mmsghdr, txBatch),
+		txIov:     make([]unix.Iovec, 2*txBatch),
+		txEntries: make([]int, txBatch),
+		pfd:       []unix.PollFd{{Fd: int32(rx), Events: unix.POLLIN}, {Fd: int32(wake), Events: unix.POLLIN}},
 	}
 	l.model = linkmodel.New(d, &l.c)
 	l.carry = linkmodel.NewCarrier(l.model, limit, l)
+	scratch, err := unix.Mmap(-1, 0, txBatch*(slot+vnetHdrLen), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
+	if err != nil {
+		_ = unix.Munmap(arena)
+		return nil, fmt.Errorf("allocating the send scratch: %w", err)
+	}
+	l.txScratch = scratch
 	for i := range l.free {
 		l.free[i] = int32(nbuf - 1 - i)
 	}
@@ -107,13 +142,15 @@ func newDirLoop(d linkspec.Direction, rx, tx, wake int, sh *shmDir, stop *atomic
 		l.rxHdr[i].Hdr.SetIovlen(1)
 	}
 	for i := range l.txHdr {
-		l.txHdr[i].Hdr.Iov = &l.txIov[i]
-		l.txHdr[i].Hdr.SetIovlen(1)
+		l.txHdr[i].Hdr.Iov = &l.txIov[2*i]
 	}
 	return l, nil
 }
 
-func (l *dirLoop) close() { _ = unix.Munmap(l.arena) }
+func (l *dirLoop) close() {
+	_ = unix.Munmap(l.arena)
+	_ = unix.Munmap(l.txScratch)
+}
 
 func (l *dirLoop) now() int64 { return int64(time.Since(l.base)) }
 
@@ -152,8 +189,7 @@ func (l *dirLoop) run() error {
 			l.readSocketDrops()
 		}
 		qnext, queued := l.model.NextDequeue()
-		held := l.carry.Line.Len()
-		if held == 0 && !queued {
+		if l.carry.Line.Len() == 0 && !queued {
 			// Idle: wake on the next arrival (its kernel timestamp makes
 			// the wake-up latency harmless).
 			// A scheduled change ends the wait so it is counted when due
@@ -171,7 +207,7 @@ func (l *dirLoop) run() error {
 		// order). That turns one wake-up per arriving frame into one per
 		// batch on a busy link.
 		due := int64(math.MaxInt64)
-		if held > 0 {
+		if l.carry.Line.Len() > 0 {
 			due = l.carry.Line.At(0).Due
 		}
 		target := due

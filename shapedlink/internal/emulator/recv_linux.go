@@ -9,13 +9,13 @@ import (
 
 	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
 	"github.com/shakenfist/quicbench/shapedlink/internal/linkmodel"
+	"github.com/shakenfist/quicbench/shapedlink/internal/segment"
 	"golang.org/x/sys/unix"
 )
 
 // This file is the receiving half of a direction's forwarding loop: a
-// batch read, each frame judged by the model at its arrival stamp (held
-// in the carrier's line in due order, or freed), and the loop's side of
-// linkmodel.Frames.
+// batch read, each frame judged by the model at its arrival stamp, held in
+// the ring in due order or freed.
 
 // recv reads one batch of frames and passes each through the model,
 // arriving at its kernel receive timestamp. It returns how many frames it
@@ -39,6 +39,13 @@ func (l *dirLoop) recv() (int, error) {
 			return 0, nil
 		}
 		if errno == unix.EINTR {
+			return 0, nil
+		}
+		if errno == unix.EINVAL && l.keep {
+			// The kernel could not put the frame's offload into a
+			// virtio-net header and dropped it (it has been consumed).
+			l.c.UnreadableDrops++
+			l.publish()
 			return 0, nil
 		}
 		return 0, fmt.Errorf("recvmmsg: %w", errno)
@@ -70,55 +77,91 @@ func (l *dirLoop) recv() (int, error) {
 			l.free = append(l.free, b)
 			continue
 		}
-		at := l.arrival(i, now, real)
-		// The order every carrier keeps (linkmodel.Carrier): the
-		// schedule, then the link's choices from a queue discipline, then
-		// the frames due by this arrival leave, so the limit sees what it
-		// would have seen at that instant; then the frame is judged.
+		at, stamped := l.arrival(i, now, real)
 		l.applyChangesUpTo(at)
+		// Frames due by this arrival leave before it is judged, so the
+		// limit sees what it would have seen at that instant; with a
+		// queue discipline, so do the link's choices from the queue.
 		l.carry.DequeueUpTo(at)
 		if err := l.sendDue(at, now); err != nil {
 			return n, err
 		}
-		l.carry.Judge(at, b, size)
+		l.arrive(at, stamped, b, size)
 	}
 	l.publish()
 	return n, nil
 }
 
-// Release returns buffer b to the free list (linkmodel.Frames; nothing
-// for linkmodel.NoRef).
-func (l *dirLoop) Release(b int32) {
-	if b != linkmodel.NoRef {
+// arrive judges the frame of size bytes in buffer b, arriving at at: each
+// of its wire segments in turn (one for a frame that is not a
+// super-packet), as the model would judge them arriving together at their
+// wire length, through the carrier, which holds the ones it accepts; the
+// buffer is freed at once if it holds none.
+func (l *dirLoop) arrive(at int64, stamped bool, b int32, size int) {
+	off := int(b) * l.slot
+	st := &l.bufs[b]
+	f, err := segment.Parse(l.arena[off:off+vnetHdrLen], l.arena[off+vnetHdrLen:off+vnetHdrLen+size])
+	*st = bufState{f: f, whole: err != nil || !f.Split()}
+	segs := 1
+	if !st.whole {
+		segs = f.Segments()
+	}
+	if segs > 1 {
+		l.c.SuperPacketsIn++
+		l.c.Received += uint64(segs - 1) // the frame's first was counted when read
+	}
+	if stamped {
+		l.c.Stamped += uint64(segs)
+	}
+	// A reference per segment, given back for each the carrier refuses
+	// (Release), and one of the loop's own while it judges them, so a
+	// queue discipline that drops a segment cannot free the buffer under
+	// the rest.
+	st.refs = int32(segs) + 1
+	for s := int32(0); s < int32(segs); s++ {
+		segLen := size
+		if !st.whole {
+			segLen = f.SegLen(int(s))
+		}
+		l.carry.Judge(at, segRef(b, s), segLen)
+	}
+	l.unref(b)
+}
+
+// unref drops one reference to buffer b and frees it with the last.
+func (l *dirLoop) unref(b int32) {
+	st := &l.bufs[b]
+	st.refs--
+	if st.refs == 0 {
 		l.free = append(l.free, b)
 	}
 }
 
-// Edit applies the model's edit to the frame in buffer b
-// (linkmodel.Frames).
-func (l *dirLoop) Edit(b int32, size int, e linkmodel.Edit) {
-	off := int(b) * l.slot
-	e.Apply(l.arena[off+vnetHdrLen:off+vnetHdrLen+size], l.arena[off:off+vnetHdrLen])
+// Copy holds segment ref once more, for a duplicate, which shares its
+// buffer (linkmodel.Frames): the duplicate's edit is made on a copy when
+// it is sent, so it carries the bytes as they arrived.
+func (l *dirLoop) Copy(ref int64, _ int) int64 {
+	b, _ := bufSeg(ref)
+	l.bufs[b].refs++
+	return ref
+}
+
+// Release gives up segment ref's hold on its buffer (linkmodel.Frames).
+func (l *dirLoop) Release(ref int64) {
+	if ref == linkmodel.NoRef {
+		return
+	}
+	b, _ := bufSeg(ref)
+	l.unref(b)
 }
 
 // Classify reads the queue discipline's flow hash and ECN capability
-// from the frame in buffer b (linkmodel.Frames).
-func (l *dirLoop) Classify(b int32, size int) (flow uint32, ect bool) {
-	off := int(b)*l.slot + vnetHdrLen
-	flow, ect, _ = aqm.Classify(l.arena[off:off+size], l.flowSeed)
+// from the frame segment ref belongs to (linkmodel.Frames); every
+// segment of a super-packet has its headers.
+func (l *dirLoop) Classify(ref int64, _ int) (flow uint32, ect bool) {
+	b, _ := bufSeg(ref)
+	flow, ect, _ = aqm.Classify(l.bufs[b].f.Bytes(), l.flowSeed)
 	return flow, ect
-}
-
-// Copy copies the frame in buffer b (size bytes and the virtio-net
-// header before them) into a free buffer, for a duplicate
-// (linkmodel.Frames). There is always one: the model accepts at most
-// Limit frames and the buffers are Limit plus a receive batch.
-func (l *dirLoop) Copy(b int32, size int) int32 {
-	c := l.free[len(l.free)-1]
-	l.free = l.free[:len(l.free)-1]
-	n := size + vnetHdrLen
-	copy(l.arena[int(c)*l.slot:int(c)*l.slot+n], l.arena[int(b)*l.slot:int(b)*l.slot+n])
-	return c
 }
 
 // publishFlows publishes the fullest FlowSamples flow queues (by bytes)

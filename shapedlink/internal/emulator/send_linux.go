@@ -3,26 +3,27 @@ package emulator
 import (
 	"unsafe"
 
+	"github.com/shakenfist/quicbench/shapedlink/internal/linkmodel"
 	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
 	"golang.org/x/sys/unix"
 )
 
 // This file is the sending half of a direction's forwarding loop: held
-// frames written when due, in batches, and their lateness counted.
+// segments written when due, in batches, the consecutive segments of one
+// super-packet that are due together as one frame, and their lateness
+// counted.
 
-// sendDue writes every held frame whose due time is not after cutoff;
+// sendDue writes every held segment whose due time is not after cutoff;
 // now is the time, for the lateness figures.
 func (l *dirLoop) sendDue(cutoff, now int64) error {
 	line := &l.carry.Line
 	for line.Len() > 0 && line.At(0).Due <= cutoff {
-		k := 0
-		for k < txBatch && k < line.Len() {
-			e := line.At(k)
-			if e.Due > cutoff {
+		k, covered := 0, 0
+		for k < txBatch && covered < line.Len() {
+			if line.At(covered).Due > cutoff {
 				break
 			}
-			l.txIov[k].Base = &l.arena[int(e.Ref)*l.slot]
-			l.txIov[k].SetLen(int(e.Size) + vnetHdrLen)
+			covered += l.message(k, covered, cutoff)
 			k++
 		}
 		sent := 0
@@ -33,14 +34,21 @@ func (l *dirLoop) sendDue(cutoff, now int64) error {
 					break // the frames stay held; try again on the next turn
 				}
 				// This frame is lost (e.g. ENOBUFS: the peer's backlog
-				// is full); count it and go on with the next.
-				l.c.SendErrors++
-				l.retire(now, false)
+				// is full); count its segments and go on with the next.
+				for range l.txEntries[sent] {
+					l.c.SendErrors++
+					l.retire(now, false)
+				}
 				sent++
 				continue
 			}
-			for j := 0; j < int(r); j++ {
-				l.retire(now, true)
+			for j := sent; j < sent+int(r); j++ {
+				if l.txEntries[j] > 1 {
+					l.c.SuperPacketsOut++
+				}
+				for range l.txEntries[j] {
+					l.retire(now, true)
+				}
 			}
 			sent += int(r)
 		}
@@ -52,10 +60,68 @@ func (l *dirLoop) sendDue(cutoff, now int64) error {
 	return nil
 }
 
-// retire removes the head frame after it was written (or failed).
+// message sets up message k from the held entries starting at the i-th,
+// all due by cutoff, and returns how many entries it carries: a whole
+// frame as it arrived; a segment the model edited, copied and edited; or
+// a run of consecutive segments of one super-packet, with the headers the
+// run needs (package segment) and its payload in place.
+func (l *dirLoop) message(k, i int, cutoff int64) int {
+	line := &l.carry.Line
+	e := line.At(i)
+	b, seg := bufSeg(e.Ref)
+	st := &l.bufs[b]
+	off := int(b) * l.slot
+	iov := l.txIov[2*k : 2*k+2]
+	scratch := l.txScratch[k*(l.slot+vnetHdrLen) : (k+1)*(l.slot+vnetHdrLen)]
+	n := 1
+	switch {
+	case e.Edit != (linkmodel.Edit{}):
+		// A copy, so a duplicate sharing the buffer keeps the bytes as
+		// they arrived.
+		var frame []byte
+		if st.whole {
+			frame = scratch[:vnetHdrLen+len(st.f.Bytes())]
+			copy(frame, l.arena[off:])
+		} else {
+			hdr := st.f.Run(int(seg), int(seg), scratch)
+			frame = append(scratch[:len(hdr)], st.f.Payload(int(seg), int(seg))...)
+		}
+		e.Edit.Apply(frame[vnetHdrLen:], frame[:vnetHdrLen])
+		setIov(iov[:1], frame)
+		l.txHdr[k].Hdr.SetIovlen(1)
+	case st.whole:
+		setIov(iov[:1], l.arena[off:off+vnetHdrLen+len(st.f.Bytes())])
+		l.txHdr[k].Hdr.SetIovlen(1)
+	default:
+		last := int(seg)
+		for i+n < line.Len() {
+			next := line.At(i + n)
+			nb, ns := bufSeg(next.Ref)
+			if next.Due > cutoff || nb != b || int(ns) != last+1 || next.Edit != (linkmodel.Edit{}) {
+				break
+			}
+			last++
+			n++
+		}
+		setIov(iov[:1], st.f.Run(int(seg), last, scratch))
+		setIov(iov[1:], st.f.Payload(int(seg), last))
+		l.txHdr[k].Hdr.SetIovlen(2)
+	}
+	l.txEntries[k] = n
+	return n
+}
+
+// setIov points iov[0] at b.
+func setIov(iov []unix.Iovec, b []byte) {
+	iov[0].Base = &b[0]
+	iov[0].SetLen(len(b))
+}
+
+// retire removes the head segment after it was written (or failed).
 func (l *dirLoop) retire(now int64, ok bool) {
 	e := l.carry.Depart()
-	l.free = append(l.free, e.Ref)
+	b, _ := bufSeg(e.Ref)
+	l.unref(b)
 	if ok {
 		l.c.Forwarded++
 		l.c.ForwardedBytes += uint64(e.Size)

@@ -163,7 +163,7 @@ func (s *shaper) newLoops(rx, tx [2]int) error {
 		d      linkspec.Direction
 		rx, tx int
 	}{{s.cfg.AToB, rx[0], tx[1]}, {s.cfg.BToA, rx[1], tx[0]}} {
-		l, err := newDirLoop(p.d, p.rx, p.tx, s.wake, &s.lay.dirs[i], &s.stop, int64(spin), base)
+		l, err := newDirLoop(p.d, s.cfg.KeepOffload, p.rx, p.tx, s.wake, &s.lay.dirs[i], &s.stop, int64(spin), base)
 		if err != nil {
 			return err
 		}

@@ -28,6 +28,11 @@ const (
 	bigSlot  = 64<<10 + 1024 // any frame a 64 KiB GSO skb could make
 	jumbo    = 9216 + 64
 	maxArena = 1 << 30
+	// maxArenaKeep bounds the buffers of a shaper keeping offloads, where
+	// every frame buffer must hold a 64 KiB super-packet. It is address
+	// space (MAP_NORESERVE): a page takes memory only once a frame has
+	// used it, so what is resident is what the link has held at most.
+	maxArenaKeep = 8 << 30
 )
 
 func waitRunning(name string, d time.Duration) error {
@@ -151,7 +156,7 @@ func (l *dirLoop) readSocketDrops() {
 // gives the read time instead; the result is never later than now and
 // never earlier than the previous arrival, so the model's clock only moves
 // forward.
-func (l *dirLoop) arrival(i int, now, real int64) int64 {
+func (l *dirLoop) arrival(i int, now, real int64) (at int64, stamped bool) {
 	a := now
 	h := &l.rxHdr[i].Hdr
 	if h.Controllen >= unix.SizeofCmsghdr+uint64(unsafe.Sizeof(unix.Timespec{})) {
@@ -160,7 +165,7 @@ func (l *dirLoop) arrival(i int, now, real int64) int64 {
 			ts := (*unix.Timespec)(unsafe.Pointer(&l.rxCtl[i*ctlLen+unix.SizeofCmsghdr]))
 			if age := real - ts.Nano(); age >= 0 && age < int64(time.Second) {
 				a = now - age
-				l.c.Stamped++
+				stamped = true
 			}
 		}
 	}
@@ -168,5 +173,5 @@ func (l *dirLoop) arrival(i int, now, real int64) int64 {
 		a = l.lastArrival
 	}
 	l.lastArrival = a
-	return a
+	return a, stamped
 }

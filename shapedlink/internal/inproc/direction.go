@@ -47,13 +47,13 @@ type direction struct {
 	c      linkspec.Counters // the model counts into it too
 	carry  *linkmodel.Carrier
 	frames []frame
-	free   []int32
+	free   []int64
 	seq    uint64
 	target int64 // when the goroutine will next look, MaxInt64 when idle
 	closed bool
 	// The frame being judged, and the discipline's drop of it, if its
 	// enqueue dropped it: its trace event is then that drop.
-	judging     int32
+	judging     int64
 	judgingDrop What
 }
 
@@ -61,7 +61,7 @@ func newDirection(l *Link, dir linkspec.Dir, spec linkspec.Direction) *direction
 	d := &direction{link: l, dir: dir, to: l.ends[1-int(dir)], wake: make(chan struct{}, 1),
 		flows: uint32(spec.Seed>>32 ^ spec.Seed), target: math.MaxInt64, judging: linkmodel.NoRef}
 	d.carry = linkmodel.NewCarrier(linkmodel.New(spec, &d.c), spec.MaxHeld(), d)
-	d.carry.OnQueueDrop = func(ref int32, size int, c aqm.Cause) {
+	d.carry.OnQueueDrop = func(ref int64, size int, c aqm.Cause) {
 		what := QueueDrop
 		if c == aqm.CoDelDrop {
 			what = CoDelDrop
@@ -128,6 +128,7 @@ func (d *direction) catchUp(now int64) {
 	for d.carry.Line.Len() > 0 && d.carry.Line.At(0).Due <= now {
 		h := d.carry.Depart()
 		f := d.frames[h.Ref]
+		f.edit = h.Edit // the model's edit, made as the frame leaves
 		d.Release(h.Ref)
 		d.c.Forwarded++
 		d.c.ForwardedBytes += uint64(h.Size)
@@ -184,7 +185,7 @@ func (d *direction) run() {
 }
 
 // hold stores f and returns its ref.
-func (d *direction) hold(f frame) int32 {
+func (d *direction) hold(f frame) int64 {
 	if n := len(d.free); n > 0 {
 		ref := d.free[n-1]
 		d.free = d.free[:n-1]
@@ -192,29 +193,19 @@ func (d *direction) hold(f frame) int32 {
 		return ref
 	}
 	d.frames = append(d.frames, f)
-	return int32(len(d.frames) - 1)
+	return int64(len(d.frames) - 1)
 }
 
 // Copy makes the duplicate of frame ref, sharing its payload
-// (linkmodel.Frames).
-func (d *direction) Copy(ref int32, _ int) int32 {
+// (linkmodel.Frames); its edit comes with its Held.
+func (d *direction) Copy(ref int64, _ int) int64 {
 	f := d.frames[ref]
 	f.dup, f.edit = true, linkmodel.Edit{}
 	return d.hold(f)
 }
 
-// Edit records what the model did to frame ref; deliver acts on it
-// (linkmodel.Frames).
-func (d *direction) Edit(ref int32, _ int, e linkmodel.Edit) {
-	f := &d.frames[ref]
-	f.edit.Mark = f.edit.Mark || e.Mark
-	if e.Corrupt {
-		f.edit.Corrupt, f.edit.Bit = true, e.Bit
-	}
-}
-
 // Release frees frame ref (linkmodel.Frames).
-func (d *direction) Release(ref int32) {
+func (d *direction) Release(ref int64) {
 	if ref == linkmodel.NoRef {
 		return
 	}
@@ -225,7 +216,7 @@ func (d *direction) Release(ref int32) {
 // Classify hashes frame ref's addresses and ports as the emulator's
 // queue discipline hashes the frame it reads (linkmodel.Frames). The
 // datagram is Not-ECT: a net.PacketConn cannot set the ECN field.
-func (d *direction) Classify(ref int32, size int) (flow uint32, ect bool) {
+func (d *direction) Classify(ref int64, size int) (flow uint32, ect bool) {
 	f := d.frames[ref]
 	flow, ect, _ = aqm.Classify(header(f.from, f.to, size-wireOverhead), d.flows)
 	return flow, ect

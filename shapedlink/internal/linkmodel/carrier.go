@@ -4,22 +4,23 @@ import "github.com/shakenfist/quicbench/shapedlink/internal/aqm"
 
 // Frames is what a Carrier needs from whoever holds the frames' bytes (the
 // emulator's buffers, an in-process link's datagrams): the model decides
-// and the carrier keeps the line, but only the holder can copy, change or
-// free a frame. Frames are named by the holder's Refs.
+// and the carrier keeps the line, but only the holder can copy or free a
+// frame. Frames are named by the holder's Refs. The model's edits (a CE
+// mark, a corruption) travel with each Held and are made by the carrier
+// when the frame leaves, so a duplicate may share the original's bytes.
 type Frames interface {
-	// Copy copies frame ref, of size bytes, for a duplicate the model
-	// accepted, before the original's edit is applied (netem clones
-	// before it mangles), and returns the copy's ref.
-	Copy(ref int32, size int) int32
-	// Edit applies e, never the zero Edit, to frame ref.
-	Edit(ref int32, size int, e Edit)
-	// Release frees frame ref: the model refused it, or the queue
-	// discipline dropped it.
-	Release(ref int32)
+	// Copy makes frame ref, of size bytes, available once more, for a
+	// duplicate the model accepted, and returns the duplicate's ref: a
+	// copy's, or ref itself where the holder shares the bytes (the
+	// duplicate's edit is its Held's, not the original's).
+	Copy(ref int64, size int) int64
+	// Release gives up one hold on frame ref: the model refused it, or
+	// the queue discipline dropped it.
+	Release(ref int64)
 	// Classify is the flow hash and ECN capability the queue discipline
 	// needs (aqm.Classify of the frame's bytes); it is asked only for a
 	// direction with a discipline.
-	Classify(ref int32, size int) (flow uint32, ect bool)
+	Classify(ref int64, size int) (flow uint32, ect bool)
 }
 
 // Carrier is one direction as a carrier drives it: its Model, the Line of
@@ -40,7 +41,9 @@ type Frames interface {
 //
 // Between arrivals it sends frames as they fall due and makes the
 // discipline's choices as the link comes free (Model.NextDequeue),
-// once every arrival up to then has been judged. Not safe for
+// once every arrival up to then has been judged. As a frame leaves, the
+// carrier makes its Held.Edit on the bytes it sends (on a copy, where a
+// duplicate shares them). Not safe for
 // concurrent use.
 type Carrier struct {
 	Model *Model
@@ -48,7 +51,7 @@ type Carrier struct {
 	f     Frames
 	// OnQueueDrop, when set, is told of each frame the queue discipline
 	// drops (by its limit or by CoDel), before the frame is released.
-	OnQueueDrop func(ref int32, size int, c aqm.Cause)
+	OnQueueDrop func(ref int64, size int, c aqm.Cause)
 }
 
 // NewCarrier returns the carrier of m whose frames f holds, with room in
@@ -57,7 +60,7 @@ func NewCarrier(m *Model, capacity int, f Frames) *Carrier {
 	c := &Carrier{Model: m, f: f}
 	c.Line.ring = make([]Held, max(capacity, 1))
 	if m.HasQueue() {
-		m.SetDropFunc(func(ref int32, size int, cause aqm.Cause) {
+		m.SetDropFunc(func(ref int64, size int, cause aqm.Cause) {
 			if c.OnQueueDrop != nil {
 				c.OnQueueDrop(ref, size, cause)
 			}
@@ -82,16 +85,17 @@ type Judgement struct {
 	DupVerdict Verdict
 	DupDue     int64
 	DupEdit    Edit
-	DupRef     int32
+	DupRef     int64
 }
 
 // Judge passes frame ref, of size bytes, arriving at at, through the
 // model (steps 1 to 3 of the Carrier's order done first) and acts on the
-// verdicts: an accepted frame is edited and held in the line in due
-// order, or queued with a queue discipline; a refused one is released.
-// A duplicate is judged, copied and held before the original, as netem
-// enqueues its clone first.
-func (c *Carrier) Judge(at int64, ref int32, size int) (j Judgement) {
+// verdicts: an accepted frame is held in the line in due order with its
+// edit, or queued with a queue discipline (its edit then comes with it
+// out of the queue); a refused one is released. A duplicate is judged and
+// held before the original, as netem enqueues its clone first, with the
+// bytes as they arrived and its own edit.
+func (c *Carrier) Judge(at int64, ref int64, size int) (j Judgement) {
 	m := c.Model
 	if m.HasQueue() {
 		flow, ect := c.f.Classify(ref, size)
@@ -101,8 +105,6 @@ func (c *Carrier) Judge(at int64, ref int32, size int) (j Judgement) {
 			return j
 		}
 		j.Enqueued = true
-		j.Edit, _ = m.Edits()
-		c.edit(ref, size, j.Edit)
 		return j
 	}
 	j.Due, j.Verdict = m.Arrive(at, size)
@@ -114,23 +116,22 @@ func (c *Carrier) Judge(at int64, ref int32, size int) (j Judgement) {
 		j.Dup, j.DupDue, j.DupVerdict, j.DupRef = true, due, v, NoRef
 		if v == Accepted {
 			j.DupRef = c.f.Copy(ref, size)
-			c.edit(j.DupRef, size, j.DupEdit)
-			c.Line.hold(Held{Due: due, Ref: j.DupRef, Size: int32(size), Queued: queued})
+			c.Line.hold(Held{Due: due, Ref: j.DupRef, Size: int32(size), Queued: queued, Edit: j.DupEdit})
 		}
 	}
 	if j.Verdict != Accepted {
 		c.f.Release(ref)
 		return j
 	}
-	c.edit(ref, size, j.Edit)
-	c.Line.hold(Held{Due: j.Due, Ref: ref, Size: int32(size), Queued: m.Queued()})
+	c.Line.hold(Held{Due: j.Due, Ref: ref, Size: int32(size), Queued: m.Queued(), Edit: j.Edit})
 	return j
 }
 
 // DequeueUpTo makes the queue discipline's choices up to time t: each
 // frame the link takes from the queue is serialised and delayed by the
-// model and joins the line for its due time; one the discipline marks
-// gets CE set. It does nothing for a direction without a discipline.
+// model and joins the line for its due time, with its edit (the
+// corruption drawn when it was queued, a CE mark where the discipline
+// marked it). It does nothing for a direction without a discipline.
 func (c *Carrier) DequeueUpTo(t int64) {
 	m := c.Model
 	if !m.HasQueue() {
@@ -141,12 +142,11 @@ func (c *Carrier) DequeueUpTo(t int64) {
 		if !ok || at > t {
 			return
 		}
-		p, due, marked, queued, ok := m.Dequeue(at)
+		p, due, e, queued, ok := m.Dequeue(at)
 		if !ok {
 			continue // the discipline dropped what was left
 		}
-		c.edit(p.Ref, p.Len, Edit{Mark: marked})
-		c.Line.hold(Held{Due: due, Ref: p.Ref, Size: int32(p.Len), Queued: queued})
+		c.Line.hold(Held{Due: due, Ref: p.Ref, Size: int32(p.Len), Queued: queued, Edit: e})
 	}
 }
 
@@ -157,11 +157,4 @@ func (c *Carrier) Depart() Held {
 	h := c.Line.pop()
 	c.Model.Depart(int(h.Size))
 	return h
-}
-
-// edit applies e to frame ref unless it changes nothing.
-func (c *Carrier) edit(ref int32, size int, e Edit) {
-	if e != (Edit{}) {
-		c.f.Edit(ref, size, e)
-	}
 }

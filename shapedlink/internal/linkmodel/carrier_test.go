@@ -20,18 +20,18 @@ func TestLineOrder(t *testing.T) {
 	l.ring = make([]Held, 4)
 	// Advance the head so the ring wraps.
 	for i := range 3 {
-		l.hold(Held{Due: int64(i), Ref: int32(100 + i)})
+		l.hold(Held{Due: int64(i), Ref: int64(100 + i)})
 		l.pop()
 	}
 	in := []Held{{Due: 50, Ref: 1}, {Due: 20, Ref: 2}, {Due: 50, Ref: 3}, {Due: 10, Ref: 4}, {Due: 20, Ref: 5}, {Due: 50, Ref: 6}, {Due: 5, Ref: 7}}
 	for _, h := range in {
 		l.hold(h)
 	}
-	var got []int32
+	var got []int64
 	for l.Len() > 0 {
 		got = append(got, l.pop().Ref)
 	}
-	want := []int32{7, 4, 2, 5, 1, 3, 6}
+	want := []int64{7, 4, 2, 5, 1, 3, 6}
 	if !slices.Equal(got, want) {
 		t.Errorf("left in order %v, want %v (by due time, ties in arrival order)", got, want)
 	}
@@ -40,25 +40,26 @@ func TestLineOrder(t *testing.T) {
 // recFrames records what a Carrier asks of the holder of the frames.
 type recFrames struct {
 	log  *strings.Builder
-	next int32
+	next int64
 }
 
-func (f *recFrames) Copy(ref int32, size int) int32 {
+func (f *recFrames) Copy(ref int64, size int) int64 {
 	f.next++
 	c := 1_000_000 + f.next
 	fmt.Fprintf(f.log, "copy %d->%d;", ref, c)
 	return c
 }
-func (f *recFrames) Edit(ref int32, size int, e Edit) { fmt.Fprintf(f.log, "edit %d %+v;", ref, e) }
-func (f *recFrames) Release(ref int32)                { fmt.Fprintf(f.log, "release %d;", ref) }
-func (f *recFrames) Classify(ref int32, size int) (uint32, bool) {
+func (f *recFrames) Release(ref int64) { fmt.Fprintf(f.log, "release %d;", ref) }
+func (f *recFrames) Classify(ref int64, size int) (uint32, bool) {
 	return uint32(ref % 3), ref%2 == 0
 }
 
-// refLoop is the forwarding loop's handling of arrivals as it was written
-// before the Carrier took it over (the golden test drives the model the
-// same way): the frames held in a slice in due order, ties in arrival
-// order, duplicates copied before the original's edit.
+// refLoop is a carrier's handling of arrivals written out step by step,
+// as the forwarding loop did before the Carrier took it over (the golden
+// test drives the model the same way): the frames held in a slice in due
+// order, ties in arrival order, a duplicate held before the original,
+// each with its own edit, a queued frame's edit given when it leaves the
+// queue.
 type refLoop struct {
 	m    *Model
 	f    *recFrames
@@ -75,52 +76,40 @@ func (r *refLoop) hold(h Held) {
 	r.held = slices.Insert(r.held, i, h)
 }
 
-func (r *refLoop) edit(ref int32, size int, e Edit) {
-	if e != (Edit{}) {
-		r.f.Edit(ref, size, e)
-	}
-}
-
 func (r *refLoop) dequeueUpTo(t int64) {
 	for {
 		at, ok := r.m.NextDequeue()
 		if !ok || at > t {
 			return
 		}
-		p, due, marked, queued, ok := r.m.Dequeue(at)
+		p, due, e, queued, ok := r.m.Dequeue(at)
 		if !ok {
 			continue
 		}
-		r.edit(p.Ref, p.Len, Edit{Mark: marked})
-		r.hold(Held{Due: due, Ref: p.Ref, Size: int32(p.Len), Queued: queued})
+		r.hold(Held{Due: due, Ref: p.Ref, Size: int32(p.Len), Queued: queued, Edit: e})
 	}
 }
 
-func (r *refLoop) judge(at int64, ref int32, size int) {
+func (r *refLoop) judge(at int64, ref int64, size int) {
 	m := r.m
 	if m.HasQueue() {
 		flow, ect := r.f.Classify(ref, size)
 		if m.Enqueue(at, aqm.Packet{Len: size, Flow: flow, ECT: ect, Ref: ref}) != Accepted {
 			r.f.Release(ref)
-			return
 		}
-		orig, _ := m.Edits()
-		r.edit(ref, size, orig)
 		return
 	}
 	due, v := m.Arrive(at, size)
 	orig, dupe := m.Edits()
 	if ddue, dv, dq, _, ok := m.Duplicate(); ok && dv == Accepted {
 		c := r.f.Copy(ref, size)
-		r.edit(c, size, dupe)
-		r.hold(Held{Due: ddue, Ref: c, Size: int32(size), Queued: dq})
+		r.hold(Held{Due: ddue, Ref: c, Size: int32(size), Queued: dq, Edit: dupe})
 	}
 	if v != Accepted {
 		r.f.Release(ref)
 		return
 	}
-	r.edit(ref, size, orig)
-	r.hold(Held{Due: due, Ref: ref, Size: int32(size), Queued: m.Queued()})
+	r.hold(Held{Due: due, Ref: ref, Size: int32(size), Queued: m.Queued(), Edit: orig})
 }
 
 // TestCarrierAsTheLoop: a Carrier, driven in the order its doc gives,
@@ -146,7 +135,7 @@ func TestCarrierAsTheLoop(t *testing.T) {
 		var refLog, carLog strings.Builder
 		ref := &refLoop{m: New(d, nil), f: &recFrames{log: &refLog}}
 		if ref.m.HasQueue() {
-			ref.m.SetDropFunc(func(r int32, _ int, _ aqm.Cause) { ref.f.Release(r) })
+			ref.m.SetDropFunc(func(r int64, _ int, _ aqm.Cause) { ref.f.Release(r) })
 		}
 		car := NewCarrier(New(d, nil), d.MaxHeld(), &recFrames{log: &carLog})
 		rng := rand.New(rand.NewPCG(1, 2))
@@ -165,17 +154,17 @@ func TestCarrierAsTheLoop(t *testing.T) {
 				h := ref.held[0]
 				ref.held = ref.held[1:]
 				ref.m.Depart(int(h.Size))
-				fmt.Fprintf(&refLog, "sent %d at %d;", h.Ref, h.Due)
+				fmt.Fprintf(&refLog, "sent %d at %d edit %+v;", h.Ref, h.Due, h.Edit)
 			}
-			ref.judge(now, int32(i), size)
+			ref.judge(now, int64(i), size)
 
 			car.Model.Advance(now)
 			car.DequeueUpTo(now)
 			for car.Line.Len() > 0 && car.Line.At(0).Due <= now {
 				h := car.Depart()
-				fmt.Fprintf(&carLog, "sent %d at %d;", h.Ref, h.Due)
+				fmt.Fprintf(&carLog, "sent %d at %d edit %+v;", h.Ref, h.Due, h.Edit)
 			}
-			car.Judge(now, int32(i), size)
+			car.Judge(now, int64(i), size)
 		}
 		if refLog.String() != carLog.String() {
 			r, c := strings.Split(refLog.String(), ";"), strings.Split(carLog.String(), ";")

@@ -1,20 +1,24 @@
 package linkmodel
 
 // Held is a frame a carrier holds until it is due: Ref is the carrier's
-// handle on the frame's bytes (a buffer index, say; the model never sees
-// the bytes), Size its length as the rate counts it, and Queued says it
+// handle on the frame's bytes (a buffer index, say, or a buffer and a
+// segment of it; the model never sees the bytes), Size its length as the rate counts it, and Queued says it
 // waited behind another frame for the rate (so it belongs to a busy
 // stretch of traffic, where a timer's wake-up error is immaterial).
 type Held struct {
 	Due    int64
-	Ref    int32
+	Ref    int64
 	Size   int32
 	Queued bool
+	// Edit is what the model decided to do to the frame's bytes, for the
+	// carrier to make as it sends the frame (the zero Edit changes
+	// nothing).
+	Edit Edit
 }
 
 // NoRef stands for a frame that holds no bytes: a duplicate the model
 // refused, which was never copied.
-const NoRef = int32(-1)
+const NoRef = int64(-1)
 
 // Line is the frames a direction holds, in the order they leave: sorted
 // by due time, ties in arrival order, as netem's tfifo keeps them. With a

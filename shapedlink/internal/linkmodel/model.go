@@ -92,7 +92,7 @@ type Model struct {
 	// frames waiting for the rate, and when the link is next free.
 	q        *aqm.Queue
 	linkFree int64
-	onDrop   func(ref int32, size int, c aqm.Cause)
+	onDrop   func(ref int64, size int, c aqm.Cause)
 
 	// c counts what the model decides.
 	c *linkspec.Counters
@@ -308,6 +308,20 @@ type Edit struct {
 	// from the Ethernet header, Bit%8 the bit), netem's corruption.
 	Corrupt bool
 	Bit     uint32
+}
+
+// tag packs e's corruption into a queued packet's Tag (aqm.Packet.Tag),
+// for Dequeue: the top bit says corrupt, the low 32 bits the bit.
+func (e Edit) tag() uint64 {
+	if !e.Corrupt {
+		return 0
+	}
+	return 1<<63 | uint64(e.Bit)
+}
+
+// editOfTag is the edit a queued packet's Tag carries.
+func editOfTag(t uint64) Edit {
+	return Edit{Corrupt: t>>63 != 0, Bit: uint32(t)}
 }
 
 // corruption draws netem's corruption for a frame of size bytes that

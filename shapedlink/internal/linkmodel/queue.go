@@ -14,7 +14,7 @@ func (m *Model) HasQueue() bool { return m.q != nil }
 // SetDropFunc sets the function told of every frame the queue discipline
 // drops (by its limit or by CoDel), with the Ref it was enqueued with, so
 // the caller can free it. Enqueue and Dequeue call it.
-func (m *Model) SetDropFunc(f func(ref int32, size int, c aqm.Cause)) { m.onDrop = f }
+func (m *Model) SetDropFunc(f func(ref int64, size int, c aqm.Cause)) { m.onDrop = f }
 
 // Enqueue is Arrive for a direction with a queue discipline: the loss
 // first, as netem (and Arrive) draws it, then the limit on all frames
@@ -28,10 +28,12 @@ func (m *Model) Enqueue(now int64, p aqm.Packet) Verdict {
 		m.c.LossDrops++
 		return Lost
 	}
+	m.edit = m.corruption(p.Len)
 	if m.held >= m.limit {
 		m.c.LimitDrops++
 		return OverLimit
 	}
+	p.Tag = m.edit.tag()
 	if n, _ := m.q.Len(); n == 0 {
 		// An empty queue: the link starts on this frame when it is
 		// free, at once if it has been idle.
@@ -59,13 +61,15 @@ func (m *Model) NextDequeue() (at int64, ok bool) {
 // Dequeue takes the frame the discipline gives at now (the time
 // NextDequeue returned, with every arrival up to it enqueued) and puts it
 // on the wire: serialised from now, then delayed as Arrive delays a frame
-// (jitter drawn, and never ahead of the frame before). marked says the
-// discipline chose to mark it CE rather than drop it; queued that it
-// waited. ok is false when the discipline dropped everything left.
-func (m *Model) Dequeue(now int64) (p aqm.Packet, due int64, marked, queued, ok bool) {
-	p, marked, ok = m.q.Dequeue(now)
+// (jitter drawn, and never ahead of the frame before). Its edit is what to
+// do to its bytes: the corruption drawn when it was enqueued, and a CE
+// mark when the discipline chose to mark it rather than drop it; queued
+// says it waited. ok is false when the discipline dropped everything
+// left. The Packet's Tag is the model's: a caller's is overwritten.
+func (m *Model) Dequeue(now int64) (p aqm.Packet, due int64, e Edit, queued, ok bool) {
+	p, marked, ok := m.q.Dequeue(now)
 	if !ok {
-		return p, 0, false, false, false
+		return p, 0, Edit{}, false, false
 	}
 	if marked {
 		m.c.ECNMarks++
@@ -73,7 +77,9 @@ func (m *Model) Dequeue(now int64) (p aqm.Packet, due int64, marked, queued, ok 
 	m.linkFree = now + m.TxTime(p.Len)
 	due = max(m.linkFree+m.delayDraw(), m.lastDue)
 	m.lastDue = due
-	return p, due, marked, now > p.EnqueuedAt(), true
+	e = editOfTag(p.Tag)
+	e.Mark = marked
+	return p, due, e, now > p.EnqueuedAt(), true
 }
 
 // QueueLen is the frames and bytes waiting in the queue discipline (zero

@@ -21,7 +21,7 @@ func queueRun(t *testing.T, q linkspec.Queue, limit int, dur time.Duration) (bul
 	if !m.HasQueue() {
 		t.Fatal("HasQueue is false with a Queue")
 	}
-	m.SetDropFunc(func(int32, int, aqm.Cause) { drops++ })
+	m.SetDropFunc(func(int64, int, aqm.Cause) { drops++ })
 	var lastStart int64 = -1
 	var lastLen int
 	arrivals := 0

@@ -21,8 +21,12 @@ type Counters struct {
 	Packets uint64 `json:"-"` // frames held now, the queue and the delay line
 	Bytes   uint64 `json:"-"` // bytes held now
 
-	Received  uint64 `json:"received"`  // frames read from the ingress interface
-	Forwarded uint64 `json:"forwarded"` // frames written to the egress interface
+	// Received counts the wire packets read from the ingress interface
+	// and Forwarded those written to the egress interface: a
+	// segmentation-offload super-packet counts as its wire segments, so
+	// both count what crossed the emulated wire whatever the offloads.
+	Received  uint64 `json:"received"`
+	Forwarded uint64 `json:"forwarded"`
 	// ForwardedBytes is the frames' bytes (Ethernet header included, as
 	// the rate counts them): what crossed the emulated wire.
 	ForwardedBytes uint64 `json:"forwarded_bytes"`
@@ -34,6 +38,19 @@ type Counters struct {
 	SocketDrops   uint64 `json:"socket_drops"`
 	SendErrors    uint64 `json:"send_errors"`    // a write to the egress interface failed (frame lost)
 	OversizeDrops uint64 `json:"oversize_drops"` // larger than the frame buffer (an offload left on)
+	// SuperPacketsIn counts the frames read that were segmentation-offload
+	// super-packets of more than one wire segment, and SuperPacketsOut the
+	// frames written that carried more than one (consecutive segments due
+	// together leave as one frame). Both stay zero with wire-sized
+	// devices.
+	SuperPacketsIn  uint64 `json:"super_packets_in,omitempty"`
+	SuperPacketsOut uint64 `json:"super_packets_out,omitempty"`
+	// UnreadableDrops counts frames the kernel dropped as the carrier read
+	// them because it could not describe their offload in a virtio-net
+	// header (a UDP GSO super-packet before Linux 6.2, where shapedlink
+	// turns UDP segmentation offload off at the ends so none is sent);
+	// they are not in Received.
+	UnreadableDrops uint64 `json:"unreadable_drops,omitempty"`
 	// Duplicates counts frames the link duplicated (the dup option) and
 	// Reordered frames it sent ahead of the delayed ones (reorder); the
 	// copies are counted in Forwarded or the drops like any frame.
@@ -81,7 +98,7 @@ type Counters struct {
 	// LateBucket maps a lateness to its bucket, LateBucketEdges gives a
 	// bucket's edges.
 	Late [LateBuckets]uint64 `json:"-"`
-	// Stamped counts received frames whose arrival time came from the
+	// Stamped counts received wire packets whose arrival time came from the
 	// kernel's receive timestamp; the rest (Received - Stamped) were
 	// stamped when read, which adds the thread's wake-up latency.
 	Stamped uint64 `json:"-"`

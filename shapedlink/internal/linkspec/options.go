@@ -60,7 +60,7 @@ func Help() string {
 	for _, o := range Options {
 		fmt.Fprintf(&b, "  %s=%s\n      %s\n", o.Key, o.Form, o.Doc)
 		if o.Unbuilt != "" {
-			fmt.Fprintf(&b, "      not built: %s=%s\n", o.Key, o.Unbuilt)
+			fmt.Fprintf(&b, "      %s=%s\n", o.Key, o.Unbuilt)
 		}
 	}
 	return b.String()

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shakenfist/quicbench/examples/internal/cmdtest"
+)
+
+// TestFlagRefusals: calibrate refuses an offload mode, a -gsoloss or a
+// -quicgso it cannot read with exit status 2 and a line naming the flag,
+// before building anything.
+func TestFlagRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-offload", "fast"}, `-offload "fast"`},
+		{[]string{"-gsoloss", "2000"}, `-gsoloss: `},
+		{[]string{"-gsoloss", "5:100,dup=1"}, `-gsoloss "5:100,dup=1": its down direction has dup`},
+		{[]string{"-quicgso", "x:1"}, `-quicgso: `},
+		{[]string{"-gsoloss", "5:100:1", "-gsoloss-pace", "0"}, "-gsoloss-pace 0"},
+	} {
+		c := cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), append(tc.args, "-profiles", "", "-sweep", "")...)
+		if c.Code != 2 || !strings.Contains(c.Stderr, "calibrate: "+tc.want) || c.Stdout != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and a line saying %q", tc.args, c.Code, c.Stdout, c.Stderr, tc.want)
+		}
+	}
+}
+
+// TestRenderOldReport: -render prints a report saved before the offload
+// mode was recorded as TestOldReportRenders pins it, exits 0, and says on
+// stderr what failed in it.
+func TestRenderOldReport(t *testing.T) {
+	path, err := filepath.Abs(filepath.Join("testdata", "old-wire-report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join("testdata", "old-wire-report.table.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), "-render", path)
+	if c.Code != 0 || c.Stdout != string(want) {
+		t.Errorf("exit %d; stdout:\n%s\nwant:\n%s", c.Code, c.Stdout, want)
+	}
+	if !strings.Contains(c.Stderr, "the report records") || !strings.Contains(c.Stderr, "iperf3 5:100") {
+		t.Errorf("stderr does not say what failed in the report: %q", c.Stderr)
+	}
+}
