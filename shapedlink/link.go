@@ -105,8 +105,9 @@ type Options struct {
 	// Seed seeds the link's random draws (loss, jitter, duplication,
 	// reordering): the server-to-client direction gets Seed, the other
 	// direction a value derived from it. Zero means a random seed. The
-	// emulator always honours it; kernel netem takes it as
-	// TCA_NETEM_PRNG_SEED on Linux 6.6 and later and ignores it before.
+	// emulator and the in-process link always honour it; kernel netem
+	// takes it as TCA_NETEM_PRNG_SEED on Linux 6.6 and later and ignores
+	// it before.
 	// Applied and HostState say which seeds were in force, or that
 	// netem's draws cannot be repeated on this kernel.
 	Seed uint64

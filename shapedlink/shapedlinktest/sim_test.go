@@ -243,3 +243,15 @@ func (f *fatalT) Fatalf(format string, args ...any) {
 	f.msg = fmt.Sprintf(format, args...)
 	panic(f)
 }
+
+// TestSimRequireNoGSO: RequireNoGSO has nothing to check on an in-process
+// link, whose sockets cannot do GSO, and does not fail the test for lack
+// of egress counters.
+func TestSimRequireNoGSO(t *testing.T) {
+	ok := t.Run("sim", func(t *testing.T) {
+		shapedlinktest.RequireNoGSO(t, shapedlinktest.Sim(t, "80:10"))
+	})
+	if !ok {
+		t.Error("RequireNoGSO failed a test over an in-process link")
+	}
+}
