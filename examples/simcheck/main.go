@@ -51,6 +51,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: go run ./examples/simcheck [flags]\n\n%s\nflags:\n", usage)
 		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), shapedlink.ProfileUsage())
 	}
 	fs.Func("profile", "a profile to check (repeatable; default "+strings.Join(defaultProfiles, " ")+")", func(s string) error {
 		if _, err := shapedlink.ParseProfile(s); err != nil {
