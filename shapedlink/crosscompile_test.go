@@ -11,9 +11,12 @@ import (
 )
 
 // TestCrossCompile builds shapedlink and the examples for a system without
-// network namespaces (darwin/arm64), and vets shapedlink there, so that code
-// importing the package keeps compiling off Linux: there New and Reexec
-// return errors wrapping errors.ErrUnsupported instead of being undefined.
+// network namespaces (darwin/arm64), and vets shapedlink and builds its
+// tests (the in-process link's, which run on every system, among them)
+// for darwin, windows and freebsd, so that code importing the package
+// keeps compiling off Linux: there BackendInProcess works, and New for
+// the other backends and Reexec return errors wrapping
+// errors.ErrUnsupported instead of being undefined.
 func TestCrossCompile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the go command; skipped with -short")
@@ -22,7 +25,7 @@ func TestCrossCompile(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command on PATH")
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, goBin, "env", "GOMOD").Output()
 	if err != nil {
@@ -33,15 +36,25 @@ func TestCrossCompile(t *testing.T) {
 		t.Skip("not inside the module (go env GOMOD is empty)")
 	}
 	root := filepath.Dir(gomod)
-	for _, args := range [][]string{
-		{"build", "./shapedlink/...", "./examples/..."},
-		{"vet", "./shapedlink/..."},
+	testBins := t.TempDir()
+	for _, c := range []struct {
+		goos, goarch string
+		args         []string
+	}{
+		{"darwin", "arm64", []string{"build", "./shapedlink/...", "./examples/..."}},
+		{"darwin", "arm64", []string{"vet", "./shapedlink/..."}},
+		{"darwin", "arm64", []string{"test", "-c", "-o", testBins, "./shapedlink/...", "./transport/"}},
+		{"windows", "amd64", []string{"vet", "./shapedlink/..."}},
+		{"windows", "amd64", []string{"test", "-c", "-o", testBins, "./shapedlink/..."}},
+		{"freebsd", "amd64", []string{"vet", "./shapedlink/..."}},
+		{"freebsd", "amd64", []string{"test", "-c", "-o", testBins, "./shapedlink/..."}},
 	} {
-		cmd := exec.CommandContext(ctx, goBin, args...)
+		cmd := exec.CommandContext(ctx, goBin, c.args...)
 		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GOOS=darwin", "GOARCH=arm64", "CGO_ENABLED=0")
+		env := []string{"GOOS=" + c.goos, "GOARCH=" + c.goarch, "CGO_ENABLED=0"}
+		cmd.Env = append(os.Environ(), env...)
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 go %s: %v\n%s", strings.Join(args, " "), err, out)
+			t.Errorf("%s go %s: %v\n%s", strings.Join(env, " "), strings.Join(c.args, " "), err, out)
 		}
 	}
 }

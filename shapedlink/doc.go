@@ -3,7 +3,10 @@
 // to a profile (round trip, rate, loss, queue limit) by kernel netem or, on
 // kernels without sch_netem, by a userspace emulator; with segmentation
 // offload pinned off and read back, queue sampling, nftables filters and
-// counters on each end's egress hook, and a record of the host state.
+// counters on each end's egress hook, and a record of the host state. The
+// same link can also be carried inside the process (BackendInProcess), on
+// any system, in real time or in a testing/synctest bubble's virtual time;
+// see "In process".
 //
 // It knows nothing about QUIC, workloads or statistics; experiments compose
 // it with those packages.
@@ -310,7 +313,7 @@
 // # Measuring
 //
 // A Link's own methods are what an embedder needs: New and Close, the
-// namespaces (Server, Client, Namespace) and addresses (ServerAddr,
+// ends (Server, Client, Namespace) and addresses (ServerAddr,
 // ClientAddr), what it was built for and with (Profile, Backend, Mode,
 // Applied), and Err, which says whether the link stayed intact (for the
 // emulator, whether the shaper process is still running): check it after
@@ -320,7 +323,7 @@
 //
 // Instruments().Sampler and SampleQueue poll an end's egress queue
 // (default every millisecond) and return QueueSample values, the same
-// type for both backends; the emulator also splits drops into loss and
+// type for every backend; the emulator also splits drops into loss and
 // limit drops. Instruments().EgressCounters reads nftables counters on
 // each end's egress hook: all packets and bytes, and the packets longer
 // than one wire packet, the evidence that a sender used UDP GSO (the hook
@@ -330,13 +333,51 @@
 // AppliedChanges place a schedule's changes in time. Control().BlockUDP
 // and Control().DropRandom add dropping filters with their own counters.
 //
+// # In process
+//
+// BackendInProcess carries the link inside the calling process, on any
+// operating system and with no privilege: no namespace, veth or socket,
+// but the emulator's model (the same code, not a copy) between two
+// in-process ends. Server().ListenPacket and Client().ListenPacket return
+// net.PacketConns bound to 198.18.0.1 and 198.18.0.2 (any port, 0 for the
+// next free one), and every datagram one end's sockets write crosses the
+// shaped link to the socket bound to its destination port at the other
+// end. A datagram is judged when it is written, at time.Now, as the
+// emulator would judge the UDP frame it makes (14 + 20 + 8 bytes of
+// headers and the payload, which the rate and the limit count); a
+// goroutine per direction, asleep on a timer, delivers it when it is due.
+// Every profile option works as on the emulator. The link also does the
+// receiver's part: a corrupted datagram is dropped where the receiving
+// host's checksum would drop it; a datagram for an unbound port, or one
+// that does not fit the receiving socket's queue, is dropped and counted.
+// Datagrams travel Not-ECT (a net.PacketConn cannot set the ECN field),
+// so ecn=on drops rather than marks them.
+//
+// The link reads the time only from the time package, so inside a
+// testing/synctest bubble it runs in the bubble's virtual time: a minute
+// of traffic takes as long as the endpoints' code takes to run, and the
+// same seeds and the same writes give the same packets at the same times,
+// every run. Options.PacketTrace receives each datagram's steps
+// (PacketEvent), for tests that compare runs or look at one packet's
+// fate. Outside a bubble it runs in real time, with the timer's wake-up
+// error, a cross-platform link for datagram protocols. Package
+// shapedlinktest's Sim builds one for a test.
+//
+// It carries datagrams only: Listen and DialContext (streams), Do, Start
+// and Run (code and processes in a namespace), and the instruments and
+// controls that act on veths and nftables (EgressCounters, BlockUDP,
+// DropRandom, AddClientAddr, RemoveClientAddr) return errors wrapping
+// errors.ErrUnsupported that say so. ShaperStats, the Sampler, HostState,
+// Applied ("inproc delay 40ms rate 10Mbit limit 110 ... seed N"),
+// ScheduleStart and AppliedChanges work as for the emulator. BackendAuto
+// never chooses it, since it changes what the ends' sockets are.
+//
 // # Other systems
 //
-// Links need Linux network namespaces. Elsewhere the package still
-// compiles, with the same API, so a program that imports it builds for any
-// system: New and Reexec (and NewQdiscSampler) return an error wrapping
-// errors.ErrUnsupported, and no Link, Namespace, Filter or Sampler ever
-// exists there.
+// Network namespaces need Linux. Elsewhere the package compiles with the
+// same API and BackendInProcess works as on Linux; every other backend's
+// New, and Reexec and NewQdiscSampler, return an error wrapping
+// errors.ErrUnsupported.
 //
 // # A minimal program
 //

@@ -5,29 +5,20 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/shakenfist/quicbench/internal/buildinfo"
 )
 
-// HostState reads the record for this link.
-func (in *Instruments) HostState() (HostState, error) {
-	l := in.l
-	hs := HostState{
-		NetemAvailable: l.netemAvailable,
-		Backend:        l.backend,
-		OffloadMode:    l.offloadMode,
-		Mode:           l.mode,
-		Profile:        l.profile.String(),
-		Limit:          l.profile.Direction(Down).Limit,
-		Applied:        l.Applied(),
-		Offload:        in.Offload(),
-	}
-	l.shaper.seeds(&hs)
+// readHostKernel fills in what the kernel says: its release and, for a
+// link with namespaces, the TCP settings its sockets get and ECN in both
+// namespaces (the in-process link has neither namespaces nor TCP).
+func (l *Link) readHostKernel(hs *HostState) error {
 	var uts unix.Utsname
 	if err := unix.Uname(&uts); err != nil {
-		return hs, fmt.Errorf("shapedlink: uname: %w", err)
+		return fmt.Errorf("shapedlink: uname: %w", err)
 	}
 	hs.KernelRelease = unix.ByteSliceToString(uts.Release[:])
+	if l.server.inProcess() {
+		return nil
+	}
 	err := l.server.Do(func() error {
 		for _, r := range []struct {
 			key string
@@ -52,7 +43,7 @@ func (in *Instruments) HostState() (HostState, error) {
 		return nil
 	})
 	if err != nil {
-		return hs, err
+		return err
 	}
 	var ecn [2]string
 	for i, ns := range []*Namespace{l.server, l.client} {
@@ -60,16 +51,12 @@ func (in *Instruments) HostState() (HostState, error) {
 			ecn[i], err = readSysctl("net/ipv4/tcp_ecn")
 			return err
 		}); err != nil {
-			return hs, fmt.Errorf("shapedlink: reading tcp_ecn in the %s namespace: %w", ns.Role(), err)
+			return fmt.Errorf("shapedlink: reading tcp_ecn in the %s namespace: %w", ns.Role(), err)
 		}
 	}
 	hs.TCPECN = ecn[0]
 	if ecn[0] != ecn[1] {
 		hs.TCPECN = "server " + ecn[0] + ", client " + ecn[1]
 	}
-	// Git, where the build has no commit stamp, runs once per process.
-	bi := buildinfo.Read()
-	hs.Module, hs.Version, hs.GoVersion = bi.Module, bi.Version, bi.GoVersion
-	hs.Commit, hs.CommitSource, hs.CommitMissing = bi.Commit, bi.CommitSource, bi.CommitMissing
-	return hs, nil
+	return nil
 }

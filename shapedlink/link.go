@@ -1,9 +1,12 @@
 package shapedlink
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/netip"
+	"sync"
 	"time"
 )
 
@@ -25,6 +28,16 @@ const (
 	// machine itself adds to a round trip or takes from a flow's rate).
 	// The profile is recorded but not applied.
 	BackendNone Backend = "none"
+	// BackendInProcess carries the link inside this process, on every
+	// operating system and with no privilege: no namespace, veth or
+	// socket, but the emulator's model between two ends whose UDP sockets
+	// (Namespace.ListenPacket) are in-process net.PacketConns. It reads
+	// the time only from the time package, so inside a testing/synctest
+	// bubble it runs in the bubble's virtual time, and the same seeds and
+	// the same writes give the same packets at the same times. It carries
+	// datagrams only. BackendAuto never chooses it, since it changes what
+	// the ends' sockets are. See the package doc's "In process".
+	BackendInProcess Backend = "inproc"
 )
 
 // Mode names how the process got the privilege to build namespaces.
@@ -40,6 +53,9 @@ const (
 	// ModeUnprivileged: the process runs as root of its own user
 	// namespace, normally after Reexec.
 	ModeUnprivileged Mode = "unprivileged"
+	// ModeInProcess is the mode of every BackendInProcess link, which
+	// needs no privilege at all.
+	ModeInProcess Mode = "in-process"
 )
 
 // End is one end of the link. A qdisc, sampler or egress filter on an end
@@ -54,6 +70,14 @@ const (
 	// client-to-server direction.
 	ClientEnd
 )
+
+// valid says why e is neither ServerEnd nor ClientEnd, or nil.
+func (e End) valid() error {
+	if e != ServerEnd && e != ClientEnd {
+		return fmt.Errorf("shapedlink: %v is not an end; use ServerEnd or ClientEnd", e)
+	}
+	return nil
+}
 
 // dir is the direction whose traffic leaves through e.
 func (e End) dir() Dir {
@@ -81,8 +105,9 @@ type Options struct {
 	// Seed seeds the link's random draws (loss, jitter, duplication,
 	// reordering): the server-to-client direction gets Seed, the other
 	// direction a value derived from it. Zero means a random seed. The
-	// emulator always honours it; kernel netem takes it as
-	// TCA_NETEM_PRNG_SEED on Linux 6.6 and later and ignores it before.
+	// emulator and the in-process link always honour it; kernel netem
+	// takes it as TCA_NETEM_PRNG_SEED on Linux 6.6 and later and ignores
+	// it before.
 	// Applied and HostState say which seeds were in force, or that
 	// netem's draws cannot be repeated on this kernel.
 	Seed uint64
@@ -90,6 +115,13 @@ type Options struct {
 	// applied), at Info. Nil discards them; Applied and Backend say the
 	// same after New returns.
 	Logger *slog.Logger
+	// PacketTrace, for BackendInProcess only, is told of every datagram's
+	// steps through the link (PacketEvent): when it was written and what
+	// the model decided, and when it left the link and where it went. It
+	// is called from the link's goroutines, in order within a direction,
+	// the two directions possibly at once; it must return quickly and
+	// must not call the link. Other backends refuse it.
+	PacketTrace func(PacketEvent)
 	// Offload is how the ends handle segmentation offload: OffloadWire
 	// (the zero value) pins every device to wire-sized packets, so every
 	// queue and counter sees one wire packet per frame, which is what the
@@ -99,8 +131,8 @@ type Options struct {
 	// carry gigabits. The emulator still judges every wire segment of a
 	// super-packet on its own (see the package doc); netem, as the
 	// kernel's, judges a super-packet as one packet, and says so in its
-	// applied line. shapedlinktest.New and examples/overlink default to
-	// OffloadKeep.
+	// applied line. examples/overlink defaults to OffloadKeep. The
+	// in-process backend has no devices and refuses OffloadKeep.
 	Offload OffloadMode
 }
 
@@ -115,8 +147,8 @@ const (
 )
 
 // Fixed addresses (the device names are in link_linux.go). Each link lives
-// in namespaces of its own, so the same names and addresses never collide
-// between links.
+// in namespaces of its own (or, in process, in its own ends), so the same
+// names and addresses never collide between links.
 var (
 	serverAddr = netip.MustParseAddr("198.18.0.1")
 	clientAddr = netip.MustParseAddr("198.18.0.2")
@@ -167,3 +199,170 @@ type EgressCounters struct {
 	// 14-byte Ethernet header): GSO or GRO super-packets.
 	Oversize Counter `json:"oversize"`
 }
+
+// Link is a shaped link between a server and a client end. Build it with
+// New, make sockets and start programs in Server and Client, check Err
+// after a run, and release it with Close. What a bench reads about the
+// link while it runs (queue samples, counters, the host state) is grouped
+// under Instruments, and what an experiment does to the path (blocking
+// UDP, moving the client's address) under Control.
+//
+// The ends are network namespaces joined by veths for every backend but
+// BackendInProcess, whose ends are in this process and make only UDP
+// sockets (see the package doc's "In process").
+type Link struct {
+	profile Profile
+	dirs    [2]Direction // resolved, schedules and traces loaded once
+	backend Backend
+	mode    Mode
+	// offloadMode is Options.Offload (OffloadWire or OffloadKeep).
+	offloadMode OffloadMode
+	// udpSegOff says the ends' UDP segmentation offload was turned off
+	// because the shaper's packet sockets cannot carry it on this kernel
+	// (see vnetCarriesUDPGSO).
+	udpSegOff bool
+	log       *slog.Logger
+
+	server, client, shaperNS *Namespace
+
+	shaper shaper
+	// What the namespace backends build (topology_linux.go): whether
+	// netem exists, the offloads read back, and the egress counters per
+	// End; zero for the in-process link.
+	netemAvailable bool
+	offload        []Offload
+	counters       [2]*nftCounters
+
+	closeMu sync.Mutex
+	closed  bool
+}
+
+// New builds the link for p. For the namespace backends (netem, the
+// emulator, none) that is the namespaces, the veth pair (and, for the
+// emulator, the shaper namespace and process between them), addresses,
+// offload settings (Options.Offload), egress counters and the shaping; they need
+// Linux, and elsewhere New returns an error wrapping
+// errors.ErrUnsupported. For BackendInProcess it is the two in-process
+// ends and the model between them, on any system. It logs the backend
+// chosen and one line per direction describing the shaping as applied.
+//
+// On error nothing New created is left behind.
+func New(ctx context.Context, p Profile, opts Options) (*Link, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	switch opts.Backend {
+	case BackendAuto, BackendNetem, BackendEmulator, BackendNone, BackendInProcess:
+	default:
+		return nil, fmt.Errorf("shapedlink: unknown backend %q; use %q, %q, %q (unshaped, a baseline), %q (in this process, datagrams only) or leave it empty to choose automatically",
+			opts.Backend, BackendNetem, BackendEmulator, BackendNone, BackendInProcess)
+	}
+	if opts.PacketTrace != nil && opts.Backend != BackendInProcess {
+		return nil, fmt.Errorf("shapedlink: Options.PacketTrace is for the %q backend, which carries the packets itself; with %q leave it nil (the namespace backends' packets are the kernel's)",
+			BackendInProcess, opts.Backend)
+	}
+	switch {
+	case opts.Offload != OffloadWire && opts.Offload != OffloadKeep:
+		return nil, fmt.Errorf("shapedlink: unknown offload mode %q; use %q (wire-sized packets, the default) or %q (the kernel's offloads kept)", opts.Offload, "", OffloadKeep)
+	case opts.Offload == OffloadKeep && opts.Backend == BackendInProcess:
+		return nil, fmt.Errorf("shapedlink: Options.Offload %q is for links with devices; the %q backend carries whole datagrams and has none, so leave it empty", OffloadKeep, BackendInProcess)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler) // a library speaks only when asked
+	}
+	var l *Link
+	var err error
+	if opts.Backend == BackendInProcess {
+		l, err = newInProcess(p, opts, log)
+	} else {
+		l, err = newWithNamespaces(ctx, p, opts, log)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range l.shaper.applied() {
+		log.Info("shapedlink: shaping applied", "backend", l.backend, "link", a)
+	}
+	for _, o := range l.offload {
+		log.Debug("shapedlink: offload read back", "end", o.String())
+	}
+	return l, nil
+}
+
+// Close stops the shaping and releases the ends. For the namespace
+// backends it removes the filters and drops the namespaces, which
+// destroys the veth pairs and nftables tables in them; sockets still open
+// in a namespace keep that namespace (but not the link's shaping) alive
+// until they close, and Close returns once the kernel's worker has
+// finished tearing the namespaces down (waiting at most 0.5 s), so that a
+// link built and measured next does not share the CPUs with that work.
+// For the in-process link it closes every socket of both ends. Close is
+// idempotent.
+func (l *Link) Close() error {
+	l.closeMu.Lock()
+	if l.closed {
+		l.closeMu.Unlock()
+		return nil
+	}
+	l.closed = true
+	l.closeMu.Unlock()
+	var errs []error
+	if l.shaper != nil {
+		if err := l.shaper.close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	errs = append(errs, l.closeNamespaces()...)
+	return errors.Join(errs...)
+}
+
+// Err reports whether the link is still intact: nil, or why not (the
+// emulator's shaper process has exited, or netem stopped following its
+// schedule). Check it after a run so a run over a broken link is never
+// reported as a result.
+func (l *Link) Err() error {
+	l.closeMu.Lock()
+	closed := l.closed
+	l.closeMu.Unlock()
+	if closed {
+		return errors.New("shapedlink: the link was closed")
+	}
+	return l.shaper.err()
+}
+
+// Server is the server's end.
+func (l *Link) Server() *Namespace { return l.server }
+
+// Client is the client's end.
+func (l *Link) Client() *Namespace { return l.client }
+
+// Namespace is end e.
+func (l *Link) Namespace(e End) *Namespace {
+	if e == ClientEnd {
+		return l.client
+	}
+	return l.server
+}
+
+// ServerAddr is the server end's IPv4 address (198.18.0.1).
+func (l *Link) ServerAddr() netip.Addr { return serverAddr }
+
+// ClientAddr is the client end's IPv4 address (198.18.0.2).
+func (l *Link) ClientAddr() netip.Addr { return clientAddr }
+
+// Profile is the profile the link was built for.
+func (l *Link) Profile() Profile { return l.profile }
+
+// Backend is the backend in use (never BackendAuto).
+func (l *Link) Backend() Backend { return l.backend }
+
+// Mode is the privilege mode the link was built in (never ModeAuto;
+// ModeInProcess for BackendInProcess).
+func (l *Link) Mode() Mode { return l.mode }
+
+// Applied describes the shaping in force, one tc-like line per
+// direction: for netem read back from the kernel's qdisc dump, for the
+// emulator and the in-process link from their own configuration (seeds
+// included).
+func (l *Link) Applied() []string { return append([]string(nil), l.shaper.applied()...) }

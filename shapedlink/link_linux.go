@@ -2,11 +2,8 @@ package shapedlink
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net/netip"
-	"sync"
 )
 
 // Fixed sizes and device names of every link (the addresses are in
@@ -22,69 +19,12 @@ const (
 	wirePacketSize = 1500 + 14 // the longest frame one wire packet makes on a veth
 )
 
-// valid says why e is neither ServerEnd nor ClientEnd, or nil.
-func (e End) valid() error {
-	if e != ServerEnd && e != ClientEnd {
-		return fmt.Errorf("shapedlink: %v is not an end; use ServerEnd or ClientEnd", e)
-	}
-	return nil
-}
-
-// Link is a shaped link between a server and a client namespace. Build it
-// with New, make sockets and start programs in Server and Client, check
-// Err after a run, and release it with Close. What a bench reads about
-// the link while it runs (queue samples, counters, the host state) is
-// grouped under Instruments, and what an experiment does to the path
-// (blocking UDP, moving the client's address) under Control.
-type Link struct {
-	profile Profile
-	dirs    [2]Direction // resolved, schedules and traces loaded once
-	backend Backend
-	mode    Mode
-	// offloadMode is Options.Offload (OffloadWire or OffloadKeep).
-	offloadMode OffloadMode
-	// udpSegOff says the ends' UDP segmentation offload was turned off
-	// because the shaper's packet sockets cannot carry it on this kernel
-	// (see vnetCarriesUDPGSO).
-	udpSegOff bool
-	log       *slog.Logger
-
-	server, client, shaperNS *Namespace
-
-	shaper         shaper
-	netemAvailable bool
-	offload        []Offload
-	counters       [2]*nftCounters // egress counters per End
-
-	closeMu sync.Mutex
-	closed  bool
-}
-
-// New builds the link for p: the namespaces, the veth pair (and, for the
-// emulator, the shaper namespace and process between them), addresses,
-// wire-sized offload settings, egress counters and the shaping. It logs the
-// backend chosen and one line per end describing the shaping as applied.
-//
-// On error nothing New created is left behind.
-func New(ctx context.Context, p Profile, opts Options) (*Link, error) {
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	switch opts.Backend {
-	case BackendAuto, BackendNetem, BackendEmulator, BackendNone:
-	default:
-		return nil, fmt.Errorf("shapedlink: unknown backend %q; use %q, %q, %q (unshaped, a baseline) or leave it empty to choose automatically", opts.Backend, BackendNetem, BackendEmulator, BackendNone)
-	}
+// newWithNamespaces builds a link whose ends are network namespaces:
+// netem's, the emulator's or none's (New has checked p and the backend).
+func newWithNamespaces(ctx context.Context, p Profile, opts Options, log *slog.Logger) (*Link, error) {
 	mode, err := resolveMode(opts.Mode)
 	if err != nil {
 		return nil, err
-	}
-	if opts.Offload != OffloadWire && opts.Offload != OffloadKeep {
-		return nil, fmt.Errorf("shapedlink: unknown offload mode %q; use %q (wire-sized packets, the default) or %q (the kernel's offloads kept)", opts.Offload, "", OffloadKeep)
-	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler) // a library speaks only when asked
 	}
 	dirs, err := p.load()
 	if err != nil {
@@ -99,12 +39,6 @@ func New(ctx context.Context, p Profile, opts Options) (*Link, error) {
 	}()
 	if err := l.build(ctx, opts); err != nil {
 		return nil, err
-	}
-	for _, a := range l.shaper.applied() {
-		log.Info("shapedlink: shaping applied", "backend", l.backend, "link", a)
-	}
-	for _, o := range l.offload {
-		log.Debug("shapedlink: offload read back", "end", o.String())
 	}
 	ok = true
 	return l, nil
@@ -190,12 +124,7 @@ func (l *Link) chooseBackend(asked Backend) error {
 	return nil
 }
 
-func (l *Link) ns(e End) *Namespace {
-	if e == ClientEnd {
-		return l.client
-	}
-	return l.server
-}
+func (l *Link) ns(e End) *Namespace { return l.Namespace(e) }
 
 func (l *Link) dev(e End) string {
 	if e == ClientEnd {
@@ -204,31 +133,16 @@ func (l *Link) dev(e End) string {
 	return serverDev
 }
 
-// Close stops the shaping, removes the filters and drops the namespaces,
-// which destroys the veth pairs and nftables tables in them. Sockets
-// still open in a namespace keep that namespace (but not the link's
-// shaping) alive until they close. Close returns once the kernel's worker
-// has finished tearing the namespaces down (waiting at most 0.5 s), so
-// that a link built and measured next does not share the CPUs with that
-// work. Close is idempotent.
-func (l *Link) Close() error {
-	l.closeMu.Lock()
-	if l.closed {
-		l.closeMu.Unlock()
-		return nil
-	}
-	l.closed = true
-	l.closeMu.Unlock()
+// closeNamespaces drops the link's namespaces (none for the in-process
+// link), removing the veths first, and waits for the kernel's teardown.
+func (l *Link) closeNamespaces() []error {
 	var errs []error
-	if l.shaper != nil {
-		if err := l.shaper.close(); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	had := false
 	for _, ns := range []*Namespace{l.server, l.client, l.shaperNS} {
-		if ns == nil {
+		if ns == nil || ns.sim != nil {
 			continue
 		}
+		had = true
 		// Remove the link explicitly so it disappears now even if a
 		// socket keeps the namespace itself alive.
 		if h, err := ns.handle(); err == nil {
@@ -243,51 +157,11 @@ func (l *Link) Close() error {
 			errs = append(errs, err)
 		}
 	}
-	// The kernel finishes the teardown in a worker of its own; whatever
-	// is measured next must not run beside it (teardown_linux.go).
-	awaitNetnsTeardown()
-	return errors.Join(errs...)
-}
-
-// Err reports whether the link is still intact: nil, or why not (the
-// emulator's shaper process has exited, or netem stopped following its
-// schedule). Check it after a run so a run over a broken link is never
-// reported as a result.
-func (l *Link) Err() error {
-	l.closeMu.Lock()
-	closed := l.closed
-	l.closeMu.Unlock()
-	if closed {
-		return errors.New("shapedlink: the link was closed")
+	if had {
+		// The kernel finishes the teardown in a worker of its own;
+		// whatever is measured next must not run beside it
+		// (teardown_linux.go).
+		awaitNetnsTeardown()
 	}
-	return l.shaper.err()
+	return errs
 }
-
-// Server is the server's namespace.
-func (l *Link) Server() *Namespace { return l.server }
-
-// Client is the client's namespace.
-func (l *Link) Client() *Namespace { return l.client }
-
-// Namespace is the namespace of end e.
-func (l *Link) Namespace(e End) *Namespace { return l.ns(e) }
-
-// ServerAddr is the server end's IPv4 address (198.18.0.1).
-func (l *Link) ServerAddr() netip.Addr { return serverAddr }
-
-// ClientAddr is the client end's IPv4 address (198.18.0.2).
-func (l *Link) ClientAddr() netip.Addr { return clientAddr }
-
-// Profile is the profile the link was built for.
-func (l *Link) Profile() Profile { return l.profile }
-
-// Backend is the backend in use (never BackendAuto).
-func (l *Link) Backend() Backend { return l.backend }
-
-// Mode is the privilege mode the link was built in (never ModeAuto).
-func (l *Link) Mode() Mode { return l.mode }
-
-// Applied describes the shaping in force, one tc-like line per end: for
-// netem read back from the kernel's qdisc dump, for the emulator from the
-// emulator's own configuration (seeds included).
-func (l *Link) Applied() []string { return append([]string(nil), l.shaper.applied()...) }

@@ -34,6 +34,9 @@ import (
 // original one later keeps the new one and the subnet's route.
 func (c *Control) AddClientAddr(ctx context.Context) (netip.Addr, error) {
 	l := c.l
+	if l.client.inProcess() {
+		return netip.Addr{}, l.client.sim.refuse("AddClientAddr", "each of its ends has one address")
+	}
 	if err := l.Err(); err != nil {
 		return netip.Addr{}, err
 	}
@@ -93,6 +96,9 @@ func (c *Control) AddClientAddr(ctx context.Context) (netip.Addr, error) {
 // send or receive.
 func (c *Control) RemoveClientAddr(addr netip.Addr) error {
 	l := c.l
+	if l.client.inProcess() {
+		return l.client.sim.refuse("RemoveClientAddr", "each of its ends has one address")
+	}
 	if err := l.Err(); err != nil {
 		return err
 	}
@@ -146,9 +152,13 @@ func (c *Control) RemoveClientAddr(addr netip.Addr) error {
 
 // ClientAddrs lists the IPv4 addresses the client end has now, in the
 // kernel's order (the one used as source for new connections first).
-// ClientAddr, by contrast, is the address the link was built with.
+// ClientAddr, by contrast, is the address the link was built with. The
+// in-process link's client end has that address only.
 func (c *Control) ClientAddrs() ([]netip.Addr, error) {
 	l := c.l
+	if l.client.inProcess() {
+		return []netip.Addr{clientAddr}, nil
+	}
 	hc, err := l.client.handle()
 	if err != nil {
 		return nil, err

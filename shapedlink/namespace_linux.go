@@ -13,12 +13,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Namespace is one network namespace of a link. It is held by a file
+// Namespace is one end of a link: a network namespace, or an in-process
+// end (sim set) for BackendInProcess. A namespace is held by a file
 // descriptor only, never by a name under /run/netns, so it disappears with
 // the last process, socket or descriptor that refers to it: a process that
 // dies leaves no namespace behind.
 type Namespace struct {
-	role string // "server", "client" or "shaper"
+	role string  // "server", "client" or "shaper"
+	sim  *simEnd // the in-process end, or nil for a network namespace
 
 	mu     sync.Mutex
 	fd     netns.NsHandle
@@ -80,11 +82,8 @@ func onLockedThread(fn func() error) error {
 	return <-ch
 }
 
-// Role is "server", "client" or "shaper".
-func (n *Namespace) Role() string { return n.role }
-
-// String names the namespace by role and inode, for logs.
-func (n *Namespace) String() string {
+// nsString names the namespace by role and inode, for logs.
+func (n *Namespace) nsString() string {
 	ino, err := n.Inode()
 	if err != nil {
 		return n.role + " (closed)"
@@ -92,8 +91,8 @@ func (n *Namespace) String() string {
 	return fmt.Sprintf("%s net:[%d]", n.role, ino)
 }
 
-// Inode is the namespace's inode number, as /proc/PID/ns/net shows it.
-func (n *Namespace) Inode() (uint64, error) {
+// nsInode is Inode for a network namespace.
+func (n *Namespace) nsInode() (uint64, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed {
@@ -106,12 +105,8 @@ func (n *Namespace) Inode() (uint64, error) {
 	return st.Ino, nil
 }
 
-// Do runs fn on an OS thread that is inside the namespace for the duration
-// of the call, then returns the thread to its original namespace. Sockets
-// fn creates stay in the namespace for their whole life and may be used from
-// any goroutine afterwards. fn must not start goroutines that expect to be
-// in the namespace: they run on other threads.
-func (n *Namespace) Do(fn func() error) error {
+// nsDo is Do for a network namespace.
+func (n *Namespace) nsDo(fn func() error) error {
 	n.mu.Lock()
 	if n.closed {
 		n.mu.Unlock()
@@ -148,39 +143,8 @@ func (n *Namespace) Do(fn func() error) error {
 	return fnErr
 }
 
-// Start starts cmd as a process inside the namespace, in a PID namespace
-// of its own under a small init (this program, re-executed; see
-// internal/proc.StartContained), so that everything the command starts,
-// daemons included, ends with it and with this process:
-//
-//   - when the command exits, the init exits with its status and the
-//     kernel kills whatever the command left running in its PID namespace;
-//   - when this process dies, however it dies, the init gets SIGKILL (its
-//     parent-death signal) and the kernel kills everything in the PID
-//     namespace;
-//   - SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to
-//     cmd.Process are passed on to the command, and cmd.Process.Kill ends
-//     the command and everything it started at once.
-//
-// cmd.Process is the init's process; cmd.Wait and cmd.ProcessState report
-// the command's status, a command killed by signal S as exit status 128+S.
-// SysProcAttr applies to the init; Pdeathsig is always SIGKILL. The
-// command runs in the process group the init is started in: by default
-// the caller's, which the init then leaves, so a terminal's keys and job
-// control act on the command as on any child of the caller, and a signal
-// to that group reaches it once. The command sees the
-// host's /proc (there is no mount namespace): /proc/self is its own, but
-// its PID, as getpid returns it, is one of its namespace, so it must not
-// look itself up in /proc by number.
-//
-// The child is forked from a thread that is in the namespace at that
-// moment, so it is born there and needs no setns of its own. That thread
-// is the process's one permanent starter thread (package internal/proc),
-// which then returns to its own namespace and never exits: the kernel sends
-// a parent-death signal when the thread that forked the child exits, not
-// when this process does, and any other thread may be ended by the Go
-// runtime at any time. Wait for cmd as usual.
-func (n *Namespace) Start(cmd *exec.Cmd) error {
+// nsStart is Start for a network namespace.
+func (n *Namespace) nsStart(cmd *exec.Cmd) error {
 	fd, err := n.dupFd()
 	if err != nil {
 		return err
@@ -202,18 +166,13 @@ func (n *Namespace) startDirect(cmd *exec.Cmd) error {
 	return proc.StartInNetns(cmd, fd)
 }
 
-// Run starts cmd inside the namespace and waits for it.
-func (n *Namespace) Run(cmd *exec.Cmd) error {
-	if err := n.Start(cmd); err != nil {
-		return err
-	}
-	return cmd.Wait()
-}
-
 // handle opens a route netlink handle inside the namespace. Only
 // NETLINK_ROUTE is opened: asking for every family fails with "protocol not
 // supported" on minimal kernels.
 func (n *Namespace) handle() (*netlink.Handle, error) {
+	if n.sim != nil {
+		return nil, n.sim.refuse("a netlink handle", "it has no network namespace")
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed {
@@ -230,6 +189,9 @@ func (n *Namespace) handle() (*netlink.Handle, error) {
 // nftables) that take a descriptor and may outlive a Close. The caller
 // closes it.
 func (n *Namespace) dupFd() (int, error) {
+	if n.sim != nil {
+		return -1, n.sim.refuse("a namespace descriptor", "it has no network namespace")
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed {
@@ -246,6 +208,9 @@ func (n *Namespace) dupFd() (int, error) {
 // by the kernel once nothing else (a process, a socket, another
 // descriptor) refers to it.
 func (n *Namespace) close() error {
+	if n.sim != nil {
+		return nil // the in-process link closes its ends itself
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed {

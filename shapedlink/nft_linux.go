@@ -133,6 +133,9 @@ func (in *Instruments) EgressCounters(e End) (EgressCounters, error) {
 	if err := e.valid(); err != nil {
 		return EgressCounters{}, err
 	}
+	if l.counters[e] == nil {
+		return EgressCounters{}, noEgressHook("EgressCounters", e)
+	}
 	return l.counters[e].read()
 }
 
@@ -212,6 +215,9 @@ func (c *Control) BlockUDP(e End) (*Filter, error) {
 	if err := e.valid(); err != nil {
 		return nil, err
 	}
+	if l.counters[e] == nil {
+		return nil, noEgressHook("BlockUDP", e)
+	}
 	return l.counters[e].addFilter("blockudp", fmt.Sprintf("drop udp on %s %s", e, l.dev(e)), []expr.Any{
 		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
 		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_UDP}},
@@ -230,6 +236,9 @@ func (c *Control) DropRandom(e End, pct float64) (*Filter, error) {
 	l := c.l
 	if err := e.valid(); err != nil {
 		return nil, err
+	}
+	if l.counters[e] == nil {
+		return nil, noEgressHook("DropRandom", e)
 	}
 	if math.IsNaN(pct) || pct <= 0 || pct > 100 {
 		return nil, fmt.Errorf("shapedlink: DropRandom percentage %v must satisfy 0 < pct <= 100", pct)

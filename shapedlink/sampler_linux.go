@@ -1,88 +1,12 @@
 package shapedlink
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/vishvananda/netlink"
 )
-
-// Sampler polls one end's egress queue. For netem (or any root qdisc) it
-// dumps the qdisc's statistics through one netlink socket opened once in
-// the end's namespace; for the emulator it reads the shaper's shared
-// counters, which costs no system call. Both give the same QueueSample.
-// A Sampler is for one goroutine at a time.
-type Sampler struct {
-	poll  func(*QueueSample) error
-	close func()
-	once  sync.Once
-}
-
-// Poll takes one sample now.
-func (s *Sampler) Poll() (QueueSample, error) {
-	var q QueueSample
-	err := s.poll(&q)
-	return q, err
-}
-
-// Run polls every interval (DefaultSampleInterval if interval <= 0) until
-// ctx is done and returns the samples. Cancelling ctx is the normal way to
-// stop and is not an error; a failed poll ends the run with the samples
-// taken so far and the error.
-func (s *Sampler) Run(ctx context.Context, interval time.Duration) ([]QueueSample, error) {
-	if interval <= 0 {
-		interval = DefaultSampleInterval
-	}
-	out := make([]QueueSample, 0, 4096)
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		var q QueueSample
-		if err := s.poll(&q); err != nil {
-			return out, err
-		}
-		out = append(out, q)
-		select {
-		case <-ctx.Done():
-			return out, nil
-		case <-t.C:
-		}
-	}
-}
-
-// Close releases the sampler's netlink socket.
-func (s *Sampler) Close() error {
-	s.once.Do(func() {
-		if s.close != nil {
-			s.close()
-		}
-	})
-	return nil
-}
-
-// Sampler returns a sampler for end e's egress queue: the netem qdisc on
-// that end's veth (the discipline under it, with one), or the emulator's
-// queue for that direction.
-func (in *Instruments) Sampler(e End) (*Sampler, error) {
-	if err := e.valid(); err != nil {
-		return nil, err
-	}
-	return in.l.shaper.sampler(e)
-}
-
-// SampleQueue samples end e's egress queue every interval until ctx is
-// done; see Sampler.Run.
-func (in *Instruments) SampleQueue(ctx context.Context, e End, interval time.Duration) ([]QueueSample, error) {
-	s, err := in.Sampler(e)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	return s.Run(ctx, interval)
-}
 
 // NewQdiscSampler samples the root qdisc of device dev in ns: backlog in
 // packets and bytes and its drop counter. It works on any qdisc that keeps

@@ -164,16 +164,3 @@ func (s *emuShaper) close() error {
 	}
 	return nil
 }
-
-// backSeed is the client-to-server direction's seed for a link seeded
-// with seed: zero (random) for zero, else a fixed, distinct value
-// (splitmix64's increment), so the two directions' draws are independent.
-func backSeed(seed uint64) uint64 {
-	if seed == 0 {
-		return 0
-	}
-	if b := seed + 0x9e3779b97f4a7c15; b != 0 {
-		return b
-	}
-	return 1
-}

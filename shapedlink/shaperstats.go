@@ -6,17 +6,19 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
 )
 
-// ShaperStats is the userspace emulator's account of one direction since it
-// started: what it forwarded and dropped, and how late it wrote frames
-// against the model's due times. It tells a reader whether the emulator
-// itself, rather than the configured link, shaped a run: socket drops,
-// send errors or a lateness tail comparable to the delay mean the run
-// measured the host, not the link.
+// ShaperStats is the userspace emulator's (or the in-process link's)
+// account of one direction since it started: what it forwarded and
+// dropped, and how late it wrote frames against the model's due times. It
+// tells a reader whether the emulator itself, rather than the configured
+// link, shaped a run: socket drops, send errors or a lateness tail
+// comparable to the delay mean the run measured the host, not the link.
+// (In a synctest bubble the in-process link is never late.)
 //
 // Its counters are the shaper's own (Received, Forwarded, ForwardedBytes,
 // LossDrops, LimitDrops, SocketDrops, SendErrors, OversizeDrops,
 // Duplicates, Reordered, QueueDrops, CoDelDrops, ECNMarks, BlackoutDrops,
-// Changes, RcvBufBytes, SndBufBytes and the lateness histogram Late),
+// Changes, Corrupted, ChecksumDrops, NoSocketDrops, RcvBufBytes,
+// SndBufBytes and the lateness histogram Late),
 // embedded as the shaper publishes them; the fields below are read from
 // them.
 type ShaperStats struct {

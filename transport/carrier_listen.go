@@ -277,7 +277,7 @@ func (l *CarrierListener) listenQUIC(addr string) error {
 		return chanErr(l.arm, "server", -1, "listen", err)
 	}
 	l.keep(ln.Close)
-	socket := readUDPSocketState(ep.real, ep.wrapped)
+	socket := ep.state()
 	l.wg.Go(func() {
 		for {
 			conn, err := ln.Accept(l.ctx)

@@ -53,6 +53,10 @@
 // receive and socket buffer sizing (see gsooff_linux.go for how). A session
 // fails if quic-go still reports GSO with the wrapper on, and the recorded
 // State carries ConnectionState().GSO and the largest packet actually sent.
+// A net.PacketConn that is not a UDP socket (Options.ListenPacket may
+// return one: shapedlink's in-process link does) is given to quic-go as it
+// is, since it cannot do GSO; quic-go then sends and receives one datagram
+// per call, without ECN, and State names the conn's type.
 //
 // # Driving quic-go yourself
 //

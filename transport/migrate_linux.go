@@ -83,7 +83,7 @@ func (s *Session) migrateConn(ctx context.Context, qc *quicConn, network string,
 	p.Switched = time.Since(started)
 	p.To = ep.pc.LocalAddr().String()
 	if ep.wrapped {
-		qc.socket = readUDPSocketState(ep.real, ep.wrapped)
+		qc.socket = ep.state()
 	}
 	// The connection closes before its transports (closers run in order,
 	// and the connection's own closer was added at dial time).

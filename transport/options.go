@@ -23,8 +23,12 @@ const ServerName = "quicbench.invalid"
 // actually used.
 const (
 	// DatagramSize is the UDP payload size of every full QUIC packet
-	// (quic.Config.InitialPacketSize) with path MTU discovery off.
-	DatagramSize = 1400
+	// (quic.Config.InitialPacketSize) with path MTU discovery off, unless
+	// Options.PacketSize sets another between MinPacketSize and
+	// MaxPacketSize.
+	DatagramSize  = 1400
+	MinPacketSize = 1200 // QUIC's smallest (RFC 9000, section 14)
+	MaxPacketSize = 1452 // quic-go's largest
 	// ConnectionReceiveWindow is the QUIC connection-level flow control
 	// window, initial and maximum.
 	ConnectionReceiveWindow = 16 << 20
@@ -192,6 +196,18 @@ type Options struct {
 	// KeepAlive is the QUIC keep-alive period. Zero means DefaultKeepAlive;
 	// negative disables keep-alives.
 	KeepAlive time.Duration
+	// PacketSize is the QUIC arms' UDP payload size per full packet
+	// (quic.Config.InitialPacketSize, path MTU discovery off), from
+	// MinPacketSize to MaxPacketSize; zero means DatagramSize, the bench's.
+	// Another size changes what a link's queue limit and loss count
+	// against, so it is for experiments that mean it, and for virtual
+	// time: quic-go v0.65's pacer keeps 1280 bytes as its datagram size
+	// whatever this is, so with a larger one the connection's send loop
+	// goes round without waiting while its pacing budget lies between the
+	// two; in real time that is a short spin, but in a testing/synctest
+	// bubble, where time stands still while a goroutine runs, it never
+	// ends. Run QUIC in virtual time with 1280.
+	PacketSize int `json:"packet_size,omitempty"`
 
 	// Listen, ListenPacket and DialContext, when set, make the session's
 	// sockets instead of the net package: the TCP listener, every UDP
@@ -204,10 +220,13 @@ type Options struct {
 	//
 	// Left nil, sockets are made where the calling goroutine's thread is,
 	// normally the process's own network namespace. DialContext must return
-	// a *net.TCPConn and ListenPacket a *net.UDPConn (the socket options and
-	// the GSO-off wrapper need them). With DialContext the TCP congestion
-	// control is set once the connection is up rather than before the SYN;
-	// it is read back either way.
+	// a *net.TCPConn (the socket options need it). ListenPacket returns a
+	// *net.UDPConn, which gets the GSO-off wrapper, or any other
+	// net.PacketConn (shapedlink's in-process link's, say), which quic-go
+	// reads and writes one datagram per call, with no GSO and no ECN, and
+	// which State records (UDPSocketState.PacketConn). With DialContext
+	// the TCP congestion control is set once the connection is up rather
+	// than before the SYN; it is read back either way.
 	// They are not part of a recorded Options (JSON leaves them out).
 	Listen       func(ctx context.Context, network, address string) (net.Listener, error)   `json:"-"`
 	ListenPacket func(ctx context.Context, network, address string) (net.PacketConn, error) `json:"-"`
@@ -252,6 +271,10 @@ func (o Options) validate(arm Arm) (Options, error) {
 		return o, errors.New("transport: negative durations in Options are invalid " +
 			"(TCPInfoInterval, MetricsInterval, HandshakeTimeout, IdleTimeout); use 0 for the default")
 	}
+	if o.PacketSize != 0 && (o.PacketSize < MinPacketSize || o.PacketSize > MaxPacketSize) {
+		return o, fmt.Errorf("transport: Options.PacketSize is %d: use %d to %d bytes (quic-go's bounds for a QUIC packet in a 1500-byte MTU), or 0 for %d",
+			o.PacketSize, MinPacketSize, MaxPacketSize, DatagramSize)
+	}
 	if o.MaxSamples < 0 {
 		return o, fmt.Errorf("transport: Options.MaxSamples is %d: use a positive bound or 0 for the default", o.MaxSamples)
 	}
@@ -280,4 +303,13 @@ func (o Options) validate(arm Arm) (Options, error) {
 		o.MaxSamples = 100000
 	}
 	return o, nil
+}
+
+// packetSize is the QUIC packet size in force: Options.PacketSize, or
+// DatagramSize.
+func (o Options) packetSize() int {
+	if o.PacketSize != 0 {
+		return o.PacketSize
+	}
+	return DatagramSize
 }

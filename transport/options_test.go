@@ -36,3 +36,19 @@ func TestCongestionControlRefusedOnQUICArmsWithAdvice(t *testing.T) {
 		}
 	}
 }
+
+// A packet size outside QUIC's and quic-go's bounds is refused, saying
+// the bounds.
+func TestPacketSizeBounds(t *testing.T) {
+	for _, size := range []int{-1, 1199, 1453, 9000} {
+		_, err := Options{Channels: 1, PacketSize: size}.validate(ArmQUIC)
+		if err == nil || !strings.Contains(err.Error(), "use 1200 to 1452 bytes") {
+			t.Errorf("PacketSize %d: %v", size, err)
+		}
+	}
+	for _, size := range []int{0, 1200, 1280, 1452} {
+		if _, err := (Options{Channels: 1, PacketSize: size}).validate(ArmQUIC); err != nil {
+			t.Errorf("PacketSize %d: %v", size, err)
+		}
+	}
+}

@@ -74,6 +74,7 @@ type recorder struct {
 	lossesDropped   int
 	states          []QUICCongestionState
 	maxShortPacket  int
+	packetSize      int // the configured QUIC packet size
 	shortPackets    int64
 	oversizePackets int64
 	local, peer     *TransportParameters
@@ -83,7 +84,8 @@ type recorder struct {
 type recorderKey struct{}
 
 func newRecorder(base time.Time, o Options, label string) *recorder {
-	return &recorder{base: base, interval: o.MetricsInterval, maxSamples: o.MaxSamples, qlogDir: o.QlogDir, label: label}
+	return &recorder{base: base, interval: o.MetricsInterval, maxSamples: o.MaxSamples, qlogDir: o.QlogDir, label: label,
+		packetSize: o.packetSize()}
 }
 
 // tracer is the Config.Tracer for every connection: it hands quic-go the
@@ -233,7 +235,7 @@ func (r *recorder) sent(e qlog.PacketSent) {
 	if e.Raw.Length > r.maxShortPacket {
 		r.maxShortPacket = e.Raw.Length
 	}
-	if e.Raw.Length > DatagramSize {
+	if e.Raw.Length > r.packetSize {
 		r.oversizePackets++
 	}
 }

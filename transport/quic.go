@@ -24,7 +24,7 @@ func quicConfig(o Options) *quic.Config {
 		MaxConnectionReceiveWindow:     ConnectionReceiveWindow,
 		MaxIncomingStreams:             int64(max(o.Channels, 100)),
 		MaxIncomingUniStreams:          -1,
-		InitialPacketSize:              DatagramSize,
+		InitialPacketSize:              uint16(o.packetSize()),
 		DisablePathMTUDiscovery:        true,
 		Tracer:                         tracer,
 	}
@@ -51,7 +51,7 @@ func (c *quicConn) state() QUICConnState {
 		TLSVersion:                 tls.VersionName(cs.TLS.Version),
 		ALPN:                       cs.TLS.NegotiatedProtocol,
 		Socket:                     c.socket,
-		ConfiguredPacketSize:       DatagramSize,
+		ConfiguredPacketSize:       c.rec.packetSize,
 		PathMTUDiscovery:           false,
 		MaxConnectionReceiveWindow: ConnectionReceiveWindow,
 		MaxStreamReceiveWindow:     StreamReceiveWindow,
@@ -81,51 +81,6 @@ func (c quicChannel) CloseWrite() error { return c.Stream.Close() }
 func (c quicChannel) Close() error {
 	c.Stream.CancelRead(0)
 	return c.Stream.Close()
-}
-
-// udpEndpoint is a UDP socket prepared for quic-go: wrapped (GSO off) unless
-// the options allow GSO.
-type udpEndpoint struct {
-	pc      net.PacketConn // what quic-go gets
-	real    udpSocket      // the socket (or test spy) underneath
-	wrapped bool
-}
-
-func newUDPEndpoint(ctx context.Context, network, addr string, o Options) (*udpEndpoint, error) {
-	listen := o.ListenPacket
-	if listen == nil {
-		listen = (&net.ListenConfig{}).ListenPacket
-	}
-	pc, err := listen(ctx, network, addr)
-	if err != nil {
-		return nil, err
-	}
-	uc, ok := pc.(*net.UDPConn)
-	if !ok {
-		_ = pc.Close()
-		return nil, fmt.Errorf("Options.ListenPacket returned a %T; it must return a *net.UDPConn", pc)
-	}
-	var s udpSocket = uc
-	if o.wrapUDP != nil {
-		s = o.wrapUDP(s)
-	}
-	if o.AllowGSO {
-		return &udpEndpoint{pc: s, real: s}, nil
-	}
-	w, err := newGSOOffConn(s)
-	if err != nil {
-		_ = s.Close()
-		return nil, err
-	}
-	return &udpEndpoint{pc: w, real: s, wrapped: true}, nil
-}
-
-// checkGSO fails loudly if a connection uses GSO although the wrapper is on.
-func checkGSO(conn *quic.Conn, ep *udpEndpoint) error {
-	if ep.wrapped && conn.ConnectionState().GSO {
-		return errors.New("quic-go reports GSO in use although the GSO-off wrapper is on: the wrapper no longer works with this quic-go; refusing to run")
-	}
-	return nil
 }
 
 func (l *Listener) listenQUIC(addr string) error {
@@ -159,7 +114,7 @@ func (l *Listener) listenQUIC(addr string) error {
 	}
 	l.closers = append([]func() error{ln.Close}, l.closers...)
 	l.shared = shared
-	socket := readUDPSocketState(ep.real, ep.wrapped)
+	socket := ep.state()
 	var g grouper[*acceptedStream]
 	l.wg.Add(1)
 	go func() {
@@ -437,7 +392,7 @@ func dialQUICConn(ctx context.Context, arm Arm, ch int, ep *udpEndpoint, raddr *
 	if err := checkGSO(conn, ep); err != nil {
 		return nil, closers, chanErr(arm, role, ch, "GSO check", err)
 	}
-	return &quicConn{conn: conn, rec: rec, socket: readUDPSocketState(ep.real, ep.wrapped)}, closers, nil
+	return &quicConn{conn: conn, rec: rec, socket: ep.state()}, closers, nil
 }
 
 func openChannelStream(ctx context.Context, arm Arm, conn *quic.Conn, i int, sid sessionID, o Options) (*quic.Stream, error) {

@@ -96,7 +96,7 @@ type QUICConnState struct {
 	// ConfiguredPacketSize is quic.Config.InitialPacketSize with path MTU
 	// discovery off; MaxShortHeaderPacket is the largest 1-RTT packet the
 	// connection actually sent (from qlog), ShortHeaderPackets how many
-	// were sent and OversizePackets how many exceeded DatagramSize.
+	// were sent and OversizePackets how many exceeded the configured size.
 	ConfiguredPacketSize int   `json:"configured_packet_size"`
 	PathMTUDiscovery     bool  `json:"path_mtu_discovery"`
 	MaxShortHeaderPacket int   `json:"max_short_header_packet"`

@@ -35,6 +35,13 @@ type UDPSocketState struct {
 	// MTUDiscover is IP_MTU_DISCOVER (3 = IP_PMTUDISC_PROBE: DF set, no
 	// kernel PMTU state), or -1 if unreadable.
 	MTUDiscover int `json:"ip_mtu_discover"`
+	// PacketConn is the Go type of the net.PacketConn quic-go was given
+	// when it is not a UDP socket (an in-process link's end, say), and
+	// empty for a UDP socket. quic-go then reads and writes it one
+	// datagram per call, with no GSO (a plain PacketConn cannot do it,
+	// so there is no wrapper) and no ECN; the fields above describe no
+	// kernel socket and stay zero, MTUDiscover -1.
+	PacketConn string `json:"packet_conn,omitempty"`
 }
 
 // TCPSocketOptions are a TCP socket's options as read back from the kernel.

@@ -18,24 +18,20 @@ import (
 // the ring of held frames, and the read-judge-hold-write cycle with its
 // sleeps and spins. Nothing here allocates once newDirLoop has returned.
 
-// entry is one wire segment held until it is due: a whole frame as it
-// arrived, or one segment of a segmentation-offload super-packet (seg
-// counts them from 0), in buffer buf. A duplicate is another entry for
-// the same segment and buffer. edit is what the model decided to do to
-// its bytes, made on a copy when it is sent.
-type entry struct {
-	buf  int32
-	seg  int32
-	size int32 // the segment's wire length
-	due  int64
-	// queued: the frame waited behind another one for the rate, so it is
-	// part of a queue and a timer's wake-up error is immaterial to it.
-	queued bool
-	edit   linkmodel.Edit
-}
+// A held wire segment is a linkmodel.Held whose Ref is segRef(buf, seg):
+// a whole frame as it arrived (seg 0), or one segment of a
+// segmentation-offload super-packet (seg counts them from 0), in buffer
+// buf. A duplicate is held under the same Ref (the bytes are shared) with
+// its own Edit, which is made on a copy when the segment is sent.
+
+// segRef is the Ref of segment seg of the frame in buffer buf, and
+// bufSeg its inverse.
+func segRef(buf, seg int32) int64 { return int64(buf) | int64(seg)<<32 }
+
+func bufSeg(ref int64) (buf, seg int32) { return int32(ref), int32(ref >> 32) }
 
 // bufState is what the loop knows of one frame buffer: how many held
-// entries (or queued packets) refer to it, and the frame it holds, parsed
+// segments (or queued packets) refer to it, and the frame it holds, parsed
 // into its wire segments; whole says it is sent as it arrived (not a
 // super-packet, or one that cannot be cut).
 type bufState struct {
@@ -49,7 +45,8 @@ type bufState struct {
 // frame is preallocated.
 type dirLoop struct {
 	model       *linkmodel.Model
-	c           linkspec.Counters // the model counts into it too
+	carry       *linkmodel.Carrier // the model and the line of held segments
+	c           linkspec.Counters  // the model counts into it too
 	rx, tx      int
 	wake        int
 	keep        bool // the devices keep their offloads (Config.KeepOffload)
@@ -61,8 +58,6 @@ type dirLoop struct {
 	arena       []byte // (held limit + rxBatch) frame buffers, anonymous mmap
 	free        []int32
 	bufs        []bufState
-	ring        []entry
-	head, n     int
 	rxHdr       []unix.Mmsghdr
 	rxIov       []unix.Iovec
 	rxName      []unix.RawSockaddrLinklayer
@@ -71,7 +66,7 @@ type dirLoop struct {
 	txHdr       []unix.Mmsghdr
 	txIov       []unix.Iovec // two a message: headers (or a whole frame), then payload
 	txScratch   []byte       // txBatch slots of slot+vnetHdrLen: a run's headers, or an edited segment
-	txEntries   []int        // how many held entries each message carries
+	txEntries   []int        // how many held segments each message carries
 	pfd         []unix.PollFd
 	lastSocket  int64
 	lastArrival int64
@@ -108,7 +103,6 @@ func newDirLoop(d linkspec.Direction, keep bool, rx, tx, wake int, sh *shmDir, s
 		slot: slot, arena: arena, keep: keep,
 		free:      make([]int32, nbuf),
 		bufs:      make([]bufState, nbuf),
-		ring:      make([]entry, limit),
 		rxHdr:     make([]unix.Mmsghdr, rxBatch),
 		rxIov:     make([]unix.Iovec, rxBatch),
 		rxName:    make([]unix.RawSockaddrLinklayer, rxBatch),
@@ -120,6 +114,7 @@ func newDirLoop(d linkspec.Direction, keep bool, rx, tx, wake int, sh *shmDir, s
 		pfd:       []unix.PollFd{{Fd: int32(rx), Events: unix.POLLIN}, {Fd: int32(wake), Events: unix.POLLIN}},
 	}
 	l.model = linkmodel.New(d, &l.c)
+	l.carry = linkmodel.NewCarrier(l.model, limit, l)
 	scratch, err := unix.Mmap(-1, 0, txBatch*(slot+vnetHdrLen), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
 	if err != nil {
 		_ = unix.Munmap(arena)
@@ -140,7 +135,6 @@ func newDirLoop(d linkspec.Direction, keep bool, rx, tx, wake int, sh *shmDir, s
 	}
 	if l.model.HasQueue() {
 		l.flowSeed = uint32(d.Seed>>32 ^ d.Seed)
-		l.model.SetDropFunc(func(ref int64, _ int, _ aqm.Cause) { l.unref(int32(ref)) })
 	}
 	for i := range l.rxHdr {
 		l.rxHdr[i].Hdr.Name = (*byte)(unsafe.Pointer(&l.rxName[i]))
@@ -179,7 +173,7 @@ func (l *dirLoop) run() error {
 		if l.model.HasQueue() {
 			// The socket is drained: every arrival up to lastDrain is
 			// in the queue, so the link's choices up to then can be made.
-			l.dequeueUpTo(l.lastDrain)
+			l.carry.DequeueUpTo(l.lastDrain)
 			now := l.now()
 			if err := l.sendDue(now, now); err != nil {
 				return err
@@ -195,7 +189,7 @@ func (l *dirLoop) run() error {
 			l.readSocketDrops()
 		}
 		qnext, queued := l.model.NextDequeue()
-		if l.n == 0 && !queued {
+		if l.carry.Line.Len() == 0 && !queued {
 			// Idle: wake on the next arrival (its kernel timestamp makes
 			// the wake-up latency harmless).
 			// A scheduled change ends the wait so it is counted when due
@@ -213,8 +207,8 @@ func (l *dirLoop) run() error {
 		// order). That turns one wake-up per arriving frame into one per
 		// batch on a busy link.
 		due := int64(math.MaxInt64)
-		if l.n > 0 {
-			due = l.ring[l.head].due
+		if l.carry.Line.Len() > 0 {
+			due = l.carry.Line.At(0).Due
 		}
 		target := due
 		watch := l.delay < minDefer
@@ -268,18 +262,15 @@ func (l *dirLoop) run() error {
 // wake-up error is immaterial next to the queue, and the CPU is better
 // left to the endpoints.
 func (l *dirLoop) busy() bool {
-	h := &l.ring[l.head]
-	if h.queued {
+	line := &l.carry.Line
+	h := line.At(0)
+	if h.Queued {
 		return true
 	}
-	if l.n < 2 {
+	if line.Len() < 2 {
 		return false
 	}
-	next := l.head + 1
-	if next == len(l.ring) {
-		next = 0
-	}
-	return l.ring[next].due-h.due < busyQuantum
+	return line.At(1).Due-h.Due < busyQuantum
 }
 
 const (

@@ -82,9 +82,7 @@ func (l *dirLoop) recv() (int, error) {
 		// Frames due by this arrival leave before it is judged, so the
 		// limit sees what it would have seen at that instant; with a
 		// queue discipline, so do the link's choices from the queue.
-		if l.model.HasQueue() {
-			l.dequeueUpTo(at)
-		}
+		l.carry.DequeueUpTo(at)
 		if err := l.sendDue(at, now); err != nil {
 			return n, err
 		}
@@ -97,16 +95,13 @@ func (l *dirLoop) recv() (int, error) {
 // arrive judges the frame of size bytes in buffer b, arriving at at: each
 // of its wire segments in turn (one for a frame that is not a
 // super-packet), as the model would judge them arriving together at their
-// wire length, and holds the ones it accepts; the buffer is freed at once
-// if it holds none.
+// wire length, through the carrier, which holds the ones it accepts; the
+// buffer is freed at once if it holds none.
 func (l *dirLoop) arrive(at int64, stamped bool, b int32, size int) {
 	off := int(b) * l.slot
 	st := &l.bufs[b]
 	f, err := segment.Parse(l.arena[off:off+vnetHdrLen], l.arena[off+vnetHdrLen:off+vnetHdrLen+size])
-	// The loop holds a reference of its own while it judges the frame, so
-	// a queue discipline that drops one of its segments cannot free the
-	// buffer under it.
-	*st = bufState{f: f, whole: err != nil || !f.Split(), refs: 1}
+	*st = bufState{f: f, whole: err != nil || !f.Split()}
 	segs := 1
 	if !st.whole {
 		segs = f.Segments()
@@ -118,61 +113,19 @@ func (l *dirLoop) arrive(at int64, stamped bool, b int32, size int) {
 	if stamped {
 		l.c.Stamped += uint64(segs)
 	}
-	var flow uint32
-	var ect bool
-	if l.model.HasQueue() {
-		flow, ect, _ = aqm.Classify(f.Bytes(), l.flowSeed)
-	}
+	// A reference per segment, given back for each the carrier refuses
+	// (Release), and one of the loop's own while it judges them, so a
+	// queue discipline that drops a segment cannot free the buffer under
+	// the rest.
+	st.refs = int32(segs) + 1
 	for s := int32(0); s < int32(segs); s++ {
 		segLen := size
 		if !st.whole {
 			segLen = f.SegLen(int(s))
 		}
-		if l.model.HasQueue() {
-			st.refs++ // the queue's, given back if it refuses or drops the segment
-			if l.model.Enqueue(at, aqm.Packet{Len: segLen, Flow: flow, ECT: ect, Ref: int64(b) | int64(s)<<32}) != linkmodel.Accepted {
-				st.refs--
-			}
-			continue
-		}
-		due, v := l.model.Arrive(at, segLen)
-		orig, dupe := l.model.Edits()
-		if ddue, dv, dq, _, ok := l.model.Duplicate(); ok && dv == linkmodel.Accepted {
-			// The duplicate is judged first and shares the buffer; its
-			// bytes are the original's as they arrived, with its own edit.
-			l.hold(entry{buf: b, seg: s, size: int32(segLen), due: ddue, queued: dq, edit: dupe})
-		}
-		if v == linkmodel.Accepted {
-			l.hold(entry{buf: b, seg: s, size: int32(segLen), due: due, queued: l.model.Queued(), edit: orig})
-		}
+		l.carry.Judge(at, segRef(b, s), segLen)
 	}
 	l.unref(b)
-}
-
-// hold puts e in the ring in due order, counting it against its buffer.
-// The ring is kept sorted by due time with ties in arrival order, as
-// netem's tfifo is: with a rate every frame goes to the tail, and only a
-// reordered frame (due at once) or, with no rate, jittered ones move
-// forward.
-func (l *dirLoop) hold(e entry) {
-	l.bufs[e.buf].refs++
-	idx := l.head + l.n
-	if idx >= len(l.ring) {
-		idx -= len(l.ring)
-	}
-	for k := l.n; k > 0; k-- {
-		prev := idx - 1
-		if prev < 0 {
-			prev = len(l.ring) - 1
-		}
-		if l.ring[prev].due <= e.due {
-			break
-		}
-		l.ring[idx] = l.ring[prev]
-		idx = prev
-	}
-	l.ring[idx] = e
-	l.n++
 }
 
 // unref drops one reference to buffer b and frees it with the last.
@@ -184,25 +137,31 @@ func (l *dirLoop) unref(b int32) {
 	}
 }
 
-// dequeueUpTo runs the link's choices from the queue discipline up to
-// time t: each frame it takes is serialised and delayed by the model and
-// joins the frames held for their due times, with its edit (a CE mark,
-// corruption) to be made when it is sent.
-func (l *dirLoop) dequeueUpTo(t int64) {
-	for {
-		at, ok := l.model.NextDequeue()
-		if !ok || at > t {
-			return
-		}
-		p, due, edit, queued, ok := l.model.Dequeue(at)
-		if !ok {
-			continue // the discipline dropped what was left
-		}
-		// The queue held a reference to the buffer; the ring takes it over.
-		b := int32(p.Ref)
-		l.bufs[b].refs--
-		l.hold(entry{buf: b, seg: int32(p.Ref >> 32), size: int32(p.Len), due: due, queued: queued, edit: edit})
+// Copy holds segment ref once more, for a duplicate, which shares its
+// buffer (linkmodel.Frames): the duplicate's edit is made on a copy when
+// it is sent, so it carries the bytes as they arrived.
+func (l *dirLoop) Copy(ref int64, _ int) int64 {
+	b, _ := bufSeg(ref)
+	l.bufs[b].refs++
+	return ref
+}
+
+// Release gives up segment ref's hold on its buffer (linkmodel.Frames).
+func (l *dirLoop) Release(ref int64) {
+	if ref == linkmodel.NoRef {
+		return
 	}
+	b, _ := bufSeg(ref)
+	l.unref(b)
+}
+
+// Classify reads the queue discipline's flow hash and ECN capability
+// from the frame segment ref belongs to (linkmodel.Frames); every
+// segment of a super-packet has its headers.
+func (l *dirLoop) Classify(ref int64, _ int) (flow uint32, ect bool) {
+	b, _ := bufSeg(ref)
+	flow, ect, _ = aqm.Classify(l.bufs[b].f.Bytes(), l.flowSeed)
+	return flow, ect
 }
 
 // publishFlows publishes the fullest FlowSamples flow queues (by bytes)

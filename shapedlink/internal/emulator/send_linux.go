@@ -16,10 +16,11 @@ import (
 // sendDue writes every held segment whose due time is not after cutoff;
 // now is the time, for the lateness figures.
 func (l *dirLoop) sendDue(cutoff, now int64) error {
-	for l.n > 0 && l.ring[l.head].due <= cutoff {
+	line := &l.carry.Line
+	for line.Len() > 0 && line.At(0).Due <= cutoff {
 		k, covered := 0, 0
-		for k < txBatch && covered < l.n {
-			if l.ring[l.at(covered)].due > cutoff {
+		for k < txBatch && covered < line.Len() {
+			if line.At(covered).Due > cutoff {
 				break
 			}
 			covered += l.message(k, covered, cutoff)
@@ -59,29 +60,22 @@ func (l *dirLoop) sendDue(cutoff, now int64) error {
 	return nil
 }
 
-// at is the ring index of the i-th held entry from the head.
-func (l *dirLoop) at(i int) int {
-	idx := l.head + i
-	if idx >= len(l.ring) {
-		idx -= len(l.ring)
-	}
-	return idx
-}
-
 // message sets up message k from the held entries starting at the i-th,
 // all due by cutoff, and returns how many entries it carries: a whole
 // frame as it arrived; a segment the model edited, copied and edited; or
 // a run of consecutive segments of one super-packet, with the headers the
 // run needs (package segment) and its payload in place.
 func (l *dirLoop) message(k, i int, cutoff int64) int {
-	e := &l.ring[l.at(i)]
-	st := &l.bufs[e.buf]
-	off := int(e.buf) * l.slot
+	line := &l.carry.Line
+	e := line.At(i)
+	b, seg := bufSeg(e.Ref)
+	st := &l.bufs[b]
+	off := int(b) * l.slot
 	iov := l.txIov[2*k : 2*k+2]
 	scratch := l.txScratch[k*(l.slot+vnetHdrLen) : (k+1)*(l.slot+vnetHdrLen)]
 	n := 1
 	switch {
-	case e.edit != (linkmodel.Edit{}):
+	case e.Edit != (linkmodel.Edit{}):
 		// A copy, so a duplicate sharing the buffer keeps the bytes as
 		// they arrived.
 		var frame []byte
@@ -89,27 +83,28 @@ func (l *dirLoop) message(k, i int, cutoff int64) int {
 			frame = scratch[:vnetHdrLen+len(st.f.Bytes())]
 			copy(frame, l.arena[off:])
 		} else {
-			hdr := st.f.Run(int(e.seg), int(e.seg), scratch)
-			frame = append(scratch[:len(hdr)], st.f.Payload(int(e.seg), int(e.seg))...)
+			hdr := st.f.Run(int(seg), int(seg), scratch)
+			frame = append(scratch[:len(hdr)], st.f.Payload(int(seg), int(seg))...)
 		}
-		e.edit.Apply(frame[vnetHdrLen:], frame[:vnetHdrLen])
+		e.Edit.Apply(frame[vnetHdrLen:], frame[:vnetHdrLen])
 		setIov(iov[:1], frame)
 		l.txHdr[k].Hdr.SetIovlen(1)
 	case st.whole:
 		setIov(iov[:1], l.arena[off:off+vnetHdrLen+len(st.f.Bytes())])
 		l.txHdr[k].Hdr.SetIovlen(1)
 	default:
-		last := int(e.seg)
-		for i+n < l.n {
-			next := &l.ring[l.at(i+n)]
-			if next.due > cutoff || next.buf != e.buf || int(next.seg) != last+1 || next.edit != (linkmodel.Edit{}) {
+		last := int(seg)
+		for i+n < line.Len() {
+			next := line.At(i + n)
+			nb, ns := bufSeg(next.Ref)
+			if next.Due > cutoff || nb != b || int(ns) != last+1 || next.Edit != (linkmodel.Edit{}) {
 				break
 			}
 			last++
 			n++
 		}
-		setIov(iov[:1], st.f.Run(int(e.seg), last, scratch))
-		setIov(iov[1:], st.f.Payload(int(e.seg), last))
+		setIov(iov[:1], st.f.Run(int(seg), last, scratch))
+		setIov(iov[1:], st.f.Payload(int(seg), last))
 		l.txHdr[k].Hdr.SetIovlen(2)
 	}
 	l.txEntries[k] = n
@@ -122,21 +117,15 @@ func setIov(iov []unix.Iovec, b []byte) {
 	iov[0].SetLen(len(b))
 }
 
-// retire removes the head entry after its segment was written (or
-// failed).
+// retire removes the head segment after it was written (or failed).
 func (l *dirLoop) retire(now int64, ok bool) {
-	e := l.ring[l.head]
-	l.head++
-	if l.head == len(l.ring) {
-		l.head = 0
-	}
-	l.n--
-	l.model.Depart(int(e.size))
-	l.unref(e.buf)
+	e := l.carry.Depart()
+	b, _ := bufSeg(e.Ref)
+	l.unref(b)
 	if ok {
 		l.c.Forwarded++
-		l.c.ForwardedBytes += uint64(e.size)
-		late := uint64(now - e.due)
+		l.c.ForwardedBytes += uint64(e.Size)
+		late := uint64(now - e.Due)
 		l.c.LateNanos += late
 		l.c.MaxLateNanos = max(l.c.MaxLateNanos, late)
 		l.c.Late[linkspec.LateBucket(late)]++

@@ -229,14 +229,15 @@ func (m *Model) Arrive(now int64, size int) (due int64, v Verdict) {
 	due, v = m.arrive(now, size)
 	if m.dupMade {
 		m.c.Duplicates++
-		m.count(m.dupVerdict, m.dupReordered)
+		m.count(m.dupVerdict, m.dupReordered, m.dupEdit)
 	}
-	m.count(v, m.reordered)
+	m.count(v, m.reordered, m.edit)
 	return due, v
 }
 
-// count adds a frame's verdict to the counters.
-func (m *Model) count(v Verdict, reordered bool) {
+// count adds a frame's verdict (and, for one accepted, its corruption)
+// to the counters.
+func (m *Model) count(v Verdict, reordered bool, e Edit) {
 	switch v {
 	case Lost:
 		m.c.LossDrops++
@@ -247,6 +248,9 @@ func (m *Model) count(v Verdict, reordered bool) {
 	case Accepted:
 		if reordered {
 			m.c.Reordered++
+		}
+		if e.Corrupt {
+			m.c.Corrupted++
 		}
 	}
 }

@@ -30,11 +30,14 @@ type Counters struct {
 	// ForwardedBytes is the frames' bytes (Ethernet header included, as
 	// the rate counts them): what crossed the emulated wire.
 	ForwardedBytes uint64 `json:"forwarded_bytes"`
-	LossDrops      uint64 `json:"loss_drops"`     // the configured random loss
-	LimitDrops     uint64 `json:"limit_drops"`    // the limit was full
-	SocketDrops    uint64 `json:"socket_drops"`   // the kernel dropped frames before the shaper read them (receive buffer full)
-	SendErrors     uint64 `json:"send_errors"`    // a write to the egress interface failed (frame lost)
-	OversizeDrops  uint64 `json:"oversize_drops"` // larger than the frame buffer (an offload left on)
+	LossDrops      uint64 `json:"loss_drops"`  // the configured random loss
+	LimitDrops     uint64 `json:"limit_drops"` // the limit was full
+	// SocketDrops: the kernel dropped frames before the shaper read them
+	// (receive buffer full); for the in-process link, datagrams dropped
+	// because the receiving socket's queue was full.
+	SocketDrops   uint64 `json:"socket_drops"`
+	SendErrors    uint64 `json:"send_errors"`    // a write to the egress interface failed (frame lost)
+	OversizeDrops uint64 `json:"oversize_drops"` // larger than the frame buffer (an offload left on)
 	// SuperPacketsIn counts the frames read that were segmentation-offload
 	// super-packets of more than one wire segment, and SuperPacketsOut the
 	// frames written that carried more than one (consecutive segments due
@@ -69,6 +72,16 @@ type Counters struct {
 	BlackoutDrops     uint64 `json:"blackout_drops,omitempty"`
 	Changes           uint64 `json:"changes,omitempty"`
 	MaxChangeLagNanos uint64 `json:"-"`
+	// Corrupted counts frames the link sent on with a bit flipped (the
+	// corrupt option). The in-process link, its own receiver, also counts
+	// ChecksumDrops, the corrupted datagrams it dropped as the receiver's
+	// checksum would, and NoSocketDrops, datagrams for an address and
+	// port no socket was bound to; behind the emulator the receiving
+	// kernel drops both (its UDP InCsumErrors and NoPorts), and these
+	// stay zero.
+	Corrupted     uint64 `json:"corrupted,omitempty"`
+	ChecksumDrops uint64 `json:"checksum_drops,omitempty"`
+	NoSocketDrops uint64 `json:"no_socket_drops,omitempty"`
 
 	// LateNanos is the sum over forwarded frames of how long after its
 	// due time each was written; MaxLateNanos the largest. They measure

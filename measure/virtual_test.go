@@ -1,0 +1,45 @@
+package measure_test
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/shakenfist/quicbench/measure"
+	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
+	"github.com/shakenfist/quicbench/spicelike"
+	"github.com/shakenfist/quicbench/stats"
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// TestArmInVirtualTime: both QUIC arms run the workload over an
+// in-process 80:10:1 link in a synctest bubble, so the run's seconds are
+// virtual: every round trip the interactive channel measured is at least
+// the link's 80 ms, and the saturating channel moved data. (Packets of
+// 1280 bytes: see transport.Options.PacketSize.)
+func TestArmInVirtualTime(t *testing.T) {
+	w := spicelike.Defaults()
+	w.Duration, w.Warmup = 6*time.Second, time.Second
+	for _, arm := range []transport.Arm{transport.ArmQUIC, transport.ArmQUICPerChannel} {
+		t.Run(string(arm), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				link := shapedlinktest.Sim(t, "80:10:1", shapedlink.Options{Seed: 3})
+				start := time.Now()
+				r, err := measure.Arm(context.Background(), measure.OverLink(link), arm, w, transport.Options{PacketSize: 1280})
+				if err != nil {
+					t.Fatal(err)
+				}
+				s, err := stats.SummariseRepeat(r.Repeat, w.Warmup)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%s: %v virtual, %d samples, p50 %v p95 %v, %.2f Mbit/s", arm, time.Since(start), s.N, s.P50, s.P95, r.Repeat.ThroughputMbit)
+				if s.P50 < 80*time.Millisecond || r.Repeat.ThroughputMbit <= 0 {
+					t.Errorf("p50 %v (the link's round trip is 80 ms), %.2f Mbit/s", s.P50, r.Repeat.ThroughputMbit)
+				}
+			})
+		})
+	}
+}
