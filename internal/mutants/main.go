@@ -106,7 +106,7 @@ var modelMutants = []mutant{
 		"th[13] &^= fin | psh", "th[13] &^= fin"},
 		"shapedlink/internal/segment", "RunsMatchKernel"},
 	{edit{"offload keep: a super-packet judged as one packet", "shapedlink/internal/emulator/recv_linux.go",
-		"whole: err != nil || !f.Split(),", "whole: err != nil || !f.Split() || true,"},
+		"whole: err != nil || !f.Split()}", "whole: err != nil || !f.Split() || true}"},
 		"shapedlink", "OffloadKeepUDPSegmentLoss"},
 	{edit{"teardown wait: ends as soon as the worker stops", "shapedlink/teardown_linux.go",
 		"case seen && now.Sub(quietSince) >= w.quiet:", "case seen:"},
