@@ -43,10 +43,42 @@ func runClient(ctx context.Context, cfg Config, chans []io.ReadWriter) (ClientRe
 	return runRoles(ctx, cfg, chans)
 }
 
+// newClient sets up a client run (of the roles or a replay) over chans:
+// its state per channel, and ctx's end interrupting every channel (errors
+// from then on are the cancellation's) until stop is called.
+func newClient(ctx context.Context, cfg Config, chans []io.ReadWriter) (c *client, stop func() bool) {
+	c = &client{cfg: cfg, chans: chans, done: make(chan struct{})}
+	c.states = make([]*chanState, len(chans))
+	for i := range chans {
+		c.states[i] = &chanState{ch: cfg.Channels[i], suppress: &c.cancelled}
+	}
+	return c, onCancel(ctx, chans, &c.cancelled, c.finish)
+}
+
+// openAll runs the opening exchange, one byte each way on every channel,
+// all at once, and returns when the session started, how long the
+// opening took and the channels' errors from it.
+func (c *client) openAll() (start time.Time, took time.Duration, errs []ChannelError) {
+	openStart := time.Now()
+	var wg sync.WaitGroup
+	for i := range c.chans {
+		wg.Go(func() { c.open(i) })
+	}
+	wg.Wait()
+	start = time.Now()
+	for _, s := range c.states {
+		if e := s.collect(); e != nil {
+			errs = append(errs, *e)
+		}
+	}
+	return start, start.Sub(openStart), errs
+}
+
 // runRoles is the client of a run of the roles (not a replay), with cfg
 // and chans checked.
 func runRoles(ctx context.Context, cfg Config, chans []io.ReadWriter) (ClientResult, error) {
-	c := &client{cfg: cfg, chans: chans, done: make(chan struct{})}
+	c, stopCancel := newClient(ctx, cfg, chans)
+	defer stopCancel()
 	res := ClientResult{
 		Channels:       append([]Channel(nil), cfg.Channels...),
 		Duration:       cfg.Duration,
@@ -57,27 +89,7 @@ func runRoles(ctx context.Context, cfg Config, chans []io.ReadWriter) (ClientRes
 		BulkBufferSize: cfg.BulkBufferSize,
 		BulkRateCap:    cfg.BulkRateCap,
 	}
-	c.states = make([]*chanState, len(chans))
-	for i := range chans {
-		c.states[i] = &chanState{ch: cfg.Channels[i], suppress: &c.cancelled}
-	}
-	stopCancel := onCancel(ctx, chans, &c.cancelled, c.finish)
-	defer stopCancel()
-
-	// Opening: one byte each way on every channel, all at once.
-	openStart := time.Now()
-	var wg sync.WaitGroup
-	for i := range chans {
-		wg.Go(func() { c.open(i) })
-	}
-	wg.Wait()
-	res.Start = time.Now()
-	res.OpenTime = res.Start.Sub(openStart)
-	for _, s := range c.states {
-		if e := s.collect(); e != nil {
-			res.Errors = append(res.Errors, *e)
-		}
-	}
+	res.Start, res.OpenTime, res.Errors = c.openAll()
 	if c.cancelled.Load() {
 		res.Cancelled = true
 		res.End = res.Start
@@ -97,6 +109,7 @@ func runRoles(ctx context.Context, cfg Config, chans []io.ReadWriter) (ClientRes
 	endTimer := time.AfterFunc(cfg.Duration, c.finish)
 	defer endTimer.Stop()
 
+	var wg sync.WaitGroup
 	for i, ch := range cfg.Channels {
 		switch ch.Role {
 		case Quiet:

@@ -111,27 +111,10 @@ func (k *keyBook) close(end time.Time) {
 }
 
 func runReplayClient(ctx context.Context, cfg Config, chans []io.ReadWriter) (ClientResult, error) {
-	c := &client{cfg: cfg, chans: chans, done: make(chan struct{})}
-	res := ClientResult{Channels: append([]Channel(nil), cfg.Channels...), Duration: cfg.Duration, Warmup: cfg.Warmup, Timeout: cfg.Timeout}
-	c.states = make([]*chanState, len(chans))
-	for i := range chans {
-		c.states[i] = &chanState{ch: cfg.Channels[i], suppress: &c.cancelled}
-	}
-	stopCancel := onCancel(ctx, chans, &c.cancelled, c.finish)
+	c, stopCancel := newClient(ctx, cfg, chans)
 	defer stopCancel()
-	openStart := time.Now()
-	var wg sync.WaitGroup
-	for i := range chans {
-		wg.Go(func() { c.open(i) })
-	}
-	wg.Wait()
-	res.Start = time.Now()
-	res.OpenTime = res.Start.Sub(openStart)
-	for _, s := range c.states {
-		if e := s.collect(); e != nil {
-			res.Errors = append(res.Errors, *e)
-		}
-	}
+	res := ClientResult{Channels: append([]Channel(nil), cfg.Channels...), Duration: cfg.Duration, Warmup: cfg.Warmup, Timeout: cfg.Timeout}
+	res.Start, res.OpenTime, res.Errors = c.openAll()
 	if c.cancelled.Load() || len(res.Errors) > 0 {
 		res.End, res.Cancelled = res.Start, c.cancelled.Load()
 		return res, fmt.Errorf("spicelike: replay client could not open the session: %w", errors.Join(res.Err(), context.Cause(ctx)))
@@ -240,23 +223,8 @@ func (c *client) playReplay(start time.Time, res *ClientResult) *keyBook {
 }
 
 func runReplayServer(ctx context.Context, cfg Config, chans []io.ReadWriter) (ServerResult, error) {
-	s := &server{cfg: cfg, chans: chans, done: make(chan struct{})}
-	res := ServerResult{Channels: append([]Channel(nil), cfg.Channels...), Start: time.Now()}
-	s.states = make([]*chanState, len(chans))
-	for i := range chans {
-		s.states[i] = &chanState{ch: cfg.Channels[i], suppress: &s.cancelled}
-	}
-	stopCancel := onCancel(ctx, chans, &s.cancelled, s.finish)
-	defer stopCancel()
-	limit := cfg.Duration + 3*cfg.Timeout
-	overdue := time.AfterFunc(limit, func() {
-		s.overdue.Store(true)
-		for _, ch := range chans {
-			interruptBoth(ch)
-		}
-		s.finish()
-	})
-	defer overdue.Stop()
+	s, res, limit, stop := startServer(ctx, cfg, chans)
+	defer stop()
 	var wg sync.WaitGroup
 	for i := range chans {
 		wg.Go(func() { s.answerOpener(i) })

@@ -36,23 +36,8 @@ func runServer(ctx context.Context, cfg Config, chans []io.ReadWriter) (ServerRe
 	if cfg.Replay != nil {
 		return runReplayServer(ctx, cfg, chans)
 	}
-	s := &server{cfg: cfg, chans: chans, done: make(chan struct{})}
-	res := ServerResult{Channels: append([]Channel(nil), cfg.Channels...), Start: time.Now()}
-	s.states = make([]*chanState, len(chans))
-	for i := range chans {
-		s.states[i] = &chanState{ch: cfg.Channels[i], suppress: &s.cancelled}
-	}
-	stopCancel := onCancel(ctx, chans, &s.cancelled, s.finish)
-	defer stopCancel()
-	limit := cfg.Duration + 3*cfg.Timeout
-	overdue := time.AfterFunc(limit, func() {
-		s.overdue.Store(true)
-		for _, ch := range chans {
-			interruptBoth(ch)
-		}
-		s.finish()
-	})
-	defer overdue.Stop()
+	s, res, limit, stop := startServer(ctx, cfg, chans)
+	defer stop()
 
 	var wg sync.WaitGroup
 	for i := range chans {
@@ -92,6 +77,33 @@ func runServer(ctx context.Context, cfg Config, chans []io.ReadWriter) (ServerRe
 		return res, fmt.Errorf("spicelike: server could not open the session (%d of %d channels opened): %w", res.Opened, len(chans), res.Err())
 	}
 	return res, nil
+}
+
+// startServer sets up a server run (synthetic or replay) over chans: its
+// state per channel, the result's start, and the two ways a run ends
+// early, ctx ending (every channel interrupted, errors from then on the
+// cancellation's) and the run overrunning limit, Duration + 3×Timeout
+// (every channel interrupted, the run finished). stop undoes both.
+func startServer(ctx context.Context, cfg Config, chans []io.ReadWriter) (s *server, res ServerResult, limit time.Duration, stop func()) {
+	s = &server{cfg: cfg, chans: chans, done: make(chan struct{})}
+	res = ServerResult{Channels: append([]Channel(nil), cfg.Channels...), Start: time.Now()}
+	s.states = make([]*chanState, len(chans))
+	for i := range chans {
+		s.states[i] = &chanState{ch: cfg.Channels[i], suppress: &s.cancelled}
+	}
+	stopCancel := onCancel(ctx, chans, &s.cancelled, s.finish)
+	limit = cfg.Duration + 3*cfg.Timeout
+	overdue := time.AfterFunc(limit, func() {
+		s.overdue.Store(true)
+		for _, ch := range chans {
+			interruptBoth(ch)
+		}
+		s.finish()
+	})
+	return s, res, limit, func() {
+		overdue.Stop()
+		stopCancel()
+	}
 }
 
 type server struct {
