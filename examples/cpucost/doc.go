@@ -10,4 +10,13 @@
 // On a 2-core machine the shaper, server and client share the cores, so at
 // 1 Gbit/s the arms may be CPU-bound rather than link-bound: compare the
 // throughput table before reading CPU per MB as a property of the arm alone.
+//
+// The links carry wire-sized packets, as the reference bench's did, which
+// costs the ends' stacks per packet. With -offload keep the ends keep
+// their segmentation offloads and the emulator judges every wire segment,
+// so the 1 Gbit/s cell measures the arms rather than the link's ends
+// (docs/cpucost.md has the commands; give -backend emulator where the
+// kernel has netem, which judges a super-packet whole):
+//
+//	go run ./examples/cpucost -backend emulator -offload keep -profiles 5:1000 -workdir results/cpucost-keep
 package main

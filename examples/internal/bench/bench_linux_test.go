@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -81,6 +83,9 @@ func TestMatrixEndToEnd(t *testing.T) {
 		}
 		if r.Link.Backend == "" || len(r.Link.Applied) != 2 || len(r.Host) == 0 || len(r.Server) == 0 || len(r.Client) == 0 {
 			t.Errorf("%s: link, host or transport state missing: %+v", r.Arm, r.Link)
+		}
+		if l := linkJSON(t, m.Workdir, r); bytes.Contains(l, []byte(`"offload"`)) {
+			t.Errorf("%s: a wire-sized link's record names an offload mode: %s", r.Arm, l)
 		}
 		if r.Link.Backend == "emulator" {
 			if sh := r.Link.Shaper; sh == nil || len(sh.Directions) != 2 || sh.Directions[0].Forwarded == 0 || sh.Directions[1].Forwarded == 0 {
@@ -243,4 +248,24 @@ func TestFailedRunsAreCountedAndRetried(t *testing.T) {
 	if err := other.Run(context.Background()); !errors.Is(err, ErrWorkdir) || !strings.Contains(err.Error(), "backend") {
 		t.Errorf("another backend into the same work directory: %v, want a refusal naming the backend", err)
 	}
+}
+
+// linkJSON is the link object of r's run.json as written, compacted.
+func linkJSON(t *testing.T, workdir string, r results.Run) json.RawMessage {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(results.RunDir(workdir, r.Cell, r.Arm, r.Repeat), results.RunFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw struct {
+		Link json.RawMessage `json:"link"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	var c bytes.Buffer
+	if err := json.Compact(&c, raw.Link); err != nil {
+		t.Fatal(err)
+	}
+	return c.Bytes()
 }

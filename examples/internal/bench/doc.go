@@ -14,6 +14,38 @@
 // the original Rust bench's environment variables (PROFILES, LOSSES, ...) as defaults, progress on
 // stderr, and the summary (package report) on stdout at the end.
 //
+// Every link of a matrix is built with Matrix.Link; the commands' -offload
+// flag sets its Offload. The default, wire, pins every device to
+// wire-sized packets, as the reference bench's links were. With keep
+// (shapedlink.OffloadKeep) the ends keep TSO, GSO, GRO and checksum
+// offload, so kernel TCP hands the link super-packets of up to 64 KiB, as
+// on a host; the emulator still judges every wire segment of them on its
+// own, so a 1 Gbit/s cell measures the arms rather than the ends' stacks.
+// matrix.json records keep (a work directory is resumed only in its own
+// mode; a record without the field is wire), and so does each run's link
+// (results.Link.Offload) beside the applied lines that already say it.
+// Between two hosts (-remote) no link is built, and -offload is refused as
+// -backend is.
+//
+// What the offload evidence of a QUIC run means is the same in both
+// modes: the QUIC arms send one datagram per write whatever the link
+// (transport.WithoutGSO), and the check concerns only them. The server
+// end's egress counters count packets before any segmentation, so a GSO
+// write shows there as an oversize packet in either mode, on either
+// backend. The queue samples count what the shaper holds: on the emulator
+// those are wire segments in either mode (a wire-sized end segments before
+// the emulator reads; with keep, the emulator cuts each super-packet into
+// its segments before the model sees them), so there the counters are the
+// evidence that decides; on netem a super-packet is one queue slot, so the
+// queue check catches a GSO write as it always has. Kernel TCP's
+// super-packets in keep mode are expected: TCP runs carry no offload
+// check, and the emulator's counters (super_packets_in and _out in the
+// run's link) show how many crossed. netem, though, judges a super-packet
+// as one packet (one loss draw, one slot of the limit, reordered or
+// duplicated whole), so with keep on netem kernel TCP is not shaped per
+// segment while QUIC is: Run prints a warning and the summary repeats it;
+// use -backend emulator for keep-mode comparisons.
+//
 // Commands whose runs are not a matrix run (fallback, pathchange) share
 // the same steps through their parts: RecordRun (a fresh directory, one
 // run.json, interruption and failure handled as above), a Rig (the link,

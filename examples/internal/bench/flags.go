@@ -41,7 +41,7 @@ type Flags struct {
 	profiles, losses, ccs, arms        string
 	repeats                            int
 	duration, warmup                   durationFlag
-	workdir, backend, mode             string
+	workdir, backend, mode, offload    string
 	perChannel, quick, qlog, noSummary bool
 	seed                               uint64
 	quickDefaults                      Defaults
@@ -89,6 +89,7 @@ func NewFlags(fs *flag.FlagSet, d, quick Defaults) *Flags {
 	fs.StringVar(&f.workdir, "workdir", env("WORKDIR", d.Workdir), "results directory; a rerun resumes it (env WORKDIR)")
 	fs.StringVar(&f.backend, "backend", "", "link backend: netem, emulator, or empty to choose (netem where the kernel has it)")
 	fs.StringVar(&f.mode, "mode", "", "privilege mode: root, unprivileged, or empty to choose")
+	fs.StringVar(&f.offload, "offload", offloadWire, offloadHelp)
 	fs.Uint64Var(&f.seed, "seed", 0, "emulator loss seed (0: random, recorded)")
 	fs.BoolVar(&f.qlog, "qlog", false, "write a qlog file per QUIC connection into each run directory")
 	fs.BoolVar(&f.quick, "quick", false, fmt.Sprintf("quick preset: %s at losses %s, %d repeats of %v into %s; flags and variables given with it override its values", quick.Profiles, quick.Losses, quick.Repeats, quick.Duration, quick.Workdir))
@@ -232,12 +233,17 @@ func (f *Flags) Matrix() (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
+	offload, err := parseOffload(f.offload)
+	if err != nil {
+		return nil, err
+	}
 	m := &Matrix{
 		Shard:    shard,
 		Sessions: sessions, BulkCapFractions: caps,
 		Profiles: profiles, ProfileText: texts, Losses: losses, CCs: ccs,
 		Arms: arms, Repeats: f.repeats, Workload: w, Workdir: f.workdir, Qlog: f.qlog,
-		Link:     shapedlink.Options{Backend: shapedlink.Backend(f.backend), Mode: shapedlink.Mode(f.mode), Seed: f.seed},
+		Link: shapedlink.Options{Backend: shapedlink.Backend(f.backend), Mode: shapedlink.Mode(f.mode), Seed: f.seed,
+			Offload: offload},
 		Progress: os.Stderr,
 	}
 	switch m.Link.Backend {

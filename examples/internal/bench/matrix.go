@@ -9,7 +9,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/report"
 	"github.com/shakenfist/quicbench/examples/internal/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
@@ -36,7 +35,8 @@ type Matrix struct {
 	// Workload is the spicelike configuration of every run.
 	Workload spicelike.Config
 	Workdir  string
-	// Link chooses the backend and privilege mode.
+	// Link chooses the backend, the privilege mode and the offload mode
+	// (Options.Offload) of every link the matrix builds.
 	Link shapedlink.Options
 	Qlog bool
 	// Sessions, when set, makes each listed count of sessions a cell of
@@ -113,6 +113,9 @@ func (m *Matrix) Validate() error {
 	}
 	if m.Workdir == "" {
 		errs = append(errs, errors.New("no work directory: give -workdir or WORKDIR"))
+	}
+	if o := m.Link.Offload; o != shapedlink.OffloadWire && o != shapedlink.OffloadKeep {
+		errs = append(errs, fmt.Errorf("offload mode %q: give shapedlink.OffloadWire (wire-sized packets, the default) or shapedlink.OffloadKeep", o))
 	}
 	for _, n := range m.Sessions {
 		if n < 1 || n > MaxSessions {
@@ -335,7 +338,7 @@ func (m *Matrix) Run(ctx context.Context) error {
 		prog.line(fmt.Sprintf("resuming %s: %d runs already measured, %d to do (%d of them failed before and are retried)",
 			which, done, len(todo), retried))
 	}
-	failed, warnedPriority := 0, false
+	failed := 0
 	for _, rc := range todo {
 		// What a failed or corrupt attempt left is kept, under a name
 		// that says so, before the run is redone.
@@ -360,10 +363,7 @@ func (m *Matrix) Run(ctx context.Context) error {
 			failed++
 			prog.line(fmt.Sprintf("%s %s r%d FAILED: %s", rc.Cell.Dir(), rc.Arm, rc.Repeat, run.Failed))
 		}
-		if sh := run.Link.Shaper; sh != nil && !warnedPriority && report.WithoutRealTime(*sh) {
-			warnedPriority = true
-			prog.line(fmt.Sprintf("warning: the emulator runs without real-time priority (%s), so its timing competes with the endpoints'; run as root for SCHED_FIFO", sh.Priority))
-		}
+		prog.linkWarnings(run.Link)
 		prog.finished(run)
 	}
 	if failed > 0 {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/shakenfist/quicbench/examples/internal/report"
 	"github.com/shakenfist/quicbench/examples/internal/results"
 )
 
@@ -20,6 +21,8 @@ type progress struct {
 	measured   int // runs made in this invocation
 	runLen     time.Duration
 	currentRun string
+	// warned are the link warnings already printed (linkWarnings).
+	warned map[string]bool
 }
 
 func newProgress(w io.Writer, total, done int, runLen time.Duration) *progress {
@@ -76,5 +79,28 @@ func (p *progress) line(s string) {
 func (p *progress) finish() {
 	if p.w != nil && p.tty {
 		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
+
+// linkWarnings prints, once per matrix each, what a finished run's link
+// record says about every run of the matrix: an emulator without
+// real-time priority, whose timing competes with the endpoints', and ends
+// that kept segmentation offload on netem, which judges kernel TCP's
+// super-packets whole where the QUIC arms' datagrams are judged one by one.
+func (p *progress) linkWarnings(l results.Link) {
+	once := func(key, msg string) {
+		if p.warned == nil {
+			p.warned = map[string]bool{}
+		}
+		if !p.warned[key] {
+			p.warned[key] = true
+			p.line("warning: " + msg)
+		}
+	}
+	if sh := l.Shaper; sh != nil && report.WithoutRealTime(*sh) {
+		once("priority", fmt.Sprintf("the emulator runs without real-time priority (%s), so its timing competes with the endpoints'; run as root for SCHED_FIFO", sh.Priority))
+	}
+	if report.NetemKeptOffload(l) {
+		once("netem-keep", report.NetemKeepWarning)
 	}
 }

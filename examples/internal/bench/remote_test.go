@@ -463,6 +463,8 @@ func TestRemoteFlags(t *testing.T) {
 		{map[string]string{"PROFILES": "80:10"}, nil, "PROFILES"},
 		{nil, []string{"-backend", "netem"}, "-backend"},
 		{nil, []string{"-seed", "3"}, "-seed"},
+		{nil, []string{"-offload", "keep"}, "-offload"},
+		{nil, []string{"-offload", "wire"}, "-offload"},
 		{nil, []string{"-caps", "0 0.5"}, "-caps 0"},
 		{nil, []string{"-idle-timeout", "1m"}, "-idle-timeout"},
 	} {

@@ -95,6 +95,7 @@ type Rig struct {
 	Addr string
 
 	profile shapedlink.Profile
+	offload shapedlink.OffloadMode
 	env     RoleEnv
 	srv     *exec.Cmd
 	srvDone chan struct{} // closed when the server has exited
@@ -120,7 +121,7 @@ func NewRig(ctx context.Context, env RoleEnv, dir string, p shapedlink.Profile, 
 		}
 	}
 	addr := net.JoinHostPort(l.ServerAddr().String(), strconv.Itoa(ServerPort))
-	return &Rig{Link: l, Dir: dir, Addr: addr, profile: p, env: env}, nil
+	return &Rig{Link: l, Dir: dir, Addr: addr, profile: p, offload: o.Offload, env: env}, nil
 }
 
 // Close stops the server if it still runs and removes the link.
@@ -129,9 +130,12 @@ func (r *Rig) Close() {
 	r.Link.Close()
 }
 
-// LinkRecord describes the link for a record.
+// LinkRecord describes the link for a record: its offload mode only when
+// its ends keep their offloads, so a wire-sized link's record is what it
+// always was.
 func (r *Rig) LinkRecord() results.Link {
-	return results.Link{Backend: string(r.Link.Backend()), Applied: r.Link.Applied(), Limit: r.profile.Direction(shapedlink.Down).Limit}
+	return results.Link{Backend: string(r.Link.Backend()), Applied: r.Link.Applied(), Limit: r.profile.Direction(shapedlink.Down).Limit,
+		Offload: string(r.offload)}
 }
 
 // HostRecord is the host's state as JSON for a record; the emulator's

@@ -313,7 +313,7 @@ func TestMatrixRecordRoundTrip(t *testing.T) {
 	ms := shardTestMatrices(t)
 	withAll := shardMatrix(t, []string{"80:10@200,qdisc=fq_codel", "150:2"}, []float64{0, 1}, []string{MatchedCC, "cubic"}, allArms, 3)
 	withAll.Sessions, withAll.BulkCapFractions, withAll.Qlog = []int{1, 2}, []float64{0, 0.5}, true
-	withAll.Link = shapedlink.Options{Backend: shapedlink.BackendEmulator, Seed: 7}
+	withAll.Link = shapedlink.Options{Backend: shapedlink.BackendEmulator, Seed: 7, Offload: shapedlink.OffloadKeep}
 	withAll.Shard = Shard{2, 3}
 	ms["everything"] = withAll
 	twoHostM := shardMatrix(t, []string{"80:10"}, []float64{0}, []string{MatchedCC}, allArms[:2], 3)

@@ -111,10 +111,13 @@ type matrixRecord struct {
 	// Backend is the link backend asked for: "" (netem where the kernel
 	// has it), "netem" or "emulator". Seed is the emulator's loss seed (0:
 	// random per run).
-	Backend          string    `json:"backend,omitempty"`
-	Seed             uint64    `json:"seed,omitempty"`
-	Sessions         []int     `json:"sessions,omitempty"`
-	BulkCapFractions []float64 `json:"bulk_cap_fractions,omitempty"`
+	Backend string `json:"backend,omitempty"`
+	Seed    uint64 `json:"seed,omitempty"`
+	// Offload is the -offload mode: "keep", or left out for wire (the
+	// default, and every record written before the mode existed).
+	Offload          offloadRecord `json:"offload,omitempty"`
+	Sessions         []int         `json:"sessions,omitempty"`
+	BulkCapFractions []float64     `json:"bulk_cap_fractions,omitempty"`
 	// Shard is the share of the matrix this directory holds, "i/n"; empty
 	// for the whole matrix.
 	Shard string `json:"shard,omitempty"`
@@ -127,7 +130,7 @@ func (m *Matrix) record() matrixRecord {
 	return matrixRecord{
 		Profiles: m.ProfileText, Losses: m.Losses, CCs: m.CCs, Arms: m.Arms, Repeats: m.Repeats,
 		Workload: m.Workload, Workdir: m.Workdir, Qlog: m.Qlog,
-		Backend: string(m.Link.Backend), Seed: m.Link.Seed,
+		Backend: string(m.Link.Backend), Seed: m.Link.Seed, Offload: offloadRecord(m.Link.Offload),
 		Sessions: m.Sessions, BulkCapFractions: m.BulkCapFractions,
 		Shard:  m.Shard.recordText(),
 		Remote: m.remoteAddr(),

@@ -28,8 +28,10 @@
 // against quic); throughput per cell and arm; connect time per profile and
 // arm; the offload check per QUIC cell; a warnings section that lists every
 // cell and arm with a timeout, an unmeasured repeat or offload not verified
-// off, and says "None" when there is nothing; and the host state and the link
-// as applied, from the first run.
+// off (and runs whose link kept segmentation offload on netem, which judged
+// kernel TCP's super-packets whole), and says "None" when there is nothing;
+// and the host state and the link as applied, from the first run, its
+// offload mode named when the link's ends kept their offloads.
 //
 // Cells set apart from the headline's are titled so (CellTitle): "80 ms /
 // 10 Mbit, 4 sessions", "80 ms / 10 Mbit, display capped at 50% (5

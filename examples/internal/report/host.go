@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/shakenfist/quicbench/examples/internal/results"
 )
 
 func (r *Report) mdHost(m *md) {
@@ -30,6 +32,9 @@ func (r *Report) mdHost(m *md) {
 	line := fmt.Sprintf("Link backend: %s; queue limit %d packets", orNone(l.Backend), l.Limit)
 	if l.Seed != 0 {
 		line += fmt.Sprintf("; loss seed %d", l.Seed)
+	}
+	if keptOffload(l) {
+		line += fmt.Sprintf("; offload %s (%s)", l.Offload, offloadMeaning(l))
 	}
 	m.p("%s. As applied for %s:", line, r.LinkFrom)
 	m.p("")
@@ -119,4 +124,13 @@ func flattenJSON(raw json.RawMessage) ([][2]string, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// offloadMeaning says what a link that kept its ends' segmentation
+// offload (Link.Offload "keep") did with kernel TCP's super-packets.
+func offloadMeaning(l results.Link) string {
+	if NetemKeptOffload(l) {
+		return "the ends kept TSO, GSO and GRO; netem judged each super-packet whole, see the warnings"
+	}
+	return "the ends kept TSO, GSO and GRO; the link judged every wire segment of a super-packet on its own"
 }

@@ -170,6 +170,12 @@ const (
 	// warnBackends is for runs on more than one link backend (%s: the
 	// backends, quoted).
 	warnBackends = "runs used different link backends: %s; cells may not be comparable"
+	// NetemKeepWarning is for runs whose link kept segmentation offload
+	// on netem.
+	NetemKeepWarning = "the link kept segmentation offload (-offload keep) on netem, which judges each of kernel TCP's " +
+		"super-packets (up to 64 KiB) as one packet (one loss draw, one slot of the limit, reordered and duplicated whole) " +
+		"while the QUIC arms' datagrams are judged one by one: the arms were not shaped alike; " +
+		"-backend emulator judges every wire segment"
 	// warnNoRealTime is one run's shaper without real-time priority (%d:
 	// repeat; %s: the priority it had).
 	warnNoRealTime = "r%d: the emulator ran without real-time priority (%s)"

@@ -93,8 +93,24 @@ func warnings(rep *Report, runs []results.Run) []Warning {
 	if len(list) > 1 {
 		ws = append(ws, Warning{Kind: WarnBackend, Detail: fmt.Sprintf(warnBackends, strings.Join(list, ", "))})
 	}
+	if slices.ContainsFunc(runs, func(r results.Run) bool { return NetemKeptOffload(r.Link) }) {
+		ws = append(ws, Warning{Kind: WarnBackend, Detail: NetemKeepWarning})
+	}
 	return ws
 }
+
+// NetemKeptOffload reports whether a run's link kept segmentation offload
+// (results.Link.Offload "keep") on netem, which judges a super-packet as
+// one packet: kernel TCP's loss, limit and reordering were then per
+// super-packet while QUIC's datagrams (sent without GSO) were judged one
+// by one. On the emulator a kept offload changes no arm's semantics.
+func NetemKeptOffload(l results.Link) bool {
+	return keptOffload(l) && l.Backend == string(shapedlink.BackendNetem)
+}
+
+// keptOffload reports whether a run's link kept its ends' segmentation
+// offload.
+func keptOffload(l results.Link) bool { return l.Offload == string(shapedlink.OffloadKeep) }
 
 // repeatNumber is the recorded Repeat of the i-th run (in repeat order) of
 // an arm.

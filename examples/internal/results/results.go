@@ -256,6 +256,12 @@ type Link struct {
 	Applied []string `json:"applied"`
 	Limit   int      `json:"limit"`
 	Seed    uint64   `json:"seed,omitempty"`
+	// Offload is "keep" when the link's ends kept their segmentation
+	// offloads (shapedlink.OffloadKeep: kernel TCP sent super-packets,
+	// which the emulator judged per wire segment and netem whole); empty
+	// for a link of wire-sized packets, the default, and for every run
+	// recorded before the mode existed.
+	Offload string `json:"offload,omitempty"`
 	// Shaper is the userspace emulator's own account of the run (priority,
 	// drops it caused, lateness against the model); nil for netem and for
 	// runs recorded before it existed.
