@@ -23,9 +23,9 @@ import (
 //   - No key can be answered faster than the round trip, so the shortest
 //     key-to-draw must be at least the round trip. The busy xterm draws
 //     all the time; counted, its draws would give intervals shorter than
-//     the round trip, and for the check to mean anything they must have:
-//     the shortest interval from a key to the next draw of any area is
-//     reported beside it and must be below the round trip.
+//     the round trip, and for the check to mean anything they must have,
+//     on at least one link: the shortest interval from a key to the next
+//     draw of any area is reported beside it.
 
 // controlCell is what the control reads from one link's live runs.
 type controlCell struct {
@@ -51,14 +51,25 @@ func checkControl(cells []controlCell) []controlCheck {
 	cs := slices.Clone(cells)
 	slices.SortFunc(cs, func(a, b controlCell) int { return cmp.Compare(a.RTT, b.RTT) })
 	var out []controlCheck
+	busy := controlCheck{What: "counting the busy area's draws would have given less than the round trip, on at least one link"}
 	for _, c := range cs {
 		out = append(out,
 			controlCheck{What: fmt.Sprintf("%s: no key answered faster than the %v round trip", c.Profile, c.RTT),
 				Pass: c.Min >= c.RTT-time.Millisecond,
-				Why:  fmt.Sprintf("shortest key-to-draw %s ms", fms(c.Min))},
-			controlCheck{What: fmt.Sprintf("%s: counting the busy area's draws would have given less than the round trip", c.Profile),
-				Pass: c.MinAllDraws < c.RTT,
-				Why:  fmt.Sprintf("shortest key to any draw %s ms", fms(c.MinAllDraws))})
+				Why:  fmt.Sprintf("shortest key-to-draw %s ms", fms(c.Min))})
+		// On a short round trip a busy draw seldom falls between a key
+		// and its answer (and spice-server, waiting for the client's
+		// acknowledgements, sends its draws in bursts a round trip
+		// apart), so one link where it did is what shows the filter at
+		// work.
+		busy.Pass = busy.Pass || c.MinAllDraws < c.RTT
+		if busy.Why != "" {
+			busy.Why += "; "
+		}
+		busy.Why += fmt.Sprintf("%s: shortest key to any draw %s ms", c.Profile, fms(c.MinAllDraws))
+	}
+	if len(cs) > 0 {
+		out = append(out, busy)
 	}
 	for i := 1; i < len(cs); i++ {
 		a, b := cs[i-1], cs[i]
