@@ -146,6 +146,28 @@ const (
 	OffloadKeep OffloadMode = "keep" // the kernel's offloads kept
 )
 
+// ParseOffloadMode reads a mode as a command line or a record names it:
+// "wire" (OffloadWire) or "keep" (OffloadKeep). Anything else is an error
+// that names both; a command prefixes it with its flag ("-offload ").
+func ParseOffloadMode(s string) (OffloadMode, error) {
+	switch s {
+	case "wire":
+		return OffloadWire, nil
+	case "keep":
+		return OffloadKeep, nil
+	}
+	return "", fmt.Errorf("%q is not an offload mode: use wire (devices pinned to wire-sized packets, as the bench runs) or keep (the ends keep segmentation offload)", s)
+}
+
+// String is the mode's name as ParseOffloadMode reads it: "wire" or
+// "keep".
+func (m OffloadMode) String() string {
+	if m == OffloadWire {
+		return "wire"
+	}
+	return string(m)
+}
+
 // Fixed addresses (the device names are in link_linux.go). Each link lives
 // in namespaces of its own (or, in process, in its own ends), so the same
 // names and addresses never collide between links.

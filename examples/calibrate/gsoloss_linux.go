@@ -23,7 +23,7 @@ import (
 func gsoLossRun(ctx context.Context, c config, p shapedlink.Profile, opts shapedlink.Options) *GSOLoss {
 	down := p.Direction(shapedlink.Down)
 	want, burst, inflation := lossModel(down)
-	g := &GSOLoss{Profile: p.String(), Offload: offloadName(opts.Offload), LossWantPct: want, BurstWant: burst, Inflation: inflation, PacePct: c.gsoPace, Payload: gsoPayload}
+	g := &GSOLoss{Profile: p.String(), Offload: opts.Offload.String(), LossWantPct: want, BurstWant: burst, Inflation: inflation, PacePct: c.gsoPace, Payload: gsoPayload}
 	pl, err := planGSO(down.RateMbit, c.gsoPace, down.Limit, c.gsoTime)
 	if err != nil {
 		g.Error = err.Error()

@@ -62,7 +62,7 @@ func iperfSeries(ctx context.Context, c config, rates []float64, opts shapedlink
 
 // iperfRun builds one link and runs one iperf3 flow across it.
 func iperfRun(ctx context.Context, c config, label string, p shapedlink.Profile, opts shapedlink.Options, rateMbit float64) Iperf {
-	res := Iperf{Label: label, Profile: p.String(), RateMbit: rateMbit, Offload: offloadName(opts.Offload)}
+	res := Iperf{Label: label, Profile: p.String(), RateMbit: rateMbit, Offload: opts.Offload.String()}
 	fail := func(err error) Iperf { res.Error = err.Error(); return res }
 	l, err := shapedlink.New(ctx, p, opts)
 	if err != nil {

@@ -27,21 +27,11 @@ const (
 // keep their segmentation offloads; the emulator judges each wire
 // segment of their super-packets).
 func parseOffload(s string) (shapedlink.OffloadMode, error) {
-	switch s {
-	case offloadWire:
-		return shapedlink.OffloadWire, nil
-	case offloadKeep:
-		return shapedlink.OffloadKeep, nil
+	m, err := shapedlink.ParseOffloadMode(s)
+	if err != nil {
+		return "", fmt.Errorf("-offload %w", err)
 	}
-	return "", fmt.Errorf("-offload %q: use wire (devices pinned to wire-sized packets, as the bench runs) or keep (the ends keep segmentation offload)", s)
-}
-
-// offloadName is the report's name of m.
-func offloadName(m shapedlink.OffloadMode) string {
-	if m == shapedlink.OffloadKeep {
-		return offloadKeep
-	}
-	return offloadWire
+	return m, nil
 }
 
 // modeOf is a recorded mode as the report's name: "" (a report from

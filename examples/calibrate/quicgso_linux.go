@@ -21,7 +21,7 @@ import (
 func quicGSORun(ctx context.Context, c config, p shapedlink.Profile, opts shapedlink.Options) *QUICGSO {
 	down := p.Direction(shapedlink.Down)
 	want, _, inflation := lossModel(down)
-	q := &QUICGSO{Profile: p.String(), Offload: offloadName(opts.Offload), RateMbit: down.RateMbit, LossWantPct: want, Inflation: inflation}
+	q := &QUICGSO{Profile: p.String(), Offload: opts.Offload.String(), RateMbit: down.RateMbit, LossWantPct: want, Inflation: inflation}
 	l, err := shapedlink.New(ctx, p, opts)
 	if err != nil {
 		q.Error = err.Error()

@@ -70,7 +70,7 @@ func run(ctx context.Context, c config, log *slog.Logger) (Report, error) {
 	}
 	host, _ := os.Hostname()
 	load, _ := os.ReadFile("/proc/loadavg")
-	rep := Report{Started: time.Now().UTC(), Host: host, Load: strings.TrimSpace(string(load)), Build: buildinfo.Read(), Offload: offloadName(c.offloadMode)}
+	rep := Report{Started: time.Now().UTC(), Host: host, Load: strings.TrimSpace(string(load)), Build: buildinfo.Read(), Offload: c.offloadMode.String()}
 	opts := shapedlink.Options{Backend: shapedlink.Backend(c.backend), Seed: c.seed, Logger: log, Offload: c.offloadMode}
 	for _, p := range pl.profiles {
 		if err := ctx.Err(); err != nil {

@@ -47,7 +47,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
-	c := config{server: *server, client: fs.Args(), backend: shapedlink.Backend(*backend), seed: *seed, offload: shapedlink.OffloadKeep,
+	c := config{server: *server, client: fs.Args(), backend: shapedlink.Backend(*backend), seed: *seed,
 		record: *record, queue: *queue, serverWait: *serverWait, grace: *grace}
 	if c.record == "-" {
 		c.record = "" // what "-" always meant: no record
@@ -58,12 +58,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		errs = append(errs, err)
 	}
 	c.profile = p
-	switch *offload {
-	case "keep":
-	case "wire":
-		c.offload = shapedlink.OffloadWire
-	default:
-		errs = append(errs, fmt.Errorf("-offload %q: want keep or wire", *offload))
+	if c.offload, err = shapedlink.ParseOffloadMode(*offload); err != nil {
+		errs = append(errs, fmt.Errorf("-offload %w", err))
 	}
 	switch c.backend {
 	case shapedlink.BackendAuto, shapedlink.BackendNetem, shapedlink.BackendEmulator:

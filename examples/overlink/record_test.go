@@ -73,7 +73,7 @@ func TestOffloadFlag(t *testing.T) {
 			t.Errorf("%q: offload %q (%v), want %q", tc.args, c.offload, err, tc.want)
 		}
 	}
-	if _, err := parseFlags([]string{"-offload", "on", "true"}, os.Stderr); err == nil || !strings.Contains(err.Error(), "keep or wire") {
+	if _, err := parseFlags([]string{"-offload", "on", "true"}, os.Stderr); err == nil || !strings.Contains(err.Error(), `-offload "on" is not an offload mode: use wire`) {
 		t.Errorf("-offload on: %v, want an error naming keep and wire", err)
 	}
 }

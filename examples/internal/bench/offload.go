@@ -24,13 +24,11 @@ const offloadHelp = `how every link's ends handle segmentation offload: "wire" (
 // parseOffload reads -offload: wire (shapedlink.OffloadWire) or keep
 // (shapedlink.OffloadKeep).
 func parseOffload(s string) (shapedlink.OffloadMode, error) {
-	switch s {
-	case offloadWire:
-		return shapedlink.OffloadWire, nil
-	case offloadKeep:
-		return shapedlink.OffloadKeep, nil
+	m, err := shapedlink.ParseOffloadMode(s)
+	if err != nil {
+		return "", fmt.Errorf("-offload %w", err)
 	}
-	return "", fmt.Errorf("-offload %q: use wire (devices pinned to wire-sized packets, as the reference bench ran) or keep (the ends keep segmentation offload)", s)
+	return m, nil
 }
 
 // offloadRecord is the offload mode as matrix.json records it: "keep", or

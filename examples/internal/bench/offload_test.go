@@ -87,7 +87,7 @@ func TestOffloadFlagExitsUsage(t *testing.T) {
 	code := Main("cpucost", "test", testDefaults, testQuick, nil)
 	os.Args, os.Stderr = args, errOut
 	out, _ := os.ReadFile(stderr.Name())
-	if code != ExitUsage || !strings.Contains(string(out), `cpucost: -offload "gso": use wire`) {
+	if code != ExitUsage || !strings.Contains(string(out), `cpucost: -offload "gso" is not an offload mode: use wire`) {
 		t.Errorf("-offload gso: exit %d, stderr %q; want exit %d and the refusal", code, out, ExitUsage)
 	}
 	if _, err := os.Stat(workdir); err == nil {
