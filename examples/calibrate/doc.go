@@ -12,8 +12,8 @@
 // -offload chooses how every link of the run (and every bare pair beside
 // one) treats segmentation offload: "wire" (the default) pins each device
 // to wire-sized packets, the link the bench measures on, so every figure
-// below describes that link; "keep" leaves the ends their TSO, GSO, GRO
-// and checksum offload, so senders hand the link super-packets, which the
+// below describes that link; "keep" leaves the ends their TSO, GSO and
+// checksum offload (and GRO as the kernel sets it, off on a veth), so senders hand the link super-packets, which the
 // emulator cuts and judges per wire segment (shapedlink.OffloadKeep). The
 // mode is in the report ("offload") and on the table's first line; a
 // report saved before calibrate recorded it is a wire-sized one.

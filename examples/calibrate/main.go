@@ -100,7 +100,7 @@ func main() {
 	flag.BoolVar(&c.json, "json", false, "print the figures as JSON instead of a table")
 	flag.Uint64Var(&c.seed, "seed", 1, "emulator loss seed (0: random); recorded in the applied lines")
 	flag.StringVar(&c.render, "render", "", "print the table for a report saved with -json (measures nothing)")
-	flag.StringVar(&c.offload, "offload", offloadWire, `how every link's ends handle segmentation offload: "wire" (devices pinned to wire-sized packets, as the bench runs) or "keep" (the ends keep TSO, GSO, GRO and checksum offload; the emulator judges each wire segment)`)
+	flag.StringVar(&c.offload, "offload", offloadWire, `how every link's ends handle segmentation offload: "wire" (devices pinned to wire-sized packets, as the bench runs) or "keep" (the ends keep the kernel's TSO, GSO and checksum offload, and GRO as the kernel sets it; the emulator judges each wire segment)`)
 	flag.StringVar(&c.gsoLossSpec, "gsoloss", "", `a lossy profile (e.g. "5:2000:0.1") across which a sender with UDP_SEGMENT floods numbered datagrams, the receiver counting each; "" skips it`)
 	flag.Float64Var(&c.gsoPace, "gsoloss-pace", 60, "the -gsoloss sender's pace, in percent of the link rate")
 	flag.DurationVar(&c.gsoTime, "gsoloss-time", 8*time.Second, "how long the -gsoloss sender sends")

@@ -17,8 +17,8 @@
 // Every link of a matrix is built with Matrix.Link; the commands' -offload
 // flag sets its Offload. The default, wire, pins every device to
 // wire-sized packets, as the reference bench's links were. With keep
-// (shapedlink.OffloadKeep) the ends keep TSO, GSO, GRO and checksum
-// offload, so kernel TCP hands the link super-packets of up to 64 KiB, as
+// (shapedlink.OffloadKeep) the ends keep TSO, GSO and checksum offload
+// (GRO as the kernel sets it, off on a veth), so kernel TCP hands the link super-packets of up to 64 KiB, as
 // on a host; the emulator still judges every wire segment of them on its
 // own, so a 1 Gbit/s cell measures the arms rather than the ends' stacks.
 // matrix.json records keep (a work directory is resumed only in its own

@@ -18,7 +18,7 @@ const (
 
 // offloadHelp is the -offload flag's help.
 const offloadHelp = `how every link's ends handle segmentation offload: "wire" (devices pinned to wire-sized packets, the reference bench's link) ` +
-	`or "keep" (the ends keep TSO, GSO, GRO and checksum offload, so kernel TCP hands the link super-packets; ` +
+	`or "keep" (the ends keep the kernel's TSO, GSO and checksum offload, and GRO as the kernel sets it, so kernel TCP hands the link super-packets; ` +
 	`the emulator judges each wire segment, netem each super-packet whole); the QUIC arms send without GSO either way`
 
 // parseOffload reads -offload: wire (shapedlink.OffloadWire) or keep

@@ -130,7 +130,7 @@ func flattenJSON(raw json.RawMessage) ([][2]string, error) {
 // offload (Link.Offload "keep") did with kernel TCP's super-packets.
 func offloadMeaning(l results.Link) string {
 	if NetemKeptOffload(l) {
-		return "the ends kept TSO, GSO and GRO; netem judged each super-packet whole, see the warnings"
+		return "the ends kept the kernel's offloads (TSO, GSO, checksum; GRO as the kernel sets it, off on a veth); netem judged each super-packet whole, see the warnings"
 	}
-	return "the ends kept TSO, GSO and GRO; the link judged every wire segment of a super-packet on its own"
+	return "the ends kept the kernel's offloads (TSO, GSO, checksum; GRO as the kernel sets it, off on a veth); the link judged every wire segment of a super-packet on its own"
 }

@@ -33,8 +33,8 @@ func TestKeptOffloadIsDescribed(t *testing.T) {
 	}{
 		{"emulator", "", "", false},
 		{"netem", "", "", false},
-		{"emulator", "keep", "; offload keep (the ends kept TSO, GSO and GRO; the link judged every wire segment of a super-packet on its own)", false},
-		{"netem", "keep", "; offload keep (the ends kept TSO, GSO and GRO; netem judged each super-packet whole, see the warnings)", true},
+		{"emulator", "keep", "; offload keep (the ends kept the kernel's offloads (TSO, GSO, checksum; GRO as the kernel sets it, off on a veth); the link judged every wire segment of a super-packet on its own)", false},
+		{"netem", "keep", "; offload keep (the ends kept the kernel's offloads (TSO, GSO, checksum; GRO as the kernel sets it, off on a veth); netem judged each super-packet whole, see the warnings)", true},
 	} {
 		runs := loadSeed(t, func(runs []results.Run) {
 			for i := range runs {
