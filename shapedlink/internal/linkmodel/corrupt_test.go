@@ -132,6 +132,9 @@ func udpFrame(payload []byte) (frame, vnet []byte) {
 	return frame, vnet
 }
 
+// sum16 and fold are the ones' complement checksum written again on
+// purpose: the test checks the frames' checksums with its own arithmetic,
+// not with package segment's, which builds them.
 func sum16(b []byte) uint32 {
 	var s uint32
 	for ; len(b) >= 2; b = b[2:] {
