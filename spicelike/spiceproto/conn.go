@@ -101,7 +101,6 @@ type dirState struct {
 	msgSize   int // header + body
 	remaining int
 	pending   []byte // client bytes that arrived while waiting for the reply
-	err       error
 }
 
 // Conn follows one SPICE connection (one channel) in both directions, fed
@@ -111,6 +110,7 @@ type dirState struct {
 type Conn struct {
 	mu   sync.Mutex
 	dirs [2]dirState
+	err  *FeedError // set once the connection cannot be followed
 
 	mess    *LinkMess
 	reply   *LinkReply
@@ -158,49 +158,69 @@ func (c *Conn) MiniHeader() bool {
 // connection this parser can follow.
 var ErrNotSpice = errors.New("spiceproto: cannot follow the connection")
 
+// FeedError is the error Feed returns once a connection cannot be followed.
+// It wraps ErrNotSpice and Err.
+type FeedError struct {
+	// Dir is the direction whose bytes could not be followed. It may differ
+	// from the direction of the Feed that returned the error: client bytes
+	// held until the server's reply are parsed by the Feed of the reply.
+	Dir Direction
+	// Err says what was wrong with them.
+	Err error
+}
+
+func (e *FeedError) Error() string {
+	return fmt.Sprintf("%v: the %s's bytes (%v): %v", ErrNotSpice, dirPeer(e.Dir), e.Dir, e.Err)
+}
+
+// Unwrap returns ErrNotSpice and Err.
+func (e *FeedError) Unwrap() []error { return []error{ErrNotSpice, e.Err} }
+
 // Feed takes the next bytes of direction dir and returns the messages they
-// complete, in order. Bytes the client sends after its link message, before
-// the server's reply has been fed, are held (what the client sends next
-// depends on the reply; a client waits for it, so this happens only when
-// the two directions are fed out of order) and returned, as client
-// messages, by the Feed that delivers the reply. After an error every
-// later Feed of that direction returns the same error: the connection can
-// no longer be followed (its bytes still pass; only the parsing stops).
+// complete, in order.
+//
+// Bytes the client sends after its link message, before the server's reply
+// has been fed, are held (what the client sends next depends on the reply;
+// a client waits for it, so this happens only when the two directions are
+// fed out of order). They are parsed as soon as the reply's last byte is
+// fed, and their messages follow the reply's in what that Feed returns.
+//
+// The first error (a *FeedError) ends the parsing of the whole connection:
+// that Feed returns the messages completed before the bad bytes and the
+// error, and every later Feed, of either direction, returns no messages
+// and the same error. The connection's bytes still pass; only the parsing
+// stops. Where the bytes are cut into Feeds does not change the messages
+// returned nor the error, as long as the order in which the two
+// directions' bytes are fed is the same.
 func (c *Conn) Feed(dir Direction, b []byte) ([]Msg, error) {
 	if dir != ClientToServer && dir != ServerToClient {
 		return nil, fmt.Errorf("spiceproto: Feed with direction %d", dir)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	d := &c.dirs[dir]
-	if d.err != nil {
-		return nil, d.err
+	if c.err != nil {
+		return nil, c.err
 	}
 	out, err := c.consume(dir, b, nil)
 	if err != nil {
+		c.err = err
 		return out, err
-	}
-	if cs := &c.dirs[ClientToServer]; dir == ServerToClient && c.reply != nil && cs.step == stWaitReply {
-		c.afterReply()
-		held := cs.pending
-		cs.pending = nil
-		if out, err = c.consume(ClientToServer, held, out); err != nil {
-			return out, err
-		}
 	}
 	return out, nil
 }
 
-func (c *Conn) consume(dir Direction, b []byte, out []Msg) ([]Msg, error) {
+// consume parses b as the next bytes of direction dir, appending the
+// messages completed to out.
+func (c *Conn) consume(dir Direction, b []byte, out []Msg) ([]Msg, *FeedError) {
 	d := &c.dirs[dir]
+	fail := func(err error) *FeedError { return &FeedError{Dir: dir, Err: err} }
 	for len(b) > 0 {
 		switch d.step {
 		case stWaitReply:
 			d.pending = append(d.pending, b...)
 			return out, nil
 		case stClosed:
-			d.err = fmt.Errorf("%w: %d bytes from the %s after the server refused the link", ErrNotSpice, len(b), dirPeer(dir))
-			return out, d.err
+			return out, fail(errors.New("bytes after the server refused the link"))
 		case stDataBody:
 			n := min(len(b), d.remaining)
 			if keep := keepBody - len(d.buf); keep > 0 {
@@ -222,11 +242,21 @@ func (c *Conn) consume(dir Direction, b []byte, out []Msg) ([]Msg, error) {
 		}
 		m, err := c.complete(dir)
 		if err != nil {
-			d.err = fmt.Errorf("%w: %s: %w", ErrNotSpice, dirPeer(dir), err)
-			return out, d.err
+			return out, fail(err)
 		}
 		if m != nil {
 			out = append(out, *m)
+		}
+		if cs := &c.dirs[ClientToServer]; m != nil && m.Name == NameLinkReply && cs.step == stWaitReply {
+			// The reply decides how the held client bytes read: parse them
+			// now, before the server's next bytes.
+			c.afterReply()
+			held := cs.pending
+			cs.pending = nil
+			var ferr *FeedError
+			if out, ferr = c.consume(ClientToServer, held, out); ferr != nil {
+				return out, ferr
+			}
 		}
 	}
 	return out, nil

@@ -438,3 +438,50 @@ func TestMessageNames(t *testing.T) {
 		t.Error("channel type names")
 	}
 }
+
+// Client bytes held until the reply that turn out not to parse stop the
+// whole connection, with an error naming the client, whether the reply
+// comes alone or with the server's next messages in one Feed.
+func TestHeldClientBytesThatDoNotParse(t *testing.T) {
+	caps := Caps(CapProtocolAuthSelection, CapAuthSpice)
+	c2s := append(LinkMess{ChannelType: ChannelMain, CommonCaps: caps}.Marshal(), u32(99)...) // mechanism 99
+	reply := LinkReply{CommonCaps: caps}.Marshal()
+	rest := append(u32(LinkErrOK), AppendData(nil, false, 1, MsgSetAck, make([]byte, 8))...)
+	want := []string{NameLinkMess, NameLinkReply}
+	for name, s2c := range map[string][][]byte{
+		"one Feed":            {append(append([]byte(nil), reply...), rest...)},
+		"the reply alone":     {reply, rest},
+		"the reply then more": {reply, rest[:4], rest[4:]},
+	} {
+		c := NewConn()
+		got, err := c.Feed(ClientToServer, c2s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first error
+		for i, b := range s2c {
+			ms, err := c.Feed(ServerToClient, b)
+			got = append(got, ms...)
+			switch {
+			case i == 0:
+				first = err
+				var fe *FeedError
+				if !errors.As(err, &fe) || fe.Dir != ClientToServer || !errors.Is(err, ErrNotSpice) || !strings.Contains(err.Error(), "mechanism 99") {
+					t.Fatalf("%s: the reply's Feed returned %v, want a FeedError for the client's mechanism 99", name, err)
+				}
+			case err != first || len(ms) != 0:
+				t.Errorf("%s: Feed %d of the server's bytes returned %s and %v, want nothing and the same error", name, i, dump(ms), err)
+			}
+		}
+		if ms, err := c.Feed(ClientToServer, make([]byte, TicketSize)); err != first || len(ms) != 0 {
+			t.Errorf("%s: the client's next Feed returned %s and %v, want nothing and the same error", name, dump(ms), err)
+		}
+		var names []string
+		for _, m := range got {
+			names = append(names, m.Name)
+		}
+		if !reflect.DeepEqual(names, want) {
+			t.Errorf("%s: messages %v, want %v (nothing of the server's after the reply)", name, names, want)
+		}
+	}
+}
