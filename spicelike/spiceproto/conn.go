@@ -77,6 +77,16 @@ const keepBody = 64
 // uncompressed images of a whole screen, far below this.
 const maxMessage = 256 << 20
 
+// MaxHeld bounds the client bytes a Conn holds between the link message and
+// the server's reply (see Feed). A client sends at most its authentication
+// mechanism and ticket (132 bytes) before it has read the reply.
+const MaxHeld = 64 << 10
+
+// MaxStreams bounds the video streams a display channel may have live at
+// once (created and not yet destroyed). spice-server numbers its streams
+// from a table of 50.
+const MaxStreams = 256
+
 type step int
 
 const (
@@ -184,6 +194,7 @@ func (e *FeedError) Unwrap() []error { return []error{ErrNotSpice, e.Err} }
 // a client waits for it, so this happens only when the two directions are
 // fed out of order). They are parsed as soon as the reply's last byte is
 // fed, and their messages follow the reply's in what that Feed returns.
+// More than MaxHeld bytes held is an error.
 //
 // The first error (a *FeedError) ends the parsing of the whole connection:
 // that Feed returns the messages completed before the bad bytes and the
@@ -217,6 +228,9 @@ func (c *Conn) consume(dir Direction, b []byte, out []Msg) ([]Msg, *FeedError) {
 	for len(b) > 0 {
 		switch d.step {
 		case stWaitReply:
+			if len(d.pending)+len(b) > MaxHeld {
+				return out, fail(fmt.Errorf("more than %d bytes after the link message before the server's reply was fed; a client waits for the reply (feed each direction's bytes as they pass)", MaxHeld))
+			}
 			d.pending = append(d.pending, b...)
 			return out, nil
 		case stClosed:
@@ -229,7 +243,11 @@ func (c *Conn) consume(dir Direction, b []byte, out []Msg) ([]Msg, *FeedError) {
 			d.remaining -= n
 			b = b[n:]
 			if d.remaining == 0 {
-				out = append(out, c.finishData(dir))
+				m, err := c.finishData(dir)
+				if err != nil {
+					return out, fail(err)
+				}
+				out = append(out, m)
 				d.expect(stDataHeader, c.headerSize())
 			}
 			continue
@@ -389,7 +407,10 @@ func (c *Conn) dataHeader(dir Direction) (*Msg, error) {
 	d.msgType, d.msgSize, d.remaining = typ, len(d.buf)+int(size), int(size)
 	d.buf = d.buf[:0]
 	if size == 0 {
-		m := c.finishData(dir)
+		m, err := c.finishData(dir)
+		if err != nil {
+			return nil, err
+		}
 		d.expect(stDataHeader, c.headerSize())
 		return &m, nil
 	}
@@ -398,7 +419,7 @@ func (c *Conn) dataHeader(dir Direction) (*Msg, error) {
 }
 
 // finishData makes the Msg of the data message just read.
-func (c *Conn) finishData(dir Direction) Msg {
+func (c *Conn) finishData(dir Direction) (Msg, error) {
 	d := &c.dirs[dir]
 	var ch ChannelType
 	if c.mess != nil {
@@ -407,9 +428,12 @@ func (c *Conn) finishData(dir Direction) Msg {
 	m := Msg{Dir: dir, Stage: StageData, Type: d.msgType, Size: d.msgSize, Name: MessageName(ch, dir, d.msgType)}
 	switch {
 	case ch == ChannelDisplay && dir == ServerToClient:
-		m.Draw = c.decodeDisplay(d.msgType, d.buf)
+		var err error
+		if m.Draw, err = c.decodeDisplay(d.msgType, d.buf); err != nil {
+			return Msg{}, err
+		}
 	case ch == ChannelInputs && dir == ClientToServer:
 		m.Key = decodeKey(d.msgType, d.buf)
 	}
-	return m
+	return m, nil
 }

@@ -485,3 +485,69 @@ func TestHeldClientBytesThatDoNotParse(t *testing.T) {
 		}
 	}
 }
+
+// What is held before the reply is bounded: MaxHeld bytes are held, one
+// more is an error naming the client.
+func TestHeldBytesAreBounded(t *testing.T) {
+	caps := Caps(CapAuthSpice)
+	c := NewConn()
+	if _, err := c.Feed(ClientToServer, LinkMess{ChannelType: ChannelMain, CommonCaps: caps}.Marshal()); err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 1000)
+	held := 0
+	for held+len(chunk) <= MaxHeld {
+		if _, err := c.Feed(ClientToServer, chunk); err != nil {
+			t.Fatalf("after %d bytes held: %v", held, err)
+		}
+		held += len(chunk)
+	}
+	_, err := c.Feed(ClientToServer, chunk)
+	var fe *FeedError
+	if !errors.As(err, &fe) || fe.Dir != ClientToServer || !strings.Contains(err.Error(), "before the server's reply") {
+		t.Fatalf("%d bytes held and %d more: %v, want a FeedError for the client", held, len(chunk), err)
+	}
+	if n := len(c.dirs[ClientToServer].pending); n > MaxHeld {
+		t.Errorf("%d bytes held, more than MaxHeld %d", n, MaxHeld)
+	}
+}
+
+// The stream table is bounded: MaxStreams live streams are followed,
+// destroying one makes room, re-creating an id takes none, and one more is
+// an error naming the server.
+func TestStreamTableIsBounded(t *testing.T) {
+	s := &session{}
+	caps := Caps(CapProtocolAuthSelection, CapAuthSpice, CapMiniHeader)
+	s.link(ChannelDisplay, caps, caps, true)
+	c := NewConn()
+	feed(t, c, s, func(n int) int { return n })
+	send := func(typ uint16, body []byte) ([]Msg, error) {
+		return c.Feed(ServerToClient, AppendData(nil, true, 0, typ, body))
+	}
+	dest := Rect{Bottom: 10, Right: 10}
+	for id := range uint32(MaxStreams) {
+		if _, err := send(MsgDisplayStreamCreate, streamCreate(0, 1000+id, dest)); err != nil {
+			t.Fatalf("stream %d: %v", id, err)
+		}
+	}
+	if _, err := send(MsgDisplayStreamCreate, streamCreate(0, 1000, dest)); err != nil {
+		t.Fatalf("re-creating a live stream: %v", err)
+	}
+	if _, err := send(MsgDisplayStreamDestroy, u32(1000)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := send(MsgDisplayStreamCreate, streamCreate(0, 5000, dest)); err != nil {
+		t.Fatalf("a stream in the room a destroyed one left: %v", err)
+	}
+	if ms, err := send(MsgDisplayStreamData, streamData(5000, 10)); err != nil || len(ms) != 1 || ms[0].Draw == nil {
+		t.Fatalf("a frame of the newest stream: %s, %v", dump(ms), err)
+	}
+	_, err := send(MsgDisplayStreamCreate, streamCreate(0, 6000, dest))
+	var fe *FeedError
+	if !errors.As(err, &fe) || fe.Dir != ServerToClient || !strings.Contains(err.Error(), "stream") {
+		t.Fatalf("stream %d: %v, want a FeedError for the server", MaxStreams+1, err)
+	}
+	if len(c.streams) > MaxStreams {
+		t.Errorf("%d streams kept, more than MaxStreams %d", len(c.streams), MaxStreams)
+	}
+}
