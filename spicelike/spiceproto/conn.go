@@ -77,6 +77,16 @@ const keepBody = 64
 // uncompressed images of a whole screen, far below this.
 const maxMessage = 256 << 20
 
+// MaxHeld bounds the client bytes a Conn holds between the link message and
+// the server's reply (see Feed). A client sends at most its authentication
+// mechanism and ticket (132 bytes) before it has read the reply.
+const MaxHeld = 64 << 10
+
+// MaxStreams bounds the video streams a display channel may have live at
+// once (created and not yet destroyed). spice-server numbers its streams
+// from a table of 50.
+const MaxStreams = 256
+
 type step int
 
 const (
@@ -101,7 +111,6 @@ type dirState struct {
 	msgSize   int // header + body
 	remaining int
 	pending   []byte // client bytes that arrived while waiting for the reply
-	err       error
 }
 
 // Conn follows one SPICE connection (one channel) in both directions, fed
@@ -111,6 +120,7 @@ type dirState struct {
 type Conn struct {
 	mu   sync.Mutex
 	dirs [2]dirState
+	err  *FeedError // set once the connection cannot be followed
 
 	mess    *LinkMess
 	reply   *LinkReply
@@ -158,49 +168,73 @@ func (c *Conn) MiniHeader() bool {
 // connection this parser can follow.
 var ErrNotSpice = errors.New("spiceproto: cannot follow the connection")
 
+// FeedError is the error Feed returns once a connection cannot be followed.
+// It wraps ErrNotSpice and Err.
+type FeedError struct {
+	// Dir is the direction whose bytes could not be followed. It may differ
+	// from the direction of the Feed that returned the error: client bytes
+	// held until the server's reply are parsed by the Feed of the reply.
+	Dir Direction
+	// Err says what was wrong with them.
+	Err error
+}
+
+func (e *FeedError) Error() string {
+	return fmt.Sprintf("%v: the %s's bytes (%v): %v", ErrNotSpice, dirPeer(e.Dir), e.Dir, e.Err)
+}
+
+// Unwrap returns ErrNotSpice and Err.
+func (e *FeedError) Unwrap() []error { return []error{ErrNotSpice, e.Err} }
+
 // Feed takes the next bytes of direction dir and returns the messages they
-// complete, in order. Bytes the client sends after its link message, before
-// the server's reply has been fed, are held (what the client sends next
-// depends on the reply; a client waits for it, so this happens only when
-// the two directions are fed out of order) and returned, as client
-// messages, by the Feed that delivers the reply. After an error every
-// later Feed of that direction returns the same error: the connection can
-// no longer be followed (its bytes still pass; only the parsing stops).
+// complete, in order.
+//
+// Bytes the client sends after its link message, before the server's reply
+// has been fed, are held (what the client sends next depends on the reply;
+// a client waits for it, so this happens only when the two directions are
+// fed out of order). They are parsed as soon as the reply's last byte is
+// fed, and their messages follow the reply's in what that Feed returns.
+// More than MaxHeld bytes held is an error.
+//
+// The first error (a *FeedError) ends the parsing of the whole connection:
+// that Feed returns the messages completed before the bad bytes and the
+// error, and every later Feed, of either direction, returns no messages
+// and the same error. The connection's bytes still pass; only the parsing
+// stops. Where the bytes are cut into Feeds does not change the messages
+// returned nor the error, as long as the order in which the two
+// directions' bytes are fed is the same.
 func (c *Conn) Feed(dir Direction, b []byte) ([]Msg, error) {
 	if dir != ClientToServer && dir != ServerToClient {
 		return nil, fmt.Errorf("spiceproto: Feed with direction %d", dir)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	d := &c.dirs[dir]
-	if d.err != nil {
-		return nil, d.err
+	if c.err != nil {
+		return nil, c.err
 	}
 	out, err := c.consume(dir, b, nil)
 	if err != nil {
+		c.err = err
 		return out, err
-	}
-	if cs := &c.dirs[ClientToServer]; dir == ServerToClient && c.reply != nil && cs.step == stWaitReply {
-		c.afterReply()
-		held := cs.pending
-		cs.pending = nil
-		if out, err = c.consume(ClientToServer, held, out); err != nil {
-			return out, err
-		}
 	}
 	return out, nil
 }
 
-func (c *Conn) consume(dir Direction, b []byte, out []Msg) ([]Msg, error) {
+// consume parses b as the next bytes of direction dir, appending the
+// messages completed to out.
+func (c *Conn) consume(dir Direction, b []byte, out []Msg) ([]Msg, *FeedError) {
 	d := &c.dirs[dir]
+	fail := func(err error) *FeedError { return &FeedError{Dir: dir, Err: err} }
 	for len(b) > 0 {
 		switch d.step {
 		case stWaitReply:
+			if len(d.pending)+len(b) > MaxHeld {
+				return out, fail(fmt.Errorf("more than %d bytes after the link message before the server's reply was fed; a client waits for the reply (feed each direction's bytes as they pass)", MaxHeld))
+			}
 			d.pending = append(d.pending, b...)
 			return out, nil
 		case stClosed:
-			d.err = fmt.Errorf("%w: %d bytes from the %s after the server refused the link", ErrNotSpice, len(b), dirPeer(dir))
-			return out, d.err
+			return out, fail(errors.New("bytes after the server refused the link"))
 		case stDataBody:
 			n := min(len(b), d.remaining)
 			if keep := keepBody - len(d.buf); keep > 0 {
@@ -209,7 +243,11 @@ func (c *Conn) consume(dir Direction, b []byte, out []Msg) ([]Msg, error) {
 			d.remaining -= n
 			b = b[n:]
 			if d.remaining == 0 {
-				out = append(out, c.finishData(dir))
+				m, err := c.finishData(dir)
+				if err != nil {
+					return out, fail(err)
+				}
+				out = append(out, m)
 				d.expect(stDataHeader, c.headerSize())
 			}
 			continue
@@ -222,11 +260,21 @@ func (c *Conn) consume(dir Direction, b []byte, out []Msg) ([]Msg, error) {
 		}
 		m, err := c.complete(dir)
 		if err != nil {
-			d.err = fmt.Errorf("%w: %s: %w", ErrNotSpice, dirPeer(dir), err)
-			return out, d.err
+			return out, fail(err)
 		}
 		if m != nil {
 			out = append(out, *m)
+		}
+		if cs := &c.dirs[ClientToServer]; m != nil && m.Name == NameLinkReply && cs.step == stWaitReply {
+			// The reply decides how the held client bytes read: parse them
+			// now, before the server's next bytes.
+			c.afterReply()
+			held := cs.pending
+			cs.pending = nil
+			var ferr *FeedError
+			if out, ferr = c.consume(ClientToServer, held, out); ferr != nil {
+				return out, ferr
+			}
 		}
 	}
 	return out, nil
@@ -359,7 +407,10 @@ func (c *Conn) dataHeader(dir Direction) (*Msg, error) {
 	d.msgType, d.msgSize, d.remaining = typ, len(d.buf)+int(size), int(size)
 	d.buf = d.buf[:0]
 	if size == 0 {
-		m := c.finishData(dir)
+		m, err := c.finishData(dir)
+		if err != nil {
+			return nil, err
+		}
 		d.expect(stDataHeader, c.headerSize())
 		return &m, nil
 	}
@@ -368,7 +419,7 @@ func (c *Conn) dataHeader(dir Direction) (*Msg, error) {
 }
 
 // finishData makes the Msg of the data message just read.
-func (c *Conn) finishData(dir Direction) Msg {
+func (c *Conn) finishData(dir Direction) (Msg, error) {
 	d := &c.dirs[dir]
 	var ch ChannelType
 	if c.mess != nil {
@@ -377,9 +428,12 @@ func (c *Conn) finishData(dir Direction) Msg {
 	m := Msg{Dir: dir, Stage: StageData, Type: d.msgType, Size: d.msgSize, Name: MessageName(ch, dir, d.msgType)}
 	switch {
 	case ch == ChannelDisplay && dir == ServerToClient:
-		m.Draw = c.decodeDisplay(d.msgType, d.buf)
+		var err error
+		if m.Draw, err = c.decodeDisplay(d.msgType, d.buf); err != nil {
+			return Msg{}, err
+		}
 	case ch == ChannelInputs && dir == ClientToServer:
 		m.Key = decodeKey(d.msgType, d.buf)
 	}
-	return m
+	return m, nil
 }

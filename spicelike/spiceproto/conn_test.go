@@ -438,3 +438,116 @@ func TestMessageNames(t *testing.T) {
 		t.Error("channel type names")
 	}
 }
+
+// Client bytes held until the reply that turn out not to parse stop the
+// whole connection, with an error naming the client, whether the reply
+// comes alone or with the server's next messages in one Feed.
+func TestHeldClientBytesThatDoNotParse(t *testing.T) {
+	caps := Caps(CapProtocolAuthSelection, CapAuthSpice)
+	c2s := append(LinkMess{ChannelType: ChannelMain, CommonCaps: caps}.Marshal(), u32(99)...) // mechanism 99
+	reply := LinkReply{CommonCaps: caps}.Marshal()
+	rest := append(u32(LinkErrOK), AppendData(nil, false, 1, MsgSetAck, make([]byte, 8))...)
+	want := []string{NameLinkMess, NameLinkReply}
+	for name, s2c := range map[string][][]byte{
+		"one Feed":            {append(append([]byte(nil), reply...), rest...)},
+		"the reply alone":     {reply, rest},
+		"the reply then more": {reply, rest[:4], rest[4:]},
+	} {
+		c := NewConn()
+		got, err := c.Feed(ClientToServer, c2s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first error
+		for i, b := range s2c {
+			ms, err := c.Feed(ServerToClient, b)
+			got = append(got, ms...)
+			switch {
+			case i == 0:
+				first = err
+				var fe *FeedError
+				if !errors.As(err, &fe) || fe.Dir != ClientToServer || !errors.Is(err, ErrNotSpice) || !strings.Contains(err.Error(), "mechanism 99") {
+					t.Fatalf("%s: the reply's Feed returned %v, want a FeedError for the client's mechanism 99", name, err)
+				}
+			case err != first || len(ms) != 0:
+				t.Errorf("%s: Feed %d of the server's bytes returned %s and %v, want nothing and the same error", name, i, dump(ms), err)
+			}
+		}
+		if ms, err := c.Feed(ClientToServer, make([]byte, TicketSize)); err != first || len(ms) != 0 {
+			t.Errorf("%s: the client's next Feed returned %s and %v, want nothing and the same error", name, dump(ms), err)
+		}
+		var names []string
+		for _, m := range got {
+			names = append(names, m.Name)
+		}
+		if !reflect.DeepEqual(names, want) {
+			t.Errorf("%s: messages %v, want %v (nothing of the server's after the reply)", name, names, want)
+		}
+	}
+}
+
+// What is held before the reply is bounded: MaxHeld bytes are held, one
+// more is an error naming the client.
+func TestHeldBytesAreBounded(t *testing.T) {
+	caps := Caps(CapAuthSpice)
+	c := NewConn()
+	if _, err := c.Feed(ClientToServer, LinkMess{ChannelType: ChannelMain, CommonCaps: caps}.Marshal()); err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 1000)
+	held := 0
+	for held+len(chunk) <= MaxHeld {
+		if _, err := c.Feed(ClientToServer, chunk); err != nil {
+			t.Fatalf("after %d bytes held: %v", held, err)
+		}
+		held += len(chunk)
+	}
+	_, err := c.Feed(ClientToServer, chunk)
+	var fe *FeedError
+	if !errors.As(err, &fe) || fe.Dir != ClientToServer || !strings.Contains(err.Error(), "before the server's reply") {
+		t.Fatalf("%d bytes held and %d more: %v, want a FeedError for the client", held, len(chunk), err)
+	}
+	if n := len(c.dirs[ClientToServer].pending); n > MaxHeld {
+		t.Errorf("%d bytes held, more than MaxHeld %d", n, MaxHeld)
+	}
+}
+
+// The stream table is bounded: MaxStreams live streams are followed,
+// destroying one makes room, re-creating an id takes none, and one more is
+// an error naming the server.
+func TestStreamTableIsBounded(t *testing.T) {
+	s := &session{}
+	caps := Caps(CapProtocolAuthSelection, CapAuthSpice, CapMiniHeader)
+	s.link(ChannelDisplay, caps, caps, true)
+	c := NewConn()
+	feed(t, c, s, func(n int) int { return n })
+	send := func(typ uint16, body []byte) ([]Msg, error) {
+		return c.Feed(ServerToClient, AppendData(nil, true, 0, typ, body))
+	}
+	dest := Rect{Bottom: 10, Right: 10}
+	for id := range uint32(MaxStreams) {
+		if _, err := send(MsgDisplayStreamCreate, streamCreate(0, 1000+id, dest)); err != nil {
+			t.Fatalf("stream %d: %v", id, err)
+		}
+	}
+	if _, err := send(MsgDisplayStreamCreate, streamCreate(0, 1000, dest)); err != nil {
+		t.Fatalf("re-creating a live stream: %v", err)
+	}
+	if _, err := send(MsgDisplayStreamDestroy, u32(1000)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := send(MsgDisplayStreamCreate, streamCreate(0, 5000, dest)); err != nil {
+		t.Fatalf("a stream in the room a destroyed one left: %v", err)
+	}
+	if ms, err := send(MsgDisplayStreamData, streamData(5000, 10)); err != nil || len(ms) != 1 || ms[0].Draw == nil {
+		t.Fatalf("a frame of the newest stream: %s, %v", dump(ms), err)
+	}
+	_, err := send(MsgDisplayStreamCreate, streamCreate(0, 6000, dest))
+	var fe *FeedError
+	if !errors.As(err, &fe) || fe.Dir != ServerToClient || !strings.Contains(err.Error(), "stream") {
+		t.Fatalf("stream %d: %v, want a FeedError for the server", MaxStreams+1, err)
+	}
+	if len(c.streams) > MaxStreams {
+		t.Errorf("%d streams kept, more than MaxStreams %d", len(c.streams), MaxStreams)
+	}
+}

@@ -1,5 +1,7 @@
 package spiceproto
 
+import "fmt"
+
 // Offsets into the bodies this package decodes (spice-common's spice.proto,
 // as marshalled: packed, little-endian).
 const (
@@ -40,30 +42,35 @@ func rectAt(b []byte, o int) Rect {
 
 // decodeDisplay reads what a display message draws from the first bytes
 // of its body, and follows the surfaces and streams it needs for that. A
-// body too short for its type draws nothing.
-func (c *Conn) decodeDisplay(t uint16, b []byte) *Draw {
+// body too short for its type draws nothing. A stream_create that would
+// make more than MaxStreams streams live is an error.
+func (c *Conn) decodeDisplay(t uint16, b []byte) (*Draw, error) {
 	draw := func(surface uint32, box Rect, stream bool) *Draw {
 		return &Draw{Surface: surface, Primary: surface == c.primary, Box: box, Stream: stream}
 	}
 	switch {
 	case IsDraw(t):
 		if len(b) >= baseLen {
-			return draw(le.Uint32(b[baseSurface:]), rectAt(b, baseBox), false)
+			return draw(le.Uint32(b[baseSurface:]), rectAt(b, baseBox), false), nil
 		}
 	case t == MsgDisplayStreamCreate:
 		if len(b) >= createLen {
-			c.streams[le.Uint32(b[createID:])] = streamInfo{surface: le.Uint32(b[createSurface:]), dest: rectAt(b, createDest)}
+			id := le.Uint32(b[createID:])
+			if _, ok := c.streams[id]; !ok && len(c.streams) >= MaxStreams {
+				return nil, fmt.Errorf("stream_create of video stream %d with %d streams live; more than %d is not a SPICE server's stream table (spice-server keeps 50)", id, len(c.streams), MaxStreams)
+			}
+			c.streams[id] = streamInfo{surface: le.Uint32(b[createSurface:]), dest: rectAt(b, createDest)}
 		}
 	case t == MsgDisplayStreamData:
 		if len(b) >= streamDataLen {
 			if s, ok := c.streams[le.Uint32(b[streamID:])]; ok {
-				return draw(s.surface, s.dest, true)
+				return draw(s.surface, s.dest, true), nil
 			}
 		}
 	case t == MsgDisplayStreamDataSized:
 		if len(b) >= sizedLen {
 			if s, ok := c.streams[le.Uint32(b[streamID:])]; ok {
-				return draw(s.surface, rectAt(b, sizedDest), true)
+				return draw(s.surface, rectAt(b, sizedDest), true), nil
 			}
 		}
 	case t == MsgDisplayStreamDestroy:
@@ -77,7 +84,7 @@ func (c *Conn) decodeDisplay(t uint16, b []byte) *Draw {
 			c.primary = le.Uint32(b[baseSurface:])
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // decodeKey reads a key message of the inputs channel.

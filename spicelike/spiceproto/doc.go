@@ -53,6 +53,13 @@
 // One Conn per TCP connection, fed from each direction's goroutine as the
 // bytes pass; Feed returns the messages completed by the bytes given. A
 // connection the parser cannot follow (not SPICE, a protocol version it
-// does not know, SASL) makes Feed return an error wrapping ErrNotSpice,
-// and the bytes should go on passing unchanged.
+// does not know, SASL) makes Feed return a *FeedError, which wraps
+// ErrNotSpice and names the direction whose bytes were bad; the bytes
+// should go on passing unchanged. That error ends the parsing of the
+// connection: every later Feed, of either direction, returns it again.
+//
+// What a Conn keeps is bounded whatever it is fed: the first bytes of the
+// part being read, at most MaxHeld client bytes waiting for the server's
+// reply, and at most MaxStreams live video streams. Going beyond a bound
+// is an error, as for any other bytes that are not SPICE.
 package spiceproto
