@@ -16,6 +16,15 @@
 // command is one command run by the shell as "sh -c 'exec COMMAND'", so
 // quoting and variables work; its output goes to stderr, prefixed.
 //
+// The client command starts once the server command listens: by default
+// once any TCP listener or unconnected UDP socket appears in the server
+// namespace, or on the port -server-port names (tcp:5201, udp:4433,
+// 5201). overlink looks every 20 ms, for at most -server-wait (10 s); a
+// server command that does not listen by then, or exits first, ends the
+// run with status 1 and a message saying what was waited for. For a
+// server command that opens no socket, -server-port none starts the
+// client after -server-wait, whatever the server does.
+//
 // # Processes and signals
 //
 // Each command runs in a PID namespace of its own under a small init
@@ -29,9 +38,9 @@
 // SIGINT, SIGTERM, SIGHUP and SIGQUIT are caught from the start, and what
 // they do depends on when they come:
 //
-//   - while the link is built, or while the server command is given
-//     -server-wait to start: the run ends at once (the client command
-//     never starts) and overlink exits with 128 + the signal;
+//   - while the link is built, or while overlink waits for the server
+//     command to listen: the run ends at once (the client command never
+//     starts) and overlink exits with 128 + the signal;
 //   - while the client command runs: they are passed on to it, and it
 //     decides (an interactive shell ignores SIGINT and SIGTERM, as it
 //     would anywhere). When overlink runs in the foreground of a terminal,
@@ -65,6 +74,6 @@
 // then run as root of that namespace). Exit status: the client command's
 // own (128 + the signal when a signal ended it), 128 + the signal when a
 // signal ended the run before the client command did, 2 for a usage error
-// or a -record that cannot be written, 1 when the link could not be built
-// or a command not started.
+// or a -record that cannot be written, 1 when the link could not be built,
+// a command not started, or the server command did not listen.
 package main

@@ -22,6 +22,7 @@ type config struct {
 	record     string // "" for none
 	queue      bool
 	serverWait time.Duration
+	serverPort listenWant // what the server command must listen on before the client starts
 	grace      time.Duration
 }
 
@@ -35,7 +36,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	offload := fs.String("offload", "keep", "keep: the ends keep the kernel's segmentation offloads, so programs send and receive super-packets as on a host and the link carries gigabits (the emulator still judges every wire segment); wire: every device pinned to wire-sized packets, as the bench's matrices run")
 	record := fs.String("record", "", "write a JSON record (the link as applied, its counters, the client's exit status) to this file on exit; none by default (a one-line summary goes to stderr instead)")
 	queue := fs.Bool("queue", false, "sample the server end's egress queue every millisecond into the record (needs -record)")
-	serverWait := fs.Duration("server-wait", 500*time.Millisecond, "how long to give the server command to start listening before the client command starts")
+	serverWait := fs.Duration("server-wait", 10*time.Second, "how long the server command has to start listening (see -server-port) before overlink gives up with status 1; with -server-port none, how long the client command waits for it regardless")
+	serverPort := fs.String("server-port", "any", "what the server command listens on before the client command starts: tcp:PORT, udp:PORT, PORT (either), any (any TCP listener or unconnected UDP socket new in the server namespace), or none (it opens no socket: the client starts after -server-wait)")
 	grace := fs.Duration("grace", 2*time.Second, "how long the server command has to exit after SIGTERM before it is killed (a signal to overlink meanwhile kills it at once)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: overlink [flags] [--] [command [args...]]\n\n"+
@@ -66,6 +68,14 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	default:
 		errs = append(errs, fmt.Errorf("-backend %q: want netem, emulator or empty", *backend))
 	}
+	if c.serverPort, err = parseListenWant(*serverPort); err != nil {
+		errs = append(errs, fmt.Errorf("-server-port %w", err))
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if (f.Name == "server-port" || f.Name == "server-wait") && c.server == "" {
+			errs = append(errs, fmt.Errorf("-%s is about the server command: give -server too, or leave -%s out", f.Name, f.Name))
+		}
+	})
 	if c.serverWait < 0 || c.grace < 0 {
 		errs = append(errs, errors.New("-server-wait and -grace must not be negative"))
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -166,9 +167,19 @@ func (s *session) buildLink() error {
 	}
 }
 
-// startServer starts the server command and gives it -server-wait to come
-// up; a signal meanwhile ends the run.
+// startServer starts the server command and waits until it listens as
+// -server-port says, for at most -server-wait (with -server-port none, it
+// waits -server-wait); a signal meanwhile ends the run, and so does the
+// server command ending first.
 func (s *session) startServer() error {
+	want := s.c.serverPort
+	var before []socket
+	if !want.none {
+		var err error
+		if before, err = listening(s.link.Server()); err != nil {
+			return fmt.Errorf("reading the server namespace's sockets: %w; give -server-port none to wait a fixed -server-wait instead", err)
+		}
+	}
 	s.server = command(s.rec.ServerCommand, s.env)
 	s.server.Stdout = prefixed(s.stderr, "server: ")
 	s.server.Stderr = s.server.Stdout
@@ -182,15 +193,85 @@ func (s *session) startServer() error {
 	}
 	s.serverDone = make(chan error, 1)
 	go func() { s.serverDone <- s.server.Wait() }()
-	select {
-	case err := <-s.serverDone:
-		s.serverDone <- err // for stopServer
-		return fmt.Errorf("the server command %q ended before the client started: %v", s.rec.ServerCommand, err)
-	case <-time.After(s.c.serverWait):
-		return nil
-	case sig := <-s.sigs:
-		return interrupted{sig.(syscall.Signal), "while the server command was starting"}
+	deadline := time.NewTimer(s.c.serverWait)
+	defer deadline.Stop()
+	var poll <-chan time.Time
+	if !want.none {
+		t := time.NewTicker(listenPoll)
+		defer t.Stop()
+		poll = t.C
 	}
+	var socks []socket
+	look := func() (bool, error) {
+		var err error
+		if socks, err = listening(s.link.Server()); err != nil {
+			return false, fmt.Errorf("reading the server namespace's sockets: %w; give -server-port none to wait a fixed -server-wait instead", err)
+		}
+		return want.met(socks, before), nil
+	}
+	for {
+		select {
+		case err := <-s.serverDone:
+			s.serverDone <- err // for stopServer
+			return fmt.Errorf("the server command %q exited with status %d before %s; its output is above, each line prefixed \"server: \"",
+				s.rec.ServerCommand, exitCode(s.server, err), waitedFor(want))
+		case <-poll:
+			if ok, err := look(); ok || err != nil {
+				return err
+			}
+		case <-deadline.C:
+			if want.none {
+				return nil
+			}
+			if ok, err := look(); ok || err != nil {
+				return err
+			}
+			msg := fmt.Sprintf("the server command did not listen on %s within %v; raise -server-wait, or check the server's output (each line prefixed \"server: \")", want, s.c.serverWait)
+			if other := newSockets(socks, before); len(other) > 0 {
+				msg += fmt.Sprintf(" and -server-port (it listens on %s)", joinSockets(other))
+			} else {
+				msg += ", or give -server-port none if it opens no socket"
+			}
+			return errors.New(msg)
+		case sig := <-s.sigs:
+			return interrupted{sig.(syscall.Signal), "while the server command was starting"}
+		}
+	}
+}
+
+// listenPoll is how often startServer looks at the server namespace's
+// sockets.
+const listenPoll = 20 * time.Millisecond
+
+// waitedFor says what startServer was waiting for, for a message.
+func waitedFor(w listenWant) string {
+	if w.none {
+		return "the client command started (-server-port none)"
+	}
+	return "it listened on " + w.String()
+}
+
+// newSockets are the sockets of socks not in before.
+func newSockets(socks, before []socket) []socket {
+	var out []socket
+	for _, s := range socks {
+		if !containsSocket(before, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// joinSockets lists socks for a message.
+func joinSockets(socks []socket) string {
+	var b strings.Builder
+	for i, s := range socks {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(s.String())
+	}
+	return b.String()
 }
 
 // runClient runs the client command to its end, passing signals on to it.
