@@ -57,17 +57,27 @@
 // # The record
 //
 // With -record FILE it writes, on exit, a JSON record to FILE: the
-// profile, the link as applied, the backend, the client command's exit
-// status, the emulator's own counters (received, forwarded, drops by
-// cause, lateness), each end's egress counters and, with -queue, the
-// server end's queue samples. Without -record it writes nothing (not
-// into the current directory, which is the repository when run as above)
-// and prints one line on stderr instead: how long it ran, the client's
-// status and each end's packet count. FILE is checked before anything
-// starts: a path that cannot be written (a directory, below a file, in a
-// directory this user cannot write) is refused with status 2. A record
-// that still fails to be written at the end is reported on stderr; the
-// exit status remains the client's.
+// profile, the link as applied, the backend and offload mode, the client
+// command's exit status, the emulator's own counters, each end's egress
+// counters and, with -queue, the server end's queue samples. The
+// emulator counts wire segments (a super-packet counts as each of its
+// segments): per direction, what it received, forwarded and dropped by
+// cause, what it still held when the counters were read (they are read
+// once two readings 5 ms apart agree), and how late it wrote frames; so
+// that received + duplicates = forwarded + drops + held. The egress
+// counters count device writes, where a super-packet is one. Without
+// -record it writes nothing (not into the current directory, which is
+// the repository when run as above) and prints a short summary on stderr
+// instead: how long it ran, the client's status, each direction's wire
+// segments, drops by cause and lateness, and each end's device writes.
+// Either way it warns on stderr when the emulator's counters say the link
+// was not what the profile says: frames the host lost (socket drops, send
+// errors, frames too large) or a 99th percentile lateness above 1 ms (the
+// bench's threshold), with the limit drops that lateness makes more of.
+// FILE is checked before anything starts: a path that cannot be written
+// (a directory, below a file, in a directory this user cannot write) is
+// refused with status 2. A record that still fails to be written at the
+// end is reported on stderr; the exit status remains the client's.
 //
 // It runs as root, or as an ordinary user where unprivileged user
 // namespaces are allowed (it re-executes itself inside one; the commands

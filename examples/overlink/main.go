@@ -34,7 +34,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	backend := fs.String("backend", "", "link backend: netem, emulator, or empty to choose (netem where the kernel has it)")
 	seed := fs.Uint64("seed", 0, "emulator loss seed (0: random, recorded)")
 	offload := fs.String("offload", "keep", "keep: the ends keep the kernel's segmentation offloads, so programs send and receive super-packets as on a host and the link carries gigabits (the emulator still judges every wire segment); wire: every device pinned to wire-sized packets, as the bench's matrices run")
-	record := fs.String("record", "", "write a JSON record (the link as applied, its counters, the client's exit status) to this file on exit; none by default (a one-line summary goes to stderr instead)")
+	record := fs.String("record", "", "write a JSON record (the link as applied, its counters, the client's exit status) to this file on exit; none by default (a short summary goes to stderr instead)")
 	queue := fs.Bool("queue", false, "sample the server end's egress queue every millisecond into the record (needs -record)")
 	serverWait := fs.Duration("server-wait", 10*time.Second, "how long the server command has to start listening (see -server-port) before overlink gives up with status 1; with -server-port none, how long the client command waits for it regardless")
 	serverPort := fs.String("server-port", "any", "what the server command listens on before the client command starts: tcp:PORT, udp:PORT, PORT (either), any (any TCP listener or unconnected UDP socket new in the server namespace), or none (it opens no socket: the client starts after -server-wait)")

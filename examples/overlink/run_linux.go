@@ -150,6 +150,7 @@ func (s *session) buildLink() error {
 		}
 		s.link = b.link
 		s.rec.Backend, s.rec.Mode, s.rec.Applied = string(b.link.Backend()), string(b.link.Mode()), b.link.Applied()
+		s.rec.Offload = s.c.offload.String()
 		return nil
 	case sig := <-s.sigs:
 		cancel()
@@ -327,8 +328,9 @@ func (s *session) readCounters() {
 	if err := s.link.Err(); err != nil {
 		s.rec.LinkError = err.Error()
 	}
-	if sh, ok := s.link.Instruments().ShaperStats(); ok {
-		s.rec.Shaper = &sh
+	if sh, settled, ok := settledShaperStats(s.link); ok {
+		s.rec.Shaper = newShaperRecord(sh)
+		s.rec.Shaper.Unsettled = !settled
 	}
 	s.rec.Egress = map[string]shapedlink.EgressCounters{}
 	for _, e := range []shapedlink.End{shapedlink.ServerEnd, shapedlink.ClientEnd} {
@@ -336,6 +338,39 @@ func (s *session) readCounters() {
 			s.rec.Egress[e.String()] = ec
 		}
 	}
+}
+
+// settledShaperStats reads the emulator's counters until two readings
+// 5 ms apart agree, so that no frame was between two counters when they
+// were read (the shaper publishes them one at a time while it runs); after
+// 200 ms of readings that never agree, it returns the last with settled
+// false. ok is false without an emulator.
+func settledShaperStats(l *shapedlink.Link) (r shapedlink.ShaperReport, settled, ok bool) {
+	if r, ok = l.Instruments().ShaperStats(); !ok {
+		return r, false, false
+	}
+	for range 40 {
+		time.Sleep(5 * time.Millisecond)
+		again, _ := l.Instruments().ShaperStats()
+		if sameCounters(r, again) {
+			return again, true, true
+		}
+		r = again
+	}
+	return r, false, true
+}
+
+// sameCounters reports whether a and b hold the same counters.
+func sameCounters(a, b shapedlink.ShaperReport) bool {
+	if len(a.Directions) != len(b.Directions) {
+		return false
+	}
+	for i := range a.Directions {
+		if a.Directions[i].ShaperCounters != b.Directions[i].ShaperCounters {
+			return false
+		}
+	}
+	return true
 }
 
 // command is an exec.Cmd for args, to be started with Namespace.Start (in
