@@ -79,6 +79,13 @@
 // refused with status 2. A record that still fails to be written at the
 // end is reported on stderr; the exit status remains the client's.
 //
+// -offload keep (the default) suits programs that want a host's
+// throughput. Choose -offload wire for wire-sized queue slots (netem and
+// the ends' qdiscs count a super-packet as one packet), to compare with
+// the bench's runs and its offload evidence, or for a link of a few
+// hundred Mbit/s or less: on a small machine wire-sized ends carry about
+// that much, and above it the host, not the profile, sets the rate.
+//
 // It runs as root, or as an ordinary user where unprivileged user
 // namespaces are allowed (it re-executes itself inside one; the commands
 // then run as root of that namespace). Exit status: the client command's

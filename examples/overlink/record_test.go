@@ -18,7 +18,8 @@ func TestHelpShowsGrammar(t *testing.T) {
 	if _, err := parseFlags([]string{"-h"}, &out); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("-h: %v", err)
 	}
-	wants := []string{shapedlink.ProfileGrammar, "none by default"}
+	// When to choose -offload wire, too.
+	wants := []string{shapedlink.ProfileGrammar, "none by default", "wire-sized queue slots", "offload evidence", "a few hundred Mbit/s or less on a small machine"}
 	for _, k := range shapedlink.OptionKeys() {
 		wants = append(wants, "  "+k+"=")
 	}
