@@ -186,5 +186,8 @@
 // not be (its link, a probe, a bulk flow, the loss run, an iperf3 flow, a
 // discipline's run, the flood or the transfer failed),
 // with "N of M measurements failed" on stderr after the figures of what
-// was measured; 2 for a usage error. -render measures nothing and exits 0.
+// was measured; 2 for a usage error. -render measures nothing and exits 0,
+// or 1 when the file is not a report it reads: missing, not a regular file
+// (a pipe or a device is refused without reading it), over 64 MiB, or not
+// a -json report.
 package main

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shakenfist/quicbench/examples/internal/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
@@ -155,13 +156,19 @@ func main() {
 	}
 }
 
+// maxReportBytes bounds the report -render reads: a -json report of every
+// measurement is tens of kilobytes.
+const maxReportBytes = 64 << 20
+
 // render prints the table for the report saved with -json at path and
 // returns the exit status: rendering measures nothing, so it does not
-// fail for what the report records; it says what that is.
+// fail for what the report records; it says what that is. It reads a
+// regular file only, of at most maxReportBytes, and does not wait on a
+// pipe.
 func render(path string) int {
-	b, err := os.ReadFile(path)
+	b, err := results.ReadFile(path, maxReportBytes)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "calibrate:", err)
+		fmt.Fprintln(os.Stderr, "calibrate: -render:", err)
 		return 1
 	}
 	var rep Report

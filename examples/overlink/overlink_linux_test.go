@@ -22,7 +22,14 @@ import (
 // The test binary is also the command: the tests run overlink as a user
 // would, with programs nobody here wrote (Debian's ping and iperf3) on
 // the other side of the link.
-func TestMain(m *testing.M) { cmdtest.Main(m, main) }
+// Started with helperArg first, it is a small server or client for the
+// commands of a test instead (see helper_linux_test.go).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == helperArg {
+		os.Exit(helper(os.Args[2:]))
+	}
+	cmdtest.Main(m, main)
+}
 
 // need skips unless links can be built here and tool is installed.
 func need(t *testing.T, tool, pkg string) {
@@ -151,7 +158,7 @@ func TestKilledLeavesNothing(t *testing.T) {
 	dir := cmdtest.OpenDir(t, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := cmdtest.Command(ctx, t, 0, dir, "-profile", "20:10",
+	cmd := cmdtest.Command(ctx, t, 0, dir, "-profile", "20:10", "-server-port", "none", "-server-wait", "500ms",
 		"-server", `sh -c "setsid sh -c 'sleep 301 </dev/null >/dev/null 2>&1 &'; sleep 302"`,
 		"--", "sh", "-c", "sleep 300; true")
 	// Every process of this run carries the token in its environment, so

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/results"
@@ -16,9 +17,12 @@ import (
 
 // Record is what overlink writes on exit, with -record.
 type Record struct {
-	Profile       string    `json:"profile"`
-	Backend       string    `json:"backend"`
-	Mode          string    `json:"mode"`
+	Profile string `json:"profile"`
+	Backend string `json:"backend"`
+	Mode    string `json:"mode"`
+	// Offload is how the ends handled segmentation offload: "keep" or
+	// "wire" (-offload).
+	Offload       string    `json:"offload"`
 	Applied       []string  `json:"applied"`
 	ServerCommand []string  `json:"server_command,omitempty"`
 	ClientCommand []string  `json:"client_command"`
@@ -31,10 +35,12 @@ type Record struct {
 	// signal that ended it; -1 when it did not run to its end (Error says
 	// why).
 	ExitCode int `json:"exit_code"`
-	// Shaper is the emulator's own account (nil with netem).
-	Shaper *shapedlink.ShaperReport `json:"shaper,omitempty"`
-	// Egress is each end's egress-hook counters: every packet that left it,
-	// and those longer than one wire packet.
+	// Shaper is the emulator's own account (nil with netem), in wire
+	// segments: a super-packet counts as each of its segments.
+	Shaper *ShaperRecord `json:"shaper,omitempty"`
+	// Egress is each end's egress-hook counters, in device writes: every
+	// packet that left it (a super-packet counts once), and those longer
+	// than one wire packet.
 	Egress map[string]shapedlink.EgressCounters `json:"egress,omitempty"`
 	// Queue is the server end's egress queue, sampled every millisecond
 	// (with -queue).
@@ -43,6 +49,54 @@ type Record struct {
 	// shaper exited): what the command measured is then not the link's.
 	LinkError string `json:"link_error,omitempty"`
 	Error     string `json:"error,omitempty"`
+}
+
+// ShaperRecord is the emulator's scheduling priority and both directions'
+// counters, server->client first, as read once the client command ended.
+type ShaperRecord struct {
+	Priority   string            `json:"priority"`
+	Directions []DirectionRecord `json:"directions"`
+	// Unsettled says the counters still moved while they were read (the
+	// link carried traffic for all of the reading's 200 ms): the shaper
+	// publishes them one at a time, so a direction's balance may then be
+	// off by the frames that moved between two counters.
+	Unsettled bool `json:"unsettled,omitempty"`
+}
+
+// DirectionRecord is one direction's counters (shapedlink.ShaperStats)
+// and what the shaper held when they were read, so that they balance:
+//
+//	received + duplicates = forwarded + loss + limit + queue + codel +
+//	                        blackout + send errors + oversize + held
+//
+// (socket and unreadable drops are frames the shaper never received).
+type DirectionRecord struct {
+	shapedlink.ShaperStats
+	// Held is the wire segments in the shaper's queue and delay line
+	// when the counters were read, HeldBytes their bytes.
+	Held      uint64 `json:"held"`
+	HeldBytes uint64 `json:"held_bytes"`
+}
+
+// newShaperRecord is r as the record keeps it.
+func newShaperRecord(r shapedlink.ShaperReport) *ShaperRecord {
+	out := &ShaperRecord{Priority: r.Priority}
+	for _, d := range r.Directions {
+		out.Directions = append(out.Directions, DirectionRecord{ShaperStats: d, Held: d.Packets, HeldBytes: d.Bytes})
+	}
+	return out
+}
+
+// Dropped is every wire segment the shaper received and did not forward
+// or hold.
+func (d DirectionRecord) Dropped() uint64 {
+	return d.LossDrops + d.LimitDrops + d.QueueDrops + d.CoDelDrops + d.BlackoutDrops + d.SendErrors + d.OversizeDrops
+}
+
+// Imbalance is received + duplicates less forwarded, dropped and held:
+// zero when the counters account for every wire segment.
+func (d DirectionRecord) Imbalance() int64 {
+	return int64(d.Received+d.Duplicates) - int64(d.Forwarded+d.Dropped()+d.Held)
 }
 
 // checkRecordPath says why a record could not be written to path ("" for
@@ -84,12 +138,21 @@ func checkRecordPath(path string) error {
 	return os.Remove(f.Name())
 }
 
-// finish writes the record where -record asks, or a one-line summary on
-// stderr without it. A record that cannot be written is reported on
-// stderr; it does not change the exit status, which is the client's.
+// finish writes the record where -record asks, or a short summary on
+// stderr without it; warnings about the link go to stderr either way. A
+// record that cannot be written is reported on stderr; it does not change
+// the exit status, which is the client's.
 func finish(c config, rec *Record, stderr io.Writer) {
 	if c.record == "" {
-		fmt.Fprintln(stderr, "overlink:", summary(rec))
+		for _, line := range summary(rec) {
+			fmt.Fprintln(stderr, "overlink:", line)
+		}
+	}
+	for _, w := range warnings(rec) {
+		fmt.Fprintln(stderr, "overlink: warning:", w)
+	}
+	if c.record == "" {
+		fmt.Fprintln(stderr, "overlink: -record FILE keeps the link as applied and its counters as JSON")
 		return
 	}
 	if err := results.WriteJSON(c.record, rec); err != nil {
@@ -97,19 +160,120 @@ func finish(c config, rec *Record, stderr io.Writer) {
 	}
 }
 
-// summary is one line on how the run went, naming -record.
-func summary(rec *Record) string {
+// summary is a few lines on how the run went: how long, the client's
+// status, what the emulator did with the wire segments of each direction,
+// and what each end wrote to its device.
+func summary(rec *Record) []string {
 	s := fmt.Sprintf("%.1f s over %s", rec.Finished.Sub(rec.Started).Seconds(), rec.Profile)
 	if rec.Backend != "" {
-		s += " (" + rec.Backend + ")"
+		s += " (" + rec.Backend + ", offload " + rec.Offload + ")"
 	}
 	if rec.ExitCode >= 0 {
 		s += fmt.Sprintf("; the client exited %d", rec.ExitCode)
 	} else {
 		s += "; the client did not run to its end"
 	}
-	if srv, ok := rec.Egress["server"]; ok {
-		s += fmt.Sprintf("; packets sent: server %d, client %d", srv.All.Packets, rec.Egress["client"].All.Packets)
+	lines := []string{s}
+	if rec.Shaper != nil {
+		for _, d := range rec.Shaper.Directions {
+			lines = append(lines, directionLine(d))
+		}
 	}
-	return s + "; -record FILE keeps the link as applied and its counters as JSON"
+	if srv, ok := rec.Egress["server"]; ok {
+		cli := rec.Egress["client"]
+		lines = append(lines, fmt.Sprintf("device writes (a super-packet is one): server %s, client %s", writesText(srv), writesText(cli)))
+	}
+	return lines
+}
+
+// directionLine is one direction's account in wire segments.
+func directionLine(d DirectionRecord) string {
+	s := fmt.Sprintf("%s: %d wire segments in, %d forwarded (%s), %d dropped", d.Direction, d.Received, d.Forwarded, bytesText(d.ForwardedBytes), d.Dropped())
+	var causes []string
+	for _, c := range []struct {
+		name string
+		n    uint64
+	}{
+		{"loss", d.LossDrops}, {"limit", d.LimitDrops}, {"queue discipline's limit", d.QueueDrops}, {"codel", d.CoDelDrops},
+		{"blackout", d.BlackoutDrops}, {"send errors", d.SendErrors}, {"oversize", d.OversizeDrops},
+	} {
+		if c.n > 0 {
+			causes = append(causes, fmt.Sprintf("%s %d", c.name, c.n))
+		}
+	}
+	if len(causes) > 0 {
+		s += " (" + strings.Join(causes, ", ") + ")"
+	}
+	if d.Duplicates > 0 {
+		s += fmt.Sprintf(", %d duplicated", d.Duplicates)
+	}
+	s += fmt.Sprintf(", %d held", d.Held)
+	if d.SocketDrops+d.UnreadableDrops > 0 {
+		s += fmt.Sprintf("; before the emulator read them the kernel dropped %d", d.SocketDrops+d.UnreadableDrops)
+	}
+	return s + fmt.Sprintf("; late p99 %.2f ms", d.LateP99Ms)
+}
+
+// writesText is an end's device writes: how many, how many of them
+// super-packets, and their bytes.
+func writesText(e shapedlink.EgressCounters) string {
+	return fmt.Sprintf("%d (%d super-packets, %s)", e.All.Packets, e.Oversize.Packets, bytesText(e.All.Bytes))
+}
+
+// bytesText is n bytes in a unit that suits it.
+func bytesText(n uint64) string {
+	switch f := float64(n); {
+	case n < 10_000:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 10_000_000:
+		return fmt.Sprintf("%.1f kB", f/1e3)
+	case n < 10_000_000_000:
+		return fmt.Sprintf("%.1f MB", f/1e6)
+	default:
+		return fmt.Sprintf("%.2f GB", f/1e9)
+	}
+}
+
+// lateLimit is the emulator lateness (99th percentile, either direction)
+// above which overlink warns that the host, not the profile, timed the
+// link: the bench's own threshold (report.ShaperLateLimit).
+const lateLimit = time.Millisecond
+
+// warnings say where the emulator's counters show that the link was not
+// what the profile says: frames the host lost (the kernel before the
+// emulator read them, failed writes, frames too large for it) or a
+// lateness tail above lateLimit, and with it limit drops that frames held
+// late made more of.
+func warnings(rec *Record) []string {
+	if rec.Shaper == nil {
+		return nil
+	}
+	var out []string
+	for _, d := range rec.Shaper.Directions {
+		host := d.SocketDrops + d.UnreadableDrops + d.SendErrors + d.OversizeDrops
+		if host > 0 {
+			out = append(out, fmt.Sprintf("%s: the host lost %d wire segments (socket %d, unreadable %d, send errors %d, oversize %d): the profile did not drop them",
+				d.Direction, host, d.SocketDrops, d.UnreadableDrops, d.SendErrors, d.OversizeDrops))
+		}
+		if d.LateP99Ms > float64(lateLimit)/float64(time.Millisecond) {
+			w := fmt.Sprintf("%s: the emulator wrote frames late (p99 %.2f ms, max %.2f ms, over %v): the host, not the profile, set this direction's timing and rate",
+				d.Direction, d.LateP99Ms, d.LateMaxMs, lateLimit)
+			if d.LimitDrops > 0 {
+				w += fmt.Sprintf(", and frames held past their due time took places in the limit, so some of its %d limit drops are the host's", d.LimitDrops)
+			}
+			if strings.HasPrefix(rec.Shaper.Priority, "SCHED_OTHER") {
+				w += "; the emulator ran without real-time priority (" + rec.Shaper.Priority + ")"
+			}
+			if rec.Offload == shapedlink.OffloadWire.String() {
+				w += "; -offload keep carries high rates with far fewer frames"
+			} else {
+				w += "; a lower rate, or a less busy machine, keeps the link the profile's"
+			}
+			out = append(out, w)
+		}
+	}
+	if rec.Shaper.Unsettled {
+		out = append(out, "the link still carried traffic while its counters were read: a direction's counts may disagree by the frames that moved meanwhile")
+	}
+	return out
 }

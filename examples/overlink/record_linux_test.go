@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,5 +77,64 @@ func TestNoRecordByDefault(t *testing.T) {
 	}
 	if len(files) > 0 {
 		t.Errorf("overlink wrote %v into its current directory without -record", files)
+	}
+}
+
+// TestRecordBalances: a real record accounts for every wire segment the
+// emulator received, per direction: received + duplicates = forwarded +
+// drops by cause + held. The client sends a burst far larger than a slow
+// direction's limit, with loss, and exits at once, so that the emulator
+// still holds frames when the record is made (the record used to leave
+// the held count out, and such runs came out short).
+func TestRecordBalances(t *testing.T) {
+	shapedlinktest.Need(t)
+	dir := cmdtest.OpenDir(t, 0)
+	recPath := filepath.Join(dir, "rec.json")
+	// Up: 1042-byte frames at 0.1 Mbit/s, one every 83 ms, ten held at
+	// most; the burst leaves the client in far less than that.
+	r := runSelf(t, func(self string) []string {
+		return []string{"-profile", "20:100,up.rate=0.1,up.limit=10,up.loss=10", "-backend", "emulator", "-seed", "7", "-record", recPath,
+			"--", self, helperArg, "send", "198.18.0.1:9", "60", "1000"}
+	})
+	if r.Code != 0 {
+		t.Fatalf("%v", r)
+	}
+	raw, err := os.ReadFile(recPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys struct {
+		Shaper struct {
+			Directions []map[string]any `json:"directions"`
+		} `json:"shaper"`
+	}
+	if err := json.Unmarshal(raw, &keys); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range keys.Shaper.Directions {
+		if _, ok := d["held"]; !ok {
+			t.Errorf("direction %v of the record has no held count", d["direction"])
+		}
+	}
+	rec := readRecord(t, recPath)
+	if rec.Shaper == nil || len(rec.Shaper.Directions) != 2 {
+		t.Fatalf("the record has no emulator counters for both directions: %+v", rec.Shaper)
+	}
+	if rec.Shaper.Unsettled {
+		t.Fatalf("the counters were still moving when the record was made: %+v", rec.Shaper)
+	}
+	for _, d := range rec.Shaper.Directions {
+		in := d.Received + d.Duplicates
+		out := d.Forwarded + d.LossDrops + d.LimitDrops + d.QueueDrops + d.CoDelDrops + d.BlackoutDrops + d.SendErrors + d.OversizeDrops + d.Held
+		t.Logf("%s: received %d duplicates %d forwarded %d loss %d limit %d held %d", d.Direction, d.Received, d.Duplicates, d.Forwarded, d.LossDrops, d.LimitDrops, d.Held)
+		if in != out {
+			t.Errorf("%s: received %d + duplicates %d != forwarded %d + loss %d + limit %d + queue %d + codel %d + blackout %d + send errors %d + oversize %d + held %d",
+				d.Direction, d.Received, d.Duplicates, d.Forwarded, d.LossDrops, d.LimitDrops, d.QueueDrops, d.CoDelDrops, d.BlackoutDrops, d.SendErrors, d.OversizeDrops, d.Held)
+		}
+	}
+	up := rec.Shaper.Directions[1]
+	if up.Received < 60 || up.Held == 0 || up.LimitDrops == 0 || up.LossDrops == 0 {
+		t.Errorf("client->server: received %d, held %d, limit drops %d, loss drops %d: want the 60 datagrams, some held, some over the limit, some lost",
+			up.Received, up.Held, up.LimitDrops, up.LossDrops)
 	}
 }

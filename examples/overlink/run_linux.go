@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -149,6 +150,7 @@ func (s *session) buildLink() error {
 		}
 		s.link = b.link
 		s.rec.Backend, s.rec.Mode, s.rec.Applied = string(b.link.Backend()), string(b.link.Mode()), b.link.Applied()
+		s.rec.Offload = s.c.offload.String()
 		return nil
 	case sig := <-s.sigs:
 		cancel()
@@ -166,9 +168,19 @@ func (s *session) buildLink() error {
 	}
 }
 
-// startServer starts the server command and gives it -server-wait to come
-// up; a signal meanwhile ends the run.
+// startServer starts the server command and waits until it listens as
+// -server-port says, for at most -server-wait (with -server-port none, it
+// waits -server-wait); a signal meanwhile ends the run, and so does the
+// server command ending first.
 func (s *session) startServer() error {
+	want := s.c.serverPort
+	var before []socket
+	if !want.none {
+		var err error
+		if before, err = listening(s.link.Server()); err != nil {
+			return fmt.Errorf("reading the server namespace's sockets: %w; give -server-port none to wait a fixed -server-wait instead", err)
+		}
+	}
 	s.server = command(s.rec.ServerCommand, s.env)
 	s.server.Stdout = prefixed(s.stderr, "server: ")
 	s.server.Stderr = s.server.Stdout
@@ -182,15 +194,85 @@ func (s *session) startServer() error {
 	}
 	s.serverDone = make(chan error, 1)
 	go func() { s.serverDone <- s.server.Wait() }()
-	select {
-	case err := <-s.serverDone:
-		s.serverDone <- err // for stopServer
-		return fmt.Errorf("the server command %q ended before the client started: %v", s.rec.ServerCommand, err)
-	case <-time.After(s.c.serverWait):
-		return nil
-	case sig := <-s.sigs:
-		return interrupted{sig.(syscall.Signal), "while the server command was starting"}
+	deadline := time.NewTimer(s.c.serverWait)
+	defer deadline.Stop()
+	var poll <-chan time.Time
+	if !want.none {
+		t := time.NewTicker(listenPoll)
+		defer t.Stop()
+		poll = t.C
 	}
+	var socks []socket
+	look := func() (bool, error) {
+		var err error
+		if socks, err = listening(s.link.Server()); err != nil {
+			return false, fmt.Errorf("reading the server namespace's sockets: %w; give -server-port none to wait a fixed -server-wait instead", err)
+		}
+		return want.met(socks, before), nil
+	}
+	for {
+		select {
+		case err := <-s.serverDone:
+			s.serverDone <- err // for stopServer
+			return fmt.Errorf("the server command %q exited with status %d before %s; its output is above, each line prefixed \"server: \"",
+				s.rec.ServerCommand, exitCode(s.server, err), waitedFor(want))
+		case <-poll:
+			if ok, err := look(); ok || err != nil {
+				return err
+			}
+		case <-deadline.C:
+			if want.none {
+				return nil
+			}
+			if ok, err := look(); ok || err != nil {
+				return err
+			}
+			msg := fmt.Sprintf("the server command did not listen on %s within %v; raise -server-wait, or check the server's output (each line prefixed \"server: \")", want, s.c.serverWait)
+			if other := newSockets(socks, before); len(other) > 0 {
+				msg += fmt.Sprintf(" and -server-port (it listens on %s)", joinSockets(other))
+			} else {
+				msg += ", or give -server-port none if it opens no socket"
+			}
+			return errors.New(msg)
+		case sig := <-s.sigs:
+			return interrupted{sig.(syscall.Signal), "while the server command was starting"}
+		}
+	}
+}
+
+// listenPoll is how often startServer looks at the server namespace's
+// sockets.
+const listenPoll = 20 * time.Millisecond
+
+// waitedFor says what startServer was waiting for, for a message.
+func waitedFor(w listenWant) string {
+	if w.none {
+		return "the client command started (-server-port none)"
+	}
+	return "it listened on " + w.String()
+}
+
+// newSockets are the sockets of socks not in before.
+func newSockets(socks, before []socket) []socket {
+	var out []socket
+	for _, s := range socks {
+		if !containsSocket(before, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// joinSockets lists socks for a message.
+func joinSockets(socks []socket) string {
+	var b strings.Builder
+	for i, s := range socks {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(s.String())
+	}
+	return b.String()
 }
 
 // runClient runs the client command to its end, passing signals on to it.
@@ -246,8 +328,9 @@ func (s *session) readCounters() {
 	if err := s.link.Err(); err != nil {
 		s.rec.LinkError = err.Error()
 	}
-	if sh, ok := s.link.Instruments().ShaperStats(); ok {
-		s.rec.Shaper = &sh
+	if sh, settled, ok := settledShaperStats(s.link); ok {
+		s.rec.Shaper = newShaperRecord(sh)
+		s.rec.Shaper.Unsettled = !settled
 	}
 	s.rec.Egress = map[string]shapedlink.EgressCounters{}
 	for _, e := range []shapedlink.End{shapedlink.ServerEnd, shapedlink.ClientEnd} {
@@ -255,6 +338,39 @@ func (s *session) readCounters() {
 			s.rec.Egress[e.String()] = ec
 		}
 	}
+}
+
+// settledShaperStats reads the emulator's counters until two readings
+// 5 ms apart agree, so that no frame was between two counters when they
+// were read (the shaper publishes them one at a time while it runs); after
+// 200 ms of readings that never agree, it returns the last with settled
+// false. ok is false without an emulator.
+func settledShaperStats(l *shapedlink.Link) (r shapedlink.ShaperReport, settled, ok bool) {
+	if r, ok = l.Instruments().ShaperStats(); !ok {
+		return r, false, false
+	}
+	for range 40 {
+		time.Sleep(5 * time.Millisecond)
+		again, _ := l.Instruments().ShaperStats()
+		if sameCounters(r, again) {
+			return again, true, true
+		}
+		r = again
+	}
+	return r, false, true
+}
+
+// sameCounters reports whether a and b hold the same counters.
+func sameCounters(a, b shapedlink.ShaperReport) bool {
+	if len(a.Directions) != len(b.Directions) {
+		return false
+	}
+	for i := range a.Directions {
+		if a.Directions[i].ShaperCounters != b.Directions[i].ShaperCounters {
+			return false
+		}
+	}
+	return true
 }
 
 // command is an exec.Cmd for args, to be started with Namespace.Start (in

@@ -127,15 +127,15 @@ func (r *overlinkRun) sleepsOf() []int {
 func TestServerStopIsBounded(t *testing.T) {
 	shapedlinktest.Need(t)
 	started := time.Now()
-	r := startOverlink(t, "-profile", "20:10", "-grace", "1s",
+	r := startOverlink(t, "-profile", "20:10", "-grace", "1s", "-server-port", "none", "-server-wait", "500ms",
 		"-server", `sh -c 'trap "" TERM; sleep 300 & wait'`, "--", "sh", "-c", "exit 3")
 	if code := r.finish(t, started); code != 3 {
 		t.Errorf("exit status %d, want the client's 3", code)
 	}
 }
 
-// TestSignalWhileServerStarts: SIGTERM while overlink gives the server
-// command -server-wait to come up ends the run at once with 128+15, the
+// TestSignalWhileServerStarts: SIGTERM while overlink waits for the server
+// command to listen ends the run at once with 128+15, the
 // client never started (it used to wait the whole -server-wait, then pass
 // the signal on to the client).
 func TestSignalWhileServerStarts(t *testing.T) {
@@ -188,7 +188,7 @@ func TestSignalWhileLinkIsBuilt(t *testing.T) {
 func TestSignalCutsServerGrace(t *testing.T) {
 	shapedlinktest.Need(t)
 	started := time.Now()
-	r := startOverlink(t, "-profile", "20:10", "-grace", "100s",
+	r := startOverlink(t, "-profile", "20:10", "-grace", "100s", "-server-port", "none", "-server-wait", "500ms",
 		"-server", `sh -c 'trap "echo got-term" TERM; while :; do sleep 0.1; done'`, "--", "true")
 	r.readStderrUntil(t, "server: got-term")
 	r.cmd.Process.Signal(syscall.SIGINT)

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestParseListenWant: -server-port takes tcp:PORT, udp:PORT, PORT, any
+// and none, and refuses anything else saying what it takes.
+func TestParseListenWant(t *testing.T) {
+	for in, want := range map[string]listenWant{
+		"any": {}, "none": {none: true}, "5201": {port: 5201}, "tcp:80": {proto: "tcp", port: 80}, "udp:65535": {proto: "udp", port: 65535},
+	} {
+		if got, err := parseListenWant(in); err != nil || got != want {
+			t.Errorf("%q: %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0", "65536", "sctp:80", "tcp:", "tcp:x", ":80", "tcp:80:1", "all"} {
+		if _, err := parseListenWant(in); err == nil || !strings.Contains(err.Error(), "want tcp:PORT, udp:PORT or PORT (1-65535), any, or none") {
+			t.Errorf("%q: %v, want a refusal naming the forms", in, err)
+		}
+	}
+	if _, err := parseFlags([]string{"-server-port", "5201", "true"}, new(strings.Builder)); err == nil || !strings.Contains(err.Error(), "give -server too") {
+		t.Errorf("-server-port without -server: %v, want a refusal", err)
+	}
+	if _, err := parseFlags([]string{"-server", "x", "-server-port", "tcp:http", "true"}, new(strings.Builder)); err == nil || !strings.Contains(err.Error(), `-server-port "tcp:http"`) {
+		t.Errorf("-server-port tcp:http: %v, want a refusal naming the flag", err)
+	}
+}
+
+// TestParseProcNet: a TCP socket counts as listening in LISTEN only, a
+// UDP socket when it is bound and connected to no peer.
+func TestParseProcNet(t *testing.T) {
+	const header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+	tcp := header +
+		"   0: 010012C6:1451 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1455 1\n" + // 198.18.0.1:5201 listening
+		"   1: 010012C6:1451 020012C6:CF08 01 00000000:00000000 00:00000000 00000000     0        0 0 3\n" + // an accepted connection
+		"   2: 00000000:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1456 1\n" // *:8080 listening
+	got, err := parseProcNet("tcp", []byte(tcp))
+	if want := []socket{{"tcp", 5201}, {"tcp", 8080}}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("tcp: %v, %v; want %v", got, err, want)
+	}
+	udp := header +
+		"  10: 010012C6:1151 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 1457 2\n" + // bound, unconnected: 4433
+		"  11: 020012C6:D431 010012C6:0035 01 00000000:00000000 00:00000000 00000000     0        0 1458 2\n" // a connected client
+	got, err = parseProcNet("udp", []byte(udp))
+	if want := []socket{{"udp", 4433}}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("udp: %v, %v; want %v", got, err, want)
+	}
+	if _, err := parseProcNet("tcp", []byte(header+"   0: 010012C6 00000000:0000 0A\n")); err == nil {
+		t.Error("a line without a port was read")
+	}
+	before := []socket{{"tcp", 22}}
+	for _, c := range []struct {
+		want  string
+		socks []socket
+		met   bool
+	}{
+		{"any", nil, false},
+		{"any", before, false},
+		{"any", []socket{{"tcp", 22}, {"udp", 4433}}, true},
+		{"tcp:5201", []socket{{"udp", 5201}}, false},
+		{"udp:5201", []socket{{"udp", 5201}}, true},
+		{"5201", []socket{{"tcp", 5201}}, true},
+		{"22", before, true},
+	} {
+		w, _ := parseListenWant(c.want)
+		if got := w.met(c.socks, before); got != c.met {
+			t.Errorf("%s with %v (before %v): met %v, want %v", c.want, c.socks, before, got, c.met)
+		}
+	}
+}
