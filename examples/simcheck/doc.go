@@ -47,5 +47,13 @@
 //
 // A command gets the *testing.T that synctest's bubbles need by running
 // its virtual part as the one test of testing.Main; the output therefore
-// ends with the testing package's "PASS" (or "FAIL" if that part broke).
+// ends with the testing package's "PASS", or "FAIL" when something was
+// not measured.
+//
+// Each mode's flags are refused in the other, and every flag is checked
+// (durations and counts within bounds) whatever the mode. It exits 0 when
+// every row ran and every row read against the emulator met the targets
+// (with -headline: every repeat was measured); 1 otherwise, saying how
+// many rows did not run and how many missed (how many repeats were not
+// measured); 2 when the command line was refused.
 package main

@@ -32,7 +32,7 @@ var headlineArms = []transport.Arm{transport.ArmQUIC, transport.ArmQUICPerChanne
 // link in one synctest bubble, and writes each arm's cell, the verdict and
 // how long it took on the clock and in virtual time. t is outside the
 // bubble, so the wall time is the machine's.
-func headline(t *testing.T, w io.Writer, c headlineConfig) {
+func headline(t *testing.T, w io.Writer, c headlineConfig) error {
 	wallStart := time.Now()
 	repeats := map[transport.Arm][]stats.Repeat{}
 	var virtual time.Duration
@@ -49,24 +49,28 @@ func headline(t *testing.T, w io.Writer, c headlineConfig) {
 	fmt.Fprintf(w, "%s, arms %s and %s, %d repeats of %v (warm-up %v), %d-byte QUIC packets, in virtual time\n",
 		c.profile, headlineArms[0], headlineArms[1], c.repeats, c.workload.Duration, c.workload.Warmup, c.packetSize)
 	cells := map[transport.Arm]stats.Cell{}
+	unmeasured := 0
 	for _, arm := range headlineArms {
 		cell, err := stats.SummariseCell(repeats[arm], c.workload.Warmup)
 		if err != nil {
-			t.Errorf("%s: %v", arm, err)
-			return
+			return fmt.Errorf("%s: %w", arm, err)
 		}
 		cells[arm] = cell
+		unmeasured += c.repeats - cell.Measured
 		fmt.Fprintf(w, "  %-17s p50 %s  p95 %s (repeats %s to %s, spread %s)  bulk %.2f Mbit/s  measured %d of %d\n", arm,
 			ms(cell.P50), ms(cell.P95), ms(cell.P95Min), ms(cell.P95Max), ms(cell.Spread), cell.Throughput.Median, cell.Measured, c.repeats)
 	}
 	cmp, err := stats.Compare(cells[headlineArms[0]], cells[headlineArms[1]])
 	if err != nil {
-		t.Errorf("comparing: %v", err)
-		return
+		return fmt.Errorf("comparing: %w", err)
 	}
 	fmt.Fprintf(w, "  verdict: %s against %s is %s (p95 delta %s, threshold %s)\n",
 		headlineArms[1], headlineArms[0], cmp.Verdict, ms(cmp.Delta), ms(cmp.Threshold))
 	fmt.Fprintf(w, "  took %v of virtual time in %v of wall time\n", virtual.Round(time.Millisecond), wall.Round(time.Millisecond))
+	if unmeasured > 0 {
+		return fmt.Errorf("%d of %d repeats were not measured (the log above says why)", unmeasured, c.repeats*len(headlineArms))
+	}
+	return nil
 }
 
 // headlineRun is one repeat of one arm over a fresh link, closed at once.

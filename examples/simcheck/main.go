@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strings"
@@ -83,18 +85,65 @@ func parseFlags(args []string) (flags, error) {
 	if len(f.profiles) == 0 {
 		f.profiles = defaultProfiles
 	}
+	errs := f.check()
+	fs.Visit(func(fl *flag.Flag) {
+		switch {
+		case f.headline && agreementFlags[fl.Name]:
+			errs = append(errs, fmt.Errorf("-%s is not used by -headline: leave it out, or drop -headline to run the agreement", fl.Name))
+		case !f.headline && headlineFlags[fl.Name]:
+			errs = append(errs, fmt.Errorf("-%s is used by -headline only: add -headline, or leave it out", fl.Name))
+		}
+	})
+	return f, errors.Join(errs...)
+}
+
+// The flags only the agreement uses, and those only -headline uses.
+var (
+	agreementFlags = map[string]bool{"profile": true, "bulk": true, "bulk-warmup": true, "echoes": true, "echo-gap": true,
+		"datagrams": true, "spacing": true, "emulator": true}
+	headlineFlags = map[string]bool{"headline-profile": true, "repeats": true, "duration": true, "warmup": true}
+)
+
+// Bounds of the numeric flags: a probe or a headline run longer than
+// these is a mistake, not a measurement.
+const (
+	maxBulk      = 10 * time.Minute
+	maxProbe     = time.Hour // echoes × echo gap, datagrams × spacing
+	maxEchoes    = 100_000
+	maxDatagrams = 1_000_000
+	maxRepeats   = 100
+	maxDuration  = 10 * time.Minute
+)
+
+// check reports every setting out of its range, whatever the mode.
+func (f flags) check() []error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	p := f.probe
-	switch {
-	case p.packetSize < 1200 || p.packetSize > 1452:
-		return f, fmt.Errorf("-packet %d: give 1200 to 1452", p.packetSize)
-	case p.bulk <= p.bulkWarmup || p.bulkWarmup < 0:
-		return f, fmt.Errorf("-bulk %v must be longer than -bulk-warmup %v (which may be 0)", p.bulk, p.bulkWarmup)
-	case p.echoes < 1 || p.datagrams < 1 || f.repeats < 2:
-		return f, fmt.Errorf("-echoes %d, -datagrams %d and -repeats %d: give at least 1, 1 and 2", p.echoes, p.datagrams, f.repeats)
-	case p.echoGap < 0 || p.spacing <= 0:
-		return f, fmt.Errorf("-echo-gap %v must not be negative and -spacing %v must be positive", p.echoGap, p.spacing)
+	if p.packetSize < 1200 || p.packetSize > 1452 {
+		bad("-packet %d: give 1200 to 1452", p.packetSize)
 	}
-	return f, nil
+	if p.bulk < time.Second || p.bulk > maxBulk || p.bulkWarmup < 0 || p.bulkWarmup >= p.bulk {
+		bad("-bulk %v, -bulk-warmup %v: give a transfer of 1s to %v, longer than its warm-up (which may be 0)", p.bulk, p.bulkWarmup, maxBulk)
+	}
+	if p.echoes < 1 || p.echoes > maxEchoes || p.echoGap < 0 || p.echoGap > 10*time.Second ||
+		time.Duration(p.echoes)*p.echoGap > maxProbe {
+		bad("-echoes %d, -echo-gap %v: give 1 to %d echoes, a gap of 0 to 10s, and no more than %v of gaps", p.echoes, p.echoGap, maxEchoes, maxProbe)
+	}
+	if p.datagrams < 1 || p.datagrams > maxDatagrams || p.spacing <= 0 || p.spacing > time.Second ||
+		time.Duration(p.datagrams)*p.spacing > maxProbe {
+		bad("-datagrams %d, -spacing %v: give 1 to %d datagrams, a spacing above 0 up to 1s, and no more than %v of them",
+			p.datagrams, p.spacing, maxDatagrams, maxProbe)
+	}
+	if f.repeats < 2 || f.repeats > maxRepeats {
+		bad("-repeats %d: give 2 to %d", f.repeats, maxRepeats)
+	}
+	if f.duration > maxDuration {
+		bad("-duration %v: give at most %v", f.duration, maxDuration)
+	} else if _, err := f.headlineConfig(); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
 }
 
 func main() {
@@ -107,31 +156,41 @@ func main() {
 		fmt.Fprintln(os.Stderr, "simcheck:", err)
 		os.Exit(2)
 	}
-	if f.headline {
-		c, err := f.headlineConfig()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "simcheck:", err)
-			os.Exit(2)
+	inBubbles(func(t *testing.T) {
+		var err error
+		if f.headline {
+			c, _ := f.headlineConfig() // checked by parseFlags
+			err = headline(t, os.Stdout, c)
+		} else {
+			err = agreement(t, os.Stdout, f, privileged)
 		}
-		inBubbles(func(t *testing.T) { headline(t, os.Stdout, c) })
-		return
-	}
+		if err != nil {
+			// The process exits 1 ("FAIL").
+			fmt.Fprintln(os.Stderr, "simcheck:", err)
+			t.Fail()
+		}
+	})
+}
+
+// agreement runs the probes of every profile on every carrier (the
+// emulator's unless unavailable says why it cannot run), writes the
+// table, and says how many rows did not run or missed the targets.
+func agreement(t *testing.T, w io.Writer, f flags, unavailable error) error {
 	var rows []row
 	for _, p := range f.profiles {
 		if f.emulator {
-			rows = append(rows, realTime(p, onEmulator, shapedlink.BackendEmulator, f, privileged))
+			rows = append(rows, realTime(p, onEmulator, shapedlink.BackendEmulator, f, unavailable))
 		}
 		rows = append(rows, realTime(p, onRealTime, shapedlink.BackendInProcess, f, nil))
 		rows = append(rows, row{profile: p, carrier: onVirtual}) // filled in below
 	}
-	inBubbles(func(t *testing.T) {
-		for i := range rows {
-			if rows[i].carrier == onVirtual {
-				synctest.Test(t, func(t *testing.T) { rows[i] = probeAll(rows[i].profile, onVirtual, shapedlink.BackendInProcess, f) })
-			}
+	for i := range rows {
+		if rows[i].carrier == onVirtual {
+			synctest.Test(t, func(t *testing.T) { rows[i] = probeAll(rows[i].profile, onVirtual, shapedlink.BackendInProcess, f) })
 		}
-		writeTable(os.Stdout, rows)
-	})
+	}
+	writeTable(w, rows)
+	return verdict(rows)
 }
 
 // realTime runs the probes over profile on backend in real time, unless
@@ -176,7 +235,7 @@ func probeAll(profile, carrier string, backend shapedlink.Backend, f flags) row 
 func (f flags) headlineConfig() (headlineConfig, error) {
 	p, err := shapedlink.ParseProfile(f.hlProfile)
 	if err != nil {
-		return headlineConfig{}, err
+		return headlineConfig{}, fmt.Errorf("-headline-profile: %w", err)
 	}
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = f.duration, f.warmup

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
@@ -52,6 +54,37 @@ func writeTable(w io.Writer, rows []row) {
 	_ = tw.Flush()
 	fmt.Fprintf(w, "targets: goodput within %.0f%% and p50 round trip within %v of the emulator's, and the same datagrams lost\n",
 		goodputTarget, p50Target)
+}
+
+// verdict says how many rows did not run and how many of those read
+// against the emulator missed the targets, or nil when none.
+func verdict(rows []row) error {
+	notRun, compared, missed := 0, 0, 0
+	for _, r := range rows {
+		if r.err != nil {
+			notRun++
+			continue
+		}
+		ref := reference(rows, r)
+		if ref == nil {
+			continue
+		}
+		compared++
+		if _, _, _, v := compare(r, ref); v != "met" {
+			missed++
+		}
+	}
+	var parts []string
+	if notRun > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d rows did not run (the table says why)", notRun, len(rows)))
+	}
+	if missed > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d rows read against the emulator missed the targets", missed, compared))
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(parts, "; "))
 }
 
 // reference is the emulator's row for r's profile, when it ran and r is

@@ -27,10 +27,15 @@ type Analysis struct {
 	// Keys counts the key presses in the typing period.
 	Keys int `json:"keys"`
 	// Unanswered counts keys with no draw of the typing area before the
-	// next key (or before the trace ends, for the last); their offsets are
-	// in UnansweredAt. They are the live figure's timeouts.
+	// next key (or before the trace ends, for the last), and the NotSent
+	// keys; the offsets of the first kind are in UnansweredAt. They are the
+	// live figure's timeouts.
 	Unanswered   int             `json:"unanswered"`
 	UnansweredAt []time.Duration `json:"unanswered_at,omitempty"`
+	// Typed counts the keys typed into the client's screen; NotSent those
+	// of them that never reached the tunnel (Typed less Keys).
+	Typed   int `json:"typed"`
+	NotSent int `json:"not_sent"`
 	// AfterUnanswered counts keys not measured because the key before them
 	// went unanswered: the first draw after them may be the late answer to
 	// that key, so it would time the wrong key.
@@ -118,6 +123,15 @@ func Analyse(tr *spicetrace.Trace, typing, busy spicetrace.Rect, typingStart tim
 		a.AllDrawsMin = 0
 	}
 	return a
+}
+
+// countTyped records that typed keys were typed, and counts those that
+// never reached the tunnel as unanswered. It returns how many did not.
+func (a *Analysis) countTyped(typed int) int {
+	a.Typed = typed
+	a.NotSent = max(0, typed-a.Keys)
+	a.Unanswered += a.NotSent
+	return a.NotSent
 }
 
 // Tag labels the measured keys and their draws in tr (the trace a was

@@ -59,9 +59,12 @@ func (r *readiness) event(e spicetunnel.Event) {
 }
 
 // runClient carries spicy's channels, waits for the session, types, and
-// takes a screenshot.
+// takes a screenshot. Should Xvfb, spicy or the tunnel's client end stop
+// before that is done, the session is dead: it stops at once and fails,
+// saying which.
 func runClient(ctx context.Context, base bench.RoleBase, spec clientSpec, log *slog.Logger) (clientResult, error) {
 	var res clientResult
+	dead := newDeaths()
 	carrier, err := transport.DialCarrier(ctx, spec.Arm, base.Addr, base.Transport)
 	if err != nil {
 		return res, fmt.Errorf("the tunnel's carrier to %s: %w", base.Addr, err)
@@ -84,9 +87,18 @@ func runClient(ctx context.Context, base bench.RoleBase, spec clientSpec, log *s
 	end := &spicetunnel.ClientEnd{Listener: ln, Carrier: carrier, Trace: tracer, Log: log, Events: ready.event}
 	sctx, stopServe := context.WithCancel(ctx)
 	served := make(chan error, 1)
-	go func() { served <- end.Serve(sctx) }()
+	go func() {
+		err := end.Serve(sctx)
+		if sctx.Err() == nil {
+			if err == nil {
+				err = errors.New("it stopped accepting spicy's connections")
+			}
+			dead.died(fmt.Errorf("the tunnel's client end stopped before the run ended: %w", err))
+		}
+		served <- err
+	}()
 
-	err = session(ctx, spec, tracer.Start(), ready, &res, log)
+	err = session(ctx, spec, tracer.Start(), ready, dead, &res, log)
 	stopServe()
 	if serr := <-served; err == nil {
 		err = serr
@@ -99,8 +111,9 @@ func runClient(ctx context.Context, base bench.RoleBase, spec clientSpec, log *s
 	return res, err
 }
 
-// session runs Xvfb and spicy, and types once the session is up.
-func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *readiness, res *clientResult, log *slog.Logger) error {
+// session runs Xvfb and spicy, and types once the session is up; the
+// first death in dead ends it with that death.
+func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *readiness, dead *deaths, res *clientResult, log *slog.Logger) error {
 	logf, err := os.Create(filepath.Join(spec.Dir, "x-client.log"))
 	if err != nil {
 		return err
@@ -113,6 +126,7 @@ func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *
 		return fmt.Errorf("starting the client's X server (Xvfb): %w", err)
 	}
 	progs = append(progs, xvfb)
+	dead.watch(xvfb)
 	host, port, _ := net.SplitHostPort(ClientListen)
 	started := time.Now()
 	spicy, err := startProgram("spicy", []string{"-h", host, "-p", port, "-w", spec.Password}, []string{"DISPLAY=" + display}, logf)
@@ -120,12 +134,13 @@ func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *
 		return err
 	}
 	progs = append(progs, spicy)
+	dead.watch(spicy)
 	select {
 	case <-ready.up:
 		res.SessionUp = time.Since(started)
 		log.Info("the session is up", "after", res.SessionUp)
-	case <-spicy.done:
-		return fmt.Errorf("spicy exited before the session was up (%v; see x-client.log)", spicy.err)
+	case <-dead.dead:
+		return fmt.Errorf("before it was up, %w (see x-client.log)", dead.err())
 	case <-time.After(spec.SessionTimeout):
 		return fmt.Errorf("the session was not up within %v (inputs linked: %v, a draw seen: %v; see x-client.log and the traces)",
 			spec.SessionTimeout, ready.inputs.Load(), ready.drawn.Load())
@@ -134,26 +149,34 @@ func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *
 	}
 	win, _, err := windowRect(ctx, display, "spice display.*")
 	if err != nil {
-		return fmt.Errorf("spicy's window: %w", err)
+		return dead.or(fmt.Errorf("spicy's window: %w", err))
 	}
 	if err := focus(ctx, display, win); err != nil {
-		return err
+		return dead.or(err)
 	}
 	select {
 	case <-time.After(spec.Settle):
+	case <-dead.dead:
+		return dead.err()
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	if err := typeKeys(ctx, spec, display, traceStart, res); err != nil {
+	press := func(k string) error {
+		_, err := xtool(ctx, display, 5*time.Second, "xdotool", "key", k)
+		return err
+	}
+	if err := typeKeys(ctx, spec, press, dead, traceStart, res); err != nil {
 		return err
 	}
 	res.Screenshot = takeScreenshot(ctx, display, win, spec.Dir, log)
-	return nil
+	// A death during the screenshot still leaves the last keys unanswered.
+	return dead.err()
 }
 
 // typeKeys presses a key every KeyInterval for Duration: the letters in
-// turn, and Return after every 40th so the lines stay short.
-func typeKeys(ctx context.Context, spec clientSpec, display string, traceStart time.Time, res *clientResult) error {
+// turn, and Return after every 40th so the lines stay short. It stops at
+// the session's first death, with that death.
+func typeKeys(ctx context.Context, spec clientSpec, press func(key string) error, dead *deaths, traceStart time.Time, res *clientResult) error {
 	tick := time.NewTicker(spec.KeyInterval)
 	defer tick.Stop()
 	start := time.Now()
@@ -163,18 +186,22 @@ func typeKeys(ctx context.Context, spec clientSpec, display string, traceStart t
 		if n%41 == 40 {
 			k = "Return"
 		}
-		if _, err := xtool(ctx, display, 5*time.Second, "xdotool", "key", k); err != nil {
-			return err
+		if err := dead.err(); err != nil {
+			return fmt.Errorf("after %d keys, %w (see x-client.log)", res.Keys, err)
+		}
+		if err := press(k); err != nil {
+			return dead.or(err)
 		}
 		res.Keys++
 		select {
 		case <-tick.C:
+		case <-dead.dead:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
 	res.TypingEnd = time.Since(traceStart)
-	return nil
+	return dead.err()
 }
 
 // takeScreenshot saves spicy's window win as a PNG with ImageMagick's

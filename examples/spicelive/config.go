@@ -57,6 +57,9 @@ type config struct {
 	SessionTimeout time.Duration `json:"-"`
 }
 
+// maxRepeats bounds -repeats.
+const maxRepeats = 1000
+
 // defaultControlProfiles are the control's two links: the same fast,
 // lossless link at two round trips 100 ms apart.
 const defaultControlProfiles = "10:100 110:100"
@@ -105,6 +108,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	if fs.NArg() > 0 {
 		return config{}, false, fmt.Errorf("unexpected arguments %q: every option is a flag", fs.Args())
 	}
+	errs := unusedFlags(fs, *summary, *control, *readings)
 	if *control && !flagSet(fs, "profiles") && getenv("PROFILES") == "" {
 		*profiles = defaultControlProfiles
 	}
@@ -112,10 +116,51 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		BusyInterval: *busyInterval, Settle: *settle, Reference: *reference, Control: *control, Backend: *backend, Seed: *seed,
 		Workdir: *workdir, SessionTimeout: time.Minute}
 	if c.Control {
+		// The control sets these itself; what was given (or $LOSSES says)
+		// is checked all the same.
+		_, lerrs := parseLosses(*losses)
+		_, aerrs := parseArms(*arms)
+		_, rerrs := parseReadings(*readings)
+		errs = append(append(append(errs, lerrs...), aerrs...), rerrs...)
 		*losses, *arms, *readings = "0", "tcp", ReadingLive
 	}
-	err := c.fill(*profiles, *losses, *arms, *readings)
-	return c, *summary, err
+	errs = append(errs, c.fill(*profiles, *losses, *arms, *readings))
+	return c, *summary, errors.Join(errs...)
+}
+
+// unusedFlags refuses the flags given that the mode does not use: with
+// -summary every one but -workdir; with -control the lists it sets
+// itself; -reference without the replay reading.
+func unusedFlags(fs *flag.FlagSet, summary, control bool, readings string) []error {
+	var errs []error
+	fs.Visit(func(f *flag.Flag) {
+		switch {
+		case f.Name == "summary" || f.Name == "workdir":
+		case summary:
+			errs = append(errs, fmt.Errorf("-%s is not used by -summary, which prints -workdir's summary with the settings it was made with: leave it out", f.Name))
+		case control && (f.Name == "arms" || f.Name == "losses" || f.Name == "readings" || f.Name == "reference"):
+			errs = append(errs, fmt.Errorf("-%s is not used by -control, which runs live sessions on the tcp arm with no loss: leave it out, or drop -control to run the matrix", f.Name))
+		case f.Name == "reference" && !control && !slices.Contains(strings.Fields(readings), ReadingReplay):
+			errs = append(errs, errors.New("-reference is used by the replay reading only: add replay to -readings, or leave -reference out"))
+		}
+	})
+	return errs
+}
+
+// parseLosses reads the loss levels, saying what is wrong with each one
+// refused.
+func parseLosses(losses string) ([]float64, []error) {
+	var ls []float64
+	var errs []error
+	for _, s := range strings.Fields(losses) {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(v >= 0 && v < 100) {
+			errs = append(errs, fmt.Errorf("loss %q: want a percentage in [0, 100), e.g. -losses \"0 1\"", s))
+			continue
+		}
+		ls = append(ls, v)
+	}
+	return ls, errs
 }
 
 func atoi(s string) int {
@@ -173,15 +218,8 @@ func (c *config) fill(profiles, losses, arms, readings string) error {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	var ls []float64
-	for _, s := range strings.Fields(losses) {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || v < 0 || v >= 100 {
-			bad("loss %q: want a percentage in [0, 100), e.g. -losses \"0 1\"", s)
-			continue
-		}
-		ls = append(ls, v)
-	}
+	ls, lerrs := parseLosses(losses)
+	errs = append(errs, lerrs...)
 	if len(ps) == 0 || len(ls) == 0 {
 		bad("no cells: give at least one profile and one loss level")
 	}
@@ -198,29 +236,10 @@ func (c *config) fill(profiles, losses, arms, readings string) error {
 			c.Profiles = append(c.Profiles, q.String())
 		}
 	}
-	for _, s := range strings.Fields(arms) {
-		a, err := transport.ParseArm(s)
-		switch {
-		case err != nil:
-			errs = append(errs, err)
-		case a == transport.ArmQUICPriority:
-			bad("-arms: %s has no channel to prioritise when channels arrive over time; use tcp, quic, quic-per-channel", a)
-		case slices.Contains(c.Arms, a):
-			bad("-arms names %s twice", a)
-		default:
-			c.Arms = append(c.Arms, a)
-		}
-	}
-	for _, r := range strings.Fields(readings) {
-		switch {
-		case !slices.Contains(allReadings, r):
-			bad("-readings: %q is not a reading: want live, replay or synthetic", r)
-		case slices.Contains(c.Readings, r):
-			bad("-readings names %s twice", r)
-		default:
-			c.Readings = append(c.Readings, r)
-		}
-	}
+	c.Arms, lerrs = parseArms(arms)
+	errs = append(errs, lerrs...)
+	c.Readings, lerrs = parseReadings(readings)
+	errs = append(errs, lerrs...)
 	if len(c.Arms) == 0 || len(c.Readings) == 0 {
 		bad("no arms or no readings: give at least one of each")
 	}
@@ -228,24 +247,66 @@ func (c *config) fill(profiles, losses, arms, readings string) error {
 	return errors.Join(errs...)
 }
 
+// parseArms reads -arms, saying what is wrong with each arm refused.
+func parseArms(arms string) ([]transport.Arm, []error) {
+	var out []transport.Arm
+	var errs []error
+	for _, s := range strings.Fields(arms) {
+		a, err := transport.ParseArm(s)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case a == transport.ArmQUICPriority:
+			errs = append(errs, fmt.Errorf("-arms: %s has no channel to prioritise when channels arrive over time; use tcp, quic, quic-per-channel", a))
+		case slices.Contains(out, a):
+			errs = append(errs, fmt.Errorf("-arms names %s twice", a))
+		default:
+			out = append(out, a)
+		}
+	}
+	return out, errs
+}
+
+// parseReadings reads -readings, saying what is wrong with each reading
+// refused.
+func parseReadings(readings string) ([]string, []error) {
+	var out []string
+	var errs []error
+	for _, r := range strings.Fields(readings) {
+		switch {
+		case !slices.Contains(allReadings, r):
+			errs = append(errs, fmt.Errorf("-readings: %q is not a reading: want live, replay or synthetic", r))
+		case slices.Contains(out, r):
+			errs = append(errs, fmt.Errorf("-readings names %s twice", r))
+		default:
+			out = append(out, r)
+		}
+	}
+	return out, errs
+}
+
 func (c *config) checkNumbers() []error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	switch {
-	case c.Repeats < 1:
-		bad("-repeats %d: want 1 or more (a verdict needs 2)", c.Repeats)
-	case c.Duration <= 0 || c.Warmup < 0 || c.Warmup >= c.Duration:
+	if c.Repeats < 1 || c.Repeats > maxRepeats {
+		bad("-repeats %d: want 1 to %d (a verdict needs 2)", c.Repeats, maxRepeats)
+	}
+	if c.Duration <= 0 || c.Warmup < 0 || c.Warmup >= c.Duration {
 		bad("-duration %v, -warmup %v: want 0 <= warm-up < duration", c.Duration, c.Warmup)
-	case c.KeyInterval < 50*time.Millisecond || c.KeyInterval > c.Duration/2:
+	}
+	if c.KeyInterval < 50*time.Millisecond || c.KeyInterval > c.Duration/2 {
 		bad("-key-interval %v: want 50ms or more, and at least two keys in -duration", c.KeyInterval)
-	case c.BusyInterval < 10*time.Millisecond:
-		bad("-busy-interval %v: want 10ms or more", c.BusyInterval)
-	case c.Settle < 0:
-		bad("-settle %v is negative", c.Settle)
-	case c.Workdir == "":
+	}
+	if c.BusyInterval < 10*time.Millisecond || c.BusyInterval > 10*time.Second {
+		bad("-busy-interval %v: want 10ms to 10s", c.BusyInterval)
+	}
+	if c.Settle < 0 || c.Settle > 10*time.Minute {
+		bad("-settle %v: want 0 to 10m", c.Settle)
+	}
+	if c.Workdir == "" {
 		bad("-workdir is empty: name a results directory")
 	}
-	if _, err := shapedlink.ParseProfile(c.Reference); err != nil && slices.Contains(c.Readings, ReadingReplay) {
+	if _, err := shapedlink.ParseProfile(c.Reference); err != nil {
 		bad("-reference: %v", err)
 	}
 	switch shapedlink.Backend(c.Backend) {

@@ -76,6 +76,24 @@ func TestFlagsSayWhatIsWrong(t *testing.T) {
 		{[]string{"-backend", "tc"}, `-backend "tc"`},
 		{[]string{"-reference", "fast"}, "-reference"},
 		{[]string{"leftover"}, "unexpected arguments"},
+		{[]string{"-repeats", "100000"}, "-repeats 100000: want 1 to 1000"},
+		{[]string{"-settle", "100000h"}, "-settle 100000h0m0s: want 0 to 10m"},
+		{[]string{"-busy-interval", "1h"}, "-busy-interval 1h0m0s: want 10ms to 10s"},
+		// Every problem, not the first only.
+		{[]string{"-repeats", "0", "-settle", "-1s"}, "-settle -1s"},
+		{[]string{"-readings", "live", "-reference", "1:100"}, "-reference is used by the replay reading only"},
+		{[]string{"-readings", "live replay", "-reference", "fast"}, "-reference"},
+		// The control sets arms, losses and readings itself: what is given
+		// is refused by name, and checked all the same.
+		{[]string{"-control", "-arms", "quic bogus"}, "-arms is not used by -control"},
+		{[]string{"-control", "-arms", "quic bogus"}, `"bogus"`},
+		{[]string{"-control", "-losses", "5 zz"}, "-losses is not used by -control"},
+		{[]string{"-control", "-losses", "5 zz"}, `loss "zz"`},
+		{[]string{"-control", "-readings", "replay"}, "-readings is not used by -control"},
+		{[]string{"-control", "-reference", "1:100"}, "-reference is not used by -control"},
+		// -summary reads the work directory's own settings.
+		{[]string{"-summary", "-repeats", "3"}, "-repeats is not used by -summary"},
+		{[]string{"-summary", "-control"}, "-control is not used by -summary"},
 	} {
 		_, _, err := parseFlags(tc.args, io.Discard, noEnv)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -93,5 +111,22 @@ func TestDiffSettingsNamesWhatDiffers(t *testing.T) {
 	}
 	if diffSettings(a, a) != "" {
 		t.Error("a config differs from itself")
+	}
+}
+
+// $LOSSES is the default of -losses: the control does not use it, and
+// does not refuse it, but a bad one is still an error.
+func TestControlChecksTheEnvironment(t *testing.T) {
+	env := map[string]string{"LOSSES": "1 zz"}
+	_, _, err := parseFlags([]string{"-control"}, io.Discard, func(k string) string { return env[k] })
+	if err == nil || !strings.Contains(err.Error(), `loss "zz"`) {
+		t.Errorf("LOSSES=%q with -control: %v", env["LOSSES"], err)
+	}
+	env["LOSSES"] = "1"
+	if _, _, err := parseFlags([]string{"-control"}, io.Discard, func(k string) string { return env[k] }); err != nil {
+		t.Errorf("LOSSES=1 with -control: %v", err)
+	}
+	if _, _, err := parseFlags([]string{"-summary", "-workdir", "x"}, io.Discard, noEnv); err != nil {
+		t.Errorf("-summary -workdir: %v", err)
 	}
 }

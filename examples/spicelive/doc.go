@@ -40,7 +40,10 @@
 // the client end of the tunnel. Draws elsewhere, the busy area's included,
 // are not counted. A key with no such draw before the next key is counted
 // as unanswered (the figure's timeouts), and the key after it is not timed
-// (its first draw may be the late answer). A run's samples are its
+// (its first draw may be the late answer); a key typed that never reached
+// the tunnel is unanswered too. Should a program of the session (Xspice's
+// X server, an xterm, Xvfb, spicy) or an end of the tunnel stop before the
+// run ends, the run fails, saying which, and is redone by a rerun. A run's samples are its
 // run.json's round trips, so the statistics are the headline's: a cell's
 // p50, p95 and p99 are medians over repeats of each repeat's own, the
 // spread is the range of repeat p95s, and an arm is read against tcp by

@@ -120,31 +120,78 @@ func measureLive(ctx context.Context, c config, j job, dir string, run *results.
 	if err != nil {
 		return nil, err
 	}
-	cliErr := cli.Wait()
+	// The server runs until it is stopped: its exit before the client's
+	// is its end of the session dying (Xspice, an xterm or the tunnel's
+	// server end), and ends the client too.
+	cliDone := make(chan struct{})
+	var cliErr error
+	go func() { cliErr = cli.Wait(); close(cliDone) }()
+	serverEnded := false
+	select {
+	case <-cliDone:
+	case <-rig.ServerDone():
+		serverEnded = true
+		bench.StopRole(cli, cliDone)
+	}
 	rig.StopServer() // it writes its result on SIGTERM
 	sres, serr := bench.ReadResult[liveResult](sbase.Out)
 	cres, cerr := bench.ReadResult[liveResult](cbase.Out)
 	rec := &liveRecord{Server: sres.Server, Client: cres.Client}
-	switch {
-	case cerr != nil:
-		return rec, fmt.Errorf("the client role wrote no result (%v; exit: %v); see %s", cerr, cliErr, rig.LogPath(bench.RoleClient))
-	case cres.Err != "":
-		return rec, fmt.Errorf("client: %s (see client.log and x-client.log)", cres.Err)
-	case serr != nil:
-		return rec, fmt.Errorf("the server role wrote no result (%v); see %s", serr, rig.LogPath(bench.RoleServer))
-	case sres.Err != "":
-		return rec, fmt.Errorf("server: %s (see server.log and x-server.log)", sres.Err)
-	case rec.Server == nil || rec.Client == nil:
-		return rec, errors.New("a role's result has no measurement")
+	end := outcome{serverEnded: serverEnded, server: sres, serverRead: serr, serverExit: rig.ServerErr(),
+		client: cres, clientRead: cerr, clientExit: cliErr}
+	if err := end.err(); err != nil {
+		return rec, err
 	}
 	bench.RecordStates(run, rec.Server.State, rec.Client.State)
 	tr, err := readTrace(filepath.Join(dir, clientTrace))
 	if err != nil {
 		return rec, err
 	}
-	rec.Analysis = Analyse(tr, rec.Server.Typing, rec.Server.Busy, rec.Client.TypingStart)
+	if n := rec.analyse(tr); n > 0 {
+		log.Warn("keys typed never reached the tunnel; they are counted unanswered", "keys", n, "typed", rec.Client.Keys, "dir", dir)
+	}
 	fillRun(run, c, rec, tr)
 	return rec, nil
+}
+
+// outcome is how a live run's two roles ended.
+type outcome struct {
+	// serverEnded says the server exited before the client did.
+	serverEnded            bool
+	server, client         liveResult
+	serverRead, clientRead error // reading their results
+	serverExit, clientExit error // their processes' exit
+}
+
+// err is why the run failed, or nil when both roles measured. A server
+// that ended first is the cause, whatever the client, stopped by it,
+// then says.
+func (o outcome) err() error {
+	switch {
+	case o.serverEnded && o.serverRead == nil && o.server.Err != "":
+		return fmt.Errorf("server: %s (see server.log and x-server.log)", o.server.Err)
+	case o.serverEnded:
+		return fmt.Errorf("the server role exited during the session (%v; result: %v); see server.log", o.serverExit, o.serverRead)
+	case o.clientRead != nil:
+		return fmt.Errorf("the client role wrote no result (%v; exit: %v); see client.log", o.clientRead, o.clientExit)
+	case o.client.Err != "":
+		return fmt.Errorf("client: %s (see client.log and x-client.log)", o.client.Err)
+	case o.serverRead != nil:
+		return fmt.Errorf("the server role wrote no result (%v); see server.log", o.serverRead)
+	case o.server.Err != "":
+		return fmt.Errorf("server: %s (see server.log and x-server.log)", o.server.Err)
+	case o.server.Server == nil || o.client.Client == nil:
+		return errors.New("a role's result has no measurement")
+	}
+	return nil
+}
+
+// analyse reads the key-to-draw figure from tr, the client end's trace,
+// counting as unanswered the keys typed that never reached the tunnel,
+// and returns how many did not.
+func (rec *liveRecord) analyse(tr *spicetrace.Trace) int {
+	rec.Analysis = Analyse(tr, rec.Server.Typing, rec.Server.Busy, rec.Client.TypingStart)
+	return rec.Analysis.countTyped(rec.Client.Keys)
 }
 
 // fillRun puts a live run's figures into its run.json: the key-to-draw

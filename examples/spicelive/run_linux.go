@@ -23,6 +23,15 @@ import (
 // r<N>.corrupt-<k>) and redone; an interrupted one is not recorded and is
 // redone by the next invocation.
 func runAll(ctx context.Context, c config, progress io.Writer, log *slog.Logger) error {
+	return runPlan(ctx, c, progress, log, runJob)
+}
+
+// jobRunner makes and records one run (runJob).
+type jobRunner func(ctx context.Context, c config, j job, cell results.Cell, prof shapedlink.Profile, dir string,
+	replay *spicelike.Replay, replayErr error, log *slog.Logger) (results.Run, error)
+
+// runPlan is runAll with each run made by run.
+func runPlan(ctx context.Context, c config, progress io.Writer, log *slog.Logger, runJob jobRunner) error {
 	release, err := claimWorkdir(c)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -84,9 +85,12 @@ type serverSpec struct {
 }
 
 // runServer starts Xspice and its xterms, then carries the tunnel's
-// channels to it until told to stop.
+// channels to it until told to stop. Should Xspice or an xterm exit
+// before that, the session is dead: it stops at once and fails, saying
+// which.
 func runServer(ctx context.Context, base bench.RoleBase, spec serverSpec, log *slog.Logger) (serverResult, error) {
 	var res serverResult
+	dead := newDeaths()
 	logf, err := os.Create(filepath.Join(spec.Dir, "x-server.log"))
 	if err != nil {
 		return res, err
@@ -109,6 +113,7 @@ func runServer(ctx context.Context, base bench.RoleBase, spec serverSpec, log *s
 		return res, fmt.Errorf("starting Xspice: %w", err)
 	}
 	progs = append(progs, xorg)
+	dead.watch(xorg)
 	res.Display = display
 	log.Info("Xspice is up", "display", display, "spice", spec.SpiceAddr)
 	denv := []string{"DISPLAY=" + display}
@@ -123,13 +128,14 @@ func runServer(ctx context.Context, base bench.RoleBase, spec serverSpec, log *s
 			return res, err
 		}
 		progs = append(progs, p)
+		dead.watch(p)
 	}
 	win, typing, err := windowRect(ctx, display, typingTitle)
 	if err != nil {
-		return res, fmt.Errorf("the typing xterm: %w", err)
+		return res, dead.or(fmt.Errorf("the typing xterm: %w", err))
 	}
 	if _, res.Busy, err = windowRect(ctx, display, busyTitle); err != nil {
-		return res, fmt.Errorf("the busy xterm: %w", err)
+		return res, dead.or(fmt.Errorf("the busy xterm: %w", err))
 	}
 	res.Typing = typing
 	if typing.Intersects(res.Busy) {
@@ -137,13 +143,14 @@ func runServer(ctx context.Context, base bench.RoleBase, spec serverSpec, log *s
 	}
 	// No window manager: focus stays where it is put.
 	if err := focus(ctx, display, win); err != nil {
-		return res, err
+		return res, dead.or(err)
 	}
-	return serveTunnel(ctx, base, spec, res, log)
+	return serveTunnel(ctx, base, spec, res, dead, log)
 }
 
-// serveTunnel runs the tunnel's server end until ctx ends.
-func serveTunnel(ctx context.Context, base bench.RoleBase, spec serverSpec, res serverResult, log *slog.Logger) (serverResult, error) {
+// serveTunnel runs the tunnel's server end until ctx ends, or until the
+// session dies: then it fails with the death.
+func serveTunnel(ctx context.Context, base bench.RoleBase, spec serverSpec, res serverResult, dead *deaths, log *slog.Logger) (serverResult, error) {
 	ln, err := transport.ListenCarrier(ctx, spec.Arm, base.Addr, base.Transport)
 	if err != nil {
 		return res, fmt.Errorf("listening for carriers on %s: %w", base.Addr, err)
@@ -162,7 +169,26 @@ func serveTunnel(ctx context.Context, base bench.RoleBase, spec serverSpec, res 
 		return (&net.Dialer{}).DialContext(ctx, "tcp", spec.SpiceAddr)
 	}}
 	bench.SignalReady(ln.Addr())
-	err = end.Serve(ctx)
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		select {
+		case <-dead.dead:
+			stop()
+		case <-sctx.Done():
+		}
+	}()
+	err = end.Serve(sctx)
+	if ctx.Err() == nil {
+		// Only the run's end, or a death, may end the tunnel.
+		if err == nil {
+			err = errors.New("the tunnel's server end stopped serving before the run ended")
+		}
+		dead.died(err)
+	}
+	if derr := dead.err(); derr != nil {
+		err = derr
+	}
 	st := ln.State()
 	res.State, res.Channels = &st, end.Channels()
 	if ferr := tracer.Flush(); err == nil {

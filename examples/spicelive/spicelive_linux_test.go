@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -158,4 +161,94 @@ func TestParseGeometry(t *testing.T) {
 			t.Errorf("parseGeometry(%q) took it", bad)
 		}
 	}
+}
+
+// TestLiveDeadSession kills a program of the session while keys are
+// typed: Xspice's X server (the server role's) or spicy (the client
+// role's). The run must fail, naming the program, rather than be recorded
+// as measured; a failed run is redone by the same command
+// (TestFailedRunIsRedoneOnResume).
+func TestLiveDeadSession(t *testing.T) {
+	needLive(t)
+	if left := ours(t); len(left) > 0 {
+		t.Skipf("a live session's programs are already running here: %v", left)
+	}
+	for _, prog := range []string{"Xorg", "spicy"} {
+		t.Run(prog, func(t *testing.T) {
+			c := smokeConfig(t, "10:100", transport.ArmTCP)
+			c.Duration = 8 * time.Second
+			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+			var progress bytes.Buffer
+			done := make(chan error, 1)
+			go func() { done <- runAll(context.Background(), c, &progress, log) }()
+			cell, _, _ := c.cell("10:100")
+			dir := results.RunDir(c.readingDir(ReadingLive), cell, "tcp", 1)
+			// Once the session is up, typing starts after -settle.
+			waitUntil(t, done, 60*time.Second, "the session up", func() bool {
+				b, _ := os.ReadFile(filepath.Join(dir, bench.RoleClient+".log"))
+				return bytes.Contains(b, []byte("the session is up"))
+			})
+			time.Sleep(c.Settle + 1500*time.Millisecond)
+			killed := killOurs(t, prog, c.Workdir)
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(60 * time.Second):
+				t.Fatalf("the run went on a minute after %s was killed", prog)
+			}
+			t.Logf("killed %s (pid %d) 1.5 s into the typing:\n%s", prog, killed, progress.String())
+			if !errors.Is(err, errRunsFailed) {
+				t.Fatalf("runAll: %v, want the run failed", err)
+			}
+			run, st, _ := results.Check(dir, cell, "tcp", 1)
+			if st != results.FailedRun || !strings.Contains(run.Failed, prog+" exited") || !strings.Contains(run.Failed, "signal: killed") {
+				t.Fatalf("recorded as %v: %q; want failed, saying %s was killed", st, run.Failed, prog)
+			}
+		})
+	}
+	if left := ours(t); len(left) > 0 {
+		t.Errorf("left running: %v", left)
+	}
+}
+
+// waitUntil polls cond until it holds, failing the test if done (the
+// run) ends first or timeout passes.
+func waitUntil(t *testing.T, done <-chan error, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(timeout)
+	for !cond() {
+		select {
+		case err := <-done:
+			t.Fatalf("the run ended before %s: %v", what, err)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(end) {
+			t.Fatalf("no %s within %v", what, timeout)
+		}
+	}
+}
+
+// killOurs sends SIGKILL to the process named comm that a run in workdir
+// started (its environment names the run's spec there) and returns its
+// pid.
+func killOurs(t *testing.T, comm, workdir string) int {
+	t.Helper()
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		name, _ := os.ReadFile(filepath.Join(p, "comm"))
+		env, _ := os.ReadFile(filepath.Join(p, "environ"))
+		if strings.TrimSpace(string(name)) != comm || !bytes.Contains(env, []byte("="+workdir+string(filepath.Separator))) {
+			continue
+		}
+		pid, err := strconv.Atoi(filepath.Base(p))
+		if err != nil {
+			continue
+		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatalf("killing %s: %v", comm, err)
+		}
+		return pid
+	}
+	t.Fatalf("no %s of this run is running", comm)
+	return 0
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -62,6 +63,54 @@ func (p *program) stop(grace time.Duration) {
 	}
 	// Whatever the group leader left behind goes too.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+// deaths watches the programs a session needs and the tunnel's end in a
+// role: the first of them to end before the role is done kills the
+// session, and says so.
+type deaths struct {
+	start time.Time
+	dead  chan struct{} // closed at the first death
+	once  sync.Once
+	why   error
+}
+
+func newDeaths() *deaths { return &deaths{start: time.Now(), dead: make(chan struct{})} }
+
+// watch makes p's exit a death. Read err before stopping p.
+func (d *deaths) watch(p *program) {
+	go func() {
+		<-p.done
+		status := "status 0"
+		if p.err != nil {
+			status = p.err.Error()
+		}
+		d.died(fmt.Errorf("%s exited %.1fs into the run (%s)", p.name, time.Since(d.start).Seconds(), status))
+	}()
+}
+
+// died records a death; only the first counts.
+func (d *deaths) died(why error) {
+	d.once.Do(func() { d.why = why; close(d.dead) })
+}
+
+// err is the first death, or nil while everything lives.
+func (d *deaths) err() error {
+	select {
+	case <-d.dead:
+		return fmt.Errorf("the session died: %w", d.why)
+	default:
+		return nil
+	}
+}
+
+// or is the first death if there was one, else err: an error that a
+// death caused is told by its cause.
+func (d *deaths) or(err error) error {
+	if derr := d.err(); derr != nil && err != nil {
+		return derr
+	}
+	return err
 }
 
 // stopAll stops programs in reverse order of starting (clients before
