@@ -74,6 +74,9 @@ func TestCompare(t *testing.T) {
 		{row{goodput: 9.8, echo: echoResult{p50: 80*ms + 150*time.Microsecond}, lost: []bool{false, true, false}}, "met"},
 		{row{goodput: 9.6, echo: echoResult{p50: 80 * ms}, lost: []bool{false, true, false}}, "missed: [goodput]"},
 		{row{goodput: 10, echo: echoResult{p50: 80*ms - 250*time.Microsecond}, lost: []bool{false, true, false}}, "missed: [p50]"},
+		{row{carrier: onRealTime, goodput: 10, echo: echoResult{p50: 80*ms + 900*time.Microsecond}, lost: []bool{false, true, false}}, "missed: [p50]"},
+		{row{carrier: onVirtual, goodput: 10, echo: echoResult{p50: 80*ms - 400*time.Microsecond}, lost: []bool{false, true, false}}, "met (p50 not judged: no host)"},
+		{row{carrier: onVirtual, goodput: 9.6, echo: echoResult{p50: 80*ms - 400*time.Microsecond}, lost: []bool{false, true, false}}, "missed: [goodput]"},
 		{row{goodput: 10, echo: echoResult{p50: 80 * ms}, lost: []bool{false, true, true}}, "missed: [pattern]"},
 		{row{goodput: 10, echo: echoResult{p50: 80 * ms}, lost: []bool{false, true}}, "missed: [pattern]"},
 	} {

@@ -52,7 +52,7 @@ func writeTable(w io.Writer, rows []row) {
 			r.goodput, dg, ms(r.echo.p50), dp, ms(r.echo.p99), r.echo.lost, r.echo.sent, count(r.lost), len(r.lost), pat, verdict)
 	}
 	_ = tw.Flush()
-	fmt.Fprintf(w, "targets: goodput within %.0f%% and p50 round trip within %v of the emulator's, and the same datagrams lost\n",
+	fmt.Fprintf(w, "targets: goodput within %.0f%% and p50 round trip within %v of the emulator's (not in virtual time, where no host takes part), and the same datagrams lost\n",
 		goodputTarget, p50Target)
 }
 
@@ -70,7 +70,7 @@ func verdict(rows []row) error {
 			continue
 		}
 		compared++
-		if _, _, _, v := compare(r, ref); v != "met" {
+		if _, _, _, v := compare(r, ref); strings.HasPrefix(v, "missed") {
 			missed++
 		}
 	}
@@ -114,7 +114,7 @@ func compare(r row, ref *row) (goodput, p50, pattern, verdict string) {
 	if math.Abs(dg) > goodputTarget || math.IsNaN(dg) {
 		miss = append(miss, "goodput")
 	}
-	if dp.Abs() > p50Target {
+	if dp.Abs() > p50Target && r.carrier != onVirtual {
 		miss = append(miss, "p50")
 	}
 	pattern = "identical"
@@ -123,6 +123,9 @@ func compare(r row, ref *row) (goodput, p50, pattern, verdict string) {
 		miss = append(miss, "pattern")
 	}
 	verdict = "met"
+	if r.carrier == onVirtual {
+		verdict = "met (p50 not judged: no host)"
+	}
 	if len(miss) > 0 {
 		verdict = fmt.Sprintf("missed: %v", miss)
 	}
