@@ -71,7 +71,8 @@
 // finishes in well under a second of wall time, and every figure is the
 // link's and the arms' alone, with no host scheduling in it. The tcp arm
 // cannot run there (the in-process link carries datagrams only), and the
-// QUIC arms need transport.Options.PacketSize 1280 (see there why):
+// QUIC arms need transport.Options.PacketSize 1280 (see there why; a
+// larger size, the default included, is refused there):
 //
 //	synctest.Test(t, func(t *testing.T) {
 //		link := shapedlinktest.Sim(t, "80:10:1", shapedlink.Options{Seed: 1})

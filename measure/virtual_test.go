@@ -2,6 +2,8 @@ package measure_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -38,6 +40,31 @@ func TestArmInVirtualTime(t *testing.T) {
 				t.Logf("%s: %v virtual, %d samples, p50 %v p95 %v, %.2f Mbit/s", arm, time.Since(start), s.N, s.P50, s.P95, r.Repeat.ThroughputMbit)
 				if s.P50 < 80*time.Millisecond || r.Repeat.ThroughputMbit <= 0 {
 					t.Errorf("p50 %v (the link's round trip is 80 ms), %.2f Mbit/s", s.P50, r.Repeat.ThroughputMbit)
+				}
+			})
+		})
+	}
+}
+
+// TestArmInVirtualTimeRefusesLargePackets: in a synctest bubble the QUIC
+// arms with packets over 1280 bytes, the default 1400 included, are
+// refused at once, saying to set transport.Options.PacketSize to 1280.
+// (They used to hang until the test's timeout: quic-go v0.65 spins in its
+// send loop there. A wall-clock watchdog turns a hang into a failure.)
+func TestArmInVirtualTimeRefusesLargePackets(t *testing.T) {
+	w := spicelike.Defaults()
+	w.Duration, w.Warmup = 6*time.Second, time.Second
+	for _, size := range []int{0, 1400} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			watchdog := time.AfterFunc(time.Minute, func() {
+				panic(fmt.Sprintf("measure.Arm with PacketSize %d in a synctest bubble has not returned after a minute of wall time: it hangs", size))
+			})
+			defer watchdog.Stop()
+			synctest.Test(t, func(t *testing.T) {
+				link := shapedlinktest.Sim(t, "80:10:1", shapedlink.Options{Seed: 3})
+				_, err := measure.Arm(context.Background(), measure.OverLink(link), transport.ArmQUIC, w, transport.Options{PacketSize: size})
+				if err == nil || !strings.Contains(err.Error(), "set Options.PacketSize to 1280") {
+					t.Errorf("PacketSize %d in virtual time: %v, want a refusal saying to set 1280", size, err)
 				}
 			})
 		})

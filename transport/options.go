@@ -29,6 +29,9 @@ const (
 	DatagramSize  = 1400
 	MinPacketSize = 1200 // QUIC's smallest (RFC 9000, section 14)
 	MaxPacketSize = 1452 // quic-go's largest
+	// MaxVirtualPacketSize is the largest packet size the QUIC arms take
+	// inside a testing/synctest bubble (see Options.PacketSize).
+	MaxVirtualPacketSize = 1280
 	// ConnectionReceiveWindow is the QUIC connection-level flow control
 	// window, initial and maximum.
 	ConnectionReceiveWindow = 16 << 20
@@ -206,7 +209,8 @@ type Options struct {
 	// goes round without waiting while its pacing budget lies between the
 	// two; in real time that is a short spin, but in a testing/synctest
 	// bubble, where time stands still while a goroutine runs, it never
-	// ends. Run QUIC in virtual time with 1280.
+	// ends. So inside a bubble Listen and Dial refuse a QUIC arm whose size
+	// (this, or DatagramSize when it is zero) is over MaxVirtualPacketSize.
 	PacketSize int `json:"packet_size,omitempty"`
 
 	// Listen, ListenPacket and DialContext, when set, make the session's
@@ -275,6 +279,16 @@ func (o Options) validate(arm Arm) (Options, error) {
 		return o, fmt.Errorf("transport: Options.PacketSize is %d: use %d to %d bytes (quic-go's bounds for a QUIC packet in a 1500-byte MTU), or 0 for %d",
 			o.PacketSize, MinPacketSize, MaxPacketSize, DatagramSize)
 	}
+	if arm.IsQUIC() && o.packetSize() > MaxVirtualPacketSize && inBubble() {
+		size := fmt.Sprintf("Options.PacketSize is %d", o.PacketSize)
+		if o.PacketSize == 0 {
+			size = fmt.Sprintf("Options.PacketSize is 0, so %d (DatagramSize)", DatagramSize)
+		}
+		return o, fmt.Errorf("transport: %s, but this runs in a testing/synctest bubble, where quic-go v0.65 with packets over %d bytes "+
+			"hangs: its pacer counts %d-byte packets whatever the size, so while its budget lies between the two its send loop neither "+
+			"sends nor waits, and in a bubble time stands still while it spins: set Options.PacketSize to %d",
+			size, MaxVirtualPacketSize, MaxVirtualPacketSize, MaxVirtualPacketSize)
+	}
 	if o.MaxSamples < 0 {
 		return o, fmt.Errorf("transport: Options.MaxSamples is %d: use a positive bound or 0 for the default", o.MaxSamples)
 	}
@@ -303,6 +317,13 @@ func (o Options) validate(arm Arm) (Options, error) {
 		o.MaxSamples = 100000
 	}
 	return o, nil
+}
+
+// inBubble reports whether the calling goroutine is in a testing/synctest
+// bubble, whose clock gives times without a monotonic reading.
+func inBubble() bool {
+	now := time.Now()
+	return now == now.Round(0)
 }
 
 // packetSize is the QUIC packet size in force: Options.PacketSize, or

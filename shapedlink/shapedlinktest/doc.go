@@ -57,6 +57,7 @@
 //
 //	func TestOverASimulatedLink(t *testing.T) {
 //		synctest.Test(t, func(t *testing.T) {
+//			shapedlinktest.Deterministic(t, 1) // for runs that repeat
 //			link := shapedlinktest.Sim(t, "80:10:1", shapedlink.Options{Seed: 1})
 //			pc, err := link.Server().ListenPacket(t.Context(), "udp", ":4433")
 //			...
@@ -64,13 +65,16 @@
 //		})
 //	}
 //
-// For the run to repeat exactly, the endpoints must too: quic-go's random
-// draws (connection IDs, packet number skips, TLS) come from crypto/rand,
-// which testing/cryptotest.SetGlobalRandom seeds for the test. quic-go
-// v0.65 with an initial packet size above 1280 bytes spins in its send loop
-// while its pacing budget lies between 1280 and that size (its pacer keeps
-// 1280); in real time that passes, in a bubble time stands still while it
-// spins, so it never does: give quic-go 1280 in virtual time.
+// For the run to repeat, the endpoints must too: Deterministic, called
+// at the start of the test, gives the process one P, seeds crypto/rand
+// (quic-go's connection IDs, packet number skips, TLS) and stops the
+// garbage collector until the test ends; docs/virtual-time.md says what
+// then repeats and what may not. quic-go v0.65 with an initial packet
+// size above 1280 bytes spins in its send loop while its pacing budget
+// lies between 1280 and that size (its pacer keeps 1280); in real time
+// that passes, in a bubble time stands still while it spins, so it never
+// does: give quic-go 1280 in virtual time (transport's arms refuse more
+// there).
 //
 // The in-process link carries datagrams only. A stream (TCP) side could
 // come from a userspace stack such as gVisor's netstack, as wireguard-go's

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
-	"testing/cryptotest"
 	"testing/synctest"
 	"time"
 
@@ -42,22 +40,14 @@ type quicTransfer struct {
 }
 
 // runQUIC moves size bytes from a quic-go server to its client over
-// Sim(profile) seeded with seed, in a synctest bubble whose crypto/rand
-// (quic-go's and TLS's random draws: connection IDs, packet number skips,
-// keys, the certificate) is seeded too, and with one P, so that the two
-// ends behave the same every run. (quic-go's connection loop and the
-// application's goroutines, the stream's writer and reader, act at the
-// same virtual instant; on several Ps which of them gets there first
-// varies, and with it the packets: an ACK sent alone or with a window
-// update, a frame cut short where the writer's next chunk was not yet
-// there. On one P they take turns in the scheduler's order. Without it
-// about one run in thirty differed here.)
+// Sim(profile) seeded with seed, in a synctest bubble under Deterministic
+// (one P, crypto/rand seeded, the collector stopped), so that the two
+// ends behave the same every run.
 func runQUIC(t *testing.T, profile string, seed uint64, size int64) quicTransfer {
 	var out quicTransfer
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			cryptotest.SetGlobalRandom(t, 1)
+			shapedlinktest.Deterministic(t, 1)
 			var mu sync.Mutex
 			var lines [2][]string
 			link := shapedlinktest.Sim(t, profile, shapedlink.Options{Seed: seed, PacketTrace: func(e shapedlink.PacketEvent) {
