@@ -192,10 +192,17 @@
 // netem, as the kernel's, judges a super-packet as one packet (one loss
 // draw, one place against the limit, one rate debit for the whole), and
 // says so in its applied line; use the emulator backend for per-segment
-// semantics. Before Linux 6.2 a packet socket cannot read a UDP GSO
-// super-packet, so on such kernels an emulated link keeping offloads turns
-// UDP segmentation offload off at the ends (the stacks then segment UDP in
-// software) and its applied line says so. examples/overlink keeps offloads
+// semantics. The emulator cuts TCP and UDP (UDP_SEGMENT) super-packets of
+// IPv4 and IPv6; an emulated link keeping offloads turns off at the ends
+// the segmentation offloads of what it cannot cut (tunnels such as VXLAN
+// and GRE, IP-in-IP, GSO partial, SCTP, ESP, fraglist), so the stacks
+// segment those in software, and records them read back
+// (Offload.UncutSegmentation). A super-packet it still cannot cut (an
+// in-band VLAN tag, an IPv6 extension header) is judged whole, as one
+// segment, and counted (ShaperCounters.JudgedWhole). Before Linux 6.2 a
+// packet socket cannot read a UDP GSO super-packet, so on such kernels an
+// emulated link keeping offloads turns UDP segmentation offload off at
+// the ends too, and its applied line says so. examples/overlink keeps offloads
 // by default; the bench's commands and shapedlinktest use wire-sized
 // packets unless asked.
 //

@@ -36,8 +36,9 @@ const (
 )
 
 // ErrNotSplittable is wrapped by Parse for a super-packet this package
-// cannot cut (UFO, an IPv6 extension header, a header that does not
-// parse): the caller carries it whole.
+// cannot cut (UFO, a tunnel, an IPv6 extension header, a VLAN tag in the
+// frame, a header that does not parse or whose lengths are inconsistent):
+// the caller carries it whole.
 var ErrNotSplittable = errors.New("segment: not a TCP or UDP_SEGMENT super-packet of IPv4 or IPv6 this package can cut")
 
 // Frame is one frame as a packet socket with PACKET_VNET_HDR received it,
