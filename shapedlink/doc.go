@@ -95,9 +95,10 @@
 //
 // There the delay line comes before the queue: the same timing for a
 // fixed delay, but jittered packets would reach the queue out of order,
-// so jitter beside a discipline is built by the emulator only (a profile
-// with both picks it when the backend is left to choose; the netem
-// backend refuses it, saying why). A discipline is not combined with dup
+// so jitter beside a discipline is built by the emulator and the
+// in-process link, not netem (a profile with both picks the emulator
+// when the backend is left to choose; the netem backend refuses it,
+// saying why). A discipline is not combined with dup
 // or reorder. Instruments().ShaperStats counts the emulator's drops by cause and its CE
 // marks; behind FQ-CoDel its queue samples carry the fullest flow queues
 // (QueueSample.Flows). The netem sampler reads the discipline's qdisc.
