@@ -8,7 +8,7 @@ import (
 )
 
 // Dir names one direction of a link: Down (server to client, the server
-// end's egress) or Up (client to server).
+// end's egress) or Up (client to server). Its String is "down" or "up".
 type Dir = linkspec.Dir
 
 // The two directions.
@@ -26,7 +26,17 @@ const (
 // ReorderCorr and ReorderGap, Limit (the packet limit, counted as netem
 // counts it), Queue (the queue discipline), and the Schedule and Trace
 // specs; the loaded Changes, SchedulePeriod, TraceMs and the Seed are
-// filled by a link that runs it.
+// filled by a link that runs it. CorruptPct and CorruptCorr are the
+// corruption (netem's "corrupt PCT [CORR]").
+//
+// Its methods: Check and CheckLoaded (the latter with the schedule and
+// trace loaded) return the option key a setting makes meaningless and
+// why, or two empty strings; Describe is the direction as an applied line
+// gives it ("delay 40ms rate 10Mbit limit 110 ..."); RateBits is the rate
+// in bits per second; HeldLimit is the most packets it holds at once, the
+// delay line included, and MaxHeld the largest HeldLimit its schedule
+// ever sets; Random reports whether it draws random numbers; JitterCDF is
+// the distribution of one frame's jitter (nil without jitter).
 type Direction = linkspec.Direction
 
 // Queue is a queue discipline at a direction's bottleneck, as tc-codel(8)
@@ -35,7 +45,9 @@ type Direction = linkspec.Direction
 // Interval, Flows, Quantum and ECN. Zero fields take the kernel's
 // defaults (target 5 ms, interval 100 ms, 1024 flows, quantum 1514 bytes);
 // ECN is off unless asked for, for both. Its packet limit is the
-// direction's Limit.
+// direction's Limit. Managed reports whether it is a discipline rather
+// than netem's drop-tail; Config is it as the emulator's discipline runs
+// it, holding at most a given number of packets.
 type Queue = linkspec.Queue
 
 // QueueKind names a queue discipline; its String is tc's name.
@@ -60,14 +72,16 @@ func DefaultQueueLimit(kind QueueKind) int { return linkspec.DefaultQueueLimit(k
 // and OneMinusK 0 (the defaults) the mean loss is P/(P+R) and a burst of
 // losses lasts 100/R packets on average: 1% loss in bursts of 3 is
 // ge:0.3367/33.33, in bursts of 10 ge:0.101/10. MeanLoss gives the mean,
-// in percent.
+// in percent. Its String is the loss option's form, ge:p/r[/1-h[/1-k]].
 type GE = linkspec.GE
 
 // DirOptions are the options of one direction that differ from the base
 // profile (the short form rtt_ms:rate_mbit[:loss_pct][@limit_pkts]), set
 // one key at a time with Set (the keys are Options' and OptionKeys'), read
-// with Value and Has. The zero DirOptions means "as the base". It is a
-// plain value, so a Profile stays comparable.
+// with Value and Has, unset with Clear; IsZero reports that it sets
+// nothing, and Apply sets what it sets in a Direction. The zero
+// DirOptions means "as the base". It is a plain value, so a Profile stays
+// comparable.
 type DirOptions = linkspec.DirOptions
 
 // Direction returns direction d of p with every setting resolved. A
@@ -114,7 +128,8 @@ func (p Profile) opts(d Dir) DirOptions {
 // then tbf (the rate), then the discipline (netemqdisc_linux.go), which
 // puts the delay line ahead of the queue: the same timing for a fixed
 // delay, but jittered frames would overtake each other before reaching
-// the queue, so jitter beside a discipline is the emulator's alone.
+// the queue, so jitter beside a discipline is not netem's (the emulator
+// and the in-process link build it).
 func notOnNetem(dirs [2]Direction) string {
 	for _, d := range []Dir{Down, Up} {
 		if why := linkspec.NotOnNetem(dirs[d]); why != "" {

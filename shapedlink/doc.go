@@ -95,9 +95,10 @@
 //
 // There the delay line comes before the queue: the same timing for a
 // fixed delay, but jittered packets would reach the queue out of order,
-// so jitter beside a discipline is built by the emulator only (a profile
-// with both picks it when the backend is left to choose; the netem
-// backend refuses it, saying why). A discipline is not combined with dup
+// so jitter beside a discipline is built by the emulator and the
+// in-process link, not netem (a profile with both picks the emulator
+// when the backend is left to choose; the netem backend refuses it,
+// saying why). A discipline is not combined with dup
 // or reorder. Instruments().ShaperStats counts the emulator's drops by cause and its CE
 // marks; behind FQ-CoDel its queue samples carry the fullest flow queues
 // (QueueSample.Flows). The netem sampler reads the discipline's qdisc.
@@ -192,10 +193,17 @@
 // netem, as the kernel's, judges a super-packet as one packet (one loss
 // draw, one place against the limit, one rate debit for the whole), and
 // says so in its applied line; use the emulator backend for per-segment
-// semantics. Before Linux 6.2 a packet socket cannot read a UDP GSO
-// super-packet, so on such kernels an emulated link keeping offloads turns
-// UDP segmentation offload off at the ends (the stacks then segment UDP in
-// software) and its applied line says so. examples/overlink keeps offloads
+// semantics. The emulator cuts TCP and UDP (UDP_SEGMENT) super-packets of
+// IPv4 and IPv6; an emulated link keeping offloads turns off at the ends
+// the segmentation offloads of what it cannot cut (tunnels such as VXLAN
+// and GRE, IP-in-IP, GSO partial, SCTP, ESP, fraglist), so the stacks
+// segment those in software, and records them read back
+// (Offload.UncutSegmentation). A super-packet it still cannot cut (an
+// in-band VLAN tag, an IPv6 extension header) is judged whole, as one
+// segment, and counted (ShaperCounters.JudgedWhole). Before Linux 6.2 a
+// packet socket cannot read a UDP GSO super-packet, so on such kernels an
+// emulated link keeping offloads turns UDP segmentation offload off at
+// the ends too, and its applied line says so. examples/overlink keeps offloads
 // by default; the bench's commands and shapedlinktest use wire-sized
 // packets unless asked.
 //

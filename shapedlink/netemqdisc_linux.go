@@ -26,8 +26,8 @@ import (
 // The delay line is ahead of the queue here and behind it in the
 // emulator: for a fixed delay the two orders deliver every frame at the
 // same time, but jittered frames would overtake each other before the
-// queue, so jitter beside a discipline is built by the emulator only
-// (linkspec.NotOnNetem).
+// queue, so netem does not build jitter beside a discipline (the
+// emulator and the in-process link do; linkspec.NotOnNetem).
 var (
 	tbfHandle   = netlink.MakeHandle(2, 0)
 	queueHandle = netlink.MakeHandle(3, 0)

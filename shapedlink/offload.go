@@ -1,6 +1,9 @@
 package shapedlink
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Offload is what one veth end's segmentation and receive offload settings
 // were read back as, after New set them. Every field comes from the kernel,
@@ -20,6 +23,14 @@ type Offload struct {
 	// checksum the kernel had left for "hardware" to fill in, and the
 	// receiver would drop them.
 	TxChecksum bool `json:"tx_checksum"`
+	// UncutSegmentation lists the segmentation offloads on at the end
+	// whose super-packets the emulator cannot cut into wire segments
+	// (tunnels, GSO partial, SCTP, ESP, fraglist; ethtool's names). A
+	// link keeping offloads through the emulator turns them off at its
+	// outer ends, so there it is empty.
+	UncutSegmentation []string `json:"uncut_segmentation,omitempty"`
+	// UDPSegmentation is ethtool tx-udp-segmentation (UDP GSO).
+	UDPSegmentation bool `json:"udp_segmentation"`
 }
 
 // WireSized reports whether the settings force every skb leaving the device
@@ -30,10 +41,15 @@ func (o Offload) WireSized() bool {
 }
 
 // String renders o like "server qbsrv0: mtu 1500 gso_max_segs 1
-// gso_max_size 1500 tso off gso off gro off".
+// gso_max_size 1500 tso off gso off gro off tx-checksum off udp-gso off",
+// followed by "uncut" and UncutSegmentation when it is not empty.
 func (o Offload) String() string {
-	return fmt.Sprintf("%s %s: mtu %d gso_max_segs %d gso_max_size %d tso %s gso %s gro %s tx-checksum %s",
-		o.Namespace, o.Device, o.MTU, o.GSOMaxSegs, o.GSOMaxSize, onOff(o.TSO), onOff(o.GSO), onOff(o.GRO), onOff(o.TxChecksum))
+	s := fmt.Sprintf("%s %s: mtu %d gso_max_segs %d gso_max_size %d tso %s gso %s gro %s tx-checksum %s udp-gso %s",
+		o.Namespace, o.Device, o.MTU, o.GSOMaxSegs, o.GSOMaxSize, onOff(o.TSO), onOff(o.GSO), onOff(o.GRO), onOff(o.TxChecksum), onOff(o.UDPSegmentation))
+	if len(o.UncutSegmentation) > 0 {
+		s += " uncut " + strings.Join(o.UncutSegmentation, ",")
+	}
+	return s
 }
 
 func onOff(b bool) string {

@@ -106,6 +106,15 @@ func readOffload(ns *Namespace, h *netlink.Handle, dev string, off bool) (Offloa
 			}
 			*get.out = v != 0
 		}
+		on, err := segmentationOn(fd, dev, append([]string{"tx-udp-segmentation"}, uncutSegmentation...))
+		if err != nil {
+			return fmt.Errorf("shapedlink: reading ethtool features of %s: %w", dev, err)
+		}
+		o.UDPSegmentation = len(on) > 0 && on[0] == "tx-udp-segmentation"
+		if o.UDPSegmentation {
+			on = on[1:]
+		}
+		o.UncutSegmentation = on
 		return nil
 	})
 	if err != nil {

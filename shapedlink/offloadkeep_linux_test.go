@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -121,10 +122,17 @@ func TestOffloadKeepTCP(t *testing.T) {
 // TCP and returns the SHA-256 of what was sent and of what arrived.
 func tcpTransfer(t *testing.T, l *Link, payload []byte) (sent, got [32]byte) {
 	t.Helper()
+	return tcpTransferVia(t, l, l.ClientAddr(), payload, 2*time.Minute)
+}
+
+// tcpTransferVia is tcpTransfer to the client end's address to, failing
+// the test if the transfer takes longer than limit.
+func tcpTransferVia(t *testing.T, l *Link, to netip.Addr, payload []byte, limit time.Duration) (sent, got [32]byte) {
+	t.Helper()
 	var ln net.Listener
 	if err := l.Client().Do(func() error {
 		var err error
-		ln, err = net.Listen("tcp4", l.ClientAddr().String()+":0")
+		ln, err = net.Listen("tcp4", netip.AddrPortFrom(to, 0).String())
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -139,7 +147,7 @@ func tcpTransfer(t *testing.T, l *Link, payload []byte) (sent, got [32]byte) {
 			return
 		}
 		defer c.Close()
-		c.SetReadDeadline(time.Now().Add(2 * time.Minute))
+		c.SetReadDeadline(time.Now().Add(limit))
 		h := sha256.New()
 		if _, err := io.Copy(h, c); err != nil {
 			errs <- err
@@ -157,9 +165,9 @@ func tcpTransfer(t *testing.T, l *Link, payload []byte) (sent, got [32]byte) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	c.SetWriteDeadline(time.Now().Add(2 * time.Minute))
+	c.SetWriteDeadline(time.Now().Add(limit))
 	if _, err := c.Write(payload); err != nil {
-		t.Fatal(err)
+		t.Fatalf("sending %d bytes (within %v): %v", len(payload), limit, err)
 	}
 	c.Close()
 	select {

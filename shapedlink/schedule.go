@@ -26,8 +26,10 @@ import (
 // frames already accepted keep their times (as netem keeps the
 // time_to_send of what it holds when it is changed). A blackout that
 // drops loses every frame arriving while the direction is down; one that
-// holds (emulator only) accepts them, subject to the limit, and starts
-// serialising them when it is back up.
+// holds (the emulator and the in-process link; netem refuses it)
+// accepts them, subject to the limit, and starts serialising them when
+// it is back up. ForDir is the schedule narrowed to one direction's
+// changes; Holds reports whether a change of it holds frames.
 type Schedule = linkspec.Schedule
 
 // Change is one timed change of a schedule: At, Set, Value, Hold, Dir.
@@ -39,9 +41,29 @@ type Change = linkspec.Change
 // the period (mm-link's rule). SPEC is a file, or a generator:
 // const:MBIT (evenly spaced opportunities) or cell:MBIT/CV[/SEED] (a
 // cellular-like rate, a log-normal AR(1) process every 100 ms with mean
-// MBIT over the trace's 60 s). A trace replaces the direction's rate, so
-// it is the emulator's alone.
-type Trace = linkspec.Trace
+// MBIT over the trace's 60 s). A trace replaces the direction's rate,
+// which netem cannot do; the emulator and the in-process link carry it.
+type Trace struct {
+	Spec string // as written in the profile
+	// Ms are the opportunity times in milliseconds, never decreasing; the
+	// last is the period.
+	Ms []uint32
+}
+
+// MeanMbit is the trace's mean rate over its period.
+func (t Trace) MeanMbit() float64 { return linkspec.Trace(t).MeanMbit() }
+
+// Period is the time after which the trace repeats.
+func (t Trace) Period() time.Duration { return linkspec.Trace(t).Period() }
+
+// Opportunities counts the trace's opportunities in [from, to), the trace
+// repeating from time zero.
+func (t Trace) Opportunities(from, to time.Duration) int {
+	return linkspec.Trace(t).Opportunities(from, to)
+}
+
+// Format is t in Mahimahi's format, one time per line.
+func (t Trace) Format() string { return linkspec.Trace(t).Format() }
 
 // TraceOpportunity is the bytes one trace delivery opportunity carries.
 const TraceOpportunity = linkspec.TraceOpportunity
@@ -59,7 +81,10 @@ const (
 func LoadSchedule(spec string) (Schedule, error) { return linkspec.LoadSchedule(spec) }
 
 // LoadTrace reads or generates a trace (see Trace).
-func LoadTrace(spec string) (Trace, error) { return linkspec.LoadTrace(spec) }
+func LoadTrace(spec string) (Trace, error) {
+	t, err := linkspec.LoadTrace(spec)
+	return Trace(t), err
+}
 
 // AppliedChange is one change of a link's schedule placed in time: when
 // it took effect (for the frames arriving from then on) and in which

@@ -54,10 +54,11 @@ func startEmulator(ctx context.Context, shaperNS *Namespace, dirs [2]Direction, 
 	st := mon.Snapshot()
 	mode := ""
 	if cfg.KeepOffload {
-		mode = " offload keep (each wire segment of a super-packet judged on its own)"
+		mode = " offload keep (each wire segment of a super-packet judged on its own; the segmentation offloads it cannot cut, of tunnels, GSO partial, SCTP, ESP and fraglist, off at the ends"
 		if udpSegOff {
-			mode = " offload keep (each wire segment of a super-packet judged on its own; UDP segmentation offload off at the ends: before Linux 6.2 a packet socket cannot read a UDP GSO super-packet)"
+			mode += "; UDP segmentation offload off at the ends: before Linux 6.2 a packet socket cannot read a UDP GSO super-packet"
 		}
+		mode += ")"
 	}
 	s.lines = []string{
 		fmt.Sprintf("server %s -> client: %s%s (shaper rcvbuf %d sndbuf %d)", serverDev, d[0], mode, st[0].RcvBufBytes, st[0].SndBufBytes),

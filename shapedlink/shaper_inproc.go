@@ -18,17 +18,49 @@ import (
 // any system, with no privilege.
 
 // PacketEvent is one step of one datagram through an in-process link, as
-// Options.PacketTrace receives it: At (since the link was built, on its
-// clock: a synctest bubble's inside one), Dir, Seq (the datagram's number
-// in its direction, from 1, in the order written; Dup marks the link's
-// copy), Size on the wire (14 + 20 + 8 bytes of headers and the payload)
-// and What happened (PacketFate); Due for an accepted datagram; Corrupted
-// and Bit when the link flipped bit Bit of the frame; Marked when a queue
-// discipline marked it CE. Its String is one line of a trace.
-type PacketEvent = inproc.Event
+// Options.PacketTrace receives it. A datagram has one event when it is
+// written (accepted, or dropped and why) and, if it was accepted, one
+// when it leaves the link (delivered, or dropped by a queue discipline or
+// at the receiving end). Its String is one line of a trace, for instance
+// "40.1136ms down #1 142B delivered".
+type PacketEvent struct {
+	At   time.Duration // since the link was built, on its clock (a synctest bubble's inside one)
+	Dir  Dir
+	Seq  uint64 // the datagram's number in its direction, from 1, in the order written
+	Dup  bool   // the event is of the link's copy of datagram Seq
+	Size int    // bytes on the wire: 14 + 20 + 8 of headers, and the payload
+	What PacketFate
+	// Due is, for an accepted datagram, when it reaches the far end
+	// (zero while it waits in a queue discipline, whose choice sets it
+	// later).
+	Due time.Duration
+	// Corrupted says the link flipped bit Bit of the frame (counted from
+	// the Ethernet header's first byte).
+	Corrupted bool
+	Bit       uint32
+	// Marked says a queue discipline marked the datagram CE, which the
+	// receiver of a net.PacketConn cannot see.
+	Marked bool
+}
 
-// PacketFate is what happened to a datagram at a PacketEvent.
-type PacketFate = inproc.What
+// String is the event as one line of a trace.
+func (e PacketEvent) String() string {
+	return inproc.Event{At: e.At, Dir: e.Dir, Seq: e.Seq, Dup: e.Dup, Size: e.Size, What: inproc.What(e.What),
+		Due: e.Due, Corrupted: e.Corrupted, Bit: e.Bit, Marked: e.Marked}.String()
+}
+
+// packetEvent is the in-process link's event as a PacketEvent.
+func packetEvent(e inproc.Event) PacketEvent {
+	return PacketEvent{At: e.At, Dir: e.Dir, Seq: e.Seq, Dup: e.Dup, Size: e.Size, What: PacketFate(e.What),
+		Due: e.Due, Corrupted: e.Corrupted, Bit: e.Bit, Marked: e.Marked}
+}
+
+// PacketFate is what happened to a datagram at a PacketEvent. Its String
+// is the fate's name in a trace ("accepted", "delivered", ...).
+type PacketFate uint8
+
+// String is the fate's name, as a trace line gives it.
+func (f PacketFate) String() string { return inproc.What(f).String() }
 
 // The fates: decided when the datagram is written (accepted, or dropped
 // by the loss, the limit or a blackout), and when it leaves the link
@@ -36,16 +68,16 @@ type PacketFate = inproc.What
 // receiving end: by its checksum after corruption, a full socket queue,
 // or no socket bound to its port).
 const (
-	PacketAccepted     = inproc.Accepted
-	PacketLost         = inproc.Lost
-	PacketOverLimit    = inproc.OverLimit
-	PacketBlackout     = inproc.Blackout
-	PacketQueueDrop    = inproc.QueueDrop
-	PacketCoDelDrop    = inproc.CoDelDrop
-	PacketDelivered    = inproc.Delivered
-	PacketChecksumDrop = inproc.ChecksumDrop
-	PacketSocketDrop   = inproc.SocketDrop
-	PacketNoSocket     = inproc.NoSocket
+	PacketAccepted     = PacketFate(inproc.Accepted)
+	PacketLost         = PacketFate(inproc.Lost)
+	PacketOverLimit    = PacketFate(inproc.OverLimit)
+	PacketBlackout     = PacketFate(inproc.Blackout)
+	PacketQueueDrop    = PacketFate(inproc.QueueDrop)
+	PacketCoDelDrop    = PacketFate(inproc.CoDelDrop)
+	PacketDelivered    = PacketFate(inproc.Delivered)
+	PacketChecksumDrop = PacketFate(inproc.ChecksumDrop)
+	PacketSocketDrop   = PacketFate(inproc.SocketDrop)
+	PacketNoSocket     = PacketFate(inproc.NoSocket)
 )
 
 // simEnd is an end of the in-process link, behind a Namespace.
@@ -109,7 +141,10 @@ func newInProcess(p Profile, opts Options, log *slog.Logger) (*Link, error) {
 			dirs[d].Seed = binary.LittleEndian.Uint64(b[:])
 		}
 	}
-	cfg := inproc.Config{Dirs: dirs, Addrs: [2]netip.Addr{serverAddr, clientAddr}, Trace: opts.PacketTrace}
+	cfg := inproc.Config{Dirs: dirs, Addrs: [2]netip.Addr{serverAddr, clientAddr}}
+	if trace := opts.PacketTrace; trace != nil {
+		cfg.Trace = func(e inproc.Event) { trace(packetEvent(e)) }
+	}
 	il, err := inproc.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("shapedlink: building the in-process link: %w", err)

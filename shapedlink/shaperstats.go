@@ -14,11 +14,7 @@ import (
 // comparable to the delay mean the run measured the host, not the link.
 // (In a synctest bubble the in-process link is never late.)
 //
-// Its counters are the shaper's own (Received, Forwarded, ForwardedBytes,
-// LossDrops, LimitDrops, SocketDrops, SendErrors, OversizeDrops,
-// Duplicates, Reordered, QueueDrops, CoDelDrops, ECNMarks, BlackoutDrops,
-// Changes, Corrupted, ChecksumDrops, NoSocketDrops, RcvBufBytes,
-// SndBufBytes and the lateness histogram Late),
+// Its counters are the shaper's own (ShaperCounters, which lists them),
 // embedded as the shaper publishes them; the fields below are read from
 // them.
 type ShaperStats struct {
@@ -44,7 +40,38 @@ type ShaperStats struct {
 // ShaperCounters are a userspace shaper's counters of one direction, as
 // it publishes them: received, forwarded and dropped by cause, the queue
 // discipline's and the schedule's, the lateness histogram and the socket
-// buffers granted.
+// buffers granted. Bytes count whole Ethernet frames; Packets, Bytes and
+// Queued are gauges (held now), the rest count up from the start:
+//
+//   - Packets, Bytes: the frames held now, queue and delay line.
+//   - Received, Forwarded, ForwardedBytes: wire packets read and written
+//     (a super-packet counts as its wire segments).
+//   - LossDrops, LimitDrops: the random loss, the full limit.
+//   - SocketDrops: dropped before the shaper read them (a full receive
+//     buffer; in process, a full socket queue). SendErrors: writes that
+//     failed. OversizeDrops: frames larger than the frame buffer.
+//   - SuperPacketsIn, SuperPacketsOut: super-packets of more than one
+//     wire segment read and written. UnreadableDrops: frames the kernel
+//     dropped as they were read, their offload not describable (UDP GSO
+//     before Linux 6.2). JudgedWhole: super-packets that could not be cut
+//     into wire segments, judged and sent whole.
+//   - Duplicates, Reordered: the dup and reorder options.
+//   - QueueDrops, CoDelDrops, ECNMarks, Queued: the queue discipline's
+//     drops by its limit and by CoDel, CE marks, packets queued now.
+//   - BlackoutDrops, Changes, MaxChangeLagNanos: the schedule's drops
+//     while down, changes applied, and the longest the shaper took to get
+//     to one.
+//   - Corrupted: frames sent with a bit flipped; ChecksumDrops and
+//     NoSocketDrops: in process, corrupted datagrams the receiver's
+//     checksum dropped and datagrams no socket was bound for.
+//   - LateNanos, MaxLateNanos, Late: the sum, the largest and a
+//     log-linear histogram of how late frames were written; Stamped:
+//     wire packets stamped by the kernel on arrival.
+//   - RcvBufBytes, SndBufBytes: the shaper's socket buffers as granted.
+//
+// Drops is every drop, for any reason; LateQuantile an upper bound on a
+// quantile of the lateness from Late; Words views the counters as the
+// 64-bit words the emulator publishes.
 type ShaperCounters = linkspec.Counters
 
 // newShaperStats reads the figures of a direction's counters.

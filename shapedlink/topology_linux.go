@@ -90,6 +90,19 @@ func (l *Link) buildTopology(withShaper bool) error {
 		if err := d.h.LinkSetMTU(link, linkMTU); err != nil {
 			return fmt.Errorf("shapedlink: setting MTU %d on %s: %w", linkMTU, d.name, err)
 		}
+		if keep && withShaper && d.addr.IsValid() {
+			// The ends' stacks segment in software what the emulator
+			// could not cut, so it judges every wire segment.
+			if err := featuresOff(d.ns, d.name, uncutSegmentation); err != nil {
+				return err
+			}
+			if !vnetCarriesUDPGSO() {
+				if err := udpSegmentationOff(d.ns, d.name); err != nil {
+					return err
+				}
+				l.udpSegOff = true
+			}
+		}
 		pin := pinWireSized
 		if keep {
 			pin = func(ns *Namespace, h *netlink.Handle, dev string) (Offload, error) {
@@ -101,12 +114,6 @@ func (l *Link) buildTopology(withShaper bool) error {
 			return err
 		}
 		l.offload = append(l.offload, off)
-		if keep && withShaper && d.addr.IsValid() && !vnetCarriesUDPGSO() {
-			if err := udpSegmentationOff(d.ns, d.name); err != nil {
-				return err
-			}
-			l.udpSegOff = true
-		}
 		if d.addr.IsValid() {
 			a := &netlink.Addr{IPNet: &net.IPNet{IP: d.addr.AsSlice(), Mask: net.CIDRMask(prefixLen, 32)}}
 			if err := d.h.AddrAdd(link, a); err != nil {

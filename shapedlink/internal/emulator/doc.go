@@ -39,7 +39,11 @@
 // segment splits the run. A corrupted segment is first given a complete
 // checksum, so the receiver catches the flipped bit. Counters count wire
 // segments (Received, Forwarded, the drops), and SuperPacketsIn/Out count
-// the super-packets read and written.
+// the super-packets read and written. A super-packet package segment
+// refuses (a tunnel's, one with a VLAN tag in the frame or an IPv6
+// extension header) is judged and sent whole, as one segment, and counted
+// in JudgedWhole; shapedlink turns the ends' tunnel segmentation offloads
+// off so that tunnels do not produce them.
 //
 // # The model, per direction
 //

@@ -96,12 +96,17 @@ func (l *dirLoop) recv() (int, error) {
 // of its wire segments in turn (one for a frame that is not a
 // super-packet), as the model would judge them arriving together at their
 // wire length, through the carrier, which holds the ones it accepts; the
-// buffer is freed at once if it holds none.
+// buffer is freed at once if it holds none. A super-packet package segment
+// cannot cut is judged whole, as one segment of its full length, and
+// counted in JudgedWhole.
 func (l *dirLoop) arrive(at int64, stamped bool, b int32, size int) {
 	off := int(b) * l.slot
 	st := &l.bufs[b]
 	f, err := segment.Parse(l.arena[off:off+vnetHdrLen], l.arena[off+vnetHdrLen:off+vnetHdrLen+size])
 	*st = bufState{f: f, whole: err != nil || !f.Split()}
+	if err != nil {
+		l.c.JudgedWhole++
+	}
 	segs := 1
 	if !st.whole {
 		segs = f.Segments()

@@ -34,6 +34,7 @@ type end struct {
 	mu       sync.Mutex
 	ports    map[uint16]*conn
 	nextPort uint16
+	closed   bool // the link was closed: no socket may be bound any more
 }
 
 func newEnd(l *Link, i int) *end {
@@ -47,9 +48,10 @@ func (e *end) bound(port uint16) *conn {
 	return e.ports[port]
 }
 
-// closeAll closes every socket of the end.
+// closeAll closes every socket of the end, and refuses any bound after.
 func (e *end) closeAll() {
 	e.mu.Lock()
+	e.closed = true
 	conns := make([]*conn, 0, len(e.ports))
 	for _, c := range e.ports {
 		conns = append(conns, c)
@@ -88,13 +90,16 @@ func (l *Link) ListenPacket(e int, network, address string) (net.PacketConn, err
 		return nil, &net.OpError{Op: "listen", Net: network, Err: fmt.Errorf(
 			"cannot bind to %s: this end's only address is %s (leave the host empty, or give that address)", host, end.addr)}
 	}
-	select {
-	case <-l.stop:
-		return nil, &net.OpError{Op: "listen", Net: network, Err: errLinkClosed}
-	default:
+	if testHookListen != nil {
+		testHookListen()
 	}
+	// The end's lock orders this against Link.Close, which marks the end
+	// closed under it before closing what is bound.
 	end.mu.Lock()
 	defer end.mu.Unlock()
+	if end.closed {
+		return nil, &net.OpError{Op: "listen", Net: network, Err: errLinkClosed}
+	}
 	if port == 0 {
 		for n := 0; ; n++ {
 			if n > 65535-firstEphemeral {
@@ -118,6 +123,10 @@ func (l *Link) ListenPacket(e int, network, address string) (net.PacketConn, err
 	end.ports[uint16(port)] = c
 	return c, nil
 }
+
+// testHookListen, when set by a test, runs in ListenPacket after its
+// arguments are checked and before the socket is bound.
+var testHookListen func()
 
 // datagram is one datagram waiting in a socket's queue.
 type datagram struct {
@@ -186,7 +195,8 @@ func (c *conn) opErr(op string, addr net.Addr, err error) error {
 
 // ReadFrom reads the next datagram, waiting for one until the read
 // deadline or Close; a datagram longer than p is cut short, as a UDP
-// socket's is.
+// socket's is. Once the deadline has passed it fails with a timeout,
+// whatever is queued.
 func (c *conn) ReadFrom(p []byte) (int, net.Addr, error) {
 	for {
 		c.mu.Lock()
@@ -194,20 +204,23 @@ func (c *conn) ReadFrom(p []byte) (int, net.Addr, error) {
 			c.mu.Unlock()
 			return 0, nil, c.opErr("read", nil, net.ErrClosed)
 		}
+		deadline, changed := c.readDeadline, c.deadlineCh
+		// A deadline that has passed fails the read even with datagrams
+		// queued, as a UDP socket's does.
+		wait := time.Until(deadline)
+		if !deadline.IsZero() && wait <= 0 {
+			c.mu.Unlock()
+			return 0, nil, c.opErr("read", nil, os.ErrDeadlineExceeded)
+		}
 		if c.head < len(c.queue) {
 			d := c.pop()
 			c.mu.Unlock()
 			return copy(p, d.data), net.UDPAddrFromAddrPort(d.from), nil
 		}
-		deadline, changed := c.readDeadline, c.deadlineCh
 		c.mu.Unlock()
 		var timeout <-chan time.Time
 		var timer *time.Timer
 		if !deadline.IsZero() {
-			wait := time.Until(deadline)
-			if wait <= 0 {
-				return 0, nil, c.opErr("read", nil, os.ErrDeadlineExceeded)
-			}
 			timer = time.NewTimer(wait)
 			timeout = timer.C
 		}

@@ -394,3 +394,69 @@ func TestEventString(t *testing.T) {
 		t.Errorf("What(99) prints %q", got)
 	}
 }
+
+// TestPastDeadlineQueued: once a read deadline has passed a read fails
+// with a timeout even with a datagram queued, as a UDP socket's does;
+// the datagram waits for the next read before its deadline.
+func TestPastDeadlineQueued(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := newLink(t, [2]linkspec.Direction{the80x10(1), the80x10(2)}, nil)
+		a, b := listen(t, l, 0), listen(t, l, 1)
+		if _, err := b.WriteTo([]byte("queued"), a.LocalAddr()); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		for _, at := range []time.Time{time.Now(), time.Now().Add(-time.Hour)} {
+			_ = a.SetReadDeadline(at)
+			n, _, err := a.ReadFrom(make([]byte, 10))
+			if !errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Errorf("a read with its deadline passed (%v ago) and a datagram queued: %d bytes, %v; want a timeout", time.Since(at), n, err)
+			}
+		}
+		_ = a.SetReadDeadline(time.Now().Add(time.Second))
+		buf := make([]byte, 10)
+		if n, _, err := a.ReadFrom(buf); err != nil || string(buf[:n]) != "queued" {
+			t.Errorf("the read after the deadline was moved a second ahead: %q, %v", buf[:n], err)
+		}
+	})
+}
+
+// TestListenPacketClosing: a socket bound while the link closes is
+// either refused or closed with the rest, never left open. The hook
+// closes the link at the point where ListenPacket once checked for it
+// too early.
+func TestListenPacketClosing(t *testing.T) {
+	l := newLink(t, [2]linkspec.Direction{the80x10(1), the80x10(2)}, nil)
+	testHookListen = func() { _ = l.Close() }
+	defer func() { testHookListen = nil }()
+	c, err := l.ListenPacket(0, "udp", ":0")
+	if err == nil {
+		_ = c.Close()
+		t.Fatal("ListenPacket returned an open socket on a link closed as it bound it; a reader without a deadline would wait for ever")
+	}
+	if !errors.Is(err, errLinkClosed) {
+		t.Errorf("ListenPacket on a closing link: %v, want it to say the link was closed", err)
+	}
+}
+
+// TestListenPacketCloseRace runs ListenPacket and Link.Close at once,
+// many times (under -race too): every socket ListenPacket returns is
+// closed once Close has returned.
+func TestListenPacketCloseRace(t *testing.T) {
+	for i := range 500 {
+		l, err := New(Config{Dirs: [2]linkspec.Direction{the80x10(1), the80x10(2)}, Addrs: [2]netip.Addr{serverAddr, clientAddr}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		var c net.PacketConn
+		wg.Go(func() { c, _ = l.ListenPacket(i%2, "udp", ":0") })
+		wg.Go(func() { _ = l.Close() })
+		wg.Wait()
+		if c != nil {
+			if err := c.SetReadDeadline(time.Time{}); !errors.Is(err, net.ErrClosed) {
+				t.Fatalf("try %d: a socket bound as the link closed is still open after Close (%v)", i, err)
+			}
+		}
+	}
+}

@@ -51,6 +51,12 @@ type Counters struct {
 	// turns UDP segmentation offload off at the ends so none is sent);
 	// they are not in Received.
 	UnreadableDrops uint64 `json:"unreadable_drops,omitempty"`
+	// JudgedWhole counts the super-packets read that could not be cut
+	// into wire segments (package segment refused their headers: an
+	// in-band VLAN tag, an IPv6 extension header, a tunnel, a header that
+	// does not parse), each judged and sent whole as one segment of its
+	// full length; they count once in Received.
+	JudgedWhole uint64 `json:"judged_whole,omitempty"`
 	// Duplicates counts frames the link duplicated (the dup option) and
 	// Reordered frames it sent ahead of the delayed ones (reorder); the
 	// copies are counted in Forwarded or the drops like any frame.

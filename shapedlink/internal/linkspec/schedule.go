@@ -44,8 +44,9 @@ import (
 // arrive from its time on; frames already accepted keep the times they
 // were given (as netem keeps the time_to_send of what it holds when it is
 // changed). A blackout that drops loses every frame arriving while the
-// direction is down; one that holds (emulator only) accepts them, subject
-// to the limit, and starts serialising them when it is back up.
+// direction is down; one that holds (the emulator and the in-process
+// link; netem refuses it) accepts them, subject to the limit, and starts
+// serialising them when it is back up.
 type Schedule struct {
 	Spec    string        // as written in the profile
 	Period  time.Duration // 0: the changes run once

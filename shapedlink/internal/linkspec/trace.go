@@ -16,7 +16,8 @@ import (
 // (a frame longer than what is left carries over to the next opportunity,
 // and what a frame leaves unused goes to the next frame); opportunities
 // with nothing queued are lost. This is mm-link's rule. A trace replaces
-// the direction's rate, so it is the emulator's alone.
+// the direction's rate, which netem cannot do: the emulator and the
+// in-process link carry it.
 //
 // SPEC is a file, or a generator written by this package:
 //

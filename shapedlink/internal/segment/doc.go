@@ -11,8 +11,11 @@
 // frame, whose payload is Payload(first, last): a run of several stays a
 // super-packet for the receiver's stack, a run of one is a plain frame.
 // TCP over IPv4 and IPv6 and UDP_SEGMENT (whole datagrams) are cut; other
-// super-packets (UFO, IPv6 extension headers) are refused with
-// ErrNotSplittable and a shaper carries them whole.
+// super-packets (UFO, tunnels, IPv6 extension headers, a VLAN tag in the
+// frame) and those whose headers are inconsistent (a header length below
+// the minimum, headers beyond the frame, an IP length its field cannot
+// hold) are refused with ErrNotSplittable, and a shaper carries them
+// whole.
 //
 // Use:
 //

@@ -36,8 +36,9 @@ const (
 )
 
 // ErrNotSplittable is wrapped by Parse for a super-packet this package
-// cannot cut (UFO, an IPv6 extension header, a header that does not
-// parse): the caller carries it whole.
+// cannot cut (UFO, a tunnel, an IPv6 extension header, a VLAN tag in the
+// frame, a header that does not parse or whose lengths are inconsistent):
+// the caller carries it whole.
 var ErrNotSplittable = errors.New("segment: not a TCP or UDP_SEGMENT super-packet of IPv4 or IPv6 this package can cut")
 
 // Frame is one frame as a packet socket with PACKET_VNET_HDR received it,
@@ -99,7 +100,11 @@ func (f *Frame) headers() error {
 		if len(b) < f.l3+20 || b[f.l3]>>4 != 4 {
 			return fmt.Errorf("%w (a short or malformed IPv4 header)", ErrNotSplittable)
 		}
-		f.l4 = f.l3 + int(b[f.l3]&0xf)*4
+		ihl := int(b[f.l3] & 0xf)
+		if ihl < 5 {
+			return fmt.Errorf("%w (an IPv4 header length of %d words, below the 5 of a header without options)", ErrNotSplittable, ihl)
+		}
+		f.l4 = f.l3 + ihl*4
 		proto = b[f.l3+9]
 	case 0x86dd:
 		f.ipv6 = true
@@ -117,7 +122,11 @@ func (f *Frame) headers() error {
 			return fmt.Errorf("%w (a short TCP header)", ErrNotSplittable)
 		}
 		f.tcp = true
-		f.hdr = f.l4 + int(b[f.l4+12]>>4)*4
+		doff := int(b[f.l4+12] >> 4)
+		if doff < 5 {
+			return fmt.Errorf("%w (a TCP data offset of %d words, below the 5 of a header without options)", ErrNotSplittable, doff)
+		}
+		f.hdr = f.l4 + doff*4
 	case proto == 17 && f.gsoType == GSOUDPL4:
 		f.hdr = f.l4 + 8
 	default:
@@ -125,6 +134,15 @@ func (f *Frame) headers() error {
 	}
 	if f.hdr > len(b) || f.l4 >= f.hdr {
 		return fmt.Errorf("%w (headers of %d bytes in a %d-byte frame)", ErrNotSplittable, f.hdr, len(b))
+	}
+	// A run of every segment is sent with the IP length it has now, which
+	// must fit the 16-bit field.
+	ipLen, field := len(b)-f.l3, "IPv4 total length"
+	if f.ipv6 {
+		ipLen, field = len(b)-f.l4, "IPv6 payload length"
+	}
+	if ipLen > 0xffff {
+		return fmt.Errorf("%w (%d bytes, more than its %s can say)", ErrNotSplittable, ipLen, field)
 	}
 	return nil
 }

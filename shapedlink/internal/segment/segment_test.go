@@ -24,11 +24,14 @@ func TestParse(t *testing.T) {
 		t.Errorf("a plain frame: %d segments of %d, split %v, %v", g.Segments(), g.SegLen(0), g.Split(), err)
 	}
 	for name, mod := range map[string]func(v, f []byte) ([]byte, []byte){
-		"ufo":          func(v, f []byte) ([]byte, []byte) { v[1] = GSOUDP; return v, f },
-		"no gso_size":  func(v, f []byte) ([]byte, []byte) { v[4], v[5] = 0, 0; return v, f },
-		"not ip":       func(v, f []byte) ([]byte, []byte) { f[12], f[13] = 0x08, 0x06; return v, f },
-		"udp as tcp":   func(v, f []byte) ([]byte, []byte) { f[14+9] = 17; return v, f },
-		"headers only": func(v, f []byte) ([]byte, []byte) { return v, f[:54] },
+		"ufo":           func(v, f []byte) ([]byte, []byte) { v[1] = GSOUDP; return v, f },
+		"no gso_size":   func(v, f []byte) ([]byte, []byte) { v[4], v[5] = 0, 0; return v, f },
+		"not ip":        func(v, f []byte) ([]byte, []byte) { f[12], f[13] = 0x08, 0x06; return v, f },
+		"udp as tcp":    func(v, f []byte) ([]byte, []byte) { f[14+9] = 17; return v, f },
+		"headers only":  func(v, f []byte) ([]byte, []byte) { return v, f[:54] },
+		"ihl 4":         func(v, f []byte) ([]byte, []byte) { f[14] = 0x44; return v, f },
+		"data offset 4": func(v, f []byte) ([]byte, []byte) { f[14+20+12] = 4 << 4; return v, f },
+		"ip too long":   func(v, f []byte) ([]byte, []byte) { return v, append(f, make([]byte, 65536)...) },
 	} {
 		v, fr := superPacket(false, false, payload, 1000)
 		v, fr = mod(v, fr)
