@@ -208,6 +208,9 @@ func directionLine(d DirectionRecord) string {
 		s += fmt.Sprintf(", %d duplicated", d.Duplicates)
 	}
 	s += fmt.Sprintf(", %d held", d.Held)
+	if d.JudgedWhole > 0 {
+		s += fmt.Sprintf(", %d super-packets judged whole", d.JudgedWhole)
+	}
 	if d.SocketDrops+d.UnreadableDrops > 0 {
 		s += fmt.Sprintf("; before the emulator read them the kernel dropped %d", d.SocketDrops+d.UnreadableDrops)
 	}
@@ -254,6 +257,10 @@ func warnings(rec *Record) []string {
 		if host > 0 {
 			out = append(out, fmt.Sprintf("%s: the host lost %d wire segments (socket %d, unreadable %d, send errors %d, oversize %d): the profile did not drop them",
 				d.Direction, host, d.SocketDrops, d.UnreadableDrops, d.SendErrors, d.OversizeDrops))
+		}
+		if d.JudgedWhole > 0 {
+			out = append(out, fmt.Sprintf("%s: %d super-packets could not be cut into wire segments and were judged whole (one loss draw, one limit slot each): -offload wire has every packet judged on its own",
+				d.Direction, d.JudgedWhole))
 		}
 		if d.LateP99Ms > float64(lateLimit)/float64(time.Millisecond) {
 			w := fmt.Sprintf("%s: the emulator wrote frames late (p99 %.2f ms, max %.2f ms, over %v): the host, not the profile, set this direction's timing and rate",

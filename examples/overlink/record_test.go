@@ -140,4 +140,14 @@ func TestWarnings(t *testing.T) {
 	if w := warnings(clean); len(w) != 0 {
 		t.Errorf("a run within the profile is warned of: %q", w)
 	}
+	whole := &Record{Offload: "keep", Shaper: &ShaperRecord{Priority: "SCHED_FIFO 1", Directions: []DirectionRecord{
+		dirRecord("server->client", shapedlink.ShaperCounters{Received: 100, Forwarded: 100, JudgedWhole: 3}, 0, 0.1),
+	}}}
+	want := "server->client: 3 super-packets could not be cut into wire segments and were judged whole"
+	if got := strings.Join(warnings(whole), "\n"); !strings.Contains(got, want) {
+		t.Errorf("the warnings do not say %q:\n%s", want, got)
+	}
+	if line := directionLine(whole.Shaper.Directions[0]); !strings.Contains(line, "3 super-packets judged whole") {
+		t.Errorf("the summary line does not count the super-packets judged whole: %s", line)
+	}
 }
