@@ -3,10 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/shakenfist/quicbench/examples/internal/report/reporttest"
@@ -15,7 +15,7 @@ import (
 var (
 	update = flag.Bool("update", false, "rewrite the golden outputs under testdata from what summarise prints now")
 	regen  = flag.Bool("regenerate-fixture", false,
-		"rewrite the fixture results directory testdata/golden from reporttest.Golden (then rerun with -update)")
+		"rewrite the fixtures the -run selects: testdata/golden from reporttest.Golden, testdata/shapes from shapeFixtures (then rerun with -update)")
 )
 
 // goldenDir is the committed fixture: run.json files laid out as the matrix
@@ -23,9 +23,10 @@ var (
 // report names is the same on every machine.
 const goldenDir = "testdata/golden"
 
-// TestGolden: summarise's markdown, JSON and plot index for the committed
-// fixture are byte for byte what they were. A change here is a change in
-// what readers see; if it is meant, rerun with -update and read the diff.
+// TestGolden: summarise's markdown, JSON, plot index and plots (their
+// SHA-256, see checkPlots) for the committed fixture are byte for byte
+// what they were, and so is its -h. A change here is a change in what
+// readers see; if it is meant, rerun with -update and read the diff.
 func TestGolden(t *testing.T) {
 	if *regen {
 		if err := os.RemoveAll(goldenDir); err != nil {
@@ -35,47 +36,26 @@ func TestGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	plots := t.TempDir()
-	for _, tc := range []struct {
-		name, golden string
-		args         []string
-		output       func() ([]byte, error)
-	}{
-		{"markdown", "golden.md", []string{goldenDir}, nil},
-		{"json", "golden.json", []string{"-json", goldenDir}, nil},
-		{"plot index", "golden-plots.md", []string{"-plots", plots, goldenDir}, func() ([]byte, error) {
-			return os.ReadFile(filepath.Join(plots, "plots.md"))
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var out, errb bytes.Buffer
-			if err := run(context.Background(), tc.args, &out, &errb); err != nil {
-				t.Fatalf("summarise %v: %v\n%s", tc.args, err, errb.String())
-			}
-			got := out.Bytes()
-			if tc.output != nil {
-				b, err := tc.output()
-				if err != nil {
-					t.Fatal(err)
-				}
-				got = b
-			}
-			path := filepath.Join("testdata", tc.golden)
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -run TestGolden -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("summarise %v differs from %s:\n%s", tc.args, path, firstDiff(want, got))
-			}
-		})
-	}
+	t.Run("markdown", func(t *testing.T) {
+		out, _ := summariseOK(t, goldenDir)
+		checkGolden(t, "testdata/golden.md", out)
+	})
+	t.Run("json", func(t *testing.T) {
+		out, _ := summariseOK(t, "-json", goldenDir)
+		checkGolden(t, "testdata/golden.json", out)
+	})
+	t.Run("plots", func(t *testing.T) {
+		plots := t.TempDir()
+		summariseOK(t, "-plots", plots, goldenDir)
+		checkPlots(t, plots, "testdata/golden-plots")
+	})
+	t.Run("help", func(t *testing.T) {
+		var out, errb bytes.Buffer
+		if err := run(context.Background(), []string{"-h"}, &out, &errb); !errors.Is(err, flag.ErrHelp) {
+			t.Fatalf("summarise -h: %v, want flag.ErrHelp", err)
+		}
+		checkGolden(t, "testdata/help.txt", append(out.Bytes(), errb.Bytes()...))
+	})
 }
 
 // firstDiff shows the first line where got departs from want.
