@@ -2,12 +2,16 @@ package transport
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"time"
 )
@@ -30,38 +34,99 @@ import (
 // nothing of it consumed but the header:
 //
 //	offset size field
-//	0      4    magic "QBD1"
+//	0      4    magic "QBD2"
 //	4      8    carrier id (random, chosen by the client)
 //	12     2    channel index, in the order the client opened them
+//	14     8    when the client wrote the header (Unix nanoseconds)
+//	22     16   nonce (random)
+//	38     32   proof: HMAC-SHA256(Options.CarrierSecret, "quicbench carrier" | bytes 0-37),
+//	            zero without a secret
+//
+// A listener with a secret refuses a header whose proof is wrong, whose
+// time is further than CarrierClockSkew from its own clock, or whose nonce
+// it has seen within that window.
 //
 // The QUIC settings, the GSO-off wrapper, the certificate, the socket
 // hooks (Options.Listen, ListenPacket, DialContext), the congestion-control
 // pinning and State are the same as a Session's.
-const carrierHeaderLen = 14
+const (
+	carrierHeaderLen = 70
+	carrierProofAt   = 38
+	carrierNonceLen  = 16
+)
 
-var carrierMagic = [4]byte{'Q', 'B', 'D', '1'}
+var (
+	carrierMagic    = [4]byte{'Q', 'B', 'D', '2'}
+	carrierMagicV1  = [4]byte{'Q', 'B', 'D', '1'}
+	carrierProofTag = []byte("quicbench carrier")
+)
 
 // MaxCarrierChannels is the most channels one carrier opens over its life.
 const MaxCarrierChannels = 1 << 16
 
-func carrierHeader(id sessionID, index int) []byte {
-	b := make([]byte, carrierHeaderLen)
-	copy(b, carrierMagic[:])
-	binary.BigEndian.PutUint64(b[4:], uint64(id))
-	binary.BigEndian.PutUint16(b[12:], uint16(index))
-	return b
+// MinCarrierSecretLen is the shortest Options.CarrierSecret accepted, in
+// bytes.
+const MinCarrierSecretLen = 16
+
+// CarrierClockSkew is how far the time in a carrier header may be from the
+// listener's clock when the listener has a secret.
+const CarrierClockSkew = 5 * time.Minute
+
+// carrierHead is a carrier header's fields.
+type carrierHead struct {
+	id    uint64
+	index int
+	at    time.Time
+	nonce [carrierNonceLen]byte
+	proof [sha256.Size]byte
 }
 
-func readCarrierHeader(r io.Reader) (sessionID, int, error) {
-	var b [carrierHeaderLen]byte
-	if _, err := io.ReadFull(r, b[:]); err != nil {
-		return 0, -1, fmt.Errorf("reading the carrier header: %w", err)
+func carrierHeader(id uint64, index int, secret []byte) ([]byte, error) {
+	b := make([]byte, carrierHeaderLen)
+	copy(b, carrierMagic[:])
+	binary.BigEndian.PutUint64(b[4:], id)
+	binary.BigEndian.PutUint16(b[12:], uint16(index))
+	binary.BigEndian.PutUint64(b[14:], uint64(time.Now().UnixNano()))
+	if _, err := rand.Read(b[22:carrierProofAt]); err != nil {
+		return nil, fmt.Errorf("transport: carrier header nonce: %w", err)
 	}
-	if [4]byte(b[:4]) != carrierMagic {
-		return 0, -1, fmt.Errorf("carrier header has magic %q, want %q: the peer is not a quicbench carrier of this version "+
+	if len(secret) > 0 {
+		copy(b[carrierProofAt:], carrierProof(secret, b[:carrierProofAt]))
+	}
+	return b, nil
+}
+
+func carrierProof(secret, signed []byte) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write(carrierProofTag)
+	m.Write(signed)
+	return m.Sum(nil)
+}
+
+func readCarrierHeader(r io.Reader) (carrierHead, []byte, error) {
+	var h carrierHead
+	b := make([]byte, carrierHeaderLen)
+	if _, err := io.ReadFull(r, b[:4]); err != nil {
+		return h, nil, fmt.Errorf("reading the carrier header: %w", err)
+	}
+	switch [4]byte(b[:4]) {
+	case carrierMagic:
+	case carrierMagicV1:
+		return h, nil, fmt.Errorf("carrier header has magic %q, an older version's (without a proof of the secret): "+
+			"run the same version of quicbench at both ends", b[:4])
+	default:
+		return h, nil, fmt.Errorf("carrier header has magic %q, want %q: the peer is not a quicbench carrier of this version "+
 			"(a fixed-size session's client talks to Listen, not ListenCarrier)", b[:4], carrierMagic[:])
 	}
-	return sessionID(binary.BigEndian.Uint64(b[4:12])), int(binary.BigEndian.Uint16(b[12:])), nil
+	if _, err := io.ReadFull(r, b[4:]); err != nil {
+		return h, nil, fmt.Errorf("reading the carrier header: %w", err)
+	}
+	h.id = binary.BigEndian.Uint64(b[4:12])
+	h.index = int(binary.BigEndian.Uint16(b[12:14]))
+	h.at = time.Unix(0, int64(binary.BigEndian.Uint64(b[14:22])))
+	copy(h.nonce[:], b[22:carrierProofAt])
+	copy(h.proof[:], b[carrierProofAt:])
+	return h, b, nil
 }
 
 // carrierOptions validates opts for a carrier of arm: Channels, unset,
@@ -75,7 +140,29 @@ func carrierOptions(arm Arm, opts Options) (Options, error) {
 	if opts.Channels == 0 {
 		opts.Channels = MaxChannels
 	}
+	if n := len(opts.CarrierSecret); n > 0 && n < MinCarrierSecretLen {
+		return opts, fmt.Errorf("transport: Options.CarrierSecret is %d bytes; give at least %d (random), or none", n, MinCarrierSecretLen)
+	}
+	if opts.CarrierLimit < 0 || opts.CarrierPeerLimit < 0 {
+		return opts, fmt.Errorf("transport: Options.CarrierLimit %d and CarrierPeerLimit %d: use positive bounds, or 0 for the defaults (%d, %d)",
+			opts.CarrierLimit, opts.CarrierPeerLimit, DefaultCarrierLimit, DefaultCarrierPeerLimit)
+	}
+	if opts.CarrierLimit == 0 {
+		opts.CarrierLimit = DefaultCarrierLimit
+	}
+	if opts.CarrierPeerLimit == 0 {
+		opts.CarrierPeerLimit = min(DefaultCarrierPeerLimit, opts.CarrierLimit)
+	}
 	return opts.validate(arm)
+}
+
+// CarrierChannel is a channel of a carrier: a Channel that also names the
+// carrier it belongs to.
+type CarrierChannel interface {
+	Channel
+	// Carrier is the carrier's id: random, chosen by its client, the same
+	// at both ends. Channels of different carriers may share an index.
+	Carrier() uint64
 }
 
 // Carrier is the client end of a carrier.
@@ -84,7 +171,7 @@ type Carrier struct {
 	opts    Options
 	addr    string
 	started time.Time
-	id      sessionID
+	id      uint64
 	hostCC  string
 
 	tlsConf *tls.Config
@@ -115,7 +202,7 @@ func DialCarrier(ctx context.Context, arm Arm, addr string, opts Options) (*Carr
 	if err != nil {
 		return nil, err
 	}
-	c := &Carrier{arm: arm, opts: o, addr: addr, started: time.Now(), id: id}
+	c := &Carrier{arm: arm, opts: o, addr: addr, started: time.Now(), id: uint64(id)}
 	if arm == ArmTCP {
 		return c, c.prepareTCP()
 	}
@@ -176,12 +263,16 @@ func (c *Carrier) dialQUIC(ctx context.Context, ch int) (*quicConn, []func() err
 // Arm is the carrier's arm.
 func (c *Carrier) Arm() Arm { return c.arm }
 
+// ID is the carrier's id, which every channel's header carries (see
+// CarrierChannel).
+func (c *Carrier) ID() uint64 { return c.id }
+
 var errCarrierClosed = fmt.Errorf("transport: carrier closed: %w", net.ErrClosed)
 
 // Open opens the next channel and writes its header; ctx bounds the
 // connect (and Options.HandshakeTimeout each handshake). The channel's
 // Index is its place in the order of opening, 0 first.
-func (c *Carrier) Open(ctx context.Context) (Channel, error) {
+func (c *Carrier) Open(ctx context.Context) (CarrierChannel, error) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -211,6 +302,13 @@ func (c *Carrier) Open(ctx context.Context) (Channel, error) {
 		c.mu.Lock()
 		c.quic = append(c.quic, qc)
 		c.mu.Unlock()
+		// The listener closes the connection some time after its channel
+		// ended; its socket goes with it.
+		context.AfterFunc(qc.conn.Context(), func() {
+			for _, f := range closers {
+				_ = f()
+			}
+		})
 		return c.openStream(ctx, qc, i)
 	}
 }
@@ -231,7 +329,7 @@ func (c *Carrier) keep(closers []func() error) bool {
 	return false
 }
 
-func (c *Carrier) openTCP(ctx context.Context, i int) (Channel, error) {
+func (c *Carrier) openTCP(ctx context.Context, i int) (CarrierChannel, error) {
 	conn, err := c.dialTCP(ctx, "tcp", c.addr)
 	if err != nil {
 		return nil, chanErr(ArmTCP, "client", i, "dial", err)
@@ -249,24 +347,32 @@ func (c *Carrier) openTCP(ctx context.Context, i int) (Channel, error) {
 		_ = conn.Close()
 		return nil, chanErr(ArmTCP, "client", i, "socket options", err)
 	}
-	if err := writeWithin(ctx, conn, c.opts.HandshakeTimeout, carrierHeader(c.id, i)); err != nil {
+	hdr, err := carrierHeader(c.id, i, c.opts.CarrierSecret)
+	if err == nil {
+		err = writeWithin(ctx, conn, c.opts.HandshakeTimeout, hdr)
+	}
+	if err != nil {
 		_ = conn.Close()
 		return nil, chanErr(ArmTCP, "client", i, "header write", err)
 	}
 	c.mu.Lock()
 	c.tcp = append(c.tcp, tc)
 	c.mu.Unlock()
-	return tcpChannel{TCPConn: raw, index: i}, nil
+	return carrierTCPChannel{tcpChannel: tcpChannel{TCPConn: raw, index: i}, carrier: c.id}, nil
 }
 
-func (c *Carrier) openStream(ctx context.Context, qc *quicConn, i int) (Channel, error) {
+func (c *Carrier) openStream(ctx context.Context, qc *quicConn, i int) (CarrierChannel, error) {
 	st, err := qc.conn.OpenStreamSync(ctx)
 	if err != nil {
 		return nil, chanErr(c.arm, "client", i, "open stream", err)
 	}
 	// The header is the stream's first data: what makes it exist for the
 	// server.
-	if err := writeWithin(ctx, st, c.opts.HandshakeTimeout, carrierHeader(c.id, i)); err != nil {
+	hdr, err := carrierHeader(c.id, i, c.opts.CarrierSecret)
+	if err == nil {
+		err = writeWithin(ctx, st, c.opts.HandshakeTimeout, hdr)
+	}
+	if err != nil {
 		st.CancelWrite(0)
 		return nil, chanErr(c.arm, "client", i, "header write", err)
 	}
@@ -275,7 +381,40 @@ func (c *Carrier) openStream(ctx context.Context, qc *quicConn, i int) (Channel,
 		qc.channels = append(qc.channels, i)
 		c.mu.Unlock()
 	}
-	return quicChannel{Stream: st, index: i}, nil
+	return carrierQUICChannel{quicChannel: quicChannel{Stream: st, index: i}, carrier: c.id}, nil
+}
+
+// carrierTCPChannel and carrierQUICChannel are a carrier's channels; on
+// the listener's side, release (run once, before the close) takes the
+// channel out of what the listener holds.
+type carrierTCPChannel struct {
+	tcpChannel
+	carrier uint64
+	release func()
+}
+
+func (c carrierTCPChannel) Carrier() uint64 { return c.carrier }
+
+func (c carrierTCPChannel) Close() error {
+	if c.release != nil {
+		c.release()
+	}
+	return c.TCPConn.Close()
+}
+
+type carrierQUICChannel struct {
+	quicChannel
+	carrier uint64
+	release func()
+}
+
+func (c carrierQUICChannel) Carrier() uint64 { return c.carrier }
+
+func (c carrierQUICChannel) Close() error {
+	if c.release != nil {
+		c.release()
+	}
+	return c.quicChannel.Close()
 }
 
 type writeDeadliner interface {
@@ -301,7 +440,7 @@ func writeWithin(ctx context.Context, w writeDeadliner, timeout time.Duration, b
 func (c *Carrier) State() State {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return carrierState(c.arm, "client", c.next, c.started, c.opts, c.hostCC, c.tcp, c.quic)
+	return carrierState(c.arm, "client", c.next, c.started, c.opts, c.hostCC, c.tcp, c.quic, nil, nil, 0)
 }
 
 // Close closes every connection the carrier opened, and with them every
@@ -325,11 +464,44 @@ func (c *Carrier) Close() error {
 	return errors.Join(errs...)
 }
 
-// carrierState builds a State from a carrier end's connections.
+// carrierState builds a State from a carrier end's live connections, and
+// the states of those that ended (listed first) with the count of ended
+// ones no longer listed.
 func carrierState(arm Arm, role string, channels int, started time.Time, o Options, hostCC string,
-	tcp []*tcpConn, qcs []*quicConn) State {
-	s := Session{arm: arm, role: role, opts: o, started: started, hostCC: hostCC, tcp: tcp, quic: qcs}
-	st := s.State()
-	st.Channels = channels
+	tcp []*tcpConn, qcs []*quicConn, endedTCP []TCPConnState, endedQUIC []QUICConnState, unlisted int) State {
+	st := State{
+		Arm:                        arm,
+		Role:                       role,
+		Channels:                   channels,
+		Started:                    started,
+		RequestedCongestionControl: o.CongestionControl,
+		HostCongestionControl:      hostCC,
+		UnlistedConnections:        unlisted,
+	}
+	if arm != ArmTCP {
+		st.CongestionControl = QUICCongestionControl
+		st.QUIC = append(st.QUIC, endedQUIC...)
+		for _, c := range qcs {
+			st.QUIC = append(st.QUIC, c.state())
+		}
+		return st
+	}
+	st.TCP = append(st.TCP, endedTCP...)
+	for _, c := range tcp {
+		st.TCP = append(st.TCP, c.state(time.Since(started)))
+	}
+	var algs []string
+	for _, c := range st.TCP {
+		if !slices.Contains(algs, c.Options.CongestionControl) {
+			algs = append(algs, c.Options.CongestionControl)
+		}
+	}
+	switch len(algs) {
+	case 0:
+	case 1:
+		st.CongestionControl = algs[0]
+	default:
+		st.CongestionControl = fmt.Sprintf("mixed: %v", algs)
+	}
 	return st
 }

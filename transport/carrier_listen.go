@@ -2,18 +2,56 @@ package transport
 
 import (
 	"context"
+	"crypto/hmac"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/quic-go/quic-go"
 )
 
+// MaxEndedListed is how many connections that have ended a carrier
+// listener's State still lists (the last to end).
+const MaxEndedListed = 64
+
+// ErrCarrierListenerFailed is wrapped, with net.ErrClosed, by what
+// CarrierListener.Accept returns once its listening socket has failed
+// (and not after Close).
+var ErrCarrierListenerFailed = errors.New("transport: the carrier listener's socket failed, and the listener has stopped")
+
+const (
+	// acceptBackoffMax bounds the pause between accepts while they fail
+	// for want of a resource (file descriptors, buffers).
+	acceptBackoffMax = time.Second
+	// maxListedStreams bounds the channels a carrier listener's QUIC
+	// connection lists in its State.
+	maxListedStreams = MaxChannels
+	// maxReplayNonces bounds the nonces remembered within CarrierClockSkew.
+	maxReplayNonces = 1 << 16
+	// quicRefused is the application error code a refused QUIC
+	// connection is closed with.
+	quicRefused quic.ApplicationErrorCode = 2
+)
+
 // CarrierListener is the server end of carriers: it hands over each
 // channel as it arrives, from any number of carriers.
+//
+// What it holds at once is bounded (Options.CarrierLimit in all,
+// CarrierPeerLimit from one peer), each counted apart: channels handed
+// over and not yet closed; QUIC connections; and connections or streams
+// still waiting for their header. A channel or QUIC connection beyond a
+// bound is refused. One waiting for its header beyond a bound displaces
+// the one that has waited longest, from the same peer, or else from the
+// peer with the most waiting, so a peer that holds connections open
+// without a header displaces only its own. A channel whose carrier id and
+// index are those of a channel still open is refused. A quic-per-channel
+// connection is closed Options.IdleTimeout after its channel was closed.
 type CarrierListener struct {
 	arm    Arm
 	opts   Options
@@ -27,32 +65,53 @@ type CarrierListener struct {
 	mu      sync.Mutex
 	started time.Time
 	count   int
-	tcp     []*tcpConn
-	quic    []*quicConn
-	closers []func() error
-	fatal   error
+	base    []func() error // the listening socket and QUIC transport
+	seq     uint64
+	conns   map[uint64]func() error // the live connections' closers
+	tcp     map[uint64]*tcpConn
+	quic    map[uint64]*quicConn
+	// endedTCP and endedQUIC are the last MaxEndedListed connections to
+	// end, as they were then; unlisted counts those dropped from them.
+	endedTCP  []TCPConnState
+	endedQUIC []QUICConnState
+	unlisted  int
+	waiting   waitList
+	held      peerCount // channels handed over and not yet closed
+	qconns    peerCount // QUIC connections
+	live      map[carrierChannelKey]bool
+	replay    map[[carrierNonceLen]byte]time.Time
+	sweepAt   int
+	fatal     error
 
 	closeOnce sync.Once
 	closeErr  error
 }
 
 type acceptedChannel struct {
-	ch  Channel
+	ch  CarrierChannel
 	err error
+}
+
+type carrierChannelKey struct {
+	carrier uint64
+	index   int
 }
 
 // ListenCarrier accepts carriers of arm on addr ("ip:port"; port 0 picks
 // one, see Addr) until ctx ends or Close. For the QUIC arms
 // opts.Certificate must hold the certificate and key. Options.Channels
 // bounds the streams open at once on one QUIC connection (0 means
-// MaxChannels).
+// MaxChannels). With Options.CarrierSecret set, only a client that holds
+// the secret gets a channel; without it, anyone who reaches addr does.
 func ListenCarrier(ctx context.Context, arm Arm, addr string, opts Options) (*CarrierListener, error) {
 	o, err := carrierOptions(arm, opts)
 	if err != nil {
 		return nil, err
 	}
 	lctx, cancel := context.WithCancel(ctx)
-	l := &CarrierListener{arm: arm, opts: o, ctx: lctx, cancel: cancel, ready: make(chan acceptedChannel, 16)}
+	l := &CarrierListener{arm: arm, opts: o, ctx: lctx, cancel: cancel, ready: make(chan acceptedChannel, 16),
+		conns: map[uint64]func() error{}, tcp: map[uint64]*tcpConn{}, quic: map[uint64]*quicConn{},
+		live: map[carrierChannelKey]bool{}, replay: map[[carrierNonceLen]byte]time.Time{}}
 	if arm == ArmTCP {
 		err = l.listenTCP(addr)
 	} else {
@@ -74,11 +133,14 @@ func ListenCarrier(ctx context.Context, arm Arm, addr string, opts Options) (*Ca
 func (l *CarrierListener) Addr() net.Addr { return l.addr }
 
 // Accept returns the next channel to arrive, with its carrier header read.
-// A *ChannelError about one incoming connection or stream (a bad header, a
-// failed handshake step) leaves the listener running: call Accept again.
-// After Close, or once the listener's socket has failed, Accept returns an
-// error wrapping net.ErrClosed.
-func (l *CarrierListener) Accept(ctx context.Context) (Channel, error) {
+// A *ChannelError is about one incoming connection or stream (a bad
+// header, a refusal, a failed handshake step) or a passing failure to
+// accept (out of file descriptors: the listener backs off and goes on):
+// the listener is still running, so call Accept again. After Close, or
+// once the listener's socket has failed, Accept returns an error wrapping
+// net.ErrClosed (and ErrCarrierListenerFailed if it failed), never a
+// *ChannelError.
+func (l *CarrierListener) Accept(ctx context.Context) (CarrierChannel, error) {
 	select {
 	case a := <-l.ready:
 		return a.ch, a.err
@@ -88,19 +150,31 @@ func (l *CarrierListener) Accept(ctx context.Context) (Channel, error) {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		if l.fatal != nil {
-			return nil, fmt.Errorf("%w (%w)", l.fatal, net.ErrClosed)
+			// The cause is formatted, not wrapped: it is a *ChannelError,
+			// which would say the listener goes on.
+			return nil, fmt.Errorf("%w: %v (%w)", ErrCarrierListenerFailed, l.fatal, net.ErrClosed)
 		}
 		return nil, fmt.Errorf("transport: %s carrier listener: %w", l.arm, net.ErrClosed)
 	}
 }
 
-func (l *CarrierListener) deliver(ch Channel, err error) {
+// deliver hands ch over, waiting for Accept; it closes ch if the listener
+// closes first.
+func (l *CarrierListener) deliver(ch CarrierChannel) {
 	select {
-	case l.ready <- acceptedChannel{ch, err}:
+	case l.ready <- acceptedChannel{ch: ch}:
 	case <-l.ctx.Done():
-		if ch != nil {
-			_ = ch.Close()
-		}
+		_ = ch.Close()
+	}
+}
+
+// report hands an error to Accept if there is room for it, and otherwise
+// drops it: a flood of refusals must not pile up goroutines or memory
+// while the caller is slow to call Accept.
+func (l *CarrierListener) report(err error) {
+	select {
+	case l.ready <- acceptedChannel{err: err}:
+	default:
 	}
 }
 
@@ -113,22 +187,22 @@ func (l *CarrierListener) fail(err error) {
 	l.cancel()
 }
 
-// arrived counts a channel and starts the time base at the first.
-func (l *CarrierListener) arrived() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.count == 0 {
-		l.started = time.Now()
-	}
-	l.count++
-}
-
-// State reads what is in force now on every connection accepted so far,
-// as Session.State does; Channels counts the channels delivered.
+// State reads what is in force now on every live connection, and what was
+// on the last MaxEndedListed to end (listed first, as they were when they
+// ended), as Session.State does; Channels counts the channels delivered
+// and UnlistedConnections the ended connections no longer listed.
 func (l *CarrierListener) State() State {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return carrierState(l.arm, "server", l.count, l.started, l.opts, l.hostCC, l.tcp, l.quic)
+	var tcp []*tcpConn
+	for _, id := range slices.Sorted(maps.Keys(l.tcp)) {
+		tcp = append(tcp, l.tcp[id])
+	}
+	var qcs []*quicConn
+	for _, id := range slices.Sorted(maps.Keys(l.quic)) {
+		qcs = append(qcs, l.quic[id])
+	}
+	return carrierState(l.arm, "server", l.count, l.started, l.opts, l.hostCC, tcp, qcs, l.endedTCP, l.endedQUIC, l.unlisted)
 }
 
 // Close stops accepting and closes every connection accepted, with its
@@ -155,30 +229,147 @@ func (l *CarrierListener) Close() error {
 
 func (l *CarrierListener) closeAll() error {
 	l.mu.Lock()
-	closers := l.closers
-	l.closers = nil
+	conns := slices.Collect(maps.Values(l.conns))
+	clear(l.conns)
+	base := l.base
+	l.base = nil
 	l.mu.Unlock()
 	var errs []error
 	// Connections first, then the listening socket and transport.
-	for i := len(closers) - 1; i >= 0; i-- {
-		if err := closers[i](); err != nil && !isClosedErr(err) {
+	for _, f := range conns {
+		if err := f(); err != nil && !isClosedErr(err) {
+			errs = append(errs, err)
+		}
+	}
+	for i := len(base) - 1; i >= 0; i-- {
+		if err := base[i](); err != nil && !isClosedErr(err) {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// keep adds a closer, or runs it now when the listener is closing.
-func (l *CarrierListener) keep(f func() error) bool {
+// keepBase adds a closer of the listening socket or transport.
+func (l *CarrierListener) keepBase(f func() error) {
+	l.mu.Lock()
+	l.base = append(l.base, f)
+	l.mu.Unlock()
+}
+
+// keep adds a live connection's closer and returns its id, or closes it
+// now and reports false when the listener is closing.
+func (l *CarrierListener) keep(f func() error) (uint64, bool) {
 	l.mu.Lock()
 	if l.ctx.Err() == nil {
-		l.closers = append(l.closers, f)
+		l.seq++
+		l.conns[l.seq] = f
 		l.mu.Unlock()
-		return true
+		return l.seq, true
 	}
 	l.mu.Unlock()
 	_ = f()
-	return false
+	return 0, false
+}
+
+// endTCP forgets a TCP connection, keeping st (its state at its end) when
+// it carried a channel.
+func (l *CarrierListener) endTCP(id uint64, st *TCPConnState) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.conns, id)
+	delete(l.tcp, id)
+	if st != nil {
+		l.endedTCP = appendEnded(l.endedTCP, *st, &l.unlisted)
+	}
+}
+
+func appendEnded[T any](list []T, x T, unlisted *int) []T {
+	if len(list) >= MaxEndedListed {
+		list = append(list[:0], list[1:]...)
+		*unlisted++
+	}
+	return append(list, x)
+}
+
+// hold counts a channel from peer as handed over, unless it would pass a
+// bound or repeat an open channel's carrier id and index. It returns what
+// releases it; add runs under the lock when it is held.
+func (l *CarrierListener) hold(peer string, h carrierHead, add func()) (release func(), err error) {
+	key := carrierChannelKey{h.id, h.index}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.live[key]:
+		return nil, fmt.Errorf("channel %d of carrier %016x is already open: a second with the same index is refused", h.index, h.id)
+	case l.held.by[peer] >= l.opts.CarrierPeerLimit:
+		return nil, fmt.Errorf("refused: %s already holds %d channels (Options.CarrierPeerLimit)", peer, l.held.by[peer])
+	case l.held.total >= l.opts.CarrierLimit:
+		return nil, fmt.Errorf("refused: the listener already holds %d channels (Options.CarrierLimit)", l.held.total)
+	}
+	l.live[key] = true
+	l.held.add(peer)
+	if l.count == 0 {
+		l.started = time.Now()
+	}
+	l.count++
+	add()
+	return sync.OnceFunc(func() {
+		l.mu.Lock()
+		delete(l.live, key)
+		l.held.remove(peer)
+		l.mu.Unlock()
+	}), nil
+}
+
+// checkProof checks a header's proof of the secret, its time and that its
+// nonce is new, when the listener has a secret.
+func (l *CarrierListener) checkProof(h carrierHead, raw []byte) error {
+	secret := l.opts.CarrierSecret
+	if len(secret) == 0 {
+		return nil
+	}
+	if !hmac.Equal(h.proof[:], carrierProof(secret, raw[:carrierProofAt])) {
+		if h.proof == [len(h.proof)]byte{} {
+			return errors.New("the header carries no proof of the secret: give the client end the listener's secret (Options.CarrierSecret)")
+		}
+		return errors.New("wrong proof of the secret: do both ends hold the same secret?")
+	}
+	now := time.Now()
+	if d := now.Sub(h.at); d > CarrierClockSkew || d < -CarrierClockSkew {
+		return fmt.Errorf("the header says it was written at %s, %v from this end's clock: the two ends' clocks must agree within %v",
+			h.at.UTC().Format(time.RFC3339), d.Round(time.Second), CarrierClockSkew)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.replay) >= l.sweepAt {
+		for n, until := range l.replay {
+			if now.After(until) {
+				delete(l.replay, n)
+			}
+		}
+		l.sweepAt = max(1024, 2*len(l.replay))
+	}
+	if _, seen := l.replay[h.nonce]; seen {
+		return errors.New("the header is one seen before (a replay): refused")
+	}
+	if len(l.replay) >= maxReplayNonces {
+		return fmt.Errorf("more than %d channels opened within %v: refused", maxReplayNonces, CarrierClockSkew)
+	}
+	l.replay[h.nonce] = h.at.Add(CarrierClockSkew)
+	return nil
+}
+
+// temporaryAcceptError reports whether an accept failed for want of a
+// resource that may come back (file descriptors, memory, buffers), or for
+// one incoming connection alone.
+func temporaryAcceptError(err error) bool {
+	for _, e := range []error{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED, syscall.ECONNRESET} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 func (l *CarrierListener) listenTCP(addr string) error {
@@ -202,56 +393,95 @@ func (l *CarrierListener) listenTCP(addr string) error {
 		return chanErr(ArmTCP, "server", -1, "listen", err)
 	}
 	l.addr = ln.Addr()
-	l.keep(ln.Close)
-	l.wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				if l.ctx.Err() == nil {
-					l.fail(chanErr(ArmTCP, "server", -1, "accept", err))
-				}
-				return
-			}
-			tc, ok := c.(*net.TCPConn)
-			if !ok {
-				_ = c.Close()
-				l.fail(chanErr(ArmTCP, "server", -1, "accept", fmt.Errorf("the listener from Options.Listen gave a %T; it must give *net.TCPConn", c)))
-				return
-			}
-			if !l.keep(c.Close) {
-				return
-			}
-			l.wg.Go(func() { l.handleTCP(tc) })
-		}
-	})
+	l.keepBase(ln.Close)
+	l.wg.Go(func() { l.acceptTCP(ln) })
 	return nil
 }
 
-func (l *CarrierListener) handleTCP(c *net.TCPConn) {
+func (l *CarrierListener) acceptTCP(ln net.Listener) {
+	var backoff time.Duration
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if l.ctx.Err() != nil {
+				return
+			}
+			if !temporaryAcceptError(err) {
+				l.fail(chanErr(ArmTCP, "server", -1, "accept", err))
+				return
+			}
+			if backoff == 0 {
+				backoff = 5 * time.Millisecond
+				l.report(chanErr(ArmTCP, "server", -1, "accept", fmt.Errorf("%w: pausing, up to %v at a time, until accepting works again", err, acceptBackoffMax)))
+			} else {
+				backoff = min(2*backoff, acceptBackoffMax)
+			}
+			select {
+			case <-time.After(backoff):
+			case <-l.ctx.Done():
+				return
+			}
+			continue
+		}
+		backoff = 0
+		tc, ok := c.(*net.TCPConn)
+		if !ok {
+			_ = c.Close()
+			l.fail(chanErr(ArmTCP, "server", -1, "accept", fmt.Errorf("the listener from Options.Listen gave a %T; it must give *net.TCPConn", c)))
+			return
+		}
+		id, ok := l.keep(c.Close)
+		if !ok {
+			return
+		}
+		w := l.wait(peerOf(c.RemoteAddr()), func() { _ = c.SetReadDeadline(time.Now()) })
+		l.wg.Go(func() { l.handleTCP(id, tc, w) })
+	}
+}
+
+func (l *CarrierListener) handleTCP(id uint64, c *net.TCPConn, w *waiter) {
 	fail := func(step string, err error) {
+		l.endTCP(id, nil)
 		_ = c.Close()
-		l.deliver(nil, chanErr(ArmTCP, "server", -1, fmt.Sprintf("%s (from %s)", step, c.RemoteAddr()), err))
+		l.report(chanErr(ArmTCP, "server", -1, fmt.Sprintf("%s (from %s)", step, c.RemoteAddr()), err))
 	}
 	tc, err := setupTCP(c, -1, l.opts)
 	if err != nil {
+		l.unwait(w)
 		fail("socket options", err)
 		return
 	}
 	_ = c.SetReadDeadline(time.Now().Add(l.opts.HandshakeTimeout))
+	if w.displaced.Load() {
+		// Displaced before the deadline above was set, which undid it.
+		_ = c.SetReadDeadline(time.Now())
+	}
 	stop := context.AfterFunc(l.ctx, func() { _ = c.SetReadDeadline(time.Now()) })
-	_, index, err := readCarrierHeader(c)
+	h, raw, err := readCarrierHeader(c)
 	stop()
+	l.unwait(w)
+	if err == nil {
+		err = l.checkProof(h, raw)
+	}
 	if err != nil {
-		fail("header read", err)
+		fail("header", w.why(err))
 		return
 	}
 	_ = c.SetReadDeadline(time.Time{})
-	tc.index = index
-	l.mu.Lock()
-	l.tcp = append(l.tcp, tc)
-	l.mu.Unlock()
-	l.arrived()
-	l.deliver(tcpChannel{TCPConn: c, index: index}, nil)
+	tc.index = h.index
+	release, err := l.hold(w.peer, h, func() { l.tcp[id] = tc })
+	if err != nil {
+		fail(fmt.Sprintf("channel %d", h.index), err)
+		return
+	}
+	l.deliver(carrierTCPChannel{tcpChannel: tcpChannel{TCPConn: c, index: h.index}, carrier: h.id, release: sync.OnceFunc(func() {
+		release()
+		l.mu.Lock()
+		started := l.started
+		l.mu.Unlock()
+		st := tc.state(time.Since(started))
+		l.endTCP(id, &st)
+	})})
 }
 
 func (l *CarrierListener) listenQUIC(addr string) error {
@@ -271,12 +501,12 @@ func (l *CarrierListener) listenQUIC(addr string) error {
 			return context.WithValue(ctx, recorderKey{}, newRecorder(time.Now(), o, string(l.arm)+"_server")), nil
 		},
 	}
-	l.keep(func() error { return errors.Join(tr.Close(), ep.pc.Close()) })
+	l.keepBase(func() error { return errors.Join(tr.Close(), ep.pc.Close()) })
 	ln, err := tr.Listen(tlsConf, quicConfig(o))
 	if err != nil {
 		return chanErr(l.arm, "server", -1, "listen", err)
 	}
-	l.keep(ln.Close)
+	l.keepBase(ln.Close)
 	socket := ep.state()
 	l.wg.Go(func() {
 		for {
@@ -287,52 +517,228 @@ func (l *CarrierListener) listenQUIC(addr string) error {
 				}
 				return
 			}
-			if !l.keep(func() error { return conn.CloseWithError(0, "carrier closed") }) {
+			peer := peerOf(conn.RemoteAddr())
+			if err := l.admitQUIC(peer); err != nil {
+				_ = conn.CloseWithError(quicRefused, err.Error())
+				l.report(chanErr(l.arm, "server", -1, fmt.Sprintf("connection from %s", conn.RemoteAddr()), err))
+				continue
+			}
+			id, ok := l.keep(func() error { return conn.CloseWithError(0, "carrier closed") })
+			if !ok {
 				return
 			}
-			l.wg.Go(func() { l.handleQUIC(conn, ep, socket) })
+			l.wg.Go(func() { l.handleQUIC(id, peer, conn, ep, socket) })
 		}
 	})
 	return nil
 }
 
-// handleQUIC hands over every stream of one connection as it arrives,
-// until the connection ends.
-func (l *CarrierListener) handleQUIC(conn *quic.Conn, ep *udpEndpoint, socket UDPSocketState) {
-	if err := checkGSO(conn, ep); err != nil {
-		_ = conn.CloseWithError(1, "gso")
-		l.deliver(nil, chanErr(l.arm, "server", -1, "GSO check", err))
-		return
+// admitQUIC counts a QUIC connection from peer, unless it would pass a
+// bound.
+func (l *CarrierListener) admitQUIC(peer string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.qconns.by[peer] >= l.opts.CarrierPeerLimit:
+		return fmt.Errorf("refused: %s already holds %d connections (Options.CarrierPeerLimit)", peer, l.qconns.by[peer])
+	case l.qconns.total >= l.opts.CarrierLimit:
+		return fmt.Errorf("refused: the listener already holds %d connections (Options.CarrierLimit)", l.qconns.total)
 	}
+	l.qconns.add(peer)
+	return nil
+}
+
+// handleQUIC hands over every stream of one connection as it arrives,
+// until the connection ends; then it forgets the connection, keeping its
+// state as it was at the end.
+func (l *CarrierListener) handleQUIC(id uint64, peer string, conn *quic.Conn, ep *udpEndpoint, socket UDPSocketState) {
 	rec, _ := conn.Context().Value(recorderKey{}).(*recorder)
 	qc := &quicConn{conn: conn, rec: rec, socket: socket}
+	defer func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		delete(l.conns, id)
+		delete(l.quic, id)
+		l.qconns.remove(peer)
+		if len(qc.channels) > 0 {
+			l.endedQUIC = appendEnded(l.endedQUIC, qc.state(), &l.unlisted)
+		}
+	}()
+	if err := checkGSO(conn, ep); err != nil {
+		_ = conn.CloseWithError(1, "gso")
+		l.report(chanErr(l.arm, "server", -1, "GSO check", err))
+		return
+	}
 	l.mu.Lock()
-	l.quic = append(l.quic, qc)
+	l.quic[id] = qc
 	l.mu.Unlock()
 	for {
 		st, err := conn.AcceptStream(l.ctx)
 		if err != nil {
 			return // the connection or the listener ended
 		}
-		l.wg.Go(func() {
-			ctx, cancel := context.WithTimeout(l.ctx, l.opts.HandshakeTimeout)
-			defer cancel()
-			if d, ok := ctx.Deadline(); ok {
-				_ = st.SetReadDeadline(d)
+		w := l.wait(peer, func() { st.CancelRead(1) })
+		l.wg.Go(func() { l.handleStream(qc, st, w) })
+	}
+}
+
+func (l *CarrierListener) handleStream(qc *quicConn, st *quic.Stream, w *waiter) {
+	ctx, cancel := context.WithTimeout(l.ctx, l.opts.HandshakeTimeout)
+	defer cancel()
+	if d, ok := ctx.Deadline(); ok {
+		_ = st.SetReadDeadline(d)
+	}
+	h, raw, err := readCarrierHeader(st)
+	l.unwait(w)
+	_ = st.SetReadDeadline(time.Time{})
+	if err == nil {
+		err = l.checkProof(h, raw)
+	}
+	step := "header"
+	var release func()
+	if err == nil {
+		step = fmt.Sprintf("channel %d", h.index)
+		release, err = l.hold(w.peer, h, func() {
+			if len(qc.channels) < maxListedStreams {
+				qc.channels = append(qc.channels, h.index)
 			}
-			_, index, err := readCarrierHeader(st)
-			_ = st.SetReadDeadline(time.Time{})
-			if err != nil {
-				st.CancelRead(1)
-				st.CancelWrite(1)
-				l.deliver(nil, chanErr(l.arm, "server", -1, "header read", err))
-				return
-			}
-			l.mu.Lock()
-			qc.channels = append(qc.channels, index)
-			l.mu.Unlock()
-			l.arrived()
-			l.deliver(quicChannel{Stream: st, index: index}, nil)
 		})
+	}
+	if err != nil {
+		st.CancelRead(1)
+		st.CancelWrite(1)
+		l.report(chanErr(l.arm, "server", -1, fmt.Sprintf("%s (from %s)", step, qc.conn.RemoteAddr()), w.why(err)))
+		return
+	}
+	if l.arm == ArmQUICPerChannel {
+		// The connection was for this channel alone. Options.IdleTimeout
+		// after the channel ends (time for its last bytes to be read and
+		// acknowledged), the connection ends too.
+		held := release
+		release = sync.OnceFunc(func() {
+			held()
+			time.AfterFunc(l.opts.IdleTimeout, func() { _ = qc.conn.CloseWithError(0, "its channel ended") })
+		})
+	}
+	l.deliver(carrierQUICChannel{quicChannel: quicChannel{Stream: st, index: h.index}, carrier: h.id, release: release})
+}
+
+// peerOf is the peer a connection is counted under: its IPv4 address, or
+// its IPv6 address's /64 (which one host usually holds whole).
+func peerOf(a net.Addr) string {
+	var ip net.IP
+	switch a := a.(type) {
+	case *net.TCPAddr:
+		ip = a.IP
+	case *net.UDPAddr:
+		ip = a.IP
+	default:
+		return a.String()
+	}
+	if v4 := ip.To4(); v4 != nil {
+		return v4.String()
+	}
+	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
+}
+
+// peerCount counts what each peer holds, and the total.
+type peerCount struct {
+	total int
+	by    map[string]int
+}
+
+func (p *peerCount) add(peer string) {
+	if p.by == nil {
+		p.by = map[string]int{}
+	}
+	p.by[peer]++
+	p.total++
+}
+
+func (p *peerCount) remove(peer string) {
+	if p.by[peer]--; p.by[peer] <= 0 {
+		delete(p.by, peer)
+	}
+	p.total--
+}
+
+// waiter is a connection or stream waiting for its header.
+type waiter struct {
+	peer string
+	seq  uint64
+	// stop ends its header read at once.
+	stop      func()
+	displaced atomic.Bool
+}
+
+// why is err, or why the read was cut short if it was displaced.
+func (w *waiter) why(err error) error {
+	if w.displaced.Load() {
+		return fmt.Errorf("displaced before its header arrived by newer connections from %s or by more peers (Options.CarrierLimit, CarrierPeerLimit): %w", w.peer, err)
+	}
+	return err
+}
+
+// waitList holds the waiters by peer, each peer's oldest first.
+type waitList struct {
+	seq   uint64
+	n     int
+	peers map[string][]*waiter
+}
+
+// wait counts a connection or stream from peer as waiting for its header,
+// displacing an older one when a bound is reached.
+func (l *CarrierListener) wait(peer string, stop func()) *waiter {
+	l.mu.Lock()
+	q := &l.waiting
+	q.seq++
+	w := &waiter{peer: peer, seq: q.seq, stop: stop}
+	if q.peers == nil {
+		q.peers = map[string][]*waiter{}
+	}
+	var victim *waiter
+	switch {
+	case len(q.peers[peer]) >= l.opts.CarrierPeerLimit:
+		victim = q.peers[peer][0]
+	case q.n >= l.opts.CarrierLimit:
+		for _, ws := range q.peers {
+			if victim == nil || len(ws) > len(q.peers[victim.peer]) ||
+				len(ws) == len(q.peers[victim.peer]) && ws[0].seq < victim.seq {
+				victim = ws[0]
+			}
+		}
+	}
+	if victim != nil {
+		q.remove(victim)
+		victim.displaced.Store(true)
+	}
+	q.peers[peer] = append(q.peers[peer], w)
+	q.n++
+	l.mu.Unlock()
+	if victim != nil {
+		victim.stop()
+	}
+	return w
+}
+
+// unwait ends w's wait, if it is still counted.
+func (l *CarrierListener) unwait(w *waiter) {
+	l.mu.Lock()
+	l.waiting.remove(w)
+	l.mu.Unlock()
+}
+
+func (q *waitList) remove(w *waiter) {
+	ws := q.peers[w.peer]
+	i := slices.Index(ws, w)
+	if i < 0 {
+		return
+	}
+	ws = slices.Delete(ws, i, i+1)
+	q.n--
+	if len(ws) == 0 {
+		delete(q.peers, w.peer)
+	} else {
+		q.peers[w.peer] = ws
 	}
 }

@@ -121,6 +121,16 @@
 // wrapper, the certificate, the socket hooks, the congestion-control
 // pinning and State are a Session's. See carrier.go for the header.
 //
+// A carrier listener is meant to face other hosts, so it is hardened as a
+// server must be. With Options.CarrierSecret, a channel's header carries
+// an HMAC proof that its client holds the secret, and anything else is
+// refused; without it, anyone who reaches the address gets a channel (the
+// QUIC arms' certificate proves the server to the client, never the
+// client). What it holds at once is bounded in all and per peer
+// (Options.CarrierLimit, CarrierPeerLimit); it backs off and goes on when
+// accepting fails for want of file descriptors; and its State lists the
+// live connections and only the last MaxEndedListed that ended.
+//
 // # What it is not
 //
 // transport does not shape links, generate workload or compute statistics;

@@ -131,13 +131,15 @@ func Example_quic() {
 // and the listener hands each over with its index.
 func ExampleDialCarrier() {
 	ctx := context.Background()
-	ln, err := transport.ListenCarrier(ctx, transport.ArmTCP, "127.0.0.1:0", transport.Options{})
+	// Only a client that holds the secret gets a channel.
+	o := transport.Options{CarrierSecret: []byte("at least sixteen random bytes")}
+	ln, err := transport.ListenCarrier(ctx, transport.ArmTCP, "127.0.0.1:0", o)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer ln.Close()
-	c, err := transport.DialCarrier(ctx, transport.ArmTCP, ln.Addr().String(), transport.Options{})
+	c, err := transport.DialCarrier(ctx, transport.ArmTCP, ln.Addr().String(), o)
 	if err != nil {
 		fmt.Println(err)
 		return

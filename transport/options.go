@@ -118,6 +118,14 @@ const (
 	DefaultKeepAlive        = 5 * time.Second
 )
 
+// Default bounds of what a carrier listener holds (Options.CarrierLimit,
+// CarrierPeerLimit). A tcp-arm channel that a tunnel relays holds two file
+// descriptors, so the defaults fit under the common limit of 1024.
+const (
+	DefaultCarrierLimit     = 256
+	DefaultCarrierPeerLimit = 64
+)
+
 // MaxChannels is the largest number of channels a session may have. The
 // channel header carries the index in one byte.
 const MaxChannels = 255
@@ -212,6 +220,20 @@ type Options struct {
 	// ends. So inside a bubble Listen and Dial refuse a QUIC arm whose size
 	// (this, or DatagramSize when it is zero) is over MaxVirtualPacketSize.
 	PacketSize int `json:"packet_size,omitempty"`
+
+	// CarrierSecret, when set, is the secret a carrier's client proves it
+	// holds in every channel's header (see DialCarrier), and without which
+	// a carrier listener refuses a channel. Without it a carrier listener
+	// hands over a channel to anyone who reaches its address and writes a
+	// header. At least MinCarrierSecretLen bytes; sessions ignore it.
+	CarrierSecret []byte `json:"carrier_secret,omitempty"`
+	// CarrierLimit bounds what a carrier listener holds at once: channels,
+	// QUIC connections, and connections or streams still waiting for their
+	// header, each counted apart. CarrierPeerLimit bounds the same from
+	// one peer (an IPv4 address or an IPv6 /64). Zero means
+	// DefaultCarrierLimit and DefaultCarrierPeerLimit.
+	CarrierLimit     int `json:"carrier_limit,omitempty"`
+	CarrierPeerLimit int `json:"carrier_peer_limit,omitempty"`
 
 	// Listen, ListenPacket and DialContext, when set, make the session's
 	// sockets instead of the net package: the TCP listener, every UDP

@@ -31,6 +31,11 @@ type State struct {
 	Priority *PriorityState  `json:"priority,omitempty"`
 	TCP      []TCPConnState  `json:"tcp,omitempty"`
 	QUIC     []QUICConnState `json:"quic,omitempty"`
+	// UnlistedConnections counts, for a carrier listener, the connections
+	// that ended and are no longer in TCP or QUIC: those list the live
+	// connections and the last MaxEndedListed that ended, as they were
+	// when they ended.
+	UnlistedConnections int `json:"unlisted_connections,omitempty"`
 }
 
 // PriorityState records a SetPriority applied to one channel's stream.
@@ -75,7 +80,8 @@ type QUICStats struct {
 
 // QUICConnState is one QUIC connection of a QUIC arm.
 type QUICConnState struct {
-	// Channels lists the channels this connection carries.
+	// Channels lists the channels this connection carries (a carrier
+	// listener's connection, the first MaxChannels).
 	Channels          []int  `json:"channels"`
 	LocalAddr         string `json:"local_addr"`
 	RemoteAddr        string `json:"remote_addr"`

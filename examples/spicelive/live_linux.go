@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -96,10 +97,7 @@ func measureLive(ctx context.Context, c config, j job, dir string, run *results.
 			run.Link.Shaper = &sh
 		}
 	}()
-	o := transport.Options{}
-	if j.Arm == transport.ArmTCP {
-		o.CongestionControl = c.CC
-	}
+	o := tunnelOptions(c, j.Arm)
 	deadline := time.Now().Add(c.Duration + c.SessionTimeout + c.Settle + 2*time.Minute)
 	sbase, cbase, err := rig.RoleBases(o, deadline)
 	if err != nil {
@@ -192,6 +190,17 @@ func (o outcome) err() error {
 func (rec *liveRecord) analyse(tr *spicetrace.Trace) int {
 	rec.Analysis = Analyse(tr, rec.Server.Typing, rec.Server.Busy, rec.Client.TypingStart)
 	return rec.Analysis.countTyped(rec.Client.Keys)
+}
+
+// tunnelOptions are both tunnel ends' transport options for a run of arm:
+// the tcp arm's congestion control, and a new secret of the run's own,
+// which the server end's carrier listener asks every channel to prove.
+func tunnelOptions(c config, arm transport.Arm) transport.Options {
+	o := transport.Options{CarrierSecret: []byte(rand.Text())}
+	if arm == transport.ArmTCP {
+		o.CongestionControl = c.CC
+	}
+	return o
 }
 
 // fillRun puts a live run's figures into its run.json: the key-to-draw

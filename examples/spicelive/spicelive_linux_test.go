@@ -151,6 +151,19 @@ func TestLiveControl(t *testing.T) {
 	}
 }
 
+// Both tunnel ends get the same options, so the server end's secret is
+// the client end's; each run has a secret of its own.
+func TestTunnelHasASecret(t *testing.T) {
+	a, b := tunnelOptions(config{CC: "reno"}, transport.ArmTCP), tunnelOptions(config{}, transport.ArmQUIC)
+	if len(a.CarrierSecret) < transport.MinCarrierSecretLen || len(b.CarrierSecret) < transport.MinCarrierSecretLen ||
+		bytes.Equal(a.CarrierSecret, b.CarrierSecret) {
+		t.Errorf("secrets %q and %q: want one of at least %d bytes, new for every run", a.CarrierSecret, b.CarrierSecret, transport.MinCarrierSecretLen)
+	}
+	if a.CongestionControl != "reno" || b.CongestionControl != "" {
+		t.Errorf("congestion control: tcp %q, quic %q", a.CongestionControl, b.CongestionControl)
+	}
+}
+
 func TestParseGeometry(t *testing.T) {
 	win, r, err := parseGeometry("WINDOW=2097164\nX=0\nY=400\nWIDTH=484\nHEIGHT=134\nSCREEN=0\n")
 	if err != nil || win != "2097164" || r != (spicetrace.Rect{Top: 400, Left: 0, Bottom: 534, Right: 484}) {

@@ -9,7 +9,7 @@ import (
 // of its connections to the server end.
 func Example() {
 	c, err := parseFlags([]string{"-end", "client", "-arm", "quic", "-listen", "127.0.0.1:5900",
-		"-server", "198.18.0.1:4433", "-cert", "tunnel-cert.pem", "-trace", "client.jsonl"}, io.Discard)
+		"-server", "198.18.0.1:4433", "-cert", "tunnel-cert.pem", "-secret-file", "tunnel.secret", "-trace", "client.jsonl"}, io.Discard)
 	if err != nil {
 		fmt.Println(err)
 		return

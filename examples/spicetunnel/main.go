@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/shakenfist/quicbench/examples/internal/bench"
 	"github.com/shakenfist/quicbench/examples/internal/spicetunnel"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 	"github.com/shakenfist/quicbench/transport"
@@ -30,6 +31,9 @@ type config struct {
 	trace   string
 	capture string
 	cc      string
+	secret  string // the secret file
+	limit   int    // server end: transport.Options.CarrierLimit
+	peer    int    // server end: transport.Options.CarrierPeerLimit
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -43,8 +47,13 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	cert := fs.String("cert", "", "QUIC arms: the certificate (PEM); the server end makes it, with -key, when neither file exists")
 	key := fs.String("key", "", "QUIC arms, server end: the certificate's private key (PEM)")
 	trace := fs.String("trace", "", "write the message trace (JSON lines) to this file; empty for none")
-	capture := fs.String("capture", "", "write every connection's raw bytes into this existing directory (ch<N>-c2s.bin, ch<N>-s2c.bin)")
+	capture := fs.String("capture", "", "write every connection's raw bytes into this existing directory, as new files "+
+		"<carrier>-ch<N>-c2s.bin and <carrier>-ch<N>-s2c.bin")
 	cc := fs.String("cc", "", "tcp arm: TCP congestion control of the carrier's connections (empty: the host default, recorded)")
+	secret := fs.String("secret-file", "", "the secret both ends share (mode 0600, at least 16 bytes): the client end proves it holds it "+
+		"for every channel, and the server end refuses a channel without the proof")
+	limit := fs.Int("limit", 0, fmt.Sprintf("server end: the most channels held at once, from all peers (0: %d)", transport.DefaultCarrierLimit))
+	peer := fs.Int("peer-limit", 0, fmt.Sprintf("server end: the most channels held at once from one address (0: %d)", transport.DefaultCarrierPeerLimit))
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: spicetunnel -end client|server [flags]\n\n"+
 			"Carries a SPICE session's channels over a transport arm and traces every message.\n\nflags:\n")
@@ -56,7 +65,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments %q: every option is a flag", fs.Args())
 	}
-	c := config{end: *end, listen: *listen, server: *server, spice: *spice, cert: *cert, key: *key, trace: *trace, capture: *capture, cc: *cc}
+	c := config{end: *end, listen: *listen, server: *server, spice: *spice, cert: *cert, key: *key, trace: *trace, capture: *capture, cc: *cc,
+		secret: *secret, limit: *limit, peer: *peer}
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	a, err := transport.ParseArm(*arm)
@@ -87,6 +97,16 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		}
 	default:
 		bad("-end %q: want client or server", c.end)
+	}
+	if c.secret == "" {
+		bad("-secret-file is required at both ends, so that no one else reaches spice-server through the tunnel: make one with " +
+			"`head -c 32 /dev/urandom | base64 > tunnel.secret; chmod 600 tunnel.secret` and give it to both ends")
+	}
+	if c.limit < 0 || c.peer < 0 {
+		bad("-limit %d, -peer-limit %d: give positive bounds, or 0 for the defaults", c.limit, c.peer)
+	}
+	if (c.limit != 0 || c.peer != 0) && c.end == "client" {
+		bad("-limit and -peer-limit apply to the server end")
 	}
 	if c.cc != "" && c.arm.IsQUIC() {
 		bad("-cc applies to the tcp arm only: quic-go's congestion control is fixed (%s)", transport.QUICCongestionControl)
@@ -122,7 +142,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 // runEnd runs the configured end until ctx ends and returns what every
 // channel carried.
 func runEnd(ctx context.Context, c config, log *slog.Logger) ([]spicetunnel.ChannelStats, error) {
-	o := transport.Options{CongestionControl: c.cc}
+	o := transport.Options{CongestionControl: c.cc, CarrierLimit: c.limit, CarrierPeerLimit: c.peer}
+	secret, err := bench.ReadSecretFile(c.secret)
+	if err != nil {
+		return nil, err
+	}
+	o.CarrierSecret = secret
 	if c.arm.IsQUIC() {
 		cert, err := loadCertificate(c)
 		if err != nil {

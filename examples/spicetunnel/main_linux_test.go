@@ -29,8 +29,18 @@ func TestFlagsSayWhatIsWrong(t *testing.T) {
 		{[]string{"-end", "server", "-spice", "z:3"}, "-listen is empty"},
 		{[]string{"-end", "server", "-listen", "x:1", "-spice", "z:3", "-arm", "quic", "-cert", "c", "-key", "k", "-cc", "bbr"}, "tcp arm only"},
 		{[]string{"-end", "server", "-listen", "x:1", "-spice", "z:3", "extra"}, "unexpected arguments"},
+		{[]string{"-end", "server", "-listen", "x:1", "-spice", "z:3"}, "-secret-file is required"},
+		{[]string{"-end", "client", "-listen", "x:1", "-server", "y:2", "-secret-file", "s"}, ""},
+		{[]string{"-end", "client", "-listen", "x:1", "-server", "y:2", "-secret-file", "s", "-limit", "3"}, "apply to the server end"},
+		{[]string{"-end", "server", "-listen", "x:1", "-spice", "z:3", "-secret-file", "s", "-peer-limit", "-1"}, "positive bounds"},
 	} {
 		_, err := parseFlags(tc.args, io.Discard)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", tc.args, err)
+			}
+			continue
+		}
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want an error saying %q", tc.args, err, tc.want)
 		}
@@ -75,9 +85,11 @@ func TestEndsOverLoopback(t *testing.T) {
 	}
 	carrierAddr, clientAddr := free("udp"), free("tcp")
 	cert, key := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	secret := secretFile(t)
 	srv := config{end: "server", arm: "quic", listen: carrierAddr, spice: echo.Addr().String(), cert: cert, key: key,
-		trace: filepath.Join(dir, "server.jsonl")}
-	cli := config{end: "client", arm: "quic", listen: clientAddr, server: carrierAddr, cert: cert, trace: filepath.Join(dir, "client.jsonl")}
+		trace: filepath.Join(dir, "server.jsonl"), secret: secret}
+	cli := config{end: "client", arm: "quic", listen: clientAddr, server: carrierAddr, cert: cert, trace: filepath.Join(dir, "client.jsonl"),
+		secret: secret}
 	log := slog.New(slog.DiscardHandler)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -138,4 +150,14 @@ func TestEndsOverLoopback(t *testing.T) {
 	if info, err := os.Stat(key); err != nil || info.Mode().Perm() != 0o600 {
 		t.Errorf("the key file: %v, %v; want it private", info, err)
 	}
+}
+
+// secretFile writes a secret both ends can read.
+func secretFile(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "tunnel.secret")
+	if err := os.WriteFile(p, []byte("a test secret of more than sixteen bytes\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -31,6 +31,9 @@
 //     on, in the order the client opened them (SPICE opens one connection
 //     per channel); chtype and chid are the SPICE channel type and id from
 //     the connection's link message, once it has been read.
+//   - carrier: the tunnel's carrier id (16 hex digits), the same at both
+//     ends. A server end serves any number of carriers, whose channels may
+//     share an index: carrier and ch together name a connection.
 //   - stage: "link" for the link stage (link message, reply, auth
 //     mechanism, ticket, link result), "data" after it.
 //   - type and name: the data message's type number and, where the parser

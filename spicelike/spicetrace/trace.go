@@ -99,6 +99,9 @@ type Record struct {
 	Draw        *Draw         `json:"draw,omitempty"`
 	Key         *Key          `json:"key,omitempty"`
 	Tag         string        `json:"tag,omitempty"`
+	// Carrier is the tunnel's carrier id (16 hex digits), which tells
+	// apart channels of different carriers that share an index.
+	Carrier string `json:"carrier,omitempty"`
 }
 
 // Trace is a whole trace as read.

@@ -17,12 +17,30 @@
 //
 // Both ends follow each connection with spiceproto and, with a Tracer,
 // write one spicetrace record per message: when its last byte was read,
-// its direction, the carrier's channel index (the same at both ends), the
-// SPICE channel type, the message type and size, and for display draws
-// the box, for key messages the key. Events gives the same messages to
+// its direction, the carrier's id and channel index (the same at both
+// ends; a server end serves any number of carriers, whose indices
+// repeat), the SPICE channel type, the message type and size, and for
+// display draws the box, for key messages the key. Events gives the same messages to
 // the caller as they pass (the live-session harness uses them to know the
 // session is up). A connection the parser cannot follow (TLS, SASL) is
 // still carried, and its parse error is reported in ChannelStats.
+//
+// # What the server end exposes
+//
+// The ServerEnd opens a connection to spice-server for every channel its
+// carrier listener hands over, and passes the bytes unchanged: a channel is
+// a raw pipe to spice-server, reached without spice-server's own TLS. So
+// who may open a channel is decided by the listener. With
+// transport.Options.CarrierSecret set on both ends, a channel's header must
+// prove its client holds the secret (an HMAC over the header, with a time
+// and a nonce against replays), and anyone else is refused before
+// spice-server is dialled; without it, anyone who reaches the listener's
+// address gets a pipe. The QUIC arms' certificate proves the server to the
+// client and nothing about the client. The listener bounds the channels it
+// holds, in all and per peer, and refusals are logged at a bounded rate.
+// The tcp arm is plaintext: a secret keeps others from opening channels,
+// but anyone on the path still reads and can alter the session, as they
+// could SPICE's own plain port; the QUIC arms encrypt it.
 //
 // What is reused from the transport package: the arms (carriers), the
 // QUIC settings and GSO-off wrapper, the certificate, the socket hooks

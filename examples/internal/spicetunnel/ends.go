@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/shakenfist/quicbench/spicelike/spiceproto"
 	"github.com/shakenfist/quicbench/transport"
@@ -29,7 +31,10 @@ type ClientEnd struct {
 	Events func(Event)
 	Log    *slog.Logger
 	// CaptureDir, when set, receives every connection's raw bytes, one
-	// file per direction: ch<N>-c2s.bin and ch<N>-s2c.bin.
+	// new file per direction: <carrier>-ch<N>-c2s.bin and
+	// <carrier>-ch<N>-s2c.bin, where <carrier> is the carrier's id in 16
+	// hex digits. A file that exists already is left alone, and that
+	// direction not captured.
 	CaptureDir string
 
 	stats statsList
@@ -37,13 +42,17 @@ type ClientEnd struct {
 
 // ServerEnd is the end that reaches spice-server: every channel the
 // carrier listener delivers is carried to a new TCP connection made by
-// Dial.
+// Dial. Whoever gets a channel from the listener gets that connection:
+// give the listener Options.CarrierSecret (see the package doc).
 type ServerEnd struct {
 	Listener *transport.CarrierListener
 	// Dial connects to spice-server.
-	Dial       func(ctx context.Context) (net.Conn, error)
-	Trace      *Tracer
-	Events     func(Event)
+	Dial   func(ctx context.Context) (net.Conn, error)
+	Trace  *Tracer
+	Events func(Event)
+	// Log gets a warning for each channel refused or not carried: the
+	// first few at once, then at most one a second, with a count of those
+	// left out.
 	Log        *slog.Logger
 	CaptureDir string
 
@@ -64,15 +73,15 @@ func (s *statsList) add(c ChannelStats) {
 func (s *statsList) list() []ChannelStats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]ChannelStats(nil), s.all...)
+	return append([]ChannelStats{}, s.all...)
 }
 
 // Channels is what every connection relayed so far carried, in the order
-// they ended.
+// they ended (empty, not nil, when none has).
 func (e *ClientEnd) Channels() []ChannelStats { return e.stats.list() }
 
 // Channels is what every connection relayed so far carried, in the order
-// they ended.
+// they ended (empty, not nil, when none has).
 func (e *ServerEnd) Channels() []ChannelStats { return e.stats.list() }
 
 func logger(l *slog.Logger) *slog.Logger {
@@ -83,8 +92,10 @@ func logger(l *slog.Logger) *slog.Logger {
 }
 
 // Serve accepts the client's connections until ctx ends or the listener
-// fails, and relays each. It returns once every relay has ended; ctx's
-// end closes them. The carrier is the caller's to close.
+// fails, and relays each. Accepting that fails for want of a resource
+// (file descriptors) is retried after a pause. It returns once every
+// relay has ended; ctx's end closes them. The carrier is the caller's to
+// close.
 func (e *ClientEnd) Serve(ctx context.Context) error {
 	log := logger(e.Log)
 	var wg sync.WaitGroup
@@ -95,8 +106,22 @@ func (e *ClientEnd) Serve(ctx context.Context) error {
 	})
 	defer stop()
 	var err error
+	var backoff time.Duration
 	for {
 		conn, aerr := e.Listener.Accept()
+		if aerr != nil && ctx.Err() == nil && temporary(aerr) {
+			if backoff == 0 {
+				backoff = 5 * time.Millisecond
+				log.Warn("accepting the SPICE client's connections fails for now; pausing until it works again", "err", aerr)
+			}
+			select {
+			case <-time.After(backoff):
+			case <-ctx.Done():
+			}
+			backoff = min(2*backoff, time.Second)
+			continue
+		}
+		backoff = 0
 		if aerr != nil {
 			if ctx.Err() == nil {
 				err = fmt.Errorf("accepting the SPICE client's connections: %w", aerr)
@@ -116,7 +141,7 @@ func (e *ClientEnd) Serve(ctx context.Context) error {
 				_ = tc.Close()
 				return
 			}
-			r := newRelay(ch.Index(), tc, ch, e.Trace, log, e.Events)
+			r := newRelay(ch.Carrier(), ch.Index(), tc, ch, e.Trace, log, e.Events)
 			defer captureTo(r, e.CaptureDir, log)()
 			relays.Store(r, nil)
 			if ctx.Err() != nil {
@@ -131,11 +156,14 @@ func (e *ClientEnd) Serve(ctx context.Context) error {
 }
 
 // Serve accepts the carrier's channels until ctx ends or the listener
-// closes, and relays each to a new connection to spice-server. It returns
-// once every relay has ended; ctx's end closes them. The listener is the
-// caller's to close.
+// closes, and relays each to a new connection to spice-server. A channel
+// the listener refused is logged and Serve goes on; a listener whose
+// socket failed ends Serve with the reason. It returns once every relay
+// has ended; ctx's end closes them. The listener is the caller's to
+// close.
 func (e *ServerEnd) Serve(ctx context.Context) error {
 	log := logger(e.Log)
+	warn := newWarner(log)
 	var wg sync.WaitGroup
 	var relays sync.Map
 	stop := context.AfterFunc(ctx, func() {
@@ -145,13 +173,17 @@ func (e *ServerEnd) Serve(ctx context.Context) error {
 	var err error
 	for {
 		ch, aerr := e.Listener.Accept(ctx)
-		var ce *transport.ChannelError
-		if errors.As(aerr, &ce) {
-			log.Warn("a channel could not be accepted", "err", aerr)
-			continue
-		}
 		if aerr != nil {
-			if ctx.Err() == nil && !errors.Is(aerr, net.ErrClosed) {
+			var ce *transport.ChannelError
+			switch {
+			case ctx.Err() != nil:
+			case errors.Is(aerr, transport.ErrCarrierListenerFailed):
+				err = fmt.Errorf("accepting carried channels: %w", aerr)
+			case errors.Is(aerr, net.ErrClosed):
+			case errors.As(aerr, &ce):
+				warn.warn("a channel was refused or could not be accepted", "err", aerr)
+				continue
+			default:
 				err = fmt.Errorf("accepting carried channels: %w", aerr)
 			}
 			break
@@ -159,7 +191,7 @@ func (e *ServerEnd) Serve(ctx context.Context) error {
 		wg.Go(func() {
 			conn, derr := e.Dial(ctx)
 			if derr != nil {
-				log.Warn("could not reach spice-server for a carried channel", "ch", ch.Index(), "err", derr)
+				warn.warn("could not reach spice-server for a carried channel", "carrier", carrierName(ch.Carrier()), "ch", ch.Index(), "err", derr)
 				_ = ch.Close()
 				return
 			}
@@ -170,7 +202,7 @@ func (e *ServerEnd) Serve(ctx context.Context) error {
 				_ = ch.Close()
 				return
 			}
-			r := newRelay(ch.Index(), ch, tc, e.Trace, log, e.Events)
+			r := newRelay(ch.Carrier(), ch.Index(), ch, tc, e.Trace, log, e.Events)
 			defer captureTo(r, e.CaptureDir, log)()
 			relays.Store(r, nil)
 			if ctx.Err() != nil {
@@ -197,7 +229,9 @@ func captureTo(r *relay, dir string, log *slog.Logger) (closeAll func()) {
 	}
 	var files []*os.File
 	for _, d := range []spiceproto.Direction{spiceproto.ClientToServer, spiceproto.ServerToClient} {
-		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("ch%d-%v.bin", r.index, d)))
+		// O_EXCL: a file of another connection, or of an earlier run, is
+		// never overwritten.
+		f, err := os.OpenFile(filepath.Join(dir, captureName(r.carrier, r.index, d)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err != nil {
 			log.Warn("no capture", "err", err)
 			continue
@@ -210,4 +244,56 @@ func captureTo(r *relay, dir string, log *slog.Logger) (closeAll func()) {
 			_ = f.Close()
 		}
 	}
+}
+
+// captureName is the capture file of one direction of a carrier's channel.
+func captureName(carrier uint64, index int, d spiceproto.Direction) string {
+	return fmt.Sprintf("%s-ch%d-%v.bin", carrierName(carrier), index, d)
+}
+
+// temporary reports whether an accept failed for want of a resource that
+// may come back.
+func temporary(err error) bool {
+	for _, e := range []error{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// warner logs warnings at a bounded rate: a burst of warnBurst, then one
+// a second, each saying how many were left out since the last.
+type warner struct {
+	log     *slog.Logger
+	mu      sync.Mutex
+	tokens  float64
+	last    time.Time
+	skipped int
+}
+
+const warnBurst = 10
+
+func newWarner(log *slog.Logger) *warner {
+	return &warner{log: log, tokens: warnBurst, last: time.Now()}
+}
+
+func (w *warner) warn(msg string, args ...any) {
+	now := time.Now()
+	w.mu.Lock()
+	w.tokens = min(warnBurst, w.tokens+now.Sub(w.last).Seconds())
+	w.last = now
+	if w.tokens < 1 {
+		w.skipped++
+		w.mu.Unlock()
+		return
+	}
+	w.tokens--
+	skipped := w.skipped
+	w.skipped = 0
+	w.mu.Unlock()
+	if skipped > 0 {
+		args = append(args, "not_logged_before_this", skipped)
+	}
+	w.log.Warn(msg, args...)
 }

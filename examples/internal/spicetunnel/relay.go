@@ -18,6 +18,8 @@ import (
 type Event struct {
 	// Channel is the tunnel's index of the connection (the carrier's).
 	Channel int
+	// Carrier is the carrier's id (transport.CarrierChannel).
+	Carrier uint64
 	// Type and ID are the SPICE channel's, once its link message has
 	// passed (Known).
 	Type  spiceproto.ChannelType
@@ -30,7 +32,9 @@ type Event struct {
 
 // ChannelStats is what one relayed connection carried.
 type ChannelStats struct {
-	Channel     int    `json:"ch"`
+	Channel int `json:"ch"`
+	// Carrier is the carrier's id, as the trace writes it.
+	Carrier     string `json:"carrier"`
 	ChannelType string `json:"chtype,omitempty"`
 	ChannelID   int    `json:"chid"`
 	BytesC2S    int64  `json:"bytes_c2s"`
@@ -60,13 +64,14 @@ type halfCloser interface {
 // read (half-close passes through); when both directions are done, or
 // either fails, both connections are closed.
 type relay struct {
-	index  int
-	client halfCloser
-	server halfCloser
-	conn   *spiceproto.Conn
-	trace  *Tracer
-	log    *slog.Logger
-	events func(Event)
+	index   int
+	carrier uint64
+	client  halfCloser
+	server  halfCloser
+	conn    *spiceproto.Conn
+	trace   *Tracer
+	log     *slog.Logger
+	events  func(Event)
 	// capture, when set, gets each direction's raw bytes.
 	capture [2]io.Writer
 
@@ -76,9 +81,12 @@ type relay struct {
 	parseErr error
 }
 
-func newRelay(index int, client, server halfCloser, trace *Tracer, log *slog.Logger, events func(Event)) *relay {
-	return &relay{index: index, client: client, server: server, conn: spiceproto.NewConn(), trace: trace, log: log, events: events}
+func newRelay(carrier uint64, index int, client, server halfCloser, trace *Tracer, log *slog.Logger, events func(Event)) *relay {
+	return &relay{carrier: carrier, index: index, client: client, server: server, conn: spiceproto.NewConn(), trace: trace, log: log, events: events}
 }
+
+// carrierName is how traces, stats and capture files name a carrier.
+func carrierName(id uint64) string { return fmt.Sprintf("%016x", id) }
 
 // run relays until both directions are done and returns what passed.
 func (r *relay) run() ChannelStats {
@@ -98,6 +106,7 @@ func (r *relay) run() ChannelStats {
 	_ = r.server.Close()
 	st := ChannelStats{
 		Channel:     r.index,
+		Carrier:     carrierName(r.carrier),
 		BytesC2S:    r.bytes[spiceproto.ClientToServer].Load(),
 		BytesS2C:    r.bytes[spiceproto.ServerToClient].Load(),
 		MessagesC2S: r.messages[spiceproto.ClientToServer].Load(),
@@ -158,7 +167,7 @@ func (r *relay) follow(dir spiceproto.Direction, b []byte, at time.Time) {
 		r.parseMu.Lock()
 		if r.parseErr == nil {
 			r.parseErr = err
-			r.log.Warn("no longer following the connection's messages; its bytes still pass", "ch", r.index, "err", err)
+			r.log.Warn("no longer following the connection's messages; its bytes still pass", "carrier", carrierName(r.carrier), "ch", r.index, "err", err)
 		}
 		r.parseMu.Unlock()
 	}
@@ -168,9 +177,9 @@ func (r *relay) follow(dir spiceproto.Direction, b []byte, at time.Time) {
 	typ, id, known := r.conn.Channel()
 	for _, m := range ms {
 		r.messages[m.Dir].Add(1)
-		r.trace.record(r.index, typ, id, known, m, at)
+		r.trace.record(r.carrier, r.index, typ, id, known, m, at)
 		if r.events != nil {
-			r.events(Event{Channel: r.index, Type: typ, ID: id, Known: known, At: at, Msg: m})
+			r.events(Event{Channel: r.index, Carrier: r.carrier, Type: typ, ID: id, Known: known, At: at, Msg: m})
 		}
 	}
 }
@@ -215,11 +224,13 @@ func Record(start time.Time, ch int, typ spiceproto.ChannelType, id uint8, known
 	return rec
 }
 
-func (t *Tracer) record(ch int, typ spiceproto.ChannelType, id uint8, known bool, m spiceproto.Msg, at time.Time) {
+func (t *Tracer) record(carrier uint64, ch int, typ spiceproto.ChannelType, id uint8, known bool, m spiceproto.Msg, at time.Time) {
 	if t == nil {
 		return
 	}
-	if err := t.w.Write(Record(t.start, ch, typ, id, known, m, at)); err != nil {
+	rec := Record(t.start, ch, typ, id, known, m, at)
+	rec.Carrier = carrierName(carrier)
+	if err := t.w.Write(rec); err != nil {
 		t.mu.Lock()
 		if t.err == nil {
 			t.err = err
