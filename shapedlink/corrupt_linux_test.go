@@ -112,10 +112,16 @@ func TestCorruptEmulator(t *testing.T) {
 	}()
 	msg := make([]byte, payload)
 	to := cli.LocalAddr().(*net.UDPAddr)
-	base := time.Now()
+	next := time.Now()
 	for i := range n {
-		for time.Since(base) < time.Duration(i)*100*time.Microsecond {
+		for time.Now().Before(next) {
 		}
+		// After a stall (a loaded host descheduled the sender) go on at
+		// the pace rather than catch up in a burst the queue cannot hold.
+		if now := time.Now(); now.Sub(next) > time.Millisecond {
+			next = now
+		}
+		next = next.Add(100 * time.Microsecond)
 		binary.BigEndian.PutUint32(msg, uint32(i))
 		copy(msg[4:], pattern(uint32(i), payload-4))
 		if _, err := srv.WriteToUDP(msg, to); err != nil {

@@ -70,6 +70,10 @@ func pair(t testing.TB, arm Arm, so, co Options) (server, client *Session) {
 	return r.s, client
 }
 
+// exchangeLimit bounds each of exchange's reads and writes: a guard
+// against a hang, not a rate.
+const exchangeLimit = time.Minute
+
 // exchange sends a distinct message each way on every channel, concurrently,
 // and checks that each end got the message meant for that channel index.
 func exchange(t testing.TB, server, client *Session, size int) {
@@ -92,13 +96,13 @@ func exchange(t testing.TB, server, client *Session, size int) {
 		}{{"c2s", cc, sc}, {"s2c", sc, cc}} {
 			want := msg(dir.name, i)
 			wg.Go(func() {
-				_ = dir.w.SetWriteDeadline(time.Now().Add(15 * time.Second))
+				_ = dir.w.SetWriteDeadline(time.Now().Add(exchangeLimit))
 				if _, err := dir.w.Write(want); err != nil {
 					errs <- fmt.Errorf("%s channel %d write: %v", dir.name, i, err)
 				}
 			})
 			wg.Go(func() {
-				_ = dir.r.SetReadDeadline(time.Now().Add(15 * time.Second))
+				_ = dir.r.SetReadDeadline(time.Now().Add(exchangeLimit))
 				got := make([]byte, len(want))
 				if _, err := io.ReadFull(dir.r, got); err != nil {
 					errs <- fmt.Errorf("%s channel %d read: %v", dir.name, i, err)

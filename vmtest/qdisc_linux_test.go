@@ -53,39 +53,49 @@ func TestNetemQueueDisciplineReadBack(t *testing.T) {
 // sparse flow's datagrams wait behind the flood's standing queue (its
 // median one-way delay more than 30 ms above the configured 20 ms);
 // behind fq_codel they are served from their own queue, waiting at most
-// for the frame on the wire (6 ms at 2 Mbit; median extra under 8 ms). On
-// netem and on the emulator, side by side. Medians, because under TCG the
-// emulator's timers are now and then seconds late.
+// for the frame on the wire (6 ms at 2 Mbit), so well under half of what
+// drop-tail made them wait in the same run. On netem and on the emulator,
+// side by side. Medians, because under TCG the emulator's timers are now
+// and then seconds late.
 func TestNetemQueueDiscipline(t *testing.T) {
 	for _, b := range bothBackends {
-		for _, q := range []string{"fifo", "fq_codel"} {
-			t.Run(string(b)+"/"+q, func(t *testing.T) {
-				profile := "40:2"
-				if q != "fifo" {
-					profile += ",down.qdisc=" + q
-				}
-				l := newLinkBackend(t, profile, b)
-				extra, got := floodAndProbe(t, l)
-				t.Logf("%s %s: %d sparse datagrams arrived, median %.1f ms above the one-way delay", b, q, got, float64(extra)/1e6)
-				// Behind drop-tail the sparse flow shares the flood's
-				// tail drops (a link at twice its rate drops about
-				// half of what arrives; 47-67 of 200 arrived in runs
-				// under TCG), so only enough for a median is asked of
-				// it; behind fq_codel its own queue never fills.
-				minGot := 150
-				if q == "fifo" {
-					minGot = 20
-				}
-				switch {
-				case got < minGot:
-					t.Errorf("only %d of 200 sparse datagrams arrived, want at least %d", got, minGot)
-				case q == "fifo" && extra < 30*time.Millisecond:
-					t.Errorf("behind drop-tail the sparse flow waited a median %v, want more than 30ms (the flood's queue)", extra)
-				case q == "fq_codel" && extra > 8*time.Millisecond:
-					t.Errorf("behind fq_codel the sparse flow waited a median %v, want under 8ms (its own queue)", extra)
-				}
-			})
-		}
+		t.Run(string(b), func(t *testing.T) {
+			extra := map[string]time.Duration{}
+			for _, q := range []string{"fifo", "fq_codel"} {
+				t.Run(q, func(t *testing.T) {
+					profile := "40:2"
+					if q != "fifo" {
+						profile += ",down.qdisc=" + q
+					}
+					l := newLinkBackend(t, profile, b)
+					e, got := floodAndProbe(t, l)
+					t.Logf("%s %s: %d sparse datagrams arrived, median %.1f ms above the one-way delay", b, q, got, float64(e)/1e6)
+					// Behind drop-tail the sparse flow shares the flood's
+					// tail drops (a link at twice its rate drops about
+					// half of what arrives; 47-67 of 200 arrived in runs
+					// under TCG), so only enough for a median is asked of
+					// it; behind fq_codel its own queue never fills.
+					minGot := 150
+					if q == "fifo" {
+						minGot = 20
+					}
+					switch {
+					case got < minGot:
+						t.Errorf("only %d of 200 sparse datagrams arrived, want at least %d", got, minGot)
+					case q == "fifo" && e < 30*time.Millisecond:
+						t.Errorf("behind drop-tail the sparse flow waited a median %v, want more than 30ms (the flood's queue)", e)
+					default:
+						extra[q] = e
+					}
+				})
+			}
+			fifo, fq, ok := extra["fifo"], extra["fq_codel"], len(extra) == 2
+			// Against drop-tail in the same run, not an absolute bound: a
+			// loaded host's late timers add to both medians alike.
+			if ok && fq > fifo/2 {
+				t.Errorf("behind fq_codel the sparse flow waited a median %v, against %v behind drop-tail in the same run; want under half (its own queue, not the flood's)", fq, fifo)
+			}
+		})
 	}
 }
 

@@ -127,9 +127,9 @@ func TestIperf3Mode(t *testing.T) {
 
 // TestQdiscMode: -qdisc measures each discipline under a Cubic flow with
 // echoes beside it and reports the standing queue and the sparse flow's
-// wait; under FQ-CoDel the sparse flow waits far less than the flow's own
-// standing queue could make it, and the discipline shows in the applied
-// line.
+// wait; under FQ-CoDel the sparse flow is spared at least half of the
+// standing queue it waits behind under drop-tail in the same run (its own
+// queue, not the flow's), and the discipline shows in the applied line.
 func TestQdiscMode(t *testing.T) {
 	c := cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), "-json", "-profiles", "", "-sweep", "", "-qdisc", "fifo fq_codel", "-qdisc-profile", "40:10", "-bulk", "3s")
 	cmdtest.SkipIfNoUserNS(t, c)
@@ -148,9 +148,14 @@ func TestQdiscMode(t *testing.T) {
 			t.Errorf("%s: error %q, %d samples, %d echoes, flow %.2f Mbit/s", q.Discipline, q.Error, q.Samples, q.Echoes, q.FlowMbit)
 		}
 	}
-	fq := rep.Qdisc[1]
-	if !strings.Contains(strings.Join(fq.Applied, " "), "qdisc fq_codel") || fq.SparseP50Ms > 5 {
-		t.Errorf("fq_codel: applied %q, sparse flow +%.3f ms at p50; want the discipline applied and the sparse flow under 5 ms", fq.Applied, fq.SparseP50Ms)
+	fifo, fq := rep.Qdisc[0], rep.Qdisc[1]
+	t.Logf("sparse flow +%.3f ms at p50 behind fq_codel, +%.3f ms behind drop-tail, whose standing queue the shaper sampled at %.3f ms", fq.SparseP50Ms, fifo.SparseP50Ms, fifo.StandingP50Ms)
+	// Against drop-tail in the same run, not an absolute bound: a loaded
+	// host's late wake-ups add to both sparse waits alike, and the shaper
+	// samples drop-tail's standing queue itself.
+	if !strings.Contains(strings.Join(fq.Applied, " "), "qdisc fq_codel") || fq.SparseP50Ms > fifo.SparseP50Ms-fifo.StandingP50Ms/2 {
+		t.Errorf("fq_codel: applied %q, sparse flow +%.3f ms at p50 against +%.3f ms behind drop-tail with a %.3f ms standing queue; want the discipline applied and the sparse flow spared at least half that queue",
+			fq.Applied, fq.SparseP50Ms, fifo.SparseP50Ms, fifo.StandingP50Ms)
 	}
 }
 

@@ -90,7 +90,9 @@ func TestQUICGSOMode(t *testing.T) {
 	if q.GoodputMbit <= 0 || q.GoodputMbit > 100*MaxWirePct/100 || math.Abs(q.GoodputPct-q.GoodputMbit) > 1e-9 || q.Seconds < 1.5 {
 		t.Errorf("goodput %.2f Mbit/s (%.2f%%) over %.2f s; want some, at most the rate, over the last two thirds of 3 s", q.GoodputMbit, q.GoodputPct, q.Seconds)
 	}
-	if !q.Shaper || q.ShaperReceived < 1000 {
+	// Enough for the loss check to see a tenfold error; more is the
+	// host's to give (463-677 in 3 s at load 40-50 on 2 cores).
+	if !q.Shaper || q.ShaperReceived < 300 {
 		t.Fatalf("the shaper counted %d datagrams", q.ShaperReceived)
 	}
 	n, p := float64(q.ShaperReceived), 0.01

@@ -106,7 +106,9 @@ func TestTwoHostMatrixAgreesWithSingleHost(t *testing.T) {
 			t.Errorf("%s: no path probe recorded", name)
 			continue
 		}
-		if p.Sent != probeCount || p.Answered < probeCount*9/10 || p.RTTMinMs < 20 || p.RTTP50Ms > 40 {
+		// The fastest of 50 echoes, not the median: a loaded host delays
+		// most of them (p50 48-58 ms on this 20 ms link at load 40).
+		if p.Sent != probeCount || p.Answered < probeCount*9/10 || p.RTTMinMs < 20 || p.RTTMinMs > 40 {
 			t.Errorf("%s: probe of a 20 ms lossless link: %+v", name, *p)
 		}
 	}
