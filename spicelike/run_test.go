@@ -246,7 +246,10 @@ func TestRateCap(t *testing.T) {
 	cc, sc := tcpPairs(t, len(cfg.Channels))
 	r := runPair(context.Background(), cfg, rws(cc), rws(sc))
 	requireClean(t, r)
-	if d := r.client.BulkMbps/20 - 1; d < -0.05 || d > 0.05 {
+	// The cap bounds the rate from above within 5%; below it a busy host's
+	// stalls can only take away, so the floor is looser (a cap applied
+	// twice, or in bits where bytes were meant, still falls far below it).
+	if d := r.client.BulkMbps/20 - 1; d < -0.15 || d > 0.05 {
 		t.Errorf("capped at 20 Mbit/s, measured %.2f Mbit/s (%+.1f%%)", r.client.BulkMbps, 100*d)
 	}
 	// Warm-up: the window holds about (Duration-Warmup)/Duration of the
