@@ -22,7 +22,8 @@ const (
 // the netem encoder writes and the emulator's model runs. Its fields:
 // Delay, Jitter, JitterDist and JitterCorr (netem's "delay D J [CORR]
 // [distribution NAME]"), RateMbit, LossPct and LossCorr or the
-// Gilbert-Elliott GE (with HasGE), DupPct and DupCorr, ReorderPct,
+// Gilbert-Elliott GE (with HasGE) or the 4-state FourState (with
+// HasFourState), DupPct and DupCorr, ReorderPct,
 // ReorderCorr and ReorderGap, Limit (the packet limit, counted as netem
 // counts it), Queue (the queue discipline), and the Schedule and Trace
 // specs; the loaded Changes, SchedulePeriod, TraceMs and the Seed are
@@ -74,6 +75,18 @@ func DefaultQueueLimit(kind QueueKind) int { return linkspec.DefaultQueueLimit(k
 // ge:0.3367/33.33, in bursts of 10 ge:0.101/10. MeanLoss gives the mean,
 // in percent. Its String is the loss option's form, ge:p/r[/1-h[/1-k]].
 type GE = linkspec.GE
+
+// FourState is netem's 4-state loss model (tc-netem's "loss state p13 p31
+// p32 p23 p14"), each parameter in percent. After a packet received in a
+// gap (state 1) the next is a burst loss (state 3) with P13 or an isolated
+// loss (state 4) with P14; after a burst loss the next ends the burst
+// (state 1) with P31 or is received within it (state 2) with P32; after
+// state 2 the next is a burst loss with P23; an isolated loss is always
+// followed by state 1; otherwise the state stays. Packets in states 3 and
+// 4 are lost; the chain starts in state 1. The option's defaults are
+// tc's: P31 100-P13, P32 0, P23 100, P14 0, so state:P13 alone is
+// independent loss of P13. MeanLoss gives the long-run loss, in percent.
+type FourState = linkspec.FourState
 
 // DirOptions are the options of one direction that differ from the base
 // profile (the short form rtt_ms:rate_mbit[:loss_pct][@limit_pkts]), set

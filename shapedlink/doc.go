@@ -35,6 +35,8 @@
 //	rate=MBIT                     Mbit/s
 //	loss=PCT[/CORR]               independent (or netem-correlated) loss
 //	loss=ge:p/r[/1-h[/1-k]]       netem's Gilbert-Elliott model, see GE
+//	loss=state:p13[/p31[/p32[/p23[/p14]]]]
+//	                              netem's 4-state model, see FourState
 //	limit=PKTS                    packet limit
 //	dup=PCT[/CORR]                duplication; the copy may be lost too
 //	reorder=PCT[/CORR[/GAP]]      after GAP-1 (default 0) packets delayed
@@ -74,6 +76,9 @@
 //	80:10,down.delay=60,up.delay=20    80 ms round trip, split 60/20
 //	80:10:1,up.loss=0                  1% loss down only
 //	80:10,loss=ge:0.3367/33.33         1% loss in bursts of 3 packets
+//	80:10,loss=state:0.2/25/0/100/0.8  1.6% loss: bursts of 4 on average
+//	                                   begun at 0.2% of packets, and isolated
+//	                                   losses at 0.8%
 //	80:10,down.jitter=5                down delay 35-45 ms, uniform
 //	80:10,jitter=5/normal/25           normal, sd 5 ms, 25% correlated
 //	80:10,dup=1,down.reorder=2/0/10    1% duplicated; every 10th packet down

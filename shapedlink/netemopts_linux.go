@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/shakenfist/quicbench/shapedlink/internal/disttable"
+	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netlink/nl"
 	"golang.org/x/sys/unix"
@@ -24,6 +25,7 @@ const (
 	tcaNetemDelayDist = 2 // TCA_NETEM_DELAY_DIST: the table, s16 each
 	tcaNetemLoss      = 5 // TCA_NETEM_LOSS, a nest of one loss model
 	netemLossGE       = 2 // NETEM_LOSS_GE: struct tc_netem_gemodel {p, r, h, k1}
+	netemLossGI       = 1 // NETEM_LOSS_GI: struct tc_netem_gimodel {p13, p31, p32, p14, p23}
 	// TCA_NETEM_LATENCY64 and TCA_NETEM_JITTER64 (s64 nanoseconds, Linux
 	// 4.15 and later) override tc_netem_qopt's latency and jitter, which
 	// are in 64 ns scheduler ticks: 500 us is 7812.5 ticks there, so only
@@ -68,6 +70,24 @@ func (m geModel) String() string {
 	return fmt.Sprintf("loss gemodel p %s r %s 1-h %s 1-k %s", pct(m.P), pct(m.R), pct(math.MaxUint32-m.H), pct(m.K1))
 }
 
+// fourStateBytes is m as struct tc_netem_gimodel, in that struct's order.
+func fourStateBytes(m linkspec.FourStateNetem) []byte {
+	b := make([]byte, 20)
+	for i, v := range []uint32{m.P13, m.P31, m.P32, m.P14, m.P23} {
+		binary.NativeEndian.PutUint32(b[4*i:], v)
+	}
+	return b
+}
+
+// fourStateString is m in tc's words: "loss state p13 2% p31 30% p32 20%
+// p23 40% p14 1%".
+func fourStateString(m linkspec.FourStateNetem) string {
+	pct := func(v uint32) string {
+		return strconv.FormatFloat(float64(v)/math.MaxUint32*100, 'g', 6, 64) + "%"
+	}
+	return fmt.Sprintf("loss state p13 %s p31 %s p32 %s p23 %s p14 %s", pct(m.P13), pct(m.P31), pct(m.P32), pct(m.P23), pct(m.P14))
+}
+
 // addNetemRaw adds netem qdisc q at the root of its link, in the
 // namespace ns, with what the netlink library cannot write (netemOptions).
 func addNetemRaw(ns *Namespace, q *netlink.Netem, d Direction, seed uint64) error {
@@ -82,8 +102,8 @@ func addNetemRaw(ns *Namespace, q *netlink.Netem, d Direction, seed uint64) erro
 // netemOptions is netem's TCA_OPTIONS for q, built here: the options the
 // library writes for q (tc_netem_qopt, correlations, reordering and the
 // rate), then what it cannot write: d's delay and jitter in nanoseconds
-// (TCA_NETEM_LATENCY64, TCA_NETEM_JITTER64), its Gilbert-Elliott loss
-// model (TCA_NETEM_LOSS), its jitter distribution table
+// (TCA_NETEM_LATENCY64, TCA_NETEM_JITTER64), its Gilbert-Elliott or
+// 4-state loss model (TCA_NETEM_LOSS), its jitter distribution table
 // (TCA_NETEM_DELAY_DIST, from package disttable) and, when seed is not
 // zero, the PRNG seed. The jitter's correlation is taken from d: the
 // library drops it for a direction with no delay.
@@ -133,6 +153,10 @@ func netemOptions(q *netlink.Netem, d Direction, seed uint64) (*nl.RtAttr, error
 		loss := options.AddRtAttr(tcaNetemLoss|unix.NLA_F_NESTED, nil)
 		loss.AddRtAttr(netemLossGE, encodeGE(d.GE).bytes())
 	}
+	if d.HasFourState {
+		loss := options.AddRtAttr(tcaNetemLoss|unix.NLA_F_NESTED, nil)
+		loss.AddRtAttr(netemLossGI, fourStateBytes(d.FourState.Netem()))
+	}
 	if seed != 0 {
 		options.AddRtAttr(tcaNetemPRNGSeed, nl.Uint64Attr(seed))
 	}
@@ -140,12 +164,14 @@ func netemOptions(q *netlink.Netem, d Direction, seed uint64) (*nl.RtAttr, error
 }
 
 // netemExtras is what readNetemExtras finds in a netem qdisc's dump
-// beyond what the netlink library parses: its Gilbert-Elliott model and
-// its PRNG seed (TCA_NETEM_PRNG_SEED, which kernels from 6.6 report for
+// beyond what the netlink library parses: its Gilbert-Elliott or 4-state
+// model and its PRNG seed (TCA_NETEM_PRNG_SEED, which kernels from 6.6 report for
 // every netem, seeded by the caller or at random).
 type netemExtras struct {
 	ge      geModel
 	hasGE   bool
+	four    linkspec.FourStateNetem
+	hasFour bool
 	seed    uint64
 	hasSeed bool
 }
@@ -184,6 +210,10 @@ func readNetemExtras(ns *Namespace, ifindex int) (x netemExtras, err error) {
 					if lm.Attr.Type == netemLossGE && len(lm.Value) >= 16 {
 						v := func(i int) uint32 { return binary.NativeEndian.Uint32(lm.Value[4*i:]) }
 						x.ge, x.hasGE = geModel{P: v(0), R: v(1), H: v(2), K1: v(3)}, true
+					}
+					if lm.Attr.Type == netemLossGI && len(lm.Value) >= 20 {
+						v := func(i int) uint32 { return binary.NativeEndian.Uint32(lm.Value[4*i:]) }
+						x.four, x.hasFour = linkspec.FourStateNetem{P13: v(0), P31: v(1), P32: v(2), P14: v(3), P23: v(4)}, true
 					}
 				}
 			}
@@ -331,8 +361,14 @@ func readBackNetem(ns *Namespace, h *netlink.Handle, link netlink.Link, d Direct
 	if x.hasGE {
 		line += " " + x.ge.String()
 	}
+	if x.hasFour {
+		line += " " + fourStateString(x.four)
+	}
 	if x.hasGE != d.HasGE {
 		return "", x, fmt.Errorf("netem reads back %q; the profile asked for Gilbert-Elliott loss: %v", line, d.HasGE)
+	}
+	if x.hasFour != d.HasFourState {
+		return "", x, fmt.Errorf("netem reads back %q; the profile asked for 4-state loss: %v", line, d.HasFourState)
 	}
 	if d.JitterDist != "" {
 		line += " distribution " + d.JitterDist + " (as sent; netem does not report its table)"

@@ -31,6 +31,7 @@ type netemTimeline struct {
 	state   Direction
 	lossUp  float64 // the loss to restore when a blackout ends
 	geUp    bool
+	fourUp  bool
 	next    int64 // global index of the next change
 	ifindex int
 	ns      *Namespace
@@ -65,7 +66,7 @@ func startNetemSchedule(e ends, dirs [2]Direction) (*netemSchedule, error) {
 			return nil, fmt.Errorf("shapedlink: finding %s for its schedule: %w", e.dev[end], err)
 		}
 		s := Schedule{Spec: pd.Schedule, Period: pd.SchedulePeriod, Changes: pd.Changes}
-		tls = append(tls, &netemTimeline{d: d, sched: s, state: pd, lossUp: pd.LossPct, geUp: pd.HasGE, ifindex: link.Attrs().Index, ns: e.ns[end]})
+		tls = append(tls, &netemTimeline{d: d, sched: s, state: pd, lossUp: pd.LossPct, geUp: pd.HasGE, fourUp: pd.HasFourState, ifindex: link.Attrs().Index, ns: e.ns[end]})
 	}
 	if len(tls) == 0 {
 		return nil, nil
@@ -108,11 +109,12 @@ func (ns *netemSchedule) run(tls []*netemTimeline) {
 			tl.state.Limit = int(c.Value)
 		case "down":
 			// netem drops every packet at a loss of 100% (a u32 of
-			// 2^32-1 is at least every draw); the Gilbert-Elliott model
-			// would override it, so it is left out while down.
-			tl.state.LossPct, tl.state.HasGE = 100, false
+			// 2^32-1 is at least every draw); a loss model (Gilbert-
+			// Elliott, 4-state) would override it, so it is left out
+			// while down.
+			tl.state.LossPct, tl.state.HasGE, tl.state.HasFourState = 100, false, false
 		case "up":
-			tl.state.LossPct, tl.state.HasGE = tl.lossUp, tl.geUp
+			tl.state.LossPct, tl.state.HasGE, tl.state.HasFourState = tl.lossUp, tl.geUp, tl.fourUp
 		}
 		q := rootNetem(netlink.QdiscAttrs{LinkIndex: tl.ifindex, Handle: netlink.MakeHandle(1, 0), Parent: netlink.HANDLE_ROOT}, tl.state)
 		err := func() error {

@@ -76,11 +76,11 @@ func (p Profile) WithLoss(pct float64) Profile {
 	return p
 }
 
-// HasLoss reports whether either direction has random loss (independent
-// or Gilbert-Elliott).
+// HasLoss reports whether either direction has random loss (independent,
+// Gilbert-Elliott or 4-state).
 func (p Profile) HasLoss() bool {
 	d, u := p.Direction(Down), p.Direction(Up)
-	return d.LossPct != 0 || u.LossPct != 0 || d.HasGE || u.HasGE
+	return d.LossPct != 0 || u.LossPct != 0 || d.HasGE || u.HasGE || d.HasFourState || u.HasFourState
 }
 
 // WithLimit returns a copy of p with the given per-direction packet limit.

@@ -17,6 +17,8 @@
 #   noloss a loss term (0.5%) added to every profile, even loss-free ones
 #   swap   the server-to-client direction applied at both ends
 #   ge     Gilbert-Elliott's 1-h written as h (netem's h is its complement)
+#   fourstate the 4-state model's p14 and p23 written in tc's argument
+#          order, not struct tc_netem_gimodel's (p23 where p14 goes)
 #   jitter half the jitter applied
 #   dist   the distribution table's entries halved (a normal of half the
 #          spread)
@@ -74,6 +76,10 @@ ge)
 	old='H: math.MaxUint32 - netemProb(g.OneMinusH)'
 	new='H: netemProb(g.OneMinusH)'
 	tests='TestNetemGilbertElliott' ;;
+fourstate)
+	old='for i, v := range []uint32{m.P13, m.P31, m.P32, m.P14, m.P23} {'
+	new='for i, v := range []uint32{m.P13, m.P31, m.P32, m.P23, m.P14} {'
+	tests='TestFourStateBothBackends' ;;
 dist)
 	file=$tree/shapedlink/netemopts_linux.go
 	old='binary.NativeEndian.PutUint16(b[2*i:], uint16(v))'
@@ -133,7 +139,7 @@ swap)
 	new='ns, dev, d := s.ends.ns[end], s.ends.dev[end], s.dirs[Down]'
 	tests='TestNetemAsymmetric' ;;
 *)
-	echo "break.sh: unknown breakage '$name'; one of: loss delay rate limit noloss swap ge jitter dist reorder dup corr corrupt qrate qecn seed sched schedadd" >&2
+	echo "break.sh: unknown breakage '$name'; one of: loss delay rate limit noloss swap ge fourstate jitter dist reorder dup corr corrupt qrate qecn seed sched schedadd" >&2
 	exit 1 ;;
 esac
 

@@ -5,7 +5,7 @@
 # every breakage made the in-VM tests fail. About 40 s per breakage warm.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-breaks=${VMTEST_BREAKS:-loss delay rate limit noloss swap ge jitter dist reorder dup corr corrupt qrate qecn seed sched schedadd}
+breaks=${VMTEST_BREAKS:-loss delay rate limit noloss swap ge fourstate jitter dist reorder dup corr corrupt qrate qecn seed sched schedadd}
 survived=()
 for b in $breaks; do
 	echo "=== vmtest mutant: $b"

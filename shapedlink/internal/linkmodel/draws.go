@@ -42,6 +42,8 @@ func (m *Model) lossEvent() bool {
 	switch {
 	case m.ge:
 		return m.geLost()
+	case m.fourState:
+		return m.fs.lost(uint32(m.rng.Uint64() >> 32))
 	case m.lossCorr:
 		return m.lossU32 >= m.lossCor.next(&m.rng)
 	default:
@@ -88,4 +90,47 @@ func below(pct float64) uint64 {
 		return math.MaxUint64
 	}
 	return uint64(math.Ldexp(pct/100, 64))
+}
+
+// fourStateChain is netem's 4-state loss model (see linkspec.FourState)
+// as loss_4state runs it: the transition probabilities as netem's u32
+// fractions, and the state, 1 to 4.
+type fourStateChain struct {
+	p13, p31, p32, p14, p23 uint32
+	state                   uint8
+}
+
+// lost moves the chain one step with the draw rnd, as loss_4state does,
+// and reports whether the frame is lost (the step lands in state 3 or 4).
+// The comparisons are netem's, sums in u32 and strict: a draw equal to a
+// boundary moves nothing and loses nothing.
+func (c *fourStateChain) lost(rnd uint32) bool {
+	switch c.state {
+	case 1:
+		switch {
+		case rnd < c.p14:
+			c.state = 4
+			return true
+		case c.p14 < rnd && rnd < c.p13+c.p14:
+			c.state = 3
+			return true
+		}
+	case 2:
+		if rnd < c.p23 {
+			c.state = 3
+			return true
+		}
+	case 3:
+		switch {
+		case rnd < c.p32:
+			c.state = 2
+		case c.p32 < rnd && rnd < c.p31+c.p32:
+			c.state = 1
+		case c.p31+c.p32 < rnd:
+			return true
+		}
+	case 4:
+		c.state = 1
+	}
+	return false
 }

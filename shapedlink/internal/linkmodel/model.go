@@ -70,6 +70,10 @@ type Model struct {
 	geP, geR, geLossG, geLossB uint64
 	geBad                      bool
 
+	// The 4-state model: netem's u32 probabilities and the state (1-4).
+	fourState bool
+	fs        fourStateChain
+
 	held      int
 	heldBytes int64
 	lastDue   int64 // due time of the most recently accepted frame
@@ -129,6 +133,11 @@ func New(d linkspec.Direction, c *linkspec.Counters) *Model {
 		m.ge = true
 		m.geP, m.geR = below(g.P), below(g.R)
 		m.geLossG, m.geLossB = below(g.OneMinusK), below(g.OneMinusH)
+	}
+	if f := d.FourState; d.HasFourState {
+		n := f.Netem()
+		m.fourState = true
+		m.fs = fourStateChain{p13: n.P13, p31: n.P31, p32: n.P32, p14: n.P14, p23: n.P23, state: 1}
 	}
 	if d.JitterDist != "" && d.JitterDist != "uniform" {
 		// linkspec has checked the name.

@@ -47,6 +47,10 @@ func (d Direction) checkValues() (key, reason string) {
 		return "loss", "must satisfy 0 <= loss < 100"
 	case d.HasGE && !(d.GE.MeanLoss() < 100):
 		return "loss", fmt.Sprintf("%s loses %s%% of packets in the long run; the mean loss must be under 100%%, as loss_pct's is", d.GE, FmtNum(d.GE.MeanLoss()))
+	case d.HasFourState && d.FourState.check() != nil:
+		return "loss", d.FourState.check().Error()
+	case d.HasFourState && !(d.FourState.MeanLoss() < 100):
+		return "loss", fmt.Sprintf("%s loses %s%% of packets in the long run (state 3, a loss in a burst, is never left); the mean loss must be under 100%%, as loss_pct's is", d.FourState, FmtNum(d.FourState.MeanLoss()))
 	case d.Limit < 1 || d.Limit > MaxLimit:
 		return "limit", fmt.Sprintf("must be between 1 and %d", MaxLimit)
 	case d.HeldLimit() > MaxLimit:
@@ -90,6 +94,8 @@ func (d Direction) checkOverlaps() (key, reason string) {
 	switch {
 	case d.HasGE && (d.LossPct != 0 || d.LossCorr != 0):
 		return "loss", "has both an independent loss and the Gilbert-Elliott model; a direction has one loss model"
+	case d.HasFourState && (d.LossPct != 0 || d.LossCorr != 0 || d.HasGE):
+		return "loss", "has the 4-state model beside an independent loss or the Gilbert-Elliott model; a direction has one loss model"
 	case !d.Queue.Managed() && d.Queue != (Queue{}):
 		return "qdisc", "target, interval, flows, quantum and ecn need qdisc=codel or qdisc=fq_codel"
 	case d.Queue.Kind != FQCoDel && (d.Queue.Flows != 0 || d.Queue.Quantum != 0):
@@ -135,6 +141,8 @@ func (d Direction) checkTimeVarying() (key, reason string) {
 		return "schedule", fmt.Sprintf("%s changes the rate, which the direction's trace (%s) replaces", s.Spec, d.Trace)
 	case d.HasGE && sets("loss"):
 		return "schedule", fmt.Sprintf("%s changes the loss, which the direction's Gilbert-Elliott model (%s) replaces", s.Spec, d.GE)
+	case d.HasFourState && sets("loss"):
+		return "schedule", fmt.Sprintf("%s changes the loss, which the direction's 4-state model (%s) replaces", s.Spec, d.FourState)
 	case d.LossPct == 0 && d.LossCorr != 0 && !sets("loss"):
 		return "loss", fmt.Sprintf("is 0%% with a correlation of %s%% and the schedule %s sets no loss, so it correlates nothing", FmtNum(d.LossCorr), s.Spec)
 	}

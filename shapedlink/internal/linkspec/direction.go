@@ -2,7 +2,6 @@ package linkspec
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -46,12 +45,16 @@ type Direction struct {
 	JitterDist string  // "" (uniform), "normal", "pareto", "paretonormal"
 	JitterCorr float64 // percent; netem's delay correlation
 	RateMbit   float64 // Mbit/s (10^6 bit/s), a whole number of bytes per second
-	LossPct    float64 // independent random loss, percent (0 with GE)
+	LossPct    float64 // independent random loss, percent (0 with GE or FourState)
 	LossCorr   float64 // percent; netem's loss correlation
 	// GE is the Gilbert-Elliott loss model, when HasGE; it replaces the
 	// independent loss.
 	GE    GE
 	HasGE bool
+	// FourState is netem's 4-state loss model, when HasFourState; it
+	// replaces the independent loss.
+	FourState    FourState
+	HasFourState bool
 	// DupPct duplicates packets (netem's "duplicate PCT [CORR]"); the
 	// copy may itself be lost.
 	DupPct, DupCorr float64
@@ -116,10 +119,10 @@ func (d Direction) MaxHeld() int {
 	return n
 }
 
-// Random reports whether d draws random numbers: loss of either model,
+// Random reports whether d draws random numbers: loss of any model,
 // jitter, duplication or reordering.
 func (d Direction) Random() bool {
-	return d.LossPct > 0 || d.HasGE || d.Jitter > 0 || d.DupPct > 0 || d.ReorderPct > 0 || d.CorruptPct > 0
+	return d.LossPct > 0 || d.HasGE || d.HasFourState || d.Jitter > 0 || d.DupPct > 0 || d.ReorderPct > 0 || d.CorruptPct > 0
 }
 
 // An Option is one key of the options that follow a profile's short form
@@ -135,9 +138,6 @@ type Option struct {
 	// direction" ("'s rate is a trace ..."), or "" when it can; nil when
 	// netem always can.
 	NotOnNetem func(d Direction) string
-	// Unbuilt names a form of the value that is recognised and refused,
-	// with the reason (it is in netem but not built here).
-	Unbuilt string
 
 	parse  func(val string, d *Direction) error // reads val into d; no I/O
 	load   func(val string) error               // reads what val names (files), when it is set
@@ -184,13 +184,15 @@ var Options = [...]Option{
 			return err
 		},
 		format: func(d Direction) string { return FmtNum(d.RateMbit) }},
-	{Key: "loss", Form: "pct[/corr_pct]|ge:p/r[/1-h[/1-k]]",
-		Doc:     "independent (or netem-correlated) loss, or netem's Gilbert-Elliott model",
-		Unbuilt: unbuiltLoss,
-		parse:   parseLoss,
+	{Key: "loss", Form: "pct[/corr_pct]|ge:p/r[/1-h[/1-k]]|state:p13[/p31[/p32[/p23[/p14]]]]",
+		Doc:   "independent (or netem-correlated) loss, netem's Gilbert-Elliott model, or netem's 4-state model (tc's \"loss state\"; omitted parameters take tc's defaults: p31 100-p13, p32 0, p23 100, p14 0)",
+		parse: parseLoss,
 		format: func(d Direction) string {
 			if d.HasGE {
 				return d.GE.String()
+			}
+			if d.HasFourState {
+				return d.FourState.String()
 			}
 			return FmtNum(d.LossPct) + corrSuffix(d.LossCorr)
 		}},
@@ -313,6 +315,9 @@ func (d Direction) Describe() string {
 	if g := d.GE; d.HasGE {
 		fmt.Fprintf(&b, " loss gemodel p %s r %s 1-h %s 1-k %s", pctWord(g.P), pctWord(g.R), pctWord(g.OneMinusH), pctWord(g.OneMinusK))
 	}
+	if f := d.FourState; d.HasFourState {
+		fmt.Fprintf(&b, " loss state p13 %s p31 %s p32 %s p23 %s p14 %s", pctWord(f.P13), pctWord(f.P31), pctWord(f.P32), pctWord(f.P23), pctWord(f.P14))
+	}
 	if d.DupPct > 0 {
 		b.WriteString(pctTerm(" duplicate", d.DupPct) + pctTerm("", d.DupCorr))
 	}
@@ -371,7 +376,8 @@ func parseJitter(val string, d *Direction) error {
 	return nil
 }
 
-// parseLoss reads pct[/correlation_pct] or ge:p/r[/1-h[/1-k]].
+// parseLoss reads pct[/correlation_pct], ge:p/r[/1-h[/1-k]] or
+// state:p13[/p31[/p32[/p23[/p14]]]].
 func parseLoss(val string, d *Direction) error {
 	if ge, ok := strings.CutPrefix(val, "ge:"); ok {
 		g, err := parseGE(ge)
@@ -379,19 +385,24 @@ func parseLoss(val string, d *Direction) error {
 			return err
 		}
 		d.GE, d.HasGE, d.LossPct, d.LossCorr = g, true, 0, 0
+		d.FourState, d.HasFourState = FourState{}, false
 		return nil
 	}
-	if strings.HasPrefix(val, "state:") || strings.HasPrefix(val, "gi:") {
-		return errors.New("loss=" + unbuiltLoss)
+	if st, ok := strings.CutPrefix(val, "state:"); ok {
+		f, err := parseFourState(st)
+		if err != nil {
+			return err
+		}
+		d.FourState, d.HasFourState, d.LossPct, d.LossCorr = f, true, 0, 0
+		d.GE, d.HasGE = GE{}, false
+		return nil
 	}
 	var err error
-	d.LossPct, d.LossCorr, err = pctCorrOf(val, "pct or pct/correlation_pct, or ge:p/r[/1-h[/1-k]]")
+	d.LossPct, d.LossCorr, err = pctCorrOf(val, "pct or pct/correlation_pct, ge:p/r[/1-h[/1-k]] or state:p13[/p31[/p32[/p23[/p14]]]]")
 	d.GE, d.HasGE = GE{}, false
+	d.FourState, d.HasFourState = FourState{}, false
 	return err
 }
-
-// unbuiltLoss is the loss option's form that is refused.
-const unbuiltLoss = "state:p13/p31[/p32/p23/p14] (netem's 4-state model, tc's \"loss state\") is not built: neither backend runs it; ge:p/r/1-h/1-k gives bursts and isolated losses"
 
 // parseReorder reads pct[/correlation_pct[/gap]].
 func parseReorder(val string, d *Direction) error {

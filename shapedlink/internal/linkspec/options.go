@@ -59,9 +59,6 @@ func Help() string {
 	var b strings.Builder
 	for _, o := range Options {
 		fmt.Fprintf(&b, "  %s=%s\n      %s\n", o.Key, o.Form, o.Doc)
-		if o.Unbuilt != "" {
-			fmt.Fprintf(&b, "      %s=%s\n", o.Key, o.Unbuilt)
-		}
 	}
 	return b.String()
 }
