@@ -195,13 +195,12 @@ func ksUniform(xs []float64, lo, hi float64) float64 {
 	return d
 }
 
-// TestJitterEmulator: with down.delay=30,down.jitter=25 on a 20 ms link,
-// echo round trips on the emulator are uniform on [15, 65) ms (the down
-// delay on [5, 55), the up delay 10 ms), by a Kolmogorov-Smirnov test at
-// the 0.1% level over 200 echoes, one at a time so no queue forms. The
-// spread is wide so that a loaded machine's late wake-ups (they only ever
-// add, a few milliseconds at worst while the whole suite runs) move the
-// distribution by little.
+// TestJitterEmulator: with down.delay=30,down.jitter=25, the emulator's
+// one-way delays server to client are uniform on [5, 55) ms, by a
+// Kolmogorov-Smirnov test at the 0.1% level over 200 datagrams sent one
+// at a time so no queue forms. Each is timed from just before its write
+// to the kernel's receive stamp, so the ends' scheduling on a busy host
+// stays out of the figure; the emulator's own lateness stays in.
 func TestJitterEmulator(t *testing.T) {
 	l := newTestLink(t, "20:100,down.delay=30,down.jitter=25", BackendEmulator)
 	if a := l.Applied(); !strings.Contains(a[0], "delay 30ms jitter 25ms") || strings.Contains(a[1], "jitter") {
@@ -209,19 +208,59 @@ func TestJitterEmulator(t *testing.T) {
 	}
 	srv, cli := udpPair(t, l)
 	const n = 200
-	var rtts []float64
-	for i := 0; i < n; i++ {
-		rtt, err := echoRoundTrip(t, srv, cli, 2*time.Second)
-		if err != nil {
+	ds := oneWayDelays(t, srv, cli, n)
+	d, crit := ksUniform(ds, 5, 55), 1.95/math.Sqrt(n)
+	t.Logf("one-way delays %.2f to %.2f ms, KS distance from uniform [5, 55) ms %.4f (critical %.4f)", ds[0], ds[n-1], d, crit)
+	if d > crit {
+		t.Errorf("KS distance %.4f above %.4f: the delays are not uniform on [5, 55) ms", d, crit)
+	}
+}
+
+// oneWayDelays sends n datagrams from srv to cli one at a time and
+// returns each one's delay in milliseconds, from just before its write to
+// the kernel's receive stamp (SO_TIMESTAMPNS): the ends' scheduling
+// delays are left out, the link's and the emulator's are kept.
+func oneWayDelays(t *testing.T, srv, cli *net.UDPConn, n int) []float64 {
+	t.Helper()
+	rc, err := cli.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
+	}); err != nil || serr != nil {
+		t.Fatalf("SO_TIMESTAMPNS on the receiving socket: %v %v", err, serr)
+	}
+	out := make([]float64, 0, n)
+	msg, buf, oob := make([]byte, 12), make([]byte, 64), make([]byte, 128)
+	to := cli.LocalAddr().(*net.UDPAddr)
+	for i := range n {
+		binary.BigEndian.PutUint32(msg, uint32(i))
+		sent := time.Now()
+		binary.BigEndian.PutUint64(msg[4:], uint64(sent.UnixNano()))
+		if _, err := srv.WriteToUDP(msg, to); err != nil {
 			t.Fatal(err)
 		}
-		rtts = append(rtts, float64(rtt)/1e6)
+		_ = cli.SetReadDeadline(time.Now().Add(2 * time.Second))
+		for {
+			k, oobn, _, _, err := cli.ReadMsgUDP(buf, oob)
+			if err != nil {
+				t.Fatalf("datagram %d did not arrive: %v", i, err)
+			}
+			if k < 12 || binary.BigEndian.Uint32(buf) != uint32(i) {
+				continue
+			}
+			at := kernelStamp(oob[:oobn])
+			if at.IsZero() {
+				t.Fatalf("datagram %d came without a kernel receive stamp", i)
+			}
+			out = append(out, float64(at.UnixNano()-int64(binary.BigEndian.Uint64(buf[4:])))/1e6)
+			break
+		}
 	}
-	d, crit := ksUniform(rtts, 15, 65), 1.95/math.Sqrt(n)
-	t.Logf("round trips %.2f to %.2f ms, KS distance from uniform [15, 65) ms %.4f (critical %.4f)", rtts[0], rtts[n-1], d, crit)
-	if d > crit {
-		t.Errorf("KS distance %.4f above %.4f: the round trips are not uniform on [15, 65) ms", d, crit)
-	}
+	slices.Sort(out)
+	return out
 }
 
 // TestDupReorderEmulator: the emulator's forwarding loop delivers the
@@ -336,13 +375,13 @@ func TestDupReorderEmulator(t *testing.T) {
 }
 
 // TestJitterNormalEmulator: down.jitter=10/normal on a 50 ms down delay
-// makes the emulator's echo round trips normal with mean 60 ms and
-// standard deviation 10 ms (the table stops at 4 sigma, beyond any of 300
-// probes' reach): Kolmogorov-Smirnov at the 0.1% level over 300 echoes,
-// one at a time. A loaded machine's late wake-ups only ever add, so the
-// test takes the location from the median (which must be no more than
-// 5 ms above the configured mean: a loaded machine, e.g. the whole suite
-// running, shifts it by a few) and checks the shape.
+// makes the emulator's one-way delays server to client normal with mean
+// 50 ms and standard deviation 10 ms (the table stops at 4 sigma, beyond
+// any of 300 datagrams' reach): Kolmogorov-Smirnov at the 0.1% level over
+// 300 datagrams, one at a time, timed as TestJitterEmulator's are. The
+// emulator's late wake-ups only ever add, so the test takes the location
+// from the median (which must be no more than 5 ms above the configured
+// mean) and checks the shape.
 func TestJitterNormalEmulator(t *testing.T) {
 	l := newTestLink(t, "20:100,down.delay=50,down.jitter=10/normal", BackendEmulator)
 	if a := l.Applied(); !strings.Contains(a[0], "delay 50ms jitter 10ms distribution normal") {
@@ -350,24 +389,16 @@ func TestJitterNormalEmulator(t *testing.T) {
 	}
 	srv, cli := udpPair(t, l)
 	const n = 300
-	var rtts []float64
-	for i := 0; i < n; i++ {
-		rtt, err := echoRoundTrip(t, srv, cli, 2*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rtts = append(rtts, float64(rtt)/1e6)
-	}
-	slices.Sort(rtts)
-	shift := rtts[n/2] - 60
+	ds := oneWayDelays(t, srv, cli, n)
+	shift := ds[n/2] - 50
 	var d float64
-	for i, x := range rtts {
-		f := 0.5 * math.Erfc(-(x-60-shift)/10/math.Sqrt2)
+	for i, x := range ds {
+		f := 0.5 * math.Erfc(-(x-50-shift)/10/math.Sqrt2)
 		d = max(d, math.Abs(f-float64(i)/n), math.Abs(f-float64(i+1)/n))
 	}
 	crit := 1.95 / math.Sqrt(n)
-	t.Logf("round trips %.2f to %.2f ms, median %.2f ms above 60; KS distance from N(median, 10) %.4f (critical %.4f)", rtts[0], rtts[n-1], shift, d, crit)
+	t.Logf("one-way delays %.2f to %.2f ms, median %.2f ms above 50; KS distance from N(median, 10) %.4f (critical %.4f)", ds[0], ds[n-1], shift, d, crit)
 	if shift < -1 || shift > 5 || d > crit {
-		t.Errorf("median %.2f ms off 60 ms, KS distance %.4f (critical %.4f): the round trips are not N(60 ms, 10 ms)", shift, d, crit)
+		t.Errorf("median %.2f ms off 50 ms, KS distance %.4f (critical %.4f): the delays are not N(50 ms, 10 ms)", shift, d, crit)
 	}
 }
