@@ -86,6 +86,9 @@ type GE = linkspec.GE
 // 4 are lost; the chain starts in state 1. The option's defaults are
 // tc's: P31 100-P13, P32 0, P23 100, P14 0, so state:P13 alone is
 // independent loss of P13. MeanLoss gives the long-run loss, in percent.
+// Its String is the loss option's form, state:p13/p31/p32/p23/p14; Netem
+// gives the five probabilities as netem's u32 fractions (fields P13, P31,
+// P32, P14, P23, netem's order), as the netem encoder and the model both use them.
 type FourState = linkspec.FourState
 
 // DirOptions are the options of one direction that differ from the base
