@@ -214,7 +214,11 @@ func TestLiveDeadSession(t *testing.T) {
 				t.Fatalf("runAll: %v, want the run failed", err)
 			}
 			run, st, _ := results.Check(dir, cell, "tcp", 1)
-			if st != results.FailedRun || !strings.Contains(run.Failed, prog+" exited") || !strings.Contains(run.Failed, "signal: killed") {
+			named := strings.Contains(run.Failed, prog+" exited") && strings.Contains(run.Failed, "signal: killed")
+			// An xterm that lost its display can be seen to exit before
+			// Xorg is on a busy host: the session died all the same.
+			named = named || prog == "Xorg" && strings.Contains(run.Failed, "the session died: xterm exited")
+			if st != results.FailedRun || !named {
 				t.Fatalf("recorded as %v: %q; want failed, saying %s was killed", st, run.Failed, prog)
 			}
 		})
