@@ -222,16 +222,7 @@ func TestJitterEmulator(t *testing.T) {
 // delays are left out, the link's and the emulator's are kept.
 func oneWayDelays(t *testing.T, srv, cli *net.UDPConn, n int) []float64 {
 	t.Helper()
-	rc, err := cli.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var serr error
-	if err := rc.Control(func(fd uintptr) {
-		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
-	}); err != nil || serr != nil {
-		t.Fatalf("SO_TIMESTAMPNS on the receiving socket: %v %v", err, serr)
-	}
+	stampReceives(t, cli)
 	out := make([]float64, 0, n)
 	msg, buf, oob := make([]byte, 12), make([]byte, 64), make([]byte, 128)
 	to := cli.LocalAddr().(*net.UDPAddr)
@@ -285,16 +276,7 @@ func TestDupReorderEmulator(t *testing.T) {
 	base := time.Now()
 	// Arrivals are timed by the kernel's receive stamp, so a reader that a
 	// busy host runs late does not make a reordered datagram look delayed.
-	rc, err := cli.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var serr error
-	if err := rc.Control(func(fd uintptr) {
-		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
-	}); err != nil || serr != nil {
-		t.Fatalf("SO_TIMESTAMPNS on the receiving socket: %v %v", err, serr)
-	}
+	stampReceives(t, cli)
 	go func() {
 		seen := make([]arrival, n)
 		buf, oob := make([]byte, 64), make([]byte, 128)

@@ -26,16 +26,7 @@ func sendStamped(t *testing.T, srv, cli *net.UDPConn, n int, gap time.Duration, 
 	t.Helper()
 	out := make([]stamped, n)
 	_ = cli.SetReadBuffer(8 << 20)
-	rc, err := cli.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var serr error
-	if err := rc.Control(func(fd uintptr) {
-		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
-	}); err != nil || serr != nil {
-		t.Fatalf("SO_TIMESTAMPNS on the receiving socket: %v %v", err, serr)
-	}
+	stampReceives(t, cli)
 	done := make(chan struct{})
 	unstamped := 0
 	go func() {
@@ -75,6 +66,22 @@ func sendStamped(t *testing.T, srv, cli *net.UDPConn, n int, gap time.Duration, 
 		t.Errorf("%d datagrams came without the kernel's receive timestamp; their times are when they were read", unstamped)
 	}
 	return out
+}
+
+// stampReceives has the kernel stamp each datagram cli receives
+// (SO_TIMESTAMPNS), for kernelStamp to read.
+func stampReceives(t *testing.T, cli *net.UDPConn) {
+	t.Helper()
+	rc, err := cli.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
+	}); err != nil || serr != nil {
+		t.Fatalf("SO_TIMESTAMPNS on the receiving socket: %v %v", err, serr)
+	}
 }
 
 // kernelStamp is the SCM_TIMESTAMPNS time in a datagram's control
