@@ -15,7 +15,7 @@
 // and a client process in the client namespace that makes -connects
 // connects one after another, -gap apart, each session closed before the
 // next. The processes are this binary re-executed, as in
-// examples/internal/bench. The arms:
+// measure/bench. The arms:
 //
 //   - tcp: transport.Dial with the tcp arm, -channels TCP connections
 //     dialled concurrently (reno, as the headline pins).

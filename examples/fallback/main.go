@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/transport"
 )

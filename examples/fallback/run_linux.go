@@ -9,14 +9,14 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/bench"
-	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/transport"
 )
 
 // The server and client are this binary re-executed inside the server and
-// client namespaces, as examples/internal/bench does, so the client's
+// client namespaces, as measure/bench does, so the client's
 // timing is not disturbed by the server's work in the same process. The
 // server listens on bench.ServerPort, QUIC on UDP and TCP, same number.
 

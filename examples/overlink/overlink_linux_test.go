@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/cmdtest"
-	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
 )
 

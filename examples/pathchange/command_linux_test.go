@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/shakenfist/quicbench/examples/internal/cmdtest"
-	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/measure/results"
 )
 
 // A short run: one QUIC run of 4 s moved at 2 s; about 10 s.

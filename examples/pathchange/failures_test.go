@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/measure/results"
 )
 
 func TestFailureLine(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"

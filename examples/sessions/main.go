@@ -4,7 +4,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/bench"
+	"github.com/shakenfist/quicbench/measure/bench"
 )
 
 // defaults is the matrix the command runs; quick is its -quick preset.

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/transport"
 )
 

@@ -13,8 +13,8 @@ import (
 	"slices"
 	"syscall"
 
-	"github.com/shakenfist/quicbench/examples/internal/bench"
-	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/results"
 )
 
 func main() {

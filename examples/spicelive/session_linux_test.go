@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/bench"
-	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/stats"
 	"github.com/shakenfist/quicbench/transport"
 )

@@ -30,6 +30,6 @@
 // throughput) and an index, plots.md, with their captions. -warmup replaces
 // the warm-up the runs recorded, for example -warmup 10s.
 //
-// The rendering lives in examples/internal/report so that other commands can
+// The rendering lives in measure/report so that other commands can
 // print the same summary after a run.
 package main

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/shakenfist/quicbench/examples/internal/report/reporttest"
+	"github.com/shakenfist/quicbench/measure/report/reporttest"
 )
 
 // Summarise a results directory (here a synthetic one reproducing the

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/shakenfist/quicbench/examples/internal/report/reporttest"
-	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/measure/report/reporttest"
+	"github.com/shakenfist/quicbench/measure/results"
 )
 
 // FuzzSummariseRunRecord: summarise reads run.json files it did not write

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/bench"
-	"github.com/shakenfist/quicbench/examples/internal/report/reporttest"
-	"github.com/shakenfist/quicbench/examples/internal/results"
 	"github.com/shakenfist/quicbench/gsocheck"
+	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/report/reporttest"
+	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/stats"

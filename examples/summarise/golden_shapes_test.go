@@ -15,7 +15,7 @@ import (
 	"runtime/debug"
 	"testing"
 
-	"github.com/shakenfist/quicbench/examples/internal/report"
+	"github.com/shakenfist/quicbench/measure/report"
 )
 
 // shapesGolden holds what summarise prints for each fixture in shapesDir.

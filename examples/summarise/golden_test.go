@@ -9,7 +9,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/shakenfist/quicbench/examples/internal/report/reporttest"
+	"github.com/shakenfist/quicbench/measure/report/reporttest"
 )
 
 var (

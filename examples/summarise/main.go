@@ -10,9 +10,9 @@ import (
 	"os/signal"
 	"strings"
 
-	"github.com/shakenfist/quicbench/examples/internal/bench"
-	"github.com/shakenfist/quicbench/examples/internal/report"
-	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/report"
+	"github.com/shakenfist/quicbench/measure/results"
 )
 
 func main() {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shakenfist/quicbench/examples/internal/report"
-	"github.com/shakenfist/quicbench/examples/internal/report/reporttest"
+	"github.com/shakenfist/quicbench/measure/report"
+	"github.com/shakenfist/quicbench/measure/report/reporttest"
 )
 
 func seedDir(t *testing.T) string {

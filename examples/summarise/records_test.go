@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/results"
+	"github.com/shakenfist/quicbench/measure/results"
 )
 
 // copyDir copies the directory from to to, as cp -r does.

@@ -1,0 +1,32 @@
+package bench_test
+
+import (
+	"fmt"
+
+	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/spicelike"
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// The arms are interleaved within each repeat of a cell, so drift on the
+// machine hits them alike.
+func ExampleMatrix_Plan() {
+	p, _ := shapedlink.ParseProfile("80:10")
+	m := &bench.Matrix{
+		Profiles: []shapedlink.Profile{p}, Losses: []float64{0, 1}, CCs: []string{"reno"},
+		Arms: []transport.Arm{"tcp", "quic"}, Repeats: 2, Workload: spicelike.Defaults(), Workdir: "results",
+	}
+	for _, rc := range m.Plan() {
+		fmt.Println(rc.Cell.Dir(), rc.Arm, rc.Repeat, rc.Profile)
+	}
+	// Output:
+	// 80ms-10mbit_loss0_reno tcp 1 80:10
+	// 80ms-10mbit_loss0_reno quic 1 80:10
+	// 80ms-10mbit_loss0_reno tcp 2 80:10
+	// 80ms-10mbit_loss0_reno quic 2 80:10
+	// 80ms-10mbit_loss1_reno tcp 1 80:10:1
+	// 80ms-10mbit_loss1_reno quic 1 80:10:1
+	// 80ms-10mbit_loss1_reno tcp 2 80:10:1
+	// 80ms-10mbit_loss1_reno quic 2 80:10:1
+}

@@ -1,0 +1,373 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"time"
+
+	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/spicelike"
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// Matrix is profiles x losses x congestion-control settings x repeats, with
+// every arm run in every cell, interleaved (tcp, quic, tcp, quic, ...) so
+// that drift on the machine hits every arm alike. What a work directory
+// records of it (matrix.json) is matrixRecord.
+type Matrix struct {
+	// Profiles are link profiles; their own loss, if any, is replaced by
+	// each of Losses.
+	Profiles []shapedlink.Profile
+	// ProfileText is Profiles as given, for the record.
+	ProfileText []string
+	Losses      []float64
+	// CCs are the kernel TCP congestion controls for the tcp arm. "reno"
+	// is the headline (matched with quic-go's NewReno); any other is a
+	// sensitivity cell.
+	CCs     []string
+	Arms    []transport.Arm
+	Repeats int
+	// Workload is the spicelike configuration of every run.
+	Workload spicelike.Config
+	Workdir  string
+	// Link chooses the backend, the privilege mode and the offload mode
+	// (Options.Offload) of every link the matrix builds.
+	Link shapedlink.Options
+	Qlog bool
+	// Sessions, when set, makes each listed count of sessions a cell of
+	// its own: that many sessions of the workload run at once over the one
+	// link, each with its own channels (results.Cell.Sessions). Empty means
+	// one session and leaves cells unmarked, as the headline.
+	Sessions []int
+	// BulkCapFractions, when set, makes each listed cap a cell of its own:
+	// the saturating channel is paced to that fraction of the profile's
+	// rate, in bits per second of payload (spicelike's Config.BulkRateCap).
+	// 0 in the list is an uncapped cell named as the headline's. Empty
+	// means uncapped, as Workload says.
+	BulkCapFractions []float64
+	// Shard, when set, makes Plan keep only this shard's share of the
+	// matrix (see Shard); the zero value is the whole matrix.
+	Shard Shard
+	// Remote, when set, runs the matrix between two hosts, against the
+	// daemon it names, over the path as found: Profiles, Losses and Link
+	// must then be empty, and the matrix has one cell per congestion
+	// control and session count, named results.PathProfile.
+	Remote *Remote
+	// Progress receives progress lines; a terminal gets one updating line.
+	Progress io.Writer
+	Logger   *slog.Logger
+}
+
+// MatchedCC is the kernel TCP algorithm that matches quic-go's congestion
+// control (NewReno, fixed): the headline pins it.
+const MatchedCC = "reno"
+
+// Validate checks the matrix before anything runs: every congestion control
+// must be available (no silent fallback), every arm known, the workload
+// valid.
+func (m *Matrix) Validate() error {
+	var errs []error
+	if m.Remote != nil {
+		errs = append(errs, m.validateRemote()...)
+	} else {
+		if len(m.Profiles) == 0 {
+			errs = append(errs, errors.New("no profiles: give at least one, e.g. -profiles \"80:10\""))
+		}
+		if len(m.Losses) == 0 {
+			errs = append(errs, errors.New("no loss levels: give at least one, e.g. -losses \"0 1 2\""))
+		}
+	}
+	for _, l := range m.Losses {
+		if l < 0 || l >= 100 {
+			errs = append(errs, fmt.Errorf("loss %v%% is outside [0, 100)", l))
+		}
+	}
+	if len(m.CCs) == 0 {
+		errs = append(errs, errors.New("no congestion control: give at least one, e.g. -ccs reno"))
+	}
+	for _, cc := range m.CCs {
+		if err := transport.CheckCongestionControl(cc); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(m.Arms) == 0 {
+		errs = append(errs, errors.New("no arms: give at least one, e.g. -arms \"tcp quic\""))
+	}
+	for _, a := range m.Arms {
+		if _, err := transport.ParseArm(string(a)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if m.Repeats < 1 || m.Repeats > MaxRepeats {
+		errs = append(errs, fmt.Errorf("repeats is %d: give 1 to %d (5 for a verdict with a spread)", m.Repeats, MaxRepeats))
+	} else if n := m.size(); n > MaxRuns {
+		errs = append(errs, fmt.Errorf("the matrix has %d runs, more than %d: give fewer profiles, losses, ccs, arms, sessions, caps or repeats", n, MaxRuns))
+	}
+	if err := m.Workload.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if m.Workdir == "" {
+		errs = append(errs, errors.New("no work directory: give -workdir or WORKDIR"))
+	}
+	if o := m.Link.Offload; o != shapedlink.OffloadWire && o != shapedlink.OffloadKeep {
+		errs = append(errs, fmt.Errorf("offload mode %q: give shapedlink.OffloadWire (wire-sized packets, the default) or shapedlink.OffloadKeep", o))
+	}
+	for _, n := range m.Sessions {
+		if n < 1 || n > MaxSessions {
+			errs = append(errs, fmt.Errorf("sessions %d is outside 1..%d", n, MaxSessions))
+		}
+	}
+	for _, f := range m.BulkCapFractions {
+		if !(f >= 0 && f <= 1) {
+			errs = append(errs, fmt.Errorf("bulk cap %v is outside [0, 1]: give a fraction of the link rate, such as 0.5 (0 is uncapped)", f))
+		}
+	}
+	if len(m.BulkCapFractions) > 0 && m.Workload.BulkRateCap != 0 {
+		errs = append(errs, fmt.Errorf("the workload already caps the display at %d bit/s: give either that or cap fractions, not both", m.Workload.BulkRateCap))
+	}
+	if err := m.Shard.Validate(); err != nil {
+		errs = append(errs, err)
+	} else if len(errs) == 0 {
+		if err := m.shardFits(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// size is the number of runs the matrix plans, saturating at MaxRuns+1 so
+// that it cannot overflow.
+func (m *Matrix) size() int {
+	n, profiles, losses := 1, len(m.Profiles), len(m.Losses)
+	if m.Remote != nil {
+		profiles, losses = 1, 1 // the path
+	}
+	for _, k := range []int{profiles, losses, len(m.CCs), len(m.Arms), m.Repeats,
+		max(1, len(m.Sessions)), max(1, len(m.BulkCapFractions))} {
+		if k > 0 && n > MaxRuns/k {
+			return MaxRuns + 1
+		}
+		n *= k
+	}
+	return n
+}
+
+// MaxSessions bounds Matrix.Sessions: 64 sessions of five channels is 320
+// connections on the tcp and quic-per-channel arms.
+const MaxSessions = 64
+
+// Plan lists the runs this process makes, in the order it makes them: the
+// whole matrix (FullPlan), or with Shard set that shard's share of it.
+func (m *Matrix) Plan() []RunConfig { return m.Shard.share(m.FullPlan()) }
+
+// FullPlan lists the whole matrix's runs in order: cell by cell, repeat by
+// repeat, every arm within a repeat, whatever Shard says.
+func (m *Matrix) FullPlan() []RunConfig {
+	var plan []RunConfig
+	sessions := m.Sessions
+	if len(sessions) == 0 {
+		sessions = []int{0}
+	}
+	caps := m.BulkCapFractions
+	if len(caps) == 0 {
+		caps = []float64{0}
+	}
+	profiles, allLosses := m.Profiles, m.Losses
+	if m.Remote != nil {
+		// One pseudo-profile: the path as found (no RTT, rate or loss).
+		profiles, allLosses = []shapedlink.Profile{{}}, []float64{0}
+	}
+	for _, p := range profiles {
+		losses, own := allLosses, p.HasLoss()
+		if own {
+			// A profile with its own loss model (per-direction loss,
+			// Gilbert-Elliott, correlation) runs once, as it is.
+			losses = []float64{OwnLoss(p)}
+		}
+		for _, cc := range m.CCs {
+			for _, loss := range losses {
+				for _, n := range sessions {
+					for _, capf := range caps {
+						lp, name := p.WithLoss(loss), p.WithLoss(0).String()
+						if own {
+							lp, name = p, p.String()
+						}
+						cell := results.Cell{
+							Profile:     name,
+							RTTms:       float64(p.RoundTrip()) / float64(time.Millisecond),
+							RateMbit:    p.RateMbit,
+							LossPct:     loss,
+							CC:          cc,
+							Sensitivity: cc != MatchedCC,
+							Sessions:    n,
+						}
+						if m.Remote != nil {
+							cell.Profile, cell.RTTms, cell.RateMbit = results.PathProfile, 0, 0
+						}
+						w := m.Workload
+						if capf != 0 {
+							cell.BulkCapFraction = capf
+							cell.BulkRateCapBps = BulkCap(p.RateMbit, capf)
+							w.BulkRateCap = cell.BulkRateCapBps
+						}
+						for r := 1; r <= m.Repeats; r++ {
+							for _, arm := range m.Arms {
+								plan = append(plan, RunConfig{
+									Cell: cell, Profile: lp, Arm: arm, Repeat: r,
+									Workload: w, Workdir: m.Workdir, Link: m.Link,
+									Qlog: m.Qlog, Logger: m.Logger, Sessions: n, Remote: m.Remote,
+								})
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return plan
+}
+
+// OwnLoss is the loss a profile with its own loss model carries, for a
+// cell's LossPct: the mean over its two directions of each direction's
+// long-run loss (a Gilbert-Elliott chain's stationary mean), in percent,
+// rounded to 0.001.
+func OwnLoss(p shapedlink.Profile) float64 {
+	var sum float64
+	for _, d := range []shapedlink.Dir{shapedlink.Down, shapedlink.Up} {
+		dir := p.Direction(d)
+		if dir.HasGE {
+			sum += dir.GE.MeanLoss()
+		} else {
+			sum += dir.LossPct
+		}
+	}
+	return math.Round(sum/2*1000) / 1000
+}
+
+// BulkCap is fraction of a link of rateMbit, in bits per second of payload
+// (rounded to the nearest bit/s), the unit of spicelike's BulkRateCap. The
+// link's rate counts wire bytes, so a cap of 1 is a little above what the
+// link can carry as payload.
+func BulkCap(rateMbit, fraction float64) int64 {
+	return int64(math.Round(rateMbit * 1e6 * fraction))
+}
+
+// matrixFile records what a work directory was made for.
+const matrixFile = "matrix.json"
+
+// Errors Run returns, to tell the caller what kind of trouble it met.
+var (
+	// ErrWorkdir: the work directory cannot be used for this matrix (it
+	// holds another matrix, another command holds it, or it cannot be
+	// made). Nothing was run.
+	ErrWorkdir = errors.New("work directory refused")
+	// ErrRunsFailed: the matrix ran to its end, but some runs failed. They
+	// are recorded (with their reasons) and are redone on the next run.
+	ErrRunsFailed = errors.New("runs failed")
+)
+
+// RunsFailedError says how many runs of a matrix failed.
+type RunsFailedError struct{ Failed, Total int }
+
+func (e *RunsFailedError) Error() string {
+	return fmt.Sprintf("%d of %d runs failed (each run.json says why); they are redone when the same command runs again", e.Failed, e.Total)
+}
+
+func (e *RunsFailedError) Unwrap() error { return ErrRunsFailed }
+
+// Run runs every run of the plan that has not been measured. A run is
+// measured when its run.json parses, validates and records no failure: an
+// interrupted matrix resumes where it stopped, a failed run's record is set
+// aside (as r<N>.failed-<k>) and the run redone, and a record that does not
+// validate is set aside (as r<N>.corrupt-<k>) and redone. A work directory
+// made for a different matrix, or held by another command, is refused with
+// an error wrapping ErrWorkdir. When runs fail, Run still makes every other
+// run and then returns a *RunsFailedError.
+func (m *Matrix) Run(ctx context.Context) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	log := m.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	claimed, err := m.claimWorkdir()
+	if err != nil {
+		return err
+	}
+	defer claimed.release()
+
+	plan := m.Plan()
+	var todo []RunConfig
+	retried := 0
+	for _, rc := range plan {
+		_, st, err := results.Check(rc.Dir(), rc.Cell, string(rc.Arm), rc.Repeat)
+		switch st {
+		case results.Measured:
+			continue
+		case results.FailedRun:
+			retried++
+		case results.Corrupt:
+			log.Warn("a run record does not validate; it will be set aside and the run redone", "dir", rc.Dir(), "err", err)
+		}
+		todo = append(todo, rc)
+	}
+	if m.Remote != nil && len(todo) > 0 {
+		// Refused (wrong secret, busy, another version) before anything
+		// runs, rather than as a failed run each; and then the work
+		// directory is left as it was, so that the corrected command is
+		// not refused for a matrix.json this one wrote.
+		if err := m.Remote.Connect(ctx); err != nil {
+			claimed.undo()
+			return err
+		}
+		defer m.Remote.Close()
+	}
+	prog := newProgress(m.Progress, len(plan), len(plan)-len(todo), m.Workload.Duration)
+	defer prog.finish()
+	if done := len(plan) - len(todo); done > 0 || retried > 0 {
+		which := m.Workdir
+		if !m.Shard.Whole() {
+			which += " (shard " + m.Shard.String() + ")"
+		}
+		prog.line(fmt.Sprintf("resuming %s: %d runs already measured, %d to do (%d of them failed before and are retried)",
+			which, done, len(todo), retried))
+	}
+	failed := 0
+	for _, rc := range todo {
+		// What a failed or corrupt attempt left is kept, under a name
+		// that says so, before the run is redone.
+		if _, st, _ := results.Check(rc.Dir(), rc.Cell, string(rc.Arm), rc.Repeat); st == results.FailedRun || st == results.Corrupt {
+			why := "failed"
+			if st == results.Corrupt {
+				why = "corrupt"
+			}
+			if _, err := results.SetAside(rc.Dir(), why); err != nil {
+				return err
+			}
+		}
+		prog.start(rc)
+		run, err := RunOne(ctx, rc)
+		switch {
+		case errors.Is(err, ErrInterrupted):
+			prog.line(fmt.Sprintf("interrupted during %s %s r%d; it will be redone on the next run", rc.Cell.Dir(), rc.Arm, rc.Repeat))
+			return err
+		case err != nil && run.Failed == "":
+			return fmt.Errorf("%s %s r%d: %w", rc.Cell.Dir(), rc.Arm, rc.Repeat, err)
+		case err != nil:
+			failed++
+			prog.line(fmt.Sprintf("%s %s r%d FAILED: %s", rc.Cell.Dir(), rc.Arm, rc.Repeat, run.Failed))
+		}
+		prog.linkWarnings(run.Link)
+		prog.finished(run)
+	}
+	if failed > 0 {
+		return &RunsFailedError{Failed: failed, Total: len(plan)}
+	}
+	return nil
+}

@@ -1,0 +1,204 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/spicelike"
+	"github.com/shakenfist/quicbench/transport"
+	"golang.org/x/sys/unix"
+)
+
+// The server and client of a run are the example binary itself, re-executed
+// inside the server and client namespaces with these variables set. Keeping
+// them in separate processes means one end's garbage collection or bulk work
+// cannot stall the other's measurement.
+const (
+	envRole = "QUICBENCH_ROLE" // "server" or "client"
+	envSpec = "QUICBENCH_SPEC" // path to the RoleSpec JSON
+)
+
+// RoleSpec is what a server or client process is told to do.
+type RoleSpec struct {
+	RoleBase
+	Arm      transport.Arm    `json:"arm"`
+	Workload spicelike.Config `json:"workload"`
+	// Sessions is how many sessions the server accepts and the client
+	// dials, all run at once; 0 or 1 is one.
+	Sessions int `json:"sessions,omitempty"`
+}
+
+// RoleResult is what a server or client process reports.
+type RoleResult struct {
+	Role   string                  `json:"role"`
+	Err    string                  `json:"error,omitempty"`
+	Client *spicelike.ClientResult `json:"client,omitempty"`
+	Server *spicelike.ServerResult `json:"server,omitempty"`
+	State  *transport.State        `json:"state,omitempty"`
+	Usage  *results.Usage          `json:"usage,omitempty"`
+	// Sessions is every session's result when the spec asked for more
+	// than one; Client, Server and State are then session 0's.
+	Sessions []RoleSession `json:"sessions,omitempty"`
+}
+
+// RoleSession is one session's part of a multi-session RoleResult.
+type RoleSession struct {
+	Client *spicelike.ClientResult `json:"client,omitempty"`
+	Server *spicelike.ServerResult `json:"server,omitempty"`
+	State  *transport.State        `json:"state,omitempty"`
+}
+
+// MaybeRunRole must be called first thing in an example's main. In a process
+// started as a run's server or client it does that job and exits; otherwise
+// it returns at once.
+func MaybeRunRole() {
+	ServeRole(benchRoles, map[string]func(context.Context, RoleSpec, *slog.Logger) (RoleResult, error){
+		RoleServer: func(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResult, error) {
+			if spec.Sessions > 1 {
+				return runServers(ctx, spec, log)
+			}
+			return runServer(ctx, spec, log)
+		},
+		RoleClient: func(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResult, error) {
+			if spec.Sessions > 1 {
+				return runClients(ctx, spec, log)
+			}
+			return runClient(ctx, spec, log)
+		},
+	}, func(role string, res *RoleResult, err error, log *slog.Logger) {
+		res.Role = role
+		res.Usage = selfUsage()
+		if err != nil {
+			res.Err = err.Error()
+			log.Error("run failed", "err", err)
+		}
+	})
+}
+
+// selfUsage reads this process's CPU time and peak RSS so far. The peak
+// comes from VmHWM in /proc/self/status, not getrusage: Linux carries the
+// forked child's pre-exec high-water mark (a copy of the orchestrator's
+// memory) into ru_maxrss across execve, so it would report the parent's.
+func selfUsage() *results.Usage {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return nil
+	}
+	u := &results.Usage{
+		User:   time.Duration(ru.Utime.Nano()),
+		System: time.Duration(ru.Stime.Nano()),
+	}
+	if b, err := os.ReadFile("/proc/self/status"); err == nil {
+		u.MaxRSSKiB = vmHWM(string(b))
+	}
+	return u
+}
+
+// vmHWM returns the VmHWM line's value in KiB from a /proc/PID/status
+// text, or 0.
+func vmHWM(status string) int64 {
+	for _, line := range strings.Split(status, "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kib int64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kib); err == nil {
+				return kib
+			}
+		}
+	}
+	return 0
+}
+
+// readyFD is the pipe on which the server says it is listening.
+const readyFD = 3
+
+func runServer(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResult, error) {
+	res := RoleResult{}
+	ln, err := Listen(ctx, spec.Arm, spec.Addr, spec.Transport)
+	if err != nil {
+		return res, err
+	}
+	defer ln.Close()
+	log.Info("listening", "arm", spec.Arm, "addr", ln.Addr().String())
+	sess, err := ln.Accept(ctx)
+	if err != nil {
+		return res, fmt.Errorf("accept: %w", err)
+	}
+	defer sess.Close()
+	out, err := spicelike.RunServer(ctx, spec.Workload, readWriters(sess.Channels()))
+	res.Server = &out
+	st := sess.State()
+	res.State = &st
+	if err == nil {
+		err = out.Err()
+	}
+	// The client closes the session once it has read everything. Closing
+	// first would throw away what is still in flight (a QUIC close is
+	// immediate), such as the echo of the client's end message.
+	WaitPeerClose(sess.Channels()[0], spec.Workload.Timeout)
+	log.Info("done", "bulk_bytes", out.BulkBytesWritten, "echoes", out.Echoes)
+	return res, err
+}
+
+func runClient(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResult, error) {
+	res := RoleResult{}
+	sess, err := transport.Dial(ctx, spec.Arm, spec.Addr, spec.Transport)
+	if err != nil {
+		return res, fmt.Errorf("dial %s: %w", spec.Addr, err)
+	}
+	defer sess.Close()
+	log.Info("connected", "arm", spec.Arm, "connect_time", sess.ConnectTime())
+	out, err := spicelike.RunClient(ctx, spec.Workload, readWriters(sess.Channels()))
+	res.Client = &out
+	st := sess.State()
+	res.State = &st
+	if err == nil && len(out.Errors) > 0 {
+		err = out.Err()
+	}
+	log.Info("done", "samples", len(out.Samples), "timeouts", out.Timeouts, "bulk_mbps", out.BulkMbps)
+	return res, err
+}
+
+// WaitPeerClose reads ch until the peer closes it, or for at most timeout.
+// A server calls it before closing a session: a QUIC close is immediate and
+// would discard what is still in flight.
+func WaitPeerClose(ch io.ReadWriteCloser, timeout time.Duration) {
+	if d, ok := ch.(interface{ SetReadDeadline(time.Time) error }); ok {
+		d.SetReadDeadline(time.Now().Add(timeout))
+	}
+	var buf [512]byte
+	for {
+		if _, err := ch.Read(buf[:]); err != nil {
+			return
+		}
+	}
+}
+
+func readWriters(chs []io.ReadWriteCloser) []io.ReadWriter {
+	out := make([]io.ReadWriter, len(chs))
+	for i, c := range chs {
+		out[i] = c
+	}
+	return out
+}
+
+var errNoResult = errors.New("the process wrote no result")
+
+// encodeState turns a transport state into raw JSON for the run record.
+func encodeState(s *transport.State) json.RawMessage {
+	if s == nil {
+		return nil
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil
+	}
+	return b
+}

@@ -1,0 +1,37 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/shakenfist/quicbench/measure/report"
+	"github.com/shakenfist/quicbench/measure/results"
+)
+
+// Summarise prints the markdown summary of workdir and writes its plots
+// into workdir/plots. The run.json files it did not count (LoadWorkdir)
+// are named on stderr.
+func Summarise(w io.Writer, workdir string) int {
+	l, err := LoadWorkdir(workdir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return ExitFailed
+	}
+	if note := results.IgnoredNote(l.Ignored); note != "" {
+		fmt.Fprintln(os.Stderr, note)
+	}
+	runs := l.Runs
+	opts := report.Options{Source: workdir}
+	if err := report.Markdown(w, runs, opts); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return ExitFailed
+	}
+	if files, err := report.Plots(filepath.Join(workdir, "plots"), runs, opts); err != nil {
+		fmt.Fprintln(os.Stderr, "plots:", err)
+	} else {
+		fmt.Fprintf(os.Stderr, "%d plot files in %s\n", len(files), filepath.Join(workdir, "plots"))
+	}
+	return ExitOK
+}

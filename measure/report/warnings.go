@@ -1,0 +1,164 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shakenfist/quicbench/gsocheck"
+	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/shapedlink"
+)
+
+func warnings(rep *Report, runs []results.Run) []Warning {
+	var ws []Warning
+	for _, c := range rep.Cells {
+		label := c.Label()
+		add := func(arm, kind, detail string) {
+			ws = append(ws, Warning{Cell: label, Dir: c.Dir, Arm: arm, Kind: kind, Detail: detail})
+		}
+		if c.Arm(ArmTCP) == nil {
+			add("", WarnNoCompare, warnNoTCP)
+		}
+		if len(c.Arms) == 1 && c.Arms[0].Arm == ArmTCP {
+			add("", WarnNoCompare, warnOnlyTCP)
+		}
+		for _, cp := range c.Comparisons {
+			if cp.Error != "" {
+				add(cp.B, WarnNoCompare, fmt.Sprintf(warnNotCompared, cp.B, cp.A, cp.Error))
+			}
+		}
+		if c.Sessions != nil {
+			for _, a := range c.Sessions.Arms {
+				if a.Timeouts > 0 {
+					add(a.Arm, WarnTimeout, fmt.Sprintf(warnSessionTimeouts, a.Timeouts, c.Sessions.Sessions))
+				}
+				if a.Error != "" {
+					add(a.Arm, WarnUnmeasured, "sessions: "+a.Error)
+				}
+			}
+		}
+		for _, a := range c.Arms {
+			if a.Timeouts > 0 {
+				var which []string
+				for i, n := range a.TimeoutsPerRepeat {
+					if n > 0 {
+						which = append(which, fmt.Sprintf("%d in r%d", n, repeatNumber(runs, c.Dir, a.Arm, i)))
+					}
+				}
+				add(a.Arm, WarnTimeout, fmt.Sprintf(warnTimeouts, a.Timeouts, strings.Join(which, ", ")))
+			}
+			if a.Unmeasured > 0 {
+				add(a.Arm, WarnUnmeasured, fmt.Sprintf(warnUnmeasured, a.Unmeasured, a.Runs, strings.Join(a.Failures, "; ")))
+			}
+			if IsQUIC(a.Arm) {
+				if missing, total := gsoMissing(runs, c.Dir, a.Arm); len(missing) > 0 {
+					add(a.Arm, WarnGSO, fmt.Sprintf(warnNoGSO,
+						len(missing), total, strings.Join(missing, ", ")))
+				}
+				for _, g := range a.GSO {
+					if g.Verdict != gsocheck.Off {
+						d := fmt.Sprintf(warnGSOVerdict, g.Source, g.Verdict, g.On+g.Inconclusive, g.Runs, g.On, g.Inconclusive)
+						if len(g.Reasons) > 0 {
+							d += ": " + strings.Join(g.Reasons, "; ")
+						}
+						add(a.Arm, WarnGSO, d)
+					}
+				}
+				if n := quicGSOUsed(runs, c.Dir, a.Arm); n > 0 {
+					add(a.Arm, WarnGSO, fmt.Sprintf(warnQUICGSO, n))
+				}
+			}
+			if d := shaperTrouble(runs, c.Dir, a.Arm); d != "" {
+				add(a.Arm, WarnShaper, d)
+			}
+			if a.Arm == ArmTCP && c.Cell.CC != "" {
+				for _, cc := range a.CongestionControl {
+					if !strings.Contains(cc, c.Cell.CC) {
+						add(a.Arm, WarnCC, fmt.Sprintf(warnCC, c.Cell.CC, cc))
+					}
+				}
+			}
+		}
+	}
+	backends := map[string]bool{}
+	var list []string
+	for _, r := range runs {
+		if !backends[r.Link.Backend] {
+			backends[r.Link.Backend] = true
+			list = append(list, fmt.Sprintf("%q", r.Link.Backend))
+		}
+	}
+	if len(list) > 1 {
+		ws = append(ws, Warning{Kind: WarnBackend, Detail: fmt.Sprintf(warnBackends, strings.Join(list, ", "))})
+	}
+	if slices.ContainsFunc(runs, func(r results.Run) bool { return NetemKeptOffload(r.Link) }) {
+		ws = append(ws, Warning{Kind: WarnBackend, Detail: NetemKeepWarning})
+	}
+	return ws
+}
+
+// NetemKeptOffload reports whether a run's link kept segmentation offload
+// (results.Link.Offload "keep") on netem, which judges a super-packet as
+// one packet: kernel TCP's loss, limit and reordering were then per
+// super-packet while QUIC's datagrams (sent without GSO) were judged one
+// by one. On the emulator a kept offload changes no arm's semantics.
+func NetemKeptOffload(l results.Link) bool {
+	return keptOffload(l) && l.Backend == string(shapedlink.BackendNetem)
+}
+
+// keptOffload reports whether a run's link kept its ends' segmentation
+// offload.
+func keptOffload(l results.Link) bool { return l.Offload == string(shapedlink.OffloadKeep) }
+
+// repeatNumber is the recorded Repeat of the i-th run (in repeat order) of
+// an arm.
+func repeatNumber(runs []results.Run, dir, arm string, i int) int {
+	var reps []int
+	for _, r := range runs {
+		if r.Arm == arm && r.Cell.Dir() == dir {
+			reps = append(reps, r.Repeat)
+		}
+	}
+	slices.Sort(reps)
+	if i < len(reps) {
+		return reps[i]
+	}
+	return i + 1
+}
+
+// ShaperLateLimit is the emulator lateness (99th percentile, either
+// direction) above which a run is flagged: about one 1500-byte frame's
+// serialisation at 10 Mbit/s, small against the headline profiles' delays
+// but worth knowing.
+const ShaperLateLimit = time.Millisecond
+
+// WithoutRealTime reports whether the emulator ran without real-time
+// scheduling priority, so that its timing competed with the endpoints'.
+func WithoutRealTime(sh shapedlink.ShaperReport) bool {
+	return strings.HasPrefix(sh.Priority, "SCHED_OTHER")
+}
+
+// shaperTrouble describes the runs of an arm in a cell whose emulator
+// counters say the host, not the link model, lost or delayed frames, or
+// whose emulator ran without real-time priority; "" when there are none
+// (or the runs predate the record, or used netem).
+func shaperTrouble(runs []results.Run, dir, arm string) string {
+	var parts []string
+	for _, r := range runs {
+		if r.Arm != arm || r.Cell.Dir() != dir || r.Link.Shaper == nil {
+			continue
+		}
+		if why := r.Link.Shaper.Distorted(ShaperLateLimit); why != "" {
+			parts = append(parts, fmt.Sprintf("r%d: %s", r.Repeat, why))
+		}
+		if WithoutRealTime(*r.Link.Shaper) {
+			parts = append(parts, fmt.Sprintf(warnNoRealTime, r.Repeat, r.Link.Shaper.Priority))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return warnShaper + strings.Join(parts, "; ")
+}
