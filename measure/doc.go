@@ -1,21 +1,34 @@
-// Package measure runs one arm of the spicelike workload across a path, a
+// Package measure runs arms of the spicelike workload across a path, a
 // shaped link or loopback, in a few lines, with both ends in this process:
 //
 //	link := shapedlinktest.New(t, "80:10:1")
-//	r, err := measure.Arm(ctx, measure.OverLink(link), transport.ArmQUIC, spicelike.Defaults())
+//	r, err := measure.Run(ctx, measure.OverLink(link), measure.QUIC, spicelike.Defaults())
 //	if err != nil {
 //		t.Fatal(err)
 //	}
 //	s, err := stats.SummariseRepeat(r.Repeat, spicelike.Defaults().Warmup)
 //
-// It is the composition the bench's examples make, for importers: the
-// transport's sessions carry the workload's channels, the link's
-// namespaces hold the sockets, and the result is what the stats package
-// takes. It owns no part of them: package shapedlink builds links,
-// transport opens sessions, spicelike runs the traffic and stats reads the
-// numbers; measure only runs them in order, with the close order handled.
+// It is the composition the bench makes, for importers: an arm's sessions
+// carry the workload's channels, the link's namespaces hold the sockets,
+// and the result is what the stats package takes. Package bench runs the
+// same two ends (Serve and Client) in processes of their own, over a
+// matrix of links and arms; packages results and report record and
+// summarise what it ran.
 //
-// # What Arm does
+// # Arms
+//
+// An Arm turns N channels into connections: a name, a server side
+// (Listen, then Accept) and a client side (Dial), each giving a Session
+// whose Channels carry the workload. The built-in arms wrap package
+// transport's (TCP, QUIC, QUICPerChannel, QUICPriority). An importer's
+// own arm, a proxy under test for example, is registered once with
+// Register, from an init function, and is then an arm like the others:
+// Lookup finds it by name for flags and records, and the matrix's server
+// and client processes (this program, re-executed) have it too. An arm
+// that needs per-run options on each end (a certificate both ends share)
+// implements Preparer.
+//
+// # What Run does
 //
 // The server listens (Path.ServerAddr, its sockets made by Path.Server)
 // and accepts one session; the client dials it (its sockets made by
@@ -43,7 +56,7 @@
 //	var repeats []stats.Repeat
 //	for range 5 {
 //		link := shapedlinktest.New(t, "80:10:1")
-//		r, _ := measure.Arm(ctx, measure.OverLink(link), transport.ArmTCP, cfg, transport.Options{CongestionControl: "reno"})
+//		r, _ := measure.Run(ctx, measure.OverLink(link), measure.TCP, cfg, transport.Options{CongestionControl: "reno"})
 //		repeats = append(repeats, r.Repeat) // a failed run counts as failed
 //	}
 //	cell, err := stats.SummariseCell(repeats, cfg.Warmup)
@@ -76,7 +89,7 @@
 //
 //	synctest.Test(t, func(t *testing.T) {
 //		link := shapedlinktest.Sim(t, "80:10:1", shapedlink.Options{Seed: 1})
-//		r, err := measure.Arm(t.Context(), measure.OverLink(link), transport.ArmQUIC, cfg, transport.Options{PacketSize: 1280})
+//		r, err := measure.Run(t.Context(), measure.OverLink(link), measure.QUIC, cfg, transport.Options{PacketSize: 1280})
 //		...
 //	})
 //

@@ -25,7 +25,7 @@ func Example() {
 	cfg := spicelike.Defaults()
 	cfg.Duration, cfg.Warmup, cfg.BulkRateCap = time.Second, 200*time.Millisecond, 10e6
 
-	r, err := measure.Arm(ctx, measure.Loopback(), transport.ArmQUIC, cfg)
+	r, err := measure.Run(ctx, measure.Loopback(), measure.QUIC, cfg)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -56,9 +56,37 @@ func ExampleOverLink() {
 		log.Fatal(err)
 	}
 	defer link.Close()
-	r, err := measure.Arm(ctx, measure.OverLink(link), transport.ArmTCP, spicelike.Defaults(), transport.Options{CongestionControl: "reno"})
+	r, err := measure.Run(ctx, measure.OverLink(link), measure.TCP, spicelike.Defaults(), transport.Options{CongestionControl: "reno"})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(r.ClientState.CongestionControl, r.Repeat.ThroughputMbit) // reno ...
+}
+
+// proxyArm is an importer's own arm: here the tcp arm under another name,
+// where a real one would dial through the proxy under test.
+type proxyArm struct{ measure.Arm }
+
+func (proxyArm) Name() string { return "example-proxy" }
+
+// An arm of one's own is registered once and is then taken by name, like
+// the built-in ones, by Run, the matrix and the summary.
+func ExampleRegister() {
+	if err := measure.Register(proxyArm{measure.TCP}); err != nil {
+		log.Fatal(err)
+	}
+	arm, err := measure.Lookup("example-proxy")
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg := spicelike.Defaults()
+	cfg.Duration, cfg.Warmup = time.Second, 200*time.Millisecond
+	r, err := measure.Run(ctx, measure.Loopback(), arm, cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(r.Arm, len(r.Client.Samples) > 0)
+	// Output: example-proxy true
 }

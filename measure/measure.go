@@ -58,7 +58,8 @@ func Loopback() Path { return Path{ServerAddr: "127.0.0.1:0"} }
 // Result is one run of one arm: what each end measured and had in force,
 // and the run as the stats package takes it.
 type Result struct {
-	Arm transport.Arm `json:"arm"`
+	// Arm is the arm's name.
+	Arm string `json:"arm"`
 	// Client and Server are each end's workload result; nil when that
 	// end did not get as far as running the workload.
 	Client *spicelike.ClientResult `json:"client,omitempty"`
@@ -68,11 +69,9 @@ type Result struct {
 	// workload ended; nil when that end opened no session.
 	ClientState *transport.State `json:"client_state,omitempty"`
 	ServerState *transport.State `json:"server_state,omitempty"`
-	// ServerError is why the server's end failed, if it did. It does not
-	// fail the run by itself, since the client's result is the
-	// measurement and a server that fails after the client has all it
-	// needs (in its closing exchange, say) does not change it; a run that
-	// failed for another reason adds it to its error.
+	// ServerError is why the server's end failed, if it did. It fails the
+	// run only together with another cause: the client's result is the
+	// measurement.
 	ServerError string `json:"server_error,omitempty"`
 	// Repeat is the client's samples, timeouts and bulk goodput, with
 	// Failed set to the run's error when it failed: one element of the
@@ -80,34 +79,41 @@ type Result struct {
 	Repeat stats.Repeat `json:"repeat"`
 }
 
-// Arm runs workload once over arm across path and returns both ends'
+// Run runs workload once over arm across path and returns both ends'
 // results. The server and the client are goroutines of this process (see
 // the package doc for what that means for timing). opts, at most one, are
-// the transport options for both ends; Arm fills in Channels from the
-// workload, a fresh certificate for the QUIC arms when opts has none, the
-// socket hooks from path, and for transport.ArmQUICPriority the workload's
-// interactive channel as the one to prioritise unless opts sets Priority.
+// the transport options for both ends; Run fills in the rest (see
+// PrepareOptions) and the socket hooks from path.
 //
 // The error says which end failed and why; Result.Repeat.Failed carries
 // the same text, and whatever was measured is still in the Result. ctx
 // bounds the whole run.
-func Arm(ctx context.Context, path Path, arm transport.Arm, workload spicelike.Config, opts ...transport.Options) (Result, error) {
-	res := Result{Arm: arm}
+func Run(ctx context.Context, path Path, arm Arm, workload spicelike.Config, opts ...transport.Options) (Result, error) {
+	var res Result
+	if arm == nil {
+		return res.finish(errors.New("measure: no arm given: use one of measure.Arms(), or measure.Lookup(name)"))
+	}
+	res.Arm = arm.Name()
 	so, co, err := options(path, arm, workload, opts)
 	if err != nil {
 		return res.finish(fmt.Errorf("measure: %w", err))
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ln, err := transport.Listen(runCtx, arm, path.ServerAddr, so)
+	ln, err := arm.Listen(runCtx, path.ServerAddr, so)
 	if err != nil {
-		return res.finish(fmt.Errorf("measure: %s server: listen on %s: %w", arm, path.ServerAddr, err))
+		return res.finish(fmt.Errorf("measure: %s server: listen on %s: %w", res.Arm, path.ServerAddr, err))
 	}
 	defer ln.Close()
 	served := make(chan serverEnd, 1)
-	go func() { served <- serve(runCtx, ln, workload) }()
+	go func() {
+		var s serverEnd
+		s.result, s.state, s.err = Serve(runCtx, ln, workload)
+		served <- s
+	}()
 
-	clientErr := res.runClient(runCtx, arm, ln.Addr().String(), co, workload)
+	var clientErr error
+	res.Client, res.ClientState, clientErr = Client(runCtx, arm, ln.Addr().String(), co, workload)
 	if clientErr != nil {
 		// The client is gone: stop the server's accept or run rather
 		// than let it wait out its timeouts.
@@ -122,13 +128,13 @@ func Arm(ctx context.Context, path Path, arm transport.Arm, workload spicelike.C
 	if path.Check != nil {
 		checkErr = path.Check()
 	}
-	return res.finish(runError(arm, clientErr, checkErr, s.err))
+	return res.finish(runError(res.Arm, clientErr, checkErr, s.err))
 }
 
 // runError is why a run failed, or nil: the client's error and the path's
 // check fail it; the server's error is added to explain a failure, never
 // to cause one.
-func runError(arm transport.Arm, client, check, server error) error {
+func runError(arm string, client, check, server error) error {
 	var why []string
 	if client != nil {
 		why = append(why, "client: "+client.Error())
@@ -156,22 +162,49 @@ func (r *Result) finish(err error) (Result, error) {
 	return *r, err
 }
 
-// runClient dials, runs the client's workload and closes the session once
-// the workload has read everything: the first close of the run.
-func (r *Result) runClient(ctx context.Context, arm transport.Arm, addr string, o transport.Options, w spicelike.Config) error {
-	sess, err := transport.Dial(ctx, arm, addr, o)
+// Client is the client's end of one run: it dials arm at addr with o (see
+// PrepareOptions), runs the client's side of w over the session's
+// channels and closes the session once the workload has read everything,
+// the first close of the run. The result and state are nil when it got no
+// session; the error is the dial's, the workload's or a channel's.
+func Client(ctx context.Context, arm Arm, addr string, o transport.Options, w spicelike.Config) (*spicelike.ClientResult, *transport.State, error) {
+	sess, err := arm.Dial(ctx, addr, o)
 	if err != nil {
-		return fmt.Errorf("dial %s: %w", addr, err)
+		return nil, nil, fmt.Errorf("dial %s: %w", addr, err)
 	}
 	defer sess.Close()
-	out, err := spicelike.RunClient(ctx, w, sess.Channels())
-	r.Client = &out
+	out, err := spicelike.RunClient(ctx, w, readWriters(sess.Channels()))
 	st := sess.State()
-	r.ClientState = &st
 	if err == nil {
 		err = out.Err()
 	}
-	return err
+	return &out, &st, err
+}
+
+// Serve is the server's end of one run: it accepts one session on ln, runs
+// the server's side of w over it, and closes the session only once the
+// client has closed it (or after w.Timeout): a QUIC close is immediate, so
+// closing first would throw away what is still in flight, such as the
+// echo of the client's end marker. It does not close ln.
+func Serve(ctx context.Context, ln Listener, w spicelike.Config) (*spicelike.ServerResult, *transport.State, error) {
+	sess, err := ln.Accept(ctx)
+	if err != nil {
+		if ctx.Err() != nil { // the client failed first, and says why
+			return nil, nil, nil
+		}
+		return nil, nil, fmt.Errorf("accept: %w", err)
+	}
+	defer sess.Close()
+	chs := sess.Channels()
+	res, err := spicelike.RunServer(ctx, w, readWriters(chs))
+	st := sess.State()
+	if err == nil {
+		err = res.Err()
+	}
+	if len(chs) > 0 {
+		WaitPeerClose(chs[0], w.Timeout)
+	}
+	return &res, &st, err
 }
 
 // serverEnd is what the server's goroutine reports.
@@ -181,36 +214,21 @@ type serverEnd struct {
 	err    error
 }
 
-// serve accepts the client's session, runs the server's workload, and
-// closes the session only after the client has closed it.
-func serve(ctx context.Context, ln *transport.Listener, w spicelike.Config) (out serverEnd) {
-	sess, err := ln.Accept(ctx)
-	if err != nil {
-		if ctx.Err() == nil { // else the client failed first, and says why
-			out.err = fmt.Errorf("accept: %w", err)
-		}
-		return out
+// WaitPeerClose reads ch until the peer closes it, or for at most timeout
+// when ch has SetReadDeadline. A server calls it before closing a session.
+func WaitPeerClose(ch io.Reader, timeout time.Duration) {
+	if d, ok := ch.(interface{ SetReadDeadline(time.Time) error }); ok {
+		_ = d.SetReadDeadline(time.Now().Add(timeout))
 	}
-	defer sess.Close()
-	res, err := spicelike.RunServer(ctx, w, sess.Channels())
-	out.result = &res
-	st := sess.State()
-	out.state = &st
-	if err == nil {
-		err = res.Err()
-	}
-	out.err = err
-	// The client closes the session once it has read everything. Closing
-	// first would throw away what is still in flight (a QUIC close is
-	// immediate), such as the echo of the client's end marker.
-	waitPeerClose(sess.Channel(0), w.Timeout)
-	return out
+	_, _ = io.Copy(io.Discard, ch)
 }
 
-// waitPeerClose reads ch until the peer closes it, or for at most timeout.
-func waitPeerClose(ch transport.Channel, timeout time.Duration) {
-	_ = ch.SetReadDeadline(time.Now().Add(timeout))
-	_, _ = io.Copy(io.Discard, ch)
+func readWriters(chs []io.ReadWriteCloser) []io.ReadWriter {
+	out := make([]io.ReadWriter, len(chs))
+	for i, c := range chs {
+		out[i] = c
+	}
+	return out
 }
 
 // waitServer waits for the server's goroutine. Once the client has ended,

@@ -10,20 +10,11 @@ import (
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
-	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/stats"
 	"github.com/shakenfist/quicbench/transport"
 )
 
 func TestMain(m *testing.M) { shapedlinktest.Main(m) }
-
-// shortWorkload is the reference session for two seconds, half a second
-// of it warm-up.
-func shortWorkload() spicelike.Config {
-	cfg := spicelike.Defaults()
-	cfg.Duration, cfg.Warmup = 2*time.Second, 500*time.Millisecond
-	return cfg
-}
 
 // Each arm over a real 20 ms, 10 Mbit/s link: the run succeeds with no
 // channel error at either end (so the ends closed in an order that lost
@@ -32,14 +23,14 @@ func shortWorkload() spicelike.Config {
 // above the rate.
 func TestArmOverLink(t *testing.T) {
 	const rtt, rateMbit = 20 * time.Millisecond, 10.0
-	for _, arm := range transport.Arms() {
-		t.Run(string(arm), func(t *testing.T) {
+	for _, arm := range measure.Arms() {
+		t.Run(arm.Name(), func(t *testing.T) {
 			link := shapedlinktest.New(t, "20:10")
 			shapedlinktest.RequireNoGSO(t, link)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			cfg := shortWorkload()
-			r, err := measure.Arm(ctx, measure.OverLink(link), arm, cfg)
+			r, err := measure.Run(ctx, measure.OverLink(link), arm, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +43,7 @@ func TestArmOverLink(t *testing.T) {
 			if len(r.Client.Errors) > 0 || len(r.Server.Errors) > 0 {
 				t.Errorf("channel errors: client %v, server %v", r.Client.Errors, r.Server.Errors)
 			}
-			if r.ClientState.Arm != arm || r.ClientState.Role != "client" || r.ServerState.Role != "server" {
+			if string(r.ClientState.Arm) != arm.Name() || r.ClientState.Role != "client" || r.ServerState.Role != "server" {
 				t.Errorf("states: %s %s and %s", r.ClientState.Arm, r.ClientState.Role, r.ServerState.Role)
 			}
 			if ct := r.ClientState.ConnectTime; ct < rtt {
@@ -96,7 +87,7 @@ func TestArmFailureSaysWhy(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cfg := shortWorkload()
-	r, err := measure.Arm(ctx, measure.OverLink(link), transport.ArmQUIC, cfg, transport.Options{HandshakeTimeout: time.Second})
+	r, err := measure.Run(ctx, measure.OverLink(link), measure.QUIC, cfg, transport.Options{HandshakeTimeout: time.Second})
 	if err == nil {
 		t.Fatal("a QUIC run with UDP blocked succeeded")
 	}

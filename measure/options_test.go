@@ -24,26 +24,26 @@ func TestArmRefusesWhatItCannotRun(t *testing.T) {
 	cases := []struct {
 		name string
 		path measure.Path
-		arm  transport.Arm
+		arm  measure.Arm
 		w    spicelike.Config
 		opts []transport.Options
 		want string
 	}{
-		{"two options", measure.Loopback(), transport.ArmTCP, good, []transport.Options{{}, {}}, "at most one transport.Options"},
-		{"unknown arm", measure.Loopback(), "sctp", good, nil, "unknown arm"},
-		{"bad workload", measure.Loopback(), transport.ArmTCP, badWorkload, nil, "Duration is 0s"},
-		{"no address", measure.Path{}, transport.ArmTCP, good, nil, "use OverLink(link) or Loopback()"},
-		{"hooks in options", measure.Loopback(), transport.ArmTCP, good, []transport.Options{{DialContext: dial}}, "set them there"},
-		{"channel count", measure.Loopback(), transport.ArmTCP, good, []transport.Options{{Channels: 3}}, "leave Channels 0"},
-		{"nothing to prioritise", measure.Loopback(), transport.ArmQUICPriority, noEcho, nil, "has none: add one"},
-		{"congestion control on quic", measure.Loopback(), transport.ArmQUIC, good, []transport.Options{{CongestionControl: "reno"}},
+		{"two options", measure.Loopback(), measure.TCP, good, []transport.Options{{}, {}}, "at most one transport.Options"},
+		{"unknown arm", measure.Loopback(), measure.Transport("sctp"), good, nil, "unknown arm"},
+		{"bad workload", measure.Loopback(), measure.TCP, badWorkload, nil, "Duration is 0s"},
+		{"no address", measure.Path{}, measure.TCP, good, nil, "use OverLink(link) or Loopback()"},
+		{"hooks in options", measure.Loopback(), measure.TCP, good, []transport.Options{{DialContext: dial}}, "set them there"},
+		{"channel count", measure.Loopback(), measure.TCP, good, []transport.Options{{Channels: 3}}, "leave Channels 0"},
+		{"nothing to prioritise", measure.Loopback(), measure.QUICPriority, noEcho, nil, "has none: add one"},
+		{"congestion control on quic", measure.Loopback(), measure.QUIC, good, []transport.Options{{CongestionControl: "reno"}},
 			"leave Options.CongestionControl empty"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			r, err := measure.Arm(ctx, c.path, c.arm, c.w, c.opts...)
+			r, err := measure.Run(ctx, c.path, c.arm, c.w, c.opts...)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want it to say %q", err, c.want)
 			}

@@ -9,7 +9,6 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/stats"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // README.md's "Embedding the link" shows this test as it is here
@@ -19,7 +18,7 @@ func TestQUICOverTheLink(t *testing.T) {
 	link := shapedlinktest.New(t, "80:10:1")
 	cfg := spicelike.Defaults()
 	cfg.Duration, cfg.Warmup = 5*time.Second, time.Second
-	r, err := measure.Arm(context.Background(), measure.OverLink(link), transport.ArmQUIC, cfg)
+	r, err := measure.Run(context.Background(), measure.OverLink(link), measure.QUIC, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

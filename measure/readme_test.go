@@ -11,7 +11,7 @@ import (
 // goBlock is a fenced Go block in Markdown.
 var goBlock = regexp.MustCompile("(?s)```go\n(.*?)```")
 
-// Every Go block in README.md that calls measure.Arm is code from this
+// Every Go block in README.md that calls measure.Run is code from this
 // package's tests, word for word (indentation aside), so what a reader
 // copies compiles here.
 func TestREADMEShowsCompiledCode(t *testing.T) {
@@ -33,7 +33,7 @@ func TestREADMEShowsCompiledCode(t *testing.T) {
 	}
 	found := 0
 	for _, m := range goBlock.FindAllStringSubmatch(string(readme), -1) {
-		if !strings.Contains(m[1], "measure.Arm(") {
+		if !strings.Contains(m[1], "measure.Run(") {
 			continue
 		}
 		found++
@@ -43,7 +43,7 @@ func TestREADMEShowsCompiledCode(t *testing.T) {
 		}
 	}
 	if found == 0 {
-		t.Error("README.md shows no call of measure.Arm: its embedding section should")
+		t.Error("README.md shows no call of measure.Run: its embedding section should")
 	}
 }
 

@@ -24,12 +24,12 @@ import (
 func TestArmInVirtualTime(t *testing.T) {
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 6*time.Second, time.Second
-	for _, arm := range []transport.Arm{transport.ArmQUIC, transport.ArmQUICPerChannel} {
-		t.Run(string(arm), func(t *testing.T) {
+	for _, arm := range []measure.Arm{measure.QUIC, measure.QUICPerChannel} {
+		t.Run(arm.Name(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				link := shapedlinktest.Sim(t, "80:10:1", shapedlink.Options{Seed: 3})
 				start := time.Now()
-				r, err := measure.Arm(context.Background(), measure.OverLink(link), arm, w, transport.Options{PacketSize: 1280})
+				r, err := measure.Run(context.Background(), measure.OverLink(link), arm, w, transport.Options{PacketSize: 1280})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -37,7 +37,7 @@ func TestArmInVirtualTime(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Logf("%s: %v virtual, %d samples, p50 %v p95 %v, %.2f Mbit/s", arm, time.Since(start), s.N, s.P50, s.P95, r.Repeat.ThroughputMbit)
+				t.Logf("%s: %v virtual, %d samples, p50 %v p95 %v, %.2f Mbit/s", arm.Name(), time.Since(start), s.N, s.P50, s.P95, r.Repeat.ThroughputMbit)
 				if s.P50 < 80*time.Millisecond || r.Repeat.ThroughputMbit <= 0 {
 					t.Errorf("p50 %v (the link's round trip is 80 ms), %.2f Mbit/s", s.P50, r.Repeat.ThroughputMbit)
 				}
@@ -57,12 +57,12 @@ func TestArmInVirtualTimeRefusesLargePackets(t *testing.T) {
 	for _, size := range []int{0, 1400} {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
 			watchdog := time.AfterFunc(time.Minute, func() {
-				panic(fmt.Sprintf("measure.Arm with PacketSize %d in a synctest bubble has not returned after a minute of wall time: it hangs", size))
+				panic(fmt.Sprintf("measure.Run with PacketSize %d in a synctest bubble has not returned after a minute of wall time: it hangs", size))
 			})
 			defer watchdog.Stop()
 			synctest.Test(t, func(t *testing.T) {
 				link := shapedlinktest.Sim(t, "80:10:1", shapedlink.Options{Seed: 3})
-				_, err := measure.Arm(context.Background(), measure.OverLink(link), transport.ArmQUIC, w, transport.Options{PacketSize: size})
+				_, err := measure.Run(context.Background(), measure.OverLink(link), measure.QUIC, w, transport.Options{PacketSize: size})
 				if err == nil || !strings.Contains(err.Error(), "set Options.PacketSize to 1280") {
 					t.Errorf("PacketSize %d in virtual time: %v, want a refusal saying to set 1280", size, err)
 				}

@@ -124,11 +124,12 @@ func watch(ctx context.Context, sess *transport.Session, events *eventLog) {
 
 func runServer(ctx context.Context, spec roleSpec, events *eventLog) (roleResult, error) {
 	res := roleResult{}
-	ln, err := bench.Listen(ctx, spec.Arm, spec.Addr, spec.Transport)
+	ln, err := transport.Listen(ctx, spec.Arm, spec.Addr, spec.Transport)
 	if err != nil {
-		return res, err
+		return res, fmt.Errorf("listen on %s: %w", spec.Addr, err)
 	}
 	defer ln.Close()
+	bench.SignalReady(ln.Addr())
 	sess, err := ln.Accept(ctx)
 	if err != nil {
 		return res, fmt.Errorf("accept: %w", err)

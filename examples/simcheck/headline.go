@@ -80,7 +80,7 @@ func headlineRun(t *testing.T, c headlineConfig, arm transport.Arm, seed uint64)
 		t.Fatal(err)
 	}
 	defer link.Close()
-	r, err := measure.Arm(context.Background(), measure.OverLink(link), arm, c.workload, transport.Options{PacketSize: c.packetSize})
+	r, err := measure.Run(context.Background(), measure.OverLink(link), measure.Transport(arm), c.workload, transport.Options{PacketSize: c.packetSize})
 	if err != nil {
 		t.Logf("%s (seed %d): %v", arm, seed, err)
 	}

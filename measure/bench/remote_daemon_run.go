@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -158,7 +159,7 @@ func (d *Daemon) start(ctx context.Context, cc *ctlConn, m ctlMsg) (*daemonRun, 
 		return nil, "start without a spec"
 	}
 	spec := *m.Spec
-	if _, err := transport.ParseArm(string(spec.Arm)); err != nil {
+	if _, err := measure.Lookup(string(spec.Arm)); err != nil {
 		return nil, err.Error()
 	}
 	if err := spec.Workload.Validate(); err != nil {
@@ -170,7 +171,7 @@ func (d *Daemon) start(ctx context.Context, cc *ctlConn, m ctlMsg) (*daemonRun, 
 	if m.Within <= 0 || m.Within > MaxDuration+10*time.Minute {
 		return nil, fmt.Sprintf("a run of %v is outside (0, %v]", m.Within, MaxDuration+10*time.Minute)
 	}
-	if name := spec.Transport.CongestionControl; spec.Arm == transport.ArmTCP && name != "" {
+	if name := spec.Transport.CongestionControl; !spec.Arm.IsQUIC() && name != "" {
 		if err := transport.CheckCongestionControl(name); err != nil {
 			return nil, "on the server's host: " + err.Error()
 		}

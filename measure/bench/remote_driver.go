@@ -378,12 +378,14 @@ func measureRemote(ctx context.Context, rc RunConfig, dir string, run *results.R
 		log.Warn("no probe echo came back: is UDP open to the daemon's port?", "peer", probe.Peer)
 	}
 
-	topts, err := transportOptions(rc)
+	sopts, copts, err := transportOptions(rc)
 	if err != nil {
 		return err
 	}
+	// The daemon makes its own key pair and gives the client its half.
+	sopts.Certificate, copts.Certificate = transport.Certificate{}, transport.Certificate{}
 	within := rc.Workload.Duration + 2*time.Minute
-	serverSpec := RoleSpec{RoleBase: RoleBase{Role: RoleServer, Transport: topts}, Arm: rc.Arm, Workload: rc.Workload, Sessions: rc.Sessions}
+	serverSpec := RoleSpec{RoleBase: RoleBase{Role: RoleServer, Transport: sopts}, Arm: rc.Arm, Workload: rc.Workload, Sessions: rc.Sessions}
 	// What was asked of the daemon; it adds the address, its own key and
 	// the deadline.
 	if err := results.WriteJSON(filepath.Join(dir, RoleServer+"-spec.json"), serverSpec); err != nil {
@@ -399,7 +401,7 @@ func measureRemote(ctx context.Context, rc RunConfig, dir string, run *results.R
 		return broken("starting the server", err)
 	}
 	clientSpec := serverSpec
-	clientSpec.RoleBase = RoleBase{Role: RoleClient, Addr: addr, Transport: topts,
+	clientSpec.RoleBase = RoleBase{Role: RoleClient, Addr: addr, Transport: copts,
 		Out: filepath.Join(dir, RoleClient+".json"), Deadline: time.Now().Add(within)}
 	clientSpec.Transport.Certificate = cert
 	if rc.Qlog {

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
@@ -308,10 +309,14 @@ func ServeRole[S RoleJob, R any](env RoleEnv, jobs map[string]func(context.Conte
 	ExitRole(spec.ResultPath(), res, err != nil, log)
 }
 
-// Listen listens for arm on addr and tells the orchestrator so
-// (SignalReady): how a run's server starts.
-func Listen(ctx context.Context, arm transport.Arm, addr string, o transport.Options) (*transport.Listener, error) {
-	ln, err := transport.Listen(ctx, arm, addr, o)
+// Listen listens for the registered arm named arm on addr and tells the
+// orchestrator so (SignalReady): how a run's server starts.
+func Listen(ctx context.Context, arm transport.Arm, addr string, o transport.Options) (measure.Listener, error) {
+	a, err := measure.Lookup(string(arm))
+	if err != nil {
+		return nil, err
+	}
+	ln, err := a.Listen(ctx, addr, o)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}

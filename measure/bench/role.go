@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
@@ -127,59 +128,34 @@ func runServer(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResult
 	}
 	defer ln.Close()
 	log.Info("listening", "arm", spec.Arm, "addr", ln.Addr().String())
-	sess, err := ln.Accept(ctx)
-	if err != nil {
-		return res, fmt.Errorf("accept: %w", err)
+	res.Server, res.State, err = measure.Serve(ctx, ln, spec.Workload)
+	if res.Server != nil {
+		log.Info("done", "bulk_bytes", res.Server.BulkBytesWritten, "echoes", res.Server.Echoes)
 	}
-	defer sess.Close()
-	out, err := spicelike.RunServer(ctx, spec.Workload, readWriters(sess.Channels()))
-	res.Server = &out
-	st := sess.State()
-	res.State = &st
-	if err == nil {
-		err = out.Err()
+	if err == nil && res.Server == nil {
+		err = ctx.Err()
 	}
-	// The client closes the session once it has read everything. Closing
-	// first would throw away what is still in flight (a QUIC close is
-	// immediate), such as the echo of the client's end message.
-	WaitPeerClose(sess.Channels()[0], spec.Workload.Timeout)
-	log.Info("done", "bulk_bytes", out.BulkBytesWritten, "echoes", out.Echoes)
 	return res, err
 }
 
 func runClient(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResult, error) {
 	res := RoleResult{}
-	sess, err := transport.Dial(ctx, spec.Arm, spec.Addr, spec.Transport)
+	arm, err := measure.Lookup(string(spec.Arm))
 	if err != nil {
-		return res, fmt.Errorf("dial %s: %w", spec.Addr, err)
+		return res, err
 	}
-	defer sess.Close()
-	log.Info("connected", "arm", spec.Arm, "connect_time", sess.ConnectTime())
-	out, err := spicelike.RunClient(ctx, spec.Workload, readWriters(sess.Channels()))
-	res.Client = &out
-	st := sess.State()
-	res.State = &st
-	if err == nil && len(out.Errors) > 0 {
-		err = out.Err()
+	res.Client, res.State, err = measure.Client(ctx, arm, spec.Addr, spec.Transport, spec.Workload)
+	if out := res.Client; out != nil {
+		log.Info("done", "arm", spec.Arm, "connect_time", res.State.ConnectTime, "samples", len(out.Samples),
+			"timeouts", out.Timeouts, "bulk_mbps", out.BulkMbps)
 	}
-	log.Info("done", "samples", len(out.Samples), "timeouts", out.Timeouts, "bulk_mbps", out.BulkMbps)
 	return res, err
 }
 
 // WaitPeerClose reads ch until the peer closes it, or for at most timeout.
 // A server calls it before closing a session: a QUIC close is immediate and
 // would discard what is still in flight.
-func WaitPeerClose(ch io.ReadWriteCloser, timeout time.Duration) {
-	if d, ok := ch.(interface{ SetReadDeadline(time.Time) error }); ok {
-		d.SetReadDeadline(time.Now().Add(timeout))
-	}
-	var buf [512]byte
-	for {
-		if _, err := ch.Read(buf[:]); err != nil {
-			return
-		}
-	}
-}
+func WaitPeerClose(ch io.ReadWriteCloser, timeout time.Duration) { measure.WaitPeerClose(ch, timeout) }
 
 func readWriters(chs []io.ReadWriteCloser) []io.ReadWriter {
 	out := make([]io.ReadWriter, len(chs))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/gsocheck"
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -66,7 +67,7 @@ func RunOne(ctx context.Context, rc RunConfig) (results.Run, error) {
 	dir := rc.Dir()
 	var failed error
 	run, err := RecordRun(ctx, dir, NewRun(rc.Cell, string(rc.Arm), rc.Repeat, rc.Workload), log, func(run *results.Run) error {
-		failed = measure(ctx, rc, dir, run, log)
+		failed = measureRun(ctx, rc, dir, run, log)
 		return failed
 	}, nil)
 	if err != nil {
@@ -78,7 +79,7 @@ func RunOne(ctx context.Context, rc RunConfig) (results.Run, error) {
 // measure is one run over a fresh link: the server, then the client with
 // the server's egress queue sampled beside it, then what both ends and the
 // link recorded, into run. With rc.Remote set it is measureRemote.
-func measure(ctx context.Context, rc RunConfig, dir string, run *results.Run, log *slog.Logger) error {
+func measureRun(ctx context.Context, rc RunConfig, dir string, run *results.Run, log *slog.Logger) error {
 	if rc.Remote != nil {
 		return measureRemote(ctx, rc, dir, run, log)
 	}
@@ -176,17 +177,20 @@ func recordLinkEnd(link *shapedlink.Link, run *results.Run, log *slog.Logger) {
 // roleSpecs are what the server and client processes of rc are told to
 // do, their transports writing qlog into dir when rc asks.
 func roleSpecs(rc RunConfig, rig *Rig, dir string) (server, client RoleSpec, err error) {
-	topts, err := transportOptions(rc)
+	so, co, err := transportOptions(rc)
 	if err != nil {
 		return server, client, err
 	}
 	if rc.Qlog {
-		topts.QlogDir = dir
+		so.QlogDir, co.QlogDir = dir, dir
 	}
-	sbase, cbase, err := rig.RoleBases(topts, time.Now().Add(rc.Workload.Duration+2*time.Minute))
+	sbase, cbase, err := rig.RoleBases(so, time.Now().Add(rc.Workload.Duration+2*time.Minute))
 	if err != nil {
 		return server, client, err
 	}
+	// The rig's certificate pair names the server's address; the rest is
+	// what the arm prepared for each end.
+	co.Certificate, cbase.Transport = cbase.Transport.Certificate, co
 	server = RoleSpec{RoleBase: sbase, Arm: rc.Arm, Workload: rc.Workload, Sessions: rc.Sessions}
 	client = server
 	client.RoleBase = cbase
@@ -328,29 +332,20 @@ func recordSessions(run *results.Run, cres RoleResult) {
 	}
 }
 
-// transportOptions are the transport settings for an arm: the cell's TCP
-// congestion control for tcp, the interactive channel's stream priority for
-// quic-priority, defaults otherwise.
-func transportOptions(rc RunConfig) (transport.Options, error) {
-	o := transport.Options{Channels: len(rc.Workload.Channels)}
-	switch rc.Arm {
-	case transport.ArmTCP:
-		o.CongestionControl = rc.Cell.CC
-	case transport.ArmQUICPriority:
-		o.PriorityChannel = -1
-		for i, ch := range rc.Workload.Channels {
-			if ch.Role == spicelike.Interactive {
-				o.PriorityChannel = i
-			}
-		}
-		if o.PriorityChannel < 0 {
-			return o, errors.New("the quic-priority arm needs an interactive channel to prioritise")
-		}
-	case transport.ArmQUIC, transport.ArmQUICPerChannel:
-	default:
-		return o, fmt.Errorf("unknown arm %q", rc.Arm)
+// transportOptions are the server's and the client's transport settings
+// for rc's arm: the cell's TCP congestion control for every arm but the
+// QUIC ones (whose controller is quic-go's), then what the arm prepares
+// (measure.PrepareOptions), as measure.Run does.
+func transportOptions(rc RunConfig) (server, client transport.Options, err error) {
+	arm, err := measure.Lookup(string(rc.Arm))
+	if err != nil {
+		return server, client, err
 	}
-	return o, nil
+	var o transport.Options
+	if !rc.Arm.IsQUIC() {
+		o.CongestionControl = rc.Cell.CC
+	}
+	return measure.PrepareOptions(arm, rc.Workload, o)
 }
 
 // WaitReady waits for a server's readiness line on ready (closing it),

@@ -8,8 +8,8 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/spicelike"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // runServers is the server of a multi-session run: it accepts
@@ -25,7 +25,7 @@ func runServers(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResul
 	}
 	defer ln.Close()
 	log.Info("listening", "arm", spec.Arm, "addr", ln.Addr().String(), "sessions", spec.Sessions)
-	sessions := make([]*transport.Session, 0, spec.Sessions)
+	sessions := make([]measure.Session, 0, spec.Sessions)
 	defer func() {
 		for _, s := range sessions {
 			s.Close()
@@ -83,12 +83,16 @@ func runServers(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResul
 func runClients(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResult, error) {
 	res := RoleResult{}
 	n := spec.Sessions
-	sessions := make([]*transport.Session, n)
+	arm, err := measure.Lookup(string(spec.Arm))
+	if err != nil {
+		return res, err
+	}
+	sessions := make([]measure.Session, n)
 	dialErrs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			s, err := transport.Dial(ctx, spec.Arm, spec.Addr, spec.Transport)
+			s, err := arm.Dial(ctx, spec.Addr, spec.Transport)
 			if err != nil {
 				dialErrs[i] = fmt.Errorf("dial session %d of %d to %s: %w", i, n, spec.Addr, err)
 				return
@@ -110,7 +114,7 @@ func runClients(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResul
 	chans := make([][]io.ReadWriter, n)
 	for i, s := range sessions {
 		chans[i] = readWriters(s.Channels())
-		log.Info("connected", "arm", spec.Arm, "session", i, "connect_time", s.ConnectTime())
+		log.Info("connected", "arm", spec.Arm, "session", i, "connect_time", s.State().ConnectTime)
 	}
 	outs, err := spicelike.RunClients(ctx, spec.Workload, chans)
 	res.Sessions = make([]RoleSession, n)

@@ -15,7 +15,6 @@ import (
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
 	"github.com/shakenfist/quicbench/spicelike"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 func TestMain(m *testing.M) { shapedlinktest.Main(m) }
@@ -49,7 +48,7 @@ func TestWorkloadOverALink(t *testing.T) {
 	shapedlinktest.RequireNoGSO(t, link)
 	cfg := spicelike.Defaults()
 	cfg.Duration, cfg.Warmup = time.Second, 200*time.Millisecond
-	r, err := measure.Arm(context.Background(), measure.OverLink(link), transport.ArmQUIC, cfg)
+	r, err := measure.Run(context.Background(), measure.OverLink(link), measure.QUIC, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,218 @@
+package measure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/shakenfist/quicbench/spicelike"
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// Arm is one way of carrying a workload's channels between a server and a
+// client. The built-in arms (TCP, QUIC, QUICPerChannel, QUICPriority)
+// are registered by this package; an importer registers its own
+// with Register, and every part of the comparison (Run, the matrix in
+// package bench, the summary) then takes it by name.
+type Arm interface {
+	// Name identifies the arm in flags, run records and summaries: lower
+	// case letters, digits and '-', starting with a letter.
+	Name() string
+	// Listen starts the server's side on addr ("ip:port"; port 0 picks a
+	// free port), making its sockets with opts' hooks when they are set.
+	Listen(ctx context.Context, addr string, opts transport.Options) (Listener, error)
+	// Dial opens the client's side to addr: a session of opts.Channels
+	// channels, made with opts' socket hooks when they are set.
+	Dial(ctx context.Context, addr string, opts transport.Options) (Session, error)
+}
+
+// Listener is an arm's server side: it accepts the client's session.
+type Listener interface {
+	Accept(ctx context.Context) (Session, error)
+	Addr() net.Addr
+	Close() error
+}
+
+// Session is one end of an arm's channels.
+type Session interface {
+	// Channels are the session's channels, in the same order at both ends:
+	// reliable, ordered byte streams. A channel that also has
+	// SetReadDeadline(time.Time) error lets the server bound its wait for
+	// the client's close.
+	Channels() []io.ReadWriteCloser
+	// State is what the session had in force, read when the workload ends;
+	// an arm with nothing to report returns a State with Arm and Channels
+	// set.
+	State() transport.State
+	Close() error
+}
+
+// Preparer is an Arm that sets per-run options: from the caller's options
+// (Channels already set from the workload), the server's and the client's,
+// such as a certificate both ends share. Arms without it get the caller's
+// options at both ends.
+type Preparer interface {
+	Prepare(opts transport.Options, w spicelike.Config) (server, client transport.Options, err error)
+}
+
+// The built-in arms, registered in this order.
+var (
+	// TCP carries each channel on its own TCP connection.
+	TCP = Transport(transport.ArmTCP)
+	// QUIC carries all channels as streams of one QUIC connection.
+	QUIC = Transport(transport.ArmQUIC)
+	// QUICPerChannel carries each channel on its own QUIC connection.
+	QUICPerChannel = Transport(transport.ArmQUICPerChannel)
+	// QUICPriority is QUIC with the workload's interactive channel's stream
+	// sent first (unless the options choose the channel).
+	QUICPriority = Transport(transport.ArmQUICPriority)
+)
+
+var registry struct {
+	sync.Mutex
+	arms []Arm
+}
+
+func init() {
+	for _, a := range []Arm{TCP, QUIC, QUICPerChannel, QUICPriority} {
+		if err := Register(a); err != nil {
+			panic(err)
+		}
+	}
+}
+
+var armName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
+
+// ErrUnknownArm is returned, wrapped, by Lookup for a name no arm has.
+var ErrUnknownArm = errors.New("unknown arm")
+
+// Register adds a to the arms every part of the comparison can take by
+// name. Register it once, from an init function or first thing in main, so
+// that the processes the matrix starts for each end (which re-execute the
+// program) have it too. It refuses a nil arm, a malformed name and a name
+// already registered.
+func Register(a Arm) error {
+	if a == nil {
+		return errors.New("measure: Register: nil arm")
+	}
+	name := a.Name()
+	if !armName.MatchString(name) {
+		return fmt.Errorf("measure: Register: arm name %q: use 1-40 lower case letters, digits and '-', starting with a letter", name)
+	}
+	registry.Lock()
+	defer registry.Unlock()
+	for _, b := range registry.arms {
+		if b.Name() == name {
+			return fmt.Errorf("measure: Register: an arm named %q is already registered", name)
+		}
+	}
+	registry.arms = append(registry.arms, a)
+	return nil
+}
+
+// Lookup returns the registered arm named name.
+func Lookup(name string) (Arm, error) {
+	registry.Lock()
+	defer registry.Unlock()
+	for _, a := range registry.arms {
+		if a.Name() == name {
+			return a, nil
+		}
+	}
+	return nil, fmt.Errorf("%w %q: the arms are %s", ErrUnknownArm, name, strings.Join(names(registry.arms), ", "))
+}
+
+// Arms returns the registered arms in the order they were registered: the
+// built-in ones first. Summaries list arms in this order.
+func Arms() []Arm {
+	registry.Lock()
+	defer registry.Unlock()
+	return slices.Clone(registry.arms)
+}
+
+// ArmNames returns the registered arms' names, in Arms' order.
+func ArmNames() []string {
+	registry.Lock()
+	defer registry.Unlock()
+	return names(registry.arms)
+}
+
+func names(arms []Arm) []string {
+	out := make([]string, len(arms))
+	for i, a := range arms {
+		out[i] = a.Name()
+	}
+	return out
+}
+
+// Transport returns package transport's arm a as an Arm. It prepares each
+// run's options as transport needs: a fresh certificate for the QUIC arms
+// when the options carry none (the client gets its public half), and for
+// transport.ArmQUICPriority the workload's interactive channel as the one
+// to prioritise unless the options set Priority.
+func Transport(a transport.Arm) Arm { return transportArm{a} }
+
+type transportArm struct{ arm transport.Arm }
+
+func (t transportArm) Name() string { return string(t.arm) }
+
+func (t transportArm) Listen(ctx context.Context, addr string, o transport.Options) (Listener, error) {
+	ln, err := transport.Listen(ctx, t.arm, addr, o)
+	if err != nil {
+		return nil, err
+	}
+	return transportListener{ln}, nil
+}
+
+func (t transportArm) Dial(ctx context.Context, addr string, o transport.Options) (Session, error) {
+	s, err := transport.Dial(ctx, t.arm, addr, o)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (t transportArm) Prepare(o transport.Options, w spicelike.Config) (server, client transport.Options, err error) {
+	if _, err := transport.ParseArm(string(t.arm)); err != nil {
+		return server, client, err
+	}
+	if t.arm == transport.ArmQUICPriority && !o.Priority {
+		o.PriorityChannel = -1
+		for i, ch := range w.Channels {
+			if ch.Role == spicelike.Interactive {
+				o.PriorityChannel = i
+			}
+		}
+		if o.PriorityChannel < 0 {
+			return server, client, fmt.Errorf("the %s arm prioritises the workload's interactive channel, and it has none: "+
+				"add one, or set transport.Options.Priority and PriorityChannel to choose the channel", t.arm)
+		}
+	}
+	server, client = o, o
+	if t.arm.IsQUIC() {
+		cert := o.Certificate
+		if len(cert.CertPEM) == 0 && len(cert.KeyPEM) == 0 {
+			if cert, err = transport.NewCertificate(); err != nil {
+				return server, client, err
+			}
+		}
+		server.Certificate, client.Certificate = cert, cert.ClientOnly()
+	}
+	return server, client, nil
+}
+
+type transportListener struct{ *transport.Listener }
+
+func (l transportListener) Accept(ctx context.Context) (Session, error) {
+	s, err := l.Listener.Accept(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}

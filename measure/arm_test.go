@@ -1,0 +1,111 @@
+package measure_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakenfist/quicbench/measure"
+	"github.com/shakenfist/quicbench/spicelike"
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// shortWorkload is the reference session for two seconds, half a second
+// of it warm-up.
+func shortWorkload() spicelike.Config {
+	cfg := spicelike.Defaults()
+	cfg.Duration, cfg.Warmup = 2*time.Second, 500*time.Millisecond
+	return cfg
+}
+
+// The built-in arms are registered in order and found by name; an unknown
+// name says which arms there are.
+func TestRegistryBuiltins(t *testing.T) {
+	names := measure.ArmNames()
+	want := []string{"tcp", "quic", "quic-per-channel", "quic-priority"}
+	if len(names) < len(want) || !slices.Equal(names[:len(want)], want) {
+		t.Fatalf("ArmNames() = %v, want it to start %v", names, want)
+	}
+	for _, n := range want {
+		a, err := measure.Lookup(n)
+		if err != nil || a.Name() != n {
+			t.Errorf("Lookup(%q) = %v, %v", n, a, err)
+		}
+	}
+	_, err := measure.Lookup("sctp")
+	if !errors.Is(err, measure.ErrUnknownArm) || !strings.Contains(err.Error(), "tcp, quic") {
+		t.Errorf("Lookup(sctp) = %v, want ErrUnknownArm naming the arms", err)
+	}
+}
+
+type namedArm struct {
+	measure.Arm
+	name string
+}
+
+func (a namedArm) Name() string { return a.name }
+
+// Register refuses a nil arm, a malformed name and a second arm of a name;
+// a good one is then listed last and found.
+func TestRegisterRefuses(t *testing.T) {
+	for _, c := range []struct {
+		arm  measure.Arm
+		want string
+	}{
+		{nil, "nil arm"},
+		{namedArm{measure.TCP, ""}, "arm name"},
+		{namedArm{measure.TCP, "TCP"}, "arm name"},
+		{namedArm{measure.TCP, "tcp mux"}, "arm name"},
+		{namedArm{measure.TCP, "tcp"}, "already registered"},
+	} {
+		if err := measure.Register(c.arm); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Register(%v) = %v, want an error saying %q", c.arm, err, c.want)
+		}
+	}
+	mine := namedArm{measure.TCP, "test-registered-tcp"}
+	if err := measure.Register(mine); err != nil {
+		t.Fatal(err)
+	}
+	if names := measure.ArmNames(); names[len(names)-1] != mine.name {
+		t.Errorf("ArmNames() = %v, want %s last", names, mine.name)
+	}
+	if a, err := measure.Lookup(mine.name); err != nil || a.Name() != mine.name {
+		t.Errorf("Lookup = %v, %v", a, err)
+	}
+}
+
+// An arm that is not one of transport's runs through Run like the
+// built-in ones: here the tcp arm behind a name of its own, on loopback.
+func TestRunOwnArm(t *testing.T) {
+	cfg := shortWorkload()
+	r, err := measure.Run(context.Background(), measure.Loopback(), namedArm{measure.TCP, "own"}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Arm != "own" || r.Client == nil || len(r.Client.Samples) == 0 || r.ClientState.Arm != transport.ArmTCP {
+		t.Errorf("arm %q, client %v, state %+v", r.Arm, r.Client != nil, r.ClientState)
+	}
+}
+
+// PrepareOptions gives the QUIC arms a certificate pair (the client's half
+// without the key) and the others the caller's options at both ends.
+func TestPrepareOptions(t *testing.T) {
+	cfg := shortWorkload()
+	s, c, err := measure.PrepareOptions(measure.QUIC, cfg, transport.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Certificate.KeyPEM) == 0 || len(c.Certificate.KeyPEM) != 0 || len(c.Certificate.CertPEM) == 0 || s.Channels != len(cfg.Channels) {
+		t.Errorf("quic: server %+v client %+v", s, c)
+	}
+	s, c, err = measure.PrepareOptions(measure.TCP, cfg, transport.Options{CongestionControl: "reno"})
+	if err != nil || len(s.Certificate.CertPEM) != 0 || c.CongestionControl != "reno" || c.Channels != len(cfg.Channels) {
+		t.Errorf("tcp: %+v %+v %v", s, c, err)
+	}
+	if _, _, err := measure.PrepareOptions(nil, cfg, transport.Options{}); err == nil {
+		t.Error("a nil arm prepared")
+	}
+}
