@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/shakenfist/quicbench/examples/internal/cmdtest"
+	"github.com/shakenfist/quicbench/measure/calibrate"
 )
 
 func TestMain(m *testing.M) { cmdtest.Main(m, main) }
@@ -26,7 +27,7 @@ func TestUnprivilegedRun(t *testing.T) {
 	if c.Code != 0 {
 		t.Errorf("exit code %d, want 0; stderr:\n%s", c.Code, c.Stderr)
 	}
-	var rep Report
+	var rep calibrate.Report
 	if err := json.Unmarshal([]byte(c.Stdout), &rep); err != nil {
 		t.Fatalf("stdout is not a JSON report (%v):\n%s\nstderr:\n%s", err, c.Stdout, c.Stderr)
 	}
@@ -43,7 +44,7 @@ func TestUnprivilegedRun(t *testing.T) {
 	if r.Backend == "" || r.Answered == 0 {
 		t.Errorf("backend %q, %d of %d echoes answered: nothing was measured", r.Backend, r.Answered, r.Echoes)
 	}
-	for name, p := range map[string]*Probe{"ping": r.Ping, "bare ping": r.Bare} {
+	for name, p := range map[string]*calibrate.Probe{"ping": r.Ping, "bare ping": r.Bare} {
 		if p == nil || p.Error != "" || p.Answered == 0 {
 			t.Errorf("%s: %+v: the idle round trip was not measured", name, p)
 		} else if p.MinErrMs < -0.05 {
@@ -95,7 +96,7 @@ func TestIperf3Mode(t *testing.T) {
 			if c.Code != 0 {
 				t.Fatalf("exit code %d, want 0; stderr:\n%s", c.Code, c.Stderr)
 			}
-			var rep Report
+			var rep calibrate.Report
 			if err := json.Unmarshal([]byte(c.Stdout), &rep); err != nil {
 				t.Fatalf("stdout is not a JSON report (%v):\n%s", err, c.Stdout)
 			}
@@ -106,14 +107,14 @@ func TestIperf3Mode(t *testing.T) {
 				t.Fatalf("%d iperf3 flows, want 4 (bare with offloads on, bare wire-sized, unlimited, 10 Mbit/s): %+v", len(rep.Iperf), rep.Iperf)
 			}
 			for i, want := range []struct{ label, backend, offload string }{
-				{bareKeepLabel, "none", "keep"}, {bareWireLabel, "none", "wire"}, {"unlimited", "emulator", mode}, {"5:10", "emulator", mode},
+				{calibrate.BareKeepLabel, "none", "keep"}, {calibrate.BareWireLabel, "none", "wire"}, {"unlimited", "emulator", mode}, {"5:10", "emulator", mode},
 			} {
 				f := rep.Iperf[i]
 				if f.Error != "" || f.Mbit <= 0 || f.Label != want.label || f.Backend != want.backend || f.Offload != want.offload {
 					t.Errorf("flow %d: %s over %s, offload %s: %.2f Mbit/s, error %q; want %s over %s, offload %s", i, f.Label, f.Backend, f.Offload, f.Mbit, f.Error, want.label, want.backend, want.offload)
 				}
 			}
-			if f := rep.Iperf[3]; f.WireFrom != "shaper" || f.WirePct < 90 || f.WirePct > MaxWirePct || f.CPUNsPerFrame <= 0 || f.CPUSecPerGB <= 0 {
+			if f := rep.Iperf[3]; f.WireFrom != "shaper" || f.WirePct < 90 || f.WirePct > calibrate.MaxWirePct || f.CPUNsPerFrame <= 0 || f.CPUSecPerGB <= 0 {
 				t.Errorf("10 Mbit/s: wire %.1f%% (from %q), emulator CPU %.0f ns/frame and %.2f s/GB; want 90-100.5%% counted by the shaper and both CPU figures", f.WirePct, f.WireFrom, f.CPUNsPerFrame, f.CPUSecPerGB)
 			}
 			u := rep.Iperf[2]
@@ -136,7 +137,7 @@ func TestQdiscMode(t *testing.T) {
 	if c.Code != 0 {
 		t.Fatalf("exit code %d, want 0; stderr:\n%s", c.Code, c.Stderr)
 	}
-	var rep Report
+	var rep calibrate.Report
 	if err := json.Unmarshal([]byte(c.Stdout), &rep); err != nil {
 		t.Fatalf("stdout is not a JSON report (%v):\n%s", err, c.Stdout)
 	}
@@ -166,7 +167,7 @@ func TestQdiscMode(t *testing.T) {
 func TestDupReorderCalibration(t *testing.T) {
 	c := cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), "-json", "-profiles", "20:10:2,down.dup=10 20:10,down.reorder=20/0/2", "-echoes", "20", "-bulk", "600ms", "-losspkts", "3000", "-sweep", "")
 	cmdtest.SkipIfNoUserNS(t, c)
-	var rep Report
+	var rep calibrate.Report
 	if err := json.Unmarshal([]byte(c.Stdout), &rep); err != nil || len(rep.Results) != 2 {
 		t.Fatalf("stdout is not a two-profile report (%v):\n%s\nstderr:\n%s", err, c.Stdout, c.Stderr)
 	}
@@ -193,13 +194,15 @@ func TestDupReorderCalibration(t *testing.T) {
 func TestCorruptCalibration(t *testing.T) {
 	c := cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), "-json", "-profiles", "20:10,down.corrupt=5", "-echoes", "20", "-bulk", "600ms", "-losspkts", "4000", "-sweep", "")
 	cmdtest.SkipIfNoUserNS(t, c)
-	var rep Report
+	var rep calibrate.Report
 	if err := json.Unmarshal([]byte(c.Stdout), &rep); err != nil || len(rep.Results) != 1 {
 		t.Fatalf("stdout is not a one-profile report (%v):\n%s\nstderr:\n%s", err, c.Stdout, c.Stderr)
 	}
 	r := rep.Results[0]
 	t.Logf("%s: caught %.2f%% [%.2f,%.2f] of %.3g%%, %d changed; loss %.2f%% [%.2f,%.2f]", r.Profile, r.CorruptCaughtPct, r.CorruptCaughtLoPct, r.CorruptCaughtHiPct, r.CorruptWantPct, r.CorruptArrived, r.LossPct, r.LossLoPct, r.LossHiPct)
-	if want := 5 * float64(echoFrame-14) / echoFrame; math.Abs(r.CorruptWantPct-want) > 1e-9 || want < r.CorruptCaughtLoPct || want > r.CorruptCaughtHiPct {
+	// The loss run's 106-byte frames: the receiver's checks cover all but
+	// the 14-byte Ethernet header.
+	if want := 5 * float64(106-14) / 106; math.Abs(r.CorruptWantPct-want) > 1e-9 || want < r.CorruptCaughtLoPct || want > r.CorruptCaughtHiPct {
 		t.Errorf("corruption: expected %.3g%% caught, outside the measured [%.2f, %.2f]", want, r.CorruptCaughtLoPct, r.CorruptCaughtHiPct)
 	}
 	if r.CorruptArrived != 0 {

@@ -33,15 +33,18 @@ func TestFlagRefusals(t *testing.T) {
 	}
 }
 
+// fixtures holds the reports measure/calibrate's table tests render.
+var fixtures = filepath.Join("..", "..", "measure", "calibrate", "testdata")
+
 // TestRenderOldReport: -render prints a report saved before the offload
-// mode was recorded as TestOldReportRenders pins it, exits 0, and says on
+// mode was recorded as measure/calibrate's TestOldReportRenders pins it, exits 0, and says on
 // stderr what failed in it.
 func TestRenderOldReport(t *testing.T) {
-	path, err := filepath.Abs(filepath.Join("testdata", "old-wire-report.json"))
+	path, err := filepath.Abs(filepath.Join(fixtures, "old-wire-report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile(filepath.Join("testdata", "old-wire-report.table.golden"))
+	want, err := os.ReadFile(filepath.Join(fixtures, "old-wire-report.table.golden"))
 	if err != nil {
 		t.Fatal(err)
 	}

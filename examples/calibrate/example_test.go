@@ -1,18 +1,13 @@
 package main
 
-import (
-	"fmt"
-	"time"
-)
+import "fmt"
 
-// The loss check: 40 of 4000 datagrams lost is 1.00%, and its 95% Wilson
-// interval holds a configured 1%.
-func Example_wilson() {
-	lo, hi := wilson(40, 4000)
-	fmt.Printf("[%.2f%%, %.2f%%]\n", lo*100, hi*100)
-	// A 106-byte echo frame at 2 Mbit/s takes 424 us each way.
-	fmt.Println(frameTime(106, 2e6).Round(time.Microsecond))
+// The rates -sweep and -iperf3 take, and one they refuse.
+func Example_parseRates() {
+	fmt.Println(parseRates("-sweep", "200 500 1e3"))
+	_, err := parseRates("-iperf3", "10 fast")
+	fmt.Println(err)
 	// Output:
-	// [0.74%, 1.36%]
-	// 424µs
+	// [200 500 1000] <nil>
+	// -iperf3: "fast" is not a rate in Mbit/s between 0 and 100000
 }

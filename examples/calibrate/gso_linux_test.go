@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/shakenfist/quicbench/examples/internal/cmdtest"
+	"github.com/shakenfist/quicbench/measure/calibrate"
 )
 
 // TestGSOLossMode runs -gsoloss small: 2 s of UDP_SEGMENT writes at 60%
@@ -30,7 +31,7 @@ func TestGSOLossMode(t *testing.T) {
 			if c.Code != 0 {
 				t.Fatalf("exit code %d, want 0; stderr:\n%s", c.Code, c.Stderr)
 			}
-			var rep Report
+			var rep calibrate.Report
 			if err := json.Unmarshal([]byte(c.Stdout), &rep); err != nil || rep.GSOLoss == nil {
 				t.Fatalf("stdout is not a report with a -gsoloss figure (%v):\n%s", err, c.Stdout)
 			}
@@ -77,7 +78,7 @@ func TestQUICGSOMode(t *testing.T) {
 	if c.Code != 0 {
 		t.Fatalf("exit code %d, want 0; stderr:\n%s", c.Code, c.Stderr)
 	}
-	var rep Report
+	var rep calibrate.Report
 	if err := json.Unmarshal([]byte(c.Stdout), &rep); err != nil || rep.QUICGSO == nil {
 		t.Fatalf("stdout is not a report with a -quicgso figure (%v):\n%s", err, c.Stdout)
 	}
@@ -87,7 +88,7 @@ func TestQUICGSOMode(t *testing.T) {
 	if q.Error != "" || q.Offload != "keep" || q.Profile != "5:100:1" || q.RateMbit != 100 || q.LossWantPct != 1 {
 		t.Fatalf("%+v: want 5:100:1 keeping offloads", q)
 	}
-	if q.GoodputMbit <= 0 || q.GoodputMbit > 100*MaxWirePct/100 || math.Abs(q.GoodputPct-q.GoodputMbit) > 1e-9 || q.Seconds < 1.5 {
+	if q.GoodputMbit <= 0 || q.GoodputMbit > 100*calibrate.MaxWirePct/100 || math.Abs(q.GoodputPct-q.GoodputMbit) > 1e-9 || q.Seconds < 1.5 {
 		t.Errorf("goodput %.2f Mbit/s (%.2f%%) over %.2f s; want some, at most the rate, over the last two thirds of 3 s", q.GoodputMbit, q.GoodputPct, q.Seconds)
 	}
 	// Enough for the loss check to see a tenfold error; more is the
@@ -100,7 +101,7 @@ func TestQUICGSOMode(t *testing.T) {
 		t.Errorf("lost %d of %d, outside [%.0f, %.0f] for 1%%", q.ShaperLossDrops, q.ShaperReceived, lo, hi)
 	}
 	// The share and its interval are of the datagrams the shaper received.
-	lo, hi := wilson(int(q.ShaperLossDrops), int(q.ShaperReceived))
+	lo, hi := calibrate.Wilson(int(q.ShaperLossDrops), int(q.ShaperReceived))
 	if want := 100 * float64(q.ShaperLossDrops) / n; math.Abs(q.LossPct-want) > 1e-9 || math.Abs(q.LossLoPct-100*lo) > 1e-9 || math.Abs(q.LossHiPct-100*hi) > 1e-9 {
 		t.Errorf("loss %.4f%% [%.4f, %.4f]; want %.4f%% [%.4f, %.4f]", q.LossPct, q.LossLoPct, q.LossHiPct, want, 100*lo, 100*hi)
 	}

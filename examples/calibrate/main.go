@@ -3,109 +3,80 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/calibrate"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
-type config struct {
-	profiles string
-	backend  string
-	echoes   int
-	interval time.Duration
-	bare     bool
-	bulk     time.Duration
-	lossPkts int
-	sweep    string
-	iperf    string
-	qdisc    string
-	qdiscAt  string
-	json     bool
-	seed     uint64
-	render   string
-	// jitterProbes is how many sparse one-way probes measure a profile's
-	// jitter (only for profiles with jitter).
-	jitterProbes int
-	// timeVarying is how long the trace and schedule measurements run.
-	timeVarying time.Duration
-	// offload is -offload as given; checkFlags reads it into offloadMode.
-	offload     string
-	offloadMode shapedlink.OffloadMode
-	// gsoLossSpec is -gsoloss as given, gsoLoss its profile (nil when the
-	// flag is empty); gsoPace and gsoTime the sender's pace (percent of
-	// the rate) and duration.
-	gsoLossSpec string
-	gsoLoss     *shapedlink.Profile
-	gsoPace     float64
-	gsoTime     time.Duration
-	// quicGSOSpec is -quicgso as given, quicGSO its profile.
-	quicGSOSpec string
-	quicGSO     *shapedlink.Profile
+// linkFlags are the flags that say which links are built and how.
+type linkFlags struct {
+	profiles, backend, offload string
+	seed                       uint64
 }
 
-// checkFlags reads the flags that say what to measure beyond the
-// profiles into c, refusing what they cannot mean.
-func checkFlags(c *config) error {
-	var err error
-	if c.offloadMode, err = parseOffload(c.offload); err != nil {
-		return err
+// addLinkFlags defines -profiles, -backend, -offload and -seed on fs,
+// with def's values as their defaults.
+func addLinkFlags(fs *flag.FlagSet, lf *linkFlags, def calibrate.Config) {
+	var ps []string
+	for _, p := range def.Profiles {
+		ps = append(ps, p.String())
 	}
-	c.gsoLoss, c.quicGSO = nil, nil
-	if p, ok, err := parseFixedProfile("-gsoloss", c.gsoLossSpec); err != nil {
-		return err
-	} else if ok {
-		c.gsoLoss = &p
-	}
-	if p, ok, err := parseFixedProfile("-quicgso", c.quicGSOSpec); err != nil {
-		return err
-	} else if ok {
-		c.quicGSO = &p
-	}
-	if !(c.gsoPace > 0) || c.gsoPace > 100 {
-		return fmt.Errorf("-gsoloss-pace %g: the sender's pace is a percentage of the rate, above 0 and at most 100 (below 100 leaves room for the bursts of each write)", c.gsoPace)
-	}
-	if c.gsoTime < 500*time.Millisecond || c.gsoTime > 10*time.Minute {
-		return fmt.Errorf("-gsoloss-time %v: give the sender between 500ms and 10m", c.gsoTime)
-	}
-	return nil
+	fs.StringVar(&lf.profiles, "profiles", strings.Join(ps, " "),
+		"profiles to calibrate, "+shapedlink.ProfileGrammar+", space-separated; the options are listed below")
+	fs.StringVar(&lf.backend, "backend", string(def.Link.Backend), `shaping backend: "" (auto: netem if the kernel has it), "netem" or "emulator"`)
+	fs.Uint64Var(&lf.seed, "seed", def.Link.Seed, "emulator loss seed (0: random); recorded in the applied lines")
+	fs.StringVar(&lf.offload, "offload", def.Link.Offload.String(), `how every link's ends handle segmentation offload: "wire" (devices pinned to wire-sized packets, as the bench runs) or "keep" (the ends keep the kernel's TSO, GSO and checksum offload, and GRO as the kernel sets it; the emulator judges each wire segment)`)
+}
+
+// config is the command line: the link flags, the flags read in
+// checkFlags and makePlan as given, and the rest read into cfg.
+type config struct {
+	link                                           linkFlags
+	sweep, iperf, qdisc, qdiscAt, gsoLoss, quicGSO string
+	render                                         string
+	json                                           bool
+	cfg                                            calibrate.Config
 }
 
 func main() {
-	var c config
-	flag.StringVar(&c.profiles, "profiles", "80:10 80:10:1 150:2 150:2:1 20:100 20:100:1 5:1000 5:1000:1",
-		"profiles to calibrate, "+shapedlink.ProfileGrammar+", space-separated; the options are listed below")
+	c := config{cfg: calibrate.DefaultConfig()}
+	addLinkFlags(flag.CommandLine, &c.link, c.cfg)
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: calibrate [flags]\n\nMeasures the link against its configuration.\n\nflags:\n")
 		flag.PrintDefaults()
 		fmt.Fprint(flag.CommandLine.Output(), shapedlink.ProfileUsage())
 	}
-	flag.StringVar(&c.backend, "backend", "", `shaping backend: "" (auto: netem if the kernel has it), "netem" or "emulator"`)
-	flag.IntVar(&c.echoes, "echoes", 200, "idle round trips per profile, for each probe (at least 200 for the targets)")
-	flag.DurationVar(&c.interval, "interval", 10*time.Millisecond, "spacing of the idle round-trip probes")
-	flag.BoolVar(&c.bare, "bare", true, "measure the same ICMP probe over an unshaped veth pair before each profile (the machine's own share of the round trip)")
-	flag.DurationVar(&c.bulk, "bulk", 9*time.Second, "duration of each bulk TCP flow (the first third is discarded)")
-	flag.IntVar(&c.lossPkts, "losspkts", 4000, "datagrams sent for the loss measurement")
-	flag.DurationVar(&c.timeVarying, "timevarying", 12*time.Second, "how long a profile with a trace or a schedule (down) is flooded or probed to measure it")
-	flag.IntVar(&c.jitterProbes, "jitter-probes", 400, "one-way probes measuring a jittered profile's delay distribution, 4x the jitter apart (0 skips it)")
-	flag.StringVar(&c.sweep, "sweep", "200 500 1000 2000", `rates (Mbit/s) for the highest-sustained-rate search at 5 ms RTT; "" skips it`)
+	k := &c.cfg
+	flag.IntVar(&k.Echoes, "echoes", k.Echoes, "idle round trips per profile, for each probe (at least 200 for the targets)")
+	flag.DurationVar(&k.Interval, "interval", k.Interval, "spacing of the idle round-trip probes")
+	flag.BoolVar(&k.Bare, "bare", k.Bare, "measure the same ICMP probe over an unshaped veth pair before each profile (the machine's own share of the round trip)")
+	flag.DurationVar(&k.Bulk, "bulk", k.Bulk, "duration of each bulk TCP flow (the first third is discarded)")
+	flag.IntVar(&k.LossPackets, "losspkts", k.LossPackets, "datagrams sent for the loss measurement")
+	flag.DurationVar(&k.TimeVarying, "timevarying", k.TimeVarying, "how long a profile with a trace or a schedule (down) is flooded or probed to measure it")
+	flag.IntVar(&k.JitterProbes, "jitter-probes", k.JitterProbes, "one-way probes measuring a jittered profile's delay distribution, 4x the jitter apart (0 skips it)")
+	flag.StringVar(&c.sweep, "sweep", rateList(k.SweepRates), `rates (Mbit/s) for the highest-sustained-rate search at 5 ms RTT; "" skips it`)
 	flag.StringVar(&c.iperf, "iperf3", "", `rates (Mbit/s) at 5 ms RTT for one iperf3 Cubic flow each, plus an unlimited link and the bare veth pair with its offloads on and wire-sized, e.g. "10 100 1000 2000"; needs iperf3`)
 	flag.StringVar(&c.qdisc, "qdisc", "", `queue disciplines to measure under one saturating Cubic flow with a sparse flow beside it, e.g. "fifo codel fq_codel"; "" skips it`)
-	flag.StringVar(&c.qdiscAt, "qdisc-profile", "80:10", "the profile the -qdisc measurements use (the discipline is added to both directions)")
+	flag.StringVar(&c.qdiscAt, "qdisc-profile", k.QdiscProfile.String(), "the profile the -qdisc measurements use (the discipline is added to both directions)")
 	flag.BoolVar(&c.json, "json", false, "print the figures as JSON instead of a table")
-	flag.Uint64Var(&c.seed, "seed", 1, "emulator loss seed (0: random); recorded in the applied lines")
 	flag.StringVar(&c.render, "render", "", "print the table for a report saved with -json (measures nothing)")
-	flag.StringVar(&c.offload, "offload", offloadWire, `how every link's ends handle segmentation offload: "wire" (devices pinned to wire-sized packets, as the bench runs) or "keep" (the ends keep the kernel's TSO, GSO and checksum offload, and GRO as the kernel sets it; the emulator judges each wire segment)`)
-	flag.StringVar(&c.gsoLossSpec, "gsoloss", "", `a lossy profile (e.g. "5:2000:0.1") across which a sender with UDP_SEGMENT floods numbered datagrams, the receiver counting each; "" skips it`)
-	flag.Float64Var(&c.gsoPace, "gsoloss-pace", 60, "the -gsoloss sender's pace, in percent of the link rate")
-	flag.DurationVar(&c.gsoTime, "gsoloss-time", 8*time.Second, "how long the -gsoloss sender sends")
-	flag.StringVar(&c.quicGSOSpec, "quicgso", "", `a profile (e.g. "5:1000:1") across which one quic-go bulk transfer runs for -bulk with quic-go's GSO on; "" skips it`)
+	flag.StringVar(&c.gsoLoss, "gsoloss", "", `a lossy profile (e.g. "5:2000:0.1") across which a sender with UDP_SEGMENT floods numbered datagrams, the receiver counting each; "" skips it`)
+	flag.Float64Var(&k.GSOPacePct, "gsoloss-pace", k.GSOPacePct, "the -gsoloss sender's pace, in percent of the link rate")
+	flag.DurationVar(&k.GSOTime, "gsoloss-time", k.GSOTime, "how long the -gsoloss sender sends")
+	flag.StringVar(&c.quicGSO, "quicgso", "", `a profile (e.g. "5:1000:1") across which one quic-go bulk transfer runs for -bulk with quic-go's GSO on; "" skips it`)
 	flag.Parse()
 	if flag.NArg() != 0 {
 		fmt.Fprintf(os.Stderr, "calibrate: unexpected arguments %q; see -h\n", flag.Args())
@@ -115,24 +86,27 @@ func main() {
 		fmt.Fprintln(os.Stderr, "calibrate:", err)
 		os.Exit(2)
 	}
-	if c.echoes < 1 || c.lossPkts < 1 || c.jitterProbes < 0 || c.bulk < 300*time.Millisecond || c.interval < time.Millisecond || c.interval > time.Second {
-		fmt.Fprintln(os.Stderr, "calibrate: -echoes and -losspkts must be positive, -jitter-probes not negative, -bulk at least 300ms and -interval between 1ms and 1s")
-		os.Exit(2)
-	}
 	if c.render != "" {
 		os.Exit(render(c.render))
 	}
 	// Building links needs privilege: as an ordinary user this re-executes
 	// the command inside a user and network namespace of its own and exits
-	// with its status.
-	if err := prepare(); err != nil {
+	// with its status. Elsewhere than Linux, Run refuses.
+	if runtime.GOOS == "linux" {
+		if err := shapedlink.Reexec(); err != nil {
+			fmt.Fprintln(os.Stderr, "calibrate:", err)
+			os.Exit(1)
+		}
+	}
+	if err := makePlan(&c); err != nil {
 		fmt.Fprintln(os.Stderr, "calibrate:", err)
 		os.Exit(1)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	rep, err := run(ctx, c, log)
+	k.Logger, k.Link.Logger = log, log
+	rep, err := calibrate.Run(ctx, c.cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "calibrate:", err)
 		if ctx.Err() != nil {
@@ -141,19 +115,119 @@ func main() {
 		os.Exit(1)
 	}
 	if c.json {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := calibrate.WriteJSON(os.Stdout, rep); err != nil {
 			fmt.Fprintln(os.Stderr, "calibrate:", err)
 			os.Exit(1)
 		}
 	} else {
-		printTable(os.Stdout, rep)
+		_ = calibrate.WriteTable(os.Stdout, rep)
 	}
-	if failed, total := rep.failures(); len(failed) > 0 {
-		fmt.Fprintf(os.Stderr, "calibrate: %s; the figures above are what was measured\n", failureLine(failed, total))
+	if failed, total := rep.Failures(); len(failed) > 0 {
+		fmt.Fprintf(os.Stderr, "calibrate: %s; the figures above are what was measured\n", calibrate.FailureLine(failed, total))
 		os.Exit(1)
 	}
+}
+
+// checkFlags reads the link flags and the flags that say what to measure
+// beyond the profiles into c.cfg, refusing what they cannot mean.
+func checkFlags(c *config) error {
+	k := &c.cfg
+	var err error
+	if k.Link.Offload, err = shapedlink.ParseOffloadMode(c.link.offload); err != nil {
+		return fmt.Errorf("-offload %w", err)
+	}
+	k.Link.Backend, k.Link.Seed = shapedlink.Backend(c.link.backend), c.link.seed
+	if k.GSOLoss, err = fixedProfile("-gsoloss", c.gsoLoss); err != nil {
+		return err
+	}
+	if k.QUICGSO, err = fixedProfile("-quicgso", c.quicGSO); err != nil {
+		return err
+	}
+	if !(k.GSOPacePct > 0) || k.GSOPacePct > 100 {
+		return fmt.Errorf("-gsoloss-pace %g: the sender's pace is a percentage of the rate, above 0 and at most 100 (below 100 leaves room for the bursts of each write)", k.GSOPacePct)
+	}
+	if k.GSOTime < 500*time.Millisecond || k.GSOTime > 10*time.Minute {
+		return fmt.Errorf("-gsoloss-time %v: give the sender between 500ms and 10m", k.GSOTime)
+	}
+	if k.Echoes < 1 || k.LossPackets < 1 || k.JitterProbes < 0 || k.Bulk < 300*time.Millisecond || k.Interval < time.Millisecond || k.Interval > time.Second {
+		return errors.New("-echoes and -losspkts must be positive, -jitter-probes not negative, -bulk at least 300ms and -interval between 1ms and 1s")
+	}
+	return nil
+}
+
+// fixedProfile reads the profile of -gsoloss or -quicgso; "" is none.
+// A profile calibrate.CheckFixed refuses is refused.
+func fixedProfile(flagName, s string) (*shapedlink.Profile, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	p, err := shapedlink.ParseProfile(s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flagName, err)
+	}
+	if err := calibrate.CheckFixed(p); err != nil {
+		return nil, fmt.Errorf("%s %q: %w", flagName, s, err)
+	}
+	return &p, nil
+}
+
+// makePlan reads c's lists into c.cfg and checks that there is something
+// to measure and what it needs.
+func makePlan(c *config) (err error) {
+	k := &c.cfg
+	k.Profiles = nil
+	if strings.TrimSpace(c.link.profiles) != "" {
+		if k.Profiles, err = shapedlink.ParseProfiles(c.link.profiles); err != nil {
+			return err
+		}
+	}
+	if k.SweepRates, err = parseRates("-sweep", c.sweep); err != nil {
+		return err
+	}
+	if k.IperfRates, err = parseRates("-iperf3", c.iperf); err != nil {
+		return err
+	}
+	k.Qdiscs = strings.Fields(c.qdisc)
+	for _, d := range k.Qdiscs {
+		if !calibrate.ValidQdisc(d) {
+			return fmt.Errorf("-qdisc names %q; the disciplines are fifo, codel and fq_codel", d)
+		}
+	}
+	if len(k.Qdiscs) > 0 {
+		if k.QdiscProfile, err = shapedlink.ParseProfile(c.qdiscAt); err != nil {
+			return fmt.Errorf("-qdisc-profile: %w", err)
+		}
+	}
+	if len(k.Profiles) == 0 && len(k.SweepRates) == 0 && len(k.IperfRates) == 0 && len(k.Qdiscs) == 0 && k.GSOLoss == nil && k.QUICGSO == nil {
+		return errors.New("nothing to measure: -profiles, -sweep, -iperf3, -qdisc, -gsoloss and -quicgso are all empty")
+	}
+	if _, err := exec.LookPath("iperf3"); len(k.IperfRates) > 0 && err != nil {
+		return errors.New("-iperf3 needs iperf3 on PATH (Debian: apt-get install iperf3)")
+	}
+	return nil
+}
+
+// parseRates reads a space-separated list of positive rates in Mbit/s.
+func parseRates(flagName, s string) ([]float64, error) {
+	var rates []float64
+	for _, f := range strings.Fields(s) {
+		r, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(r > 0) || r > 100000 {
+			return nil, fmt.Errorf("%s: %q is not a rate in Mbit/s between 0 and 100000", flagName, f)
+		}
+		rates = append(rates, r)
+	}
+	return rates, nil
+}
+
+// rateList is rates as parseRates reads them.
+func rateList(rates []float64) string {
+	var s []string
+	for _, r := range rates {
+		s = append(s, strconv.FormatFloat(r, 'g', -1, 64))
+	}
+	return strings.Join(s, " ")
 }
 
 // maxReportBytes bounds the report -render reads: a -json report of every
@@ -171,14 +245,14 @@ func render(path string) int {
 		fmt.Fprintln(os.Stderr, "calibrate: -render:", err)
 		return 1
 	}
-	var rep Report
+	var rep calibrate.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		fmt.Fprintf(os.Stderr, "calibrate: %s is not a calibrate -json report: %v\n", path, err)
 		return 1
 	}
-	printTable(os.Stdout, rep)
-	if failed, total := rep.failures(); len(failed) > 0 {
-		fmt.Fprintf(os.Stderr, "calibrate: the report records %s\n", failureLine(failed, total))
+	_ = calibrate.WriteTable(os.Stdout, rep)
+	if failed, total := rep.Failures(); len(failed) > 0 {
+		fmt.Fprintf(os.Stderr, "calibrate: the report records %s\n", calibrate.FailureLine(failed, total))
 	}
 	return 0
 }

@@ -1,4 +1,4 @@
-package main
+package calibrate
 
 import (
 	"fmt"
@@ -9,19 +9,29 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
-// Result is one profile's calibration; the JSON output is a Report.
+// Result is one profile's calibration on a fresh link, in the order
+// measured: the bare pair's and the link's idle round trip (Bare, Ping),
+// the UDP echo, then for a link that stays put the two bulk flows (Bulk),
+// the loss run and, with jitter down, the jitter fit; for a link whose
+// down direction has a trace or a schedule, TimeVarying instead of the
+// flows and the loss run. Backend, Applied and Priority are the link as
+// built: shapedlink's backend and applied lines, and the emulator
+// threads' scheduling policy and nice.
 type Result struct {
 	Profile  string   `json:"profile"`
 	Backend  string   `json:"backend"`
 	Applied  []string `json:"applied"`
 	Priority string   `json:"emulator_priority,omitempty"`
 
-	// Ping is the link's own idle round trip (ICMP echoes answered by the
-	// server's kernel, timed with kernel receive timestamps), the figure
-	// the targets apply to; Bare is the same probe over an unshaped veth
-	// pair with the same offloads, measured just before, which is what
-	// the machine adds to any round trip. Errors are measured minus
-	// expected (the RTT plus the probe frame's serialisation each way).
+	// Ping is the link's own idle round trip (Config.Echoes ICMP echoes
+	// from the client namespace, Config.Interval apart, answered by the
+	// server's kernel, each timed from just before it is handed to the
+	// kernel to the kernel's receive timestamp of its reply, so no
+	// process's wake-up is in it), the figure the targets apply to; Bare
+	// is the same probe over an unshaped veth pair with the same offloads
+	// (shapedlink.BackendNone), measured just before, which is what the
+	// machine adds to any round trip. Errors are measured minus expected
+	// (the RTT plus the 98-byte frame's serialisation each way).
 	Ping *Probe `json:"ping,omitempty"`
 	Bare *Probe `json:"bare,omitempty"`
 	// ShaperLateP50Ms and ShaperLateP99Ms are the emulator's own record of
@@ -30,8 +40,9 @@ type Result struct {
 	ShaperLateP99Ms float64 `json:"shaper_late_p99_ms,omitempty"`
 	ShaperLateMaxMs float64 `json:"shaper_late_max_ms,omitempty"`
 
-	// The UDP echo is what an application sees: the same idle round trip
-	// through two processes' sockets, including their wake-ups.
+	// The UDP echo is what an application sees: the same number of 64-byte
+	// UDP echoes between two sockets of this process, 10 ms apart,
+	// including both ends' wake-ups.
 	ExpectedRTTms float64 `json:"expected_rtt_ms"`
 	Echoes        int     `json:"echoes_sent"`
 	Answered      int     `json:"echoes_answered"`
@@ -45,8 +56,15 @@ type Result struct {
 	BaselineP50Ms float64 `json:"echo_loopback_p50_ms"`
 	BaselineP99Ms float64 `json:"echo_loopback_p99_ms"`
 
+	// Bulk is one BBR flow with 32 MiB buffers, then one Cubic flow with
+	// the kernel's, server to client, each for Config.Bulk.
 	Bulk []Bulk `json:"bulk"`
 
+	// The loss run: LossSent datagrams server to client, paced at half
+	// the link's byte rate and half the packet rate its limit allows (the
+	// limit counts the delay line), so the limit never drops; the share
+	// lost with its 95% Wilson interval, and whether the configured mean
+	// loss (scaled by 1-dup with dup down) lies inside it (LossInside).
 	LossSent      int     `json:"loss_sent"`
 	LossDelivered int     `json:"loss_delivered"`
 	LossPct       float64 `json:"loss_measured_pct"`
@@ -94,8 +112,12 @@ type Result struct {
 	// run, which assume a fixed link, are then skipped).
 	TimeVarying *TimeVarying `json:"time_varying,omitempty"`
 
+	// CPUPerPacketNs is the emulator's CPU time during the two bulk flows
+	// (summed over its threads) over the frames that entered the link
+	// (both ends' egress counters; a super-packet is one frame there).
 	CPUPerPacketNs float64 `json:"emulator_cpu_ns_per_packet,omitempty"`
-	Error          string  `json:"error,omitempty"`
+	// Error is what stopped a part of the calibration.
+	Error string `json:"error,omitempty"`
 }
 
 // TimeVarying is how faithfully a link followed its trace and schedule
@@ -154,7 +176,14 @@ type Probe struct {
 	Error      string  `json:"error,omitempty"`
 }
 
-// Bulk is one bulk TCP flow.
+// Bulk is one bulk TCP flow from server to client. Goodput is the
+// receiving kernel's count of in-order bytes (tcpi_bytes_received) over
+// the last two thirds of the flow, which can read above the rate when the
+// window opens while a loss is being repaired; GoodputPct and WirePct are
+// shares of the configured rate. Buffers is "32MiB", "default", or what
+// the kernel granted where the 32 MiB could not be forced (in a user
+// namespace). A wire share above what the window's edges allow (see
+// MaxWirePct) is a measurement error and becomes Error.
 type Bulk struct {
 	CC          string  `json:"cc"`
 	Buffers     string  `json:"buffers"`
@@ -168,7 +197,10 @@ type Bulk struct {
 	Error    string `json:"error,omitempty"`
 }
 
-// Sweep is one step of the highest-rate search.
+// Sweep is one step of the highest-rate search: a BBR and a Cubic flow,
+// both asking for 32 MiB buffers, over a fresh 5 ms link at RateMbit, and
+// the emulator's CPU per frame across both (CPUNs). The highest rate at
+// which either flow's wire share reaches 95% is Report.HighestOKMbit.
 type Sweep struct {
 	RateMbit float64 `json:"rate_mbit"`
 	Bulk     Bulk    `json:"bulk"`
@@ -177,7 +209,12 @@ type Sweep struct {
 	Error    string  `json:"error,omitempty"`
 }
 
-// Iperf is one iperf3 flow across a link (or the bare veth pair).
+// Iperf is one iperf3 flow (-C cubic, client to server, Config.Bulk
+// rounded to seconds after 2 s omitted) across a link: in order, the bare
+// veth pair with its offloads on (BareKeepLabel) and wire-sized
+// (BareWireLabel), whatever Config.Link.Offload says, then in its mode an
+// unlimited link (2:100000) and a 5 ms link of each rate. The wire share
+// is the emulator's forwarded bytes inside iperf3's measured window.
 type Iperf struct {
 	Label       string  `json:"label"`
 	Profile     string  `json:"profile"`
@@ -206,30 +243,37 @@ type Iperf struct {
 	Error           string `json:"error,omitempty"`
 }
 
-// Report is everything calibrate measured.
+// Report is everything Run measured, as calibrate -json writes it
+// (WriteJSON) and -render reads it back. Each list is one measurement
+// series of Config, empty when not asked for.
 type Report struct {
+	// Started is when the run began (UTC), Host the machine's name and
+	// Load its /proc/loadavg then.
 	Started time.Time `json:"started"`
 	Host    string    `json:"host"`
 	Load    string    `json:"loadavg"`
 	// Build is which code made the report (its commit, and where that
 	// came from), so a figure can be traced to the code that measured it.
 	Build buildinfo.Info `json:"build"`
-	// Offload is -offload, the mode every link of the report was built
-	// in: "wire" or "keep" (absent in reports from before it was
-	// recorded, which measured wire-sized links).
-	Offload       string   `json:"offload,omitempty"`
-	Results       []Result `json:"results"`
-	Sweep         []Sweep  `json:"sweep,omitempty"`
-	HighestOKMbit float64  `json:"highest_rate_within_5pct_mbit"`
-	Iperf         []Iperf  `json:"iperf3,omitempty"`
-	Qdisc         []Qdisc  `json:"qdisc,omitempty"`
-	// GSOLoss is the -gsoloss measurement and QUICGSO the -quicgso one.
+	// Offload is Config.Link.Offload, the mode every link of the report
+	// was built in: "wire" or "keep" (absent in reports from before it
+	// was recorded, which measured wire-sized links).
+	Offload string   `json:"offload,omitempty"`
+	Results []Result `json:"results"` // Config.Profiles
+	Sweep   []Sweep  `json:"sweep,omitempty"`
+	// HighestOKMbit is the highest sweep rate at which a flow's wire
+	// share reached 95% (0: none).
+	HighestOKMbit float64 `json:"highest_rate_within_5pct_mbit"`
+	Iperf         []Iperf `json:"iperf3,omitempty"`
+	Qdisc         []Qdisc `json:"qdisc,omitempty"`
+	// GSOLoss and QUICGSO are those measurements, when Config asked for
+	// them.
 	GSOLoss *GSOLoss `json:"gso_loss,omitempty"`
 	QUICGSO *QUICGSO `json:"quic_gso,omitempty"`
 }
 
 // Qdisc is one queue discipline under one Cubic flow saturating the down
-// direction, with a sparse flow of echoes beside it (-qdisc).
+// direction, with a sparse flow of echoes beside it (Config.Qdiscs).
 type Qdisc struct {
 	Discipline string   `json:"discipline"` // fifo (netem's drop-tail), codel, fq_codel
 	Profile    string   `json:"profile"`
@@ -254,11 +298,12 @@ type Qdisc struct {
 	Error       string  `json:"error,omitempty"`
 }
 
-// failures names the measurements in rep that failed, out of total. A
-// measurement is one profile's calibration (its link, echoes, both bulk
-// flows and the loss run) or one rate of the sweep (its link and both
-// flows); it failed if any of its parts did.
-func (rep Report) failures() (failed []string, total int) {
+// Failures names the measurements in rep that failed, out of total. A
+// measurement is one profile's calibration (its link, probes, bulk flows,
+// loss run and time-varying figures), one rate of the sweep (its link and
+// both flows), one iperf3 flow, one discipline, the UDP_SEGMENT flood or
+// the quic-go transfer; it failed if any of its parts did.
+func (rep Report) Failures() (failed []string, total int) {
 	for _, r := range rep.Results {
 		total++
 		bad := r.Error != "" || r.Ping != nil && r.Ping.Error != "" || r.Bare != nil && r.Bare.Error != "" || r.TimeVarying != nil && r.TimeVarying.Error != ""
@@ -302,8 +347,9 @@ func (rep Report) failures() (failed []string, total int) {
 	return failed, total
 }
 
-// failureLine is "N of M measurements failed (which)".
-func failureLine(failed []string, total int) string {
+// FailureLine is "N of M measurements failed (which)", for Failures'
+// results.
+func FailureLine(failed []string, total int) string {
 	return fmt.Sprintf("%d of %d measurements failed (%s)", len(failed), total, strings.Join(failed, ", "))
 }
 

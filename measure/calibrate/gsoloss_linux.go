@@ -1,4 +1,4 @@
-package main
+package calibrate
 
 import (
 	"context"
@@ -13,18 +13,18 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
-// gsoLossRun is the -gsoloss measurement on a fresh link of profile p: a
+// gsoLossRun is the GSOLoss measurement on a fresh link of profile p: a
 // sender in the server's namespace writes numbered datagrams with
-// UDP_SEGMENT, paced to -gsoloss-pace of the down rate for
-// -gsoloss-time; a receiver in the client's namespace, with UDP_GRO where
+// UDP_SEGMENT, paced to c.GSOPacePct of the down rate for
+// c.GSOTime; a receiver in the client's namespace, with UDP_GRO where
 // the kernel takes it, marks each one seen. The loss it counts, and the
 // mean length of its bursts, are judged against the down direction's loss
 // model when nothing else dropped datagrams.
-func gsoLossRun(ctx context.Context, c config, p shapedlink.Profile, opts shapedlink.Options) *GSOLoss {
+func gsoLossRun(ctx context.Context, c Config, p shapedlink.Profile, opts shapedlink.Options) *GSOLoss {
 	down := p.Direction(shapedlink.Down)
 	want, burst, inflation := lossModel(down)
-	g := &GSOLoss{Profile: p.String(), Offload: opts.Offload.String(), LossWantPct: want, BurstWant: burst, Inflation: inflation, PacePct: c.gsoPace, Payload: gsoPayload}
-	pl, err := planGSO(down.RateMbit, c.gsoPace, down.Limit, c.gsoTime)
+	g := &GSOLoss{Profile: p.String(), Offload: opts.Offload.String(), LossWantPct: want, BurstWant: burst, Inflation: inflation, PacePct: c.GSOPacePct, Payload: gsoPayload}
+	pl, err := planGSO(down.RateMbit, c.GSOPacePct, down.Limit, c.GSOTime)
 	if err != nil {
 		g.Error = err.Error()
 		return g

@@ -1,4 +1,4 @@
-package main
+package calibrate
 
 import (
 	"strings"
@@ -22,15 +22,15 @@ func TestReportFailures(t *testing.T) {
 		Iperf: []Iperf{{Label: "bare veth"}, {Label: "5:1000", Error: "iperf3 client: exit status 1"}},
 		Qdisc: []Qdisc{{Discipline: "fifo"}, {Discipline: "fq_codel", Error: "netem refuses it"}},
 	}
-	failed, total := rep.failures()
+	failed, total := rep.Failures()
 	if total != 12 {
 		t.Errorf("total %d, want 12", total)
 	}
 	want := "8 of 12 measurements failed (profile 80:10:1, profile 150:2, profile 20:100, profile 5:1000, sweep 500 Mbit/s, sweep 1000 Mbit/s, iperf3 5:1000, qdisc fq_codel)"
-	if got := failureLine(failed, total); got != want {
+	if got := FailureLine(failed, total); got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
-	if failed, total := (Report{Results: []Result{{Profile: "80:10"}}}).failures(); len(failed) != 0 || total != 1 {
+	if failed, total := (Report{Results: []Result{{Profile: "80:10"}}}).Failures(); len(failed) != 0 || total != 1 {
 		t.Errorf("a clean report: %v failed of %d", failed, total)
 	}
 }

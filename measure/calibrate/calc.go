@@ -1,4 +1,4 @@
-package main
+package calibrate
 
 import (
 	"cmp"
@@ -60,8 +60,9 @@ func quantile[T cmp.Ordered](xs []T, q float64) T {
 	return xs[max(0, min(i, len(xs)-1))]
 }
 
-// wilson is the 95% Wilson score interval for k successes in n trials.
-func wilson(k, n int) (lo, hi float64) {
+// Wilson is the 95% Wilson score interval for k successes in n trials,
+// as fractions; [0, 1] for none.
+func Wilson(k, n int) (lo, hi float64) {
 	if n == 0 {
 		return 0, 1
 	}
@@ -201,11 +202,11 @@ func dupAndReorder(r *Result, rec lossRecord, d shapedlink.Direction) {
 		return
 	}
 	if d.DupPct > 0 {
-		lo, hi := wilson(twice, arrived)
+		lo, hi := Wilson(twice, arrived)
 		r.DupPct, r.DupLoPct, r.DupHiPct, r.DupWantPct = 100*float64(twice)/float64(arrived), 100*lo, 100*hi, d.DupPct
 	}
 	if d.ReorderPct > 0 {
-		lo, hi := wilson(early, arrived)
+		lo, hi := Wilson(early, arrived)
 		want := reorderShare(d.ReorderPct, d.ReorderGap)
 		r.ReorderPct, r.ReorderLoPct, r.ReorderHiPct, r.ReorderWantPct = 100*float64(early)/float64(arrived), 100*lo, 100*hi, 100*want
 	}
@@ -221,7 +222,7 @@ func corruptFigures(r *Result, rec lossRecord, d shapedlink.Direction, sent int)
 		return
 	}
 	caught := int(min(rec.caught, uint64(sent)))
-	lo, hi := wilson(caught, sent)
+	lo, hi := Wilson(caught, sent)
 	r.CorruptCaughtPct, r.CorruptCaughtLoPct, r.CorruptCaughtHiPct = 100*float64(caught)/float64(sent), 100*lo, 100*hi
 	r.CorruptWantPct = d.CorruptPct * float64(echoFrame-14) / echoFrame
 	r.CorruptArrived = rec.changed

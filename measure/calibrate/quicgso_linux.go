@@ -1,4 +1,4 @@
-package main
+package calibrate
 
 import (
 	"context"
@@ -13,12 +13,12 @@ import (
 	"github.com/shakenfist/quicbench/transport"
 )
 
-// quicGSORun is the -quicgso measurement on a fresh link of profile p:
+// quicGSORun is the QUICGSO measurement on a fresh link of profile p:
 // one quic-go bulk transfer from the server's namespace to the client's
-// for -bulk, on plain UDP sockets (so quic-go uses GSO where the kernel
+// for c.Bulk, on plain UDP sockets (so quic-go uses GSO where the kernel
 // has it), its goodput over the last two thirds, and the shaper's
 // per-datagram loss in that direction against the direction's loss model.
-func quicGSORun(ctx context.Context, c config, p shapedlink.Profile, opts shapedlink.Options) *QUICGSO {
+func quicGSORun(ctx context.Context, c Config, p shapedlink.Profile, opts shapedlink.Options) *QUICGSO {
 	down := p.Direction(shapedlink.Down)
 	want, _, inflation := lossModel(down)
 	q := &QUICGSO{Profile: p.String(), Offload: opts.Offload.String(), RateMbit: down.RateMbit, LossWantPct: want, Inflation: inflation}
@@ -29,7 +29,7 @@ func quicGSORun(ctx context.Context, c config, p shapedlink.Profile, opts shaped
 	}
 	defer l.Close()
 	q.Backend, q.Applied = string(l.Backend()), l.Applied()
-	if err := quicTransfer(ctx, l, c.bulk, q); err != nil {
+	if err := quicTransfer(ctx, l, c.Bulk, q); err != nil {
 		q.Error = err.Error()
 		return q
 	}

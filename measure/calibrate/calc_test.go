@@ -1,4 +1,4 @@
-package main
+package calibrate
 
 import (
 	"math"
@@ -14,9 +14,9 @@ func TestWilsonContainsTruth(t *testing.T) {
 		p    float64
 		in   bool
 	}{{0, 4000, 0, true}, {40, 4000, 0.01, true}, {40, 4000, 0.02, false}, {4000, 4000, 1, true}, {10, 100, 0.5, false}} {
-		lo, hi := wilson(c.k, c.n)
+		lo, hi := Wilson(c.k, c.n)
 		if got := c.p >= lo && c.p <= hi; got != c.in {
-			t.Errorf("wilson(%d, %d) = [%v, %v]: contains %v is %v, want %v", c.k, c.n, lo, hi, c.p, got, c.in)
+			t.Errorf("Wilson(%d, %d) = [%v, %v]: contains %v is %v, want %v", c.k, c.n, lo, hi, c.p, got, c.in)
 		}
 	}
 }
@@ -93,7 +93,7 @@ func TestLossModel(t *testing.T) {
 	if math.Abs(mean-1) > 0.001 || math.Abs(burst-3.0003) > 0.001 || math.Abs(infl-(1+lambda)/(1-lambda)) > 1e-9 {
 		t.Errorf("GE 1%% in bursts of 3: mean %v, burst %v, inflation %v", mean, burst, infl)
 	}
-	lo1, hi1 := wilson(40, 4000)
+	lo1, hi1 := Wilson(40, 4000)
 	if lo, hi := wilsonEffective(40, 4000, 1); lo != lo1 || hi != hi1 {
 		t.Errorf("inflation 1 changes the interval: [%v, %v] against [%v, %v]", lo, hi, lo1, hi1)
 	}

@@ -1,4 +1,4 @@
-package main
+package calibrate
 
 import (
 	"encoding/binary"
@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// The -gsoloss flood's datagrams: gsoPayload bytes each, the first four
+// The GSOLoss flood's datagrams: gsoPayload bytes each, the first four
 // its sequence number (big-endian), the rest zero; gsoFrame is one on
 // the wire with its UDP, IPv4 and Ethernet headers. gsoMaxBatch is the
 // most written at once with UDP_SEGMENT.
@@ -17,7 +17,7 @@ const (
 	gsoMaxBatch = 32
 )
 
-// gsoPlan is how the -gsoloss sender sends: batch datagrams per write,
+// gsoPlan is how the GSOLoss sender sends: batch datagrams per write,
 // writes of them gap apart, total datagrams in all.
 type gsoPlan struct {
 	batch, writes, total int
@@ -42,7 +42,7 @@ func planGSO(rateMbit, pacePct float64, limit int, d time.Duration) (gsoPlan, er
 	return p, nil
 }
 
-// gsoRecord is what the -gsoloss receiver saw: which datagrams arrived,
+// gsoRecord is what the GSOLoss receiver saw: which datagrams arrived,
 // how many reads held more than one, and how many datagrams were of the
 // wrong length or carried a number never sent.
 type gsoRecord struct {

@@ -1,4 +1,4 @@
-package main
+package calibrate
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 // probeLink builds a link of p with opts, probes its idle round trip and
 // takes it down; expected is the round trip the probe should see.
-func probeLink(ctx context.Context, c config, p shapedlink.Profile, opts shapedlink.Options, expected time.Duration) *Probe {
+func probeLink(ctx context.Context, c Config, p shapedlink.Profile, opts shapedlink.Options, expected time.Duration) *Probe {
 	l, err := shapedlink.New(ctx, p, opts)
 	if err != nil {
 		return &Probe{Error: err.Error()}
@@ -21,11 +21,11 @@ func probeLink(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 	return probe(ctx, c, l, expected, 0)
 }
 
-// probe sends c.echoes ICMP echoes across l, one every c.interval, and
+// probe sends c.Echoes ICMP echoes across l, one every c.Interval, and
 // summarises their round trips against expected.
-func probe(ctx context.Context, c config, l *shapedlink.Link, expected, rtt time.Duration) *Probe {
-	pr := &Probe{IntervalMs: float64(c.interval) / 1e6, ExpectedMs: float64(expected) / 1e6}
-	rtts, sent, err := pings(ctx, l.Client(), l.ServerAddr(), c.echoes, c.interval, rtt)
+func probe(ctx context.Context, c Config, l *shapedlink.Link, expected, rtt time.Duration) *Probe {
+	pr := &Probe{IntervalMs: float64(c.Interval) / 1e6, ExpectedMs: float64(expected) / 1e6}
+	rtts, sent, err := pings(ctx, l.Client(), l.ServerAddr(), c.Echoes, c.Interval, rtt)
 	pr.Sent, pr.Answered = sent, len(rtts)
 	if err != nil {
 		pr.Error = err.Error()

@@ -1,4 +1,4 @@
-package main
+package calibrate
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // qdiscSeries measures each queue discipline on base: one Cubic flow from
 // server to client saturating the link, and beside it a sparse flow of
 // echoes 10 ms apart whose replies share the flow's direction.
-func qdiscSeries(ctx context.Context, c config, base shapedlink.Profile, discs []string, opts shapedlink.Options) []Qdisc {
+func qdiscSeries(ctx context.Context, c Config, base shapedlink.Profile, discs []string, opts shapedlink.Options) []Qdisc {
 	var out []Qdisc
 	for _, d := range discs {
 		if ctx.Err() != nil {
@@ -25,14 +25,14 @@ func qdiscSeries(ctx context.Context, c config, base shapedlink.Profile, discs [
 	return out
 }
 
-// qdiscRun is one discipline's measurement. The first third of c.bulk
+// qdiscRun is one discipline's measurement. The first third of c.Bulk
 // warms the flow up; over the rest it samples the server end's queue
 // every 10 ms and sends the echoes. The standing queue is read from what
 // the shaper holds: while the link is busy its delay line holds exactly
 // rate x delay, so the rest, held*8/rate - delay, is the time a packet
 // joining the queue waits for the rate (on netem with a discipline the
 // sampler reads the discipline alone, so held*8/rate).
-func qdiscRun(ctx context.Context, c config, base shapedlink.Profile, disc string, opts shapedlink.Options) Qdisc {
+func qdiscRun(ctx context.Context, c Config, base shapedlink.Profile, disc string, opts shapedlink.Options) Qdisc {
 	text := base.String()
 	if disc != "fifo" {
 		text += ",qdisc=" + disc
@@ -56,13 +56,13 @@ func qdiscRun(ctx context.Context, c config, base shapedlink.Profile, disc strin
 		return fail(err)
 	}
 	defer stopFlow()
-	warm := c.bulk / 3
+	warm := c.Bulk / 3
 	select {
 	case <-ctx.Done():
 		return fail(ctx.Err())
 	case <-time.After(warm):
 	}
-	window := c.bulk - warm
+	window := c.Bulk - warm
 	sctx, stop := context.WithTimeout(ctx, window)
 	defer stop()
 	samples := make(chan []shapedlink.QueueSample, 1)

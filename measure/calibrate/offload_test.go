@@ -1,4 +1,4 @@
-package main
+package calibrate
 
 import (
 	"bytes"
@@ -7,57 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/shakenfist/quicbench/shapedlink"
 )
-
-// TestCheckFlags: -offload, -gsoloss, -quicgso and the sender's pace and
-// time are read into the config, and each value they cannot mean is
-// refused with an error naming the flag and what to write instead.
-func TestCheckFlags(t *testing.T) {
-	ok := config{offload: "keep", gsoLossSpec: "5:2000:0.1", quicGSOSpec: " 5:1000,loss=ge:1/10 ", gsoPace: 60, gsoTime: 8 * time.Second}
-	if err := checkFlags(&ok); err != nil {
-		t.Fatalf("a good config was refused: %v", err)
-	}
-	if ok.offloadMode != shapedlink.OffloadKeep || ok.gsoLoss == nil || ok.gsoLoss.String() != "5:2000:0.1" || ok.quicGSO == nil || ok.quicGSO.String() != "5:1000,loss=ge:1/10" {
-		t.Errorf("read %q, %v, %v; want keep, 5:2000:0.1 and 5:1000,loss=ge:1/10", ok.offloadMode, ok.gsoLoss, ok.quicGSO)
-	}
-	none := config{offload: "wire", gsoPace: 60, gsoTime: 8 * time.Second}
-	if err := checkFlags(&none); err != nil || none.offloadMode != shapedlink.OffloadWire || none.gsoLoss != nil || none.quicGSO != nil {
-		t.Errorf("defaults: %v, mode %q, gsoloss %+v, quicgso %+v; want wire and nothing more to measure", err, none.offloadMode, none.gsoLoss, none.quicGSO)
-	}
-	for _, tc := range []struct {
-		edit func(*config)
-		want []string
-	}{
-		{func(c *config) { c.offload = "fast" }, []string{`-offload "fast"`, "wire", "keep"}},
-		{func(c *config) { c.offload = "" }, []string{`-offload ""`, "wire", "keep"}},
-		{func(c *config) { c.gsoLossSpec = "fast" }, []string{"-gsoloss: "}},
-		{func(c *config) { c.gsoLossSpec = "5:0:1" }, []string{"-gsoloss: "}},
-		{func(c *config) { c.gsoLossSpec = "5:100,dup=1" }, []string{`-gsoloss "5:100,dup=1"`, "down direction has dup", "fixed link"}},
-		{func(c *config) { c.gsoLossSpec = "5:100,down.corrupt=1,down.reorder=5" }, []string{"down direction has corrupt, reorder"}},
-		{func(c *config) { c.gsoLossSpec = "5:100,up.schedule=blackout:300ms/4s" }, []string{"up direction has schedule"}},
-		{func(c *config) { c.quicGSOSpec = "5:100,down.trace=const:10" }, []string{`-quicgso "5:100,down.trace=const:10"`, "down direction has trace"}},
-		{func(c *config) { c.quicGSOSpec = "5:1000:1:2" }, []string{"-quicgso: "}},
-		{func(c *config) { c.gsoPace = 0 }, []string{"-gsoloss-pace 0", "percentage"}},
-		{func(c *config) { c.gsoPace = 150 }, []string{"-gsoloss-pace 150"}},
-		{func(c *config) { c.gsoTime = 100 * time.Millisecond }, []string{"-gsoloss-time 100ms"}},
-	} {
-		c := config{offload: "wire", gsoPace: 60, gsoTime: 8 * time.Second}
-		tc.edit(&c)
-		err := checkFlags(&c)
-		if err == nil {
-			t.Errorf("%+v was taken", c)
-			continue
-		}
-		for _, w := range tc.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("error %q does not say %q", err, w)
-			}
-		}
-	}
-}
 
 // TestIperfTargets: a wire-sized link is held to 95% of the rate up to
 // 1 Gbit/s and 90% above, its unlimited link to 90% of the wire-sized
@@ -96,8 +46,8 @@ func TestIperfTargets(t *testing.T) {
 func TestIperfTableKeep(t *testing.T) {
 	var buf bytes.Buffer
 	printIperf(&buf, []Iperf{
-		{Label: bareKeepLabel, Profile: "2:100000", Backend: "none", Offload: "keep", Mbit: 8000},
-		{Label: bareWireLabel, Profile: "2:100000", Backend: "none", Offload: "wire", Mbit: 400},
+		{Label: BareKeepLabel, Profile: "2:100000", Backend: "none", Offload: "keep", Mbit: 8000},
+		{Label: BareWireLabel, Profile: "2:100000", Backend: "none", Offload: "wire", Mbit: 400},
 		{Label: "unlimited", Profile: "2:100000", Backend: "emulator", Offload: "keep", Mbit: 1800, CPUSecPerGB: 0.5},
 		{Label: "5:1000", Profile: "5:1000", Backend: "emulator", Offload: "keep", RateMbit: 1000, Mbit: 920, GoodputPct: 92, WirePct: 96, CPUSecPerGB: 1.25},
 		{Label: "5:2000", Profile: "5:2000", Backend: "emulator", Offload: "keep", RateMbit: 2000, Mbit: 1850, GoodputPct: 92.5, WirePct: 96},

@@ -1,6 +1,6 @@
-package main
+package calibrate
 
-// GSOLoss is the -gsoloss measurement: datagrams sent with UDP_SEGMENT
+// GSOLoss is the Config.GSOLoss measurement: datagrams sent with UDP_SEGMENT
 // from the server's namespace across a lossy link, counted one by one at
 // the receiver, against the configured loss. It says whether a link
 // loses a super-packet's datagrams one by one at the configured share
@@ -67,9 +67,9 @@ type GSOLoss struct {
 	Error    string `json:"error,omitempty"`
 }
 
-// QUICGSO is the -quicgso measurement: one quic-go bulk transfer, server
+// QUICGSO is the Config.QUICGSO measurement: one quic-go bulk transfer, server
 // to client, with quic-go's default GSO, across a link: its goodput over
-// the last two thirds of -bulk, whether quic-go reports GSO in use, and
+// the last two thirds of Config.Bulk, whether quic-go reports GSO in use, and
 // the emulator's per-datagram loss in the server-to-client direction
 // against the configured loss.
 type QUICGSO struct {

@@ -1,4 +1,4 @@
-package main
+package calibrate
 
 import (
 	"context"
@@ -8,10 +8,10 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
-// calibrate is one profile's calibration on a fresh link: the bare pair's
+// profileRun is one profile's calibration on a fresh link: the bare pair's
 // and the link's idle round trip, then (for a link that stays put) the
 // bulk flows, the loss run and the jitter fit.
-func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedlink.Options) Result {
+func profileRun(ctx context.Context, c Config, p shapedlink.Profile, opts shapedlink.Options) Result {
 	res := Result{Profile: p.String()}
 	// The bulk flows and the loss run go server to client (down); a round
 	// trip crosses both directions, each at its own rate.
@@ -21,7 +21,7 @@ func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 	crossing := func(frame int) time.Duration {
 		return rtt + frameTime(frame, rate) + frameTime(frame, up.RateMbit*1e6)
 	}
-	if c.bare {
+	if c.Bare {
 		// The machine's own round trip, the same probe, just before.
 		bopts := opts
 		bopts.Backend = shapedlink.BackendNone
@@ -41,12 +41,12 @@ func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 	echoRoundTrip(ctx, c, l, &res, crossing(echoFrame), rtt)
 	if down.Schedule != "" || down.Trace != "" {
 		// The bulk flows and the loss run assume a link that stays put.
-		res.TimeVarying = timeVarying(ctx, l, down, c.timeVarying)
+		res.TimeVarying = timeVarying(ctx, l, down, c.TimeVarying)
 		return res
 	}
 	bulkFlows(ctx, c, l, &res, rate)
 	lossFigures(ctx, c, l, &res, down, rate, rtt)
-	if cdf := down.JitterCDF(); cdf != nil && c.jitterProbes > 0 {
+	if cdf := down.JitterCDF(); cdf != nil && c.JitterProbes > 0 {
 		jitterFigures(ctx, c, l, &res, down, cdf, rate, rtt)
 	}
 	return res
@@ -55,7 +55,7 @@ func calibrate(ctx context.Context, c config, p shapedlink.Profile, opts shapedl
 // pingRoundTrip is the link's own idle round trip (the ICMP probe,
 // against expected) and the emulator's record of how late it wrote the
 // probe's frames, the worse direction's.
-func pingRoundTrip(ctx context.Context, c config, l *shapedlink.Link, res *Result, expected, rtt time.Duration) {
+func pingRoundTrip(ctx context.Context, c Config, l *shapedlink.Link, res *Result, expected, rtt time.Duration) {
 	res.Ping = probe(ctx, c, l, expected, rtt)
 	if sh, ok := l.Instruments().ShaperStats(); ok {
 		for _, d := range sh.Directions {
@@ -69,13 +69,13 @@ func pingRoundTrip(ctx context.Context, c config, l *shapedlink.Link, res *Resul
 // echoRoundTrip is an application's idle round trip: the UDP echo over
 // loopback in the server's namespace (what the measuring processes add),
 // then across the link, against expected.
-func echoRoundTrip(ctx context.Context, c config, l *shapedlink.Link, res *Result, expected, rtt time.Duration) {
+func echoRoundTrip(ctx context.Context, c Config, l *shapedlink.Link, res *Result, expected, rtt time.Duration) {
 	res.ExpectedRTTms = float64(expected) / 1e6
-	if base, _, err := echoes(ctx, l.Server(), l.Server(), net.IPv4(127, 0, 0, 1), net.IPv4(127, 0, 0, 1), c.echoes, 0); err == nil && len(base) > 0 {
+	if base, _, err := echoes(ctx, l.Server(), l.Server(), net.IPv4(127, 0, 0, 1), net.IPv4(127, 0, 0, 1), c.Echoes, 0); err == nil && len(base) > 0 {
 		res.BaselineP50Ms = float64(quantile(base, 0.5)) / 1e6
 		res.BaselineP99Ms = float64(quantile(base, 0.99)) / 1e6
 	}
-	rtts, sent, err := echoes(ctx, l.Client(), l.Server(), ipOf(l.ClientAddr()), ipOf(l.ServerAddr()), c.echoes, rtt)
+	rtts, sent, err := echoes(ctx, l.Client(), l.Server(), ipOf(l.ClientAddr()), ipOf(l.ServerAddr()), c.Echoes, rtt)
 	res.Echoes, res.Answered = sent, len(rtts)
 	if err != nil {
 		res.Error = "echo: " + err.Error()
@@ -92,10 +92,10 @@ func echoRoundTrip(ctx context.Context, c config, l *shapedlink.Link, res *Resul
 // bulkFlows runs the two bulk flows down the link, BBR with large buffers
 // then Cubic with the kernel's, and the emulator's CPU time per frame
 // across both.
-func bulkFlows(ctx context.Context, c config, l *shapedlink.Link, res *Result, rate float64) {
+func bulkFlows(ctx context.Context, c Config, l *shapedlink.Link, res *Result, rate float64) {
 	cpu0, pk0 := shaperCPU(l.Instruments().EmulatorPID()), framesIn(l)
 	for _, f := range []struct{ cc, buf string }{{"bbr", "32MiB"}, {"cubic", "default"}} {
-		res.Bulk = append(res.Bulk, bulk(ctx, l, f.cc, f.buf == "32MiB", c.bulk, rate))
+		res.Bulk = append(res.Bulk, bulk(ctx, l, f.cc, f.buf == "32MiB", c.Bulk, rate))
 	}
 	cpu1, pk1 := shaperCPU(l.Instruments().EmulatorPID()), framesIn(l)
 	if cpu0 >= 0 && cpu1 > cpu0 && pk1 > pk0 {
@@ -106,12 +106,12 @@ func bulkFlows(ctx context.Context, c config, l *shapedlink.Link, res *Result, r
 // lossFigures runs the loss run down the drained link and sets the loss,
 // its bursts, its interval against the configured model, what the shaper
 // itself dropped, and the duplication and reordering it saw.
-func lossFigures(ctx context.Context, c config, l *shapedlink.Link, res *Result, down shapedlink.Direction, rate float64, rtt time.Duration) {
-	res.LossSent = c.lossPkts
+func lossFigures(ctx context.Context, c Config, l *shapedlink.Link, res *Result, down shapedlink.Direction, rate float64, rtt time.Duration) {
+	res.LossSent = c.LossPackets
 	drain(l, 5*time.Second)
 	d0 := shaperDrops(l)
 	e0, _ := rxErrors(l.Client())
-	rec, err := lossRun(ctx, l, c.lossPkts, rate, rtt, down.Limit)
+	rec, err := lossRun(ctx, l, c.LossPackets, rate, rtt, down.Limit)
 	if e1, eerr := rxErrors(l.Client()); eerr == nil {
 		rec.caught = e1 - min(e0, e1)
 	}
@@ -121,7 +121,7 @@ func lossFigures(ctx context.Context, c config, l *shapedlink.Link, res *Result,
 		res.Error = "loss: " + err.Error()
 	}
 	dupAndReorder(res, rec, down)
-	corruptFigures(res, rec, down, c.lossPkts)
+	corruptFigures(res, rec, down, c.LossPackets)
 	lost, bursts := lossRuns(seen)
 	res.LossDelivered = len(seen) - lost
 	if bursts > 0 {
@@ -137,11 +137,11 @@ func lossFigures(ctx context.Context, c config, l *shapedlink.Link, res *Result,
 	// destination address or type was hit (see corruptLoss).
 	want = 100 - (100-want)*(1-corruptLoss(down))
 	res.LossBurstWant = wantBurst
-	lo, hi := wilson(lost, c.lossPkts)
+	lo, hi := Wilson(lost, c.LossPackets)
 	if inflation > 1 {
-		lo, hi = wilsonEffective(lost, c.lossPkts, inflation)
+		lo, hi = wilsonEffective(lost, c.LossPackets, inflation)
 	}
-	res.LossPct = 100 * float64(lost) / float64(c.lossPkts)
+	res.LossPct = 100 * float64(lost) / float64(c.LossPackets)
 	res.LossLoPct, res.LossHiPct = 100*lo, 100*hi
 	res.LossInside = want/100 >= lo && want/100 <= hi
 }
@@ -149,12 +149,12 @@ func lossFigures(ctx context.Context, c config, l *shapedlink.Link, res *Result,
 // jitterFigures sends sparse one-way probes down the drained link and
 // fits their delays beyond the fixed ones against cdf, the configured
 // jitter's distribution.
-func jitterFigures(ctx context.Context, c config, l *shapedlink.Link, res *Result, down shapedlink.Direction, cdf func(time.Duration) float64, rate float64, rtt time.Duration) {
+func jitterFigures(ctx context.Context, c Config, l *shapedlink.Link, res *Result, down shapedlink.Direction, cdf func(time.Duration) float64, rate float64, rtt time.Duration) {
 	// Sparse probes, so that a frame rarely has to wait for the one
 	// before it (with a rate, netem never lets one overtake).
 	gap := max(4*down.Jitter, lossGap(rate, rtt, down.Limit))
 	drain(l, 2*time.Second)
-	rec, err := oneWay(ctx, l, c.jitterProbes, gap, rtt)
+	rec, err := oneWay(ctx, l, c.JitterProbes, gap, rtt)
 	if err != nil && res.Error == "" {
 		res.Error = "jitter: " + err.Error()
 	}

@@ -1,4 +1,4 @@
-package main
+package calibrate
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ const (
 // packets, across an effectively unlimited link and across a link of
 // each rate at 5 ms RTT, the links in opts' offload mode: the rate a
 // sender nobody here wrote gets, beside the machine's own ceilings.
-func iperfSeries(ctx context.Context, c config, rates []float64, opts shapedlink.Options) ([]Iperf, error) {
+func iperfSeries(ctx context.Context, c Config, rates []float64, opts shapedlink.Options) ([]Iperf, error) {
 	var out []Iperf
 	bareKeep, bareWire := opts, opts
 	bareKeep.Backend, bareKeep.Offload = shapedlink.BackendNone, shapedlink.OffloadKeep
@@ -43,7 +43,7 @@ func iperfSeries(ctx context.Context, c config, rates []float64, opts shapedlink
 		opts  shapedlink.Options
 		rate  float64
 	}
-	steps := []step{{bareKeepLabel, unlimited, bareKeep, 0}, {bareWireLabel, unlimited, bareWire, 0}, {"unlimited", unlimited, opts, 0}}
+	steps := []step{{BareKeepLabel, unlimited, bareKeep, 0}, {BareWireLabel, unlimited, bareWire, 0}, {"unlimited", unlimited, opts, 0}}
 	for _, r := range rates {
 		p, err := shapedlink.NewProfile(5*time.Millisecond, r, 0)
 		if err != nil {
@@ -61,7 +61,7 @@ func iperfSeries(ctx context.Context, c config, rates []float64, opts shapedlink
 }
 
 // iperfRun builds one link and runs one iperf3 flow across it.
-func iperfRun(ctx context.Context, c config, label string, p shapedlink.Profile, opts shapedlink.Options, rateMbit float64) Iperf {
+func iperfRun(ctx context.Context, c Config, label string, p shapedlink.Profile, opts shapedlink.Options, rateMbit float64) Iperf {
 	res := Iperf{Label: label, Profile: p.String(), RateMbit: rateMbit, Offload: opts.Offload.String()}
 	fail := func(err error) Iperf { res.Error = err.Error(); return res }
 	l, err := shapedlink.New(ctx, p, opts)
@@ -87,7 +87,7 @@ func iperfRun(ctx context.Context, c config, label string, p shapedlink.Profile,
 		return fail(fmt.Errorf("the iperf3 server: %w (its output: %q)", err, srvOut.String()))
 	}
 
-	secs := max(3, int(c.bulk.Round(time.Second)/time.Second))
+	secs := max(3, int(c.Bulk.Round(time.Second)/time.Second))
 	var cliOut, cliErr bytes.Buffer
 	cli := exec.Command("iperf3", "-c", srvAddr, "-p", strconv.Itoa(iperfPort), "-C", "cubic",
 		"-t", strconv.Itoa(secs), "-O", strconv.Itoa(iperfOmit), "-J")

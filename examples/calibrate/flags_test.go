@@ -1,0 +1,68 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakenfist/quicbench/measure/calibrate"
+	"github.com/shakenfist/quicbench/shapedlink"
+)
+
+// flagsWith is the command line with its defaults, -offload as given.
+func flagsWith(offload string) config {
+	return config{link: linkFlags{offload: offload}, cfg: calibrate.DefaultConfig()}
+}
+
+// TestCheckFlags: -offload, -gsoloss, -quicgso and the sender's pace and
+// time are read into the config, and each value they (or the bounds on
+// the probes and flows) cannot mean is refused with an error naming the
+// flag and what to write instead.
+func TestCheckFlags(t *testing.T) {
+	ok := flagsWith("keep")
+	ok.gsoLoss, ok.quicGSO = "5:2000:0.1", " 5:1000,loss=ge:1/10 "
+	if err := checkFlags(&ok); err != nil {
+		t.Fatalf("a good config was refused: %v", err)
+	}
+	if k := ok.cfg; k.Link.Offload != shapedlink.OffloadKeep || k.GSOLoss == nil || k.GSOLoss.String() != "5:2000:0.1" || k.QUICGSO == nil || k.QUICGSO.String() != "5:1000,loss=ge:1/10" {
+		t.Errorf("read %q, %v, %v; want keep, 5:2000:0.1 and 5:1000,loss=ge:1/10", k.Link.Offload, k.GSOLoss, k.QUICGSO)
+	}
+	none := flagsWith("wire")
+	if err := checkFlags(&none); err != nil || none.cfg.Link.Offload != shapedlink.OffloadWire || none.cfg.GSOLoss != nil || none.cfg.QUICGSO != nil {
+		t.Errorf("defaults: %v, mode %q, gsoloss %+v, quicgso %+v; want wire and nothing more to measure", err, none.cfg.Link.Offload, none.cfg.GSOLoss, none.cfg.QUICGSO)
+	}
+	for _, tc := range []struct {
+		edit func(*config)
+		want []string
+	}{
+		{func(c *config) { c.link.offload = "fast" }, []string{`-offload "fast"`, "wire", "keep"}},
+		{func(c *config) { c.link.offload = "" }, []string{`-offload ""`, "wire", "keep"}},
+		{func(c *config) { c.gsoLoss = "fast" }, []string{"-gsoloss: "}},
+		{func(c *config) { c.gsoLoss = "5:0:1" }, []string{"-gsoloss: "}},
+		{func(c *config) { c.gsoLoss = "5:100,dup=1" }, []string{`-gsoloss "5:100,dup=1"`, "down direction has dup", "fixed link"}},
+		{func(c *config) { c.gsoLoss = "5:100,down.corrupt=1,down.reorder=5" }, []string{"down direction has corrupt, reorder"}},
+		{func(c *config) { c.gsoLoss = "5:100,up.schedule=blackout:300ms/4s" }, []string{"up direction has schedule"}},
+		{func(c *config) { c.quicGSO = "5:100,down.trace=const:10" }, []string{`-quicgso "5:100,down.trace=const:10"`, "down direction has trace"}},
+		{func(c *config) { c.quicGSO = "5:1000:1:2" }, []string{"-quicgso: "}},
+		{func(c *config) { c.cfg.GSOPacePct = 0 }, []string{"-gsoloss-pace 0", "percentage"}},
+		{func(c *config) { c.cfg.GSOPacePct = 150 }, []string{"-gsoloss-pace 150"}},
+		{func(c *config) { c.cfg.GSOTime = 100 * time.Millisecond }, []string{"-gsoloss-time 100ms"}},
+		{func(c *config) { c.cfg.Echoes = 0 }, []string{"-echoes and -losspkts must be positive"}},
+		{func(c *config) { c.cfg.JitterProbes = -1 }, []string{"-jitter-probes not negative"}},
+		{func(c *config) { c.cfg.Bulk = 299 * time.Millisecond }, []string{"-bulk at least 300ms"}},
+		{func(c *config) { c.cfg.Interval = 2 * time.Second }, []string{"-interval between 1ms and 1s"}},
+	} {
+		c := flagsWith("wire")
+		tc.edit(&c)
+		err := checkFlags(&c)
+		if err == nil {
+			t.Errorf("%+v was taken", c.cfg)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("error %q does not say %q", err, w)
+			}
+		}
+	}
+}

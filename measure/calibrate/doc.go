@@ -1,0 +1,25 @@
+// Package calibrate measures how faithfully a shapedlink link reproduces
+// its profile: for each profile the idle round trip beside a bare veth
+// pair, bulk TCP throughput, loss against its interval, the emulator's
+// CPU per packet, and (with jitter, a trace or a schedule) how closely the
+// delay or the rate follows the configuration; then, as asked, the
+// highest rate held, iperf3 flows, queue disciplines, a UDP_SEGMENT loss
+// flood and a quic-go transfer with GSO. It is what examples/calibrate
+// runs, for code that wants the figures itself.
+//
+// Measuring and rendering are separate: Run takes a Config and returns a
+// Report, a plain value that WriteTable prints for a reader and WriteJSON
+// saves; a saved report decodes back into a Report and renders the same.
+//
+//	cfg := calibrate.DefaultConfig()
+//	cfg.Profiles = []shapedlink.Profile{p}
+//	cfg.SweepRates = nil
+//	rep, err := calibrate.Run(ctx, cfg)
+//	if err != nil { ... }
+//	calibrate.WriteTable(os.Stdout, rep)
+//	failed, total := rep.Failures()
+//
+// Run builds links, so it needs root or shapedlink.Reexec; it measures
+// timing, so the machine's other load shows in its figures.
+// docs/calibration.md has the results and what they mean.
+package calibrate
