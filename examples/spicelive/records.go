@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/spicetunnel"
+	"github.com/shakenfist/quicbench/measure/spicetunnel"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 	"github.com/shakenfist/quicbench/transport"
 )

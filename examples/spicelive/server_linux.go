@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/spicetunnel"
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/spicetunnel"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 	"github.com/shakenfist/quicbench/transport"
 )

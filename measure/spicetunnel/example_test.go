@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/spicetunnel"
+	"github.com/shakenfist/quicbench/measure/spicetunnel"
 	"github.com/shakenfist/quicbench/spicelike/spiceproto"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 )
