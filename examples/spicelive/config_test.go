@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -26,13 +27,13 @@ func TestDefaultsAreTheHeadlinesCells(t *testing.T) {
 	if c.Repeats != 5 || c.Duration != 45*time.Second || c.Warmup != 5*time.Second || c.CC != "reno" {
 		t.Errorf("repeats %d, duration %v, warm-up %v, cc %s", c.Repeats, c.Duration, c.Warmup, c.CC)
 	}
-	plan := c.plan()
+	plan := c.Plan()
 	if len(plan) != 4*5*3*3 {
 		t.Fatalf("%d runs planned, want 180", len(plan))
 	}
 	// Interleaved: a cell's first repeat covers every arm and reading
 	// before its second begins.
-	if plan[0].Repeat != 1 || plan[8].Repeat != 1 || plan[9].Repeat != 2 || plan[1].Reading != ReadingReplay || plan[3].Arm != transport.ArmQUIC {
+	if plan[0].Repeat != 1 || plan[8].Repeat != 1 || plan[9].Repeat != 2 || plan[1].Reading != spicelive.ReadingReplay || plan[3].Arm != transport.ArmQUIC {
 		t.Errorf("plan does not interleave: %+v", plan[:10])
 	}
 }
@@ -51,11 +52,11 @@ func TestEnvironmentAndControlDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !slices.Equal(c.Profiles, []string{"10:100", "110:100"}) || !slices.Equal(c.Arms, []transport.Arm{transport.ArmTCP}) ||
-		!slices.Equal(c.Readings, []string{ReadingLive}) || !c.Control {
+		!slices.Equal(c.Readings, []string{spicelive.ReadingLive}) || !c.Control {
 		t.Errorf("control: %+v", c)
 	}
-	if c.readingDir(ReadingLive) != "results/spicelive/control" {
-		t.Errorf("the control's runs go to %s", c.readingDir(ReadingLive))
+	if c.ReadingDir(spicelive.ReadingLive) != "results/spicelive/control" {
+		t.Errorf("the control's runs go to %s", c.ReadingDir(spicelive.ReadingLive))
 	}
 }
 
@@ -102,18 +103,6 @@ func TestFlagsSayWhatIsWrong(t *testing.T) {
 	}
 }
 
-func TestDiffSettingsNamesWhatDiffers(t *testing.T) {
-	a, _, _ := parseFlags(nil, io.Discard, noEnv)
-	b, _, _ := parseFlags([]string{"-repeats", "3", "-key-interval", "1s"}, io.Discard, noEnv)
-	d := diffSettings(a, b)
-	if !strings.Contains(d, "repeats: 5 there, 3 asked") || !strings.Contains(d, "key_interval_ns") || strings.Contains(d, "profiles") {
-		t.Errorf("diff %q", d)
-	}
-	if diffSettings(a, a) != "" {
-		t.Error("a config differs from itself")
-	}
-}
-
 // $LOSSES is the default of -losses: the control does not use it, and
 // does not refuse it, but a bad one is still an error.
 func TestControlChecksTheEnvironment(t *testing.T) {
@@ -128,5 +117,19 @@ func TestControlChecksTheEnvironment(t *testing.T) {
 	}
 	if _, _, err := parseFlags([]string{"-summary", "-workdir", "x"}, io.Discard, noEnv); err != nil {
 		t.Errorf("-summary -workdir: %v", err)
+	}
+}
+
+// What the command line accepts, the library's Run accepts: its checks
+// are the same ones.
+func TestFlagsMakeValidConfigs(t *testing.T) {
+	for _, args := range [][]string{nil, {"-control"}, {"-profiles", "80:10,jitter=5", "-losses", "0 2.5", "-readings", "live replay", "-reference", "20:50"}} {
+		c, _, err := parseFlags(args, io.Discard, noEnv)
+		if err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		if err := c.Validate(); err != nil {
+			t.Errorf("%q: the library refuses what the command line took: %v", args, err)
+		}
 	}
 }

@@ -14,7 +14,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	for _, j := range c.plan()[:6] {
+	for _, j := range c.Plan()[:6] {
 		fmt.Println(j.Profile, j.Arm, j.Reading, j.Repeat)
 	}
 	// Output:

@@ -9,19 +9,21 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/shakenfist/quicbench/measure/bench"
-	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/spicelive"
+	"github.com/shakenfist/quicbench/shapedlink"
 )
 
 func main() {
 	// A run's processes are this binary again: the replay's and the
-	// synthetic bench's roles (bench), and the live session's (ours).
-	bench.MaybeRunRole()
-	maybeRunRole()
+	// synthetic bench's roles, and the live session's.
+	spicelive.MaybeRunRole()
 	os.Exit(mainCode(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -37,28 +39,28 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 	if summaryOnly {
 		return printSummary(c.Workdir, stdout, stderr)
 	}
-	if slices.Contains(c.Readings, ReadingLive) || slices.Contains(c.Readings, ReadingReplay) {
-		if miss := missingPrograms(); miss != "" {
+	if slices.Contains(c.Readings, spicelive.ReadingLive) || slices.Contains(c.Readings, spicelive.ReadingReplay) {
+		if miss := spicelive.MissingPrograms(); miss != "" {
 			fmt.Fprintln(stderr, "spicelive: a live session cannot run here:", miss)
 			return 2
 		}
 	}
-	if err := prepare(); err != nil {
+	if err := spicelive.Prepare(); err != nil {
 		fmt.Fprintln(stderr, "spicelive:", err)
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	err = runAll(ctx, c, stderr, log)
+	err = spicelive.Run(ctx, c, stderr, log)
 	switch {
 	case ctx.Err() != nil || errors.Is(err, bench.ErrInterrupted):
 		fmt.Fprintf(stderr, "spicelive: interrupted; what was measured is kept in %s and the same command resumes it\n", c.Workdir)
 		return 130
-	case errors.Is(err, errWorkdir):
+	case errors.Is(err, spicelive.ErrWorkdir):
 		fmt.Fprintln(stderr, "spicelive:", err)
 		return 2
-	case err != nil && !errors.Is(err, errRunsFailed):
+	case err != nil && !errors.Is(err, spicelive.ErrRunsFailed):
 		fmt.Fprintln(stderr, "spicelive:", err)
 		fmt.Fprintf(stderr, "spicelive: what was measured is kept in %s; the same command resumes it\n", c.Workdir)
 		return 1
@@ -68,7 +70,7 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "spicelive:", err)
 		code = 1
 	}
-	if serr := summarise(stdout, c); serr != nil {
+	if serr := spicelive.Summarise(stdout, c); serr != nil {
 		fmt.Fprintln(stderr, "spicelive:", serr)
 		code = 1
 	}
@@ -78,15 +80,159 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 // printSummary prints the summary of a work directory, with the settings
 // it was made with.
 func printSummary(workdir string, stdout, stderr io.Writer) int {
-	var c config
-	if err := results.ReadJSON(filepath.Join(workdir, settingsFile), &c); err != nil {
+	c, err := spicelive.LoadConfig(workdir)
+	if err != nil {
 		fmt.Fprintf(stderr, "spicelive: %s holds no spicelive runs: %v\n", workdir, err)
 		return 1
 	}
-	c.Workdir = workdir
-	if err := summarise(stdout, c); err != nil {
+	if err := spicelive.Summarise(stdout, c); err != nil {
 		fmt.Fprintln(stderr, "spicelive:", err)
 		return 1
 	}
 	return 0
+}
+
+// linkFlagValues are the link flags' values.
+type linkFlagValues struct {
+	profiles, losses, backend *string
+	seed                      *uint64
+}
+
+// linkFlags registers the flags that describe the links: profiles, loss
+// levels, backend and seed. env gives the defaults of the first two.
+func linkFlags(fs *flag.FlagSet, env func(name, def string) string) linkFlagValues {
+	return linkFlagValues{
+		profiles: fs.String("profiles", env("PROFILES", "80:10 150:2"), "link profiles, "+shapedlink.ProfileGrammar+", space-separated; the options are listed below ($PROFILES)"),
+		losses:   fs.String("losses", env("LOSSES", "0 1"), "per-direction loss levels in percent, space-separated ($LOSSES)"),
+		backend:  fs.String("backend", "", "link backend: netem, emulator, or empty to choose"),
+		seed:     fs.Uint64("seed", 0, "emulator loss seed (0: random per run, recorded)"),
+	}
+}
+
+// parseFlags reads the command line. Environment variables named like the
+// reference bench's (PROFILES, LOSSES, REPEATS, DURATION, WARMUP,
+// WORKDIR) give the defaults, as the other matrix commands do.
+func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (spicelive.Config, bool, error) {
+	fs := flag.NewFlagSet("spicelive", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	env := func(name, def string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
+	link := linkFlags(fs, env)
+	arms := fs.String("arms", "tcp quic quic-per-channel", "arms, space-separated: tcp, quic, quic-per-channel")
+	readings := fs.String("readings", strings.Join(spicelive.AllReadings(), " "), "readings per cell and arm: live, replay, synthetic")
+	repeats := fs.Int("repeats", atoi(env("REPEATS", "5")), "repeats per cell, arm and reading ($REPEATS)")
+	duration := &secondsFlag{d: seconds(env("DURATION", "45"))}
+	fs.Var(duration, "duration", "length of each run in seconds (or a duration such as 45s), warm-up included; a live run types for this long ($DURATION)")
+	warmup := &secondsFlag{d: seconds(env("WARMUP", "5"))}
+	fs.Var(warmup, "warmup", "leading part of each run left out of the figures, in seconds or as a duration ($WARMUP)")
+	cc := fs.String("cc", "reno", "TCP congestion control of the tcp arm (reno matches quic-go's NewReno, as the headline does)")
+	keyInterval := fs.Duration("key-interval", 500*time.Millisecond, "time between keystrokes; a key not answered before the next one is counted, not timed")
+	busyInterval := fs.Duration("busy-interval", 50*time.Millisecond, "time between the busy xterm's lines")
+	settle := fs.Duration("settle", 2*time.Second, "wait after the session is up before typing")
+	reference := fs.String("reference", "1:100", "link over which the session replayed by the replay reading is recorded (tcp arm)")
+	control := fs.Bool("control", false, "run the control instead of the matrix: a live session on the tcp arm at each of -profiles (default "+
+		strconv.Quote(spicelive.DefaultControlProfiles)+", no loss), checked for the round trip's change and for busy draws kept out")
+	workdir := fs.String("workdir", env("WORKDIR", "results/spicelive"), "results directory; a rerun resumes it ($WORKDIR)")
+	summary := fs.Bool("summary", false, "only print the summary of -workdir")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: spicelive [flags]\n\nA real SPICE session (Xspice, spicy) over each arm of the tunnel on a shaped link: "+
+			"key-to-draw latency, beside a replay of the session's shape and the synthetic bench.\n\nflags:\n")
+		fs.PrintDefaults()
+		fmt.Fprint(stderr, shapedlink.ProfileUsage())
+	}
+	if err := fs.Parse(args); err != nil {
+		return spicelive.Config{}, false, err
+	}
+	if fs.NArg() > 0 {
+		return spicelive.Config{}, false, fmt.Errorf("unexpected arguments %q: every option is a flag", fs.Args())
+	}
+	errs := unusedFlags(fs, *summary, *control, *readings)
+	profiles, losses := *link.profiles, *link.losses
+	if *control && !flagSet(fs, "profiles") && getenv("PROFILES") == "" {
+		profiles = spicelive.DefaultControlProfiles
+	}
+	c := spicelive.Config{Repeats: *repeats, Duration: duration.d, Warmup: warmup.d, CC: *cc, KeyInterval: *keyInterval,
+		BusyInterval: *busyInterval, Settle: *settle, Reference: *reference, Control: *control, Backend: *link.backend, Seed: *link.seed,
+		Workdir: *workdir, SessionTimeout: time.Minute}
+	if c.Control {
+		// The control sets these itself; what was given (or $LOSSES says)
+		// is checked all the same.
+		_, lerr := spicelive.ParseLosses(losses)
+		_, aerr := spicelive.ParseArms(*arms)
+		_, rerr := spicelive.ParseReadings(*readings)
+		errs = append(errs, lerr, aerr, rerr)
+		losses, *arms, *readings = "0", "tcp", spicelive.ReadingLive
+	}
+	errs = append(errs, c.SetLists(profiles, losses, *arms, *readings))
+	return c, *summary, errors.Join(errs...)
+}
+
+// unusedFlags refuses the flags given that the mode does not use: with
+// -summary every one but -workdir; with -control the lists it sets
+// itself; -reference without the replay reading.
+func unusedFlags(fs *flag.FlagSet, summary, control bool, readings string) []error {
+	var errs []error
+	fs.Visit(func(f *flag.Flag) {
+		switch {
+		case f.Name == "summary" || f.Name == "workdir":
+		case summary:
+			errs = append(errs, fmt.Errorf("-%s is not used by -summary, which prints -workdir's summary with the settings it was made with: leave it out", f.Name))
+		case control && (f.Name == "arms" || f.Name == "losses" || f.Name == "readings" || f.Name == "reference"):
+			errs = append(errs, fmt.Errorf("-%s is not used by -control, which runs live sessions on the tcp arm with no loss: leave it out, or drop -control to run the matrix", f.Name))
+		case f.Name == "reference" && !control && !slices.Contains(strings.Fields(readings), spicelive.ReadingReplay):
+			errs = append(errs, errors.New("-reference is used by the replay reading only: add replay to -readings, or leave -reference out"))
+		}
+	})
+	return errs
+}
+
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return -1 // refused by validation, with the reason
+	}
+	return n
+}
+
+// seconds reads "45" as seconds or "45s" as a duration; anything else is
+// -1, which validation refuses with the reason.
+func seconds(s string) time.Duration {
+	var d secondsFlag
+	if d.Set(s) != nil {
+		return -1
+	}
+	return d.d
+}
+
+// secondsFlag takes seconds ("45", as the reference bench's DURATION and
+// WARMUP) or a Go duration ("45s").
+type secondsFlag struct{ d time.Duration }
+
+func (f *secondsFlag) String() string { return f.d.String() }
+
+func (f *secondsFlag) Set(s string) error {
+	s = strings.TrimSpace(s)
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		if !(v >= 0) || v > 86400 {
+			return fmt.Errorf("%q is not a number of seconds from 0 to a day", s)
+		}
+		f.d = time.Duration(v * float64(time.Second))
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return fmt.Errorf("%q is neither seconds nor a duration such as 45s", s)
+	}
+	f.d = d
+	return nil
+}
+
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

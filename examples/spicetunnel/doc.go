@@ -25,7 +25,7 @@
 // spice-server, so both ends need -secret-file, the same secret: the
 // client end proves it holds it in every channel's header, and the server
 // end refuses a channel without the proof (see
-// examples/internal/spicetunnel for what is and is not protected). The
+// measure/spicetunnel for what is and is not protected). The
 // server end holds at most -limit channels at once, and -peer-limit from
 // one address; beyond them a channel is refused, and the refusals are
 // logged at a bounded rate.

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/spicetunnel"
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/spicetunnel"
 	"github.com/shakenfist/quicbench/transport"
 )
 

@@ -8,14 +8,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"github.com/shakenfist/quicbench/examples/internal/spicetunnel"
 	"github.com/shakenfist/quicbench/measure/bench"
-	"github.com/shakenfist/quicbench/spicelike/spicetrace"
+	"github.com/shakenfist/quicbench/measure/spicetunnel"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -142,90 +140,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 // runEnd runs the configured end until ctx ends and returns what every
 // channel carried.
 func runEnd(ctx context.Context, c config, log *slog.Logger) ([]spicetunnel.ChannelStats, error) {
-	o := transport.Options{CongestionControl: c.cc, CarrierLimit: c.limit, CarrierPeerLimit: c.peer}
 	secret, err := bench.ReadSecretFile(c.secret)
 	if err != nil {
 		return nil, err
 	}
-	o.CarrierSecret = secret
-	if c.arm.IsQUIC() {
-		cert, err := loadCertificate(c)
-		if err != nil {
-			return nil, err
-		}
-		o.Certificate = cert
-	}
-	var tracer *spicetunnel.Tracer
-	if c.trace != "" {
-		f, err := os.Create(c.trace)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		if tracer, err = spicetunnel.NewTracer(f, c.end, "arm "+string(c.arm)); err != nil {
-			return nil, err
-		}
-		defer func() {
-			if err := tracer.Flush(); err != nil {
-				log.Error("writing the trace", "file", c.trace, "err", err)
-			}
-		}()
-	}
-	if c.end == spicetrace.SideServer {
-		ln, err := transport.ListenCarrier(ctx, c.arm, c.listen, o)
-		if err != nil {
-			return nil, err
-		}
-		defer ln.Close()
-		log.Info("listening for carriers", "arm", c.arm, "addr", ln.Addr().String(), "spice", c.spice)
-		end := &spicetunnel.ServerEnd{Listener: ln, Trace: tracer, Log: log, CaptureDir: c.capture, Dial: func(ctx context.Context) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, "tcp", c.spice)
-		}}
-		err = end.Serve(ctx)
-		return end.Channels(), err
-	}
-	carrier, err := transport.DialCarrier(ctx, c.arm, c.server, o)
-	if err != nil {
-		return nil, err
-	}
-	defer carrier.Close()
-	ln, err := net.Listen("tcp", c.listen)
-	if err != nil {
-		return nil, err
-	}
-	log.Info("listening for the SPICE client", "arm", c.arm, "addr", ln.Addr().String(), "server", c.server)
-	end := &spicetunnel.ClientEnd{Listener: ln, Carrier: carrier, Trace: tracer, Log: log, CaptureDir: c.capture}
-	err = end.Serve(ctx)
-	return end.Channels(), err
-}
-
-// loadCertificate reads the certificate (and, on the server end, its key),
-// making and writing a new pair on the server end when neither file
-// exists.
-func loadCertificate(c config) (transport.Certificate, error) {
-	certPEM, cerr := os.ReadFile(c.cert)
-	if c.end == spicetrace.SideClient {
-		if cerr != nil {
-			return transport.Certificate{}, fmt.Errorf("reading -cert: %w (the server end writes it)", cerr)
-		}
-		return transport.Certificate{CertPEM: certPEM}, nil
-	}
-	keyPEM, kerr := os.ReadFile(c.key)
-	switch {
-	case cerr == nil && kerr == nil:
-		return transport.Certificate{CertPEM: certPEM, KeyPEM: keyPEM}, nil
-	case errors.Is(cerr, os.ErrNotExist) && errors.Is(kerr, os.ErrNotExist):
-		cert, err := transport.NewCertificate()
-		if err != nil {
-			return cert, err
-		}
-		if err := os.WriteFile(c.key, cert.KeyPEM, 0o600); err != nil {
-			return cert, err
-		}
-		return cert, os.WriteFile(c.cert, cert.CertPEM, 0o644)
-	case cerr != nil:
-		return transport.Certificate{}, fmt.Errorf("reading -cert: %w (remove both files to have new ones made)", cerr)
-	default:
-		return transport.Certificate{}, fmt.Errorf("reading -key: %w (remove both files to have new ones made)", kerr)
-	}
+	return spicetunnel.RunEnd(ctx, spicetunnel.EndConfig{Side: c.end, Arm: c.arm, Listen: c.listen, Server: c.server, Spice: c.spice,
+		CertFile: c.cert, KeyFile: c.key, TraceFile: c.trace, CaptureDir: c.capture,
+		Options: transport.Options{CongestionControl: c.cc, CarrierLimit: c.limit, CarrierPeerLimit: c.peer, CarrierSecret: secret}}, log)
 }

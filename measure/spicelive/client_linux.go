@@ -1,4 +1,4 @@
-package main
+package spicelive
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/spicetunnel"
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/spicetunnel"
 	"github.com/shakenfist/quicbench/spicelike/spiceproto"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 	"github.com/shakenfist/quicbench/transport"
@@ -62,8 +62,8 @@ func (r *readiness) event(e spicetunnel.Event) {
 // takes a screenshot. Should Xvfb, spicy or the tunnel's client end stop
 // before that is done, the session is dead: it stops at once and fails,
 // saying which.
-func runClient(ctx context.Context, base bench.RoleBase, spec clientSpec, log *slog.Logger) (clientResult, error) {
-	var res clientResult
+func runClient(ctx context.Context, base bench.RoleBase, spec clientSpec, log *slog.Logger) (ClientResult, error) {
+	var res ClientResult
 	dead := newDeaths()
 	carrier, err := transport.DialCarrier(ctx, spec.Arm, base.Addr, base.Transport)
 	if err != nil {
@@ -74,7 +74,7 @@ func runClient(ctx context.Context, base bench.RoleBase, spec clientSpec, log *s
 	if err != nil {
 		return res, err
 	}
-	f, err := os.Create(filepath.Join(spec.Dir, clientTrace))
+	f, err := os.Create(filepath.Join(spec.Dir, ClientTrace))
 	if err != nil {
 		return res, err
 	}
@@ -113,7 +113,7 @@ func runClient(ctx context.Context, base bench.RoleBase, spec clientSpec, log *s
 
 // session runs Xvfb and spicy, and types once the session is up; the
 // first death in dead ends it with that death.
-func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *readiness, dead *deaths, res *clientResult, log *slog.Logger) error {
+func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *readiness, dead *deaths, res *ClientResult, log *slog.Logger) error {
 	logf, err := os.Create(filepath.Join(spec.Dir, "x-client.log"))
 	if err != nil {
 		return err
@@ -176,7 +176,7 @@ func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *
 // typeKeys presses a key every KeyInterval for Duration: the letters in
 // turn, and Return after every 40th so the lines stay short. It stops at
 // the session's first death, with that death.
-func typeKeys(ctx context.Context, spec clientSpec, press func(key string) error, dead *deaths, traceStart time.Time, res *clientResult) error {
+func typeKeys(ctx context.Context, spec clientSpec, press func(key string) error, dead *deaths, traceStart time.Time, res *ClientResult) error {
 	tick := time.NewTicker(spec.KeyInterval)
 	defer tick.Stop()
 	start := time.Now()
@@ -212,7 +212,7 @@ func takeScreenshot(ctx context.Context, display, win, dir string, log *slog.Log
 		log.Warn("no screenshot: ImageMagick's import is not installed (apt-get install imagemagick)")
 		return ""
 	}
-	path := filepath.Join(dir, screenshot)
+	path := filepath.Join(dir, Screenshot)
 	if _, err := xtool(ctx, display, 20*time.Second, "import", "-window", win, path); err != nil {
 		log.Warn("no screenshot", "err", err)
 		return ""
@@ -220,5 +220,5 @@ func takeScreenshot(ctx context.Context, display, win, dir string, log *slog.Log
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return ""
 	}
-	return screenshot
+	return Screenshot
 }

@@ -1,4 +1,4 @@
-package main
+package spicelive
 
 import (
 	"context"
@@ -35,13 +35,16 @@ type liveSpec struct {
 type liveResult struct {
 	Role   string        `json:"role"`
 	Err    string        `json:"error,omitempty"`
-	Server *serverResult `json:"server,omitempty"`
-	Client *clientResult `json:"client,omitempty"`
+	Server *ServerResult `json:"server,omitempty"`
+	Client *ClientResult `json:"client,omitempty"`
 }
 
-// maybeRunRole does a live role's job and exits, if this process is one.
-// Call it first thing in main (and TestMain), after bench.MaybeRunRole.
-func maybeRunRole() {
+// MaybeRunRole does a run's role and exits, if this process is one: a
+// live session's server or client, or a replay's or synthetic run's role
+// (bench.MaybeRunRole). Run starts the roles as this binary again, so
+// call it first thing in main (and in TestMain).
+func MaybeRunRole() {
+	bench.MaybeRunRole()
 	bench.ServeRole(liveRoles, map[string]func(context.Context, liveSpec, *slog.Logger) (liveResult, error){
 		bench.RoleServer: func(ctx context.Context, spec liveSpec, log *slog.Logger) (liveResult, error) {
 			if spec.Server == nil {
@@ -66,9 +69,10 @@ func maybeRunRole() {
 	})
 }
 
-// prepare gets the privilege to build links (re-executing into a user
-// namespace where that is how).
-func prepare() error { return shapedlink.Reexec() }
+// Prepare gets the privilege to build links, re-executing this binary
+// into a user namespace where that is how (shapedlink.Reexec). Call it
+// before Run, after MaybeRunRole.
+func Prepare() error { return shapedlink.Reexec() }
 
 // password is the session's fixed ticket: the session is a test rig on
 // addresses no one else reaches.
@@ -78,7 +82,7 @@ const password = "quicbench"
 // namespace, spicy in the client namespace, the tunnel between them over
 // the job's arm, and the keys; then the key-to-draw analysis of the
 // client end's trace.
-func measureLive(ctx context.Context, c config, j job, dir string, run *results.Run, log *slog.Logger) (*liveRecord, error) {
+func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.Run, log *slog.Logger) (*LiveRecord, error) {
 	_, prof, err := c.cell(j.Profile)
 	if err != nil {
 		return nil, err
@@ -134,14 +138,14 @@ func measureLive(ctx context.Context, c config, j job, dir string, run *results.
 	rig.StopServer() // it writes its result on SIGTERM
 	sres, serr := bench.ReadResult[liveResult](sbase.Out)
 	cres, cerr := bench.ReadResult[liveResult](cbase.Out)
-	rec := &liveRecord{Server: sres.Server, Client: cres.Client}
+	rec := &LiveRecord{Server: sres.Server, Client: cres.Client}
 	end := outcome{serverEnded: serverEnded, server: sres, serverRead: serr, serverExit: rig.ServerErr(),
 		client: cres, clientRead: cerr, clientExit: cliErr}
 	if err := end.err(); err != nil {
 		return rec, err
 	}
 	bench.RecordStates(run, rec.Server.State, rec.Client.State)
-	tr, err := readTrace(filepath.Join(dir, clientTrace))
+	tr, err := readTrace(filepath.Join(dir, ClientTrace))
 	if err != nil {
 		return rec, err
 	}
@@ -187,7 +191,7 @@ func (o outcome) err() error {
 // analyse reads the key-to-draw figure from tr, the client end's trace,
 // counting as unanswered the keys typed that never reached the tunnel,
 // and returns how many did not.
-func (rec *liveRecord) analyse(tr *spicetrace.Trace) int {
+func (rec *LiveRecord) analyse(tr *spicetrace.Trace) int {
 	rec.Analysis = Analyse(tr, rec.Server.Typing, rec.Server.Busy, rec.Client.TypingStart)
 	return rec.Analysis.countTyped(rec.Client.Keys)
 }
@@ -195,7 +199,7 @@ func (rec *liveRecord) analyse(tr *spicetrace.Trace) int {
 // tunnelOptions are both tunnel ends' transport options for a run of arm:
 // the tcp arm's congestion control, and a new secret of the run's own,
 // which the server end's carrier listener asks every channel to prove.
-func tunnelOptions(c config, arm transport.Arm) transport.Options {
+func tunnelOptions(c Config, arm transport.Arm) transport.Options {
 	o := transport.Options{CarrierSecret: []byte(rand.Text())}
 	if arm == transport.ArmTCP {
 		o.CongestionControl = c.CC
@@ -206,7 +210,7 @@ func tunnelOptions(c config, arm transport.Arm) transport.Options {
 // fillRun puts a live run's figures into its run.json: the key-to-draw
 // samples as the round trips, the unanswered keys as timeouts, and the
 // display channel's goodput over the measured part of the typing.
-func fillRun(run *results.Run, c config, rec *liveRecord, tr *spicetrace.Trace) {
+func fillRun(run *results.Run, c Config, rec *LiveRecord, tr *spicetrace.Trace) {
 	a := rec.Analysis
 	run.Samples = a.Samples
 	run.Timeouts = a.Unanswered

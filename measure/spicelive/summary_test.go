@@ -1,4 +1,4 @@
-package main
+package spicelive
 
 import (
 	"bytes"
@@ -24,18 +24,18 @@ func fakeRun(cell results.Cell, arm transport.Arm, repeat int, base time.Duratio
 	return r
 }
 
-func writeRuns(t *testing.T, c config, reading string, arm transport.Arm, cell results.Cell, bases ...time.Duration) {
+func writeRuns(t *testing.T, c Config, reading string, arm transport.Arm, cell results.Cell, bases ...time.Duration) {
 	t.Helper()
 	for i, b := range bases {
 		r := fakeRun(cell, arm, i+1, b)
-		if err := results.WriteJSON(filepath.Join(results.RunDir(c.readingDir(reading), cell, string(arm), i+1), results.RunFile), r); err != nil {
+		if err := results.WriteJSON(filepath.Join(results.RunDir(c.ReadingDir(reading), cell, string(arm), i+1), results.RunFile), r); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
 func TestSummaryReadsEveryReadingWithTheHeadlinesRule(t *testing.T) {
-	c := config{Workdir: t.TempDir(), Readings: allReadings, Arms: []transport.Arm{transport.ArmTCP, transport.ArmQUIC}, Repeats: 3, Warmup: time.Second}
+	c := Config{Workdir: t.TempDir(), Readings: allReadings, Arms: []transport.Arm{transport.ArmTCP, transport.ArmQUIC}, Repeats: 3, Warmup: time.Second}
 	cell, _, _ := c.cell("80:10:1")
 	cell.CC = "reno"
 	ms := func(n float64) time.Duration { return time.Duration(n * float64(time.Millisecond)) }
@@ -49,7 +49,7 @@ func TestSummaryReadsEveryReadingWithTheHeadlinesRule(t *testing.T) {
 	writeRuns(t, c, ReadingSynthetic, transport.ArmTCP, cell, ms(170), ms(171), ms(172))
 	writeRuns(t, c, ReadingSynthetic, transport.ArmQUIC, cell, ms(160), ms(161), ms(160.5))
 	var out bytes.Buffer
-	if err := summarise(&out, c); err != nil {
+	if err := Summarise(&out, c); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()
@@ -111,12 +111,25 @@ func TestControlChecks(t *testing.T) {
 }
 
 func TestSummaryOfNothing(t *testing.T) {
-	c := config{Workdir: t.TempDir(), Readings: allReadings, Arms: []transport.Arm{transport.ArmTCP}, Repeats: 1}
-	if err := summarise(&bytes.Buffer{}, c); err == nil || !strings.Contains(err.Error(), "no runs") {
+	c := Config{Workdir: t.TempDir(), Readings: allReadings, Arms: []transport.Arm{transport.ArmTCP}, Repeats: 1}
+	if err := Summarise(&bytes.Buffer{}, c); err == nil || !strings.Contains(err.Error(), "no runs") {
 		t.Errorf("an empty work directory: %v", err)
 	}
 	c.Control = true
-	if err := summarise(&bytes.Buffer{}, c); err == nil || errors.Is(err, errControlFailed) {
+	if err := Summarise(&bytes.Buffer{}, c); err == nil || errors.Is(err, ErrControlFailed) {
 		t.Errorf("an empty control: %v", err)
+	}
+}
+
+func TestDiffSettingsNamesWhatDiffers(t *testing.T) {
+	a := Config{Profiles: []string{"80:10"}, Repeats: 5, KeyInterval: 500 * time.Millisecond, Workdir: "a"}
+	b := a
+	b.Repeats, b.KeyInterval, b.Workdir = 3, time.Second, "b"
+	d := diffSettings(a, b)
+	if !strings.Contains(d, "repeats: 5 there, 3 asked") || !strings.Contains(d, "key_interval_ns") || strings.Contains(d, "profiles") {
+		t.Errorf("diff %q", d)
+	}
+	if diffSettings(a, a) != "" {
+		t.Error("a config differs from itself")
 	}
 }

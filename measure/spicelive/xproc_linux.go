@@ -1,4 +1,4 @@
-package main
+package spicelive
 
 import (
 	"bufio"
@@ -250,9 +250,9 @@ var needed = map[string]string{
 // spiceqxlDriver is Xspice's X driver, which Xorg loads.
 const spiceqxlDriver = "/usr/lib/xorg/modules/drivers/spiceqxl_drv.so"
 
-// missingPrograms says which programs a live session needs are absent,
+// MissingPrograms says which programs a live session needs are absent,
 // with the package to install, or "" when none is.
-func missingPrograms() string {
+func MissingPrograms() string {
 	var miss []string
 	for _, name := range []string{"Xorg", "xterm", "Xvfb", "spicy", "xdotool"} {
 		if _, err := exec.LookPath(name); err != nil {

@@ -2,12 +2,18 @@ package spicetunnel_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/spicetunnel"
+	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/spicetunnel"
 	"github.com/shakenfist/quicbench/spicelike/spiceproto"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
+	"github.com/shakenfist/quicbench/transport"
 )
 
 // What a tunnel end writes for a message it has followed: the parser's
@@ -25,4 +31,26 @@ func ExampleRecord() {
 	fmt.Print(buf.String()[bytes.IndexByte(buf.Bytes(), '\n')+1:])
 	// Output:
 	// {"t_ns":1523000,"dir":"s2c","ch":1,"chtype":"display","stage":"data","type":304,"name":"draw_copy","size":2188,"draw":{"surface":0,"primary":true,"box":{"top":12,"left":6,"bottom":25,"right":12}}}
+}
+
+// The server end of a tunnel next to a spice-server on 127.0.0.1:5900,
+// carrying channels over QUIC from port 4433 until interrupted. It needs
+// a spice-server, so it is not run here.
+func ExampleRunEnd() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	secret, err := bench.ReadSecretFile("tunnel.secret") // mode 0600, at least 16 bytes
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	stats, err := spicetunnel.RunEnd(ctx, spicetunnel.EndConfig{Side: spicetrace.SideServer, Arm: transport.ArmQUIC,
+		Listen: "198.18.0.1:4433", Spice: "127.0.0.1:5900", CertFile: "tunnel-cert.pem", KeyFile: "tunnel-key.pem",
+		TraceFile: "server.jsonl", Options: transport.Options{CarrierSecret: secret}}, slog.Default())
+	if err != nil {
+		fmt.Println(err)
+	}
+	for _, ch := range stats {
+		fmt.Println(ch.ChannelType, ch.BytesS2C, "bytes to the client")
+	}
 }

@@ -1,4 +1,4 @@
-package main
+package spicelive
 
 import (
 	"cmp"
@@ -24,7 +24,7 @@ type series struct {
 }
 
 // loadSeries reads every reading's runs of the work directory.
-func loadSeries(c config) (map[string]map[string]map[transport.Arm]*series, []results.Cell, error) {
+func loadSeries(c Config) (map[string]map[string]map[transport.Arm]*series, []results.Cell, error) {
 	out := map[string]map[string]map[transport.Arm]*series{} // cell dir → reading → arm
 	var cells []results.Cell
 	readings := c.Readings
@@ -32,7 +32,7 @@ func loadSeries(c config) (map[string]map[string]map[transport.Arm]*series, []re
 		readings = []string{ReadingLive}
 	}
 	for _, rd := range readings {
-		runs, err := results.Load(c.readingDir(rd))
+		runs, err := results.Load(c.ReadingDir(rd))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // nothing of this reading yet
 		}
@@ -92,8 +92,13 @@ var readingMeasures = map[string]string{
 	ReadingSynthetic: "64-byte echo beside a saturating channel (the headline's workload)",
 }
 
-// summarise writes the work directory's summary as markdown.
-func summarise(w io.Writer, c config) error {
+// Summarise writes the summary of c.Workdir as markdown: per cell, each
+// reading's figures per arm (medians over repeats of each repeat's own
+// percentiles), each arm read against tcp by stats.Compare, and each
+// repeat's own p50 and p95. For a control it writes the control's table
+// and checks instead, and returns an error wrapping ErrControlFailed when
+// one fails. It fails when the work directory holds no runs.
+func Summarise(w io.Writer, c Config) error {
 	all, cells, err := loadSeries(c)
 	if err != nil {
 		return err
@@ -126,7 +131,7 @@ func num(f float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", f), "0"), ".")
 }
 
-func cellTable(w io.Writer, c config, byReading map[string]map[transport.Arm]*series) {
+func cellTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]*series) {
 	fmt.Fprintln(w, "| reading | arm | repeats | p50 | p95 | p99 | p95 spread | p95 range | samples/run | unanswered or timed out | display Mbit/s |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, rd := range c.Readings {
@@ -151,7 +156,7 @@ func cellTable(w io.Writer, c config, byReading map[string]map[transport.Arm]*se
 	fmt.Fprintln(w)
 }
 
-func verdictTable(w io.Writer, c config, byReading map[string]map[transport.Arm]*series) {
+func verdictTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]*series) {
 	var rows []string
 	for _, rd := range c.Readings {
 		base := byReading[rd][transport.ArmTCP]
@@ -192,7 +197,7 @@ func verdictTable(w io.Writer, c config, byReading map[string]map[transport.Arm]
 	fmt.Fprintln(w)
 }
 
-func repeatTable(w io.Writer, c config, byReading map[string]map[transport.Arm]*series) {
+func repeatTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]*series) {
 	fmt.Fprintf(w, "Each repeat's own p50 / p95:\n\n| reading | arm |")
 	for r := 1; r <= c.Repeats; r++ {
 		fmt.Fprintf(w, " r%d |", r)

@@ -1,4 +1,4 @@
-package main
+package spicelive
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/spicetunnel"
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/spicetunnel"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 	"github.com/shakenfist/quicbench/transport"
 )
@@ -88,8 +88,8 @@ type serverSpec struct {
 // channels to it until told to stop. Should Xspice or an xterm exit
 // before that, the session is dead: it stops at once and fails, saying
 // which.
-func runServer(ctx context.Context, base bench.RoleBase, spec serverSpec, log *slog.Logger) (serverResult, error) {
-	var res serverResult
+func runServer(ctx context.Context, base bench.RoleBase, spec serverSpec, log *slog.Logger) (ServerResult, error) {
+	var res ServerResult
 	dead := newDeaths()
 	logf, err := os.Create(filepath.Join(spec.Dir, "x-server.log"))
 	if err != nil {
@@ -150,13 +150,13 @@ func runServer(ctx context.Context, base bench.RoleBase, spec serverSpec, log *s
 
 // serveTunnel runs the tunnel's server end until ctx ends, or until the
 // session dies: then it fails with the death.
-func serveTunnel(ctx context.Context, base bench.RoleBase, spec serverSpec, res serverResult, dead *deaths, log *slog.Logger) (serverResult, error) {
+func serveTunnel(ctx context.Context, base bench.RoleBase, spec serverSpec, res ServerResult, dead *deaths, log *slog.Logger) (ServerResult, error) {
 	ln, err := transport.ListenCarrier(ctx, spec.Arm, base.Addr, base.Transport)
 	if err != nil {
 		return res, fmt.Errorf("listening for carriers on %s: %w", base.Addr, err)
 	}
 	defer ln.Close()
-	f, err := os.Create(filepath.Join(spec.Dir, serverTrace))
+	f, err := os.Create(filepath.Join(spec.Dir, ServerTrace))
 	if err != nil {
 		return res, err
 	}

@@ -42,10 +42,16 @@
 // but anyone on the path still reads and can alter the session, as they
 // could SPICE's own plain port; the QUIC arms encrypt it.
 //
+// # Use
+//
+// RunEnd runs either end on its own from an EndConfig (addresses,
+// certificate files, trace file, transport options with the secret),
+// as examples/spicetunnel does; ServerEnd and ClientEnd are its parts,
+// for a caller that holds the listener or carrier itself, as
+// measure/spicelive's roles do.
+//
 // What is reused from the transport package: the arms (carriers), the
 // QUIC settings and GSO-off wrapper, the certificate, the socket hooks
 // through which sockets live in a namespace, the congestion-control
-// pinning and the State record. The commands are examples/spicetunnel
-// (either end on its own) and examples/spicelive (a live session over a
-// shaped link).
+// pinning and the State record.
 package spicetunnel

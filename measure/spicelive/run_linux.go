@@ -1,4 +1,4 @@
-package main
+package spicelive
 
 import (
 	"context"
@@ -18,26 +18,39 @@ import (
 	"github.com/shakenfist/quicbench/transport"
 )
 
-// runAll makes every run of the plan not yet measured. A measured run is
-// skipped; a failed or corrupt one is set aside (r<N>.failed-<k>,
-// r<N>.corrupt-<k>) and redone; an interrupted one is not recorded and is
-// redone by the next invocation.
-func runAll(ctx context.Context, c config, progress io.Writer, log *slog.Logger) error {
+// Run makes every run of c's plan not yet measured, writing a line per
+// run to progress, and records each in c.Workdir: run.json in
+// ReadingDir(reading)/<cell>/<arm>/r<N>, with a live run's LiveRecord,
+// traces, logs and screenshot beside it. A measured run is skipped; a
+// failed or corrupt one is set aside (r<N>.failed-<k>, r<N>.corrupt-<k>)
+// and redone; an interrupted one is not recorded and is redone by the
+// next Run.
+//
+// It returns nil when every run was measured; an error wrapping
+// ErrRunsFailed when some failed (each run.json says why); ErrWorkdir
+// when the work directory is locked or was made with other settings; and
+// bench.ErrInterrupted when ctx ended. Summarise reads what it recorded.
+// The process must call MaybeRunRole first thing, as Run starts the
+// roles as this binary again, and Prepare before Run.
+func Run(ctx context.Context, c Config, progress io.Writer, log *slog.Logger) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
 	return runPlan(ctx, c, progress, log, runJob)
 }
 
 // jobRunner makes and records one run (runJob).
-type jobRunner func(ctx context.Context, c config, j job, cell results.Cell, prof shapedlink.Profile, dir string,
+type jobRunner func(ctx context.Context, c Config, j Job, cell results.Cell, prof shapedlink.Profile, dir string,
 	replay *spicelike.Replay, replayErr error, log *slog.Logger) (results.Run, error)
 
-// runPlan is runAll with each run made by run.
-func runPlan(ctx context.Context, c config, progress io.Writer, log *slog.Logger, runJob jobRunner) error {
+// runPlan is Run with each run made by runJob.
+func runPlan(ctx context.Context, c Config, progress io.Writer, log *slog.Logger, runJob jobRunner) error {
 	release, err := claimWorkdir(c)
 	if err != nil {
 		return err
 	}
 	defer release()
-	plan := c.plan()
+	plan := c.Plan()
 	var replay *spicelike.Replay
 	var replayErr error
 	failed := 0
@@ -46,7 +59,7 @@ func runPlan(ctx context.Context, c config, progress io.Writer, log *slog.Logger
 		if err != nil {
 			return err
 		}
-		dir := results.RunDir(c.readingDir(j.Reading), cell, string(j.Arm), j.Repeat)
+		dir := results.RunDir(c.ReadingDir(j.Reading), cell, string(j.Arm), j.Repeat)
 		switch _, st, cerr := results.Check(dir, cell, string(j.Arm), j.Repeat); st {
 		case results.Measured:
 			continue
@@ -86,7 +99,7 @@ func runPlan(ctx context.Context, c config, progress io.Writer, log *slog.Logger
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("%w: %d of %d runs failed (each run.json says why); the same command redoes them", errRunsFailed, failed, len(plan))
+		return fmt.Errorf("%w: %d of %d runs failed (each run.json says why); the same command redoes them", ErrRunsFailed, failed, len(plan))
 	}
 	return nil
 }
@@ -103,7 +116,7 @@ func runLine(run results.Run, warmup time.Duration) string {
 func ms64(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // runJob makes one run of any reading.
-func runJob(ctx context.Context, c config, j job, cell results.Cell, prof shapedlink.Profile, dir string,
+func runJob(ctx context.Context, c Config, j Job, cell results.Cell, prof shapedlink.Profile, dir string,
 	replay *spicelike.Replay, replayErr error, log *slog.Logger) (results.Run, error) {
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = c.Duration, c.Warmup
@@ -118,7 +131,7 @@ func runJob(ctx context.Context, c config, j job, cell results.Cell, prof shaped
 		}
 		w.Replay, w.Channels = replay, replay.ConfigChannels()
 	}
-	rc := bench.RunConfig{Cell: cell, Profile: prof, Arm: j.Arm, Repeat: j.Repeat, Workload: w, Workdir: c.readingDir(j.Reading),
+	rc := bench.RunConfig{Cell: cell, Profile: prof, Arm: j.Arm, Repeat: j.Repeat, Workload: w, Workdir: c.ReadingDir(j.Reading),
 		Link: shapedlink.Options{Backend: shapedlink.Backend(c.Backend), Seed: c.Seed, Logger: log}, Logger: log}
 	run, err := bench.RunOne(ctx, rc)
 	if err != nil && run.Failed != "" {
@@ -128,9 +141,9 @@ func runJob(ctx context.Context, c config, j job, cell results.Cell, prof shaped
 }
 
 // recordLive makes and records one live run, with its live.json.
-func recordLive(ctx context.Context, c config, j job, cell results.Cell, dir string, log *slog.Logger) (results.Run, error) {
+func recordLive(ctx context.Context, c Config, j Job, cell results.Cell, dir string, log *slog.Logger) (results.Run, error) {
 	w := spicelike.Config{Duration: c.Duration, Warmup: c.Warmup}
-	var rec *liveRecord
+	var rec *LiveRecord
 	return bench.RecordRun(ctx, dir, bench.NewRun(cell, string(j.Arm), j.Repeat, w), log, func(run *results.Run) error {
 		var err error
 		rec, err = measureLive(ctx, c, j, dir, run, log)
@@ -139,7 +152,7 @@ func recordLive(ctx context.Context, c config, j job, cell results.Cell, dir str
 		if rec == nil {
 			return nil
 		}
-		return results.WriteJSON(filepath.Join(dir, liveFile), rec)
+		return results.WriteJSON(filepath.Join(dir, LiveFile), rec)
 	})
 }
 
@@ -150,7 +163,7 @@ const replayFile = "replay.json"
 // ensureReference returns the session the replay reading plays: made
 // once per work directory, by a live run over the reference link (tcp
 // arm, no loss), and kept as replay.json beside it.
-func ensureReference(ctx context.Context, c config, log *slog.Logger) (*spicelike.Replay, error) {
+func ensureReference(ctx context.Context, c Config, log *slog.Logger) (*spicelike.Replay, error) {
 	dir := c.referenceDir()
 	var r spicelike.Replay
 	if err := results.ReadJSON(filepath.Join(dir, replayFile), &r); err == nil {
@@ -160,7 +173,7 @@ func ensureReference(ctx context.Context, c config, log *slog.Logger) (*spicelik
 	if err != nil {
 		return nil, err
 	}
-	j := job{Profile: c.Reference, Arm: transport.ArmTCP, Reading: ReadingLive, Repeat: 1}
+	j := Job{Profile: c.Reference, Arm: transport.ArmTCP, Reading: ReadingLive, Repeat: 1}
 	run, err := recordLive(ctx, c, j, cell, dir, log)
 	switch {
 	case err != nil:
@@ -168,15 +181,15 @@ func ensureReference(ctx context.Context, c config, log *slog.Logger) (*spicelik
 	case run.Failed != "":
 		return nil, fmt.Errorf("the reference session failed: %s", run.Failed)
 	}
-	var rec liveRecord
-	if err := results.ReadJSON(filepath.Join(dir, liveFile), &rec); err != nil {
+	var rec LiveRecord
+	if err := results.ReadJSON(filepath.Join(dir, LiveFile), &rec); err != nil {
 		return nil, err
 	}
-	client, err := readTrace(filepath.Join(dir, clientTrace))
+	client, err := readTrace(filepath.Join(dir, ClientTrace))
 	if err != nil {
 		return nil, err
 	}
-	server, err := readTrace(filepath.Join(dir, serverTrace))
+	server, err := readTrace(filepath.Join(dir, ServerTrace))
 	if err != nil {
 		return nil, err
 	}
@@ -191,26 +204,26 @@ func ensureReference(ctx context.Context, c config, log *slog.Logger) (*spicelik
 
 // claimWorkdir makes and locks the work directory, and refuses one made
 // with other settings.
-func claimWorkdir(c config) (func(), error) {
+func claimWorkdir(c Config) (func(), error) {
 	if err := os.MkdirAll(c.Workdir, 0o755); err != nil {
 		return nil, err
 	}
 	release, err := results.Lock(c.Workdir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errWorkdir, err)
+		return nil, fmt.Errorf("%w: %v", ErrWorkdir, err)
 	}
-	path := filepath.Join(c.Workdir, settingsFile)
-	var had config
+	path := filepath.Join(c.Workdir, SettingsFile)
+	var had Config
 	switch rerr := results.ReadJSON(path, &had); {
 	case rerr == nil:
 		if diffs := diffSettings(had, c); len(diffs) > 0 {
 			err = fmt.Errorf("%w: %s was made with other settings (%s): give the same settings to resume it, or another -workdir",
-				errWorkdir, c.Workdir, diffs)
+				ErrWorkdir, c.Workdir, diffs)
 		}
 	case errors.Is(rerr, os.ErrNotExist):
 		err = results.WriteJSON(path, c)
 	default:
-		err = fmt.Errorf("%w: %v (remove %s if the directory holds no runs you need)", errWorkdir, rerr, path)
+		err = fmt.Errorf("%w: %v (remove %s if the directory holds no runs you need)", ErrWorkdir, rerr, path)
 	}
 	if err != nil {
 		release()

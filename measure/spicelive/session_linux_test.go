@@ -1,4 +1,4 @@
-package main
+package spicelive
 
 import (
 	"bytes"
@@ -76,7 +76,7 @@ func TestTypingStopsAtADeath(t *testing.T) {
 	spicy.name = "spicy"
 	d.watch(spicy)
 	spec := clientSpec{Duration: 10 * time.Second, KeyInterval: 20 * time.Millisecond}
-	var res clientResult
+	var res ClientResult
 	pressed := 0
 	press := func(string) error {
 		pressed++
@@ -101,7 +101,7 @@ func TestTypingStopsAtADeath(t *testing.T) {
 // A server that exited first fails the run with its own reason, even when
 // the client, stopped by the orchestrator, says something else.
 func TestOutcomeOfADeadSession(t *testing.T) {
-	whole := outcome{server: liveResult{Server: &serverResult{}}, client: liveResult{Client: &clientResult{}}}
+	whole := outcome{server: liveResult{Server: &ServerResult{}}, client: liveResult{Client: &ClientResult{}}}
 	if err := whole.err(); err != nil {
 		t.Fatalf("both roles measured: %v", err)
 	}
@@ -126,12 +126,12 @@ func TestOutcomeOfADeadSession(t *testing.T) {
 
 // A run that failed is kept aside and redone by the next invocation.
 func TestFailedRunIsRedoneOnResume(t *testing.T) {
-	c := config{Profiles: []string{"10:100"}, Arms: []transport.Arm{transport.ArmTCP}, Readings: []string{ReadingLive}, Repeats: 1,
+	c := Config{Profiles: []string{"10:100"}, Arms: []transport.Arm{transport.ArmTCP}, Readings: []string{ReadingLive}, Repeats: 1,
 		Duration: 5 * time.Second, Warmup: time.Second, CC: "reno", KeyInterval: 250 * time.Millisecond,
 		BusyInterval: 50 * time.Millisecond, Reference: "1:100", Workdir: t.TempDir()}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	calls := 0
-	fake := func(ctx context.Context, c config, j job, cell results.Cell, _ shapedlink.Profile, dir string,
+	fake := func(ctx context.Context, c Config, j Job, cell results.Cell, _ shapedlink.Profile, dir string,
 		_ *spicelike.Replay, _ error, log *slog.Logger) (results.Run, error) {
 		calls++
 		w := spicelike.Config{Duration: c.Duration, Warmup: c.Warmup}
@@ -146,11 +146,11 @@ func TestFailedRunIsRedoneOnResume(t *testing.T) {
 		}, nil)
 	}
 	var progress bytes.Buffer
-	if err := runPlan(context.Background(), c, &progress, log, fake); !errors.Is(err, errRunsFailed) {
-		t.Fatalf("a dead session's run: %v, want errRunsFailed\n%s", err, progress.String())
+	if err := runPlan(context.Background(), c, &progress, log, fake); !errors.Is(err, ErrRunsFailed) {
+		t.Fatalf("a dead session's run: %v, want ErrRunsFailed\n%s", err, progress.String())
 	}
 	cell, _, _ := c.cell("10:100")
-	dir := results.RunDir(c.readingDir(ReadingLive), cell, "tcp", 1)
+	dir := results.RunDir(c.ReadingDir(ReadingLive), cell, "tcp", 1)
 	if run, st, _ := results.Check(dir, cell, "tcp", 1); st != results.FailedRun || !strings.Contains(run.Failed, "Xorg exited") {
 		t.Fatalf("recorded as %v (%q), want failed with the reason", st, run.Failed)
 	}
@@ -178,13 +178,13 @@ func TestKeysNotSentAreUnanswered(t *testing.T) {
 		key(ms(1000)), draw(ms(1020), glyph, true),
 		key(ms(1500)), draw(ms(1530), glyph, true),
 	}}
-	rec := &liveRecord{Server: &serverResult{Typing: typingArea, Busy: busyArea},
-		Client: &clientResult{TypingStart: ms(1000), TypingEnd: ms(13000), Keys: 24}}
+	rec := &LiveRecord{Server: &ServerResult{Typing: typingArea, Busy: busyArea},
+		Client: &ClientResult{TypingStart: ms(1000), TypingEnd: ms(13000), Keys: 24}}
 	if n := rec.analyse(tr); n != 22 {
 		t.Errorf("%d keys not sent, want 24 typed less 2 on the wire", n)
 	}
 	var run results.Run
-	fillRun(&run, config{Warmup: 0}, rec, tr)
+	fillRun(&run, Config{Warmup: 0}, rec, tr)
 	a := rec.Analysis
 	if a.Keys != 2 || a.Typed != 24 || a.NotSent != 22 || a.Unanswered != 22 || run.Timeouts != 22 || len(run.Samples) != 2 {
 		t.Errorf("keys %d, typed %d, not sent %d, unanswered %d, run's timeouts %d, samples %d; want 2, 24, 22, 22, 22, 2",

@@ -1,4 +1,4 @@
-package main
+package spicelive
 
 import (
 	"bytes"
@@ -23,23 +23,22 @@ import (
 
 // The runs re-execute the test binary as their roles.
 func TestMain(m *testing.M) {
-	bench.MaybeRunRole()
-	maybeRunRole()
+	MaybeRunRole()
 	os.Exit(m.Run())
 }
 
 // needLive skips a test that needs a live session where one cannot run.
 func needLive(t *testing.T) {
 	t.Helper()
-	if miss := missingPrograms(); miss != "" {
+	if miss := MissingPrograms(); miss != "" {
 		t.Skip("no live SPICE session here: " + miss)
 	}
 	shapedlinktest.Need(t)
 }
 
 // smokeConfig is a short live matrix: one fast link, one repeat.
-func smokeConfig(t *testing.T, profiles string, arms ...transport.Arm) config {
-	c := config{Arms: arms, Readings: []string{ReadingLive}, Repeats: 1, Duration: 5 * time.Second, Warmup: time.Second,
+func smokeConfig(t *testing.T, profiles string, arms ...transport.Arm) Config {
+	c := Config{Arms: arms, Readings: []string{ReadingLive}, Repeats: 1, Duration: 5 * time.Second, Warmup: time.Second,
 		CC: "reno", KeyInterval: 250 * time.Millisecond, BusyInterval: 50 * time.Millisecond, Settle: 500 * time.Millisecond,
 		Reference: "1:100", Workdir: t.TempDir(), SessionTimeout: 30 * time.Second}
 	c.Profiles = strings.Fields(profiles)
@@ -75,20 +74,20 @@ func TestLiveSmoke(t *testing.T) {
 	c := smokeConfig(t, "10:100", transport.ArmTCP, transport.ArmQUIC, transport.ArmQUICPerChannel)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	var progress bytes.Buffer
-	if err := runAll(context.Background(), c, &progress, log); err != nil {
+	if err := Run(context.Background(), c, &progress, log); err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
 	t.Logf("test output:\n%s", progress.String())
 	cell, _, _ := c.cell("10:100")
 	for _, arm := range c.Arms {
-		dir := results.RunDir(c.readingDir(ReadingLive), cell, string(arm), 1)
+		dir := results.RunDir(c.ReadingDir(ReadingLive), cell, string(arm), 1)
 		run, st, err := results.Check(dir, cell, string(arm), 1)
 		if st != results.Measured {
 			t.Errorf("%s: %v %v %s", arm, st, err, run.Failed)
 			continue
 		}
-		var rec liveRecord
-		if err := results.ReadJSON(filepath.Join(dir, liveFile), &rec); err != nil {
+		var rec LiveRecord
+		if err := results.ReadJSON(filepath.Join(dir, LiveFile), &rec); err != nil {
 			t.Fatal(err)
 		}
 		a := rec.Analysis
@@ -105,7 +104,7 @@ func TestLiveSmoke(t *testing.T) {
 		if a.BusyDraws == 0 || a.TypingDraws < len(a.Samples) {
 			t.Errorf("%s: %d busy draws and %d typing draws for %d keys", arm, a.BusyDraws, a.TypingDraws, len(a.Samples))
 		}
-		for _, f := range []string{clientTrace, serverTrace} {
+		for _, f := range []string{ClientTrace, ServerTrace} {
 			tr, err := readTrace(filepath.Join(dir, f))
 			if err != nil {
 				t.Errorf("%s %s: %v", arm, f, err)
@@ -136,15 +135,15 @@ func TestLiveControl(t *testing.T) {
 		t.Skip("two live sessions; -short skips them")
 	}
 	needLive(t)
-	c := smokeConfig(t, defaultControlProfiles, transport.ArmTCP)
+	c := smokeConfig(t, DefaultControlProfiles, transport.ArmTCP)
 	c.Control = true
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	var progress bytes.Buffer
-	if err := runAll(context.Background(), c, &progress, log); err != nil {
+	if err := Run(context.Background(), c, &progress, log); err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
 	var out bytes.Buffer
-	err := summarise(&out, c)
+	err := Summarise(&out, c)
 	t.Logf("test output:\n%s", out.String())
 	if err != nil {
 		t.Error(err)
@@ -154,7 +153,7 @@ func TestLiveControl(t *testing.T) {
 // Both tunnel ends get the same options, so the server end's secret is
 // the client end's; each run has a secret of its own.
 func TestTunnelHasASecret(t *testing.T) {
-	a, b := tunnelOptions(config{CC: "reno"}, transport.ArmTCP), tunnelOptions(config{}, transport.ArmQUIC)
+	a, b := tunnelOptions(Config{CC: "reno"}, transport.ArmTCP), tunnelOptions(Config{}, transport.ArmQUIC)
 	if len(a.CarrierSecret) < transport.MinCarrierSecretLen || len(b.CarrierSecret) < transport.MinCarrierSecretLen ||
 		bytes.Equal(a.CarrierSecret, b.CarrierSecret) {
 		t.Errorf("secrets %q and %q: want one of at least %d bytes, new for every run", a.CarrierSecret, b.CarrierSecret, transport.MinCarrierSecretLen)
@@ -193,9 +192,9 @@ func TestLiveDeadSession(t *testing.T) {
 			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 			var progress bytes.Buffer
 			done := make(chan error, 1)
-			go func() { done <- runAll(context.Background(), c, &progress, log) }()
+			go func() { done <- Run(context.Background(), c, &progress, log) }()
 			cell, _, _ := c.cell("10:100")
-			dir := results.RunDir(c.readingDir(ReadingLive), cell, "tcp", 1)
+			dir := results.RunDir(c.ReadingDir(ReadingLive), cell, "tcp", 1)
 			// Once the session is up, typing starts after -settle.
 			waitUntil(t, done, 60*time.Second, "the session up", func() bool {
 				b, _ := os.ReadFile(filepath.Join(dir, bench.RoleClient+".log"))
@@ -210,8 +209,8 @@ func TestLiveDeadSession(t *testing.T) {
 				t.Fatalf("the run went on a minute after %s was killed", prog)
 			}
 			t.Logf("killed %s (pid %d) 1.5 s into the typing:\n%s", prog, killed, progress.String())
-			if !errors.Is(err, errRunsFailed) {
-				t.Fatalf("runAll: %v, want the run failed", err)
+			if !errors.Is(err, ErrRunsFailed) {
+				t.Fatalf("Run: %v, want the run failed", err)
 			}
 			run, st, _ := results.Check(dir, cell, "tcp", 1)
 			named := strings.Contains(run.Failed, prog+" exited") && strings.Contains(run.Failed, "signal: killed")

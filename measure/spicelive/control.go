@@ -1,4 +1,4 @@
-package main
+package spicelive
 
 import (
 	"cmp"
@@ -85,7 +85,7 @@ func checkControl(cells []controlCell) []controlCheck {
 }
 
 // controlCells reads the control's live runs and their live.json.
-func controlCells(c config, all map[string]map[string]map[transport.Arm]*series, cells []results.Cell) []controlCell {
+func controlCells(c Config, all map[string]map[string]map[transport.Arm]*series, cells []results.Cell) []controlCell {
 	var out []controlCell
 	for _, cell := range cells {
 		s := all[cell.Dir()][ReadingLive][transport.ArmTCP]
@@ -99,9 +99,9 @@ func controlCells(c config, all map[string]map[string]map[transport.Arm]*series,
 		cc := controlCell{Profile: cell.Profile, RTT: time.Duration(cell.RTTms * float64(time.Millisecond)), P50: sc.P50, Repeats: sc.Measured,
 			Min: -1, MinAllDraws: -1}
 		for _, run := range s.runs {
-			var rec liveRecord
-			dir := results.RunDir(c.readingDir(ReadingLive), cell, string(transport.ArmTCP), run.Repeat)
-			if run.Failed != "" || results.ReadJSON(filepath.Join(dir, liveFile), &rec) != nil {
+			var rec LiveRecord
+			dir := results.RunDir(c.ReadingDir(ReadingLive), cell, string(transport.ArmTCP), run.Repeat)
+			if run.Failed != "" || results.ReadJSON(filepath.Join(dir, LiveFile), &rec) != nil {
 				continue
 			}
 			for _, x := range rec.Analysis.Samples {
@@ -118,10 +118,10 @@ func controlCells(c config, all map[string]map[string]map[transport.Arm]*series,
 	return out
 }
 
-// errControlFailed says a check of the control failed.
-var errControlFailed = errors.New("the control failed")
+// ErrControlFailed says a check of the control failed.
+var ErrControlFailed = errors.New("the control failed")
 
-func summariseControl(w io.Writer, c config, all map[string]map[string]map[transport.Arm]*series, cells []results.Cell) error {
+func summariseControl(w io.Writer, c Config, all map[string]map[string]map[transport.Arm]*series, cells []results.Cell) error {
 	cc := controlCells(c, all, cells)
 	fmt.Fprintf(w, "# Control of the live figure\n\nLive sessions on the tcp arm, no loss; key-to-draw in milliseconds.\n\n")
 	fmt.Fprintln(w, "| link | round trip | repeats | p50 | shortest key-to-draw | shortest key to any draw |")
@@ -144,7 +144,7 @@ func summariseControl(w io.Writer, c config, all map[string]map[string]map[trans
 		failed++
 	}
 	if failed > 0 {
-		return fmt.Errorf("%w: %d checks", errControlFailed, failed)
+		return fmt.Errorf("%w: %d checks", ErrControlFailed, failed)
 	}
 	return nil
 }

@@ -1,0 +1,325 @@
+package spicelive
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// The three readings of a cell.
+const (
+	// ReadingLive is a real SPICE session through the tunnel.
+	ReadingLive = "live"
+	// ReadingReplay is spicelike playing the reference session's shape.
+	ReadingReplay = "replay"
+	// ReadingSynthetic is the headline's synthetic workload.
+	ReadingSynthetic = "synthetic"
+)
+
+var allReadings = []string{ReadingLive, ReadingReplay, ReadingSynthetic}
+
+// AllReadings lists the readings in the order a cell's runs take them.
+func AllReadings() []string { return slices.Clone(allReadings) }
+
+// Config is what one invocation measures. Its JSON form, less Workdir and
+// SessionTimeout, is the work directory's SettingsFile: a work directory is
+// resumed only with the same settings.
+type Config struct {
+	// Profiles are the cells' links, loss applied, in matrix order
+	// (shapedlink's profile grammar, e.g. "80:10:1").
+	Profiles []string `json:"profiles"`
+	// Arms are the tunnel's arms: tcp, quic, quic-per-channel.
+	Arms []transport.Arm `json:"arms"`
+	// Readings are ReadingLive, ReadingReplay and ReadingSynthetic, in the
+	// order each cell's repeat runs them.
+	Readings []string `json:"readings"`
+	// Repeats is the number of runs per cell, arm and reading.
+	Repeats int `json:"repeats"`
+	// Duration is each run's length (for a live run, the typing), of which
+	// the first Warmup is left out of the figures.
+	Duration time.Duration `json:"duration_ns"`
+	Warmup   time.Duration `json:"warmup_ns"`
+	// CC is the TCP congestion control of the tcp arm's connections.
+	CC string `json:"cc"`
+	// KeyInterval is the time between keys; a key not answered before
+	// the next one is counted, not timed.
+	KeyInterval time.Duration `json:"key_interval_ns"`
+	// BusyInterval is the time between the busy xterm's lines.
+	BusyInterval time.Duration `json:"busy_interval_ns"`
+	// Settle is the wait after the session is up before typing.
+	Settle time.Duration `json:"settle_ns"`
+	// Reference is the link the replayed session is recorded over (tcp
+	// arm, no loss).
+	Reference string `json:"reference"`
+	// Control, when set, makes this the control: live sessions on the tcp
+	// arm over lossless links differing in their round trip, checked by
+	// Summarise. Arms must then be tcp alone and Readings live alone.
+	Control bool `json:"control,omitempty"`
+	// Backend is the link backend: netem, emulator, or empty to choose.
+	Backend string `json:"backend,omitempty"`
+	// Seed is the emulator's loss seed; 0 is random per run, recorded.
+	Seed uint64 `json:"seed,omitempty"`
+
+	// Workdir holds the runs, one results tree per reading (ReadingDir).
+	Workdir string `json:"-"`
+	// SessionTimeout bounds the wait for a live session to come up.
+	SessionTimeout time.Duration `json:"-"`
+}
+
+// MaxRepeats bounds Config.Repeats.
+const MaxRepeats = 1000
+
+// DefaultControlProfiles are the control's two links: the same fast,
+// lossless link at two round trips 100 ms apart.
+const DefaultControlProfiles = "10:100 110:100"
+
+// ParseLosses reads space-separated loss levels in percent, saying what
+// is wrong with each one refused.
+func ParseLosses(losses string) ([]float64, error) {
+	var ls []float64
+	var errs []error
+	for _, s := range strings.Fields(losses) {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(v >= 0 && v < 100) {
+			errs = append(errs, fmt.Errorf("loss %q: want a percentage in [0, 100), e.g. -losses \"0 1\"", s))
+			continue
+		}
+		ls = append(ls, v)
+	}
+	return ls, errors.Join(errs...)
+}
+
+// ParseArms reads space-separated arms, saying what is wrong with each
+// one refused.
+func ParseArms(arms string) ([]transport.Arm, error) {
+	var out []transport.Arm
+	var errs []error
+	for _, s := range strings.Fields(arms) {
+		a, err := transport.ParseArm(s)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case a == transport.ArmQUICPriority:
+			errs = append(errs, fmt.Errorf("-arms: %s has no channel to prioritise when channels arrive over time; use tcp, quic, quic-per-channel", a))
+		case slices.Contains(out, a):
+			errs = append(errs, fmt.Errorf("-arms names %s twice", a))
+		default:
+			out = append(out, a)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// ParseReadings reads space-separated readings, saying what is wrong
+// with each one refused.
+func ParseReadings(readings string) ([]string, error) {
+	var out []string
+	var errs []error
+	for _, r := range strings.Fields(readings) {
+		switch {
+		case !slices.Contains(allReadings, r):
+			errs = append(errs, fmt.Errorf("-readings: %q is not a reading: want live, replay or synthetic", r))
+		case slices.Contains(out, r):
+			errs = append(errs, fmt.Errorf("-readings names %s twice", r))
+		default:
+			out = append(out, r)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// SetLists sets Profiles (every profile at every loss level), Arms and
+// Readings from their space-separated forms, and checks every setting,
+// reporting every problem. The errors name the spicelive command's flags.
+func (c *Config) SetLists(profiles, losses, arms, readings string) error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	ps, err := shapedlink.ParseProfiles(profiles)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	ls, err := ParseLosses(losses)
+	errs = append(errs, err)
+	if len(ps) == 0 || len(ls) == 0 {
+		bad("no cells: give at least one profile and one loss level")
+	}
+	for _, p := range ps {
+		if p.HasLoss() {
+			bad("profile %s carries its own loss: give loss levels with -losses", p)
+			continue
+		}
+		for _, l := range ls {
+			q := p.WithLoss(l)
+			if err := q.Validate(); err != nil {
+				errs = append(errs, err)
+			}
+			c.Profiles = append(c.Profiles, q.String())
+		}
+	}
+	c.Arms, err = ParseArms(arms)
+	errs = append(errs, err)
+	c.Readings, err = ParseReadings(readings)
+	errs = append(errs, err)
+	if len(c.Arms) == 0 || len(c.Readings) == 0 {
+		bad("no arms or no readings: give at least one of each")
+	}
+	errs = append(errs, c.checkNumbers()...)
+	return errors.Join(errs...)
+}
+
+// Validate checks every setting, reporting every problem: what Run
+// refuses. The errors name the spicelive command's flags, which are
+// named as the fields are.
+func (c Config) Validate() error {
+	var errs []error
+	for _, p := range c.Profiles {
+		q, err := shapedlink.ParseProfile(p)
+		if err == nil {
+			err = q.Validate()
+		}
+		errs = append(errs, err)
+	}
+	arms := make([]string, len(c.Arms))
+	for i, a := range c.Arms {
+		arms[i] = string(a)
+	}
+	_, err := ParseArms(strings.Join(arms, " "))
+	errs = append(errs, err)
+	_, err = ParseReadings(strings.Join(c.Readings, " "))
+	errs = append(errs, err)
+	if len(c.Profiles) == 0 || len(c.Arms) == 0 || len(c.Readings) == 0 {
+		errs = append(errs, errors.New("no cells, arms or readings: give at least one of each"))
+	}
+	if c.Control && (!slices.Equal(c.Arms, []transport.Arm{transport.ArmTCP}) || !slices.Equal(c.Readings, []string{ReadingLive})) {
+		errs = append(errs, errors.New("the control runs live sessions on the tcp arm: give Arms tcp and Readings live alone"))
+	}
+	if c.SessionTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("SessionTimeout %v: want a positive wait for the session to come up (the command waits a minute)", c.SessionTimeout))
+	}
+	errs = append(errs, c.checkNumbers()...)
+	return errors.Join(errs...)
+}
+
+func (c *Config) checkNumbers() []error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if c.Repeats < 1 || c.Repeats > MaxRepeats {
+		bad("-repeats %d: want 1 to %d (a verdict needs 2)", c.Repeats, MaxRepeats)
+	}
+	if c.Duration <= 0 || c.Warmup < 0 || c.Warmup >= c.Duration {
+		bad("-duration %v, -warmup %v: want 0 <= warm-up < duration", c.Duration, c.Warmup)
+	}
+	if c.KeyInterval < 50*time.Millisecond || c.KeyInterval > c.Duration/2 {
+		bad("-key-interval %v: want 50ms or more, and at least two keys in -duration", c.KeyInterval)
+	}
+	if c.BusyInterval < 10*time.Millisecond || c.BusyInterval > 10*time.Second {
+		bad("-busy-interval %v: want 10ms to 10s", c.BusyInterval)
+	}
+	if c.Settle < 0 || c.Settle > 10*time.Minute {
+		bad("-settle %v: want 0 to 10m", c.Settle)
+	}
+	if c.Workdir == "" {
+		bad("-workdir is empty: name a results directory")
+	}
+	if _, err := shapedlink.ParseProfile(c.Reference); err != nil {
+		bad("-reference: %v", err)
+	}
+	switch shapedlink.Backend(c.Backend) {
+	case shapedlink.BackendAuto, shapedlink.BackendNetem, shapedlink.BackendEmulator:
+	default:
+		bad("-backend %q: want netem, emulator or empty", c.Backend)
+	}
+	return errs
+}
+
+// Job is one run of the plan.
+type Job struct {
+	// Profile is the cell's link, loss applied.
+	Profile string
+	Arm     transport.Arm
+	// Reading is ReadingLive, ReadingReplay or ReadingSynthetic.
+	Reading string
+	// Repeat counts from 1.
+	Repeat int
+}
+
+// Plan is every run, interleaved: for each cell and repeat, every arm and
+// reading in turn, so that what the machine does over time falls on all
+// of them alike.
+func (c Config) Plan() []Job {
+	var out []Job
+	for _, p := range c.Profiles {
+		for r := 1; r <= c.Repeats; r++ {
+			for _, a := range c.Arms {
+				for _, rd := range c.Readings {
+					out = append(out, Job{Profile: p, Arm: a, Reading: rd, Repeat: r})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// cell is the results cell of a profile.
+func (c Config) cell(profile string) (results.Cell, shapedlink.Profile, error) {
+	p, err := shapedlink.ParseProfile(profile)
+	if err != nil {
+		return results.Cell{}, p, err
+	}
+	return results.Cell{Profile: p.WithLoss(0).String(), RTTms: float64(p.RoundTrip()) / float64(time.Millisecond), RateMbit: p.RateMbit,
+		LossPct: p.LossPct, CC: c.CC, Sensitivity: c.CC != bench.MatchedCC}, p, nil
+}
+
+// ReadingDir is where a reading's runs live: one results tree per reading
+// under Workdir (the control's live runs have their own, "control").
+func (c Config) ReadingDir(reading string) string {
+	if c.Control {
+		return filepath.Join(c.Workdir, "control")
+	}
+	return filepath.Join(c.Workdir, reading)
+}
+
+// referenceDir holds the recording the replay reading plays.
+func (c Config) referenceDir() string { return filepath.Join(c.Workdir, "reference") }
+
+// ErrWorkdir says the work directory was refused: locked by another run,
+// made with other settings, or its settings unreadable.
+var ErrWorkdir = errors.New("work directory refused")
+
+// LoadConfig reads the settings a work directory was made with, with
+// Workdir set to it.
+func LoadConfig(workdir string) (Config, error) {
+	var c Config
+	if err := results.ReadJSON(filepath.Join(workdir, SettingsFile), &c); err != nil {
+		return Config{}, err
+	}
+	c.Workdir = workdir
+	return c, nil
+}
+
+// diffSettings names the settings in which two configurations differ.
+func diffSettings(had, want Config) string {
+	a, _ := json.Marshal(had)
+	b, _ := json.Marshal(want)
+	var ma, mb map[string]json.RawMessage
+	_ = json.Unmarshal(a, &ma)
+	_ = json.Unmarshal(b, &mb)
+	var diffs []string
+	for k, v := range mb {
+		if string(ma[k]) != string(v) {
+			diffs = append(diffs, fmt.Sprintf("%s: %s there, %s asked", k, ma[k], v))
+		}
+	}
+	slices.Sort(diffs)
+	return strings.Join(diffs, "; ")
+}

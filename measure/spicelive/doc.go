@@ -1,0 +1,59 @@
+// Package spicelive is the live SPICE rig: a real SPICE session run over
+// each arm of the SPICE tunnel (package measure/spicetunnel) across a
+// shaped link, its key-to-draw latency, and two other readings of the
+// same cell beside it, the session's recorded shape replayed by spicelike
+// and the headline's synthetic workload. It is what examples/spicelive
+// runs; docs/spice-live.md has the method and the findings.
+//
+// # A live run
+//
+// Each live run builds a fresh link (bench.NewRig) and starts the calling
+// binary again in both namespaces. In the server namespace: Xspice (Xorg
+// with the spiceqxl driver, a 1024x768 screen, listening for SPICE on the
+// namespace's address at SpicePort, plain TCP, a fixed ticket), an xterm
+// running cat at +0+0 that is typed into, an xterm below it printing a
+// line every Config.BusyInterval (the busy area), and the tunnel's server
+// end. In the client namespace: the tunnel's client end on ClientListen,
+// Xvfb, and spicy under it connected to the tunnel. Once the session is
+// up (the inputs channel linked and a draw seen) and has settled, xdotool
+// presses a key in spicy's window every Config.KeyInterval for
+// Config.Duration: the letters in turn, Return after every 40th. A
+// screenshot of spicy's window ends the run. Every program is stopped by
+// its process group, and is killed by the kernel if its role dies; should
+// one stop before the run ends, the run fails, saying which.
+//
+// The key-to-draw figure is read from the client end's trace (Analyse);
+// a run's samples are its run.json's round trips, so the statistics are
+// the headline's. The replay reading plays a session recorded once per
+// work directory over Config.Reference (tcp arm), with the measured keys
+// and their draws tagged, as a spicelike.Replay; key-to-echo is its round
+// trip. The synthetic reading is the headline's workload on the same link
+// and arm. All three run interleaved, cell by cell and repeat by repeat
+// (Config.Plan).
+//
+// # The control
+//
+// With Config.Control, live sessions on the tcp arm run over lossless
+// links that differ only in their round trip, and Summarise checks three
+// things a wrong instrument would fail: the median key-to-draw moves by
+// the change of the round trip (within a quarter of it, or 10 ms); no key
+// is answered faster than the round trip; and counting every draw would
+// have given intervals shorter than the round trip on at least one link,
+// so the busy area's draws were there and were kept out.
+//
+// # Use
+//
+// Call MaybeRunRole first thing in main (and in TestMain), then Prepare,
+// then Run with a Config, then Summarise:
+//
+//	spicelive.MaybeRunRole()
+//	if err := spicelive.Prepare(); err != nil { ... }
+//	err := spicelive.Run(ctx, cfg, os.Stderr, log)
+//	err = spicelive.Summarise(os.Stdout, cfg)
+//
+// Run records every run under Config.Workdir and resumes it; a live
+// run's LiveRecord is in LiveFile beside its run.json. MissingPrograms
+// names the Debian packages a live session needs (xserver-xspice,
+// spice-client-gtk, xvfb, xdotool, xterm; imagemagick for screenshots)
+// when they are absent. It runs on Linux, as root or in a user namespace.
+package spicelive

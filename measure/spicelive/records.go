@@ -1,0 +1,72 @@
+package spicelive
+
+import (
+	"errors"
+	"time"
+
+	"github.com/shakenfist/quicbench/measure/spicetunnel"
+	"github.com/shakenfist/quicbench/spicelike/spicetrace"
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// Files in a live run's directory, beside its run.json.
+const (
+	// ClientTrace and ServerTrace are the tunnel ends' traces of every
+	// message (spicetrace's JSON lines).
+	ClientTrace = "client-trace.jsonl"
+	ServerTrace = "server-trace.jsonl"
+	// Screenshot is spicy's window at the end of the typing.
+	Screenshot = "screenshot.png"
+	// LiveFile holds the run's LiveRecord.
+	LiveFile = "live.json"
+)
+
+// LiveRecord is what a live run adds to its run.json, in LiveFile.
+type LiveRecord struct {
+	// Analysis is the key-to-draw figure read from the client trace.
+	Analysis Analysis `json:"analysis"`
+	// Server and Client are what the two roles reported.
+	Server *ServerResult `json:"server,omitempty"`
+	Client *ClientResult `json:"client,omitempty"`
+}
+
+// ServerResult is what the server role reports.
+type ServerResult struct {
+	// Display is Xspice's X display, such as ":1".
+	Display string `json:"display,omitempty"`
+	// Typing and Busy are the two xterms' rectangles on Xspice's screen,
+	// as read back from it.
+	Typing spicetrace.Rect `json:"typing"`
+	Busy   spicetrace.Rect `json:"busy"`
+	// Channels is what the tunnel's server end carried, per channel, and
+	// State its carrier listener's transport state.
+	Channels []spicetunnel.ChannelStats `json:"channels,omitempty"`
+	State    *transport.State           `json:"state,omitempty"`
+}
+
+// ClientResult is what the client role reports.
+type ClientResult struct {
+	// TypingStart and TypingEnd are the typing period in the client
+	// trace's time; Keys counts the keys xdotool sent.
+	TypingStart time.Duration `json:"typing_start_ns"`
+	TypingEnd   time.Duration `json:"typing_end_ns"`
+	Keys        int           `json:"keys"`
+	// SessionUp is how long spicy took from its start to the first draw
+	// with the inputs channel linked.
+	SessionUp time.Duration `json:"session_up_ns"`
+	// Screenshot is the screenshot's file name in the run's directory, or
+	// empty when none was taken.
+	Screenshot string `json:"screenshot,omitempty"`
+	// Channels is what the tunnel's client end carried, per channel, and
+	// State its carrier's transport state.
+	Channels []spicetunnel.ChannelStats `json:"channels,omitempty"`
+	State    *transport.State           `json:"state,omitempty"`
+}
+
+// ErrRunsFailed says some runs failed and were recorded so: the next Run
+// with the same Config redoes them.
+var ErrRunsFailed = errors.New("runs failed")
+
+// SettingsFile records in the work directory what it was made for: the
+// Config's JSON form.
+const SettingsFile = "spicelive.json"

@@ -1,0 +1,27 @@
+//go:build !linux
+
+package spicelive
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+
+	"github.com/shakenfist/quicbench/measure/bench"
+)
+
+var errLinuxOnly = errors.New("spicelive runs on Linux only (network namespaces, Xspice)")
+
+// MaybeRunRole does a replay's or synthetic run's role and exits, if this
+// process is one (bench.MaybeRunRole); live sessions run on Linux only.
+func MaybeRunRole() { bench.MaybeRunRole() }
+
+// Prepare fails: live sessions run on Linux only.
+func Prepare() error { return errLinuxOnly }
+
+// MissingPrograms is empty: Prepare says why nothing runs here.
+func MissingPrograms() string { return "" }
+
+// Run fails: live sessions run on Linux only.
+func Run(context.Context, Config, io.Writer, *slog.Logger) error { return errLinuxOnly }
