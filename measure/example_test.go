@@ -69,12 +69,17 @@ type proxyArm struct{ measure.Arm }
 
 func (proxyArm) Name() string { return "example-proxy" }
 
-// An arm of one's own is registered once and is then taken by name, like
-// the built-in ones, by Run, the matrix and the summary.
-func ExampleRegister() {
+// An arm of one's own is registered once, from an init function, so that
+// the processes the matrix starts have it too.
+func init() {
 	if err := measure.Register(proxyArm{measure.TCP}); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// Once registered, an arm is taken by name, like the built-in ones, by
+// Run, the matrix and the summary.
+func ExampleRegister() {
 	arm, err := measure.Lookup("example-proxy")
 	if err != nil {
 		log.Fatal(err)
