@@ -2,7 +2,8 @@
 // mm-delay and mm-link shells are used: it builds the link from a profile,
 // optionally starts a server command in the link's server namespace, runs
 // a command (or an interactive shell) in the client namespace, and exits
-// with that command's status.
+// with that command's status. It is package shapedlink/overlink behind
+// flags; that package's doc says more on each point below.
 //
 //	go run ./examples/overlink -profile 80:10:1 -- ping -c 10 198.18.0.1
 //	go run ./examples/overlink -profile 20:100 -server "iperf3 -s -1" -- iperf3 -c 198.18.0.1 -t 10
@@ -27,64 +28,33 @@
 //
 // # Processes and signals
 //
-// Each command runs in a PID namespace of its own under a small init
-// (shapedlink's Namespace.Start): everything a command starts, a shell
-// wrapper's children or a server that daemonises, ends when the command
-// ends, and when overlink ends, however it ends (SIGKILL included: the
-// inits die with it, and the kernel kills what was in their namespaces).
-// Killed outright, overlink leaves no process and no namespace behind.
-// The commands see the host's /proc (there is no mount namespace).
+// Each command runs in a PID namespace of its own: all it starts ends with
+// it, and with overlink, however overlink ends (SIGKILL included, leaving
+// no process or namespace). SIGINT, SIGTERM, SIGHUP and SIGQUIT are
+// caught from the start:
 //
-// SIGINT, SIGTERM, SIGHUP and SIGQUIT are caught from the start, and what
-// they do depends on when they come:
-//
-//   - while the link is built, or while overlink waits for the server
-//     command to listen: the run ends at once (the client command never
-//     starts) and overlink exits with 128 + the signal;
+//   - while the link is built, or while the server command is awaited:
+//     the run ends at once and overlink exits with 128 + the signal;
 //   - while the client command runs: they are passed on to it, and it
-//     decides (an interactive shell ignores SIGINT and SIGTERM, as it
-//     would anywhere). When overlink runs in the foreground of a terminal,
-//     the client shares that terminal and overlink's process group, so
-//     Ctrl-C, Ctrl-\ and a hangup reach it from the terminal itself and
-//     overlink does not pass them on again; job control (Ctrl-Z, fg)
-//     stops and continues the two together. Otherwise the client runs in
-//     a process group of its own, and only what overlink passes on
-//     reaches it;
-//   - once the client has ended, the server command is stopped: SIGTERM,
-//     then SIGKILL (to its init: all of it at once) after -grace, or at
-//     once if a signal reaches overlink meanwhile.
+//     decides. In the foreground of a terminal the client shares the
+//     terminal and overlink's process group, so the terminal's keys reach
+//     it directly and job control stops and continues the two together;
+//   - once the client has ended, the server command gets SIGTERM, then
+//     SIGKILL after -grace, or at once if a signal comes meanwhile.
 //
 // # The record
 //
-// With -record FILE it writes, on exit, a JSON record to FILE: the
-// profile, the link as applied, the backend and offload mode, the client
-// command's exit status, the emulator's own counters, each end's egress
-// counters and, with -queue, the server end's queue samples. The
-// emulator counts wire segments (a super-packet counts as each of its
-// segments): per direction, what it received, forwarded and dropped by
-// cause, what it still held when the counters were read (they are read
-// once two readings 5 ms apart agree), and how late it wrote frames; so
-// that received + duplicates = forwarded + drops + held. The egress
-// counters count device writes, where a super-packet is one. Without
-// -record it writes nothing (not into the current directory, which is
-// the repository when run as above) and prints a short summary on stderr
-// instead: how long it ran, the client's status, each direction's wire
-// segments, drops by cause and lateness, and each end's device writes.
-// Either way it warns on stderr when the emulator's counters say the link
-// was not what the profile says: frames the host lost (socket drops, send
-// errors, frames too large) or a 99th percentile lateness above 1 ms (the
-// bench's threshold), with the limit drops that lateness makes more of.
-// FILE is checked before anything starts: a path that cannot be written
-// (a directory, below a file, in a directory this user cannot write) is
-// refused with status 2. A record that still fails to be written at the
-// end is reported on stderr; the exit status remains the client's.
+// With -record FILE it writes, on exit, a JSON record to FILE (package
+// shapedlink/overlink's Record): the link as applied, the client's exit
+// status and the link's counters; without it, nothing, and a short
+// summary on stderr. Either way it warns on stderr when the counters say
+// the link was not the profile's. FILE is checked before anything starts
+// (status 2 when it cannot be written); a record that fails to be
+// written at the end is reported on stderr, and the exit status remains
+// the client's.
 //
 // -offload keep (the default) suits programs that want a host's
-// throughput. Choose -offload wire for wire-sized queue slots (netem and
-// the ends' qdiscs count a super-packet as one packet), to compare with
-// the bench's runs and its offload evidence, or for a link of a few
-// hundred Mbit/s or less: on a small machine wire-sized ends carry about
-// that much, and above it the host, not the profile, sets the rate.
+// throughput; -offload wire gives wire-sized queue slots, as the bench's.
 //
 // It runs as root, or as an ordinary user where unprivileged user
 // namespaces are allowed (it re-executes itself inside one; the commands

@@ -13,7 +13,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(c.profile, c.server, c.client)
+	fmt.Println(c.run.Profile, c.run.Server, c.run.Client)
 	// Output:
 	// 80:10:1 iperf3 -s -1 [iperf3 -c 198.18.0.1]
 }

@@ -5,38 +5,57 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/shapedlink/overlink"
 )
 
 // config is what the command line asks for.
 type config struct {
-	profile    shapedlink.Profile
-	server     string
-	client     []string
-	backend    shapedlink.Backend
-	offload    shapedlink.OffloadMode
-	seed       uint64
-	record     string // "" for none
-	queue      bool
-	serverWait time.Duration
-	serverPort listenWant // what the server command must listen on before the client starts
-	grace      time.Duration
+	run    overlink.Config // the run, without its input, output and signals
+	record string          // "" for none
 }
 
-func parseFlags(args []string, stderr io.Writer) (config, error) {
-	fs := flag.NewFlagSet("overlink", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// linkFlags defines the link's flags on fs (-profile, -backend, -seed,
+// -offload); the function it returns reads them once fs is parsed, with
+// an error for each one refused.
+func linkFlags(fs *flag.FlagSet) func() (shapedlink.Profile, shapedlink.Options, []error) {
 	profile := fs.String("profile", "80:10", "link profile, "+shapedlink.ProfileGrammar+", e.g. 80:10:1 or 20:50,up.rate=5,down.loss=ge:1/30 (the options are listed below)")
-	server := fs.String("server", "", "command to run in the server namespace first (through sh -c as \"exec command\", so one command with the shell's quoting and $variables), e.g. \"iperf3 -s -1 -B $QB_SERVER_ADDR\"")
 	backend := fs.String("backend", "", "link backend: netem, emulator, or empty to choose (netem where the kernel has it)")
 	seed := fs.Uint64("seed", 0, "emulator loss seed (0: random, recorded)")
 	offload := fs.String("offload", "keep", "keep: the ends keep the kernel's segmentation offloads, so programs send and receive super-packets as on a host and the link carries gigabits (the emulator still judges every wire segment); "+
 		"wire: every device pinned to wire-sized packets, as the bench's matrices run. Choose wire for wire-sized queue slots (netem and the ends' qdiscs count a super-packet as one packet), "+
 		"to compare a run with the bench's and its offload evidence (package gsocheck), or for a link of a few hundred Mbit/s or less on a small machine, "+
 		"whose wire-sized ends carry about that much (above it the host, not the profile, sets the rate; the summary warns when the emulator runs late)")
+	return func() (shapedlink.Profile, shapedlink.Options, []error) {
+		var errs []error
+		p, err := shapedlink.ParseProfile(*profile)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		o := shapedlink.Options{Backend: shapedlink.Backend(*backend), Seed: *seed}
+		if o.Offload, err = shapedlink.ParseOffloadMode(*offload); err != nil {
+			errs = append(errs, fmt.Errorf("-offload %w", err))
+		}
+		switch o.Backend {
+		case shapedlink.BackendAuto, shapedlink.BackendNetem, shapedlink.BackendEmulator:
+		default:
+			errs = append(errs, fmt.Errorf("-backend %q: want netem, emulator or empty", *backend))
+		}
+		return p, o, errs
+	}
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	fs := flag.NewFlagSet("overlink", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	link := linkFlags(fs)
+	server := fs.String("server", "", "command to run in the server namespace first (through sh -c as \"exec command\", so one command with the shell's quoting and $variables), e.g. \"iperf3 -s -1 -B $QB_SERVER_ADDR\"")
 	record := fs.String("record", "", "write a JSON record (the link as applied, its counters, the client's exit status) to this file on exit; none by default (a short summary goes to stderr instead)")
 	queue := fs.Bool("queue", false, "sample the server end's egress queue every millisecond into the record (needs -record)")
 	serverWait := fs.Duration("server-wait", 10*time.Second, "how long the server command has to start listening (see -server-port) before overlink gives up with status 1; with -server-port none, how long the client command waits for it regardless")
@@ -52,37 +71,25 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
-	c := config{server: *server, client: fs.Args(), backend: shapedlink.Backend(*backend), seed: *seed,
-		record: *record, queue: *queue, serverWait: *serverWait, grace: *grace}
+	c := config{run: overlink.Config{Server: *server, Client: fs.Args(), Queue: *queue, ServerWait: *serverWait, Grace: *grace}, record: *record}
 	if c.record == "-" {
 		c.record = "" // what "-" always meant: no record
 	}
 	var errs []error
-	p, err := shapedlink.ParseProfile(*profile)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	c.profile = p
-	if c.offload, err = shapedlink.ParseOffloadMode(*offload); err != nil {
-		errs = append(errs, fmt.Errorf("-offload %w", err))
-	}
-	switch c.backend {
-	case shapedlink.BackendAuto, shapedlink.BackendNetem, shapedlink.BackendEmulator:
-	default:
-		errs = append(errs, fmt.Errorf("-backend %q: want netem, emulator or empty", *backend))
-	}
-	if c.serverPort, err = parseListenWant(*serverPort); err != nil {
+	c.run.Profile, c.run.Link, errs = link()
+	var err error
+	if c.run.ServerPort, err = overlink.ParseServerPort(*serverPort); err != nil {
 		errs = append(errs, fmt.Errorf("-server-port %w", err))
 	}
 	fs.Visit(func(f *flag.Flag) {
-		if (f.Name == "server-port" || f.Name == "server-wait") && c.server == "" {
+		if (f.Name == "server-port" || f.Name == "server-wait") && c.run.Server == "" {
 			errs = append(errs, fmt.Errorf("-%s is about the server command: give -server too, or leave -%s out", f.Name, f.Name))
 		}
 	})
-	if c.serverWait < 0 || c.grace < 0 {
+	if c.run.ServerWait < 0 || c.run.Grace < 0 {
 		errs = append(errs, errors.New("-server-wait and -grace must not be negative"))
 	}
-	if c.queue && c.record == "" {
+	if c.run.Queue && c.record == "" {
 		errs = append(errs, errors.New("-queue samples into the record: give -record FILE too"))
 	}
 	return c, errors.Join(errs...)
@@ -105,4 +112,65 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return overLink(c, stdin, stdout, stderr)
+}
+
+// checkRecordPath says why a record could not be written to path ("" for
+// no record): not a regular file, or in no directory this process can
+// create a file in. It tries what writing the record will do: make the
+// missing directories (it only looks for the nearest existing one) and
+// create a file beside the record.
+func checkRecordPath(path string) error {
+	if path == "" {
+		return nil
+	}
+	fail := func(why string, err error) error {
+		return fmt.Errorf("-record %s: %s: %w; give a path in a directory you can write, or leave -record out", path, why, err)
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return fail("exists and is not a regular file", fs.ErrExist)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fail("cannot look at it", err)
+	}
+	dir := filepath.Dir(path)
+	for {
+		fi, err := os.Stat(dir)
+		if err == nil {
+			if !fi.IsDir() {
+				return fail(dir+" is not a directory", fs.ErrInvalid)
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) || filepath.Dir(dir) == dir {
+			return fail("cannot look at "+dir, err)
+		}
+		dir = filepath.Dir(dir)
+	}
+	f, err := os.CreateTemp(dir, ".overlink-record-check-*")
+	if err != nil {
+		return fail("cannot create a file in "+dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// finish writes the record where -record asks, or a short summary on
+// stderr without it; warnings about the link go to stderr either way. A
+// record that cannot be written is reported on stderr; it does not change
+// the exit status, which is the client's.
+func finish(c config, rec *overlink.Record, stderr io.Writer) {
+	if c.record == "" {
+		for _, line := range rec.Summary() {
+			fmt.Fprintln(stderr, "overlink:", line)
+		}
+	}
+	for _, w := range rec.Warnings() {
+		fmt.Fprintln(stderr, "overlink: warning:", w)
+	}
+	if c.record == "" {
+		fmt.Fprintln(stderr, "overlink: -record FILE keeps the link as applied and its counters as JSON")
+		return
+	}
+	if err := results.WriteJSON(c.record, rec); err != nil {
+		fmt.Fprintf(stderr, "overlink: the record was not written: %v (the exit status is still the client command's)\n", err)
+	}
 }

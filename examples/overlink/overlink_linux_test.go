@@ -16,6 +16,7 @@ import (
 
 	"github.com/shakenfist/quicbench/examples/internal/cmdtest"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/shapedlink/overlink"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
 )
 
@@ -40,9 +41,9 @@ func need(t *testing.T, tool, pkg string) {
 	}
 }
 
-func readRecord(t *testing.T, path string) Record {
+func readRecord(t *testing.T, path string) overlink.Record {
 	t.Helper()
-	var rec Record
+	var rec overlink.Record
 	if err := results.ReadJSON(path, &rec); err != nil {
 		t.Fatal(err)
 	}

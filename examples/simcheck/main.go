@@ -5,21 +5,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/simcheck"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 )
-
-// defaultProfiles are the agreement's profiles: the headline's, its lossy
-// cell, the slow one, burst loss (1% in bursts of 3) and jitter.
-var defaultProfiles = []string{"80:10", "80:10:1", "150:2:1", "80:10,loss=ge:0.3367/33.33", "80:10,jitter=5/normal"}
 
 // usage is what -h says before the flags.
 const usage = `Checks the in-process link (shapedlink's BackendInProcess) against the
@@ -38,13 +33,27 @@ cell, the verdict and the wall time taken.
 type flags struct {
 	profiles  []string
 	seed      uint64
-	probe     probeConfig
+	probe     simcheck.Probes
 	headline  bool
 	emulator  bool
 	hlProfile string
 	repeats   int
 	duration  time.Duration
 	warmup    time.Duration
+}
+
+// linkFlags defines the links' flags on fs: -profile (repeatable), -seed
+// and -headline-profile.
+func linkFlags(fs *flag.FlagSet, f *flags) {
+	fs.Func("profile", "a profile to check (repeatable; default "+strings.Join(simcheck.DefaultProfiles(), " ")+")", func(s string) error {
+		if _, err := shapedlink.ParseProfile(s); err != nil {
+			return err
+		}
+		f.profiles = append(f.profiles, s)
+		return nil
+	})
+	fs.Uint64Var(&f.seed, "seed", 1, "the links' seed (the same for every carrier, so the same datagrams are lost)")
+	fs.StringVar(&f.hlProfile, "headline-profile", "80:10:1", "the headline's profile")
 }
 
 func parseFlags(args []string) (flags, error) {
@@ -55,24 +64,17 @@ func parseFlags(args []string) (flags, error) {
 		fs.PrintDefaults()
 		fmt.Fprint(fs.Output(), shapedlink.ProfileUsage())
 	}
-	fs.Func("profile", "a profile to check (repeatable; default "+strings.Join(defaultProfiles, " ")+")", func(s string) error {
-		if _, err := shapedlink.ParseProfile(s); err != nil {
-			return err
-		}
-		f.profiles = append(f.profiles, s)
-		return nil
-	})
-	fs.Uint64Var(&f.seed, "seed", 1, "the links' seed (the same for every carrier, so the same datagrams are lost)")
-	fs.DurationVar(&f.probe.bulk, "bulk", 20*time.Second, "the bulk transfer's length")
-	fs.DurationVar(&f.probe.bulkWarmup, "bulk-warmup", 3*time.Second, "the bulk transfer's leading part left out of the goodput")
-	fs.IntVar(&f.probe.packetSize, "packet", 1280, "QUIC packet size, 1200 to 1452 (above 1280 quic-go v0.65 cannot run in virtual time)")
-	fs.IntVar(&f.probe.echoes, "echoes", 500, "idle echoes")
-	fs.DurationVar(&f.probe.echoGap, "echo-gap", 20*time.Millisecond, "the pause after each echo")
-	fs.IntVar(&f.probe.datagrams, "datagrams", 2500, "numbered datagrams for the loss pattern")
-	fs.DurationVar(&f.probe.spacing, "spacing", 4*time.Millisecond, "between numbered datagrams (sparse, so the limit never binds)")
+	linkFlags(fs, &f)
+	d := simcheck.DefaultProbes()
+	fs.DurationVar(&f.probe.Bulk, "bulk", d.Bulk, "the bulk transfer's length")
+	fs.DurationVar(&f.probe.BulkWarmup, "bulk-warmup", d.BulkWarmup, "the bulk transfer's leading part left out of the goodput")
+	fs.IntVar(&f.probe.PacketSize, "packet", d.PacketSize, "QUIC packet size, 1200 to 1452 (above 1280 quic-go v0.65 cannot run in virtual time)")
+	fs.IntVar(&f.probe.Echoes, "echoes", d.Echoes, "idle echoes")
+	fs.DurationVar(&f.probe.EchoGap, "echo-gap", d.EchoGap, "the pause after each echo")
+	fs.IntVar(&f.probe.Datagrams, "datagrams", d.Datagrams, "numbered datagrams for the loss pattern")
+	fs.DurationVar(&f.probe.Spacing, "spacing", d.Spacing, "between numbered datagrams (sparse, so the limit never binds)")
 	fs.BoolVar(&f.emulator, "emulator", true, "run the emulator column (Linux, root or unprivileged user namespaces)")
 	fs.BoolVar(&f.headline, "headline", false, "run the headline's QUIC arms in virtual time instead of the agreement")
-	fs.StringVar(&f.hlProfile, "headline-profile", "80:10:1", "the headline's profile")
 	fs.IntVar(&f.repeats, "repeats", 5, "the headline's repeats per arm")
 	fs.DurationVar(&f.duration, "duration", 45*time.Second, "the headline's run length, warm-up included")
 	fs.DurationVar(&f.warmup, "warmup", 5*time.Second, "the headline's warm-up")
@@ -83,7 +85,7 @@ func parseFlags(args []string) (flags, error) {
 		return f, fmt.Errorf("unexpected arguments %q; see -h", fs.Args())
 	}
 	if len(f.profiles) == 0 {
-		f.profiles = defaultProfiles
+		f.profiles = simcheck.DefaultProfiles()
 	}
 	errs := f.check()
 	fs.Visit(func(fl *flag.Flag) {
@@ -120,20 +122,20 @@ func (f flags) check() []error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	p := f.probe
-	if p.packetSize < 1200 || p.packetSize > 1452 {
-		bad("-packet %d: give 1200 to 1452", p.packetSize)
+	if p.PacketSize < 1200 || p.PacketSize > 1452 {
+		bad("-packet %d: give 1200 to 1452", p.PacketSize)
 	}
-	if p.bulk < time.Second || p.bulk > maxBulk || p.bulkWarmup < 0 || p.bulkWarmup >= p.bulk {
-		bad("-bulk %v, -bulk-warmup %v: give a transfer of 1s to %v, longer than its warm-up (which may be 0)", p.bulk, p.bulkWarmup, maxBulk)
+	if p.Bulk < time.Second || p.Bulk > maxBulk || p.BulkWarmup < 0 || p.BulkWarmup >= p.Bulk {
+		bad("-bulk %v, -bulk-warmup %v: give a transfer of 1s to %v, longer than its warm-up (which may be 0)", p.Bulk, p.BulkWarmup, maxBulk)
 	}
-	if p.echoes < 1 || p.echoes > maxEchoes || p.echoGap < 0 || p.echoGap > 10*time.Second ||
-		time.Duration(p.echoes)*p.echoGap > maxProbe {
-		bad("-echoes %d, -echo-gap %v: give 1 to %d echoes, a gap of 0 to 10s, and no more than %v of gaps", p.echoes, p.echoGap, maxEchoes, maxProbe)
+	if p.Echoes < 1 || p.Echoes > maxEchoes || p.EchoGap < 0 || p.EchoGap > 10*time.Second ||
+		time.Duration(p.Echoes)*p.EchoGap > maxProbe {
+		bad("-echoes %d, -echo-gap %v: give 1 to %d echoes, a gap of 0 to 10s, and no more than %v of gaps", p.Echoes, p.EchoGap, maxEchoes, maxProbe)
 	}
-	if p.datagrams < 1 || p.datagrams > maxDatagrams || p.spacing <= 0 || p.spacing > time.Second ||
-		time.Duration(p.datagrams)*p.spacing > maxProbe {
+	if p.Datagrams < 1 || p.Datagrams > maxDatagrams || p.Spacing <= 0 || p.Spacing > time.Second ||
+		time.Duration(p.Datagrams)*p.Spacing > maxProbe {
 		bad("-datagrams %d, -spacing %v: give 1 to %d datagrams, a spacing above 0 up to 1s, and no more than %v of them",
-			p.datagrams, p.spacing, maxDatagrams, maxProbe)
+			p.Datagrams, p.Spacing, maxDatagrams, maxProbe)
 	}
 	if f.repeats < 2 || f.repeats > maxRepeats {
 		bad("-repeats %d: give 2 to %d", f.repeats, maxRepeats)
@@ -146,6 +148,26 @@ func (f flags) check() []error {
 	return errs
 }
 
+// agreement is the agreement's configuration; unavailable says why the
+// emulator cannot run here, or is nil.
+func (f flags) agreement(unavailable error) simcheck.Config {
+	return simcheck.Config{Profiles: f.profiles, Seed: f.seed, Probes: f.probe, Emulator: f.emulator, EmulatorUnavailable: unavailable, Progress: os.Stderr}
+}
+
+// headlineConfig is the -headline run's configuration.
+func (f flags) headlineConfig() (simcheck.HeadlineConfig, error) {
+	p, err := shapedlink.ParseProfile(f.hlProfile)
+	if err != nil {
+		return simcheck.HeadlineConfig{}, fmt.Errorf("-headline-profile: %w", err)
+	}
+	w := spicelike.Defaults()
+	w.Duration, w.Warmup = f.duration, f.warmup
+	if err := w.Validate(); err != nil {
+		return simcheck.HeadlineConfig{}, fmt.Errorf("-duration %v, -warmup %v: %w", f.duration, f.warmup, err)
+	}
+	return simcheck.HeadlineConfig{Profile: p, Repeats: f.repeats, Workload: w, PacketSize: f.probe.PacketSize, Seed: f.seed}, nil
+}
+
 func main() {
 	// An unprivileged user gets the namespaces the emulator needs by
 	// re-executing this program in a user namespace; elsewhere the
@@ -156,13 +178,23 @@ func main() {
 		fmt.Fprintln(os.Stderr, "simcheck:", err)
 		os.Exit(2)
 	}
+	ctx := context.Background()
 	inBubbles(func(t *testing.T) {
 		var err error
 		if f.headline {
 			c, _ := f.headlineConfig() // checked by parseFlags
-			err = headline(t, os.Stdout, c)
+			var h simcheck.Headline
+			h, err = simcheck.RunHeadline(ctx, t, c)
+			h.Write(os.Stdout)
+			if err == nil {
+				err = h.Verdict()
+			}
 		} else {
-			err = agreement(t, os.Stdout, f, privileged)
+			var tab simcheck.Table
+			if tab, err = simcheck.Run(ctx, t, f.agreement(privileged)); err == nil {
+				tab.Write(os.Stdout)
+				err = tab.Verdict()
+			}
 		}
 		if err != nil {
 			// The process exits 1 ("FAIL").
@@ -170,79 +202,6 @@ func main() {
 			t.Fail()
 		}
 	})
-}
-
-// agreement runs the probes of every profile on every carrier (the
-// emulator's unless unavailable says why it cannot run), writes the
-// table, and says how many rows did not run or missed the targets.
-func agreement(t *testing.T, w io.Writer, f flags, unavailable error) error {
-	var rows []row
-	for _, p := range f.profiles {
-		if f.emulator {
-			rows = append(rows, realTime(p, onEmulator, shapedlink.BackendEmulator, f, unavailable))
-		}
-		rows = append(rows, realTime(p, onRealTime, shapedlink.BackendInProcess, f, nil))
-		rows = append(rows, row{profile: p, carrier: onVirtual}) // filled in below
-	}
-	for i := range rows {
-		if rows[i].carrier == onVirtual {
-			synctest.Test(t, func(t *testing.T) { rows[i] = probeAll(rows[i].profile, onVirtual, shapedlink.BackendInProcess, f) })
-		}
-	}
-	writeTable(w, rows)
-	return verdict(rows)
-}
-
-// realTime runs the probes over profile on backend in real time, unless
-// unavailable says why it cannot.
-func realTime(profile, carrier string, backend shapedlink.Backend, f flags, unavailable error) row {
-	if unavailable != nil {
-		return row{profile: profile, carrier: carrier, err: unavailable}
-	}
-	fmt.Fprintf(os.Stderr, "simcheck: %s on the %s\n", profile, carrier)
-	return probeAll(profile, carrier, backend, f)
-}
-
-// probeAll runs each probe over a fresh link of profile on backend, in
-// whatever time the caller runs in.
-func probeAll(profile, carrier string, backend shapedlink.Backend, f flags) row {
-	r := row{profile: profile, carrier: carrier}
-	p, err := shapedlink.ParseProfile(profile)
-	if err != nil {
-		r.err = err
-		return r
-	}
-	ctx := context.Background()
-	fresh := func(probe func(*shapedlink.Link) error) {
-		if r.err != nil {
-			return
-		}
-		link, err := shapedlink.New(ctx, p, shapedlink.Options{Backend: backend, Seed: f.seed})
-		if err != nil {
-			r.err = err
-			return
-		}
-		defer link.Close()
-		r.err = probe(link)
-	}
-	fresh(func(l *shapedlink.Link) (err error) { r.goodput, err = bulk(ctx, l, f.probe); return err })
-	fresh(func(l *shapedlink.Link) (err error) { r.echo, err = echo(ctx, l, f.probe); return err })
-	fresh(func(l *shapedlink.Link) (err error) { r.lost, err = lossPattern(ctx, l, f.probe); return err })
-	return r
-}
-
-// headlineConfig is the -headline run's configuration.
-func (f flags) headlineConfig() (headlineConfig, error) {
-	p, err := shapedlink.ParseProfile(f.hlProfile)
-	if err != nil {
-		return headlineConfig{}, fmt.Errorf("-headline-profile: %w", err)
-	}
-	w := spicelike.Defaults()
-	w.Duration, w.Warmup = f.duration, f.warmup
-	if err := w.Validate(); err != nil {
-		return headlineConfig{}, fmt.Errorf("-duration %v, -warmup %v: %w", f.duration, f.warmup, err)
-	}
-	return headlineConfig{profile: p, repeats: f.repeats, workload: w, packetSize: f.probe.packetSize, seed: f.seed}, nil
 }
 
 // inBubbles runs fn as the one test of a test binary's main, which is

@@ -1,4 +1,4 @@
-package main
+package overlink
 
 import (
 	"io"
@@ -9,16 +9,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// terminal is overlink's controlling terminal when its standard input is
-// that terminal: the client command then shares it, and overlink's process
+// terminal is the caller's controlling terminal when its standard input is
+// that terminal: the client command then shares it, and the caller's process
 // group, as any program run from a shell does.
 type terminal struct {
 	fd         int
-	pgrp       int  // overlink's process group
+	pgrp       int  // the caller's process group
 	foreground bool // whether that group was the terminal's foreground at the start
 }
 
-// sharedTerminal returns stdin's terminal if it is overlink's controlling
+// sharedTerminal returns stdin's terminal if it is the caller's controlling
 // terminal, or nil.
 func sharedTerminal(stdin io.Reader) *terminal {
 	f, ok := stdin.(*os.File)
@@ -35,7 +35,7 @@ func sharedTerminal(stdin io.Reader) *terminal {
 
 // delivers says whether the terminal itself delivered sig to the client as
 // well: Ctrl-C, Ctrl-\ and a hangup go to the whole foreground process
-// group, the client included, so overlink passing them on would deliver
+// group, the client included, so Run passing them on would deliver
 // them twice.
 func (t *terminal) delivers(sig os.Signal) bool {
 	if t == nil || (sig != syscall.SIGINT && sig != syscall.SIGQUIT && sig != syscall.SIGHUP) {
@@ -45,7 +45,7 @@ func (t *terminal) delivers(sig os.Signal) bool {
 	return err == nil && fg == t.pgrp
 }
 
-// reclaim makes overlink's process group the terminal's foreground again
+// reclaim makes the caller's process group the terminal's foreground again
 // if it was at the start and the client moved it (an interactive shell
 // takes the foreground for its own group and, seeing from its PID
 // namespace no group to give it back to, leaves it there when it exits).

@@ -1,4 +1,4 @@
-package main
+package simcheck
 
 import (
 	"errors"
@@ -11,57 +11,45 @@ import (
 	"time"
 )
 
-// The carriers a profile runs on, in the table's order. The emulator is
-// the reference the others are read against.
-const (
-	onEmulator = "emulator"
-	onRealTime = "inproc, real time"
-	onVirtual  = "inproc, virtual time"
-)
-
 // The targets the in-process link is read against, beside the emulator.
 const (
-	goodputTarget = 3.0                    // percent
-	p50Target     = 200 * time.Microsecond // absolute
+	GoodputTarget = 3.0                    // percent
+	P50Target     = 200 * time.Microsecond // absolute
 )
 
-// row is one profile on one carrier: the probes' results, or why it did
-// not run.
-type row struct {
-	profile, carrier string
-	err              error
-	goodput          float64 // Mbit/s
-	echo             echoResult
-	lost             []bool
+// Table is the agreement's rows, grouped by profile in the order given.
+type Table struct {
+	Rows []Row
 }
 
-// writeTable writes the rows, grouped by profile in the order given, with
-// each in-process row's difference from the emulator's and whether it
-// meets the targets.
-func writeTable(w io.Writer, rows []row) {
+// Write writes the rows, with each in-process row's difference from the
+// emulator's and whether it meets the targets.
+func (t Table) Write(w io.Writer) {
+	rows := t.Rows
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "profile\tcarrier\tgoodput Mbit/s\tvs emulator\tp50 RTT\tvs emulator\tp99 RTT\tlost echoes\tlost datagrams\tloss pattern\ttargets")
 	for _, r := range rows {
-		if r.err != nil {
-			fmt.Fprintf(tw, "%s\t%s\t(did not run: %v)\n", r.profile, r.carrier, r.err)
+		if r.Err != nil {
+			fmt.Fprintf(tw, "%s\t%s\t(did not run: %v)\n", r.Profile, r.Carrier, r.Err)
 			continue
 		}
 		ref := reference(rows, r)
 		dg, dp, pat, verdict := compare(r, ref)
-		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%d/%d\t%d/%d\t%s\t%s\n", r.profile, r.carrier,
-			r.goodput, dg, ms(r.echo.p50), dp, ms(r.echo.p99), r.echo.lost, r.echo.sent, count(r.lost), len(r.lost), pat, verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%d/%d\t%d/%d\t%s\t%s\n", r.Profile, r.Carrier,
+			r.Goodput, dg, ms(r.Echo.P50), dp, ms(r.Echo.P99), r.Echo.Lost, r.Echo.Sent, count(r.Lost), len(r.Lost), pat, verdict)
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(w, "targets: goodput within %.0f%% and p50 round trip within %v of the emulator's (not in virtual time, where no host takes part), and the same datagrams lost\n",
-		goodputTarget, p50Target)
+		GoodputTarget, P50Target)
 }
 
-// verdict says how many rows did not run and how many of those read
+// Verdict says how many rows did not run and how many of those read
 // against the emulator missed the targets, or nil when none.
-func verdict(rows []row) error {
+func (t Table) Verdict() error {
+	rows := t.Rows
 	notRun, compared, missed := 0, 0, 0
 	for _, r := range rows {
-		if r.err != nil {
+		if r.Err != nil {
 			notRun++
 			continue
 		}
@@ -89,12 +77,12 @@ func verdict(rows []row) error {
 
 // reference is the emulator's row for r's profile, when it ran and r is
 // not it.
-func reference(rows []row, r row) *row {
-	if r.carrier == onEmulator {
+func reference(rows []Row, r Row) *Row {
+	if r.Carrier == OnEmulator {
 		return nil
 	}
 	for i := range rows {
-		if rows[i].profile == r.profile && rows[i].carrier == onEmulator && rows[i].err == nil {
+		if rows[i].Profile == r.Profile && rows[i].Carrier == OnEmulator && rows[i].Err == nil {
 			return &rows[i]
 		}
 	}
@@ -104,26 +92,26 @@ func reference(rows []row, r row) *row {
 // compare reads r against the emulator's row: the goodput's difference
 // in percent, the p50's in milliseconds, whether the same datagrams were
 // lost, and whether r meets every target ("-" without a reference).
-func compare(r row, ref *row) (goodput, p50, pattern, verdict string) {
+func compare(r Row, ref *Row) (goodput, p50, pattern, verdict string) {
 	if ref == nil {
 		return "-", "-", "-", "-"
 	}
-	dg := 100 * (r.goodput - ref.goodput) / ref.goodput
-	dp := r.echo.p50 - ref.echo.p50
+	dg := 100 * (r.Goodput - ref.Goodput) / ref.Goodput
+	dp := r.Echo.P50 - ref.Echo.P50
 	var miss []string
-	if math.Abs(dg) > goodputTarget || math.IsNaN(dg) {
+	if math.Abs(dg) > GoodputTarget || math.IsNaN(dg) {
 		miss = append(miss, "goodput")
 	}
-	if dp.Abs() > p50Target && r.carrier != onVirtual {
+	if dp.Abs() > P50Target && r.Carrier != OnVirtual {
 		miss = append(miss, "p50")
 	}
 	pattern = "identical"
-	if i := firstDifference(r.lost, ref.lost); i >= 0 {
+	if i := firstDifference(r.Lost, ref.Lost); i >= 0 {
 		pattern = fmt.Sprintf("differs from #%d", i)
 		miss = append(miss, "pattern")
 	}
 	verdict = "met"
-	if r.carrier == onVirtual {
+	if r.Carrier == OnVirtual {
 		verdict = "met (p50 not judged: no host)"
 	}
 	if len(miss) > 0 {

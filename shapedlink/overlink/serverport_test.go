@@ -1,4 +1,4 @@
-package main
+package overlink
 
 import (
 	"reflect"
@@ -6,26 +6,20 @@ import (
 	"testing"
 )
 
-// TestParseListenWant: -server-port takes tcp:PORT, udp:PORT, PORT, any
+// TestParseServerPort: ParseServerPort takes tcp:PORT, udp:PORT, PORT, any
 // and none, and refuses anything else saying what it takes.
-func TestParseListenWant(t *testing.T) {
-	for in, want := range map[string]listenWant{
-		"any": {}, "none": {none: true}, "5201": {port: 5201}, "tcp:80": {proto: "tcp", port: 80}, "udp:65535": {proto: "udp", port: 65535},
+func TestParseServerPort(t *testing.T) {
+	for in, want := range map[string]ServerPort{
+		"any": {}, "none": {None: true}, "5201": {Port: 5201}, "tcp:80": {Proto: "tcp", Port: 80}, "udp:65535": {Proto: "udp", Port: 65535},
 	} {
-		if got, err := parseListenWant(in); err != nil || got != want {
+		if got, err := ParseServerPort(in); err != nil || got != want {
 			t.Errorf("%q: %+v, %v; want %+v", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"", "0", "65536", "sctp:80", "tcp:", "tcp:x", ":80", "tcp:80:1", "all"} {
-		if _, err := parseListenWant(in); err == nil || !strings.Contains(err.Error(), "want tcp:PORT, udp:PORT or PORT (1-65535), any, or none") {
+		if _, err := ParseServerPort(in); err == nil || !strings.Contains(err.Error(), "want tcp:PORT, udp:PORT or PORT (1-65535), any, or none") {
 			t.Errorf("%q: %v, want a refusal naming the forms", in, err)
 		}
-	}
-	if _, err := parseFlags([]string{"-server-port", "5201", "true"}, new(strings.Builder)); err == nil || !strings.Contains(err.Error(), "give -server too") {
-		t.Errorf("-server-port without -server: %v, want a refusal", err)
-	}
-	if _, err := parseFlags([]string{"-server", "x", "-server-port", "tcp:http", "true"}, new(strings.Builder)); err == nil || !strings.Contains(err.Error(), `-server-port "tcp:http"`) {
-		t.Errorf("-server-port tcp:http: %v, want a refusal naming the flag", err)
 	}
 }
 
@@ -65,7 +59,7 @@ func TestParseProcNet(t *testing.T) {
 		{"5201", []socket{{"tcp", 5201}}, true},
 		{"22", before, true},
 	} {
-		w, _ := parseListenWant(c.want)
+		w, _ := ParseServerPort(c.want)
 		if got := w.met(c.socks, before); got != c.met {
 			t.Errorf("%s with %v (before %v): met %v, want %v", c.want, c.socks, before, got, c.met)
 		}

@@ -1,4 +1,4 @@
-package main
+package simcheck
 
 import (
 	"context"
@@ -18,27 +18,17 @@ import (
 // bubble's): a quic-go bulk transfer's goodput, an idle UDP echo's round
 // trips, and which datagrams of a numbered stream the link lost.
 
-// probeConfig sizes the probes.
-type probeConfig struct {
-	bulk, bulkWarmup time.Duration // the bulk transfer and its leading part left out
-	packetSize       int           // QUIC packet size (transport.Options.PacketSize)
-	echoes           int           // idle echoes, one every echoGap
-	echoGap          time.Duration
-	datagrams        int // numbered datagrams, one every spacing
-	spacing          time.Duration
-}
-
 // bulk moves data from a quic-go server to its client over link (the
-// transport's quic arm, one channel) for c.bulk and returns the goodput
+// transport's quic arm, one channel) for c.Bulk and returns the goodput
 // after the warm-up, in Mbit/s.
-func bulk(ctx context.Context, link *shapedlink.Link, c probeConfig) (float64, error) {
+func bulk(ctx context.Context, link *shapedlink.Link, c Probes) (float64, error) {
 	cert, err := transport.NewCertificate()
 	if err != nil {
 		return 0, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.bulk+time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, c.Bulk+time.Minute)
 	defer cancel()
-	so := transport.Options{Channels: 1, Certificate: cert, PacketSize: c.packetSize, ListenPacket: link.Server().ListenPacket}
+	so := transport.Options{Channels: 1, Certificate: cert, PacketSize: c.PacketSize, ListenPacket: link.Server().ListenPacket}
 	ln, err := transport.Listen(ctx, transport.ArmQUIC, net.JoinHostPort(link.ServerAddr().String(), "0"), so)
 	if err != nil {
 		return 0, err
@@ -73,7 +63,7 @@ func bulk(ctx context.Context, link *shapedlink.Link, c probeConfig) (float64, e
 	}
 	defer s.Close()
 	ch := s.Channel(0)
-	_ = ch.SetReadDeadline(time.Now().Add(c.bulk + 30*time.Second))
+	_ = ch.SetReadDeadline(time.Now().Add(c.Bulk + 30*time.Second))
 	buf := make([]byte, 64<<10)
 	start := time.Now()
 	var total, atWarm int64
@@ -85,29 +75,22 @@ func bulk(ctx context.Context, link *shapedlink.Link, c probeConfig) (float64, e
 		}
 		total += int64(n)
 		el := time.Since(start)
-		if warmAt == 0 && el >= c.bulkWarmup {
+		if warmAt == 0 && el >= c.BulkWarmup {
 			atWarm, warmAt = total, el
 		}
-		if el >= c.bulk {
+		if el >= c.Bulk {
 			return float64(total-atWarm) * 8 / (el - warmAt).Seconds() / 1e6, nil
 		}
 	}
 }
 
-// echoResult is an idle echo's round trips.
-type echoResult struct {
-	p50, p99 time.Duration
-	sent     int
-	lost     int
-}
-
-// echo sends c.echoes 64-byte datagrams from the client end, one every
-// c.echoGap once the last came back (or was given up after a second),
+// echo sends c.Echoes 64-byte datagrams from the client end, one every
+// c.EchoGap once the last came back (or was given up after a second),
 // to a socket at the server end that echoes them, and times each.
-func echo(ctx context.Context, link *shapedlink.Link, c probeConfig) (echoResult, error) {
+func echo(ctx context.Context, link *shapedlink.Link, c Probes) (Echo, error) {
 	srv, err := link.Server().ListenPacket(ctx, "udp", net.JoinHostPort(link.ServerAddr().String(), "0"))
 	if err != nil {
-		return echoResult{}, err
+		return Echo{}, err
 	}
 	defer srv.Close()
 	go func() {
@@ -122,13 +105,13 @@ func echo(ctx context.Context, link *shapedlink.Link, c probeConfig) (echoResult
 	}()
 	cli, err := link.Client().ListenPacket(ctx, "udp", ":0")
 	if err != nil {
-		return echoResult{}, err
+		return Echo{}, err
 	}
 	defer cli.Close()
-	r := echoResult{sent: c.echoes}
+	r := Echo{Sent: c.Echoes}
 	var rtts []time.Duration
 	msg, buf := make([]byte, 64), make([]byte, 1500)
-	for i := range c.echoes {
+	for i := range c.Echoes {
 		binary.BigEndian.PutUint32(msg, uint32(i))
 		sent := time.Now()
 		if _, err := cli.WriteTo(msg, srv.LocalAddr()); err != nil {
@@ -138,7 +121,7 @@ func echo(ctx context.Context, link *shapedlink.Link, c probeConfig) (echoResult
 		for {
 			n, _, err := cli.ReadFrom(buf)
 			if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
-				r.lost++
+				r.Lost++
 				break
 			}
 			if err != nil {
@@ -149,13 +132,13 @@ func echo(ctx context.Context, link *shapedlink.Link, c probeConfig) (echoResult
 				break
 			}
 		}
-		time.Sleep(c.echoGap)
+		time.Sleep(c.EchoGap)
 	}
 	if len(rtts) == 0 {
-		return r, fmt.Errorf("all %d echoes were lost", c.echoes)
+		return r, fmt.Errorf("all %d echoes were lost", c.Echoes)
 	}
-	r.p50, _ = stats.P50(rtts)
-	r.p99, _ = stats.P99(rtts)
+	r.P50, _ = stats.P50(rtts)
+	r.P99, _ = stats.P99(rtts)
 	return r, nil
 }
 
@@ -164,16 +147,16 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// lossPattern sends c.datagrams numbered datagrams client to server, one
-// every c.spacing (sparse enough that the limit never binds, so only the
+// lossPattern sends c.Datagrams numbered datagrams client to server, one
+// every c.Spacing (sparse enough that the limit never binds, so only the
 // loss draws decide), and returns which were lost, in order.
-func lossPattern(ctx context.Context, link *shapedlink.Link, c probeConfig) ([]bool, error) {
+func lossPattern(ctx context.Context, link *shapedlink.Link, c Probes) ([]bool, error) {
 	srv, err := link.Server().ListenPacket(ctx, "udp", net.JoinHostPort(link.ServerAddr().String(), "0"))
 	if err != nil {
 		return nil, err
 	}
 	defer srv.Close()
-	got := make([]bool, c.datagrams)
+	got := make([]bool, c.Datagrams)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -195,8 +178,8 @@ func lossPattern(ctx context.Context, link *shapedlink.Link, c probeConfig) ([]b
 	defer cli.Close()
 	msg := make([]byte, 100)
 	start := time.Now()
-	for i := range c.datagrams {
-		time.Sleep(time.Until(start.Add(time.Duration(i) * c.spacing)))
+	for i := range c.Datagrams {
+		time.Sleep(time.Until(start.Add(time.Duration(i) * c.Spacing)))
 		binary.BigEndian.PutUint32(msg, uint32(i))
 		if _, err := cli.WriteTo(msg, srv.LocalAddr()); err != nil {
 			return nil, err

@@ -1,4 +1,4 @@
-package main
+package overlink
 
 import (
 	"bufio"
@@ -8,22 +8,23 @@ import (
 	"strings"
 )
 
-// listenWant is what the server command must listen on before the client
-// command starts (-server-port).
-type listenWant struct {
-	none  bool   // wait -server-wait, no socket looked for
-	proto string // "tcp", "udp", or "" for either
-	port  int    // 0: any new socket
+// ServerPort is what the server command must listen on before the client
+// command starts. The zero value waits for any TCP listener or unconnected
+// UDP socket that was not in the server namespace before.
+type ServerPort struct {
+	None  bool   // wait Config.ServerWait, no socket looked for
+	Proto string // "tcp", "udp", or "" for either
+	Port  int    // 0: any new socket
 }
 
-// parseListenWant reads -server-port: tcp:PORT, udp:PORT, PORT, any or
-// none.
-func parseListenWant(s string) (listenWant, error) {
+// ParseServerPort reads the forms tcp:PORT, udp:PORT, PORT (either), any
+// and none.
+func ParseServerPort(s string) (ServerPort, error) {
 	switch s {
 	case "any":
-		return listenWant{}, nil
+		return ServerPort{}, nil
 	case "none":
-		return listenWant{none: true}, nil
+		return ServerPort{None: true}, nil
 	}
 	proto, portText, ok := strings.Cut(s, ":")
 	if !ok {
@@ -31,22 +32,31 @@ func parseListenWant(s string) (listenWant, error) {
 	}
 	port, err := strconv.Atoi(portText)
 	if (ok && proto != "tcp" && proto != "udp") || err != nil || port < 1 || port > 65535 {
-		return listenWant{}, fmt.Errorf("%q: want tcp:PORT, udp:PORT or PORT (1-65535), any, or none", s)
+		return ServerPort{}, fmt.Errorf("%q: want tcp:PORT, udp:PORT or PORT (1-65535), any, or none", s)
 	}
-	return listenWant{proto: proto, port: port}, nil
+	return ServerPort{Proto: proto, Port: port}, nil
 }
 
 // String says what is waited for, for a message.
-func (w listenWant) String() string {
+func (w ServerPort) String() string {
 	switch {
-	case w.none:
+	case w.None:
 		return "nothing (-server-port none)"
-	case w.port == 0:
+	case w.Port == 0:
 		return "any port (a TCP listener or an unconnected UDP socket)"
-	case w.proto == "":
-		return fmt.Sprintf("port %d (tcp or udp)", w.port)
+	case w.Proto == "":
+		return fmt.Sprintf("port %d (tcp or udp)", w.Port)
 	}
-	return fmt.Sprintf("%s port %d", w.proto, w.port)
+	return fmt.Sprintf("%s port %d", w.Proto, w.Port)
+}
+
+// check says what is wrong with w, or nil.
+func (w ServerPort) check() error {
+	if w.None && (w.Proto != "" || w.Port != 0) || w.Proto != "" && w.Proto != "tcp" && w.Proto != "udp" ||
+		w.Port < 0 || w.Port > 65535 || w.Proto != "" && w.Port == 0 {
+		return fmt.Errorf("overlink: ServerPort %+v: want None alone, or Proto tcp, udp or empty with a Port of 1-65535 (0 with no Proto: any new socket)", w)
+	}
+	return nil
 }
 
 // socket is a listening socket: a TCP socket in LISTEN, or a UDP socket
@@ -60,14 +70,14 @@ func (s socket) String() string { return fmt.Sprintf("%s port %d", s.proto, s.po
 
 // met reports whether socks hold what w waits for; before are the sockets
 // that were there before the server command started (for "any").
-func (w listenWant) met(socks, before []socket) bool {
+func (w ServerPort) met(socks, before []socket) bool {
 	for _, s := range socks {
 		switch {
-		case w.port == 0:
+		case w.Port == 0:
 			if !containsSocket(before, s) {
 				return true
 			}
-		case s.port == w.port && (w.proto == "" || w.proto == s.proto):
+		case s.port == w.Port && (w.Proto == "" || w.Proto == s.proto):
 			return true
 		}
 	}
@@ -81,6 +91,29 @@ func containsSocket(socks []socket, s socket) bool {
 		}
 	}
 	return false
+}
+
+// newSockets are the sockets of socks not in before.
+func newSockets(socks, before []socket) []socket {
+	var out []socket
+	for _, s := range socks {
+		if !containsSocket(before, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// joinSockets lists socks for a message.
+func joinSockets(socks []socket) string {
+	var b strings.Builder
+	for i, s := range socks {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(s.String())
+	}
+	return b.String()
 }
 
 // The socket states of /proc/net/tcp and udp (the kernel's TCP_LISTEN and
