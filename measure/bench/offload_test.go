@@ -141,7 +141,7 @@ func TestOffloadResumeRefused(t *testing.T) {
 // says "wire" outright reads as wire, one that says anything else is
 // refused.
 func TestOffloadRecord(t *testing.T) {
-	old, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "results", "headline-150-2", matrixFile))
+	old, err := os.ReadFile(filepath.Join("..", "..", "docs", "results", "headline-150-2", matrixFile))
 	if err != nil {
 		t.Fatal(err)
 	}
