@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/shapedlink/linkflag"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
 )
@@ -38,12 +39,12 @@ type Defaults struct {
 // Flags are the options every matrix command shares.
 type Flags struct {
 	fs                                 *flag.FlagSet
-	profiles, losses, ccs, arms        string
+	link                               *linkflag.Flags
+	losses, ccs, arms                  string
 	repeats                            int
 	duration, warmup                   durationFlag
-	workdir, backend, mode, offload    string
+	workdir                            string
 	perChannel, quick, qlog, noSummary bool
-	seed                               uint64
 	quickDefaults                      Defaults
 	sessions, caps                     *string
 	repeatsEnvErr                      error
@@ -56,7 +57,8 @@ type Flags struct {
 // NewFlags registers the shared flags on fs. Each default comes from d,
 // overridden by the environment variables the original Rust bench used
 // (PROFILES, LOSSES, CCS, REPEATS, DURATION, WARMUP, WORKDIR), so its
-// commands carry over. quick is the -quick preset.
+// commands carry over. quick is the -quick preset. The link flags
+// (-profiles, -backend, -mode, -offload, -seed) are package linkflag's.
 func NewFlags(fs *flag.FlagSet, d, quick Defaults) *Flags {
 	f := &Flags{fs: fs, quickDefaults: quick}
 	env := func(name, def string) string {
@@ -65,7 +67,7 @@ func NewFlags(fs *flag.FlagSet, d, quick Defaults) *Flags {
 		}
 		return def
 	}
-	fs.StringVar(&f.profiles, "profiles", env("PROFILES", d.Profiles), "link profiles, "+shapedlink.ProfileGrammar+", space-separated; the options are listed below (env PROFILES)")
+	f.link = linkflag.Register(fs, linkflag.Config{Flags: linkflag.LinkOptions | linkflag.Profiles, Profiles: d.Profiles, ProfilesEnv: "PROFILES"})
 	fs.StringVar(&f.losses, "losses", env("LOSSES", d.Losses), "per-direction loss levels in percent, space-separated, for every profile without a loss of its own (a profile with loss options, such as 80:10,loss=ge:0.3367/33.33, runs once with its own) (env LOSSES)")
 	fs.StringVar(&f.ccs, "ccs", env("CCS", d.CCs), "kernel TCP congestion controls for the tcp arm; reno is the matched headline (env CCS)")
 	fs.StringVar(&f.arms, "arms", d.Arms, "arms, space-separated: "+armNames())
@@ -87,10 +89,6 @@ func NewFlags(fs *flag.FlagSet, d, quick Defaults) *Flags {
 	f.warmup.setEnv("WARMUP")
 	fs.Var(&f.warmup, "warmup", "leading part of each run left out of the figures (env WARMUP)")
 	fs.StringVar(&f.workdir, "workdir", env("WORKDIR", d.Workdir), "results directory; a rerun resumes it (env WORKDIR)")
-	fs.StringVar(&f.backend, "backend", "", "link backend: netem, emulator, or empty to choose (netem where the kernel has it)")
-	fs.StringVar(&f.mode, "mode", "", "privilege mode: root, unprivileged, or empty to choose")
-	fs.StringVar(&f.offload, "offload", offloadWire, offloadHelp)
-	fs.Uint64Var(&f.seed, "seed", 0, "emulator loss seed (0: random, recorded)")
 	fs.BoolVar(&f.qlog, "qlog", false, "write a qlog file per QUIC connection into each run directory")
 	fs.BoolVar(&f.quick, "quick", false, fmt.Sprintf("quick preset: %s at losses %s, %d repeats of %v into %s; flags and variables given with it override its values", quick.Profiles, quick.Losses, quick.Repeats, quick.Duration, quick.Workdir))
 	fs.BoolVar(&f.noSummary, "no-summary", false, "do not print the summary at the end")
@@ -198,7 +196,6 @@ func (f *Flags) Matrix() (*Matrix, error) {
 		f.applyQuick()
 	}
 	var profiles []shapedlink.Profile
-	var texts []string
 	var losses []float64
 	var err error
 	if f.twoHost.remote != "" {
@@ -206,8 +203,12 @@ func (f *Flags) Matrix() (*Matrix, error) {
 		// shape a link is refused.
 		err = f.twoHost.refuseLinkFlags(f.explicit)
 	} else {
-		profiles, texts, losses, err = parseLinkCells(f.profiles, f.losses)
+		profiles, losses, err = f.linkCells()
 	}
+	if err != nil {
+		return nil, err
+	}
+	link, err := f.link.Options()
 	if err != nil {
 		return nil, err
 	}
@@ -233,28 +234,12 @@ func (f *Flags) Matrix() (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	offload, err := parseOffload(f.offload)
-	if err != nil {
-		return nil, err
-	}
 	m := &Matrix{
 		Shard:    shard,
 		Sessions: sessions, BulkCapFractions: caps,
-		Profiles: profiles, ProfileText: texts, Losses: losses, CCs: ccs,
+		Profiles: profiles, ProfileText: profileTexts(profiles), Losses: losses, CCs: ccs,
 		Arms: arms, Repeats: f.repeats, Workload: w, Workdir: f.workdir, Qlog: f.qlog,
-		Link: shapedlink.Options{Backend: shapedlink.Backend(f.backend), Mode: shapedlink.Mode(f.mode), Seed: f.seed,
-			Offload: offload},
-		Progress: os.Stderr,
-	}
-	switch m.Link.Backend {
-	case shapedlink.BackendAuto, shapedlink.BackendNetem, shapedlink.BackendEmulator:
-	default:
-		return nil, fmt.Errorf("-backend %q: want netem, emulator or empty", f.backend)
-	}
-	switch m.Link.Mode {
-	case shapedlink.ModeAuto, shapedlink.ModeRoot, shapedlink.ModeUnprivileged:
-	default:
-		return nil, fmt.Errorf("-mode %q: want root, unprivileged or empty", f.mode)
+		Link: link, Progress: os.Stderr,
 	}
 	if m.Remote, err = f.twoHost.remoteFor(f.fs); err != nil {
 		return nil, err
@@ -290,9 +275,7 @@ func (f *Flags) envError() error {
 // explicitly.
 func (f *Flags) applyQuick() {
 	q := f.quickDefaults
-	if !f.explicit("profiles", "PROFILES") {
-		f.profiles = q.Profiles
-	}
+	f.link.SetProfileDefault(q.Profiles)
 	if !f.explicit("losses", "LOSSES") {
 		f.losses = q.Losses
 	}
@@ -370,25 +353,26 @@ func parseCaps(text *string) ([]float64, error) {
 	return caps, nil
 }
 
-// parseLinkCells parses the profiles and loss levels of a matrix over an
-// emulated link, refusing a profile given twice.
-func parseLinkCells(profileText, lossText string) ([]shapedlink.Profile, []string, []float64, error) {
-	profiles, err := shapedlink.ParseProfiles(profileText)
+// linkCells parses the profiles (linkflag's -profiles: each valid and
+// each once) and the loss levels of a matrix over an emulated link.
+func (f *Flags) linkCells() ([]shapedlink.Profile, []float64, error) {
+	profiles, err := f.link.Profiles()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
+	losses, err := parseFloats(f.losses, "loss", "0 1 2")
+	if err != nil {
+		return nil, nil, err
+	}
+	return profiles, losses, nil
+}
+
+func profileTexts(profiles []shapedlink.Profile) []string {
 	var texts []string
 	for _, p := range profiles {
-		if slices.Contains(texts, p.String()) {
-			return nil, nil, nil, fmt.Errorf("profile %s is given twice (profiles are compared as %s): give each once", p, p)
-		}
 		texts = append(texts, p.String())
 	}
-	losses, err := parseFloats(lossText, "loss", "0 1 2")
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return profiles, texts, losses, nil
+	return texts
 }
 
 func flagSet(fs *flag.FlagSet, name string) bool {
