@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -24,12 +23,10 @@ type Defaults struct {
 	Repeats                     int
 	Duration, Warmup            time.Duration
 	Workdir                     string
-	// Sessions and BulkCaps, when not empty, register the -sessions and
-	// -caps flags (env SESSIONS, CAPS) with these defaults: session counts
-	// and display caps as fractions of the link rate, space-separated (see
-	// Matrix.Sessions and Matrix.BulkCapFractions). Commands that leave
-	// them empty do not have the flags.
-	Sessions, BulkCaps string
+	// Axes are the further axes the command has, each as its flag with
+	// its default values (SessionsFlag, CapsFlag, or a command's own
+	// AxisFlag). Commands that leave an axis out do not have its flag.
+	Axes []AxisFlag
 	// Readings are what the full matrix found in cells a -quick run also
 	// measures; after its summary, a -quick run prints one line per
 	// reading saying what it found beside it (PrintFindings).
@@ -46,7 +43,8 @@ type Flags struct {
 	workdir                            string
 	perChannel, quick, qlog, noSummary bool
 	quickDefaults                      Defaults
-	sessions, caps                     *string
+	axes                               []AxisFlag
+	axisTexts                          []string
 	repeatsEnvErr                      error
 	shard                              string
 	// twoHost are -serve, -remote, -secret-file and -idle-timeout
@@ -60,13 +58,7 @@ type Flags struct {
 // commands carry over. quick is the -quick preset. The link flags
 // (-profiles, -backend, -mode, -offload, -seed) are package linkflag's.
 func NewFlags(fs *flag.FlagSet, d, quick Defaults) *Flags {
-	f := &Flags{fs: fs, quickDefaults: quick}
-	env := func(name, def string) string {
-		if v, ok := os.LookupEnv(name); ok {
-			return v
-		}
-		return def
-	}
+	f := &Flags{fs: fs, quickDefaults: quick, axes: d.Axes}
 	f.link = linkflag.Register(fs, linkflag.Config{Flags: linkflag.LinkOptions | linkflag.Profiles, Profiles: d.Profiles, ProfilesEnv: "PROFILES"})
 	fs.StringVar(&f.losses, "losses", env("LOSSES", d.Losses), "per-direction loss levels in percent, space-separated, for every profile without a loss of its own (a profile with loss options, such as 80:10,loss=ge:0.3367/33.33, runs once with its own) (env LOSSES)")
 	fs.StringVar(&f.ccs, "ccs", env("CCS", d.CCs), "kernel TCP congestion controls for the tcp arm; reno is the matched headline (env CCS)")
@@ -94,13 +86,19 @@ func NewFlags(fs *flag.FlagSet, d, quick Defaults) *Flags {
 	fs.BoolVar(&f.noSummary, "no-summary", false, "do not print the summary at the end")
 	fs.StringVar(&f.shard, "shard", "", shardFlagHelp)
 	f.twoHost.register(fs)
-	if d.Sessions != "" {
-		f.sessions = fs.String("sessions", env("SESSIONS", d.Sessions), "numbers of sessions sharing the link, one cell each, space-separated (env SESSIONS)")
-	}
-	if d.BulkCaps != "" {
-		f.caps = fs.String("caps", env("CAPS", d.BulkCaps), "display caps as fractions of the link rate (payload bit/s), one cell each, space-separated; 0 is uncapped (env CAPS)")
+	f.axisTexts = make([]string, len(d.Axes))
+	for i, a := range d.Axes {
+		a.register(fs, &f.axisTexts[i])
 	}
 	return f
+}
+
+// env is the environment variable name's value when it is set, else def.
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
 }
 
 type durationFlag struct {
@@ -212,7 +210,7 @@ func (f *Flags) Matrix() (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	arms, err := parseArms(f.arms, f.perChannel)
+	arms, err := f.armList()
 	if err != nil {
 		return nil, err
 	}
@@ -222,24 +220,20 @@ func (f *Flags) Matrix() (*Matrix, error) {
 	}
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = f.duration.d, f.warmup.d
-	sessions, err := parseSessions(f.sessions)
-	if err != nil {
-		return nil, err
-	}
-	caps, err := parseCaps(f.caps)
-	if err != nil {
-		return nil, err
-	}
 	shard, err := f.shardSetting()
 	if err != nil {
 		return nil, err
 	}
 	m := &Matrix{
 		Shard:    shard,
-		Sessions: sessions, BulkCapFractions: caps,
 		Profiles: profiles, ProfileText: profileTexts(profiles), Losses: losses, CCs: ccs,
 		Arms: arms, Repeats: f.repeats, Workload: w, Workdir: f.workdir, Qlog: f.qlog,
 		Link: link, Progress: os.Stderr,
+	}
+	for i, a := range f.axes {
+		if err := a.Set(m, f.axisTexts[i]); err != nil {
+			return nil, err
+		}
 	}
 	if m.Remote, err = f.twoHost.remoteFor(f.fs); err != nil {
 		return nil, err
@@ -293,64 +287,22 @@ func (f *Flags) applyQuick() {
 	}
 }
 
-// parseArms parses the -arms list, refusing an arm given twice, and adds
-// quic-per-channel for -per-channel if the list lacks it.
-func parseArms(text string, perChannel bool) ([]transport.Arm, error) {
-	names, err := uniqueFields(text, "arm")
+// armList is the -arms list, refusing an arm given twice, with
+// quic-per-channel added for -per-channel if the list lacks it. The names
+// are checked with the matrix (Matrix.Validate).
+func (f *Flags) armList() ([]transport.Arm, error) {
+	names, err := uniqueFields(f.arms, "arm")
 	if err != nil {
 		return nil, err
 	}
 	var arms []transport.Arm
 	for _, n := range names {
-		a, err := transport.ParseArm(n)
-		if err != nil {
-			return nil, err
-		}
-		arms = append(arms, a)
+		arms = append(arms, transport.Arm(n))
 	}
-	if perChannel && !slices.Contains(arms, transport.ArmQUICPerChannel) {
+	if f.perChannel && !slices.Contains(arms, transport.ArmQUICPerChannel) {
 		arms = append(arms, transport.ArmQUICPerChannel)
 	}
 	return arms, nil
-}
-
-// parseSessions parses -sessions when it was given (text not nil): at
-// least one whole number, each once.
-func parseSessions(text *string) ([]int, error) {
-	if text == nil {
-		return nil, nil
-	}
-	var sessions []int
-	for _, s := range strings.Fields(*text) {
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return nil, fmt.Errorf("sessions %q is not a whole number (want counts such as \"1 2 4 8\")", s)
-		}
-		if slices.Contains(sessions, n) {
-			return nil, fmt.Errorf("sessions %q is given twice: give each count once", s)
-		}
-		sessions = append(sessions, n)
-	}
-	if len(sessions) == 0 {
-		return nil, errors.New("no session counts: give at least one, e.g. -sessions \"1 2 4 8\"")
-	}
-	return sessions, nil
-}
-
-// parseCaps parses -caps when it was given (text not nil): at least one
-// fraction, each once.
-func parseCaps(text *string) ([]float64, error) {
-	if text == nil {
-		return nil, nil
-	}
-	caps, err := parseFloats(*text, "cap", "0 0.5 0.8")
-	if err != nil {
-		return nil, err
-	}
-	if len(caps) == 0 {
-		return nil, errors.New("no caps: give at least one, e.g. -caps \"0.5 0.8\"")
-	}
-	return caps, nil
 }
 
 // linkCells parses the profiles (linkflag's -profiles: each valid and
@@ -397,13 +349,11 @@ func armNames() string {
 // String describes the matrix d asks for and how many runs it makes.
 func (d Defaults) String() string {
 	n := len(strings.Fields(d.Profiles)) * len(strings.Fields(d.Losses)) * len(strings.Fields(d.CCs)) *
-		len(strings.Fields(d.Arms)) * d.Repeats * max(1, len(strings.Fields(d.Sessions))) * max(1, len(strings.Fields(d.BulkCaps)))
+		len(strings.Fields(d.Arms)) * d.Repeats
 	extra := ""
-	if d.Sessions != "" {
-		extra += fmt.Sprintf(", sessions %q", d.Sessions)
-	}
-	if d.BulkCaps != "" {
-		extra += fmt.Sprintf(", caps %q", d.BulkCaps)
+	for _, a := range d.Axes {
+		n *= max(1, len(strings.Fields(a.Default)))
+		extra += fmt.Sprintf(", %s %q", a.Name, a.Default)
 	}
 	return fmt.Sprintf("profiles %q, losses %q, ccs %q, arms %q%s, %d repeats of %v (%v warm-up): %d runs into %s",
 		d.Profiles, d.Losses, d.CCs, d.Arms, extra, d.Repeats, d.Duration, d.Warmup, n, d.Workdir)
