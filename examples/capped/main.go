@@ -12,7 +12,7 @@ var (
 	defaults = bench.Defaults{
 		Profiles: "80:10", Losses: "0 1 2", CCs: bench.MatchedCC, Arms: "tcp quic",
 		Repeats: 3, Duration: 30 * time.Second, Warmup: 5 * time.Second, Workdir: "results/capped",
-		BulkCaps: "0 0.5 0.8",
+		Axes: []bench.AxisFlag{bench.CapsFlag("0 0.5 0.8")},
 	}
 	quick = bench.Defaults{
 		Profiles: "80:10", Losses: "1", Repeats: 2, Duration: 10 * time.Second, Warmup: 3 * time.Second,

@@ -12,7 +12,7 @@ var (
 	defaults = bench.Defaults{
 		Profiles: "80:10", Losses: "0 1", CCs: bench.MatchedCC, Arms: "tcp quic quic-per-channel",
 		Repeats: 3, Duration: 30 * time.Second, Warmup: 5 * time.Second, Workdir: "results/sessions",
-		Sessions: "1 2 4 8",
+		Axes: []bench.AxisFlag{bench.SessionsFlag("1 2 4 8")},
 	}
 	quick = bench.Defaults{
 		Profiles: "80:10", Losses: "1", Repeats: 2, Duration: 10 * time.Second, Warmup: 3 * time.Second,

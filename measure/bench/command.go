@@ -65,11 +65,13 @@ func Main(name, about string, d, quick Defaults, adjust func(*Matrix) error) int
 	defer stop()
 	plan := m.Plan()
 	extra := ""
-	if len(m.Sessions) > 0 {
-		extra += fmt.Sprintf(" x %d session counts", len(m.Sessions))
-	}
-	if len(m.BulkCapFractions) > 0 {
-		extra += fmt.Sprintf(" x %d caps", len(m.BulkCapFractions))
+	for _, a := range m.AllAxes() {
+		switch a.Name {
+		case AxisProfile, AxisLoss, AxisCC, AxisRepeat, AxisArm:
+			// Named in the line below.
+		default:
+			extra += fmt.Sprintf(" x %d %s", len(a.Values), a.Label)
+		}
 	}
 	cells := fmt.Sprintf("%d profiles x %d losses", len(m.Profiles), len(m.Losses))
 	if m.Remote != nil {

@@ -14,8 +14,19 @@
 // the original Rust bench's environment variables (PROFILES, LOSSES, ...) as defaults, progress on
 // stderr, and the summary (package report) on stdout at the end.
 //
-// Every link of a matrix is built with Matrix.Link; the commands' -offload
-// flag sets its Offload. The default, wire, pins every device to
+// A matrix is a list of axes (Matrix.AllAxes): profile, congestion
+// control, loss, sessions and cap when set, the matrix's own axes
+// (Matrix.Axes), repeat and arm, the first outermost. An Axis has a name,
+// its values, and an Apply that sets one value on a run and in its cell,
+// which names the run's directory. A new axis is a NewAxis (its values
+// recorded in results.Cell.Axes and named "_name-value" in the directory)
+// and, for a command-line flag, a NewAxisFlag listed in the command's
+// Defaults.Axes; matrix.json records it, and resume, shards, the merge and
+// the summary read it with nothing more.
+//
+// The link flags (-profiles, -backend, -mode, -offload, -seed) are package
+// linkflag's, registered by NewFlags. Every link of a matrix is built with
+// Matrix.Link; the commands' -offload flag sets its Offload. The default, wire, pins every device to
 // wire-sized packets, as the reference bench's links were. With keep
 // (shapedlink.OffloadKeep) the ends keep TSO, GSO and checksum offload
 // (GRO as the kernel sets it, off on a veth), so kernel TCP hands the link super-packets of up to 64 KiB, as

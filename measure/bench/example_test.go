@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -29,4 +30,26 @@ func ExampleMatrix_Plan() {
 	// 80ms-10mbit_loss1_reno quic 1 80:10:1
 	// 80ms-10mbit_loss1_reno tcp 2 80:10:1
 	// 80ms-10mbit_loss1_reno quic 2 80:10:1
+}
+
+// A matrix's own axis: each value is a cell of its own, named in its
+// directory, and sets what it changes in every run of that cell.
+func ExampleNewAxis() {
+	p, _ := shapedlink.ParseProfile("80:10")
+	gaps := []string{"20ms", "5ms"}
+	m := &bench.Matrix{
+		Profiles: []shapedlink.Profile{p}, Losses: []float64{1}, CCs: []string{"reno"},
+		Arms: []transport.Arm{"tcp", "quic"}, Repeats: 1, Workload: spicelike.Defaults(), Workdir: "results",
+		Axes: []bench.Axis{bench.NewAxis("gap", gaps, func(rc *bench.RunConfig, v string) {
+			rc.Workload.EchoGap, _ = time.ParseDuration(v)
+		})},
+	}
+	for _, rc := range m.Plan() {
+		fmt.Println(rc.Dir(), rc.Workload.EchoGap)
+	}
+	// Output:
+	// results/80ms-10mbit_loss1_reno_gap-20ms/tcp/r1 20ms
+	// results/80ms-10mbit_loss1_reno_gap-20ms/quic/r1 20ms
+	// results/80ms-10mbit_loss1_reno_gap-5ms/tcp/r1 5ms
+	// results/80ms-10mbit_loss1_reno_gap-5ms/quic/r1 5ms
 }

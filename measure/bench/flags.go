@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/shapedlink/linkflag"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
 )
@@ -23,12 +23,10 @@ type Defaults struct {
 	Repeats                     int
 	Duration, Warmup            time.Duration
 	Workdir                     string
-	// Sessions and BulkCaps, when not empty, register the -sessions and
-	// -caps flags (env SESSIONS, CAPS) with these defaults: session counts
-	// and display caps as fractions of the link rate, space-separated (see
-	// Matrix.Sessions and Matrix.BulkCapFractions). Commands that leave
-	// them empty do not have the flags.
-	Sessions, BulkCaps string
+	// Axes are the further axes the command has, each as its flag with
+	// its default values (SessionsFlag, CapsFlag, or a command's own
+	// AxisFlag). Commands that leave an axis out do not have its flag.
+	Axes []AxisFlag
 	// Readings are what the full matrix found in cells a -quick run also
 	// measures; after its summary, a -quick run prints one line per
 	// reading saying what it found beside it (PrintFindings).
@@ -38,14 +36,15 @@ type Defaults struct {
 // Flags are the options every matrix command shares.
 type Flags struct {
 	fs                                 *flag.FlagSet
-	profiles, losses, ccs, arms        string
+	link                               *linkflag.Flags
+	losses, ccs, arms                  string
 	repeats                            int
 	duration, warmup                   durationFlag
-	workdir, backend, mode, offload    string
+	workdir                            string
 	perChannel, quick, qlog, noSummary bool
-	seed                               uint64
 	quickDefaults                      Defaults
-	sessions, caps                     *string
+	axes                               []AxisFlag
+	axisTexts                          []string
 	repeatsEnvErr                      error
 	shard                              string
 	// twoHost are -serve, -remote, -secret-file and -idle-timeout
@@ -56,16 +55,11 @@ type Flags struct {
 // NewFlags registers the shared flags on fs. Each default comes from d,
 // overridden by the environment variables the original Rust bench used
 // (PROFILES, LOSSES, CCS, REPEATS, DURATION, WARMUP, WORKDIR), so its
-// commands carry over. quick is the -quick preset.
+// commands carry over. quick is the -quick preset. The link flags
+// (-profiles, -backend, -mode, -offload, -seed) are package linkflag's.
 func NewFlags(fs *flag.FlagSet, d, quick Defaults) *Flags {
-	f := &Flags{fs: fs, quickDefaults: quick}
-	env := func(name, def string) string {
-		if v, ok := os.LookupEnv(name); ok {
-			return v
-		}
-		return def
-	}
-	fs.StringVar(&f.profiles, "profiles", env("PROFILES", d.Profiles), "link profiles, "+shapedlink.ProfileGrammar+", space-separated; the options are listed below (env PROFILES)")
+	f := &Flags{fs: fs, quickDefaults: quick, axes: d.Axes}
+	f.link = linkflag.Register(fs, linkflag.Config{Flags: linkflag.LinkOptions | linkflag.Profiles, Profiles: d.Profiles, ProfilesEnv: "PROFILES"})
 	fs.StringVar(&f.losses, "losses", env("LOSSES", d.Losses), "per-direction loss levels in percent, space-separated, for every profile without a loss of its own (a profile with loss options, such as 80:10,loss=ge:0.3367/33.33, runs once with its own) (env LOSSES)")
 	fs.StringVar(&f.ccs, "ccs", env("CCS", d.CCs), "kernel TCP congestion controls for the tcp arm; reno is the matched headline (env CCS)")
 	fs.StringVar(&f.arms, "arms", d.Arms, "arms, space-separated: "+armNames())
@@ -87,22 +81,24 @@ func NewFlags(fs *flag.FlagSet, d, quick Defaults) *Flags {
 	f.warmup.setEnv("WARMUP")
 	fs.Var(&f.warmup, "warmup", "leading part of each run left out of the figures (env WARMUP)")
 	fs.StringVar(&f.workdir, "workdir", env("WORKDIR", d.Workdir), "results directory; a rerun resumes it (env WORKDIR)")
-	fs.StringVar(&f.backend, "backend", "", "link backend: netem, emulator, or empty to choose (netem where the kernel has it)")
-	fs.StringVar(&f.mode, "mode", "", "privilege mode: root, unprivileged, or empty to choose")
-	fs.StringVar(&f.offload, "offload", offloadWire, offloadHelp)
-	fs.Uint64Var(&f.seed, "seed", 0, "emulator loss seed (0: random, recorded)")
 	fs.BoolVar(&f.qlog, "qlog", false, "write a qlog file per QUIC connection into each run directory")
 	fs.BoolVar(&f.quick, "quick", false, fmt.Sprintf("quick preset: %s at losses %s, %d repeats of %v into %s; flags and variables given with it override its values", quick.Profiles, quick.Losses, quick.Repeats, quick.Duration, quick.Workdir))
 	fs.BoolVar(&f.noSummary, "no-summary", false, "do not print the summary at the end")
 	fs.StringVar(&f.shard, "shard", "", shardFlagHelp)
 	f.twoHost.register(fs)
-	if d.Sessions != "" {
-		f.sessions = fs.String("sessions", env("SESSIONS", d.Sessions), "numbers of sessions sharing the link, one cell each, space-separated (env SESSIONS)")
-	}
-	if d.BulkCaps != "" {
-		f.caps = fs.String("caps", env("CAPS", d.BulkCaps), "display caps as fractions of the link rate (payload bit/s), one cell each, space-separated; 0 is uncapped (env CAPS)")
+	f.axisTexts = make([]string, len(d.Axes))
+	for i, a := range d.Axes {
+		a.register(fs, &f.axisTexts[i])
 	}
 	return f
+}
+
+// env is the environment variable name's value when it is set, else def.
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
 }
 
 type durationFlag struct {
@@ -198,7 +194,6 @@ func (f *Flags) Matrix() (*Matrix, error) {
 		f.applyQuick()
 	}
 	var profiles []shapedlink.Profile
-	var texts []string
 	var losses []float64
 	var err error
 	if f.twoHost.remote != "" {
@@ -206,12 +201,16 @@ func (f *Flags) Matrix() (*Matrix, error) {
 		// shape a link is refused.
 		err = f.twoHost.refuseLinkFlags(f.explicit)
 	} else {
-		profiles, texts, losses, err = parseLinkCells(f.profiles, f.losses)
+		profiles, losses, err = f.linkCells()
 	}
 	if err != nil {
 		return nil, err
 	}
-	arms, err := parseArms(f.arms, f.perChannel)
+	link, err := f.link.Options()
+	if err != nil {
+		return nil, err
+	}
+	arms, err := f.armList()
 	if err != nil {
 		return nil, err
 	}
@@ -221,40 +220,20 @@ func (f *Flags) Matrix() (*Matrix, error) {
 	}
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = f.duration.d, f.warmup.d
-	sessions, err := parseSessions(f.sessions)
-	if err != nil {
-		return nil, err
-	}
-	caps, err := parseCaps(f.caps)
-	if err != nil {
-		return nil, err
-	}
 	shard, err := f.shardSetting()
-	if err != nil {
-		return nil, err
-	}
-	offload, err := parseOffload(f.offload)
 	if err != nil {
 		return nil, err
 	}
 	m := &Matrix{
 		Shard:    shard,
-		Sessions: sessions, BulkCapFractions: caps,
-		Profiles: profiles, ProfileText: texts, Losses: losses, CCs: ccs,
+		Profiles: profiles, ProfileText: profileTexts(profiles), Losses: losses, CCs: ccs,
 		Arms: arms, Repeats: f.repeats, Workload: w, Workdir: f.workdir, Qlog: f.qlog,
-		Link: shapedlink.Options{Backend: shapedlink.Backend(f.backend), Mode: shapedlink.Mode(f.mode), Seed: f.seed,
-			Offload: offload},
-		Progress: os.Stderr,
+		Link: link, Progress: os.Stderr,
 	}
-	switch m.Link.Backend {
-	case shapedlink.BackendAuto, shapedlink.BackendNetem, shapedlink.BackendEmulator:
-	default:
-		return nil, fmt.Errorf("-backend %q: want netem, emulator or empty", f.backend)
-	}
-	switch m.Link.Mode {
-	case shapedlink.ModeAuto, shapedlink.ModeRoot, shapedlink.ModeUnprivileged:
-	default:
-		return nil, fmt.Errorf("-mode %q: want root, unprivileged or empty", f.mode)
+	for i, a := range f.axes {
+		if err := a.Set(m, f.axisTexts[i]); err != nil {
+			return nil, err
+		}
 	}
 	if m.Remote, err = f.twoHost.remoteFor(f.fs); err != nil {
 		return nil, err
@@ -290,9 +269,7 @@ func (f *Flags) envError() error {
 // explicitly.
 func (f *Flags) applyQuick() {
 	q := f.quickDefaults
-	if !f.explicit("profiles", "PROFILES") {
-		f.profiles = q.Profiles
-	}
+	f.link.SetProfileDefault(q.Profiles)
 	if !f.explicit("losses", "LOSSES") {
 		f.losses = q.Losses
 	}
@@ -310,85 +287,44 @@ func (f *Flags) applyQuick() {
 	}
 }
 
-// parseArms parses the -arms list, refusing an arm given twice, and adds
-// quic-per-channel for -per-channel if the list lacks it.
-func parseArms(text string, perChannel bool) ([]transport.Arm, error) {
-	names, err := uniqueFields(text, "arm")
+// armList is the -arms list, refusing an arm given twice, with
+// quic-per-channel added for -per-channel if the list lacks it. The names
+// are checked with the matrix (Matrix.Validate).
+func (f *Flags) armList() ([]transport.Arm, error) {
+	names, err := uniqueFields(f.arms, "arm")
 	if err != nil {
 		return nil, err
 	}
 	var arms []transport.Arm
 	for _, n := range names {
-		a, err := transport.ParseArm(n)
-		if err != nil {
-			return nil, err
-		}
-		arms = append(arms, a)
+		arms = append(arms, transport.Arm(n))
 	}
-	if perChannel && !slices.Contains(arms, transport.ArmQUICPerChannel) {
+	if f.perChannel && !slices.Contains(arms, transport.ArmQUICPerChannel) {
 		arms = append(arms, transport.ArmQUICPerChannel)
 	}
 	return arms, nil
 }
 
-// parseSessions parses -sessions when it was given (text not nil): at
-// least one whole number, each once.
-func parseSessions(text *string) ([]int, error) {
-	if text == nil {
-		return nil, nil
+// linkCells parses the profiles (linkflag's -profiles: each valid and
+// each once) and the loss levels of a matrix over an emulated link.
+func (f *Flags) linkCells() ([]shapedlink.Profile, []float64, error) {
+	profiles, err := f.link.Profiles()
+	if err != nil {
+		return nil, nil, err
 	}
-	var sessions []int
-	for _, s := range strings.Fields(*text) {
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return nil, fmt.Errorf("sessions %q is not a whole number (want counts such as \"1 2 4 8\")", s)
-		}
-		if slices.Contains(sessions, n) {
-			return nil, fmt.Errorf("sessions %q is given twice: give each count once", s)
-		}
-		sessions = append(sessions, n)
+	losses, err := parseFloats(f.losses, "loss", "0 1 2")
+	if err != nil {
+		return nil, nil, err
 	}
-	if len(sessions) == 0 {
-		return nil, errors.New("no session counts: give at least one, e.g. -sessions \"1 2 4 8\"")
-	}
-	return sessions, nil
+	return profiles, losses, nil
 }
 
-// parseCaps parses -caps when it was given (text not nil): at least one
-// fraction, each once.
-func parseCaps(text *string) ([]float64, error) {
-	if text == nil {
-		return nil, nil
-	}
-	caps, err := parseFloats(*text, "cap", "0 0.5 0.8")
-	if err != nil {
-		return nil, err
-	}
-	if len(caps) == 0 {
-		return nil, errors.New("no caps: give at least one, e.g. -caps \"0.5 0.8\"")
-	}
-	return caps, nil
-}
-
-// parseLinkCells parses the profiles and loss levels of a matrix over an
-// emulated link, refusing a profile given twice.
-func parseLinkCells(profileText, lossText string) ([]shapedlink.Profile, []string, []float64, error) {
-	profiles, err := shapedlink.ParseProfiles(profileText)
-	if err != nil {
-		return nil, nil, nil, err
-	}
+func profileTexts(profiles []shapedlink.Profile) []string {
 	var texts []string
 	for _, p := range profiles {
-		if slices.Contains(texts, p.String()) {
-			return nil, nil, nil, fmt.Errorf("profile %s is given twice (profiles are compared as %s): give each once", p, p)
-		}
 		texts = append(texts, p.String())
 	}
-	losses, err := parseFloats(lossText, "loss", "0 1 2")
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return profiles, texts, losses, nil
+	return texts
 }
 
 func flagSet(fs *flag.FlagSet, name string) bool {
@@ -413,13 +349,11 @@ func armNames() string {
 // String describes the matrix d asks for and how many runs it makes.
 func (d Defaults) String() string {
 	n := len(strings.Fields(d.Profiles)) * len(strings.Fields(d.Losses)) * len(strings.Fields(d.CCs)) *
-		len(strings.Fields(d.Arms)) * d.Repeats * max(1, len(strings.Fields(d.Sessions))) * max(1, len(strings.Fields(d.BulkCaps)))
+		len(strings.Fields(d.Arms)) * d.Repeats
 	extra := ""
-	if d.Sessions != "" {
-		extra += fmt.Sprintf(", sessions %q", d.Sessions)
-	}
-	if d.BulkCaps != "" {
-		extra += fmt.Sprintf(", caps %q", d.BulkCaps)
+	for _, a := range d.Axes {
+		n *= max(1, len(strings.Fields(a.Default)))
+		extra += fmt.Sprintf(", %s %q", a.Name, a.Default)
 	}
 	return fmt.Sprintf("profiles %q, losses %q, ccs %q, arms %q%s, %d repeats of %v (%v warm-up): %d runs into %s",
 		d.Profiles, d.Losses, d.CCs, d.Arms, extra, d.Repeats, d.Duration, d.Warmup, n, d.Workdir)

@@ -44,7 +44,7 @@ func parseMatrix(t *testing.T, env map[string]string, args ...string) (*Matrix, 
 	}
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	f := NewFlags(fs, Defaults{Sessions: "1 2", BulkCaps: "0 0.5", Profiles: testDefaults.Profiles,
+	f := NewFlags(fs, Defaults{Axes: []AxisFlag{SessionsFlag("1 2"), CapsFlag("0 0.5")}, Profiles: testDefaults.Profiles,
 		Losses: testDefaults.Losses, CCs: testDefaults.CCs, Arms: testDefaults.Arms, Repeats: testDefaults.Repeats,
 		Duration: testDefaults.Duration, Warmup: testDefaults.Warmup, Workdir: testDefaults.Workdir}, testQuick)
 	if err := fs.Parse(args); err != nil {

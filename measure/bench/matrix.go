@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"time"
 
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -15,9 +14,11 @@ import (
 	"github.com/shakenfist/quicbench/transport"
 )
 
-// Matrix is profiles x losses x congestion-control settings x repeats, with
-// every arm run in every cell, interleaved (tcp, quic, tcp, quic, ...) so
-// that drift on the machine hits every arm alike. What a work directory
+// Matrix is profiles x congestion-control settings x losses (x sessions x
+// caps x the matrix's own axes) x repeats, with every arm run in every
+// cell, interleaved (tcp, quic, tcp, quic, ...) so that drift on the
+// machine hits every arm alike. The fields below are its axes' values;
+// AllAxes lists the axes themselves, in plan order. What a work directory
 // records of it (matrix.json) is matrixRecord.
 type Matrix struct {
 	// Profiles are link profiles; their own loss, if any, is replaced by
@@ -50,6 +51,11 @@ type Matrix struct {
 	// 0 in the list is an uncapped cell named as the headline's. Empty
 	// means uncapped, as Workload says.
 	BulkCapFractions []float64
+	// Axes are the matrix's own axes (NewAxis), after the built-in cell
+	// axes and before repeats and arms: each value a cell of its own,
+	// recorded in results.Cell.Axes. matrix.json records their names and
+	// values.
+	Axes []Axis
 	// Shard, when set, makes Plan keep only this shard's share of the
 	// matrix (see Shard); the zero value is the whole matrix.
 	Shard Shard
@@ -99,10 +105,11 @@ func (m *Matrix) Validate() error {
 		errs = append(errs, errors.New("no arms: give at least one, e.g. -arms \"tcp quic\""))
 	}
 	for _, a := range m.Arms {
-		if _, err := transport.ParseArm(string(a)); err != nil {
+		if err := validArm(string(a)); err != nil {
 			errs = append(errs, err)
 		}
 	}
+	errs = append(errs, m.validateAxes()...)
 	if m.Repeats < 1 || m.Repeats > MaxRepeats {
 		errs = append(errs, fmt.Errorf("repeats is %d: give 1 to %d (5 for a verdict with a spread)", m.Repeats, MaxRepeats))
 	} else if n := m.size(); n > MaxRuns {
@@ -137,18 +144,22 @@ func (m *Matrix) Validate() error {
 			errs = append(errs, err)
 		}
 	}
+	if len(errs) == 0 && len(m.Axes) > 0 {
+		if err := distinctRuns(m.FullPlan()); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return errors.Join(errs...)
 }
 
-// size is the number of runs the matrix plans, saturating at MaxRuns+1 so
-// that it cannot overflow.
+// size is the number of runs the matrix plans (an upper bound: a profile
+// with a loss model of its own runs at one loss level), saturating at
+// MaxRuns+1 so that it cannot overflow. Repeats must be at most
+// MaxRepeats.
 func (m *Matrix) size() int {
-	n, profiles, losses := 1, len(m.Profiles), len(m.Losses)
-	if m.Remote != nil {
-		profiles, losses = 1, 1 // the path
-	}
-	for _, k := range []int{profiles, losses, len(m.CCs), len(m.Arms), m.Repeats,
-		max(1, len(m.Sessions)), max(1, len(m.BulkCapFractions))} {
+	n := 1
+	for _, a := range m.AllAxes() {
+		k := len(a.Values)
 		if k > 0 && n > MaxRuns/k {
 			return MaxRuns + 1
 		}
@@ -165,69 +176,22 @@ const MaxSessions = 64
 // whole matrix (FullPlan), or with Shard set that shard's share of it.
 func (m *Matrix) Plan() []RunConfig { return m.Shard.share(m.FullPlan()) }
 
-// FullPlan lists the whole matrix's runs in order: cell by cell, repeat by
-// repeat, every arm within a repeat, whatever Shard says.
+// FullPlan lists the whole matrix's runs in order, whatever Shard says:
+// every combination of the axes' values (AllAxes), the first axis
+// outermost, so cell by cell, repeat by repeat, every arm within a repeat.
 func (m *Matrix) FullPlan() []RunConfig {
-	var plan []RunConfig
-	sessions := m.Sessions
-	if len(sessions) == 0 {
-		sessions = []int{0}
-	}
-	caps := m.BulkCapFractions
-	if len(caps) == 0 {
-		caps = []float64{0}
-	}
-	profiles, allLosses := m.Profiles, m.Losses
-	if m.Remote != nil {
-		// One pseudo-profile: the path as found (no RTT, rate or loss).
-		profiles, allLosses = []shapedlink.Profile{{}}, []float64{0}
-	}
-	for _, p := range profiles {
-		losses, own := allLosses, p.HasLoss()
-		if own {
-			// A profile with its own loss model (per-direction loss,
-			// Gilbert-Elliott, correlation) runs once, as it is.
-			losses = []float64{OwnLoss(p)}
-		}
-		for _, cc := range m.CCs {
-			for _, loss := range losses {
-				for _, n := range sessions {
-					for _, capf := range caps {
-						lp, name := p.WithLoss(loss), p.WithLoss(0).String()
-						if own {
-							lp, name = p, p.String()
-						}
-						cell := results.Cell{
-							Profile:     name,
-							RTTms:       float64(p.RoundTrip()) / float64(time.Millisecond),
-							RateMbit:    p.RateMbit,
-							LossPct:     loss,
-							CC:          cc,
-							Sensitivity: cc != MatchedCC,
-							Sessions:    n,
-						}
-						if m.Remote != nil {
-							cell.Profile, cell.RTTms, cell.RateMbit = results.PathProfile, 0, 0
-						}
-						w := m.Workload
-						if capf != 0 {
-							cell.BulkCapFraction = capf
-							cell.BulkRateCapBps = BulkCap(p.RateMbit, capf)
-							w.BulkRateCap = cell.BulkRateCapBps
-						}
-						for r := 1; r <= m.Repeats; r++ {
-							for _, arm := range m.Arms {
-								plan = append(plan, RunConfig{
-									Cell: cell, Profile: lp, Arm: arm, Repeat: r,
-									Workload: w, Workdir: m.Workdir, Link: m.Link,
-									Qlog: m.Qlog, Logger: m.Logger, Sessions: n, Remote: m.Remote,
-								})
-							}
-						}
-					}
+	plan := []RunConfig{m.baseRun()}
+	for _, a := range m.AllAxes() {
+		next := make([]RunConfig, 0, len(plan)*len(a.Values))
+		for _, rc := range plan {
+			for i := range a.Values {
+				r := rc
+				if a.Apply(&r, i) {
+					next = append(next, r)
 				}
 			}
 		}
+		plan = next
 	}
 	return plan
 }

@@ -14,8 +14,11 @@ import (
 
 // matrixFromRecord rebuilds the matrix a matrix.json describes, enough to
 // plan it: profiles parsed back from their text, and every other field
-// that decides the plan. It does not check that this machine could run it
-// (the congestion controls, the privilege).
+// that decides the plan. The matrix's own axes come back as NewAxis axes
+// that only name their values in the cell: what a value changed in a run
+// is not recorded, and planning needs only the runs' directories. It does
+// not check that this machine could run it (the congestion controls, the
+// privilege).
 func matrixFromRecord(rec matrixRecord) (*Matrix, error) {
 	m := &Matrix{
 		ProfileText: rec.Profiles, Losses: rec.Losses, CCs: rec.CCs, Arms: rec.Arms, Repeats: rec.Repeats,
@@ -25,6 +28,12 @@ func matrixFromRecord(rec matrixRecord) (*Matrix, error) {
 	}
 	if len(rec.Profiles) == 0 || len(rec.Losses) == 0 || len(rec.CCs) == 0 || len(rec.Arms) == 0 {
 		return nil, errors.New("it names no profiles, losses, ccs or arms")
+	}
+	for _, a := range rec.Axes {
+		m.Axes = append(m.Axes, NewAxis(a.Name, a.Values, nil))
+	}
+	if errs := m.validateAxes(); len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	for _, t := range rec.Profiles {
 		p, err := shapedlink.ParseProfile(t)

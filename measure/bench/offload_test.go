@@ -180,7 +180,7 @@ func TestOffloadRecord(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
 		{`"wire"`, ""},
 		{`"keep"`, "keep"},
-		{`"gso"`, `offload "gso" is neither wire nor keep`},
+		{`"gso"`, `offload: "gso" is not an offload mode: use wire`},
 		{`1`, "offload:"},
 	} {
 		text := strings.Replace(string(old), `"qlog": false`, `"qlog": false, "offload": `+c.text, 1)

@@ -118,6 +118,9 @@ type matrixRecord struct {
 	Offload          offloadRecord `json:"offload,omitempty"`
 	Sessions         []int         `json:"sessions,omitempty"`
 	BulkCapFractions []float64     `json:"bulk_cap_fractions,omitempty"`
+	// Axes are the matrix's own axes (Matrix.Axes), in order; left out
+	// when it has none, as every record written before they existed.
+	Axes []axisRecord `json:"axes,omitempty"`
 	// Shard is the share of the matrix this directory holds, "i/n"; empty
 	// for the whole matrix.
 	Shard string `json:"shard,omitempty"`
@@ -132,9 +135,24 @@ func (m *Matrix) record() matrixRecord {
 		Workload: m.Workload, Workdir: m.Workdir, Qlog: m.Qlog,
 		Backend: string(m.Link.Backend), Seed: m.Link.Seed, Offload: offloadRecord(m.Link.Offload),
 		Sessions: m.Sessions, BulkCapFractions: m.BulkCapFractions,
+		Axes:   axisRecords(m.Axes),
 		Shard:  m.Shard.recordText(),
 		Remote: m.remoteAddr(),
 	}
+}
+
+// axisRecord is one of a matrix's own axes as matrix.json records it.
+type axisRecord struct {
+	Name   string   `json:"name"`
+	Values []string `json:"values"`
+}
+
+func axisRecords(axes []Axis) []axisRecord {
+	var out []axisRecord
+	for _, a := range axes {
+		out = append(out, axisRecord{Name: a.Name, Values: a.Values})
+	}
+	return out
 }
 
 // diffRecords names each field (by its JSON name) in which two records

@@ -30,7 +30,8 @@ func compareArms(a, b string) int {
 }
 
 // compareCells orders the headline before sensitivity cells, then by
-// congestion control (reno first), profile and loss.
+// congestion control (reno first), profile, the matrix's own axes and
+// loss.
 func compareCells(a, b results.Cell) int {
 	if a.Sensitivity != b.Sensitivity {
 		if !a.Sensitivity {
@@ -64,6 +65,10 @@ func compareCells(a, b results.Cell) int {
 	// The profile's options too (a queue discipline, a loss model), for
 	// the same reason.
 	if c := strings.Compare(results.ProfileOptions(a.Profile), results.ProfileOptions(b.Profile)); c != 0 {
+		return c
+	}
+	// And the matrix's own axes, which the title names too.
+	if c := results.CompareAxes(a, b); c != 0 {
 		return c
 	}
 	return cmp.Compare(a.LossPct, b.LossPct)

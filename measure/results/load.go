@@ -164,8 +164,8 @@ func plural(n int, one, many string) string {
 }
 
 // Less orders cells by profile (RTT, then rate, then the profile's
-// options, none first), then CC (reno first), then loss, then sessions and
-// bulk cap.
+// options, none first), then CC (reno first), then loss, then sessions,
+// bulk cap and the matrix's own axes (CompareAxes).
 func Less(a, b Cell) bool {
 	if a.RTTms != b.RTTms {
 		return a.RTTms < b.RTTms
@@ -188,5 +188,8 @@ func Less(a, b Cell) bool {
 	if a.Sessions != b.Sessions {
 		return a.Sessions < b.Sessions
 	}
-	return a.BulkCapFraction < b.BulkCapFraction
+	if a.BulkCapFraction != b.BulkCapFraction {
+		return a.BulkCapFraction < b.BulkCapFraction
+	}
+	return CompareAxes(a, b) < 0
 }

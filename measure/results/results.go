@@ -45,10 +45,17 @@ type Cell struct {
 	// payload (spicelike's Config.BulkRateCap). Zero means uncapped.
 	BulkCapFraction float64 `json:"bulk_cap_fraction,omitempty"`
 	BulkRateCapBps  int64   `json:"bulk_rate_cap_bps,omitempty"`
+	// Axes are the values of the matrix's own axes (beyond those above),
+	// "name=value" for each in the matrix's order, separated by spaces
+	// ("mtu=1200 tls=1.3"); empty when it has none. Each adds
+	// "_name-value" to the directory name and ", name value" to the
+	// title. WithAxis adds one; AxisValues reads them.
+	Axes string `json:"axes,omitempty"`
 }
 
-// Dir is the cell's directory name. Sessions and the bulk cap add a suffix
-// only when set ("_s4", "_cap0.5"), so headline cells keep their names.
+// Dir is the cell's directory name. Sessions, the bulk cap and the
+// matrix's own axes add a suffix only when set ("_s4", "_cap0.5",
+// "_mtu-1200"), so headline cells keep their names.
 func (c Cell) Dir() string {
 	d := fmt.Sprintf("%sms-%smbit_loss%s_%s", num(c.RTTms), num(c.RateMbit), num(c.LossPct), c.CC)
 	if c.Profile == PathProfile {
@@ -62,7 +69,7 @@ func (c Cell) Dir() string {
 	if c.BulkCapFraction != 0 {
 		d += "_cap" + num(c.BulkCapFraction)
 	}
-	return d
+	return d + c.axesSuffix()
 }
 
 // ProfileSuffix is what a directory name adds for the parts of a profile
@@ -99,17 +106,17 @@ func (c Cell) SessionCount() int { return max(1, c.Sessions) }
 
 // Title is a human label such as "80 ms / 10 Mbit", followed by the
 // profile's options when it has any ("80 ms / 10 Mbit, qdisc=fq_codel",
-// "80 ms / 10 Mbit, limit 200"), so cells that differ only in their
-// options are told apart.
+// "80 ms / 10 Mbit, limit 200") and the matrix's own axes ("80 ms / 10
+// Mbit, mtu 1200"), so cells that differ only in those are told apart.
 func (c Cell) Title() string {
 	if c.Profile == PathProfile {
-		return "path between two hosts, as found"
+		return "path between two hosts, as found" + c.axesTitle()
 	}
 	t := fmt.Sprintf("%s ms / %s Mbit", num(c.RTTms), num(c.RateMbit))
 	if o := ProfileOptions(c.Profile); o != "" {
 		t += ", " + o
 	}
-	return t
+	return t + c.axesTitle()
 }
 
 // ProfileOptions is the part of a profile beyond rtt_ms:rate_mbit[:loss]

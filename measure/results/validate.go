@@ -105,5 +105,8 @@ func (c Cell) Validate() error {
 	if c.Sessions < 0 || c.BulkRateCapBps < 0 {
 		bad("cell sessions %d or bulk_rate_cap_bps %d is negative", c.Sessions, c.BulkRateCapBps)
 	}
+	if err := c.validateAxes(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }

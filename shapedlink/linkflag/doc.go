@@ -1,0 +1,29 @@
+// Package linkflag is the one home of the link flags a command shares with
+// every other: -profiles (or -profile), -backend, -mode, -offload and
+// -seed, each with one help text and one default, checked in one place.
+//
+// A command registers the flags it has on its flag.FlagSet, parses, and
+// reads them back as shapedlink values:
+//
+//	lf := linkflag.Register(fs, linkflag.Config{
+//		Flags:    linkflag.Profiles | linkflag.Backend | linkflag.Offload | linkflag.Seed,
+//		Profiles: "80:10 150:2",
+//	})
+//	if err := fs.Parse(args); err != nil { ... }
+//	profiles, err := lf.Profiles() // []shapedlink.Profile, each once
+//	opts, err := lf.Options()      // shapedlink.Options
+//
+// Defaults differ only where commands genuinely differ: the profiles, the
+// offload mode (examples/overlink keeps the kernel's offloads, the bench
+// pins wire-sized packets) and the seed (a calibration fixes one). A
+// profile list may also be read from an environment variable, as the
+// reference bench's PROFILES.
+//
+// Values are checked after parsing, not while the flag set parses, so
+// that one error names every wrong flag ("-backend \"x\": want netem,
+// emulator or empty") and a command prints it as it prints its other
+// input errors.
+//
+// The package knows links only: nothing of transports, workloads or
+// statistics.
+package linkflag

@@ -1,0 +1,71 @@
+package linkflag_test
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/shapedlink/linkflag"
+)
+
+// A command with a list of profiles, a backend, an offload mode and a
+// seed reads them back as shapedlink values after parsing.
+func Example() {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	lf := linkflag.Register(fs, linkflag.Config{
+		Flags:    linkflag.Profiles | linkflag.Backend | linkflag.Offload | linkflag.Seed,
+		Profiles: "80:10 150:2",
+	})
+	if err := fs.Parse([]string{"-backend", "emulator", "-offload", "keep", "-seed", "7"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	profiles, err := lf.Profiles()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	opts, err := lf.Options()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(profiles, opts.Backend, opts.Offload, opts.Seed)
+	// Output:
+	// [80:10 150:2] emulator keep 7
+}
+
+// Every wrong flag is named in one error.
+func Example_errors() {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	lf := linkflag.Register(fs, linkflag.Config{Flags: linkflag.LinkOptions | linkflag.Profile, Profiles: "80:10"})
+	if err := fs.Parse([]string{"-backend", "tc", "-offload", "gso"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err := lf.Options()
+	fmt.Println(err)
+	// Output:
+	// -backend "tc": want netem, emulator or empty
+	// -offload "gso" is not an offload mode: use wire (devices pinned to wire-sized packets, as the bench runs) or keep (the ends keep segmentation offload)
+}
+
+// A command whose links keep the kernel's offloads by default says so in
+// its Config; the user can still ask for wire-sized packets.
+func Example_offloadDefault() {
+	for _, args := range [][]string{nil, {"-offload", "wire"}} {
+		fs := flag.NewFlagSet("overlink", flag.ContinueOnError)
+		lf := linkflag.Register(fs, linkflag.Config{Flags: linkflag.Offload, Offload: shapedlink.OffloadKeep})
+		if err := fs.Parse(args); err != nil {
+			fmt.Println(err)
+			return
+		}
+		opts, err := lf.Options()
+		fmt.Println(opts.Offload, err)
+	}
+	// Output:
+	// keep <nil>
+	// wire <nil>
+}

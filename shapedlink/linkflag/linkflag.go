@@ -1,0 +1,244 @@
+package linkflag
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/shakenfist/quicbench/shapedlink"
+)
+
+// Flag names one of the link flags.
+type Flag uint
+
+// The flags a command can register; combine them with |.
+const (
+	// Backend is -backend: netem, emulator, or empty to choose.
+	Backend Flag = 1 << iota
+	// Mode is -mode: how the namespaces are made (root, unprivileged,
+	// or empty to choose).
+	Mode
+	// Offload is -offload: wire or keep.
+	Offload
+	// Seed is -seed: the links' random seed.
+	Seed
+	// Profiles is -profiles: a space-separated list of profiles, read by
+	// Flags.Profiles.
+	Profiles
+	// Profile is -profile: one profile, read by Flags.Profile. A command
+	// has -profiles or -profile, not both.
+	Profile
+	// LinkOptions are the flags that set a shapedlink.Options field,
+	// read by Flags.Options.
+	LinkOptions = Backend | Mode | Offload | Seed
+)
+
+// The flags' names, as a command line gives them (without the dash).
+const (
+	NameProfiles = "profiles"
+	NameProfile  = "profile"
+	NameBackend  = "backend"
+	NameMode     = "mode"
+	NameOffload  = "offload"
+	NameSeed     = "seed"
+)
+
+// Config says which link flags a command has, and their defaults where
+// commands differ. Every flag's help text is this package's.
+type Config struct {
+	// Flags are the flags to register, such as LinkOptions|Profiles.
+	// Options reads a backend or mode left out as automatic, and an
+	// offload mode or seed left out as its default below.
+	Flags Flag
+	// Profiles is the default of -profiles (or -profile); empty leaves
+	// the user to give one.
+	Profiles string
+	// ProfilesEnv, when not empty, names an environment variable that
+	// replaces the default of -profiles (or -profile) when it is set, as
+	// the reference bench's PROFILES did; the help names it.
+	ProfilesEnv string
+	// Offload is -offload's default: shapedlink.OffloadWire (the zero
+	// value, as the bench's matrices run) or shapedlink.OffloadKeep.
+	Offload shapedlink.OffloadMode
+	// Seed is -seed's default; 0 gives every link a random seed.
+	Seed uint64
+}
+
+// Flags are the link flags Register put on a flag set. They hold the text
+// as given; after the flag set is parsed, Options, Profiles and Profile
+// check it, so that every error names its flag the same way and all of
+// them are reported together.
+type Flags struct {
+	fs       *flag.FlagSet
+	cfg      Config
+	profiles string
+	backend  string
+	mode     string
+	offload  string
+	seed     uint64
+}
+
+// Help texts, one per flag.
+const (
+	helpBackend = "link backend: netem, emulator, or empty to choose (netem where the kernel has it)"
+	helpMode    = "privilege the namespaces are built with: root (root on the host), unprivileged (root of a user namespace of its own), or empty to choose"
+	helpOffload = `how every link's ends handle segmentation offload: "wire" (devices pinned to wire-sized packets, as the bench's matrices run) ` +
+		`or "keep" (the ends keep the kernel's TSO, GSO and checksum offload, and GRO as the kernel sets it, so programs hand the link super-packets ` +
+		`as on a host and a link carries gigabits; the emulator judges each wire segment, netem each super-packet whole); ` +
+		`choose wire for wire-sized queue slots, to compare with the bench's runs and their offload evidence, or on a small machine below a few hundred Mbit/s`
+	helpSeed     = "the links' random seed (loss, jitter, duplication, reordering); 0 picks one at random for each link; the seed in force is recorded"
+	helpProfiles = "link profiles, " + shapedlink.ProfileGrammar + ", space-separated; the options are listed below"
+	helpProfile  = "link profile, " + shapedlink.ProfileGrammar + ", e.g. 80:10:1 or 20:50,up.rate=5; the options are listed below"
+)
+
+// Register puts the link flags c asks for on fs, and returns them to be
+// read once fs is parsed. A command's usage should end with
+// shapedlink.ProfileUsage(), which lists the profile options the help
+// texts point to.
+func Register(fs *flag.FlagSet, c Config) *Flags {
+	f := &Flags{fs: fs, cfg: c, seed: c.Seed, offload: c.Offload.String()}
+	envNote := ""
+	if c.ProfilesEnv != "" {
+		envNote = " (env " + c.ProfilesEnv + ")"
+	}
+	if c.Flags&Profiles != 0 {
+		fs.StringVar(&f.profiles, NameProfiles, f.profileDefault(c.Profiles), helpProfiles+envNote)
+	}
+	if c.Flags&Profile != 0 {
+		fs.StringVar(&f.profiles, NameProfile, f.profileDefault(c.Profiles), helpProfile+envNote)
+	}
+	if c.Flags&Backend != 0 {
+		fs.StringVar(&f.backend, NameBackend, "", helpBackend)
+	}
+	if c.Flags&Mode != 0 {
+		fs.StringVar(&f.mode, NameMode, "", helpMode)
+	}
+	if c.Flags&Offload != 0 {
+		fs.StringVar(&f.offload, NameOffload, c.Offload.String(), helpOffload)
+	}
+	if c.Flags&Seed != 0 {
+		fs.Uint64Var(&f.seed, NameSeed, c.Seed, helpSeed)
+	}
+	return f
+}
+
+// profileDefault is def, or the environment variable's value when the
+// command names one and it is set.
+func (f *Flags) profileDefault(def string) string {
+	if f.cfg.ProfilesEnv != "" {
+		if v, ok := os.LookupEnv(f.cfg.ProfilesEnv); ok {
+			return v
+		}
+	}
+	return def
+}
+
+// Options reads the option flags into shapedlink.Options: the backend, the
+// mode, the offload mode and the seed, each checked. The error names every
+// flag that was wrong and what it takes.
+func (f *Flags) Options() (shapedlink.Options, error) {
+	var errs []error
+	o := shapedlink.Options{Seed: f.seed}
+	switch b := shapedlink.Backend(f.backend); b {
+	case shapedlink.BackendAuto, shapedlink.BackendNetem, shapedlink.BackendEmulator:
+		o.Backend = b
+	default:
+		errs = append(errs, fmt.Errorf("-%s %q: want netem, emulator or empty", NameBackend, f.backend))
+	}
+	switch m := shapedlink.Mode(f.mode); m {
+	case shapedlink.ModeAuto, shapedlink.ModeRoot, shapedlink.ModeUnprivileged:
+		o.Mode = m
+	default:
+		errs = append(errs, fmt.Errorf("-%s %q: want root, unprivileged or empty", NameMode, f.mode))
+	}
+	m, err := shapedlink.ParseOffloadMode(f.offload)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("-%s %w", NameOffload, err))
+	}
+	o.Offload = m
+	if err := errors.Join(errs...); err != nil {
+		return shapedlink.Options{}, err
+	}
+	return o, nil
+}
+
+// Profiles reads -profiles: at least one profile, each valid and each
+// once (two texts that parse to the same profile, such as 80:10 and
+// 80:10.0, are one profile given twice). The text of each is p.String().
+func (f *Flags) Profiles() ([]shapedlink.Profile, error) {
+	if f.cfg.Flags&Profiles == 0 {
+		return nil, errors.New("linkflag: Profiles called without -profiles registered (Config.Flags lacks Profiles)")
+	}
+	return ParseProfiles(f.profiles)
+}
+
+// Profile reads -profile: one valid profile.
+func (f *Flags) Profile() (shapedlink.Profile, error) {
+	if f.cfg.Flags&Profile == 0 {
+		return shapedlink.Profile{}, errors.New("linkflag: Profile called without -profile registered (Config.Flags lacks Profile)")
+	}
+	p, err := shapedlink.ParseProfile(strings.TrimSpace(f.profiles))
+	if err != nil {
+		return shapedlink.Profile{}, fmt.Errorf("-%s: %w", NameProfile, err)
+	}
+	return p, nil
+}
+
+// ProfileText is the profile flag's text as it stands: given, from the
+// environment variable, or the default.
+func (f *Flags) ProfileText() string { return f.profiles }
+
+// SetProfileDefault replaces the profile flag's text with s unless the
+// flag was given or its environment variable is set: a preset (such as a
+// command's -quick) that what the user chose still overrides.
+func (f *Flags) SetProfileDefault(s string) {
+	if f.ProfileGiven() {
+		return
+	}
+	f.profiles = s
+}
+
+// ProfileGiven reports whether the profile flag was chosen: given on the
+// command line, or set through its environment variable.
+func (f *Flags) ProfileGiven() bool {
+	if f.Given(NameProfiles) || f.Given(NameProfile) {
+		return true
+	}
+	if f.cfg.ProfilesEnv == "" {
+		return false
+	}
+	_, ok := os.LookupEnv(f.cfg.ProfilesEnv)
+	return ok
+}
+
+// Given reports whether the flag name was given on the command line.
+func (f *Flags) Given(name string) bool {
+	given := false
+	f.fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == name {
+			given = true
+		}
+	})
+	return given
+}
+
+// ParseProfiles parses a space-separated list of profiles, as -profiles
+// takes it: at least one, each valid and each once.
+func ParseProfiles(text string) ([]shapedlink.Profile, error) {
+	profiles, err := shapedlink.ParseProfiles(text)
+	if err != nil {
+		return nil, fmt.Errorf("-%s: %w", NameProfiles, err)
+	}
+	seen := map[string]string{}
+	for i, p := range profiles {
+		s := p.String()
+		if given, ok := seen[s]; ok {
+			return nil, fmt.Errorf("-%s: profile %s is given twice (as %s and %s, both read as %s): give each once",
+				NameProfiles, s, given, strings.Fields(text)[i], s)
+		}
+		seen[s] = strings.Fields(text)[i]
+	}
+	return profiles, nil
+}

@@ -1,0 +1,185 @@
+package linkflag
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/shakenfist/quicbench/shapedlink"
+)
+
+func parse(t *testing.T, c Config, args ...string) (*Flags, *flag.FlagSet) {
+	t.Helper()
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f := Register(fs, c)
+	if err := fs.Parse(args); err != nil {
+		t.Fatalf("%q: %v", args, err)
+	}
+	return f, fs
+}
+
+// TestRegistersOnlyWhatIsAsked: each Flag bit registers its flag and no
+// other, and the profile flags only when they have a default.
+func TestRegistersOnlyWhatIsAsked(t *testing.T) {
+	for _, c := range []struct {
+		cfg  Config
+		want []string
+	}{
+		{Config{}, nil},
+		{Config{Flags: LinkOptions}, []string{"backend", "mode", "offload", "seed"}},
+		{Config{Flags: Backend | Seed | Profile, Profiles: "80:10"}, []string{"backend", "profile", "seed"}},
+		{Config{Flags: Offload | Profiles, Profiles: "80:10"}, []string{"offload", "profiles"}},
+		{Config{Flags: Profiles}, []string{"profiles"}},
+		{Config{Flags: Mode}, []string{"mode"}},
+	} {
+		_, fs := parse(t, c.cfg)
+		var got []string
+		fs.VisitAll(func(f *flag.Flag) { got = append(got, f.Name) })
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%+v registered %v, want %v", c.cfg, got, c.want)
+		}
+	}
+}
+
+// TestDefaults: with nothing given, Options is automatic, wire and a
+// random seed, unless the Config says otherwise; a flag left out takes the
+// Config's default too.
+func TestDefaults(t *testing.T) {
+	f, _ := parse(t, Config{Flags: LinkOptions})
+	o, err := f.Options()
+	if err != nil || o.Backend != shapedlink.BackendAuto || o.Mode != shapedlink.ModeAuto || o.Offload != shapedlink.OffloadWire || o.Seed != 0 {
+		t.Errorf("defaults: %+v, %v", o, err)
+	}
+	f, _ = parse(t, Config{Flags: LinkOptions, Offload: shapedlink.OffloadKeep, Seed: 1})
+	if o, err = f.Options(); err != nil || o.Offload != shapedlink.OffloadKeep || o.Seed != 1 {
+		t.Errorf("keep and seed 1 as defaults: %+v, %v", o, err)
+	}
+	f, _ = parse(t, Config{Offload: shapedlink.OffloadKeep, Seed: 3})
+	if o, err = f.Options(); err != nil || o.Offload != shapedlink.OffloadKeep || o.Seed != 3 {
+		t.Errorf("no flags registered, keep and seed 3 in the Config: %+v, %v", o, err)
+	}
+	f, _ = parse(t, Config{Flags: LinkOptions}, "-backend", "netem", "-mode", "unprivileged", "-offload", "keep", "-seed", "42")
+	if o, err = f.Options(); err != nil || o.Backend != shapedlink.BackendNetem || o.Mode != shapedlink.ModeUnprivileged ||
+		o.Offload != shapedlink.OffloadKeep || o.Seed != 42 {
+		t.Errorf("every flag given: %+v, %v", o, err)
+	}
+}
+
+// TestOptionsRefused: every wrong value is refused, all of them in one
+// error, each naming its flag and what it takes.
+func TestOptionsRefused(t *testing.T) {
+	f, _ := parse(t, Config{Flags: LinkOptions}, "-backend", "inproc", "-mode", "user", "-offload", "")
+	_, err := f.Options()
+	for _, want := range []string{`-backend "inproc": want netem, emulator or empty`, `-mode "user": want root, unprivileged or empty`,
+		`-offload "" is not an offload mode: use wire`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not say %q", err, want)
+		}
+	}
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	Register(fs, Config{Flags: Seed})
+	if err := fs.Parse([]string{"-seed", "-1"}); err == nil {
+		t.Error("-seed -1 was accepted")
+	}
+}
+
+// TestProfiles: a list parses in order; a profile given twice under two
+// spellings is refused naming both; an empty list and a bad profile are
+// refused naming the flag.
+func TestProfiles(t *testing.T) {
+	f, _ := parse(t, Config{Flags: Profiles, Profiles: "80:10 150:2"}, "-profiles", "20:5  80:10,loss=ge:1/30")
+	ps, err := f.Profiles()
+	if err != nil || len(ps) != 2 || ps[0].String() != "20:5" || ps[1].String() != "80:10,loss=ge:1/30" {
+		t.Fatalf("profiles %v, %v", ps, err)
+	}
+	for _, c := range []struct{ text, want string }{
+		{"80:10 80:10.0", "-profiles: profile 80:10 is given twice (as 80:10 and 80:10.0"},
+		{"", "-profiles: shapedlink: no profiles given"},
+		{"80", `-profiles: shapedlink: profile "80"`},
+	} {
+		f, _ := parse(t, Config{Flags: Profiles, Profiles: "80:10"}, "-profiles", c.text)
+		if _, err := f.Profiles(); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("-profiles %q: %v, want an error starting %q", c.text, err, c.want)
+		}
+	}
+	if _, err := ParseProfiles(""); !errors.Is(err, shapedlink.ErrEmptyProfiles) {
+		t.Errorf("an empty list: %v, want it to wrap shapedlink.ErrEmptyProfiles", err)
+	}
+	f, _ = parse(t, Config{Flags: Profile, Profiles: "80:10"})
+	if p, err := f.Profile(); err != nil || p.String() != "80:10" {
+		t.Errorf("-profile default: %v, %v", p, err)
+	}
+	f, _ = parse(t, Config{Flags: Profile, Profiles: "80:10"}, "-profile", "80:10 150:2")
+	if _, err := f.Profile(); err == nil || !strings.HasPrefix(err.Error(), "-profile: ") {
+		t.Errorf("two profiles to -profile: %v", err)
+	}
+	if _, err := f.Profiles(); err == nil {
+		t.Error("Profiles without -profiles registered returned no error")
+	}
+}
+
+// TestProfilesEnv: the environment variable replaces the default, a flag
+// replaces both, and a preset replaces only the default.
+func TestProfilesEnv(t *testing.T) {
+	const env = "LINKFLAG_TEST_PROFILES"
+	f, _ := parse(t, Config{Flags: Profiles, Profiles: "80:10", ProfilesEnv: env})
+	f.SetProfileDefault("5:1000")
+	if f.ProfileText() != "5:1000" || f.ProfileGiven() {
+		t.Errorf("preset without flag or variable: %q given=%v", f.ProfileText(), f.ProfileGiven())
+	}
+	t.Setenv(env, "150:2")
+	f, _ = parse(t, Config{Flags: Profiles, Profiles: "80:10", ProfilesEnv: env})
+	f.SetProfileDefault("5:1000")
+	if f.ProfileText() != "150:2" || !f.ProfileGiven() {
+		t.Errorf("variable set: %q given=%v, want 150:2 kept over the preset", f.ProfileText(), f.ProfileGiven())
+	}
+	f, _ = parse(t, Config{Flags: Profiles, Profiles: "80:10", ProfilesEnv: env}, "-profiles", "20:5")
+	f.SetProfileDefault("5:1000")
+	if f.ProfileText() != "20:5" {
+		t.Errorf("flag given: %q, want 20:5", f.ProfileText())
+	}
+}
+
+// TestHelp: each flag's help is this package's, names the profiles'
+// variable, and shows a default only where there is one.
+func TestHelp(t *testing.T) {
+	var b bytes.Buffer
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(&b)
+	Register(fs, Config{Flags: LinkOptions | Profiles, Profiles: "80:10", ProfilesEnv: "PROFILES", Offload: shapedlink.OffloadKeep})
+	fs.PrintDefaults()
+	for _, want := range []string{"(env PROFILES) (default \"80:10\")", `(default "keep")`, helpBackend, helpSeed} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("help does not say %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), `(default "")`) {
+		t.Errorf("help shows an empty default:\n%s", b.String())
+	}
+}
+
+// TestImportsOnlyLinks: the package links nothing of QUIC, SPICE or
+// statistics, directly or not.
+func TestImportsOnlyLinks(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to list the dependencies")
+	}
+	out, err := exec.Command(goBin, "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, bad := range []string{"quic-go", "/spicelike", "/stats", "/transport", "/measure"} {
+			if strings.Contains(dep, bad) {
+				t.Errorf("linkflag depends on %s", dep)
+			}
+		}
+	}
+}
