@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // An Axis is one dimension of a matrix: its values, and what each does to
@@ -191,7 +191,7 @@ func (m *Matrix) armAxis() Axis {
 // validArm says why name is not an arm the matrix can run, or nil. It is
 // the one place arm names are checked.
 func validArm(name string) error {
-	_, err := transport.ParseArm(name)
+	_, err := measure.Lookup(name)
 	return err
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
 	"github.com/shakenfist/quicbench/spicelike"
@@ -337,14 +338,8 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// armNames lists every transport arm for the flag's help.
-func armNames() string {
-	var names []string
-	for _, a := range transport.Arms() {
-		names = append(names, string(a))
-	}
-	return strings.Join(names, " ")
-}
+// armNames lists every registered arm for the flag's help.
+func armNames() string { return strings.Join(measure.ArmNames(), " ") }
 
 // String describes the matrix d asks for and how many runs it makes.
 func (d Defaults) String() string {
