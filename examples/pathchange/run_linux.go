@@ -103,7 +103,14 @@ func measure(ctx context.Context, rc *runConfig, dir string, run *results.Run, l
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		serveControl(reqR, ansW, func() error { return l.Control().RemoveClientAddr(oldAddr) }, link)
+		serveControl(reqR, ansW, func() error {
+			if rc.beforeRemove != nil {
+				if err := rc.beforeRemove(l); err != nil {
+					return err
+				}
+			}
+			return l.Control().RemoveClientAddr(oldAddr)
+		}, link)
 	}()
 	cliErr := cli.Wait()
 	reqR.Close()

@@ -74,6 +74,10 @@ type runConfig struct {
 	// could notice anything by itself.
 	Linger time.Duration
 	Logger *slog.Logger
+	// beforeRemove, if set, runs in the orchestrator just before the old
+	// address is removed. Tests use it to widen the moment in which the
+	// client has no route.
+	beforeRemove func(*shapedlink.Link) error
 }
 
 func (rc runConfig) dir() string {
