@@ -1,4 +1,4 @@
-package main
+package pathchange
 
 import (
 	"context"
@@ -65,7 +65,7 @@ func TestBreakFirstNoRoute(t *testing.T) {
 	w.Duration, w.Warmup, w.Timeout = 4*time.Second, time.Second, time.Second
 	rc := runConfig{Cell: results.Cell{Profile: "20:10", RTTms: 20, RateMbit: 10, CC: "reno"}, Profile: p,
 		Arm: transport.ArmQUIC, Repeat: 1, Workload: w,
-		Change:  changeSpec{At: 2 * time.Second, Order: orderBreakFirst, ProbeTimeout: 2 * time.Second},
+		Change:  Change{At: 2 * time.Second, Order: OrderBreakFirst, ProbeTimeout: 2 * time.Second},
 		Workdir: t.TempDir(), Linger: time.Second, beforeRemove: noRouteFor(300 * time.Millisecond)}
 	rec, err := runOne(context.Background(), rc)
 	if err != nil {
