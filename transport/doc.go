@@ -103,6 +103,9 @@
 // address (a new socket, quic-go's AddPath, Probe and Switch) and reports
 // when each path was validated and switched to; for the tcp arm it returns
 // ErrCannotMigrate, since a TCP connection cannot leave its address pair.
+// A client's QUIC connection, once up, counts a send that finds no route
+// (as one does while the client's address changes) as a lost packet
+// instead of ending (QUICConnState.UnroutableDrops); a dial fails on it.
 // Session.RemoteAddrs and Session.ConnErrors let either end watch, without
 // disturbing the sockets, where its connections send and whether they have
 // ended.

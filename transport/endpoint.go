@@ -20,6 +20,9 @@ type udpEndpoint struct {
 	pc      net.PacketConn // what quic-go gets
 	real    udpSocket      // the UDP socket (or test spy) underneath; nil for another PacketConn
 	wrapped bool
+	// routes turns unroutable sends into loss once armed (nil for another
+	// PacketConn).
+	routes *routeLossConn
 	// plain is the Go type of a PacketConn that is not a UDP socket.
 	plain string
 }
@@ -43,15 +46,26 @@ func newUDPEndpoint(ctx context.Context, network, addr string, o Options) (*udpE
 	if o.wrapUDP != nil {
 		s = o.wrapUDP(s)
 	}
+	routes := &routeLossConn{udpSocket: s}
+	s = routes
 	if o.AllowGSO {
-		return &udpEndpoint{pc: s, real: s}, nil
+		return &udpEndpoint{pc: s, real: s, routes: routes}, nil
 	}
 	w, err := newGSOOffConn(s)
 	if err != nil {
 		_ = s.Close()
 		return nil, err
 	}
-	return &udpEndpoint{pc: w, real: s, wrapped: true}, nil
+	return &udpEndpoint{pc: w, real: s, wrapped: true, routes: routes}, nil
+}
+
+// keepThroughNoRoute arms the endpoint's socket to count a send that
+// finds no route as a lost packet instead of failing it (routeLossConn).
+// Call it once the socket's connection is up.
+func (ep *udpEndpoint) keepThroughNoRoute() {
+	if ep.routes != nil {
+		ep.routes.armed.Store(true)
+	}
 }
 
 // state is what the endpoint's socket has in force, read back from the

@@ -62,6 +62,9 @@ func (s *Session) migrateConn(ctx context.Context, qc *quicConn, network string,
 	if err != nil {
 		return fmt.Errorf("UDP socket on %s: %w", newLocal, err)
 	}
+	// The connection is up: the new path's socket rides out a moment
+	// without a route as the first one does.
+	ep.keepThroughNoRoute()
 	tr := &quic.Transport{Conn: ep.pc}
 	closeNew := func() { _ = tr.Close(); _ = ep.pc.Close() }
 	path, err := qc.conn.AddPath(tr)
@@ -84,6 +87,9 @@ func (s *Session) migrateConn(ctx context.Context, qc *quicConn, network string,
 	p.To = ep.pc.LocalAddr().String()
 	if ep.wrapped {
 		qc.socket = ep.state()
+	}
+	if ep.routes != nil {
+		qc.routes = append(qc.routes, ep.routes)
 	}
 	// The connection closes before its transports (closers run in order,
 	// and the connection's own closer was added at dial time).

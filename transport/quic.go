@@ -36,6 +36,9 @@ type quicConn struct {
 	rec      *recorder
 	socket   UDPSocketState
 	channels []int
+	// routes are the client's sockets, the first and any Migrate added,
+	// each counting the sends it dropped for want of a route.
+	routes []*routeLossConn
 }
 
 func (c *quicConn) state() QUICConnState {
@@ -51,6 +54,7 @@ func (c *quicConn) state() QUICConnState {
 		TLSVersion:                 tls.VersionName(cs.TLS.Version),
 		ALPN:                       cs.TLS.NegotiatedProtocol,
 		Socket:                     c.socket,
+		UnroutableDrops:            c.unroutableDrops(),
 		ConfiguredPacketSize:       c.rec.packetSize,
 		PathMTUDiscovery:           false,
 		MaxConnectionReceiveWindow: ConnectionReceiveWindow,
@@ -65,6 +69,14 @@ func (c *quicConn) state() QUICConnState {
 	}
 	c.rec.fill(&out)
 	return out
+}
+
+func (c *quicConn) unroutableDrops() int64 {
+	var n int64
+	for _, r := range c.routes {
+		n += r.dropped.Load()
+	}
+	return n
 }
 
 // quicChannel is a QUIC stream as a Channel.
@@ -392,7 +404,13 @@ func dialQUICConn(ctx context.Context, arm Arm, ch int, ep *udpEndpoint, raddr *
 	if err := checkGSO(conn, ep); err != nil {
 		return nil, closers, chanErr(arm, role, ch, "GSO check", err)
 	}
-	return &quicConn{conn: conn, rec: rec, socket: ep.state()}, closers, nil
+	// Up: from now on a moment without a route is loss, not the end.
+	ep.keepThroughNoRoute()
+	qc := &quicConn{conn: conn, rec: rec, socket: ep.state()}
+	if ep.routes != nil {
+		qc.routes = []*routeLossConn{ep.routes}
+	}
+	return qc, closers, nil
 }
 
 func openChannelStream(ctx context.Context, arm Arm, conn *quic.Conn, i int, sid sessionID, o Options) (*quic.Stream, error) {

@@ -99,6 +99,12 @@ type QUICConnState struct {
 	ECNState string `json:"ecn_state,omitempty"`
 	// Socket is the UDP socket as read back from the kernel.
 	Socket UDPSocketState `json:"socket"`
+	// UnroutableDrops counts the packets a client connection's sockets
+	// dropped, once it was up, because the host had no route for them
+	// (ENETUNREACH, EHOSTUNREACH, ENETDOWN; a moment of this is usual
+	// while a client's address changes). They are lost packets to quic-go,
+	// which would otherwise end the connection on the send error.
+	UnroutableDrops int64 `json:"unroutable_drops,omitempty"`
 	// ConfiguredPacketSize is quic.Config.InitialPacketSize with path MTU
 	// discovery off; MaxShortHeaderPacket is the largest 1-RTT packet the
 	// connection actually sent (from qlog), ShortHeaderPackets how many

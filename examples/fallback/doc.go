@@ -8,14 +8,15 @@
 //	go run ./examples/fallback -give-up 250ms -workdir results/fallback-250ms
 //	go run ./examples/fallback -summary -workdir results/fallback  # the table again
 //
-// For each profile (-profiles, shapedlink's grammar, each run at every
-// -losses level) and arm it builds a fresh link (shapedlink.New), starts a
-// server process in the server namespace that listens for both arms on one
-// port number (transport.ListenFallback: QUIC on UDP 4433, TCP on 4433),
-// and a client process in the client namespace that makes -connects
-// connects one after another, -gap apart, each session closed before the
-// next. The processes are this binary re-executed, as in
-// measure/bench. The arms:
+// The experiment is package measure/fallback's; this command parses its
+// flags, runs it and prints the summary. For each profile (-profiles,
+// shapedlink's grammar, each run at every -losses level) and arm it
+// builds a fresh link (shapedlink.New), starts a server process in the
+// server namespace that listens for both arms on one port number
+// (transport.ListenFallback: QUIC on UDP 4433, TCP on 4433), and a client
+// process in the client namespace that makes -connects connects one after
+// another, -gap apart, each session closed before the next. The processes
+// are this binary re-executed, as in measure/bench. The arms:
 //
 //   - tcp: transport.Dial with the tcp arm, -channels TCP connections
 //     dialled concurrently (reno, as the headline pins).

@@ -7,8 +7,16 @@ import (
 	"testing"
 
 	"github.com/shakenfist/quicbench/examples/internal/cmdtest"
+	"github.com/shakenfist/quicbench/measure/pathchange"
 	"github.com/shakenfist/quicbench/measure/results"
 )
+
+// The runs re-execute the test binary as their server and client.
+// Started by cmdtest.Run, the test binary is the command itself.
+func TestMain(m *testing.M) {
+	pathchange.MaybeRunRole()
+	cmdtest.Main(m, main)
+}
 
 // A short run: one QUIC run of 4 s moved at 2 s; about 10 s.
 func shortRun(workdir string) []string {
@@ -18,14 +26,14 @@ func shortRun(workdir string) []string {
 }
 
 // records reads every pathchange record under workdir.
-func records(t *testing.T, workdir string) []Record {
+func records(t *testing.T, workdir string) []pathchange.Record {
 	t.Helper()
-	var out []Record
+	var out []pathchange.Record
 	err := filepath.WalkDir(workdir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() != recordFile {
+		if err != nil || d.IsDir() || d.Name() != pathchange.RecordFile {
 			return err
 		}
-		var r Record
+		var r pathchange.Record
 		if err := results.ReadJSON(p, &r); err != nil {
 			return err
 		}

@@ -6,10 +6,11 @@
 //	go run ./examples/pathchange                      # 80:10, loss 0 and 1, 5 repeats, make-first
 //	go run ./examples/pathchange -order break-first
 //
-// Each run builds a fresh shaped link (shapedlink), gives the client end a
-// second address (AddClientAddr) and starts the server and client as
-// separate processes inside their namespaces, with the usual five
-// channels and the display saturating. At -change-at after the session is
+// The experiment is package measure/pathchange's; this command parses
+// its flags and runs it. Each run builds a fresh shaped link
+// (shapedlink), gives the client end a second address (AddClientAddr) and
+// starts the server and client as separate processes inside their
+// namespaces, with the usual five channels and the display saturating. At -change-at after the session is
 // up the client changes path in one of two orders:
 //
 //   - make-first: the client migrates (QUIC: transport.Session.Migrate,

@@ -1,43 +1,22 @@
 package main
 
 import (
-	"os"
-	"time"
+	"fmt"
+	"io"
 )
 
-// A summary row per arm: survival and the stall's median and range over
-// repeats. An open stall (nothing completed before the run ended) is a
-// lower bound, marked ≥.
-func ExampleWriteTable() {
-	d := func(ms ...int) []time.Duration {
-		var out []time.Duration
-		for _, m := range ms {
-			out = append(out, time.Duration(m)*time.Millisecond)
-		}
-		return out
+// The command line becomes the library's Config: the link, the loss
+// levels and arms to run, and the change to make.
+func Example() {
+	c, err := parseFlags([]string{"-profile", "80:10", "-losses", "0 1", "-arms", "tcp quic", "-repeats", "3",
+		"-order", "break-first", "-change-at", "8s", "-duration", "16s"}, io.Discard)
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
-	rows := []Row{
-		{Order: "make-first", Arm: "tcp", Repeats: 3, Stall: spreadOf(d(10050, 10020, 10110)), OpenStalls: 3,
-			Baseline: spreadOf(d(180, 200, 190)), ClientNoticed: spreadOf(d(4800, 4750, 4900)), Failures: []string{"3× interactive timeout"}},
-		{Order: "make-first", Arm: "quic", Repeats: 3, Survived: 3, Stall: spreadOf(d(420, 380, 510)),
-			StallRTT: spreadOf(d(400, 360, 490)), Recovery: spreadOf(d(160, 150, 170)), Baseline: spreadOf(d(200, 190, 230)),
-			Validated: spreadOf(d(90, 95, 140)), ServerMoved: spreadOf(d(130, 140, 180))},
-	}
-	WriteTable(os.Stdout, rows)
+	fmt.Println(c.Profile, c.Losses, c.Arms, c.Repeats)
+	fmt.Println(c.Change.Order, c.Change.At, c.Workload.Duration, c.Workdir)
 	// Output:
-	// | order | loss | arm | survived | stall ms | open stalls | stall-ending RTT ms | recovery p50 ms | baseline gap ms | QUIC path validated ms | server moved ms |
-	// |---|---|---|---|---|---|---|---|---|---|---|
-	// | make-first | 0% | tcp | 0/3 | ≥ 10050 [10020–10110] | 3 | – | – | 190 [180–200] | – | – |
-	// | make-first | 0% | quic | 3/3 | 420 [380–510] | 0 | 400 [360–490] | 160 [150–170] | 200 [190–230] | 95 [90–140] | 140 [130–180] |
-	//
-	// When each application first saw a problem, ms after the change (n: repeats where it did; – never, within the run and the linger):
-	//
-	// | order | loss | arm | client noticed ms (n) | server noticed ms (n) |
-	// |---|---|---|---|---|
-	// | make-first | 0% | tcp | 4800 [4750–4900] (3) | – (0) |
-	// | make-first | 0% | quic | – (0) | – (0) |
-	//
-	// First client error per run:
-	//
-	// - make-first, 0% loss, tcp: 3× interactive timeout
+	// 80:10 [0 1] [tcp quic] 3
+	// break-first 8s 16s results/pathchange
 }

@@ -1,4 +1,4 @@
-package main
+package pathchange
 
 import (
 	"testing"
@@ -64,7 +64,7 @@ func TestAnalyse(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	up := start.Add(-80 * msec)
 	change := start.Add(10 * time.Second)
-	c := changeSpec{At: 10*time.Second + 80*msec, Order: orderMakeFirst, OldAddr: "198.18.0.2", NewAddr: "198.18.0.3"}
+	c := Change{At: 10*time.Second + 80*msec, Order: OrderMakeFirst, OldAddr: "198.18.0.2", NewAddr: "198.18.0.3"}
 	samples := steady(0, 20*time.Second, 80*msec, 20*msec)
 	cres := roleResult{SessionUp: up,
 		Client: &spicelike.ClientResult{Start: start, End: start.Add(20 * time.Second), Samples: samples},
@@ -73,7 +73,7 @@ func TestAnalyse(t *testing.T) {
 		{At: start, Side: "server", What: "peer address 198.18.0.2:4000"},
 		{At: change.Add(150 * msec), Side: "server", What: "peer address 198.18.0.3:5000"},
 	}}
-	r := Analyse(results.Cell{LossPct: 1}, "quic", 1, c, cres, sres, nil)
+	r := analyse(results.Cell{LossPct: 1}, "quic", 1, c, cres, sres, nil)
 	if !r.Survived || r.ChangeAt != 10*time.Second {
 		t.Errorf("survived %v (%s) at %v, want true at 10s", r.Survived, r.Why, r.ChangeAt)
 	}
@@ -87,7 +87,7 @@ func TestAnalyse(t *testing.T) {
 	// The same run with a timeout and a failed channel did not survive.
 	cres.Client.Timeouts, cres.Client.TimeoutOffsets, cres.Client.Timeout = 1, []time.Duration{10 * time.Second}, time.Second
 	cres.Client.Errors = []spicelike.ChannelError{{Channel: "main", Phase: "end", Err: "no answer"}}
-	r = Analyse(results.Cell{}, "tcp", 1, c, cres, sres, nil)
+	r = analyse(results.Cell{}, "tcp", 1, c, cres, sres, nil)
 	if r.Survived || len(r.ClientErrors) != 1 || r.TimeoutOffsets[0] != 0 {
 		t.Errorf("survived %v errors %v timeouts %v: want a failure with the timeout at the change", r.Survived, r.ClientErrors, r.TimeoutOffsets)
 	}

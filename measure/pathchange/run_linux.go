@@ -1,4 +1,4 @@
-package main
+package pathchange
 
 import (
 	"context"
@@ -14,8 +14,10 @@ import (
 	"github.com/shakenfist/quicbench/transport"
 )
 
-// prepare gets the privilege to build links: see shapedlink.Reexec.
-func prepare() error { return shapedlink.Reexec() }
+// Prepare gets the privilege to build links: as root it does nothing; as
+// an ordinary user it re-executes the program in a user and network
+// namespace of its own and exits with its status (shapedlink.Reexec).
+func Prepare() error { return shapedlink.Reexec() }
 
 // runOne builds a link, runs server and client in their namespaces, moves
 // the client at the change time, and writes run.json and pathchange.json.
@@ -34,9 +36,9 @@ func runOne(ctx context.Context, rc runConfig) (Record, error) {
 			return err
 		},
 		func(run results.Run) error {
-			rec = Analyse(rc.Cell, string(rc.Arm), rc.Repeat, rc.Change, cres, sres, link.events())
+			rec = analyse(rc.Cell, string(rc.Arm), rc.Repeat, rc.Change, cres, sres, link.events())
 			rec.Failed = run.Failed
-			return results.WriteJSON(filepath.Join(dir, recordFile), rec)
+			return results.WriteJSON(filepath.Join(dir, RecordFile), rec)
 		})
 	return rec, err
 }
@@ -103,7 +105,14 @@ func measure(ctx context.Context, rc *runConfig, dir string, run *results.Run, l
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		serveControl(reqR, ansW, func() error { return l.Control().RemoveClientAddr(oldAddr) }, link)
+		serveControl(reqR, ansW, func() error {
+			if rc.beforeRemove != nil {
+				if err := rc.beforeRemove(l); err != nil {
+					return err
+				}
+			}
+			return l.Control().RemoveClientAddr(oldAddr)
+		}, link)
 	}()
 	cliErr := cli.Wait()
 	reqR.Close()

@@ -1,4 +1,4 @@
-package main
+package pathchange
 
 import (
 	"testing"
@@ -13,10 +13,10 @@ func TestFailureLine(t *testing.T) {
 		{Cell: results.Cell{LossPct: 0}, Arm: "quic", Repeat: 1},
 	}
 	want := "1 of 3 measurements failed (loss 1% quic r2)"
-	if got := failureLine(recs); got != want {
+	if got := Failures(recs); got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
-	if got := failureLine(recs[:1]); got != "" {
+	if got := Failures(recs[:1]); got != "" {
 		t.Errorf("no failures: got %q, want \"\"", got)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package pathchange
 
 import (
 	"fmt"
@@ -80,8 +80,8 @@ type Record struct {
 // changeBegins is the client event that marks the change.
 const changeBegins = "path change begins"
 
-// Analyse turns what the two roles and the link recorded into a Record.
-func Analyse(cell results.Cell, arm string, repeat int, c changeSpec, cres, sres roleResult, link []Event) Record {
+// analyse turns what the two roles and the link recorded into a Record.
+func analyse(cell results.Cell, arm string, repeat int, c Change, cres, sres roleResult, link []Event) Record {
 	rec := Record{Cell: cell, Arm: arm, Repeat: repeat, Order: c.Order, ConfiguredAt: c.At,
 		Migration: cres.Migration}
 	evs := inTimeOrder(cres.Events, sres.Events, link)

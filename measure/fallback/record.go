@@ -1,4 +1,4 @@
-package main
+package fallback
 
 import (
 	"encoding/json"
@@ -34,7 +34,9 @@ const (
 // Arms lists every arm in run order.
 func Arms() []string { return []string{ArmTCP, ArmFallbackOpen, ArmFallbackBlocked} }
 
-func parseArms(s string) ([]string, error) {
+// ParseArms reads a space-separated list of arms, refusing an unknown
+// one and an empty list.
+func ParseArms(s string) ([]string, error) {
 	var out []string
 	for _, a := range strings.Fields(s) {
 		ok := false
@@ -115,8 +117,9 @@ func profileDir(rttMS, rateMbit, lossPct float64) string {
 	return fmt.Sprintf("%sms-%smbit_loss%s", f(rttMS), f(rateMbit), f(lossPct))
 }
 
-// loadRecords reads every record under workdir.
-func loadRecords(workdir string) ([]Record, error) {
+// Load reads every record under workdir, refusing one of another
+// SchemaVersion, and fails when there is none.
+func Load(workdir string) ([]Record, error) {
 	var out []Record
 	err := filepath.WalkDir(workdir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -144,7 +147,7 @@ func loadRecords(workdir string) ([]Record, error) {
 	return out, nil
 }
 
-// durs are durations with the summary statistics this command reports.
+// durs are durations with the summary statistics Summarise reports.
 type durs []time.Duration
 
 // median is the middle value, or the mean of the two middle values for an

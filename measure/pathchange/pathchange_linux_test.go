@@ -1,13 +1,13 @@
-package main
+package pathchange
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/cmdtest"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
@@ -16,10 +16,9 @@ import (
 )
 
 // The runs re-execute the test binary as their server and client.
-// Started by cmdtest.Run, the test binary is the command itself.
 func TestMain(m *testing.M) {
-	maybeRunRole()
-	cmdtest.Main(m, main)
+	MaybeRunRole()
+	os.Exit(m.Run())
 }
 
 // TestPathChangeEndToEnd moves the client across an emulated link during a
@@ -38,17 +37,17 @@ func TestPathChangeEndToEnd(t *testing.T) {
 	for _, c := range []struct {
 		arm   transport.Arm
 		order string
-	}{{transport.ArmQUIC, orderMakeFirst}, {transport.ArmQUIC, orderBreakFirst}, {transport.ArmTCP, orderMakeFirst}} {
+	}{{transport.ArmQUIC, OrderMakeFirst}, {transport.ArmQUIC, OrderBreakFirst}, {transport.ArmTCP, OrderMakeFirst}} {
 		t.Run(string(c.arm)+"-"+c.order, func(t *testing.T) {
 			rc := runConfig{Cell: cell, Profile: p, Arm: c.arm, Repeat: 1, Workload: w,
-				Change:  changeSpec{At: 2 * time.Second, Order: c.order, ProbeTimeout: 2 * time.Second},
+				Change:  Change{At: 2 * time.Second, Order: c.order, ProbeTimeout: 2 * time.Second},
 				Workdir: filepath.Join(dir, c.order), Linger: time.Second}
 			rec, err := runOne(context.Background(), rc)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var onDisk Record
-			if err := results.ReadJSON(filepath.Join(rc.dir(), recordFile), &onDisk); err != nil {
+			if err := results.ReadJSON(filepath.Join(rc.dir(), RecordFile), &onDisk); err != nil {
 				t.Fatalf("reading the record: %v", err)
 			}
 			if onDisk.Survived != rec.Survived || len(onDisk.Events) != len(rec.Events) {

@@ -1,4 +1,4 @@
-package main
+package pathchange
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/analyse.golden.json from the code as it is")
 
 // goldenRuns are what the roles and the link could have recorded for
-// three runs that between them take every path through Analyse: a QUIC
+// three runs that between them take every path through analyse: a QUIC
 // run that migrated, with the server's peers, the old address removed
 // late, timeouts, failed channels on both ends and errors reported only
 // by the roles; a TCP run whose connections' TCP_INFO series tell what
@@ -27,7 +27,7 @@ func goldenRuns() []Record {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	up := start.Add(-80 * msec)
 	change := start.Add(10 * time.Second)
-	c := changeSpec{At: 10*time.Second + 80*msec, Order: orderMakeFirst, OldAddr: "198.18.0.2", NewAddr: "198.18.0.3"}
+	c := Change{At: 10*time.Second + 80*msec, Order: OrderMakeFirst, OldAddr: "198.18.0.2", NewAddr: "198.18.0.3"}
 	samples := steady(0, 10*time.Second, 80*msec, 20*msec)
 	samples = append(samples, spicelike.Sample{Offset: 10 * time.Second, RTT: 900 * msec})
 	samples = append(samples, steady(10*time.Second+950*msec, 20*time.Second, 85*msec, 20*msec)...)
@@ -74,13 +74,13 @@ func goldenRuns() []Record {
 		Events: []Event{{At: change.Add(time.Second), Side: "server", What: "channel error: main: cancelled"}}}
 
 	return []Record{
-		Analyse(results.Cell{RTTms: 80, RateMbit: 10, LossPct: 1}, "quic", 1, c, quic, quicServer, link),
-		Analyse(results.Cell{RTTms: 80, RateMbit: 10}, "tcp", 2, c, tcp, tcpServer, nil),
-		Analyse(results.Cell{}, "quic", 3, c, roleResult{Err: "client: could not connect", Events: quic.Events[:1]}, roleResult{}, link),
+		analyse(results.Cell{RTTms: 80, RateMbit: 10, LossPct: 1}, "quic", 1, c, quic, quicServer, link),
+		analyse(results.Cell{RTTms: 80, RateMbit: 10}, "tcp", 2, c, tcp, tcpServer, nil),
+		analyse(results.Cell{}, "quic", 3, c, roleResult{Err: "client: could not connect", Events: quic.Events[:1]}, roleResult{}, link),
 	}
 }
 
-// TestAnalyseGolden: the records Analyse makes of goldenRuns are byte for
+// TestAnalyseGolden: the records analyse makes of goldenRuns are byte for
 // byte what they were. A change here is a change in what a record says;
 // if it is meant, rerun with -update-golden and read the diff.
 func TestAnalyseGolden(t *testing.T) {

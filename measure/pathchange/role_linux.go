@@ -1,4 +1,4 @@
-package main
+package pathchange
 
 import (
 	"bufio"
@@ -18,7 +18,7 @@ import (
 	"github.com/shakenfist/quicbench/transport"
 )
 
-// The server and client are this binary re-executed inside their
+// The server and client are the program re-executed inside their
 // namespaces with these variables set (names of their own, so the bench
 // package's run loop never mistakes them for its processes).
 var roles = bench.RoleEnv{Role: "QUICBENCH_PATHCHANGE_ROLE", Spec: "QUICBENCH_PATHCHANGE_SPEC"}
@@ -37,7 +37,7 @@ type roleSpec struct {
 	Arm      transport.Arm    `json:"arm"`
 	Workload spicelike.Config `json:"workload"`
 	// Change is the path change the client makes; nil on the server.
-	Change *changeSpec `json:"change,omitempty"`
+	Change *Change `json:"change,omitempty"`
 }
 
 // eventLog collects events from several goroutines.
@@ -64,9 +64,12 @@ func (l *eventLog) events() []Event {
 	return append([]Event(nil), l.ev...)
 }
 
-// maybeRunRole does a role's job and exits if this process was started as
-// one; otherwise it returns at once.
-func maybeRunRole() {
+// MaybeRunRole must be called first thing in main (and in TestMain) of a
+// program that calls Run: a run's server and client are that program
+// started again inside their namespaces, and in such a process
+// MaybeRunRole does the role's job and exits. Otherwise it returns at
+// once.
+func MaybeRunRole() {
 	var events *eventLog
 	withEvents := func(role string,
 		run func(context.Context, roleSpec, *eventLog) (roleResult, error)) func(context.Context, roleSpec, *slog.Logger) (roleResult, error) {
@@ -201,7 +204,7 @@ func runClient(ctx context.Context, spec roleSpec, events *eventLog) (roleResult
 
 // change makes the path change at its time: the migration and the removal
 // of the old address, in the order asked for.
-func change(ctx context.Context, sess *transport.Session, c changeSpec, up time.Time, out io.Writer, in *bufio.Reader,
+func change(ctx context.Context, sess *transport.Session, c Change, up time.Time, out io.Writer, in *bufio.Reader,
 	events *eventLog) *transport.MigrationResult {
 	t := time.NewTimer(time.Until(up.Add(c.At)))
 	defer t.Stop()
@@ -246,7 +249,7 @@ func change(ctx context.Context, sess *transport.Session, c changeSpec, up time.
 		}
 		events.add("orchestrator: %s", strings.TrimSpace(line))
 	}
-	if c.Order == orderBreakFirst {
+	if c.Order == OrderBreakFirst {
 		remove()
 		migrate()
 	} else {

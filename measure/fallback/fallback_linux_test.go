@@ -1,4 +1,4 @@
-package main
+package fallback
 
 import (
 	"bytes"
@@ -9,16 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/quicbench/examples/internal/cmdtest"
+	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
 	"github.com/shakenfist/quicbench/transport"
 )
 
 // The runs re-execute the test binary as their server and client.
-// Started by cmdtest.Run, the test binary is the command itself.
 func TestMain(m *testing.M) {
-	maybeRunRole()
-	cmdtest.Main(m, main)
+	MaybeRunRole()
+	os.Exit(m.Run())
 }
 
 // TestEndToEnd runs every arm across an emulated 100 ms link with two
@@ -31,15 +30,20 @@ func TestEndToEnd(t *testing.T) {
 	// Ten round trips: QUIC's handshake takes one or two, and a loaded
 	// host's wake-ups must not turn the open arm into a fallback.
 	giveUp := time.Second
-	cfg, err := buildConfig("100:10", "0", strings.Join(Arms(), " "), 2, 5, giveUp, 100*time.Millisecond, t.TempDir(), "", 0)
+	p, err := shapedlink.ParseProfile("100:10")
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if err := runAll(context.Background(), cfg, log); err != nil {
+	cfg := Config{Profiles: []shapedlink.Profile{p}, Arms: Arms(), Connects: 2, Channels: 5, GiveUp: giveUp, Gap: 100 * time.Millisecond,
+		Workdir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
 		t.Fatal(err)
 	}
-	recs, err := loadRecords(cfg.workdir)
+	if len(res.Measured) != 3 || res.Skipped != 0 {
+		t.Errorf("Run measured %d arms and skipped %d, want 3 and 0", len(res.Measured), res.Skipped)
+	}
+	recs, err := Load(cfg.Workdir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,44 +132,17 @@ func TestEndToEnd(t *testing.T) {
 
 	// A rerun finds everything recorded and measures nothing.
 	start := time.Now()
-	if err := runAll(context.Background(), cfg, log); err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("rerun took %v: it should skip every arm", d)
-	}
-	// Other settings in the same directory are refused.
-	other := cfg
-	other.connects = 3
-	if err := runAll(context.Background(), other, log); err == nil || !strings.Contains(err.Error(), "another -workdir") {
-		t.Errorf("a run with other settings was mixed into the records: %v", err)
-	}
-}
-
-func TestBuildConfigRefusesBadInput(t *testing.T) {
-	for _, tc := range []struct {
-		profiles, losses, arms string
-		connects               int
-		giveUp                 time.Duration
-		want                   string
-	}{
-		{"80:10", "0", "tcp udp", 10, time.Second, "unknown arm"},
-		{"80:10:1", "0", "tcp", 10, time.Second, "carries its own loss"},
-		{"80:10", "x", "tcp", 10, time.Second, "loss"},
-		{"80:10", "0", "tcp", 0, time.Second, "-connects"},
-		{"80:10", "0", "tcp", 10, 0, "-give-up"},
-		{"", "0", "tcp", 10, time.Second, "no profiles"},
-	} {
-		_, err := buildConfig(tc.profiles, tc.losses, tc.arms, tc.connects, 5, tc.giveUp, 0, "w", "", 0)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: err = %v, want it to mention %q", tc, err, tc.want)
-		}
-	}
-	c, err := buildConfig("80:10 150:2", "0 1", "tcp fallback-blocked", 10, 5, time.Second, 0, "w", "", 0)
+	res, err = Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.plan()) != 8 {
-		t.Errorf("2 profiles x 2 losses x 2 arms planned as %d jobs", len(c.plan()))
+	if d := time.Since(start); d > 2*time.Second || len(res.Measured) != 0 || res.Skipped != 3 {
+		t.Errorf("rerun took %v, measured %d and skipped %d arms: it should skip every arm", d, len(res.Measured), res.Skipped)
+	}
+	// Other settings in the same directory are refused.
+	other := cfg
+	other.Connects = 3
+	if _, err := Run(context.Background(), other); err == nil || !strings.Contains(err.Error(), "another -workdir") {
+		t.Errorf("a run with other settings was mixed into the records: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package fallback
 
 import "testing"
 
@@ -9,10 +9,10 @@ func TestFailureLine(t *testing.T) {
 		{Profile: "80:10", Arm: ArmFallbackBlocked, Connects: 3, Results: []Connect{{}, {Err: "dial: timeout"}, {}}},
 	}
 	want := "4 of 9 measurements (connects) failed (80:10 fallback-open: arm failed; 80:10 fallback-blocked: 1 of 3 connects)"
-	if got := failureLine(recs); got != want {
+	if got := Failures(recs); got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
-	if got := failureLine(recs[:1]); got != "" {
+	if got := Failures(recs[:1]); got != "" {
 		t.Errorf("no failures: got %q, want \"\"", got)
 	}
 }

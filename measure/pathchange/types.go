@@ -1,4 +1,4 @@
-package main
+package pathchange
 
 import (
 	"log/slog"
@@ -6,31 +6,33 @@ import (
 
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
-
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
 )
 
 // Orders of a path change.
 const (
-	// orderMakeFirst migrates (QUIC validates and switches to the new
+	// OrderMakeFirst migrates (QUIC validates and switches to the new
 	// path) while the old address still works, then removes it: a client
 	// whose new network is up before the old one goes.
-	orderMakeFirst = "make-first"
-	// orderBreakFirst removes the old address first and then migrates: a
+	OrderMakeFirst = "make-first"
+	// OrderBreakFirst removes the old address first and then migrates: a
 	// client that finds out about the new network only after losing the
 	// old one.
-	orderBreakFirst = "break-first"
+	OrderBreakFirst = "break-first"
 )
 
-// changeSpec tells the client when and how to move.
-type changeSpec struct {
+// Change is when and how the client moves. A Config sets At, Order and
+// ProbeTimeout; each run fills in the addresses.
+type Change struct {
 	// At is counted from the moment the client's session is up (Dial
 	// returned); the analysis uses the actual time, recorded in events.
-	At      time.Duration `json:"at_ns"`
-	Order   string        `json:"order"`
-	OldAddr string        `json:"old_addr"`
-	NewAddr string        `json:"new_addr"`
+	At time.Duration `json:"at_ns"`
+	// Order is OrderMakeFirst or OrderBreakFirst.
+	Order string `json:"order"`
+	// OldAddr and NewAddr are the client's address before and after.
+	OldAddr string `json:"old_addr"`
+	NewAddr string `json:"new_addr"`
 	// ProbeTimeout bounds QUIC's path validation.
 	ProbeTimeout time.Duration `json:"probe_timeout_ns"`
 }
@@ -65,7 +67,7 @@ type runConfig struct {
 	Arm      transport.Arm
 	Repeat   int
 	Workload spicelike.Config
-	Change   changeSpec // At, Order and ProbeTimeout; addresses are filled in
+	Change   Change // At, Order and ProbeTimeout; addresses are filled in
 	Workdir  string
 	Link     shapedlink.Options
 	Qlog     bool
@@ -74,11 +76,15 @@ type runConfig struct {
 	// could notice anything by itself.
 	Linger time.Duration
 	Logger *slog.Logger
+	// beforeRemove, if set, runs in the orchestrator just before the old
+	// address is removed. Tests use it to widen the moment in which the
+	// client has no route.
+	beforeRemove func(*shapedlink.Link) error
 }
 
 func (rc runConfig) dir() string {
 	return results.RunDir(rc.Workdir, rc.Cell, string(rc.Arm), rc.Repeat)
 }
 
-// recordFile is the path-change record beside each run.json.
-const recordFile = "pathchange.json"
+// RecordFile is the path-change record beside each run.json.
+const RecordFile = "pathchange.json"

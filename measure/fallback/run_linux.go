@@ -1,4 +1,4 @@
-package main
+package fallback
 
 import (
 	"context"
@@ -15,12 +15,12 @@ import (
 	"github.com/shakenfist/quicbench/transport"
 )
 
-// The server and client are this binary re-executed inside the server and
+// The server and client are the program re-executed inside the server and
 // client namespaces, as measure/bench does, so the client's
 // timing is not disturbed by the server's work in the same process. The
 // server listens on bench.ServerPort, QUIC on UDP and TCP, same number.
 
-// roles names this example's role variables ("server" or "client", and
+// roles names this experiment's role variables ("server" or "client", and
 // the path of the roleSpec JSON).
 var roles = bench.RoleEnv{Role: "QUICBENCH_FALLBACK_ROLE", Spec: "QUICBENCH_FALLBACK_SPEC"}
 
@@ -42,12 +42,17 @@ type roleResult struct {
 	Errors   []string              `json:"errors,omitempty"`
 }
 
-// prepare gets the privilege to build links.
-func prepare() error { return shapedlink.Reexec() }
+// Prepare gets the privilege to build links: as root it does nothing; as
+// an ordinary user it re-executes the program in a user and network
+// namespace of its own and exits with its status (shapedlink.Reexec).
+func Prepare() error { return shapedlink.Reexec() }
 
-// maybeRunRole does a role's job and exits if this process is one;
-// otherwise it returns at once. Call it first thing in main (and TestMain).
-func maybeRunRole() {
+// MaybeRunRole must be called first thing in main (and in TestMain) of a
+// program that calls Run: a job's server and client are that program
+// started again inside their namespaces, and in such a process
+// MaybeRunRole does the role's job and exits. Otherwise it returns at
+// once.
+func MaybeRunRole() {
 	bench.ServeRole(roles, map[string]func(context.Context, roleSpec, *slog.Logger) (roleResult, error){
 		bench.RoleServer: runServer,
 		bench.RoleClient: runClient,
@@ -188,15 +193,15 @@ func probe(ch transport.Channel) error {
 // runJob builds a fresh link for one profile and arm, blocks UDP leaving
 // the client namespace for the blocked arm, runs the server and client
 // processes and returns what they measured.
-func runJob(ctx context.Context, cfg config, j job, log *slog.Logger) (Record, error) {
-	rec := Record{Schema: SchemaVersion, Profile: j.profile.String(), Arm: j.arm, Connects: cfg.connects,
-		Channels: cfg.channels, GiveUp: cfg.giveUp, Gap: cfg.gap, Started: time.Now()}
+func runJob(ctx context.Context, cfg Config, j job, log *slog.Logger) (Record, error) {
+	rec := Record{Schema: SchemaVersion, Profile: j.profile.String(), Arm: j.arm, Connects: cfg.Connects,
+		Channels: cfg.Channels, GiveUp: cfg.GiveUp, Gap: cfg.Gap, Started: time.Now()}
 	defer func() { rec.Finished = time.Now() }()
 	dir := filepath.Join(cfg.dir(j.profile), j.arm)
 	if err := bench.ResetDir(dir); err != nil {
 		return rec, err
 	}
-	rig, err := bench.NewRig(ctx, roles, dir, j.profile, cfg.link)
+	rig, err := bench.NewRig(ctx, roles, dir, j.profile, cfg.Link)
 	if err != nil {
 		return rec, err
 	}
@@ -210,14 +215,14 @@ func runJob(ctx context.Context, cfg config, j job, log *slog.Logger) (Record, e
 		}
 	}
 
-	perConnect := cfg.giveUp + cfg.gap + 30*time.Second
-	deadline := time.Now().Add(time.Duration(cfg.connects)*perConnect + time.Minute)
-	sbase, cbase, err := rig.RoleBases(transport.Options{Channels: cfg.channels, CongestionControl: "reno"}, deadline)
+	perConnect := cfg.GiveUp + cfg.Gap + 30*time.Second
+	deadline := time.Now().Add(time.Duration(cfg.Connects)*perConnect + time.Minute)
+	sbase, cbase, err := rig.RoleBases(transport.Options{Channels: cfg.Channels, CongestionControl: "reno"}, deadline)
 	if err != nil {
 		return rec, err
 	}
 	srvSpec := roleSpec{RoleBase: sbase, Arm: j.arm}
-	cliSpec := roleSpec{RoleBase: cbase, Arm: j.arm, Connects: cfg.connects, GiveUp: cfg.giveUp, Gap: cfg.gap}
+	cliSpec := roleSpec{RoleBase: cbase, Arm: j.arm, Connects: cfg.Connects, GiveUp: cfg.GiveUp, Gap: cfg.Gap}
 
 	if err := rig.StartServer(ctx, srvSpec); err != nil {
 		return rec, err
@@ -249,8 +254,8 @@ func runJob(ctx context.Context, cfg config, j job, log *slog.Logger) (Record, e
 	if cres.Err != "" {
 		return rec, fmt.Errorf("client: %s (see client.log)", cres.Err)
 	}
-	if len(rec.Results) != cfg.connects {
-		return rec, fmt.Errorf("client recorded %d connects of %d", len(rec.Results), cfg.connects)
+	if len(rec.Results) != cfg.Connects {
+		return rec, fmt.Errorf("client recorded %d connects of %d", len(rec.Results), cfg.Connects)
 	}
 	return rec, nil
 }

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package transport
+
+func isUnroutable(error) bool { return false }
