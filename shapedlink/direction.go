@@ -140,12 +140,7 @@ func (p Profile) opts(d Dir) DirOptions {
 }
 
 // notOnNetem says why netem cannot build dirs (p's directions, loaded), or
-// "" when it can. netem builds a queue discipline as netem (delay, loss),
-// then tbf (the rate), then the discipline (netemqdisc_linux.go), which
-// puts the delay line ahead of the queue: the same timing for a fixed
-// delay, but jittered frames would overtake each other before reaching
-// the queue, so jitter beside a discipline is not netem's (the emulator
-// and the in-process link build it).
+// "" when it can (linkspec.NotOnNetem).
 func notOnNetem(dirs [2]Direction) string {
 	for _, d := range []Dir{Down, Up} {
 		if why := linkspec.NotOnNetem(dirs[d]); why != "" {
