@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/shapedlink/internal/netemnl"
 	"github.com/vishvananda/netlink"
 )
 
@@ -31,7 +32,7 @@ func TestCorruptOption(t *testing.T) {
 	if w := d.Describe(); !strings.Contains(w, " corrupt 0.5% 25%") {
 		t.Errorf("the emulator's applied line %q does not say corrupt 0.5%% 25%%", w)
 	}
-	if n := describeNetem(rootNetem(netlinkRoot(), d)); !strings.Contains(n, " corrupt 0.5% 25%") {
+	if n := netemnl.Describe(netemnl.Root(netlinkRoot(), d)); !strings.Contains(n, " corrupt 0.5% 25%") {
 		t.Errorf("netem's line %q does not say corrupt 0.5%% 25%%", n)
 	}
 	for in, says := range map[string]string{

@@ -161,27 +161,6 @@ func TestGilbertElliottEmulator(t *testing.T) {
 	}
 }
 
-// TestNetemGEEncoding: the Gilbert-Elliott parameters are encoded as tc
-// encodes them (rounded fractions of 2^32-1, with 1-h complemented into h)
-// and described back in tc's words.
-func TestNetemGEEncoding(t *testing.T) {
-	m := encodeGE(GE{P: 1, R: 30, OneMinusH: 100, OneMinusK: 0.5})
-	want := geModel{P: 42949673, R: 1288490189, H: 0, K1: 21474836}
-	if m != want {
-		t.Errorf("encodeGE = %+v, want %+v", m, want)
-	}
-	if got := encodeGE(GE{P: 1, R: 30, OneMinusH: 50}).H; got != 2147483647 {
-		t.Errorf("1-h 50%%: h %d, want 2147483647", got)
-	}
-	if s := m.String(); s != "loss gemodel p 1% r 30% 1-h 100% 1-k 0.5%" {
-		t.Errorf("String() = %q", s)
-	}
-	b := m.bytes()
-	if len(b) != 16 || binary.NativeEndian.Uint32(b[4:]) != want.R || binary.NativeEndian.Uint32(b[12:]) != want.K1 {
-		t.Errorf("bytes() = %x, want p, r, h, k1 as native u32s", b)
-	}
-}
-
 // ksUniform is the Kolmogorov-Smirnov distance between the sample xs
 // (sorted in place) and the uniform distribution on [lo, hi).
 func ksUniform(xs []float64, lo, hi float64) float64 {

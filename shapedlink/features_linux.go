@@ -149,12 +149,8 @@ func setFeature(fd int, dev, name string, on bool) (active bool, err error) {
 	return len(act) > 0, err
 }
 
-// uncutSegmentation are the segmentation offloads whose super-packets the
-// emulator's splitter (package segment) cannot cut into wire segments:
-// UDP tunnels (VXLAN, Geneve), GRE, IP-in-IP and SIT, remote checksum
-// offload, GSO partial, SCTP, ESP and fraglist. A link keeping offloads
-// turns them off at its ends, so their stacks segment such traffic in
-// software and the emulator sees it as wire segments.
+// uncutSegmentation are the segmentation offloads whose super-packets
+// package segment cannot cut; a link keeping offloads turns them off.
 var uncutSegmentation = []string{
 	"tx-udp_tnl-segmentation", "tx-udp_tnl-csum-segmentation",
 	"tx-gre-segmentation", "tx-gre-csum-segmentation",
@@ -183,12 +179,9 @@ func segmentationOn(fd int, dev string, names []string) ([]string, error) {
 	return on, nil
 }
 
-// vnetCarriesUDPGSO reports whether this kernel can describe a UDP
-// segmentation-offload super-packet (SKB_GSO_UDP_L4) in the virtio-net
-// header a packet socket reads: VIRTIO_NET_HDR_GSO_UDP_L4 arrived in
-// Linux 6.2. Before it, reading such a frame fails (EINVAL) and the frame
-// is dropped, so a link keeping offloads turns UDP segmentation offload
-// off at its ends and lets their stacks segment UDP in software.
+// vnetCarriesUDPGSO reports whether a packet socket's virtio-net header
+// can describe a UDP GSO super-packet (VIRTIO_NET_HDR_GSO_UDP_L4, Linux
+// 6.2); before, such a frame is dropped as it is read.
 func vnetCarriesUDPGSO() bool {
 	var uts unix.Utsname
 	if err := unix.Uname(&uts); err != nil {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/shapedlink/internal/linkmodel"
-	"github.com/vishvananda/netlink/nl"
 	"golang.org/x/sys/unix"
 )
 
@@ -38,55 +37,6 @@ func TestFourStateOption(t *testing.T) {
 		{"80:10,up.loss=state:10/0", "up.loss", "loses 100% of packets"},
 	} {
 		wantRefused(t, c.in, c.field, c.says)
-	}
-}
-
-// TestNetemFourStateEncoding: the 4-state model reaches netem as
-// TCA_NETEM_LOSS holding NETEM_LOSS_GI, struct tc_netem_gimodel's five
-// u32s in its order (p13, p31, p32, p14, p23: not the order tc reads
-// them), and reads back in tc's words.
-func TestNetemFourStateEncoding(t *testing.T) {
-	d := Direction{Delay: 10 * time.Millisecond, RateMbit: 10, Limit: 35, FourState: FourState{P13: 1, P31: 30, P32: 10, P23: 40, P14: 0.5}, HasFourState: true}
-	opts, err := netemOptions(rootNetem(netlinkRoot(), d), d, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := opts.Serialize()
-	attrs, err := nl.ParseRouteAttr(b[4+24:]) // the attribute header, tc_netem_qopt
-	if err != nil {
-		t.Fatal(err)
-	}
-	var gi []byte
-	for _, a := range attrs {
-		if a.Attr.Type&^unix.NLA_F_NESTED != tcaNetemLoss {
-			continue
-		}
-		models, err := nl.ParseRouteAttr(a.Value)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range models {
-			if m.Attr.Type != netemLossGI || gi != nil {
-				t.Fatalf("TCA_NETEM_LOSS holds model %d (or two); want NETEM_LOSS_GI (1) alone", m.Attr.Type)
-			}
-			gi = m.Value
-		}
-	}
-	// Rounded fractions of 2^32-1: 1%, 30%, 10%, 0.5%, 40%.
-	want := []uint32{42949673, 1288490189, 429496730, 21474836, 1717986918}
-	if len(gi) != 20 {
-		t.Fatalf("NETEM_LOSS_GI carries %d bytes (%x), want 20", len(gi), gi)
-	}
-	for i, w := range want {
-		if got := binary.NativeEndian.Uint32(gi[4*i:]); got != w {
-			t.Errorf("tc_netem_gimodel field %d = %d, want %d", i, got, w)
-		}
-	}
-	if s := fourStateString(d.FourState.Netem()); s != "loss state p13 1% p31 30% p32 10% p23 40% p14 0.5%" {
-		t.Errorf("read back as %q", s)
-	}
-	if w := d.Describe(); !strings.Contains(w, " loss state p13 1% p31 30% p32 10% p23 40% p14 0.5% ") {
-		t.Errorf("the emulator's applied line %q does not name the model in tc's words", w)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
 	"github.com/shakenfist/quicbench/shapedlink/internal/linkmodel"
+	"github.com/shakenfist/quicbench/shapedlink/internal/netemnl"
 	"github.com/vishvananda/netlink"
 )
 
@@ -123,13 +124,13 @@ func goldenProfiles(t *testing.T) []string {
 func goldenNetem(t *testing.T, d Direction, seed uint64) string {
 	t.Helper()
 	attrs := netlink.QdiscAttrs{LinkIndex: 2, Handle: netlink.MakeHandle(1, 0), Parent: netlink.HANDLE_ROOT}
-	opts, err := netemOptions(rootNetem(attrs, d), d, seed)
+	opts, err := netemnl.Options(netemnl.Root(attrs, d), d, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := "netem " + hex.EncodeToString(opts.Serialize())
 	if d.Queue.Managed() {
-		tbf, disc, err := queueChainOptions(d)
+		tbf, disc, err := netemnl.ChainOptions(d)
 		if err != nil {
 			t.Fatal(err)
 		}

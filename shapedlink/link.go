@@ -22,21 +22,14 @@ const (
 	// BackendEmulator shapes with a userspace emulator process in a third
 	// namespace between the two ends.
 	BackendEmulator Backend = "emulator"
-	// BackendNone joins the two namespaces with a plain veth pair, with
-	// the same addresses and offload settings and no shaping at all: the
-	// baseline a calibration compares a shaped link against (what the
-	// machine itself adds to a round trip or takes from a flow's rate).
-	// The profile is recorded but not applied.
+	// BackendNone joins the two namespaces with a plain veth pair and no
+	// shaping, the baseline of a calibration. The profile is recorded
+	// but not applied.
 	BackendNone Backend = "none"
-	// BackendInProcess carries the link inside this process, on every
-	// operating system and with no privilege: no namespace, veth or
-	// socket, but the emulator's model between two ends whose UDP sockets
-	// (Namespace.ListenPacket) are in-process net.PacketConns. It reads
-	// the time only from the time package, so inside a testing/synctest
-	// bubble it runs in the bubble's virtual time, and the same seeds and
-	// the same writes give the same packets at the same times. It carries
-	// datagrams only. BackendAuto never chooses it, since it changes what
-	// the ends' sockets are. See the package doc's "In process".
+	// BackendInProcess carries UDP datagrams between two in-process ends
+	// through the emulator's model, on any system and with no privilege,
+	// in a testing/synctest bubble's virtual time when run in one.
+	// BackendAuto never chooses it.
 	BackendInProcess Backend = "inproc"
 )
 
@@ -46,29 +39,23 @@ type Mode string
 const (
 	// ModeAuto is ModeRoot for root in the initial user namespace,
 	// ModeUnprivileged inside a user namespace with CAP_SYS_ADMIN and
-	// CAP_NET_ADMIN, and an error saying what to do otherwise.
+	// CAP_NET_ADMIN, and an error otherwise.
 	ModeAuto Mode = ""
 	// ModeRoot: the process is root on the host.
 	ModeRoot Mode = "root"
 	// ModeUnprivileged: the process runs as root of its own user
 	// namespace, normally after Reexec.
 	ModeUnprivileged Mode = "unprivileged"
-	// ModeInProcess is the mode of every BackendInProcess link, which
-	// needs no privilege at all.
+	// ModeInProcess is the mode of every BackendInProcess link.
 	ModeInProcess Mode = "in-process"
 )
 
-// End is one end of the link. A qdisc, sampler or egress filter on an end
-// acts on the packets that end sends.
+// End is one end of the link; what acts on an end acts on what it sends.
 type End int
 
 const (
-	// ServerEnd is the server namespace's veth; its egress is the
-	// server-to-client direction.
-	ServerEnd End = iota
-	// ClientEnd is the client namespace's veth; its egress is the
-	// client-to-server direction.
-	ClientEnd
+	ServerEnd End = iota // egress: server to client (Down)
+	ClientEnd            // egress: client to server (Up)
 )
 
 // valid says why e is neither ServerEnd nor ClientEnd, or nil.
@@ -102,37 +89,21 @@ func (e End) String() string {
 type Options struct {
 	Backend Backend
 	Mode    Mode
-	// Seed seeds the link's random draws (loss, jitter, duplication,
-	// reordering): the server-to-client direction gets Seed, the other
-	// direction a value derived from it. Zero means a random seed. The
-	// emulator and the in-process link always honour it; kernel netem
-	// takes it as TCA_NETEM_PRNG_SEED on Linux 6.6 and later and ignores
-	// it before.
-	// Applied and HostState say which seeds were in force, or that
-	// netem's draws cannot be repeated on this kernel.
+	// Seed seeds the link's random draws, Seed down and a value derived
+	// from it up; zero draws one. netem takes it from Linux 6.6 on.
+	// Applied and HostState say which seeds were in force.
 	Seed uint64
-	// Logger receives one line per decision (backend chosen, shaping as
-	// applied), at Info. Nil discards them; Applied and Backend say the
-	// same after New returns.
+	// Logger receives New's decisions at Info; nil discards them.
 	Logger *slog.Logger
 	// PacketTrace, for BackendInProcess only, is told of every datagram's
-	// steps through the link (PacketEvent): when it was written and what
-	// the model decided, and when it left the link and where it went. It
-	// is called from the link's goroutines, in order within a direction,
-	// the two directions possibly at once; it must return quickly and
-	// must not call the link. Other backends refuse it.
+	// steps through the link (PacketEvent), from the link's goroutines,
+	// in order within a direction; it must return quickly and must not
+	// call the link.
 	PacketTrace func(PacketEvent)
 	// Offload is how the ends handle segmentation offload: OffloadWire
-	// (the zero value) pins every device to wire-sized packets, so every
-	// queue and counter sees one wire packet per frame, which is what the
-	// bench's offload evidence reads; OffloadKeep leaves the devices'
-	// offloads as the kernel has them (TSO, GSO, checksum offload), so
-	// senders hand over super-packets, as on a real host, and a link can
-	// carry gigabits. The emulator still judges every wire segment of a
-	// super-packet on its own (see the package doc); netem, as the
-	// kernel's, judges a super-packet as one packet, and says so in its
-	// applied line. examples/overlink defaults to OffloadKeep. The
-	// in-process backend has no devices and refuses OffloadKeep.
+	// (wire-sized packets) or OffloadKeep (the kernel's offloads kept;
+	// the emulator still judges each wire segment, netem each
+	// super-packet as one packet). BackendInProcess refuses OffloadKeep.
 	Offload OffloadMode
 }
 
@@ -146,9 +117,7 @@ const (
 	OffloadKeep OffloadMode = "keep" // the kernel's offloads kept
 )
 
-// ParseOffloadMode reads a mode as a command line or a record names it:
-// "wire" (OffloadWire) or "keep" (OffloadKeep). Anything else is an error
-// that names both; a command prefixes it with its flag ("-offload ").
+// ParseOffloadMode reads "wire" (OffloadWire) or "keep" (OffloadKeep).
 func ParseOffloadMode(s string) (OffloadMode, error) {
 	switch s {
 	case "wire":
@@ -159,8 +128,7 @@ func ParseOffloadMode(s string) (OffloadMode, error) {
 	return "", fmt.Errorf("%q is not an offload mode: use wire (devices pinned to wire-sized packets, as the bench runs) or keep (the ends keep segmentation offload)", s)
 }
 
-// String is the mode's name as ParseOffloadMode reads it: "wire" or
-// "keep".
+// String is the mode's name as ParseOffloadMode reads it.
 func (m OffloadMode) String() string {
 	if m == OffloadWire {
 		return "wire"
@@ -168,31 +136,26 @@ func (m OffloadMode) String() string {
 	return string(m)
 }
 
-// Fixed addresses (the device names are in link_linux.go). Each link lives
-// in namespaces of its own (or, in process, in its own ends), so the same
-// names and addresses never collide between links.
+// The ends' addresses, the same for every link (each has its own
+// namespaces).
 var (
 	serverAddr = netip.MustParseAddr("198.18.0.1")
 	clientAddr = netip.MustParseAddr("198.18.0.2")
 )
 
-// QueueSample is one poll of an end's egress queue: the kernel netem
-// qdisc's backlog, or the emulator's queue and delay line for that
-// direction. Both backends produce the same type, so consumers need not
-// know which ran.
+// QueueSample is one poll of an end's egress queue: netem's backlog, or
+// the emulator's queue and delay line, for every backend alike.
 type QueueSample struct {
 	At      time.Time `json:"at"`
 	Packets int       `json:"packets"` // packets held (netem: queue plus delay line; with a queue discipline, its queue)
 	Bytes   int       `json:"bytes"`   // bytes held, link-layer header included
-	// Drops counts, since the link was built, every packet this end's
-	// shaping dropped.
-	Drops uint64 `json:"drops"`
-	// LossDrops and LimitDrops split Drops by cause where the backend can
-	// tell them apart (the emulator); with netem they are zero.
+	// Drops counts every packet this end's shaping dropped since the
+	// link was built; the emulator splits them into LossDrops and
+	// LimitDrops (zero with netem).
+	Drops      uint64 `json:"drops"`
 	LossDrops  uint64 `json:"loss_drops"`
 	LimitDrops uint64 `json:"limit_drops"`
-	// Flows are the fullest FQ-CoDel flow queues (at most 8, fullest
-	// first), for the emulator; empty otherwise.
+	// Flows are the emulator's fullest FQ-CoDel flow queues, at most 8.
 	Flows []FlowSample `json:"flows,omitempty"`
 }
 
@@ -209,48 +172,31 @@ type Counter struct {
 	Bytes   uint64 `json:"bytes"`
 }
 
-// EgressCounters count what leaves one veth end, as its nftables netdev
-// egress hook sees it: before any qdisc and before software segmentation,
-// so a UDP_SEGMENT super-packet is seen as one packet longer than one wire
-// packet. In JSON its keys are snake_case like the rest of a record's;
-// records written before they had tags ("All", "Packets") still decode,
-// encoding/json matching keys without regard to case.
+// EgressCounters count what leaves one veth end at its nftables egress
+// hook, before any qdisc and before software segmentation.
 type EgressCounters struct {
 	All Counter `json:"all"`
-	// Oversize counts packets longer than one wire packet (MTU plus the
-	// 14-byte Ethernet header): GSO or GRO super-packets.
+	// Oversize counts packets longer than one wire packet: super-packets.
 	Oversize Counter `json:"oversize"`
 }
 
 // Link is a shaped link between a server and a client end. Build it with
-// New, make sockets and start programs in Server and Client, check Err
-// after a run, and release it with Close. What a bench reads about the
-// link while it runs (queue samples, counters, the host state) is grouped
-// under Instruments, and what an experiment does to the path (blocking
-// UDP, moving the client's address) under Control.
-//
-// The ends are network namespaces joined by veths for every backend but
-// BackendInProcess, whose ends are in this process and make only UDP
-// sockets (see the package doc's "In process").
+// New, use Server and Client, check Err after a run, and Close it.
+// Instruments has what a bench reads, Control what an experiment does to
+// the path.
 type Link struct {
-	profile Profile
-	dirs    [2]Direction // resolved, schedules and traces loaded once
-	backend Backend
-	mode    Mode
-	// offloadMode is Options.Offload (OffloadWire or OffloadKeep).
+	profile     Profile
+	dirs        [2]Direction // resolved, schedules and traces loaded once
+	backend     Backend
+	mode        Mode
 	offloadMode OffloadMode
-	// udpSegOff says the ends' UDP segmentation offload was turned off
-	// because the shaper's packet sockets cannot carry it on this kernel
-	// (see vnetCarriesUDPGSO).
-	udpSegOff bool
-	log       *slog.Logger
+	udpSegOff   bool // UDP segmentation offload off: the shaper cannot read it here (vnetCarriesUDPGSO)
+	log         *slog.Logger
 
 	server, client, shaperNS *Namespace
 
 	shaper shaper
-	// What the namespace backends build (topology_linux.go): whether
-	// netem exists, the offloads read back, and the egress counters per
-	// End; zero for the in-process link.
+	// What the namespace backends build; zero in process.
 	netemAvailable bool
 	offload        []Offload
 	counters       [2]*nftCounters
@@ -259,16 +205,10 @@ type Link struct {
 	closed  bool
 }
 
-// New builds the link for p. For the namespace backends (netem, the
-// emulator, none) that is the namespaces, the veth pair (and, for the
-// emulator, the shaper namespace and process between them), addresses,
-// offload settings (Options.Offload), egress counters and the shaping; they need
-// Linux, and elsewhere New returns an error wrapping
-// errors.ErrUnsupported. For BackendInProcess it is the two in-process
-// ends and the model between them, on any system. It logs the backend
-// chosen and one line per direction describing the shaping as applied.
-//
-// On error nothing New created is left behind.
+// New builds the link for p: namespaces, veths, addresses, offloads,
+// counters and the shaping, or for BackendInProcess the two in-process
+// ends. Off Linux only BackendInProcess works; the others return an error
+// wrapping errors.ErrUnsupported. On error nothing New created is left.
 func New(ctx context.Context, p Profile, opts Options) (*Link, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -291,7 +231,7 @@ func New(ctx context.Context, p Profile, opts Options) (*Link, error) {
 	}
 	log := opts.Logger
 	if log == nil {
-		log = slog.New(slog.DiscardHandler) // a library speaks only when asked
+		log = slog.New(slog.DiscardHandler)
 	}
 	var l *Link
 	var err error
@@ -312,15 +252,10 @@ func New(ctx context.Context, p Profile, opts Options) (*Link, error) {
 	return l, nil
 }
 
-// Close stops the shaping and releases the ends. For the namespace
-// backends it removes the filters and drops the namespaces, which
-// destroys the veth pairs and nftables tables in them; sockets still open
-// in a namespace keep that namespace (but not the link's shaping) alive
-// until they close, and Close returns once the kernel's worker has
-// finished tearing the namespaces down (waiting at most 0.5 s), so that a
-// link built and measured next does not share the CPUs with that work.
-// For the in-process link it closes every socket of both ends. Close is
-// idempotent.
+// Close stops the shaping and releases the ends, with the veths and
+// nftables tables in them (a socket still open keeps its namespace, not
+// the shaping); it waits up to 0.5 s for the kernel to tear them down.
+// In process it closes every socket of both ends. Close is idempotent.
 func (l *Link) Close() error {
 	l.closeMu.Lock()
 	if l.closed {
@@ -339,10 +274,9 @@ func (l *Link) Close() error {
 	return errors.Join(errs...)
 }
 
-// Err reports whether the link is still intact: nil, or why not (the
-// emulator's shaper process has exited, or netem stopped following its
-// schedule). Check it after a run so a run over a broken link is never
-// reported as a result.
+// Err reports why the link is no longer intact (the shaper process has
+// exited, netem stopped following its schedule), or nil. Check it after
+// every run.
 func (l *Link) Err() error {
 	l.closeMu.Lock()
 	closed := l.closed
@@ -384,7 +318,5 @@ func (l *Link) Backend() Backend { return l.backend }
 func (l *Link) Mode() Mode { return l.mode }
 
 // Applied describes the shaping in force, one tc-like line per
-// direction: for netem read back from the kernel's qdisc dump, for the
-// emulator and the in-process link from their own configuration (seeds
-// included).
+// direction (netem's read back from the kernel).
 func (l *Link) Applied() []string { return append([]string(nil), l.shaper.applied()...) }

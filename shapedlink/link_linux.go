@@ -6,8 +6,7 @@ import (
 	"log/slog"
 )
 
-// Fixed sizes and device names of every link (the addresses are in
-// link.go); they never collide, each link having namespaces of its own.
+// Sizes and device names, the same for every link.
 const (
 	prefixLen = 24
 	linkMTU   = 1500
@@ -158,9 +157,7 @@ func (l *Link) closeNamespaces() []error {
 		}
 	}
 	if had {
-		// The kernel finishes the teardown in a worker of its own;
-		// whatever is measured next must not run beside it
-		// (teardown_linux.go).
+		// Wait for the kernel's teardown worker (teardown_linux.go).
 		awaitNetnsTeardown()
 	}
 	return errs

@@ -10,9 +10,7 @@ import (
 	"net/netip"
 )
 
-// errUnsupported is what New (for every backend but BackendInProcess),
-// Reexec and every method that would touch a namespace return where
-// network namespaces do not exist (any system but Linux).
+// errUnsupported is the error of whatever needs network namespaces.
 var errUnsupported = fmt.Errorf("shapedlink: %w: network namespaces need Linux (BackendInProcess works on any system)", errors.ErrUnsupported)
 
 // newWithNamespaces fails: network namespaces need Linux.
@@ -20,9 +18,8 @@ func newWithNamespaces(ctx context.Context, p Profile, opts Options, log *slog.L
 	return nil, errUnsupported
 }
 
-// Reexec gets the privilege to build links with namespaces. On this
-// system they cannot be built at all, so it returns an error wrapping
-// errors.ErrUnsupported (BackendInProcess needs no privilege).
+// Reexec returns an error wrapping errors.ErrUnsupported: there are no
+// namespaces here (BackendInProcess needs no privilege).
 func Reexec() error { return errUnsupported }
 
 // closeNamespaces has nothing to drop: no namespace exists here.

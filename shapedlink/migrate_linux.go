@@ -11,27 +11,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A path change moves the client to a new address on the same link: the
-// client's veth gets a second address in the link's /24, the server gets a
-// permanent neighbour entry for it (the same arrangement New makes for the
-// first address, so no ARP ever crosses the shaped link), and later the old
-// address and its neighbour entry are removed. Whatever the server then
-// sends to the old address is dropped by the client's kernel, which no
-// longer owns it (and does not forward), and whatever a socket bound to the
-// old address tries to send fails locally: the old address has left the
-// network, as a Wi-Fi address does when a laptop moves to LTE.
-//
-// The shaper needs nothing: the emulator forwards frames like a bridge, and
-// netem shapes the veth whatever addresses it carries.
-
-// AddClientAddr gives the client end a further address, the lowest free one
-// in 198.18.0.3 to 198.18.0.254, with a permanent neighbour entry for it on
-// the server end, and returns it. Sockets in the client namespace can bind
-// to it at once. The kernel keeps choosing the original address as the
-// source for new connections until that is removed (the new one is a
-// secondary address of the same subnet), so adding an address disturbs no
-// connection. Secondary addresses are set to be promoted, so removing the
-// original one later keeps the new one and the subnet's route.
+// AddClientAddr gives the client end a further address, the lowest free
+// one from 198.18.0.3, with a permanent neighbour entry for it on the
+// server end, and returns it. The original address stays the source of
+// new connections until RemoveClientAddr removes it.
 func (c *Control) AddClientAddr(ctx context.Context) (netip.Addr, error) {
 	l := c.l
 	if l.client.inProcess() {
@@ -88,12 +71,10 @@ func (c *Control) AddClientAddr(ctx context.Context) (netip.Addr, error) {
 	return netip.Addr{}, fmt.Errorf("shapedlink: no free client address left in %s/%d: remove some with RemoveClientAddr", serverAddr, prefixLen)
 }
 
-// RemoveClientAddr removes addr from the client end, and its neighbour
-// entry from the server end, so the address is gone from the link. It
-// refuses to remove the client's last address, an address outside the
-// link's /24, and the server's address. Established TCP connections and
-// sockets bound to addr are not closed by this: they simply can no longer
-// send or receive.
+// RemoveClientAddr removes addr from the client end and its neighbour
+// entry from the server end; sockets bound to it stay open but can no
+// longer send or receive. It refuses the client's last address and any
+// that is not the client's.
 func (c *Control) RemoveClientAddr(addr netip.Addr) error {
 	l := c.l
 	if l.client.inProcess() {
@@ -150,10 +131,8 @@ func (c *Control) RemoveClientAddr(addr netip.Addr) error {
 	return nil
 }
 
-// ClientAddrs lists the IPv4 addresses the client end has now, in the
-// kernel's order (the one used as source for new connections first).
-// ClientAddr, by contrast, is the address the link was built with. The
-// in-process link's client end has that address only.
+// ClientAddrs lists the client end's IPv4 addresses now, the source of
+// new connections first (ClientAddr is the one the link was built with).
 func (c *Control) ClientAddrs() ([]netip.Addr, error) {
 	l := c.l
 	if l.client.inProcess() {

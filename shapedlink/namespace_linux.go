@@ -13,11 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Namespace is one end of a link: a network namespace, or an in-process
-// end (sim set) for BackendInProcess. A namespace is held by a file
-// descriptor only, never by a name under /run/netns, so it disappears with
-// the last process, socket or descriptor that refers to it: a process that
-// dies leaves no namespace behind.
+// Namespace is one end of a link: a network namespace, held by a
+// descriptor only, or an in-process end for BackendInProcess.
 type Namespace struct {
 	role string  // "server", "client" or "shaper"
 	sim  *simEnd // the in-process end, or nil for a network namespace
@@ -153,10 +150,8 @@ func (n *Namespace) nsStart(cmd *exec.Cmd) error {
 	return proc.StartContained(cmd, fd)
 }
 
-// startDirect starts cmd inside the namespace as a child of this process,
-// in this process's PID namespace: for the emulator's shaper, whose real
-// PID this package needs (scheduling priority, CPU accounting) and which
-// starts nothing of its own.
+// startDirect starts cmd inside the namespace in this process's PID
+// namespace: for the emulator's shaper, whose real PID is needed.
 func (n *Namespace) startDirect(cmd *exec.Cmd) error {
 	fd, err := n.dupFd()
 	if err != nil {
@@ -204,9 +199,7 @@ func (n *Namespace) dupFd() (int, error) {
 	return fd, nil
 }
 
-// close drops this package's reference. The namespace itself is destroyed
-// by the kernel once nothing else (a process, a socket, another
-// descriptor) refers to it.
+// close drops this package's reference to the namespace.
 func (n *Namespace) close() error {
 	if n.sim != nil {
 		return nil // the in-process link closes its ends itself

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shakenfist/quicbench/shapedlink/internal/netemnl"
 	"github.com/vishvananda/netlink"
 )
 
@@ -116,9 +117,9 @@ func (ns *netemSchedule) run(tls []*netemTimeline) {
 		case "up":
 			tl.state.LossPct, tl.state.HasGE, tl.state.HasFourState = tl.lossUp, tl.geUp, tl.fourUp
 		}
-		q := rootNetem(netlink.QdiscAttrs{LinkIndex: tl.ifindex, Handle: netlink.MakeHandle(1, 0), Parent: netlink.HANDLE_ROOT}, tl.state)
+		q := netemnl.Root(netlink.QdiscAttrs{LinkIndex: tl.ifindex, Handle: netlink.MakeHandle(1, 0), Parent: netlink.HANDLE_ROOT}, tl.state)
 		err := func() error {
-			opts, err := netemOptions(q, tl.state, 0)
+			opts, err := netemnl.Options(q, tl.state, 0)
 			if err != nil {
 				return err
 			}

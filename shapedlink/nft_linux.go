@@ -124,10 +124,8 @@ func (n *nftCounters) read() (EgressCounters, error) {
 	return out, err
 }
 
-// EgressCounters reads the packets, bytes and oversize packets that have
-// left end e's veth since New, as the netdev egress hook counted them.
-// Bytes include the 14-byte Ethernet header. It may be called during and
-// after a run (until Close).
+// EgressCounters reads what has left end e's veth since New, counted at
+// its egress hook; bytes include the Ethernet header.
 func (in *Instruments) EgressCounters(e End) (EgressCounters, error) {
 	l := in.l
 	if err := e.valid(); err != nil {
@@ -228,10 +226,8 @@ func (c *Control) BlockUDP(e End) (*Filter, error) {
 // [0, randomDropScale), so percentages resolve to 0.01%.
 const randomDropScale = 10000
 
-// DropRandom drops each packet leaving end e with probability pct percent
-// (resolution 0.01%), independently, using nftables' numgen random, and
-// counts what it dropped. It acts on every packet, ARP included, as a
-// lossy wire would.
+// DropRandom drops each packet leaving end e, ARP included, with
+// probability pct percent (resolution 0.01%), and counts what it dropped.
 func (c *Control) DropRandom(e End, pct float64) (*Filter, error) {
 	l := c.l
 	if err := e.valid(); err != nil {

@@ -7,9 +7,7 @@ package shapedlink
 type nftCounters struct{}
 
 // Filter is an nftables rule on one end's egress hook that drops packets
-// and counts what it dropped. Filters need Linux: elsewhere none exists,
-// and its methods return errors wrapping errors.ErrUnsupported, or zero
-// values.
+// and counts what it dropped; there are none off Linux.
 type Filter struct{}
 
 // String says what the filter does: "" here.

@@ -5,9 +5,8 @@ import (
 	"strings"
 )
 
-// Offload is what one veth end's segmentation and receive offload settings
-// were read back as, after New set them. Every field comes from the kernel,
-// not from what was requested.
+// Offload is one veth end's offload settings as read back from the
+// kernel.
 type Offload struct {
 	Namespace  string `json:"namespace"` // "server", "client" or "shaper"
 	Device     string `json:"device"`
@@ -17,32 +16,21 @@ type Offload struct {
 	TSO        bool   `json:"tso"`          // ethtool tcp-segmentation-offload
 	GSO        bool   `json:"gso"`          // ethtool generic-segmentation-offload
 	GRO        bool   `json:"gro"`          // ethtool generic-receive-offload
-	// TxChecksum is ethtool tx-checksumming. It is turned off so every
-	// frame carries a complete checksum when it leaves the sender: the
-	// emulator's AF_PACKET sockets would otherwise forward frames whose
-	// checksum the kernel had left for "hardware" to fill in, and the
-	// receiver would drop them.
-	TxChecksum bool `json:"tx_checksum"`
-	// UncutSegmentation lists the segmentation offloads on at the end
-	// whose super-packets the emulator cannot cut into wire segments
-	// (tunnels, GSO partial, SCTP, ESP, fraglist; ethtool's names). A
-	// link keeping offloads through the emulator turns them off at its
-	// outer ends, so there it is empty.
+	TxChecksum bool   `json:"tx_checksum"`  // ethtool tx-checksumming
+	// UncutSegmentation lists the segmentation offloads on whose
+	// super-packets the emulator cannot cut (ethtool's names).
 	UncutSegmentation []string `json:"uncut_segmentation,omitempty"`
-	// UDPSegmentation is ethtool tx-udp-segmentation (UDP GSO).
-	UDPSegmentation bool `json:"udp_segmentation"`
+	UDPSegmentation   bool     `json:"udp_segmentation"` // ethtool tx-udp-segmentation
 }
 
-// WireSized reports whether the settings force every skb leaving the device
-// to be one wire packet: GSO max segs 1, GSO max size no more than the MTU
-// plus headroom, and TSO, GSO and GRO off.
+// WireSized reports whether every skb leaving the device is one wire
+// packet with a complete checksum.
 func (o Offload) WireSized() bool {
 	return o.GSOMaxSegs == 1 && o.GSOMaxSize <= wireGSOMaxSize && !o.TSO && !o.GSO && !o.GRO && !o.TxChecksum
 }
 
 // String renders o like "server qbsrv0: mtu 1500 gso_max_segs 1
-// gso_max_size 1500 tso off gso off gro off tx-checksum off udp-gso off",
-// followed by "uncut" and UncutSegmentation when it is not empty.
+// gso_max_size 1500 tso off gso off gro off tx-checksum off udp-gso off".
 func (o Offload) String() string {
 	s := fmt.Sprintf("%s %s: mtu %d gso_max_segs %d gso_max_size %d tso %s gso %s gro %s tx-checksum %s udp-gso %s",
 		o.Namespace, o.Device, o.MTU, o.GSOMaxSegs, o.GSOMaxSize, onOff(o.TSO), onOff(o.GSO), onOff(o.GRO), onOff(o.TxChecksum), onOff(o.UDPSegmentation))

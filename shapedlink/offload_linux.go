@@ -54,9 +54,8 @@ const (
 )
 
 // pinWireSized sets GSO max segs 1, GSO max size 1500 and TSO, GSO, GRO
-// and tx checksumming off on dev in ns, then reads all of it back. It fails if anything did not
-// stick, because every queue and counter downstream assumes wire-sized
-// packets.
+// and tx checksumming off on dev in ns, and fails unless all of it reads
+// back so.
 func pinWireSized(ns *Namespace, h *netlink.Handle, dev string) (Offload, error) {
 	l, err := h.LinkByName(dev)
 	if err != nil {

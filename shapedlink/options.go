@@ -10,10 +10,8 @@ import (
 )
 
 // OptionsGrammar is the form of the options that may follow the short
-// form, each after a comma: [down.|up.]{key=value|...}. A value in ms may
-// end in "ms" and a percentage in "%"; OptionsHelp says what each key
-// does. It is made from the one table of options, as are ParseProfile,
-// Profile.String, OptionKeys and OptionsHelp.
+// form, each after a comma: [down.|up.]{key=value|...}. OptionsHelp says
+// what each key does.
 var OptionsGrammar = linkspec.Grammar()
 
 // OptionKeys lists the option keys, in the order Profile.String writes
@@ -24,8 +22,7 @@ func OptionKeys() []string { return linkspec.Keys() }
 // what it sets), for a command's -h.
 func OptionsHelp() string { return linkspec.Help() }
 
-// ProfileUsage is what a command's -h says about profiles: the form, and
-// every option with what it sets, from the one table of options.
+// ProfileUsage is what a command's -h says about profiles.
 func ProfileUsage() string {
 	return "\nA profile is " + ProfileGrammar + ", e.g. 80:10, 80:10:1 or 20:50,up.rate=5.\n" +
 		"The options, each after a comma, as [down.|up.]key=value (down: server to client, up: client to server, neither: both):\n" +

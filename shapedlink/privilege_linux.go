@@ -121,21 +121,14 @@ func userNSDiagnosis() string {
 }
 
 // Reexec makes sure the process can build links without being root. Call
-// it first thing in main (before starting goroutines that matter, and
-// before any output you do not want twice).
+// it first thing in main, before any output you do not want twice.
 //
-// If the process can already build namespaces (root on the host, or
-// already inside a user namespace with the needed capabilities) Reexec
-// returns nil at once. Otherwise it re-executes the running binary, with
-// the same arguments, environment and standard streams, inside a new user
-// namespace in which the caller's uid and gid map to 0, and a new network
-// namespace (what `unshare -rn` does); forwards SIGINT, SIGTERM and SIGHUP
-// to it; and exits with its status. It returns only if the re-execution
-// could not start, with an error that says why and what to change on the
-// host.
-//
-// Everything the child builds lives in namespaces owned by its own user
-// namespace, so when the child dies, for any reason, nothing is left.
+// If the process can already build namespaces, Reexec returns nil.
+// Otherwise it re-executes the binary, with the same arguments,
+// environment and standard streams, in a new user namespace (uid and gid
+// mapped to 0) and network namespace, as `unshare -rn` does; forwards
+// SIGINT, SIGTERM and SIGHUP to it; and exits with its status. It returns
+// only if the re-execution could not start, saying what to change.
 func Reexec() error {
 	p, err := currentPrivilege()
 	if err != nil {

@@ -14,34 +14,22 @@ import (
 // ParseProfile and produced by Profile.String.
 const ProfileGrammar = "rtt_ms:rate_mbit[:loss_pct][@limit_pkts][,option...]"
 
-// Bounds on the values a Profile may hold, one constant each (checked
-// when a profile is parsed or validated, and nowhere else by other
-// numbers).
+// Bounds on the values a Profile may hold.
 const (
 	MaxRTT      = linkspec.MaxRTT      // longest round trip (and one-way delay), a minute
 	MaxRateMbit = linkspec.MaxRateMbit // fastest rate, 100 Gbit/s
-	// MaxLimit is the largest packet limit (2^20): the emulator
-	// preallocates a buffer per packet it may hold, the delay line
-	// included.
-	MaxLimit = linkspec.MaxLimit
-	// MaxJitterMs is the largest jitter: netem keeps it, as sigma, in a
-	// signed 32-bit count of nanoseconds.
-	MaxJitterMs = linkspec.MaxJitterMs
+	MaxLimit    = linkspec.MaxLimit    // largest packet limit, 2^20
+	MaxJitterMs = linkspec.MaxJitterMs // largest jitter, netem's s32 nanoseconds
 )
 
-// MinPct is the smallest non-zero percentage a profile accepts, a
-// probability of one in ten million: netem holds a probability as a
-// fraction of 2^32-1, so it applies one of at least MinPct within 0.25%
-// of its value.
+// MinPct is the smallest non-zero percentage a profile accepts, one in
+// ten million, which netem applies within 0.25% of its value.
 const MinPct = linkspec.MinPct
 
-// Profile describes a shaped link. Its base, the short form, is
-// symmetric: the round trip (each direction is delayed by RTT/2), the
-// rate of each direction, the per-direction independent random loss and
-// the per-direction queue limit in packets, counted as netem counts it
-// (packets in the delay line included). Down and Up override settings of
-// one direction (server to client and client to server); Direction gives
-// a direction with everything resolved, which is what the backends apply.
+// Profile describes a shaped link: the short form's round trip, rate,
+// loss and limit, the same in both directions, and Down and Up, the
+// options of each direction. Direction resolves a direction, which is what
+// the backends apply.
 type Profile struct {
 	RTT      time.Duration // round-trip time; each direction gets RTT/2
 	RateMbit float64       // rate of each direction, in Mbit/s (10^6 bit/s)
@@ -52,9 +40,7 @@ type Profile struct {
 }
 
 // DefaultLimit is the packet limit a profile gets unless it names one:
-// ceil(1.5 * rate * rtt / (8 * 1500)) + 10, one and a half bandwidth-delay
-// products of 1500-byte packets plus ten. It is 110 for 80 ms at 10 Mbit/s,
-// the limit the original Rust bench used for that profile.
+// ceil(1.5 * rate * rtt / (8 * 1500)) + 10, 110 for 80 ms at 10 Mbit/s.
 func DefaultLimit(rateMbit float64, rtt time.Duration) int {
 	return linkspec.DefaultLimit(rateMbit, rtt)
 }
@@ -89,10 +75,8 @@ func (p Profile) WithLimit(pkts int) Profile {
 	return p
 }
 
-// Validate reports whether p can be applied, naming the offending field:
-// every value in range and one both backends apply as written (see
-// MinPct), and no option that another makes meaningless. It does not read
-// p's schedule or trace files; New and ParseProfile check those too.
+// Validate reports whether p can be applied, naming the offending field.
+// It does not read p's schedule or trace files; New and ParseProfile do.
 func (p Profile) Validate() error {
 	fail := func(field, reason string) error {
 		return &ProfileError{Input: p.String(), Field: field, Reason: reason}
@@ -165,12 +149,10 @@ func (e *ProfileError) Error() string {
 var ErrEmptyProfiles = errors.New("shapedlink: no profiles given; want a space-separated list such as \"80:10 80:10:1 150:2:0.5\"")
 
 // ParseProfile parses rtt_ms:rate_mbit[:loss_pct][@limit_pkts][,option...],
-// for example "80:10", "80:10:1" or "150:2:0.5" (options: OptionsGrammar
-// and the package doc). Numbers are plain decimals (digits with at most one
-// decimal point; no signs, exponents, NaN or Inf); a time in milliseconds
-// may end in "ms" and a percentage in "%". The limit, when omitted, is
-// DefaultLimit. A value the backends would not apply as written is refused
-// (see MinPct), as is an option that another makes meaningless.
+// for example "80:10", "80:10:1" or "150:2:0.5" (options: OptionsGrammar).
+// Numbers are plain decimals; a time may end in "ms" and a percentage in
+// "%". The limit defaults to DefaultLimit. A value the backends would not
+// apply as written is refused, as is an option another makes meaningless.
 func ParseProfile(s string) (Profile, error) {
 	short, opts, hasOpts := strings.Cut(s, ",")
 	body, limitText, hasLimit := strings.Cut(short, "@")

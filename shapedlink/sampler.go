@@ -6,12 +6,9 @@ import (
 	"time"
 )
 
-// Sampler polls one end's egress queue. For netem (or any root qdisc) it
-// dumps the qdisc's statistics through one netlink socket opened once in
-// the end's namespace; for the emulator it reads the shaper's shared
-// counters, which costs no system call; for the in-process link its
-// direction's counters. All give the same QueueSample. A Sampler is for
-// one goroutine at a time.
+// Sampler polls one end's egress queue: netem's qdisc statistics, or the
+// emulator's or in-process link's counters, as the same QueueSample. It is
+// for one goroutine at a time.
 type Sampler struct {
 	poll  func(*QueueSample) error
 	close func()
@@ -26,9 +23,8 @@ func (s *Sampler) Poll() (QueueSample, error) {
 }
 
 // Run polls every interval (DefaultSampleInterval if interval <= 0) until
-// ctx is done and returns the samples. Cancelling ctx is the normal way to
-// stop and is not an error; a failed poll ends the run with the samples
-// taken so far and the error.
+// ctx is done, which is not an error, and returns the samples; a failed
+// poll ends it with the samples so far.
 func (s *Sampler) Run(ctx context.Context, interval time.Duration) ([]QueueSample, error) {
 	if interval <= 0 {
 		interval = DefaultSampleInterval

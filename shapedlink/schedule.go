@@ -21,33 +21,23 @@ import (
 //	   {"at": "12.3s", "dir": "up", "set": "up"}]}
 //
 // "set" is rate (Mbit/s), delay (one-way ms), loss (percent), limit
-// (packets), down or up; "dir" (down or up) limits a change to one
-// direction. A change applies to the frames that arrive from its time on;
-// frames already accepted keep their times (as netem keeps the
-// time_to_send of what it holds when it is changed). A blackout that
-// drops loses every frame arriving while the direction is down; one that
-// holds (the emulator and the in-process link; netem refuses it)
-// accepts them, subject to the limit, and starts serialising them when
-// it is back up. ForDir is the schedule narrowed to one direction's
-// changes; Holds reports whether a change of it holds frames.
+// (packets), down or up; "dir" limits a change to one direction. A change
+// applies to frames arriving from its time on; a blackout that holds
+// (not on netem) queues rather than drops. ForDir narrows the schedule to
+// one direction; Holds reports whether a change holds frames.
+// docs/link-description.md, "Schedules and traces", has the semantics.
 type Schedule = linkspec.Schedule
 
 // Change is one timed change of a schedule: At, Set, Value, Hold, Dir.
 type Change = linkspec.Change
 
-// A Trace is Mahimahi's trace format for one direction's rate (profile
-// option trace=SPEC): each line a time in milliseconds at which one
-// 1500-byte delivery opportunity occurs, times never decreasing, the last
-// the period (mm-link's rule). SPEC is a file, or a generator:
-// const:MBIT (evenly spaced opportunities) or cell:MBIT/CV[/SEED] (a
-// cellular-like rate, a log-normal AR(1) process every 100 ms with mean
-// MBIT over the trace's 60 s). A trace replaces the direction's rate,
-// which netem cannot do; the emulator and the in-process link carry it.
+// A Trace is a Mahimahi trace of one direction's rate (profile option
+// trace=SPEC): one 1500-byte delivery opportunity at each time, the last
+// the period. SPEC is a file, const:MBIT or cell:MBIT/CV[/SEED] (a
+// cellular-like rate). netem cannot carry a trace.
 type Trace struct {
-	Spec string // as written in the profile
-	// Ms are the opportunity times in milliseconds, never decreasing; the
-	// last is the period.
-	Ms []uint32
+	Spec string   // as written in the profile
+	Ms   []uint32 // opportunity times in ms, never decreasing; the last is the period
 }
 
 // MeanMbit is the trace's mean rate over its period.
@@ -68,16 +58,14 @@ func (t Trace) Format() string { return linkspec.Trace(t).Format() }
 // TraceOpportunity is the bytes one trace delivery opportunity carries.
 const TraceOpportunity = linkspec.TraceOpportunity
 
-// Bounds on a schedule's and a trace's length, so a mistaken file cannot
-// make the shaper's configuration enormous.
+// Bounds on a schedule's and a trace's length.
 const (
 	MaxScheduleChanges = linkspec.MaxScheduleChanges
 	MaxTraceLines      = linkspec.MaxTraceLines
 )
 
-// LoadSchedule reads a schedule spec (see Schedule): a generator, or a
-// JSON file. The changes of a file that name a direction are all kept;
-// ForDir keeps one direction's.
+// LoadSchedule reads a schedule spec (see Schedule), both directions'
+// changes.
 func LoadSchedule(spec string) (Schedule, error) { return linkspec.LoadSchedule(spec) }
 
 // LoadTrace reads or generates a trace (see Trace).
@@ -86,26 +74,20 @@ func LoadTrace(spec string) (Trace, error) {
 	return Trace(t), err
 }
 
-// AppliedChange is one change of a link's schedule placed in time: when
-// it took effect (for the frames arriving from then on) and in which
-// direction.
+// AppliedChange is one change of a link's schedule placed in time.
 type AppliedChange struct {
 	At    time.Time `json:"at"`
 	Dir   string    `json:"dir"` // down or up
 	Set   string    `json:"set"`
 	Value float64   `json:"value,omitempty"`
 	Hold  bool      `json:"hold,omitempty"`
-	// AppliedAt is, for netem, when the kernel acknowledged the change of
-	// the qdisc (it applies from then on, so netem's change lags At by
-	// the difference); zero for the emulator, whose changes apply at At
-	// exactly, to the frames' arrival stamps.
+	// AppliedAt is when the kernel acknowledged netem's change; zero for
+	// the emulator, whose changes apply at At exactly.
 	AppliedAt time.Time `json:"applied_at,omitzero"`
 }
 
 // load resolves p's two directions with their schedules and traces read
-// (each schedule narrowed to its direction), checked against the options
-// beside them: read once per link, so that what is built, what chooses
-// the backend and what is recorded come from one reading of any file.
+// and checked; a link reads them once.
 func (p Profile) load() ([2]Direction, error) {
 	var dirs [2]Direction
 	for _, d := range []Dir{Down, Up} {

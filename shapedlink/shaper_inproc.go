@@ -13,16 +13,9 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink/internal/inproc"
 )
 
-// This file is BackendInProcess: the link carried inside this process by
-// package inproc (the emulator's model between two in-process ends), on
-// any system, with no privilege.
-
-// PacketEvent is one step of one datagram through an in-process link, as
-// Options.PacketTrace receives it. A datagram has one event when it is
-// written (accepted, or dropped and why) and, if it was accepted, one
-// when it leaves the link (delivered, or dropped by a queue discipline or
-// at the receiving end). Its String is one line of a trace, for instance
-// "40.1136ms down #1 142B delivered".
+// PacketEvent is one step of one datagram through an in-process link
+// (Options.PacketTrace): when it is written and, if accepted, when it
+// leaves. Its String is a trace line, "40.1136ms down #1 142B delivered".
 type PacketEvent struct {
 	At   time.Duration // since the link was built, on its clock (a synctest bubble's inside one)
 	Dir  Dir
@@ -30,17 +23,12 @@ type PacketEvent struct {
 	Dup  bool   // the event is of the link's copy of datagram Seq
 	Size int    // bytes on the wire: 14 + 20 + 8 of headers, and the payload
 	What PacketFate
-	// Due is, for an accepted datagram, when it reaches the far end
-	// (zero while it waits in a queue discipline, whose choice sets it
-	// later).
-	Due time.Duration
-	// Corrupted says the link flipped bit Bit of the frame (counted from
-	// the Ethernet header's first byte).
+	Due  time.Duration // when an accepted datagram arrives (zero while in a queue discipline)
+	// Corrupted says the link flipped bit Bit of the frame, from the
+	// Ethernet header's first.
 	Corrupted bool
 	Bit       uint32
-	// Marked says a queue discipline marked the datagram CE, which the
-	// receiver of a net.PacketConn cannot see.
-	Marked bool
+	Marked    bool // CE, which a net.PacketConn's reader cannot see
 }
 
 // String is the event as one line of a trace.
@@ -55,18 +43,14 @@ func packetEvent(e inproc.Event) PacketEvent {
 		Due: e.Due, Corrupted: e.Corrupted, Bit: e.Bit, Marked: e.Marked}
 }
 
-// PacketFate is what happened to a datagram at a PacketEvent. Its String
-// is the fate's name in a trace ("accepted", "delivered", ...).
+// PacketFate is what happened to a datagram at a PacketEvent.
 type PacketFate uint8
 
 // String is the fate's name, as a trace line gives it.
 func (f PacketFate) String() string { return inproc.What(f).String() }
 
-// The fates: decided when the datagram is written (accepted, or dropped
-// by the loss, the limit or a blackout), and when it leaves the link
-// (dropped by the queue discipline, delivered, or dropped at the
-// receiving end: by its checksum after corruption, a full socket queue,
-// or no socket bound to its port).
+// The fates: when written (accepted, lost, over the limit, blackout), and
+// when leaving (queue drops, delivered, dropped at the receiver).
 const (
 	PacketAccepted     = PacketFate(inproc.Accepted)
 	PacketLost         = PacketFate(inproc.Lost)

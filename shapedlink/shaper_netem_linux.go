@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakenfist/quicbench/shapedlink/internal/netemnl"
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 )
@@ -21,6 +22,13 @@ type netemShaper struct {
 	// netemSeeds are the qdiscs' PRNG seeds as read back, down then up.
 	netemSeeds []netemSeed
 	sched      *netemSchedule // nil without schedules
+}
+
+// netemSeed is one netem qdisc's PRNG seed as read back; ok is false when
+// the kernel reported none.
+type netemSeed struct {
+	seed uint64
+	ok   bool
 }
 
 // noNetem is ErrNoNetem with what to do about it.
@@ -60,14 +68,11 @@ func probeNetem(ns *Namespace) (bool, error) {
 	return false, fmt.Errorf("shapedlink: probing for sch_netem on lo in the %s namespace: %w", ns.role, err)
 }
 
-// startNetem puts one netem qdisc at the root of each end, replacing
-// whatever is there by delete and add (a change cannot clear an
-// attribute), with tbf and the discipline under it for a direction with a
-// queue discipline (netemqdisc_linux.go), reads everything back to
-// describe the link as applied, and starts the schedules. A seed other
-// than zero seeds netem's PRNG where the kernel has one (the
-// server-to-client direction gets seed, the other backSeed(seed)); the
-// read-back says whether it took.
+// startNetem puts netem (with tbf and the discipline under it for a
+// queue discipline) at the root of each end, replacing what is there,
+// reads everything back into the applied lines and starts the schedules.
+// A seed other than zero seeds netem's PRNG where the kernel has one: seed
+// down, backSeed(seed) up.
 func startNetem(e ends, dirs [2]Direction, seed uint64, offload OffloadMode) (*netemShaper, error) {
 	s := &netemShaper{ends: e, dirs: dirs}
 	for _, end := range []End{ServerEnd, ClientEnd} {
@@ -115,10 +120,7 @@ func (s *netemShaper) apply(end End, seed uint64) (string, error) {
 			return "", fmt.Errorf("shapedlink: removing the old root qdisc (%s) from %s: %w", old.Type(), dev, err)
 		}
 	}
-	// Built here rather than by the library, which cannot write the delay
-	// in nanoseconds, a loss model, a distribution table or a seed; see
-	// netemopts_linux.go.
-	if err := addNetemRaw(ns, rootNetem(attrs, d), d, seed); err != nil {
+	if err := addNetemRaw(ns, netemnl.Root(attrs, d), d, seed); err != nil {
 		if errors.Is(err, unix.ENOENT) {
 			return "", noNetem()
 		}
@@ -133,17 +135,17 @@ func (s *netemShaper) apply(end End, seed uint64) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("shapedlink: %s: %w", dev, err)
 	}
-	s.netemSeeds = append(s.netemSeeds, netemSeed{seed: x.seed, ok: x.hasSeed})
-	if x.hasSeed && seed != 0 && x.seed != seed {
-		return "", fmt.Errorf("shapedlink: %s's netem reads back seed %d; %d was sent", dev, x.seed, seed)
+	s.netemSeeds = append(s.netemSeeds, netemSeed{seed: x.Seed, ok: x.HasSeed})
+	if x.HasSeed && seed != 0 && x.Seed != seed {
+		return "", fmt.Errorf("shapedlink: %s's netem reads back seed %d; %d was sent", dev, x.Seed, seed)
 	}
 	if d.Random() {
 		// Only a direction that draws anything has a stream to repeat (a
 		// plain delay and rate draws nothing).
-		if x.hasSeed {
-			line += fmt.Sprintf(" seed %d", x.seed)
+		if x.HasSeed {
+			line += fmt.Sprintf(" seed %d", x.Seed)
 		} else {
-			line += " " + netemNoSeed
+			line += " " + netemnl.NoSeed
 		}
 	}
 	if d.Queue.Managed() {
@@ -175,10 +177,10 @@ func (s *netemShaper) stats() (ShaperReport, bool) { return ShaperReport{}, fals
 func (s *netemShaper) pid() int                    { return 0 }
 
 // sampler polls the end's root netem, or with a queue discipline the
-// discipline under tbf, where the queue builds (netemqdisc_linux.go).
+// discipline under tbf, where the queue builds.
 func (s *netemShaper) sampler(e End) (*Sampler, error) {
 	if s.dirs[e.dir()].Queue.Managed() {
-		return newQdiscSampler(s.ends.ns[e], s.ends.dev[e], queueHandle)
+		return newQdiscSampler(s.ends.ns[e], s.ends.dev[e], netemnl.QueueHandle)
 	}
 	return NewQdiscSampler(s.ends.ns[e], s.ends.dev[e])
 }

@@ -6,30 +6,15 @@ import (
 	"time"
 )
 
-// The kernel tears a network namespace down after its last reference is
-// gone, in a worker thread (cleanup_net on the "netns" workqueue): the
-// namespace's devices, routes, sockets and per-subsystem state, with RCU
-// grace periods in between. On this project's VMs one teardown took up to
-// 40 ms, and on a kernel without full preemption (PREEMPT_NONE, common in
-// cloud and VM kernels) that worker's kernel code is not preempted when a
-// real-time thread wakes on its CPU: an emulator built right after another
-// link was closed wrote frames up to 10 ms late while it ran
-// (docs/calibration.md). Close therefore waits for it.
+// Close waits for the kernel's worker to tear the link's namespaces down,
+// so that the next link does not share a CPU with it (docs/calibration.md,
+// "The previous link's teardown").
 
 const (
-	// teardownStart bounds the wait for the worker to pick the teardown
-	// up; if it never shows (someone else still holds a namespace, or the
-	// worker is invisible from here) Close goes on.
-	teardownStart = 100 * time.Millisecond
-	// teardownQuiet is how long no worker may run namespace teardown for
-	// it to count as finished (ordered work items run back to back).
-	teardownQuiet = 10 * time.Millisecond
-	// teardownMax bounds the whole wait, so that links closed while
-	// others are torn down elsewhere (parallel tests) are not held up for
-	// long.
-	teardownMax = 500 * time.Millisecond
-	// teardownPoll is the polling period.
-	teardownPoll = 2 * time.Millisecond
+	teardownStart = 100 * time.Millisecond // for the worker to start
+	teardownQuiet = 10 * time.Millisecond  // without it, to count as done
+	teardownMax   = 500 * time.Millisecond // the whole wait
+	teardownPoll  = 2 * time.Millisecond
 )
 
 // awaitNetnsTeardown waits, within the bounds above, until no kernel
@@ -41,8 +26,7 @@ func awaitNetnsTeardown() time.Duration {
 	return w.await(netnsTeardownRunning)
 }
 
-// quietWait waits for something to start and then stop: the bounds, and
-// the clock (a parameter so that tests can drive it).
+// quietWait waits for something to start and then stop.
 type quietWait struct {
 	start, quiet, limit, poll time.Duration
 	now                       func() time.Time

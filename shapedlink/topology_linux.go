@@ -12,10 +12,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// This file builds a link's topology: the namespaces prepared, the veth
-// pair between the ends (or two, with a shaper namespace between them),
-// addresses, MTU, wire-sized offloads, permanent neighbour entries.
-
 // prepareNamespace brings loopback up and turns IPv6 off for every device
 // created later, so router solicitations and duplicate address detection
 // never share a queue with the experiment's packets.
@@ -150,10 +146,8 @@ type topoDev struct {
 // setNeighbours gives the outer ends a and b permanent neighbour entries
 // for each other.
 func setNeighbours(a, b topoDev) error {
-	// Permanent neighbour entries: no ARP ever crosses the link, so no
-	// first packet waits for resolution, no lost ARP stalls a lossy run
-	// for a second, and queues and counters hold only the experiment's
-	// packets.
+	// No ARP crosses the link: queues and counters hold only the
+	// experiment's packets.
 	macs := make([]net.HardwareAddr, 2)
 	for i, d := range []topoDev{a, b} {
 		link, err := d.h.LinkByName(d.name)

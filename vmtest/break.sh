@@ -4,8 +4,9 @@
 # `VMTEST_BREAK=NAME bash vmtest/run.sh` can show the in-VM tests catch it.
 # Never run it on the checkout itself (run.sh copies the tree first).
 #
-# Each breakage replaces one exact piece of shapedlink/netemopts_linux.go
-# (or shaper_netem_linux.go, netemqdisc_linux.go, netemschedule_linux.go); if
+# Each breakage replaces one exact piece of
+# shapedlink/internal/netemnl/netem_linux.go (or chain_linux.go there, or
+# shapedlink's shaper_netem_linux.go or netemschedule_linux.go); if
 # that text is no longer there (shapedlink changed), this script fails
 # loudly instead of silently testing an unbroken tree: update the table.
 #
@@ -39,7 +40,7 @@
 set -euo pipefail
 tree=$1
 name=$2
-file=$tree/shapedlink/netemopts_linux.go
+file=$tree/shapedlink/internal/netemnl/netem_linux.go
 [ -f "$file" ] || { echo "break.sh: $file not found" >&2; exit 1; }
 [ "$(cd "$tree" && pwd)" != "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)" ] ||
 	{ echo "break.sh: refusing to break the checkout itself; pass a scratch copy" >&2; exit 1; }
@@ -72,7 +73,7 @@ jitter)
 	new='options.AddRtAttr(tcaNetemJitter64, nl.Uint64Attr(uint64(d.Jitter/2)))'
 	tests='TestNetemJitter' ;;
 ge)
-	file=$tree/shapedlink/netemopts_linux.go
+	file=$tree/shapedlink/internal/netemnl/netem_linux.go
 	old='H: math.MaxUint32 - netemProb(g.OneMinusH)'
 	new='H: netemProb(g.OneMinusH)'
 	tests='TestNetemGilbertElliott' ;;
@@ -81,7 +82,7 @@ fourstate)
 	new='for i, v := range []uint32{m.P13, m.P31, m.P32, m.P23, m.P14} {'
 	tests='TestFourStateBothBackends' ;;
 dist)
-	file=$tree/shapedlink/netemopts_linux.go
+	file=$tree/shapedlink/internal/netemnl/netem_linux.go
 	old='binary.NativeEndian.PutUint16(b[2*i:], uint16(v))'
 	new='binary.NativeEndian.PutUint16(b[2*i:], uint16(v/2))'
 	tests='TestNetemJitterNormal' ;;
@@ -106,12 +107,12 @@ qrate)
 	new='na.Limit = uint32(d.HeldLimit())'
 	tests='TestNetemQueueDiscipline' ;;
 qecn)
-	file=$tree/shapedlink/netemqdisc_linux.go
+	file=$tree/shapedlink/internal/netemnl/chain_linux.go
 	old='opts.AddRtAttr(tcaCodelECN, nl.Uint32Attr(ecn))'
 	new='opts.AddRtAttr(tcaCodelECN, nl.Uint32Attr(1-ecn))'
 	tests='TestNetemQueueDisciplineReadBack' ;;
 seed)
-	file=$tree/shapedlink/netemopts_linux.go
+	file=$tree/shapedlink/internal/netemnl/netem_linux.go
 	old='tcaNetemPRNGSeed = 14'
 	new='tcaNetemPRNGSeed = 1'
 	tests='TestNetemQueueDisciplineReadBack' ;;
