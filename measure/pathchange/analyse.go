@@ -36,7 +36,8 @@ type Record struct {
 
 	// Survived: every channel of the session finished the run's closing
 	// exchange on both ends (no channel errors), no interactive round trip
-	// timed out, and round trips sent after the change completed.
+	// timed out, and a round trip sent after the old address went
+	// completed (the stall is not Open).
 	Survived bool `json:"survived"`
 	// Why says what decided Survived.
 	Why   string `json:"why"`
@@ -331,7 +332,7 @@ func survived(r Record) (bool, string) {
 	case len(r.ClientErrors) > 0 || len(r.ServerErrors) > 0:
 		return false, "channels failed"
 	case r.Stall.Open:
-		return false, "no round trip completed after the change"
+		return false, "no round trip sent after the old address went completed"
 	}
 	return true, "every channel closed cleanly and round trips continued after the change"
 }

@@ -60,6 +60,28 @@ func TestStallOpen(t *testing.T) {
 	}
 }
 
+// TestStallOpenSlowReader: the last echo arrived before the old address
+// went but was read 3 ms after it (a busy client). Its read time proves
+// nothing about the session after the address went, so the stall is open.
+func TestStallOpenSlowReader(t *testing.T) {
+	s := steady(0, 10*time.Second, 80*msec, 20*msec)
+	s = append(s, spicelike.Sample{Offset: 9990 * msec, RTT: 18 * msec})
+	change, gone := 10*time.Second, 10*time.Second+5*msec
+	st := stallOf(s, change, gone, 20*time.Second)
+	if !st.Open {
+		t.Fatalf("stall %+v closed by an echo sent before the old address went and read after it", st)
+	}
+	if want := 20*time.Second - 10008*msec; st.Gap != want || st.From != 8*msec {
+		t.Errorf("open gap %v from %v, want %v from the late read (8ms)", st.Gap, st.From, want)
+	}
+	// A round trip sent after the address went that completes does close
+	// it.
+	s = append(s, spicelike.Sample{Offset: 10050 * msec, RTT: 30 * msec})
+	if st := stallOf(s, change, gone, 20*time.Second); st.Open || st.To != 80*msec {
+		t.Errorf("stall %+v: want closed at 80ms by the round trip sent after the address went", st)
+	}
+}
+
 func TestAnalyse(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	up := start.Add(-80 * msec)

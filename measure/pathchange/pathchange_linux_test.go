@@ -71,7 +71,7 @@ func TestPathChangeEndToEnd(t *testing.T) {
 					t.Errorf("TCP survived the loss of its address: %s", rec.Why)
 				}
 				if !rec.Stall.Open {
-					t.Errorf("TCP round trips completed after the change (stall %+v)", rec.Stall)
+					t.Errorf("a TCP round trip sent after the old address went completed (stall %+v)", rec.Stall)
 				}
 				return
 			}

@@ -3,11 +3,13 @@ package pathchange
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/netip"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,6 +40,11 @@ type roleSpec struct {
 	Workload spicelike.Config `json:"workload"`
 	// Change is the path change the client makes; nil on the server.
 	Change *Change `json:"change,omitempty"`
+	// HoldEcho is a test hook: the client makes its reader slow through
+	// the change. From the change's start it keeps what the interactive
+	// channel reads from the workload, waits until an echo has arrived,
+	// and lets it through only once the change is done (readHold).
+	HoldEcho bool `json:"hold_echo,omitempty"`
 }
 
 // eventLog collects events from several goroutines.
@@ -171,6 +178,16 @@ func runClient(ctx context.Context, spec roleSpec, events *eventLog) (roleResult
 	defer sess.Close()
 	res.SessionUp = time.Now()
 	events.add("session up, connect time %v", sess.ConnectTime())
+	chans := sess.Channels()
+	var hold *readHold
+	if spec.HoldEcho {
+		i := slices.IndexFunc(spec.Workload.Channels, func(c spicelike.Channel) bool { return c.Role == spicelike.Interactive })
+		if i < 0 || i >= len(chans) {
+			return res, errors.New("hold_echo: the workload has no interactive channel whose reads could be held")
+		}
+		hold = newReadHold(chans[i])
+		chans[i] = hold
+	}
 	wctx, stopWatch := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { watch(wctx, sess, events) })
@@ -180,10 +197,11 @@ func runClient(ctx context.Context, spec roleSpec, events *eventLog) (roleResult
 		defer ctrlOut.Close()
 		defer ctrlIn.Close()
 		wg.Go(func() {
-			res.Migration = change(wctx, sess, *spec.Change, res.SessionUp, ctrlOut, bufio.NewReader(ctrlIn), events)
+			res.Migration = change(wctx, sess, *spec.Change, res.SessionUp, ctrlOut, bufio.NewReader(ctrlIn), hold,
+				spec.Workload.Timeout, events)
 		})
 	}
-	out, err := spicelike.RunClient(ctx, spec.Workload, sess.Channels())
+	out, err := spicelike.RunClient(ctx, spec.Workload, chans)
 	events.add("workload ended: %d samples, %d timeouts, %d channel errors", len(out.Samples), out.Timeouts, len(out.Errors))
 	for _, off := range out.TimeoutOffsets {
 		events.add("interactive request sent at offset %v timed out after %v", off, spec.Workload.Timeout)
@@ -203,9 +221,11 @@ func runClient(ctx context.Context, spec roleSpec, events *eventLog) (roleResult
 }
 
 // change makes the path change at its time: the migration and the removal
-// of the old address, in the order asked for.
+// of the old address, in the order asked for. With a hold, it first waits
+// (up to wait) for the interactive channel to read an echo, and keeps it
+// from the workload until both steps are done.
 func change(ctx context.Context, sess *transport.Session, c Change, up time.Time, out io.Writer, in *bufio.Reader,
-	events *eventLog) *transport.MigrationResult {
+	hold *readHold, wait time.Duration, events *eventLog) *transport.MigrationResult {
 	t := time.NewTimer(time.Until(up.Add(c.At)))
 	defer t.Stop()
 	select {
@@ -215,6 +235,20 @@ func change(ctx context.Context, sess *transport.Session, c Change, up time.Time
 	case <-t.C:
 	}
 	events.add("path change begins (%s): %s -> %s", c.Order, c.OldAddr, c.NewAddr)
+	if hold != nil {
+		hold.hold()
+		defer func() {
+			events.add("interactive reads released")
+			hold.release()
+		}()
+		select {
+		case <-hold.caught:
+			events.add("interactive read held: an echo arrived")
+		case <-time.After(wait):
+			events.add("interactive read held: no echo arrived within %v", wait)
+		case <-ctx.Done():
+		}
+	}
 	var mig *transport.MigrationResult
 	migrate := func() {
 		to, err := netip.ParseAddr(c.NewAddr)
@@ -291,4 +325,70 @@ func serveControl(in io.Reader, out io.Writer, remove func() error, events *even
 			fmt.Fprintf(out, "unknown request %q\n", strings.TrimSpace(line))
 		}
 	}
+}
+
+// readHold passes a channel's reads through until hold, then keeps each
+// read's bytes from the caller until release: a reader too busy to run
+// while its data waits. caught is closed when the first bytes are kept.
+type readHold struct {
+	io.ReadWriteCloser
+	caught   chan struct{}
+	released chan struct{}
+
+	mu       sync.Mutex
+	holding  bool
+	isCaught bool
+	isFree   bool
+}
+
+func newReadHold(c io.ReadWriteCloser) *readHold {
+	return &readHold{ReadWriteCloser: c, caught: make(chan struct{}), released: make(chan struct{})}
+}
+
+func (h *readHold) hold() {
+	h.mu.Lock()
+	h.holding = !h.isFree
+	h.mu.Unlock()
+}
+
+func (h *readHold) release() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.holding = false
+	if !h.isFree {
+		h.isFree = true
+		close(h.released)
+	}
+}
+
+// Read reads from the channel and, while held, returns only on release.
+func (h *readHold) Read(p []byte) (int, error) {
+	n, err := h.ReadWriteCloser.Read(p)
+	h.mu.Lock()
+	keep := h.holding && n > 0
+	if keep && !h.isCaught {
+		h.isCaught = true
+		close(h.caught)
+	}
+	h.mu.Unlock()
+	if keep {
+		<-h.released
+	}
+	return n, err
+}
+
+// SetReadDeadline and SetWriteDeadline pass to the channel, so that the
+// workload can still interrupt it (a held read returns only on release).
+func (h *readHold) SetReadDeadline(t time.Time) error {
+	if d, ok := h.ReadWriteCloser.(interface{ SetReadDeadline(time.Time) error }); ok {
+		return d.SetReadDeadline(t)
+	}
+	return errors.ErrUnsupported
+}
+
+func (h *readHold) SetWriteDeadline(t time.Time) error {
+	if d, ok := h.ReadWriteCloser.(interface{ SetWriteDeadline(time.Time) error }); ok {
+		return d.SetWriteDeadline(t)
+	}
+	return errors.ErrUnsupported
 }

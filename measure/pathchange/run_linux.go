@@ -77,6 +77,7 @@ func measure(ctx context.Context, rc *runConfig, dir string, run *results.Run, l
 	cspec := roleSpec{RoleBase: cbase, Arm: rc.Arm, Workload: rc.Workload}
 	ch := rc.Change
 	cspec.Change = &ch
+	cspec.HoldEcho = rc.holdEcho
 
 	// Server: it writes its address on a pipe once it listens.
 	if err := rig.StartServer(ctx, sspec); err != nil {

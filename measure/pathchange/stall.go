@@ -31,8 +31,11 @@ type Stall struct {
 	Gap  time.Duration `json:"gap_ns"`
 	From time.Duration `json:"from_ns"`
 	To   time.Duration `json:"to_ns"`
-	// Open is set when no echo completed after the change before the run
-	// ended: Gap then runs to the end of the run and is a lower bound.
+	// Open is set when no round trip sent after the old address went
+	// completed before the run ended: Gap then runs from the last
+	// completion to the end of the run and is a lower bound. An echo sent
+	// before the address went does not close it, even if it was read
+	// after: it may have arrived before and waited for a busy reader.
 	Open bool `json:"open"`
 	// RTT is the round trip of the echo that ended the gap (the request
 	// that was outstanding through it); zero when Open.
@@ -50,7 +53,7 @@ type Stall struct {
 
 // stallOf measures the completion gaps around change (offsets from the
 // workload start; disrupt is when the old address went, end when the
-// workload ended).
+// workload ended). Samples are only the round trips that completed.
 func stallOf(samples []spicelike.Sample, change, disrupt, end time.Duration) Stall {
 	var st Stall
 	done := make([]time.Duration, len(samples))
@@ -84,7 +87,11 @@ func stallOf(samples []spicelike.Sample, change, disrupt, end time.Duration) Sta
 			st.RTT = samples[idx[k+1]].RTT
 		}
 	}
-	if len(idx) == 0 || done[idx[len(idx)-1]] <= disrupt { // nothing completed after the old address went
+	// Only a request written after disrupt proves the path carried an
+	// echo once the address was gone: a completion is the application's
+	// read, which can come well after the echo arrived.
+	sentAfter := slices.ContainsFunc(samples, func(s spicelike.Sample) bool { return s.Offset >= disrupt })
+	if !sentAfter {
 		from := time.Duration(0)
 		if len(idx) > 0 {
 			from = done[idx[len(idx)-1]]

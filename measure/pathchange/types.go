@@ -80,6 +80,9 @@ type runConfig struct {
 	// address is removed. Tests use it to widen the moment in which the
 	// client has no route.
 	beforeRemove func(*shapedlink.Link) error
+	// holdEcho, if set, has the client keep the interactive channel's
+	// reads from the workload through the change (roleSpec.HoldEcho).
+	holdEcho bool
 }
 
 func (rc runConfig) dir() string {
