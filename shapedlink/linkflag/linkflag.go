@@ -63,6 +63,10 @@ type Config struct {
 	// replaces the default of -profiles (or -profile) when it is set, as
 	// the reference bench's PROFILES did; the help names it.
 	ProfilesEnv string
+	// LookupEnv reads ProfilesEnv; nil is os.LookupEnv. A command that
+	// reads its environment through a function of its own (to test it, or
+	// to take an empty variable as unset) passes it here.
+	LookupEnv func(name string) (string, bool)
 	// Offload is -offload's default: shapedlink.OffloadWire (the zero
 	// value, as the bench's matrices run) or shapedlink.OffloadKeep.
 	Offload shapedlink.OffloadMode
@@ -139,7 +143,7 @@ func Register(fs *flag.FlagSet, c Config) *Flags {
 // command names one and it is set.
 func (f *Flags) profileDefault(def string) string {
 	if f.cfg.ProfilesEnv != "" {
-		if v, ok := os.LookupEnv(f.cfg.ProfilesEnv); ok {
+		if v, ok := f.lookupEnv(f.cfg.ProfilesEnv); ok {
 			return v
 		}
 	}
@@ -232,8 +236,16 @@ func (f *Flags) ProfileGiven() bool {
 	if f.cfg.ProfilesEnv == "" {
 		return false
 	}
-	_, ok := os.LookupEnv(f.cfg.ProfilesEnv)
+	_, ok := f.lookupEnv(f.cfg.ProfilesEnv)
 	return ok
+}
+
+// lookupEnv is Config.LookupEnv, or os.LookupEnv.
+func (f *Flags) lookupEnv(name string) (string, bool) {
+	if f.cfg.LookupEnv != nil {
+		return f.cfg.LookupEnv(name)
+	}
+	return os.LookupEnv(name)
 }
 
 // Given reports whether the flag name was given on the command line.

@@ -202,6 +202,24 @@ func TestProfilesEnv(t *testing.T) {
 	}
 }
 
+// TestProfilesLookupEnv: a Config's LookupEnv is what reads the
+// variable, in place of the process's environment.
+func TestProfilesLookupEnv(t *testing.T) {
+	const env = "LINKFLAG_TEST_PROFILES"
+	t.Setenv(env, "150:2")
+	vars := map[string]string{env: "20:5"}
+	lookup := func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
+	f, _ := parse(t, Config{Flags: Profiles, Profiles: "80:10", ProfilesEnv: env, LookupEnv: lookup})
+	if f.ProfileText() != "20:5" || !f.ProfileGiven() {
+		t.Errorf("from LookupEnv: %q given=%v, want 20:5", f.ProfileText(), f.ProfileGiven())
+	}
+	delete(vars, env)
+	f, _ = parse(t, Config{Flags: Profiles, Profiles: "80:10", ProfilesEnv: env, LookupEnv: lookup})
+	if f.ProfileText() != "80:10" || f.ProfileGiven() {
+		t.Errorf("LookupEnv without the variable: %q given=%v, want the default 80:10", f.ProfileText(), f.ProfileGiven())
+	}
+}
+
 // TestHelp: each flag's help is this package's, names the profiles'
 // variable, and shows a default only where there is one.
 func TestHelp(t *testing.T) {
