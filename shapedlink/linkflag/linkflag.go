@@ -56,8 +56,9 @@ type Config struct {
 	// Options reads a backend or mode left out as automatic, and an
 	// offload mode or seed left out as its default below.
 	Flags Flag
-	// Profiles is the default of -profiles (or -profile); empty leaves
-	// the user to give one.
+	// Profiles is the default of -profiles (or -profile; for a
+	// ProfileList, a space-separated list); empty leaves the user to give
+	// one.
 	Profiles string
 	// ProfilesEnv, when not empty, names an environment variable that
 	// replaces the default of -profiles (or -profile) when it is set, as
