@@ -19,32 +19,26 @@ import (
 	"github.com/shakenfist/quicbench/measure/calibrate"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/shapedlink/linkflag"
 )
 
-// linkFlags are the flags that say which links are built and how.
-type linkFlags struct {
-	profiles, backend, offload string
-	seed                       uint64
-}
-
-// addLinkFlags defines -profiles, -backend, -offload and -seed on fs,
-// with def's values as their defaults.
-func addLinkFlags(fs *flag.FlagSet, lf *linkFlags, def calibrate.Config) {
+// linkFlags registers the link flags the command has (package
+// linkflag's): -profiles, -backend, -offload and -seed, with def's
+// profiles, offload mode and seed (1, so that a calibration repeats) as
+// their defaults.
+func linkFlags(fs *flag.FlagSet, def calibrate.Config) *linkflag.Flags {
 	var ps []string
 	for _, p := range def.Profiles {
 		ps = append(ps, p.String())
 	}
-	fs.StringVar(&lf.profiles, "profiles", strings.Join(ps, " "),
-		"profiles to calibrate, "+shapedlink.ProfileGrammar+", space-separated; the options are listed below")
-	fs.StringVar(&lf.backend, "backend", string(def.Link.Backend), `shaping backend: "" (auto: netem if the kernel has it), "netem" or "emulator"`)
-	fs.Uint64Var(&lf.seed, "seed", def.Link.Seed, "emulator loss seed (0: random); recorded in the applied lines")
-	fs.StringVar(&lf.offload, "offload", def.Link.Offload.String(), `how every link's ends handle segmentation offload: "wire" (devices pinned to wire-sized packets, as the bench runs) or "keep" (the ends keep the kernel's TSO, GSO and checksum offload, and GRO as the kernel sets it; the emulator judges each wire segment)`)
+	return linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profiles | linkflag.Backend | linkflag.Offload | linkflag.Seed,
+		Profiles: strings.Join(ps, " "), Offload: def.Link.Offload, Seed: def.Link.Seed})
 }
 
 // config is the command line: the link flags, the flags read in
 // checkFlags and makePlan as given, and the rest read into cfg.
 type config struct {
-	link                                           linkFlags
+	link                                           *linkflag.Flags
 	sweep, iperf, qdisc, qdiscAt, gsoLoss, quicGSO string
 	render                                         string
 	json                                           bool
@@ -53,7 +47,7 @@ type config struct {
 
 func main() {
 	c := config{cfg: calibrate.DefaultConfig()}
-	addLinkFlags(flag.CommandLine, &c.link, c.cfg)
+	c.link = linkFlags(flag.CommandLine, c.cfg)
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: calibrate [flags]\n\nMeasures the link against its configuration.\n\nflags:\n")
 		flag.PrintDefaults()
@@ -133,10 +127,9 @@ func main() {
 func checkFlags(c *config) error {
 	k := &c.cfg
 	var err error
-	if k.Link.Offload, err = shapedlink.ParseOffloadMode(c.link.offload); err != nil {
-		return fmt.Errorf("-offload %w", err)
+	if k.Link, err = c.link.Options(); err != nil {
+		return err
 	}
-	k.Link.Backend, k.Link.Seed = shapedlink.Backend(c.link.backend), c.link.seed
 	if k.GSOLoss, err = fixedProfile("-gsoloss", c.gsoLoss); err != nil {
 		return err
 	}
@@ -177,8 +170,8 @@ func fixedProfile(flagName, s string) (*shapedlink.Profile, error) {
 func makePlan(c *config) (err error) {
 	k := &c.cfg
 	k.Profiles = nil
-	if strings.TrimSpace(c.link.profiles) != "" {
-		if k.Profiles, err = shapedlink.ParseProfiles(c.link.profiles); err != nil {
+	if strings.TrimSpace(c.link.ProfileText()) != "" { // -profiles "" leaves the other series
+		if k.Profiles, err = c.link.Profiles(); err != nil {
 			return err
 		}
 	}

@@ -14,25 +14,16 @@ import (
 
 	"github.com/shakenfist/quicbench/measure/fallback"
 	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/shapedlink/linkflag"
 	"github.com/shakenfist/quicbench/transport"
 )
 
 func main() { os.Exit(mainCode()) }
 
-// linkFlagValues are the link flags' values.
-type linkFlagValues struct {
-	profiles, backend *string
-	seed              *uint64
-}
-
-// linkFlags registers the flags that describe the links: profiles,
-// backend and seed.
-func linkFlags(fs *flag.FlagSet) linkFlagValues {
-	return linkFlagValues{
-		profiles: fs.String("profiles", "80:10 150:2", "link profiles, "+shapedlink.ProfileGrammar+", space-separated; the options are listed below"),
-		backend:  fs.String("backend", "", "link backend: netem, emulator, or empty to choose"),
-		seed:     fs.Uint64("seed", 0, "emulator loss seed (0: random, recorded)"),
-	}
+// linkFlags registers the link flags the command has (package
+// linkflag's): -profiles, -backend and -seed.
+func linkFlags(fs *flag.FlagSet) *linkflag.Flags {
+	return linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profiles | linkflag.Backend | linkflag.Seed, Profiles: "80:10 150:2"})
 }
 
 func mainCode() int {
@@ -43,7 +34,7 @@ func mainCode() int {
 	}
 	fs := flag.NewFlagSet("fallback", flag.ContinueOnError)
 	link := linkFlags(fs)
-	losses := fs.String("losses", "0", "per-direction loss levels in percent, space-separated; each profile is run at each")
+	losses := fs.String("losses", "0", "per-direction loss levels in percent, space-separated; each profile (which carries no loss of its own) is run at each")
 	arms := fs.String("arms", strings.Join(fallback.Arms(), " "), "arms, space-separated: "+strings.Join(fallback.Arms(), ", "))
 	connects := fs.Int("connects", 10, "connects per profile and arm")
 	channels := fs.Int("channels", 5, "channels per session (TCP connections in the fallback)")
@@ -81,7 +72,7 @@ func mainCode() int {
 		}
 		return code
 	}
-	cfg, err := buildConfig(*link.profiles, *losses, *arms, *connects, *channels, *giveUp, *gap, *workdir, *link.backend, *link.seed)
+	cfg, err := buildConfig(link, *losses, *arms, *connects, *channels, *giveUp, *gap, *workdir)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "fallback: %v\n", err)
 		return 2
@@ -127,15 +118,14 @@ func printSummary(workdir string) int {
 
 // buildConfig turns the flags' values into the library's Config, with
 // errors that name the flags.
-func buildConfig(profiles, losses, arms string, connects, channels int, giveUp, gap time.Duration, workdir, backend string, seed uint64) (fallback.Config, error) {
-	c := fallback.Config{Connects: connects, Channels: channels, GiveUp: giveUp, Gap: gap, Workdir: workdir,
-		Link: shapedlink.Options{Backend: shapedlink.Backend(backend), Seed: seed}}
-	ps, err := shapedlink.ParseProfiles(profiles)
+func buildConfig(link *linkflag.Flags, losses, arms string, connects, channels int, giveUp, gap time.Duration, workdir string) (fallback.Config, error) {
+	c := fallback.Config{Connects: connects, Channels: channels, GiveUp: giveUp, Gap: gap, Workdir: workdir}
+	ps, err := link.Profiles()
 	if err != nil {
 		return c, err
 	}
-	if len(ps) == 0 {
-		return c, fmt.Errorf("no profiles: give at least one, e.g. -profiles \"80:10\"")
+	if c.Link, err = link.Options(); err != nil {
+		return c, err
 	}
 	var ls []float64
 	for _, s := range strings.Fields(losses) {
@@ -174,11 +164,6 @@ func buildConfig(profiles, losses, arms string, connects, channels int, giveUp, 
 		return c, fmt.Errorf("-gap %v: want zero or more", gap)
 	case workdir == "":
 		return c, fmt.Errorf("-workdir is empty: name a results directory")
-	}
-	switch c.Link.Backend {
-	case shapedlink.BackendAuto, shapedlink.BackendNetem, shapedlink.BackendEmulator:
-	default:
-		return c, fmt.Errorf("-backend %q: want netem, emulator or empty", backend)
 	}
 	return c, nil
 }

@@ -54,7 +54,11 @@
 // the client's.
 //
 // -offload keep (the default) suits programs that want a host's
-// throughput; -offload wire gives wire-sized queue slots, as the bench's.
+// throughput; -offload wire gives wire-sized queue slots, as the bench's
+// (netem and the ends' queues count a super-packet as one packet). On a
+// small machine wire-sized ends carry a few hundred Mbit/s: above that the
+// host, not the profile, sets the rate, and the summary warns when the
+// emulator runs late.
 //
 // It runs as root, or as an ordinary user where unprivileged user
 // namespaces are allowed (it re-executes itself inside one; the commands

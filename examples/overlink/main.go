@@ -12,6 +12,7 @@ import (
 
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/shapedlink/linkflag"
 	"github.com/shakenfist/quicbench/shapedlink/overlink"
 )
 
@@ -21,34 +22,12 @@ type config struct {
 	record string          // "" for none
 }
 
-// linkFlags defines the link's flags on fs (-profile, -backend, -seed,
-// -offload); the function it returns reads them once fs is parsed, with
-// an error for each one refused.
-func linkFlags(fs *flag.FlagSet) func() (shapedlink.Profile, shapedlink.Options, []error) {
-	profile := fs.String("profile", "80:10", "link profile, "+shapedlink.ProfileGrammar+", e.g. 80:10:1 or 20:50,up.rate=5,down.loss=ge:1/30 (the options are listed below)")
-	backend := fs.String("backend", "", "link backend: netem, emulator, or empty to choose (netem where the kernel has it)")
-	seed := fs.Uint64("seed", 0, "emulator loss seed (0: random, recorded)")
-	offload := fs.String("offload", "keep", "keep: the ends keep the kernel's segmentation offloads, so programs send and receive super-packets as on a host and the link carries gigabits (the emulator still judges every wire segment); "+
-		"wire: every device pinned to wire-sized packets, as the bench's matrices run. Choose wire for wire-sized queue slots (netem and the ends' qdiscs count a super-packet as one packet), "+
-		"to compare a run with the bench's and its offload evidence (package gsocheck), or for a link of a few hundred Mbit/s or less on a small machine, "+
-		"whose wire-sized ends carry about that much (above it the host, not the profile, sets the rate; the summary warns when the emulator runs late)")
-	return func() (shapedlink.Profile, shapedlink.Options, []error) {
-		var errs []error
-		p, err := shapedlink.ParseProfile(*profile)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o := shapedlink.Options{Backend: shapedlink.Backend(*backend), Seed: *seed}
-		if o.Offload, err = shapedlink.ParseOffloadMode(*offload); err != nil {
-			errs = append(errs, fmt.Errorf("-offload %w", err))
-		}
-		switch o.Backend {
-		case shapedlink.BackendAuto, shapedlink.BackendNetem, shapedlink.BackendEmulator:
-		default:
-			errs = append(errs, fmt.Errorf("-backend %q: want netem, emulator or empty", *backend))
-		}
-		return p, o, errs
-	}
+// linkFlags registers the link flags the command has (package
+// linkflag's): -profile, -backend, -seed and -offload, whose default here
+// is keep, so that programs over the link see a host's offloads.
+func linkFlags(fs *flag.FlagSet) *linkflag.Flags {
+	return linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profile | linkflag.Backend | linkflag.Seed | linkflag.Offload,
+		Profiles: "80:10", Offload: shapedlink.OffloadKeep})
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -75,8 +54,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if c.record == "-" {
 		c.record = "" // what "-" always meant: no record
 	}
-	var errs []error
-	c.run.Profile, c.run.Link, errs = link()
+	var perr, oerr error
+	c.run.Profile, perr = link.Profile()
+	c.run.Link, oerr = link.Options()
+	errs := []error{perr, oerr}
 	var err error
 	if c.run.ServerPort, err = overlink.ParseServerPort(*serverPort); err != nil {
 		errs = append(errs, fmt.Errorf("-server-port %w", err))

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,8 +19,8 @@ func TestHelpShowsGrammar(t *testing.T) {
 	if _, err := parseFlags([]string{"-h"}, &out); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("-h: %v", err)
 	}
-	// When to choose -offload wire, too.
-	wants := []string{shapedlink.ProfileGrammar, "none by default", "wire-sized queue slots", "offload evidence", "a few hundred Mbit/s or less on a small machine"}
+	// When to choose -offload wire, too, in linkflag's words.
+	wants := []string{shapedlink.ProfileGrammar, "none by default", "wire-sized queue slots", "offload evidence", "on a small machine below a few hundred Mbit/s", `(default "keep")`}
 	for _, k := range shapedlink.OptionKeys() {
 		wants = append(wants, "  "+k+"=")
 	}
@@ -76,6 +77,22 @@ func TestOffloadFlag(t *testing.T) {
 	}
 	if _, err := parseFlags([]string{"-offload", "on", "true"}, os.Stderr); err == nil || !strings.Contains(err.Error(), `-offload "on" is not an offload mode: use wire`) {
 		t.Errorf("-offload on: %v, want an error naming keep and wire", err)
+	}
+}
+
+// TestLinkFlags: -profile, -backend and -seed are linkflag's, read and
+// refused as every command reads and refuses them, all wrong ones in one
+// error.
+func TestLinkFlags(t *testing.T) {
+	c, err := parseFlags([]string{"-profile", "20:5", "-backend", "emulator", "-seed", "9", "true"}, io.Discard)
+	if err != nil || c.run.Profile.String() != "20:5" || c.run.Link.Backend != shapedlink.BackendEmulator || c.run.Link.Seed != 9 {
+		t.Errorf("-profile 20:5 -backend emulator -seed 9: %v %+v, %v", c.run.Profile, c.run.Link, err)
+	}
+	_, err = parseFlags([]string{"-profile", "80", "-backend", "tc", "-offload", "on", "true"}, io.Discard)
+	for _, want := range []string{`-profile: shapedlink: profile "80"`, `-backend "tc": want netem, emulator or empty`, `-offload "on"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("-profile 80 -backend tc -offload on: %v, want an error saying %q", err, want)
+		}
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/shakenfist/quicbench/measure/pathchange"
 	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/shapedlink/linkflag"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
 )
@@ -25,34 +26,10 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// linkFlagValues are the link flags' values.
-type linkFlagValues struct {
-	profile, backend *string
-}
-
-// linkFlags registers the flags that describe the link: profile and
-// backend.
-func linkFlags(fs *flag.FlagSet) linkFlagValues {
-	return linkFlagValues{
-		profile: fs.String("profile", "80:10", "link profile, "+shapedlink.ProfileGrammar+" (loss comes from -losses); the options are listed below"),
-		backend: fs.String("backend", "", "link backend: netem, emulator, or empty to choose (netem where the kernel has it)"),
-	}
-}
-
-// link reads the link flags: the profile and the link's options.
-func (v linkFlagValues) link() (shapedlink.Profile, shapedlink.Options, []error) {
-	var errs []error
-	p, err := shapedlink.ParseProfile(*v.profile)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	o := shapedlink.Options{Backend: shapedlink.Backend(*v.backend)}
-	switch o.Backend {
-	case shapedlink.BackendAuto, shapedlink.BackendNetem, shapedlink.BackendEmulator:
-	default:
-		errs = append(errs, fmt.Errorf("-backend %q: want netem, emulator or empty", *v.backend))
-	}
-	return p, o, errs
+// linkFlags registers the link flags the command has (package
+// linkflag's): -profile and -backend.
+func linkFlags(fs *flag.FlagSet) *linkflag.Flags {
+	return linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profile | linkflag.Backend, Profiles: "80:10"})
 }
 
 func parseFlags(args []string, stderr io.Writer) (pathchange.Config, error) {
@@ -64,7 +41,7 @@ func parseFlags(args []string, stderr io.Writer) (pathchange.Config, error) {
 		fs.PrintDefaults()
 		fmt.Fprint(stderr, shapedlink.ProfileUsage())
 	}
-	losses := fs.String("losses", "0 1", "per-direction loss levels in percent, space-separated")
+	losses := fs.String("losses", "0 1", "per-direction loss levels in percent, space-separated; each replaces any loss -profile gives")
 	arms := fs.String("arms", "tcp quic", "arms, space-separated: tcp, quic, quic-per-channel")
 	repeats := fs.Int("repeats", 5, "repeats per loss level and arm")
 	duration := fs.Duration("duration", 20*time.Second, "workload length")
@@ -81,7 +58,9 @@ func parseFlags(args []string, stderr io.Writer) (pathchange.Config, error) {
 	if err := fs.Parse(args); err != nil {
 		return pathchange.Config{}, err
 	}
-	p, lo, errs := link.link()
+	p, perr := link.Profile()
+	lo, oerr := link.Options()
+	errs := []error{perr, oerr}
 	c := pathchange.Config{Profile: p, Repeats: *repeats, Linger: *linger, Workdir: *workdir, Qlog: *qlog, Redo: *redo,
 		Reanalyse: *reanalyse, Link: lo}
 	for _, f := range strings.Fields(*losses) {

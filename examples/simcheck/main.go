@@ -13,6 +13,7 @@ import (
 
 	"github.com/shakenfist/quicbench/measure/simcheck"
 	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/shapedlink/linkflag"
 	"github.com/shakenfist/quicbench/spicelike"
 )
 
@@ -42,18 +43,25 @@ type flags struct {
 	warmup    time.Duration
 }
 
-// linkFlags defines the links' flags on fs: -profile (repeatable), -seed
-// and -headline-profile.
-func linkFlags(fs *flag.FlagSet, f *flags) {
-	fs.Func("profile", "a profile to check (repeatable; default "+strings.Join(simcheck.DefaultProfiles(), " ")+")", func(s string) error {
-		if _, err := shapedlink.ParseProfile(s); err != nil {
-			return err
-		}
-		f.profiles = append(f.profiles, s)
-		return nil
-	})
-	fs.Uint64Var(&f.seed, "seed", 1, "the links' seed (the same for every carrier, so the same datagrams are lost)")
+// linkFlags defines the links' flags on fs: package linkflag's -profile
+// (repeatable, one profile each) and -seed (1 by default, the same for
+// every carrier, so that the same datagrams are lost), and
+// -headline-profile.
+func linkFlags(fs *flag.FlagSet, f *flags) *linkflag.Flags {
 	fs.StringVar(&f.hlProfile, "headline-profile", "80:10:1", "the headline's profile")
+	return linkflag.Register(fs, linkflag.Config{Flags: linkflag.ProfileList | linkflag.Seed,
+		Profiles: strings.Join(simcheck.DefaultProfiles(), " "), Seed: 1})
+}
+
+// readLink reads the link flags into f.
+func (f *flags) readLink(link *linkflag.Flags) error {
+	ps, err := link.Profiles()
+	for _, p := range ps {
+		f.profiles = append(f.profiles, p.String())
+	}
+	o, oerr := link.Options()
+	f.seed = o.Seed
+	return errors.Join(err, oerr)
 }
 
 func parseFlags(args []string) (flags, error) {
@@ -64,7 +72,7 @@ func parseFlags(args []string) (flags, error) {
 		fs.PrintDefaults()
 		fmt.Fprint(fs.Output(), shapedlink.ProfileUsage())
 	}
-	linkFlags(fs, &f)
+	link := linkFlags(fs, &f)
 	d := simcheck.DefaultProbes()
 	fs.DurationVar(&f.probe.Bulk, "bulk", d.Bulk, "the bulk transfer's length")
 	fs.DurationVar(&f.probe.BulkWarmup, "bulk-warmup", d.BulkWarmup, "the bulk transfer's leading part left out of the goodput")
@@ -84,10 +92,7 @@ func parseFlags(args []string) (flags, error) {
 	if fs.NArg() > 0 {
 		return f, fmt.Errorf("unexpected arguments %q; see -h", fs.Args())
 	}
-	if len(f.profiles) == 0 {
-		f.profiles = simcheck.DefaultProfiles()
-	}
-	errs := f.check()
+	errs := append(f.check(), f.readLink(link))
 	fs.Visit(func(fl *flag.Flag) {
 		switch {
 		case f.headline && agreementFlags[fl.Name]:
@@ -101,7 +106,7 @@ func parseFlags(args []string) (flags, error) {
 
 // The flags only the agreement uses, and those only -headline uses.
 var (
-	agreementFlags = map[string]bool{"profile": true, "bulk": true, "bulk-warmup": true, "echoes": true, "echo-gap": true,
+	agreementFlags = map[string]bool{linkflag.NameProfile: true, "bulk": true, "bulk-warmup": true, "echoes": true, "echo-gap": true,
 		"datagrams": true, "spacing": true, "emulator": true}
 	headlineFlags = map[string]bool{"headline-profile": true, "repeats": true, "duration": true, "warmup": true}
 )

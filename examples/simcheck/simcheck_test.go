@@ -1,8 +1,11 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/shakenfist/quicbench/measure/simcheck"
 )
 
 // Every flag is checked whatever the mode, numbers within bounds, and a
@@ -41,6 +44,35 @@ func TestFlagsSayWhatIsWrong(t *testing.T) {
 		{"-profile", "80:10", "-bulk", "1s", "-bulk-warmup", "0", "-emulator=false", "-seed", "2"}} {
 		if _, err := parseFlags(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
+		}
+	}
+}
+
+// TestProfileFlag: -profile is linkflag's repeatable one: the profiles
+// given replace the default list, each once, and a bad one is refused
+// naming the flag, with the command's other errors; -seed defaults to 1.
+func TestProfileFlag(t *testing.T) {
+	f, err := parseFlags(nil)
+	if err != nil || !slices.Equal(f.profiles, simcheck.DefaultProfiles()) || f.seed != 1 {
+		t.Errorf("defaults: %v seed %d, %v; want %v seed 1", f.profiles, f.seed, err, simcheck.DefaultProfiles())
+	}
+	f, err = parseFlags([]string{"-profile", "20:5", "-profile", "80:10,jitter=5/normal", "-seed", "4"})
+	if err != nil || !slices.Equal(f.profiles, []string{"20:5", "80:10,jitter=5/normal"}) || f.seed != 4 {
+		t.Errorf("two profiles and -seed 4: %v seed %d, %v", f.profiles, f.seed, err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-profile", "80"}, []string{`-profile: shapedlink: profile "80"`}},
+		{[]string{"-profile", "80:10", "-profile", "80:10.0"}, []string{"-profile: profile 80:10 is given twice"}},
+		{[]string{"-profile", "80:10 150:2", "-packet", "9000"}, []string{"-profile: ", "-packet 9000"}},
+	} {
+		_, err := parseFlags(tc.args)
+		for _, want := range tc.want {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%q: %v, want an error saying %q", tc.args, err, want)
+			}
 		}
 	}
 }

@@ -133,3 +133,40 @@ func TestFlagsMakeValidConfigs(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkFlags: -profiles, -backend and -seed are linkflag's: a profile
+// given twice is refused, and a wrong profile or backend is said once,
+// beside the command's other errors. $PROFILES gives -profiles' default
+// when it is set and not empty, and the help names it.
+func TestLinkFlags(t *testing.T) {
+	c, _, err := parseFlags([]string{"-profiles", "20:5", "-backend", "emulator", "-seed", "3"}, io.Discard, noEnv)
+	if err != nil || !slices.Equal(c.Profiles, []string{"20:5", "20:5:1"}) || c.Backend != "emulator" || c.Seed != 3 {
+		t.Errorf("-profiles 20:5 -backend emulator -seed 3: %v %q %d, %v", c.Profiles, c.Backend, c.Seed, err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-profiles", "80:10 80:10.0"}, []string{"-profiles: profile 80:10 is given twice"}},
+		{[]string{"-profiles", "80", "-backend", "tc", "-repeats", "0"}, []string{`-profiles: shapedlink: profile "80"`, `-backend "tc": want netem, emulator or empty`, "-repeats 0"}},
+	} {
+		_, _, err := parseFlags(tc.args, io.Discard, noEnv)
+		for _, want := range tc.want {
+			if err == nil || strings.Count(err.Error(), want) != 1 {
+				t.Errorf("%q: %v, want an error saying %q once", tc.args, err, want)
+			}
+		}
+		if err != nil && strings.Contains(err.Error(), "no cells") {
+			t.Errorf("%q: %v: a wrong profile is not a missing one", tc.args, err)
+		}
+	}
+	env := map[string]string{"PROFILES": ""}
+	if c, _, err := parseFlags(nil, io.Discard, func(k string) string { return env[k] }); err != nil || len(c.Profiles) != 4 {
+		t.Errorf("PROFILES empty: %v, %v; want the default profiles", c.Profiles, err)
+	}
+	var help strings.Builder
+	_, _, _ = parseFlags([]string{"-h"}, &help, noEnv)
+	if !strings.Contains(help.String(), "(env PROFILES)") {
+		t.Errorf("-h does not name $PROFILES:\n%s", help.String())
+	}
+}

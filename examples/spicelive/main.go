@@ -18,6 +18,7 @@ import (
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/shapedlink/linkflag"
 )
 
 func main() {
@@ -92,21 +93,30 @@ func printSummary(workdir string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// linkFlagValues are the link flags' values.
-type linkFlagValues struct {
-	profiles, losses, backend *string
-	seed                      *uint64
+// linkFlags registers the link flags the command has (package
+// linkflag's): -profiles, $PROFILES giving its default when set and not
+// empty, -backend and -seed.
+func linkFlags(fs *flag.FlagSet, getenv func(string) string) *linkflag.Flags {
+	return linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profiles | linkflag.Backend | linkflag.Seed,
+		Profiles: "80:10 150:2", ProfilesEnv: "PROFILES", LookupEnv: func(name string) (string, bool) {
+			v := getenv(name)
+			return v, v != ""
+		}})
 }
 
-// linkFlags registers the flags that describe the links: profiles, loss
-// levels, backend and seed. env gives the defaults of the first two.
-func linkFlags(fs *flag.FlagSet, env func(name, def string) string) linkFlagValues {
-	return linkFlagValues{
-		profiles: fs.String("profiles", env("PROFILES", "80:10 150:2"), "link profiles, "+shapedlink.ProfileGrammar+", space-separated; the options are listed below ($PROFILES)"),
-		losses:   fs.String("losses", env("LOSSES", "0 1"), "per-direction loss levels in percent, space-separated ($LOSSES)"),
-		backend:  fs.String("backend", "", "link backend: netem, emulator, or empty to choose"),
-		seed:     fs.Uint64("seed", 0, "emulator loss seed (0: random per run, recorded)"),
+// linkLists reads the link flags into c, with -losses: the cells, the
+// backend and the seed. Every problem is reported.
+func linkLists(c *spicelive.Config, link *linkflag.Flags, losses, arms, readings string) error {
+	o, oerr := link.Options()
+	c.Backend, c.Seed = string(o.Backend), o.Seed
+	profiles := link.ProfileText()
+	_, perr := link.Profiles()
+	if perr != nil {
+		// linkflag has said what is wrong with the profiles; a stand-in
+		// lets SetLists check the other lists without saying it again.
+		profiles = "80:10"
 	}
+	return errors.Join(oerr, perr, c.SetLists(profiles, losses, arms, readings))
 }
 
 // parseFlags reads the command line. Environment variables named like the
@@ -121,14 +131,15 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 		}
 		return def
 	}
-	link := linkFlags(fs, env)
+	link := linkFlags(fs, getenv)
+	losses := fs.String("losses", env("LOSSES", "0 1"), "per-direction loss levels in percent, space-separated; each profile (which carries no loss of its own) is run at each (env LOSSES)")
 	arms := fs.String("arms", "tcp quic quic-per-channel", "arms, space-separated: tcp, quic, quic-per-channel")
 	readings := fs.String("readings", strings.Join(spicelive.AllReadings(), " "), "readings per cell and arm: live, replay, synthetic")
-	repeats := fs.Int("repeats", atoi(env("REPEATS", "5")), "repeats per cell, arm and reading ($REPEATS)")
+	repeats := fs.Int("repeats", atoi(env("REPEATS", "5")), "repeats per cell, arm and reading (env REPEATS)")
 	duration := &secondsFlag{d: seconds(env("DURATION", "45"))}
-	fs.Var(duration, "duration", "length of each run in seconds (or a duration such as 45s), warm-up included; a live run types for this long ($DURATION)")
+	fs.Var(duration, "duration", "length of each run in seconds (or a duration such as 45s), warm-up included; a live run types for this long (env DURATION)")
 	warmup := &secondsFlag{d: seconds(env("WARMUP", "5"))}
-	fs.Var(warmup, "warmup", "leading part of each run left out of the figures, in seconds or as a duration ($WARMUP)")
+	fs.Var(warmup, "warmup", "leading part of each run left out of the figures, in seconds or as a duration (env WARMUP)")
 	cc := fs.String("cc", "reno", "TCP congestion control of the tcp arm (reno matches quic-go's NewReno, as the headline does)")
 	keyInterval := fs.Duration("key-interval", 500*time.Millisecond, "time between keystrokes; a key not answered before the next one is counted, not timed")
 	busyInterval := fs.Duration("busy-interval", 50*time.Millisecond, "time between the busy xterm's lines")
@@ -136,7 +147,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	reference := fs.String("reference", "1:100", "link over which the session replayed by the replay reading is recorded (tcp arm)")
 	control := fs.Bool("control", false, "run the control instead of the matrix: a live session on the tcp arm at each of -profiles (default "+
 		strconv.Quote(spicelive.DefaultControlProfiles)+", no loss), checked for the round trip's change and for busy draws kept out")
-	workdir := fs.String("workdir", env("WORKDIR", "results/spicelive"), "results directory; a rerun resumes it ($WORKDIR)")
+	workdir := fs.String("workdir", env("WORKDIR", "results/spicelive"), "results directory; a rerun resumes it (env WORKDIR)")
 	summary := fs.Bool("summary", false, "only print the summary of -workdir")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: spicelive [flags]\n\nA real SPICE session (Xspice, spicy) over each arm of the tunnel on a shaped link: "+
@@ -151,23 +162,22 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 		return spicelive.Config{}, false, fmt.Errorf("unexpected arguments %q: every option is a flag", fs.Args())
 	}
 	errs := unusedFlags(fs, *summary, *control, *readings)
-	profiles, losses := *link.profiles, *link.losses
-	if *control && !flagSet(fs, "profiles") && getenv("PROFILES") == "" {
-		profiles = spicelive.DefaultControlProfiles
+	if *control {
+		link.SetProfileDefault(spicelive.DefaultControlProfiles)
 	}
 	c := spicelive.Config{Repeats: *repeats, Duration: duration.d, Warmup: warmup.d, CC: *cc, KeyInterval: *keyInterval,
-		BusyInterval: *busyInterval, Settle: *settle, Reference: *reference, Control: *control, Backend: *link.backend, Seed: *link.seed,
+		BusyInterval: *busyInterval, Settle: *settle, Reference: *reference, Control: *control,
 		Workdir: *workdir, SessionTimeout: time.Minute}
 	if c.Control {
 		// The control sets these itself; what was given (or $LOSSES says)
 		// is checked all the same.
-		_, lerr := spicelive.ParseLosses(losses)
+		_, lerr := spicelive.ParseLosses(*losses)
 		_, aerr := spicelive.ParseArms(*arms)
 		_, rerr := spicelive.ParseReadings(*readings)
 		errs = append(errs, lerr, aerr, rerr)
-		losses, *arms, *readings = "0", "tcp", spicelive.ReadingLive
+		*losses, *arms, *readings = "0", "tcp", spicelive.ReadingLive
 	}
-	errs = append(errs, c.SetLists(profiles, losses, *arms, *readings))
+	errs = append(errs, linkLists(&c, link, *losses, *arms, *readings))
 	return c, *summary, errors.Join(errs...)
 }
 
@@ -229,10 +239,4 @@ func (f *secondsFlag) Set(s string) error {
 	}
 	f.d = d
 	return nil
-}
-
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }

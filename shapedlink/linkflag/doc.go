@@ -1,6 +1,7 @@
 // Package linkflag is the one home of the link flags a command shares with
-// every other: -profiles (or -profile), -backend, -mode, -offload and
-// -seed, each with one help text and one default, checked in one place.
+// every other: -profiles (or -profile, once or repeated), -backend, -mode,
+// -offload and -seed, each with one help text and one default, checked in
+// one place.
 //
 // A command registers the flags it has on its flag.FlagSet, parses, and
 // reads them back as shapedlink values:
@@ -12,6 +13,10 @@
 //	if err := fs.Parse(args); err != nil { ... }
 //	profiles, err := lf.Profiles() // []shapedlink.Profile, each once
 //	opts, err := lf.Options()      // shapedlink.Options
+//
+// A command that takes its profiles one flag each (examples/simcheck)
+// registers ProfileList: -profile may then be given any number of times,
+// and Profiles reads them, or the default list when none is given.
 //
 // Defaults differ only where commands genuinely differ: the profiles, the
 // offload mode (examples/overlink keeps the kernel's offloads, the bench

@@ -69,3 +69,21 @@ func Example_offloadDefault() {
 	// keep <nil>
 	// wire <nil>
 }
+
+// A repeatable -profile replaces its default list with the profiles
+// given, one per flag.
+func Example_profileList() {
+	for _, args := range [][]string{nil, {"-profile", "20:5", "-profile", "80:10:1"}} {
+		fs := flag.NewFlagSet("simcheck", flag.ContinueOnError)
+		lf := linkflag.Register(fs, linkflag.Config{Flags: linkflag.ProfileList | linkflag.Seed, Profiles: "80:10 150:2", Seed: 1})
+		if err := fs.Parse(args); err != nil {
+			fmt.Println(err)
+			return
+		}
+		profiles, err := lf.Profiles()
+		fmt.Println(profiles, err)
+	}
+	// Output:
+	// [80:10 150:2] <nil>
+	// [20:5 80:10:1] <nil>
+}

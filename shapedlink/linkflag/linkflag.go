@@ -28,8 +28,12 @@ const (
 	// Flags.Profiles.
 	Profiles
 	// Profile is -profile: one profile, read by Flags.Profile. A command
-	// has -profiles or -profile, not both.
+	// has one of Profiles, Profile and ProfileList.
 	Profile
+	// ProfileList is -profile given once per profile, any number of
+	// times, read by Flags.Profiles; without it, the default list is
+	// read.
+	ProfileList
 	// LinkOptions are the flags that set a shapedlink.Options field,
 	// read by Flags.Options.
 	LinkOptions = Backend | Mode | Offload | Seed
@@ -52,13 +56,18 @@ type Config struct {
 	// Options reads a backend or mode left out as automatic, and an
 	// offload mode or seed left out as its default below.
 	Flags Flag
-	// Profiles is the default of -profiles (or -profile); empty leaves
-	// the user to give one.
+	// Profiles is the default of -profiles (or -profile; for a
+	// ProfileList, a space-separated list); empty leaves the user to give
+	// one.
 	Profiles string
 	// ProfilesEnv, when not empty, names an environment variable that
 	// replaces the default of -profiles (or -profile) when it is set, as
 	// the reference bench's PROFILES did; the help names it.
 	ProfilesEnv string
+	// LookupEnv reads ProfilesEnv; nil is os.LookupEnv. A command that
+	// reads its environment through a function of its own (to test it, or
+	// to take an empty variable as unset) passes it here.
+	LookupEnv func(name string) (string, bool)
 	// Offload is -offload's default: shapedlink.OffloadWire (the zero
 	// value, as the bench's matrices run) or shapedlink.OffloadKeep.
 	Offload shapedlink.OffloadMode
@@ -78,6 +87,8 @@ type Flags struct {
 	mode     string
 	offload  string
 	seed     uint64
+	// list holds each -profile of a ProfileList, once one is given.
+	list []string
 }
 
 // Help texts, one per flag.
@@ -91,6 +102,7 @@ const (
 	helpSeed     = "the links' random seed (loss, jitter, duplication, reordering); 0 picks one at random for each link; the seed in force is recorded"
 	helpProfiles = "link profiles, " + shapedlink.ProfileGrammar + ", space-separated; the options are listed below"
 	helpProfile  = "link profile, " + shapedlink.ProfileGrammar + ", e.g. 80:10:1 or 20:50,up.rate=5; the options are listed below"
+	helpList     = "a link `profile`, " + shapedlink.ProfileGrammar + "; repeat the flag for more (the default is a space-separated list); the options are listed below"
 )
 
 // Register puts the link flags c asks for on fs, and returns them to be
@@ -108,6 +120,10 @@ func Register(fs *flag.FlagSet, c Config) *Flags {
 	}
 	if c.Flags&Profile != 0 {
 		fs.StringVar(&f.profiles, NameProfile, f.profileDefault(c.Profiles), helpProfile+envNote)
+	}
+	if c.Flags&ProfileList != 0 {
+		f.profiles = f.profileDefault(c.Profiles)
+		fs.Var(profileList{f}, NameProfile, helpList+envNote)
 	}
 	if c.Flags&Backend != 0 {
 		fs.StringVar(&f.backend, NameBackend, "", helpBackend)
@@ -128,7 +144,7 @@ func Register(fs *flag.FlagSet, c Config) *Flags {
 // command names one and it is set.
 func (f *Flags) profileDefault(def string) string {
 	if f.cfg.ProfilesEnv != "" {
-		if v, ok := os.LookupEnv(f.cfg.ProfilesEnv); ok {
+		if v, ok := f.lookupEnv(f.cfg.ProfilesEnv); ok {
 			return v
 		}
 	}
@@ -164,14 +180,20 @@ func (f *Flags) Options() (shapedlink.Options, error) {
 	return o, nil
 }
 
-// Profiles reads -profiles: at least one profile, each valid and each
-// once (two texts that parse to the same profile, such as 80:10 and
-// 80:10.0, are one profile given twice). The text of each is p.String().
+// Profiles reads -profiles, or the -profile of a ProfileList: at least
+// one profile, each valid and each once (two texts that parse to the same
+// profile, such as 80:10 and 80:10.0, are one profile given twice). The
+// text of each is p.String().
 func (f *Flags) Profiles() ([]shapedlink.Profile, error) {
-	if f.cfg.Flags&Profiles == 0 {
-		return nil, errors.New("linkflag: Profiles called without -profiles registered (Config.Flags lacks Profiles)")
+	switch {
+	case f.cfg.Flags&Profiles != 0:
+		return ParseProfiles(f.profiles)
+	case f.cfg.Flags&ProfileList == 0:
+		return nil, errors.New("linkflag: Profiles called without -profiles or a ProfileList registered (Config.Flags lacks both)")
+	case f.list == nil:
+		return parseProfiles(NameProfile, strings.Fields(f.profiles))
 	}
-	return ParseProfiles(f.profiles)
+	return parseProfiles(NameProfile, f.list)
 }
 
 // Profile reads -profile: one valid profile.
@@ -187,8 +209,14 @@ func (f *Flags) Profile() (shapedlink.Profile, error) {
 }
 
 // ProfileText is the profile flag's text as it stands: given, from the
-// environment variable, or the default.
-func (f *Flags) ProfileText() string { return f.profiles }
+// environment variable, or the default; a ProfileList's profiles given
+// are joined with spaces.
+func (f *Flags) ProfileText() string {
+	if f.list != nil {
+		return strings.Join(f.list, " ")
+	}
+	return f.profiles
+}
 
 // SetProfileDefault replaces the profile flag's text with s unless the
 // flag was given or its environment variable is set: a preset (such as a
@@ -203,14 +231,22 @@ func (f *Flags) SetProfileDefault(s string) {
 // ProfileGiven reports whether the profile flag was chosen: given on the
 // command line, or set through its environment variable.
 func (f *Flags) ProfileGiven() bool {
-	if f.Given(NameProfiles) || f.Given(NameProfile) {
+	if f.list != nil || f.Given(NameProfiles) || f.Given(NameProfile) {
 		return true
 	}
 	if f.cfg.ProfilesEnv == "" {
 		return false
 	}
-	_, ok := os.LookupEnv(f.cfg.ProfilesEnv)
+	_, ok := f.lookupEnv(f.cfg.ProfilesEnv)
 	return ok
+}
+
+// lookupEnv is Config.LookupEnv, or os.LookupEnv.
+func (f *Flags) lookupEnv(name string) (string, bool) {
+	if f.cfg.LookupEnv != nil {
+		return f.cfg.LookupEnv(name)
+	}
+	return os.LookupEnv(name)
 }
 
 // Given reports whether the flag name was given on the command line.
@@ -227,18 +263,45 @@ func (f *Flags) Given(name string) bool {
 // ParseProfiles parses a space-separated list of profiles, as -profiles
 // takes it: at least one, each valid and each once.
 func ParseProfiles(text string) ([]shapedlink.Profile, error) {
-	profiles, err := shapedlink.ParseProfiles(text)
-	if err != nil {
-		return nil, fmt.Errorf("-%s: %w", NameProfiles, err)
+	return parseProfiles(NameProfiles, strings.Fields(text))
+}
+
+// parseProfiles parses texts, one profile each, as the flag name gives
+// them: at least one, each valid and each once.
+func parseProfiles(name string, texts []string) ([]shapedlink.Profile, error) {
+	if len(texts) == 0 {
+		return nil, fmt.Errorf("-%s: %w", name, shapedlink.ErrEmptyProfiles)
 	}
+	var profiles []shapedlink.Profile
 	seen := map[string]string{}
-	for i, p := range profiles {
+	for _, t := range texts {
+		p, err := shapedlink.ParseProfile(strings.TrimSpace(t))
+		if err != nil {
+			return nil, fmt.Errorf("-%s: %w", name, err)
+		}
 		s := p.String()
 		if given, ok := seen[s]; ok {
 			return nil, fmt.Errorf("-%s: profile %s is given twice (as %s and %s, both read as %s): give each once",
-				NameProfiles, s, given, strings.Fields(text)[i], s)
+				name, s, given, t, s)
 		}
-		seen[s] = strings.Fields(text)[i]
+		seen[s] = t
+		profiles = append(profiles, p)
 	}
 	return profiles, nil
+}
+
+// profileList is a ProfileList's -profile: each use adds one profile,
+// the first replacing the default.
+type profileList struct{ f *Flags }
+
+func (p profileList) String() string {
+	if p.f == nil {
+		return ""
+	}
+	return p.f.ProfileText()
+}
+
+func (p profileList) Set(s string) error {
+	p.f.list = append(p.f.list, s)
+	return nil
 }

@@ -36,6 +36,7 @@ func TestRegistersOnlyWhatIsAsked(t *testing.T) {
 		{Config{Flags: Offload | Profiles, Profiles: "80:10"}, []string{"offload", "profiles"}},
 		{Config{Flags: Profiles}, []string{"profiles"}},
 		{Config{Flags: Mode}, []string{"mode"}},
+		{Config{Flags: ProfileList | Seed}, []string{"profile", "seed"}},
 	} {
 		_, fs := parse(t, c.cfg)
 		var got []string
@@ -124,6 +125,61 @@ func TestProfiles(t *testing.T) {
 	}
 }
 
+// TestProfileList: a repeatable -profile reads its default list when not
+// given; given, its values replace the default, one profile each, each
+// once, in order; the help shows the default list.
+func TestProfileList(t *testing.T) {
+	cfg := Config{Flags: ProfileList | Seed, Profiles: "80:10 150:2:1", Seed: 1}
+	f, _ := parse(t, cfg)
+	ps, err := f.Profiles()
+	if err != nil || len(ps) != 2 || ps[0].String() != "80:10" || ps[1].String() != "150:2:1" || f.ProfileGiven() {
+		t.Errorf("default list: %v, %v, given=%v", ps, err, f.ProfileGiven())
+	}
+	f, _ = parse(t, cfg, "-profile", "20:5", "-profile", "80:10,loss=ge:1/30")
+	ps, err = f.Profiles()
+	if err != nil || len(ps) != 2 || ps[0].String() != "20:5" || ps[1].String() != "80:10,loss=ge:1/30" || !f.ProfileGiven() {
+		t.Errorf("two given: %v, %v, given=%v", ps, err, f.ProfileGiven())
+	}
+	if f.ProfileText() != "20:5 80:10,loss=ge:1/30" {
+		t.Errorf("ProfileText %q", f.ProfileText())
+	}
+	f.SetProfileDefault("5:1000")
+	if f.ProfileText() != "20:5 80:10,loss=ge:1/30" {
+		t.Errorf("a preset replaced the profiles given: %q", f.ProfileText())
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-profile", "80:10", "-profile", "80:10.0"}, "-profile: profile 80:10 is given twice (as 80:10 and 80:10.0"},
+		{[]string{"-profile", "80:10 150:2"}, `-profile: shapedlink: profile "80:10 150:2"`},
+		{[]string{"-profile", ""}, `-profile: shapedlink: profile ""`},
+		{[]string{"-profile", "80"}, `-profile: shapedlink: profile "80"`},
+	} {
+		f, _ := parse(t, cfg, c.args...)
+		if _, err := f.Profiles(); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error starting %q", c.args, err, c.want)
+		}
+	}
+	f, _ = parse(t, Config{Flags: ProfileList})
+	if _, err := f.Profiles(); !errors.Is(err, shapedlink.ErrEmptyProfiles) || !strings.HasPrefix(err.Error(), "-profile: ") {
+		t.Errorf("no default and none given: %v, want -profile: and ErrEmptyProfiles", err)
+	}
+	if _, err := f.Profile(); err == nil {
+		t.Error("Profile without a single -profile registered returned no error")
+	}
+	var b bytes.Buffer
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(&b)
+	Register(fs, cfg)
+	fs.PrintDefaults()
+	for _, want := range []string{"-profile profile\n", "a link profile, " + shapedlink.ProfileGrammar + "; repeat the flag", "(default 80:10 150:2:1)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("help does not say %q:\n%s", want, b.String())
+		}
+	}
+}
+
 // TestProfilesEnv: the environment variable replaces the default, a flag
 // replaces both, and a preset replaces only the default.
 func TestProfilesEnv(t *testing.T) {
@@ -143,6 +199,24 @@ func TestProfilesEnv(t *testing.T) {
 	f.SetProfileDefault("5:1000")
 	if f.ProfileText() != "20:5" {
 		t.Errorf("flag given: %q, want 20:5", f.ProfileText())
+	}
+}
+
+// TestProfilesLookupEnv: a Config's LookupEnv is what reads the
+// variable, in place of the process's environment.
+func TestProfilesLookupEnv(t *testing.T) {
+	const env = "LINKFLAG_TEST_PROFILES"
+	t.Setenv(env, "150:2")
+	vars := map[string]string{env: "20:5"}
+	lookup := func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
+	f, _ := parse(t, Config{Flags: Profiles, Profiles: "80:10", ProfilesEnv: env, LookupEnv: lookup})
+	if f.ProfileText() != "20:5" || !f.ProfileGiven() {
+		t.Errorf("from LookupEnv: %q given=%v, want 20:5", f.ProfileText(), f.ProfileGiven())
+	}
+	delete(vars, env)
+	f, _ = parse(t, Config{Flags: Profiles, Profiles: "80:10", ProfilesEnv: env, LookupEnv: lookup})
+	if f.ProfileText() != "80:10" || f.ProfileGiven() {
+		t.Errorf("LookupEnv without the variable: %q given=%v, want the default 80:10", f.ProfileText(), f.ProfileGiven())
 	}
 }
 
