@@ -83,8 +83,8 @@ func TestFailedMeasurementsExitNonZero(t *testing.T) {
 // mode: the bare pair with its offloads on and wire-sized, the unlimited
 // link and a 10 Mbit/s link each carry one iperf3 flow; the shaped flows
 // are in the run's mode, the 10 Mbit/s flow's wire share, counted by the
-// emulator, is near the rate and never above it, and the emulator's CPU
-// per GB is reported. Keeping offloads, TCP's super-packets reach the
+// emulator, is near the rate (80%: a busy host can only take away) and
+// never above it, and the emulator's CPU per GB is reported. Keeping offloads, TCP's super-packets reach the
 // shaper; wire-sized, none do.
 func TestIperf3Mode(t *testing.T) {
 	if _, err := exec.LookPath("iperf3"); err != nil {
@@ -114,8 +114,8 @@ func TestIperf3Mode(t *testing.T) {
 					t.Errorf("flow %d: %s over %s, offload %s: %.2f Mbit/s, error %q; want %s over %s, offload %s", i, f.Label, f.Backend, f.Offload, f.Mbit, f.Error, want.label, want.backend, want.offload)
 				}
 			}
-			if f := rep.Iperf[3]; f.WireFrom != "shaper" || f.WirePct < 90 || f.WirePct > calibrate.MaxWirePct || f.CPUNsPerFrame <= 0 || f.CPUSecPerGB <= 0 {
-				t.Errorf("10 Mbit/s: wire %.1f%% (from %q), emulator CPU %.0f ns/frame and %.2f s/GB; want 90-100.5%% counted by the shaper and both CPU figures", f.WirePct, f.WireFrom, f.CPUNsPerFrame, f.CPUSecPerGB)
+			if f := rep.Iperf[3]; f.WireFrom != "shaper" || f.WirePct < 80 || f.WirePct > calibrate.MaxWirePct || f.CPUNsPerFrame <= 0 || f.CPUSecPerGB <= 0 {
+				t.Errorf("10 Mbit/s: wire %.1f%% (from %q), emulator CPU %.0f ns/frame and %.2f s/GB; want 80-100.5%% counted by the shaper and both CPU figures", f.WirePct, f.WireFrom, f.CPUNsPerFrame, f.CPUSecPerGB)
 			}
 			u := rep.Iperf[2]
 			t.Logf("%s: unlimited %.0f Mbit/s, %.2f emulator CPU s/GB, super-packets in %d out %d", mode, u.Mbit, u.CPUSecPerGB, u.SuperPacketsIn, u.SuperPacketsOut)
