@@ -22,12 +22,6 @@ func TestLivePixel(t *testing.T) {
 		t.Skip("two live sessions; -short skips them")
 	}
 	needLive(t)
-	// Other live sessions may be running here (their namespaces are
-	// theirs): what this one leaves is what was not there before.
-	before := map[string]bool{}
-	for _, p := range ours(t) {
-		before[p] = true
-	}
 	c := smokeConfig(t, DefaultControlProfiles, transport.ArmTCP)
 	c.Control, c.Pixel = true, true
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -79,9 +73,38 @@ func TestLivePixel(t *testing.T) {
 		t.Logf("%s: key-to-pixel minus key-to-draw: median %v (%v to %v); input %v, output %v; %d of %d keys timed",
 			profile, p.Diff.P50, p.Diff.Min, p.Diff.Max, p.Input.P50, p.Output.P50, timed, p.Typed)
 	}
-	for _, p := range ours(t) {
-		if !before[p] {
-			t.Errorf("left running: %v", p)
+	// Other live sessions may be running here: this one's programs are
+	// those whose environment names its work directory.
+	if left := startedIn(c.Workdir); len(left) > 0 {
+		t.Errorf("left running: %v", left)
+	}
+}
+
+// startedIn lists the processes whose environment names a file under
+// workdir, as every program of a run there has (its role's spec).
+func startedIn(workdir string) []string {
+	var out []string
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		env, _ := os.ReadFile(filepath.Join(p, "environ"))
+		if bytes.Contains(env, []byte("="+workdir+string(filepath.Separator))) {
+			cmd, _ := os.ReadFile(filepath.Join(p, "cmdline"))
+			out = append(out, filepath.Base(p)+" "+string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '})))
+		}
+	}
+	return out
+}
+
+// The watch connects to the X server of its own network namespace, by
+// the abstract socket, and says what it could not reach.
+func TestDialXSaysWhatIsWrong(t *testing.T) {
+	for _, tc := range []struct{ display, want string }{
+		{"localhost:0", "want :N"},
+		{":x", "want :N"},
+		{":65000.0", "through its abstract socket"},
+	} {
+		if _, err := dialX(tc.display); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("dialX(%q): %v, want an error saying %q", tc.display, err, tc.want)
 		}
 	}
 }
