@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/google/nftables v0.3.0
+	github.com/jezek/xgb v1.1.1
 	github.com/quic-go/quic-go v0.65.0
 	github.com/vishvananda/netlink v1.3.1
 	github.com/vishvananda/netns v0.0.5

@@ -5,6 +5,7 @@
 //
 //	go run ./examples/spicelive                  # 80:10 and 150:2 at 0% and 1% loss, every arm, 5 x 45 s
 //	go run ./examples/spicelive -control         # the control: tcp at 10:100 and 110:100, no loss
+//	go run ./examples/spicelive -control -pixel  # the same, with key-to-pixel at spicy's window beside key-to-draw
 //	go run ./examples/spicelive -profiles 80:10 -losses 1 -repeats 1 -duration 10 -warmup 2
 //	go run ./examples/spicelive -summary -workdir results/spicelive
 //

@@ -147,6 +147,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	reference := fs.String("reference", "1:100", "link over which the session replayed by the replay reading is recorded (tcp arm)")
 	control := fs.Bool("control", false, "run the control instead of the matrix: a live session on the tcp arm at each of -profiles (default "+
 		strconv.Quote(spicelive.DefaultControlProfiles)+", no loss), checked for the round trip's change and for busy draws kept out")
+	pixel := fs.Bool("pixel", false, "also time each live key to the first change of the typing xterm's pixels in spicy's window (key-to-pixel), beside key-to-draw")
 	workdir := fs.String("workdir", env("WORKDIR", "results/spicelive"), "results directory; a rerun resumes it (env WORKDIR)")
 	summary := fs.Bool("summary", false, "only print the summary of -workdir")
 	fs.Usage = func() {
@@ -167,7 +168,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	}
 	c := spicelive.Config{Repeats: *repeats, Duration: duration.d, Warmup: warmup.d, CC: *cc, KeyInterval: *keyInterval,
 		BusyInterval: *busyInterval, Settle: *settle, Reference: *reference, Control: *control,
-		Workdir: *workdir, SessionTimeout: time.Minute}
+		Workdir: *workdir, SessionTimeout: time.Minute, Pixel: *pixel}
 	if c.Control {
 		// The control sets these itself; what was given (or $LOSSES says)
 		// is checked all the same.
@@ -193,6 +194,8 @@ func unusedFlags(fs *flag.FlagSet, summary, control bool, readings string) []err
 			errs = append(errs, fmt.Errorf("-%s is not used by -summary, which prints -workdir's summary with the settings it was made with: leave it out", f.Name))
 		case control && (f.Name == "arms" || f.Name == "losses" || f.Name == "readings" || f.Name == "reference"):
 			errs = append(errs, fmt.Errorf("-%s is not used by -control, which runs live sessions on the tcp arm with no loss: leave it out, or drop -control to run the matrix", f.Name))
+		case f.Name == "pixel" && !control && !slices.Contains(strings.Fields(readings), spicelive.ReadingLive):
+			errs = append(errs, errors.New("-pixel times the live reading's keys: add live to -readings, or leave -pixel out"))
 		case f.Name == "reference" && !control && !slices.Contains(strings.Fields(readings), spicelive.ReadingReplay):
 			errs = append(errs, errors.New("-reference is used by the replay reading only: add replay to -readings, or leave -reference out"))
 		}

@@ -36,6 +36,9 @@ type clientSpec struct {
 	KeyInterval    time.Duration `json:"key_interval_ns"`
 	Settle         time.Duration `json:"settle_ns"`
 	SessionTimeout time.Duration `json:"session_timeout_ns"`
+	// Pixel, when set, types the keys through a pixelWatch, which also
+	// times the typing xterm's pixel changes in spicy's window.
+	Pixel bool `json:"pixel,omitempty"`
 }
 
 // readiness watches the tunnel for a session that is up: the inputs
@@ -147,7 +150,7 @@ func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	win, _, err := windowRect(ctx, display, "spice display.*")
+	win, winRect, err := windowRect(ctx, display, "spice display.*")
 	if err != nil {
 		return dead.or(fmt.Errorf("spicy's window: %w", err))
 	}
@@ -165,10 +168,23 @@ func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *
 		_, err := xtool(ctx, display, 5*time.Second, "xdotool", "key", k)
 		return err
 	}
+	var watch *pixelWatch
+	if spec.Pixel {
+		if watch, err = startPixelWatch(display, win, winRect, traceStart); err != nil {
+			return dead.or(fmt.Errorf("the pixel watch on spicy's window: %w", err))
+		}
+		defer watch.close()
+		press = watch.press
+	}
 	if err := typeKeys(ctx, spec, press, dead, traceStart, res); err != nil {
 		return err
 	}
 	res.Screenshot = takeScreenshot(ctx, display, win, spec.Dir, log)
+	if watch != nil {
+		if err := watch.finish(spec.Dir); err != nil {
+			return dead.or(fmt.Errorf("the pixel watch on spicy's window: %w", err))
+		}
+	}
 	// A death during the screenshot still leaves the last keys unanswered.
 	return dead.err()
 }

@@ -74,6 +74,10 @@ type Config struct {
 	Workdir string `json:"-"`
 	// SessionTimeout bounds the wait for a live session to come up.
 	SessionTimeout time.Duration `json:"-"`
+
+	// Pixel, when set, also times each live run's keys to the first change
+	// of the typing xterm's pixels in spicy's window (PixelAnalysis).
+	Pixel bool `json:"pixel,omitempty"`
 }
 
 // MaxRepeats bounds Config.Repeats.

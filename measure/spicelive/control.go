@@ -130,7 +130,8 @@ func summariseControl(w io.Writer, c Config, all map[string]map[string]map[trans
 		fmt.Fprintf(w, "| %s | %v | %d | %s | %s | %s |\n", x.Profile, x.RTT, x.Repeats, fms(x.P50), fms(x.Min), fms(x.MinAllDraws))
 	}
 	fmt.Fprintln(w)
-	checks := checkControl(cc)
+	pixelTable(w, c, all, cells)
+	checks := append(checkControl(cc), pixelControlChecks(c, all, cells)...)
 	failed := 0
 	for _, k := range checks {
 		mark := "pass"

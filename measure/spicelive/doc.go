@@ -22,6 +22,12 @@
 // its process group, and is killed by the kernel if its role dies; should
 // one stop before the run ends, the run fails, saying which.
 //
+// With Config.Pixel the client role also times each key to the first
+// change of the typing xterm's pixels in spicy's window (DAMAGE on its
+// Xvfb, each damaged rectangle over the xterm read back), typing the keys
+// itself through XTEST so that each key's time is known; AttributePixels
+// pairs them, and LiveRecord.Pixel holds the figure beside key-to-draw.
+//
 // The key-to-draw figure is read from the client end's trace (Analyse);
 // a run's samples are its run.json's round trips, so the statistics are
 // the headline's. The replay reading plays a session recorded once per

@@ -113,7 +113,7 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 	spiceAddr := net.JoinHostPort(rig.Link.ServerAddr().String(), strconv.Itoa(SpicePort))
 	sspec := liveSpec{RoleBase: sbase, Server: &serverSpec{Arm: j.Arm, SpiceAddr: spiceAddr, Password: password, Dir: dir, BusyInterval: c.BusyInterval}}
 	cspec := liveSpec{RoleBase: cbase, Client: &clientSpec{Arm: j.Arm, Password: password, Dir: dir, Duration: c.Duration,
-		KeyInterval: c.KeyInterval, Settle: c.Settle, SessionTimeout: c.SessionTimeout}}
+		KeyInterval: c.KeyInterval, Settle: c.Settle, SessionTimeout: c.SessionTimeout, Pixel: c.Pixel}}
 	defer rig.StopServer()
 	if err := rig.StartServer(ctx, sspec); err != nil {
 		return nil, err
@@ -151,6 +151,11 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 	}
 	if n := rec.analyse(tr); n > 0 {
 		log.Warn("keys typed never reached the tunnel; they are counted unanswered", "keys", n, "typed", rec.Client.Keys, "dir", dir)
+	}
+	if c.Pixel {
+		if err := rec.analysePixels(dir, tr, c.Warmup); err != nil {
+			return rec, err
+		}
 	}
 	fillRun(run, c, rec, tr)
 	return rec, nil

@@ -28,6 +28,8 @@ type LiveRecord struct {
 	// Server and Client are what the two roles reported.
 	Server *ServerResult `json:"server,omitempty"`
 	Client *ClientResult `json:"client,omitempty"`
+	// Pixel is the key-to-pixel figure, when Config.Pixel asked for it.
+	Pixel *PixelAnalysis `json:"pixel,omitempty"`
 }
 
 // ServerResult is what the server role reports.

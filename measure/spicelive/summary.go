@@ -124,6 +124,7 @@ func Summarise(w io.Writer, c Config) error {
 		verdictTable(w, c, byReading)
 		repeatTable(w, c, byReading)
 	}
+	pixelTable(w, c, all, cells)
 	return nil
 }
 
