@@ -44,6 +44,10 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "spicelive: a live session cannot run here:", miss)
 			return 2
 		}
+		if miss := spicelive.DisplayMissing(); miss != "" && c.Display != spicelive.DisplayNone {
+			fmt.Fprintln(stderr, "spicelive: the display workload cannot run here:", miss)
+			return 2
+		}
 	}
 	if err := spicelive.Prepare(); err != nil {
 		fmt.Fprintln(stderr, "spicelive:", err)
@@ -126,7 +130,8 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	readings := fs.String("readings", strings.Join(spicelive.AllReadings(), " "), "readings per cell and arm: live, replay, synthetic")
 	repeats := fs.Int("repeats", atoi(env("REPEATS", "5")), "repeats per cell, arm and reading ($REPEATS)")
 	duration := &secondsFlag{d: seconds(env("DURATION", "45"))}
-	fs.Var(duration, "duration", "length of each run in seconds (or a duration such as 45s), warm-up included; a live run types for this long ($DURATION)")
+	fs.Var(duration, "duration", "length of each run in seconds (or a duration such as 45s), warm-up included; a live run types for this long "+
+		"($DURATION); with a -display workload the default is "+strconv.Itoa(int(spicelive.DefaultDisplayDuration.Seconds()))+", for 100 timed keys")
 	warmup := &secondsFlag{d: seconds(env("WARMUP", "5"))}
 	fs.Var(warmup, "warmup", "leading part of each run left out of the figures, in seconds or as a duration ($WARMUP)")
 	cc := fs.String("cc", "reno", "TCP congestion control of the tcp arm (reno matches quic-go's NewReno, as the headline does)")
@@ -136,6 +141,13 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	reference := fs.String("reference", "1:100", "link over which the session replayed by the replay reading is recorded (tcp arm)")
 	control := fs.Bool("control", false, "run the control instead of the matrix: a live session on the tcp arm at each of -profiles (default "+
 		strconv.Quote(spicelive.DefaultControlProfiles)+", no loss), checked for the round trip's change and for busy draws kept out")
+	display := fs.String("display", "none", "display workload beside the typed-into xterm, to fill the display channel: none, video or images")
+	displaySize := fs.String("display-size", "", fmt.Sprintf("the display workload's window, WIDTHxHEIGHT in pixels (default %dx%d for video, %dx%d for images)",
+		spicelive.DefaultVideoWidth, spicelive.DefaultVideoHeight, spicelive.DefaultImageWidth, spicelive.DefaultImageHeight))
+	frameRate := fs.Int("frame-rate", spicelive.DefaultFrameRate, "frames a second of -display video")
+	imageInterval := fs.Duration("image-interval", spicelive.DefaultImageInterval, "time between the images of -display images")
+	keyTimeout := fs.Duration("key-timeout", spicelive.DefaultKeyTimeout, "with a -display workload, how long a key may take to be drawn: "+
+		"keys are told apart by their glyphs, so they may overlap, and those typed in a run's last -key-timeout are not timed")
 	workdir := fs.String("workdir", env("WORKDIR", "results/spicelive"), "results directory; a rerun resumes it ($WORKDIR)")
 	summary := fs.Bool("summary", false, "only print the summary of -workdir")
 	fs.Usage = func() {
@@ -158,6 +170,10 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	c := spicelive.Config{Repeats: *repeats, Duration: duration.d, Warmup: warmup.d, CC: *cc, KeyInterval: *keyInterval,
 		BusyInterval: *busyInterval, Settle: *settle, Reference: *reference, Control: *control, Backend: *link.backend, Seed: *link.seed,
 		Workdir: *workdir, SessionTimeout: time.Minute}
+	errs = append(errs, displayFlags(fs, &c, *display, *displaySize, *frameRate, *imageInterval, *keyTimeout))
+	if c.Display != spicelive.DisplayNone && !flagSet(fs, "duration") && getenv("DURATION") == "" {
+		c.Duration = spicelive.DefaultDisplayDuration
+	}
 	if c.Control {
 		// The control sets these itself; what was given (or $LOSSES says)
 		// is checked all the same.
@@ -235,4 +251,42 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// displayFlags sets c's display workload and its knobs from their flags:
+// the knobs only with a workload, and only the workload's own.
+func displayFlags(fs *flag.FlagSet, c *spicelive.Config, display, size string, frameRate int, imageInterval, keyTimeout time.Duration) error {
+	if err := c.SetDisplay(display); err != nil {
+		return err
+	}
+	var errs []error
+	for _, k := range []struct{ name, use string }{{"display-size", ""}, {"frame-rate", spicelive.DisplayVideo},
+		{"image-interval", spicelive.DisplayImages}, {"key-timeout", ""}} {
+		name, use := k.name, k.use
+		switch {
+		case !flagSet(fs, name):
+		case c.Display == spicelive.DisplayNone:
+			errs = append(errs, fmt.Errorf("-%s goes with a display workload: give -display video or images, or leave it out", name))
+		case use != "" && use != c.Display:
+			errs = append(errs, fmt.Errorf("-%s is for -display %s: leave it out with -display %s", name, use, c.Display))
+		}
+	}
+	if c.Display == spicelive.DisplayNone || len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if size != "" {
+		w, h, err := spicelive.ParseSize(size)
+		if err != nil {
+			return err
+		}
+		c.DisplayWidth, c.DisplayHeight = w, h
+	}
+	c.KeyTimeout = keyTimeout
+	switch c.Display {
+	case spicelive.DisplayVideo:
+		c.FrameRate = frameRate
+	case spicelive.DisplayImages:
+		c.ImageInterval = imageInterval
+	}
+	return nil
 }
