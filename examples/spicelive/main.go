@@ -45,6 +45,10 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "spicelive: a live session cannot run here:", miss)
 			return 2
 		}
+		if miss := spicelive.DisplayMissing(); miss != "" && c.Display != spicelive.DisplayNone {
+			fmt.Fprintln(stderr, "spicelive: the display workload cannot run here:", miss)
+			return 2
+		}
 	}
 	if err := spicelive.Prepare(); err != nil {
 		fmt.Fprintln(stderr, "spicelive:", err)
@@ -136,9 +140,10 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	arms := fs.String("arms", "tcp quic quic-per-channel", "arms, space-separated: tcp, quic, quic-per-channel")
 	readings := fs.String("readings", strings.Join(spicelive.AllReadings(), " "), "readings per cell and arm: live, replay, synthetic")
 	repeats := fs.Int("repeats", atoi(env("REPEATS", "5")), "repeats per cell, arm and reading (env REPEATS)")
-	duration := &secondsFlag{d: seconds(env("DURATION", "45"))}
-	fs.Var(duration, "duration", "length of each run in seconds (or a duration such as 45s), warm-up included; a live run types for this long (env DURATION)")
-	warmup := &secondsFlag{d: seconds(env("WARMUP", "5"))}
+	duration := &bench.Seconds{D: bench.ParseSeconds(env("DURATION", "45"))}
+	fs.Var(duration, "duration", "length of each run in seconds (or a duration such as 45s), warm-up included; a live run types for this long "+
+		"(env DURATION); with a -display workload the default is "+strconv.Itoa(int(spicelive.DefaultDisplayDuration.Seconds()))+", for 100 timed keys")
+	warmup := &bench.Seconds{D: bench.ParseSeconds(env("WARMUP", "5"))}
 	fs.Var(warmup, "warmup", "leading part of each run left out of the figures, in seconds or as a duration (env WARMUP)")
 	cc := fs.String("cc", "reno", "TCP congestion control of the tcp arm (reno matches quic-go's NewReno, as the headline does)")
 	keyInterval := fs.Duration("key-interval", 500*time.Millisecond, "time between keystrokes; a key not answered before the next one is counted, not timed")
@@ -148,6 +153,13 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	control := fs.Bool("control", false, "run the control instead of the matrix: a live session on the tcp arm at each of -profiles (default "+
 		strconv.Quote(spicelive.DefaultControlProfiles)+", no loss), checked for the round trip's change and for busy draws kept out")
 	pixel := fs.Bool("pixel", false, "also time each live key to the first change of the typing xterm's pixels in spicy's window (key-to-pixel), beside key-to-draw")
+	display := fs.String("display", "none", "display workload beside the typed-into xterm, to fill the display channel: none, video or images")
+	displaySize := fs.String("display-size", "", fmt.Sprintf("the display workload's window, WIDTHxHEIGHT in pixels (default %dx%d for video, %dx%d for images)",
+		spicelive.DefaultVideoWidth, spicelive.DefaultVideoHeight, spicelive.DefaultImageWidth, spicelive.DefaultImageHeight))
+	frameRate := fs.Int("frame-rate", spicelive.DefaultFrameRate, "frames a second of -display video")
+	imageInterval := fs.Duration("image-interval", spicelive.DefaultImageInterval, "time between the images of -display images")
+	keyTimeout := fs.Duration("key-timeout", spicelive.DefaultKeyTimeout, "with a -display workload, how long a key may take to be drawn: "+
+		"keys are told apart by their glyphs, so they may overlap, and those typed in a run's last -key-timeout are not timed")
 	workdir := fs.String("workdir", env("WORKDIR", "results/spicelive"), "results directory; a rerun resumes it (env WORKDIR)")
 	summary := fs.Bool("summary", false, "only print the summary of -workdir")
 	fs.Usage = func() {
@@ -166,9 +178,13 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	if *control {
 		link.SetProfileDefault(spicelive.DefaultControlProfiles)
 	}
-	c := spicelive.Config{Repeats: *repeats, Duration: duration.d, Warmup: warmup.d, CC: *cc, KeyInterval: *keyInterval,
+	c := spicelive.Config{Repeats: *repeats, Duration: duration.D, Warmup: warmup.D, CC: *cc, KeyInterval: *keyInterval,
 		BusyInterval: *busyInterval, Settle: *settle, Reference: *reference, Control: *control,
 		Workdir: *workdir, SessionTimeout: time.Minute, Pixel: *pixel}
+	errs = append(errs, c.SetDisplayFlags(*display, *displaySize, *frameRate, *imageInterval, *keyTimeout, func(name string) bool { return flagSet(fs, name) }))
+	if c.Display != spicelive.DisplayNone && !flagSet(fs, "duration") && getenv("DURATION") == "" {
+		c.Duration = spicelive.DefaultDisplayDuration
+	}
 	if c.Control {
 		// The control sets these itself; what was given (or $LOSSES says)
 		// is checked all the same.
@@ -211,35 +227,8 @@ func atoi(s string) int {
 	return n
 }
 
-// seconds reads "45" as seconds or "45s" as a duration; anything else is
-// -1, which validation refuses with the reason.
-func seconds(s string) time.Duration {
-	var d secondsFlag
-	if d.Set(s) != nil {
-		return -1
-	}
-	return d.d
-}
-
-// secondsFlag takes seconds ("45", as the reference bench's DURATION and
-// WARMUP) or a Go duration ("45s").
-type secondsFlag struct{ d time.Duration }
-
-func (f *secondsFlag) String() string { return f.d.String() }
-
-func (f *secondsFlag) Set(s string) error {
-	s = strings.TrimSpace(s)
-	if v, err := strconv.ParseFloat(s, 64); err == nil {
-		if !(v >= 0) || v > 86400 {
-			return fmt.Errorf("%q is not a number of seconds from 0 to a day", s)
-		}
-		f.d = time.Duration(v * float64(time.Second))
-		return nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return fmt.Errorf("%q is neither seconds nor a duration such as 45s", s)
-	}
-	f.d = d
-	return nil
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

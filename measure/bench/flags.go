@@ -127,6 +127,34 @@ func (d *durationFlag) setEnv(name string) {
 // MaxDuration bounds a run's length (and its warm-up).
 const MaxDuration = 24 * time.Hour
 
+// Seconds is a flag.Value holding a duration given as seconds ("45", as
+// the reference bench's DURATION and WARMUP) or a Go duration ("45s"),
+// from 0 to MaxDuration.
+type Seconds struct{ D time.Duration }
+
+func (f *Seconds) String() string { return f.D.String() }
+
+// Set parses s as parseSeconds does.
+func (f *Seconds) Set(s string) error {
+	d, err := parseSeconds(s)
+	if err != nil {
+		return err
+	}
+	f.D = d
+	return nil
+}
+
+// ParseSeconds is Seconds' parse: a duration, or -1 when s is neither, so
+// that a default read from the environment is refused later with the
+// reason.
+func ParseSeconds(s string) time.Duration {
+	d, err := parseSeconds(s)
+	if err != nil {
+		return -1
+	}
+	return d
+}
+
 // parseSeconds accepts "45" (seconds, as DURATION and WARMUP were) or a Go
 // duration ("45s", "1m30s"), positive and at most MaxDuration.
 func parseSeconds(s string) (time.Duration, error) {

@@ -50,6 +50,13 @@ type Analysis struct {
 	// any area: the figure if the busy area's draws were counted. The
 	// control expects it below the measured figure's minimum.
 	AllDrawsMin time.Duration `json:"all_draws_min_ns"`
+	// Method is MethodGlyph for AnalyseGlyphs, empty for Analyse. Untimed
+	// counts the keys AnalyseGlyphs does not time because they draw no
+	// glyph of their own (Return), and Tail those pressed too near the
+	// typing's end to have had the whole timeout.
+	Method  string `json:"method,omitempty"`
+	Untimed int    `json:"untimed,omitempty"`
+	Tail    int    `json:"tail,omitempty"`
 
 	// keyIdx and echoIdx are the records of each measured key and its
 	// draw, for tagging a trace for a replay.

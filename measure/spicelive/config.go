@@ -70,6 +70,21 @@ type Config struct {
 	// Seed is the emulator's loss seed; 0 is random per run, recorded.
 	Seed uint64 `json:"seed,omitempty"`
 
+	// Display is the display workload beside the typed-into xterm:
+	// DisplayVideo, DisplayImages, or DisplayNone (empty). Its knobs are
+	// the window's size in pixels, the video's FrameRate (frames a
+	// second), the images' ImageInterval and KeyTimeout; they are zero
+	// without a workload (SetDisplay sets their defaults).
+	Display       string        `json:"display,omitempty"`
+	DisplayWidth  int           `json:"display_width,omitempty"`
+	DisplayHeight int           `json:"display_height,omitempty"`
+	FrameRate     int           `json:"frame_rate,omitempty"`
+	ImageInterval time.Duration `json:"image_interval_ns,omitempty"`
+	// KeyTimeout is, with a workload, how long a key may take to be
+	// drawn: keys are attributed by glyph (AnalyseGlyphs), and those
+	// pressed in the typing's last KeyTimeout are not timed.
+	KeyTimeout time.Duration `json:"key_timeout_ns,omitempty"`
+
 	// Workdir holds the runs, one results tree per reading (ReadingDir).
 	Workdir string `json:"-"`
 	// SessionTimeout bounds the wait for a live session to come up.
@@ -243,7 +258,7 @@ func (c *Config) checkNumbers() []error {
 	default:
 		bad("-backend %q: want netem, emulator or empty", c.Backend)
 	}
-	return errs
+	return append(errs, c.checkDisplay()...)
 }
 
 // Job is one run of the plan.

@@ -37,6 +37,21 @@
 // and arm. All three run interleaved, cell by cell and repeat by repeat
 // (Config.Plan).
 //
+// # Display workloads
+//
+// With Config.Display (DisplayVideo or DisplayImages) the server role
+// also starts gst-launch-1.0 drawing a window right of the xterms: a
+// moving zone plate at Config.FrameRate, which spice-server streams as
+// video, or a fresh colour-noise image every Config.ImageInterval, which
+// it sends as lossless images; Config.DisplayWidth and DisplayHeight size
+// it (SetDisplay sets the defaults). The typing xterm then hides its
+// cursor and keys are read by AnalyseGlyphs, each timed to the draw of its
+// own glyph within Config.KeyTimeout, so keys may overlap. The run's
+// LiveRecord.Display says what the display channel carried in the
+// measured part; a run below SaturatedShare of the link's rate did not
+// saturate, and the summary says so beside the verdict. DisplayMissing
+// names the packages the workloads need.
+//
 // # The control
 //
 // With Config.Control, live sessions on the tcp arm run over lossless

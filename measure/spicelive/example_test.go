@@ -81,3 +81,19 @@ func ExampleRun() {
 		fmt.Println(err)
 	}
 }
+
+// A display workload with its defaults: the window, the frame rate, how
+// long a key may take to be drawn, and when a run's display filled the
+// link.
+func ExampleConfig_SetDisplay() {
+	c := spicelive.Config{Duration: spicelive.DefaultDisplayDuration}
+	if err := c.SetDisplay("video"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(c.Display, c.DisplayWidth, c.DisplayHeight, c.FrameRate, c.KeyTimeout)
+	fmt.Println(spicelive.Saturated(7.4, 10), spicelive.Saturated(1.5, 10))
+	// Output:
+	// video 520 560 25 20s
+	// true false
+}

@@ -111,7 +111,8 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 		sbase.Transport.Certificate, cbase.Transport.Certificate = transport.Certificate{}, transport.Certificate{}
 	}
 	spiceAddr := net.JoinHostPort(rig.Link.ServerAddr().String(), strconv.Itoa(SpicePort))
-	sspec := liveSpec{RoleBase: sbase, Server: &serverSpec{Arm: j.Arm, SpiceAddr: spiceAddr, Password: password, Dir: dir, BusyInterval: c.BusyInterval}}
+	sspec := liveSpec{RoleBase: sbase, Server: &serverSpec{Arm: j.Arm, SpiceAddr: spiceAddr, Password: password, Dir: dir, BusyInterval: c.BusyInterval,
+		Display: c.displaySpec()}}
 	cspec := liveSpec{RoleBase: cbase, Client: &clientSpec{Arm: j.Arm, Password: password, Dir: dir, Duration: c.Duration,
 		KeyInterval: c.KeyInterval, Settle: c.Settle, SessionTimeout: c.SessionTimeout, Pixel: c.Pixel}}
 	defer rig.StopServer()
@@ -149,7 +150,7 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 	if err != nil {
 		return rec, err
 	}
-	if n := rec.analyse(tr); n > 0 {
+	if n := rec.analyse(c, tr); n > 0 {
 		log.Warn("keys typed never reached the tunnel; they are counted unanswered", "keys", n, "typed", rec.Client.Keys, "dir", dir)
 	}
 	if c.Pixel {
@@ -158,6 +159,17 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 		}
 	}
 	fillRun(run, c, rec, tr)
+	if c.Display != DisplayNone {
+		l, err := displayLoad(tr, rec.Client.TypingStart+c.Warmup, rec.Client.TypingEnd, prof.RateMbit)
+		if err != nil {
+			return rec, fmt.Errorf("the display's load: %w", err)
+		}
+		l.Workload = c.Display
+		rec.Display = &l
+		if !l.Saturated {
+			log.Warn("the display did not saturate the link", "mbit", l.Mbit, "link_mbit", l.LinkMbit, "dir", dir)
+		}
+	}
 	return rec, nil
 }
 
@@ -196,8 +208,8 @@ func (o outcome) err() error {
 // analyse reads the key-to-draw figure from tr, the client end's trace,
 // counting as unanswered the keys typed that never reached the tunnel,
 // and returns how many did not.
-func (rec *LiveRecord) analyse(tr *spicetrace.Trace) int {
-	rec.Analysis = Analyse(tr, rec.Server.Typing, rec.Server.Busy, rec.Client.TypingStart)
+func (rec *LiveRecord) analyse(c Config, tr *spicetrace.Trace) int {
+	rec.Analysis = analyseRun(c, tr, rec.Server, rec.Client)
 	return rec.Analysis.countTyped(rec.Client.Keys)
 }
 

@@ -25,6 +25,9 @@ const (
 type LiveRecord struct {
 	// Analysis is the key-to-draw figure read from the client trace.
 	Analysis Analysis `json:"analysis"`
+	// Display is what the display channel carried in the measured part,
+	// for a run with a display workload.
+	Display *DisplayLoad `json:"display,omitempty"`
 	// Server and Client are what the two roles reported.
 	Server *ServerResult `json:"server,omitempty"`
 	Client *ClientResult `json:"client,omitempty"`
@@ -40,6 +43,8 @@ type ServerResult struct {
 	// as read back from it.
 	Typing spicetrace.Rect `json:"typing"`
 	Busy   spicetrace.Rect `json:"busy"`
+	// Workload is the display workload's window, when there is one.
+	Workload *spicetrace.Rect `json:"workload,omitempty"`
 	// Channels is what the tunnel's server end carried, per channel, and
 	// State its carrier listener's transport state.
 	Channels []spicetunnel.ChannelStats `json:"channels,omitempty"`

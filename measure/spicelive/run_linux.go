@@ -193,7 +193,7 @@ func ensureReference(ctx context.Context, c Config, log *slog.Logger) (*spicelik
 	if err != nil {
 		return nil, err
 	}
-	Analyse(client, rec.Server.Typing, rec.Server.Busy, rec.Client.TypingStart).Tag(client)
+	analyseRun(c, client, rec.Server, rec.Client).Tag(client)
 	rp, err := spicelike.ReplayFromTraces(client, server, rec.Client.TypingStart, rec.Client.TypingEnd)
 	if err != nil {
 		return nil, err

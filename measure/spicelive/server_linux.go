@@ -82,6 +82,8 @@ type serverSpec struct {
 	Dir       string        `json:"dir"`
 	// BusyInterval is the pause between the busy xterm's lines.
 	BusyInterval time.Duration `json:"busy_interval_ns"`
+	// Display is the display workload, or nil for none.
+	Display *displaySpec `json:"display,omitempty"`
 }
 
 // runServer starts Xspice and its xterms, then carries the tunnel's
@@ -107,8 +109,16 @@ func runServer(ctx context.Context, base bench.RoleBase, spec serverSpec, log *s
 		return res, fmt.Errorf("spice address %q: %w", spec.SpiceAddr, err)
 	}
 	env := []string{"XSPICE_ADDR=" + host, "XSPICE_PORT=" + port, "XSPICE_PASSWORD=" + spec.Password, "QXL_NUM_HEADS=1"}
-	xorg, display, err := startXServer(ctx, "Xorg", []string{"-config", conf, "-noreset", "-nolisten", "tcp",
-		"-logfile", filepath.Join(spec.Dir, "xorg.log")}, env, logf)
+	xargs := []string{"-config", conf, "-noreset", "-nolisten", "tcp", "-logfile", filepath.Join(spec.Dir, "xorg.log")}
+	typingCmd := "exec cat >/dev/null"
+	if spec.Display != nil {
+		// Keys are told apart by their glyphs (AnalyseGlyphs): no cursor
+		// draws beside them, and no key repeated by an X server that a
+		// full display channel holds up between a key's press and release.
+		xargs = append(xargs, "-ardelay", "60000")
+		typingCmd = `printf '\033[?25l'; ` + typingCmd
+	}
+	xorg, display, err := startXServer(ctx, "Xorg", xargs, env, logf)
 	if err != nil {
 		return res, fmt.Errorf("starting Xspice: %w", err)
 	}
@@ -120,7 +130,7 @@ func runServer(ctx context.Context, base bench.RoleBase, spec serverSpec, log *s
 	busyLoop := fmt.Sprintf(`n=0; while :; do n=$((n+1)); echo "busy line $n at $(date +%%T.%%N)"; sleep %s; done`,
 		strconv.FormatFloat(spec.BusyInterval.Seconds(), 'f', -1, 64))
 	for _, x := range [][]string{
-		{"-T", typingTitle, "-geometry", typingGeometry, "-e", "sh", "-c", "exec cat >/dev/null"},
+		{"-T", typingTitle, "-geometry", typingGeometry, "-e", "sh", "-c", typingCmd},
 		{"-T", busyTitle, "-geometry", busyGeometry, "-e", "sh", "-c", busyLoop},
 	} {
 		p, err := startProgram("xterm", x, denv, logf)
@@ -140,6 +150,17 @@ func runServer(ctx context.Context, base bench.RoleBase, spec serverSpec, log *s
 	res.Typing = typing
 	if typing.Intersects(res.Busy) {
 		return res, fmt.Errorf("the typing xterm %+v and the busy one %+v overlap: their draws could not be told apart", typing, res.Busy)
+	}
+	if spec.Display != nil {
+		p, rect, err := startDisplay(ctx, display, *spec.Display, logf, typing, res.Busy)
+		if p != nil {
+			progs = append(progs, p)
+			dead.watch(p)
+		}
+		if err != nil {
+			return res, dead.or(fmt.Errorf("the %s workload: %w", spec.Display.Workload, err))
+		}
+		res.Workload = &rect
 	}
 	// No window manager: focus stays where it is put.
 	if err := focus(ctx, display, win); err != nil {

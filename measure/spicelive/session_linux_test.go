@@ -180,7 +180,7 @@ func TestKeysNotSentAreUnanswered(t *testing.T) {
 	}}
 	rec := &LiveRecord{Server: &ServerResult{Typing: typingArea, Busy: busyArea},
 		Client: &ClientResult{TypingStart: ms(1000), TypingEnd: ms(13000), Keys: 24}}
-	if n := rec.analyse(tr); n != 22 {
+	if n := rec.analyse(Config{}, tr); n != 22 {
 		t.Errorf("%d keys not sent, want 24 typed less 2 on the wire", n)
 	}
 	var run results.Run
@@ -191,7 +191,7 @@ func TestKeysNotSentAreUnanswered(t *testing.T) {
 			a.Keys, a.Typed, a.NotSent, a.Unanswered, run.Timeouts, len(run.Samples))
 	}
 	rec.Client.Keys = 2
-	if n := rec.analyse(tr); n != 0 || rec.Analysis.Unanswered != 0 {
+	if n := rec.analyse(Config{}, tr); n != 0 || rec.Analysis.Unanswered != 0 {
 		t.Errorf("every key sent: %d not sent, %d unanswered", n, rec.Analysis.Unanswered)
 	}
 }

@@ -117,12 +117,18 @@ func Summarise(w io.Writer, c Config) error {
 		fmt.Fprintf(w, "- %s: %s\n", rd, readingMeasures[rd])
 	}
 	fmt.Fprintln(w)
+	if c.Display != DisplayNone {
+		displayIntro(w, c)
+	}
 	for _, cell := range cells {
 		fmt.Fprintf(w, "## %s, %s%% loss\n\n", cell.Title(), num(cell.LossPct))
 		byReading := all[cell.Dir()]
 		cellTable(w, c, byReading)
 		verdictTable(w, c, byReading)
 		repeatTable(w, c, byReading)
+		if c.Display != DisplayNone {
+			displayTable(w, c, byReading)
+		}
 	}
 	pixelTable(w, c, all, cells)
 	return nil
@@ -185,6 +191,11 @@ func verdictTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]
 			if cmpr.U.Note != "" {
 				reason = strings.TrimSpace(reason + " " + cmpr.U.Note)
 			}
+			if rd == ReadingLive && c.Display != DisplayNone {
+				if n := notSaturated(c, base, s); n != "" {
+					reason = strings.TrimSpace(reason + " " + n)
+				}
+			}
 			rows = append(rows, fmt.Sprintf("| %s | %s against tcp | %+.1f | %s | %s | %.3f | %s |", rd, arm,
 				float64(cmpr.Delta)/float64(time.Millisecond), fms(cmpr.Threshold), cmpr.Verdict, cmpr.U.P, reason))
 		}
@@ -231,5 +242,105 @@ func repeatTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]*
 			fmt.Fprintf(w, "| %s | %s |%s\n", rd, arm, strings.Join(cells, ""))
 		}
 	}
+	fmt.Fprintln(w)
+}
+
+// displayIntro says what the display workload was and how a run's display
+// is judged.
+func displayIntro(w io.Writer, c Config) {
+	fmt.Fprintf(w, "Display workload: %s, a %dx%d window", c.Display, c.DisplayWidth, c.DisplayHeight)
+	switch c.Display {
+	case DisplayVideo:
+		fmt.Fprintf(w, " at %d frames a second", c.FrameRate)
+	case DisplayImages:
+		fmt.Fprintf(w, ", a new image every %v", c.ImageInterval)
+	}
+	fmt.Fprintf(w, ". A live run whose display channel carried less than %.0f%% of the link's rate in its measured part did not saturate; "+
+		"keys are attributed by glyph, so they may overlap, and a key not drawn within %v is unanswered.\n\n", SaturatedShare*100, c.KeyTimeout)
+}
+
+// runDisplay is a live run's display throughput and timed keys.
+type runDisplay struct {
+	repeat    int
+	mbit      float64
+	share     float64
+	saturated bool
+	keys      int
+}
+
+// liveDisplay reads each measured run of s: its display channel's
+// throughput in the measured part (run.json's) against the cell's rate,
+// and its keys timed after the warm-up.
+func liveDisplay(c Config, s *series) []runDisplay {
+	var out []runDisplay
+	for _, run := range s.runs {
+		if run.Failed != "" {
+			continue
+		}
+		d := runDisplay{repeat: run.Repeat, mbit: run.ThroughputMbit, saturated: Saturated(run.ThroughputMbit, s.cell.RateMbit)}
+		if s.cell.RateMbit > 0 {
+			d.share = run.ThroughputMbit / s.cell.RateMbit
+		}
+		if sum, err := stats.SummariseRepeat(run.StatsRepeat(), c.Warmup); err == nil {
+			d.keys = sum.N
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// notSaturated names the live runs of the series given whose display did
+// not saturate the link, or "" when every one did.
+func notSaturated(c Config, ss ...*series) string {
+	var names []string
+	for _, s := range ss {
+		for _, d := range liveDisplay(c, s) {
+			if !d.saturated {
+				names = append(names, fmt.Sprintf("%s r%d (%.2f Mbit/s)", s.arm, d.repeat, d.mbit))
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "Did not saturate: " + strings.Join(names, ", ") + "."
+}
+
+// displayTable lists each live run's display throughput, its share of the
+// link, and its timed keys, marking runs that did not saturate or timed
+// fewer than MinTimedKeys; beside them, the synthetic reading's saturating
+// channel in the same cell and arm, what the transport carries there.
+func displayTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]*series) {
+	var rows []string
+	for _, arm := range c.Arms {
+		s := byReading[ReadingLive][arm]
+		if s == nil {
+			continue
+		}
+		synth := "-"
+		if ss := byReading[ReadingSynthetic][arm]; ss != nil {
+			if sc, err := ss.summarise(c.Warmup); err == nil {
+				synth = fmt.Sprintf("%.2f", sc.Throughput.Median)
+			}
+		}
+		for _, d := range liveDisplay(c, s) {
+			var marks []string
+			if !d.saturated {
+				marks = append(marks, "did not saturate")
+			}
+			if d.keys < MinTimedKeys {
+				marks = append(marks, fmt.Sprintf("fewer than %d timed keys", MinTimedKeys))
+			}
+			rows = append(rows, fmt.Sprintf("| %s | r%d | %.2f | %.0f%% | %s | %d | %s |", arm, d.repeat, d.mbit, d.share*100, synth, d.keys, strings.Join(marks, "; ")))
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "Each live run's display channel in its measured part, and its timed keys:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| arm | repeat | display Mbit/s | of the link | synthetic bulk Mbit/s | timed keys | mark |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, strings.Join(rows, "\n"))
 	fmt.Fprintln(w)
 }

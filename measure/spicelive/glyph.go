@@ -1,0 +1,153 @@
+package spicelive
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/shakenfist/quicbench/spicelike/spicetrace"
+	"github.com/shakenfist/quicbench/stats"
+)
+
+// The typing xterm's text area: its geometry's columns and rows (the
+// typingGeometry), and the PC scancode of Return, which starts a line.
+const (
+	typingCols     = 80
+	typingRows     = 24
+	scancodeReturn = 28
+	// keysPerLine is how many keys the client types on a line: 40 letters,
+	// then Return.
+	keysPerLine = 41
+)
+
+// MaxGlyphKeys is how many keys a run with a display workload may type:
+// its glyphs must all fit on the typing xterm without scrolling, which
+// would redraw every glyph at once.
+const MaxGlyphKeys = (typingRows - 1) * keysPerLine
+
+// AnalyseGlyphs reads key-to-draw intervals from a client-end trace by
+// attributing each draw to the keys whose glyphs it paints, so that keys
+// may overlap: a key answered after the next was pressed is still timed.
+// It is the analysis of runs with a display workload, whose draws can
+// take seconds on a full link (docs/spice-live.md).
+//
+// The typed-into xterm shows no cursor, so each of its draws paints
+// glyphs and nothing else. Keys are taken in time order from typingStart:
+// a letter's glyph goes in the next cell of the line, Return starts the
+// next line (and is not timed: it draws nothing). A key's draw is the
+// first display message after it that draws on the screen over the middle
+// of its glyph's cell; its interval is the draw's time less the key's.
+// Only keys pressed before typingEnd less timeout are timed, so that each
+// had the whole timeout to be answered whatever the others did: one not
+// answered within it counts as unanswered. Keys pressed later are counted
+// in Tail.
+func AnalyseGlyphs(tr *spicetrace.Trace, typing, busy spicetrace.Rect, typingStart, typingEnd, timeout time.Duration) Analysis {
+	a := Analysis{Method: MethodGlyph}
+	var keys, draws []int
+	for i, r := range tr.Records {
+		switch {
+		case r.T < typingStart:
+		case r.Key != nil && r.Key.Down && r.Dir == spicetrace.ClientToServer:
+			keys = append(keys, i)
+		case r.Draw != nil && r.Draw.Primary && r.Dir == spicetrace.ServerToClient:
+			draws = append(draws, i)
+			switch {
+			case r.Draw.Box.Intersects(typing):
+				a.TypingDraws++
+			case r.Draw.Box.Intersects(busy):
+				a.BusyDraws++
+			default:
+				a.OtherDraws++
+			}
+		}
+	}
+	at := func(i int) time.Duration { return tr.Records[i].T }
+	byTime := func(x, y int) int { return cmp.Compare(at(x), at(y)) }
+	slices.SortStableFunc(keys, byTime)
+	slices.SortStableFunc(draws, byTime)
+	a.Keys = len(keys)
+	a.AllDrawsMin = -1
+	cellW, cellH := int(typing.Right-typing.Left)/typingCols, int(typing.Bottom-typing.Top)/typingRows
+	// The text area is centred in the window, less a pixel of border on
+	// each side; the middle of a cell is then off by at most a pixel.
+	padX, padY := (int(typing.Right-typing.Left)-typingCols*cellW)/2+1, (int(typing.Bottom-typing.Top)-typingRows*cellH)/2+1
+	row, col := 0, 0
+	echoOf := map[int]int{} // draw → how many keys it answered
+	var pairs [][2]int
+	for n, k := range keys {
+		// The first draw after the key.
+		first, _ := slices.BinarySearchFunc(draws, at(k)+1, func(d int, t time.Duration) int { return cmp.Compare(at(d), t) })
+		if first < len(draws) {
+			if d := at(draws[first]) - at(k); a.AllDrawsMin < 0 || d < a.AllDrawsMin {
+				a.AllDrawsMin = d
+			}
+		}
+		if tr.Records[k].Key.Code == scancodeReturn {
+			row, col = row+1, 0
+			a.Untimed++
+			continue
+		}
+		x := int(typing.Left) + padX + col*cellW + cellW/2
+		y := int(typing.Top) + padY + row*cellH + cellH/2
+		if col++; col == typingCols {
+			row, col = row+1, 0
+		}
+		switch {
+		case row >= typingRows:
+			// The xterm scrolled: every cell is redrawn.
+			a.Untimed++
+			continue
+		case at(k) >= typingEnd-timeout:
+			a.Tail++
+			continue
+		}
+		echo := -1
+		for _, d := range draws[first:] {
+			if at(d)-at(k) > timeout {
+				break
+			}
+			if b := tr.Records[d].Draw.Box; int(b.Left) <= x && x < int(b.Right) && int(b.Top) <= y && y < int(b.Bottom) {
+				echo = d
+				break
+			}
+		}
+		if echo < 0 {
+			a.Unanswered++
+			a.UnansweredAt = append(a.UnansweredAt, at(k)-typingStart)
+			continue
+		}
+		a.Samples = append(a.Samples, stats.Sample{Offset: at(k) - typingStart, RTT: at(echo) - at(k)})
+		echoOf[echo]++
+		var next time.Duration = 1<<63 - 1
+		if n+1 < len(keys) {
+			next = at(keys[n+1])
+		}
+		if at(echo) < next {
+			pairs = append(pairs, [2]int{k, echo})
+		}
+	}
+	if a.AllDrawsMin < 0 {
+		a.AllDrawsMin = 0
+	}
+	// A replay pairs each echo with the key before it: only keys answered
+	// alone and before the next key are tagged.
+	for _, p := range pairs {
+		if echoOf[p[1]] == 1 {
+			a.keyIdx = append(a.keyIdx, p[0])
+			a.echoIdx = append(a.echoIdx, p[1])
+		}
+	}
+	return a
+}
+
+// MethodGlyph is Analysis.Method for AnalyseGlyphs.
+const MethodGlyph = "glyph"
+
+// analyseRun is the key-to-draw analysis of a live run of c: by glyph
+// with a display workload, else each key's first draw before the next.
+func analyseRun(c Config, tr *spicetrace.Trace, s *ServerResult, cl *ClientResult) Analysis {
+	if c.Display != DisplayNone {
+		return AnalyseGlyphs(tr, s.Typing, s.Busy, cl.TypingStart, cl.TypingEnd, c.KeyTimeout)
+	}
+	return Analyse(tr, s.Typing, s.Busy, cl.TypingStart)
+}
