@@ -24,6 +24,9 @@ func TestMain(m *testing.M) { shapedlinktest.Main(m) }
 func TestArmOverLink(t *testing.T) {
 	const rtt, rateMbit = 20 * time.Millisecond, 10.0
 	for _, arm := range measure.Arms() {
+		if _, ok := arm.(namedArm); ok {
+			continue // another test's renamed tcp arm, whose State says tcp
+		}
 		t.Run(arm.Name(), func(t *testing.T) {
 			link := shapedlinktest.New(t, "20:10")
 			shapedlinktest.RequireNoGSO(t, link)
