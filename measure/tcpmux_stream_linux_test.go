@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -78,9 +79,15 @@ func TestTCPMuxOneOrderedStream(t *testing.T) {
 
 // A write that a full connection holds up in the middle of a frame ends
 // at its deadline; the rest of that frame goes out before the next frame
-// (another channel's here), so the peer reads whole frames only, and
-// exactly the bytes the write reported.
+// (another channel's here, written after it or already waiting), so the
+// peer reads whole frames only, and exactly the bytes the write reported.
 func TestTCPMuxDeadlineInsideAFrame(t *testing.T) {
+	for _, waiting := range []bool{false, true} {
+		t.Run(fmt.Sprintf("other channel waiting %v", waiting), func(t *testing.T) { testDeadlineInsideAFrame(t, waiting) })
+	}
+}
+
+func testDeadlineInsideAFrame(t *testing.T, waiting bool) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -91,6 +98,8 @@ func TestTCPMuxDeadlineInsideAFrame(t *testing.T) {
 		c, err := ln.Accept()
 		if err != nil {
 			t.Error(err)
+			peer <- nil
+			return
 		}
 		_ = c.(*net.TCPConn).SetReadBuffer(64 << 10)
 		peer <- c.(*net.TCPConn)
@@ -103,10 +112,10 @@ func TestTCPMuxDeadlineInsideAFrame(t *testing.T) {
 	}
 	defer sess.Close()
 	s, p := sess.(*muxSession), <-peer
-	defer p.Close()
 	if p == nil {
 		t.FailNow()
 	}
+	defer p.Close()
 
 	// The peer reads nothing, so the socket fills before the window does.
 	var written int
@@ -128,12 +137,23 @@ func TestTCPMuxDeadlineInsideAFrame(t *testing.T) {
 		s.wmu.Unlock()
 	}
 	time.Sleep(200 * time.Millisecond)
+	other := make(chan error, 1)
+	if waiting {
+		go func() {
+			_, err := s.chans[1].Write([]byte("after"))
+			other <- err
+		}()
+		time.Sleep(100 * time.Millisecond)
+	}
 	_ = s.chans[0].SetWriteDeadline(time.Unix(1, 0))
-	if err := <-done; !errors.Is(err, os.ErrDeadlineExceeded) {
+	if err := within(t, done, "the held-up write to end at its deadline"); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("the held-up write ended with %v, want os.ErrDeadlineExceeded", err)
 	}
-	if len(s.pending) == 0 || written >= MuxWindow {
-		t.Fatalf("the write ended with %d bytes of a frame pending after %d bytes: want a frame cut short before the window", len(s.pending), written)
+	if written >= MuxWindow {
+		t.Fatalf("the write ended after %d bytes, past the window: want it held up by the socket", written)
+	}
+	if !waiting && len(s.pending) == 0 {
+		t.Fatalf("the write ended after %d bytes with nothing of a frame pending: want a frame cut short", written)
 	}
 
 	got := make(chan map[int][]byte, 1)
@@ -158,13 +178,31 @@ func TestTCPMuxDeadlineInsideAFrame(t *testing.T) {
 			}
 		}
 	}()
-	if _, err := s.chans[1].Write([]byte("after")); err != nil {
-		t.Fatal(err)
+	if !waiting {
+		go func() {
+			_, err := s.chans[1].Write([]byte("after"))
+			other <- err
+		}()
+	}
+	if err := within(t, other, "the write on channel 1"); err != nil {
+		t.Fatalf("writing on channel 1: %v", err)
 	}
 	sess.Close()
-	byChannel := <-got
+	byChannel := within(t, got, "the peer to read to the end")
 	if len(byChannel[0]) != written || !bytes.Equal(byChannel[1], []byte("after")) {
 		t.Errorf("the peer read %d bytes on channel 0 (the write reported %d) and %q on channel 1", len(byChannel[0]), written, byChannel[1])
+	}
+}
+
+// within waits 20 s at most for what, from ch.
+func within[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(20 * time.Second):
+		t.Fatalf("waited 20 s for %s", what)
+		panic("unreachable")
 	}
 }
 
