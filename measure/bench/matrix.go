@@ -9,6 +9,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
@@ -99,7 +100,7 @@ func (m *Matrix) Validate() error {
 		errs = append(errs, errors.New("no arms: give at least one, e.g. -arms \"tcp quic\""))
 	}
 	for _, a := range m.Arms {
-		if _, err := transport.ParseArm(string(a)); err != nil {
+		if _, err := measure.Lookup(string(a)); err != nil {
 			errs = append(errs, err)
 		}
 	}
