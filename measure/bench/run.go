@@ -190,7 +190,8 @@ func roleSpecs(rc RunConfig, rig *Rig, dir string) (server, client RoleSpec, err
 	}
 	// The rig's certificate pair names the server's address; the rest is
 	// what the arm prepared for each end.
-	co.Certificate, cbase.Transport = cbase.Transport.Certificate, co
+	co.Certificate = cbase.Transport.Certificate
+	cbase.Transport = co
 	server = RoleSpec{RoleBase: sbase, Arm: rc.Arm, Workload: rc.Workload, Sessions: rc.Sessions}
 	client = server
 	client.RoleBase = cbase
