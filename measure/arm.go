@@ -16,8 +16,8 @@ import (
 )
 
 // Arm is one way of carrying a workload's channels between a server and a
-// client. The built-in arms (TCP, QUIC, QUICPerChannel, QUICPriority)
-// are registered by this package; an importer registers its own
+// client. The built-in arms (TCP, QUIC, QUICPerChannel, QUICPriority,
+// then TCPMux) are registered by this package; an importer registers its own
 // with Register, and every part of the comparison (Run, the matrix in
 // package bench, the summary) then takes it by name.
 type Arm interface {

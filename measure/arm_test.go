@@ -21,11 +21,11 @@ func shortWorkload() spicelike.Config {
 	return cfg
 }
 
-// The built-in arms are registered in order and found by name; an unknown
-// name says which arms there are.
+// The built-in arms are registered in order, tcp-mux after transport's,
+// and found by name; an unknown name says which arms there are.
 func TestRegistryBuiltins(t *testing.T) {
 	names := measure.ArmNames()
-	want := []string{"tcp", "quic", "quic-per-channel", "quic-priority"}
+	want := []string{"tcp", "quic", "quic-per-channel", "quic-priority", "tcp-mux"}
 	if len(names) < len(want) || !slices.Equal(names[:len(want)], want) {
 		t.Fatalf("ArmNames() = %v, want it to start %v", names, want)
 	}

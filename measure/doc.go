@@ -20,7 +20,10 @@
 // An Arm turns N channels into connections: a name, a server side
 // (Listen, then Accept) and a client side (Dial), each giving a Session
 // whose Channels carry the workload. The built-in arms wrap package
-// transport's (TCP, QUIC, QUICPerChannel, QUICPriority). An importer's
+// transport's (TCP, QUIC, QUICPerChannel, QUICPriority), and TCPMux
+// carries every channel over one TCP connection with a framing of its
+// own, to set one connection's head-of-line blocking against QUIC's
+// independent streams. An importer's
 // own arm, a proxy under test for example, is registered once with
 // Register, from an init function, and is then an arm like the others:
 // Lookup finds it by name for flags and records, and the matrix's server

@@ -95,3 +95,18 @@ func ExampleRegister() {
 	fmt.Println(r.Arm, len(r.Client.Samples) > 0)
 	// Output: example-proxy true
 }
+
+// The tcp-mux arm for one second on loopback: all five channels over one
+// TCP connection, pinned to Reno, which both ends' states show.
+func ExampleTCPMux() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg := spicelike.Defaults()
+	cfg.Duration, cfg.Warmup, cfg.BulkRateCap = time.Second, 200*time.Millisecond, 10e6
+	r, err := measure.Run(ctx, measure.Loopback(), measure.TCPMux, cfg, transport.Options{CongestionControl: "reno"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(r.ClientState.Arm, r.ClientState.CongestionControl, len(r.ClientState.TCP), len(r.ServerState.TCP))
+	// Output: tcp-mux reno 1 1
+}

@@ -198,19 +198,31 @@ func armWarmup(rs []results.Run, opts Options) (time.Duration, error) {
 	return w, nil
 }
 
-// pairs are the readings made in every cell where both arms exist: each
-// QUIC arm against tcp, and the priority arm against plain quic.
+// pairs are the readings made in a cell of one session, each where both
+// its arms were measured (see Comparison).
 func pairs(c *CellReport) [][2]string {
+	var arms []string
+	for _, a := range c.Arms {
+		arms = append(arms, a.Arm)
+	}
+	return readings(arms, [2]string{ArmQUIC, ArmQUICPriority})
+}
+
+// readings are every arm of arms (in table order) against tcp, then each
+// of the pairs whose both arms are in arms, then quic against tcp-mux.
+func readings(arms []string, pairs ...[2]string) [][2]string {
 	var out [][2]string
-	if c.Arm(ArmTCP) != nil {
-		for _, a := range c.Arms {
-			if a.Arm != ArmTCP {
-				out = append(out, [2]string{ArmTCP, a.Arm})
+	if slices.Contains(arms, ArmTCP) {
+		for _, a := range arms {
+			if a != ArmTCP {
+				out = append(out, [2]string{ArmTCP, a})
 			}
 		}
 	}
-	if c.Arm(ArmQUIC) != nil && c.Arm(ArmQUICPriority) != nil {
-		out = append(out, [2]string{ArmQUIC, ArmQUICPriority})
+	for _, p := range append(pairs, [2]string{ArmTCPMux, ArmQUIC}) {
+		if slices.Contains(arms, p[0]) && slices.Contains(arms, p[1]) {
+			out = append(out, p)
+		}
 	}
 	return out
 }

@@ -24,12 +24,13 @@
 // (the headline, matched cells first, then each sensitivity setting, labelled
 // as such), each with a table per profile (loss | arm | p50 | p95 | p99 |
 // p95 spread | p95 range | samples/run | timeouts | repeats) and a reading
-// table per pair of arms (every QUIC arm against tcp, and quic-priority
-// against quic); throughput per cell and arm; connect time per profile and
-// arm; the offload check per QUIC cell; a warnings section that lists every
-// cell and arm with a timeout, an unmeasured repeat or offload not verified
-// off (and runs whose link kept segmentation offload on netem, which judged
-// kernel TCP's super-packets whole), and says "None" when there is nothing;
+// table per pair of arms (every arm against tcp, quic-priority against
+// quic, and quic against tcp-mux); throughput per cell and arm; connect
+// time per profile and arm; the offload check per QUIC cell; a warnings
+// section that lists every cell and arm with a timeout, an unmeasured
+// repeat or offload not verified off (and runs whose link kept
+// segmentation offload on netem, which judged kernel TCP's super-packets
+// whole), and says "None" when there is nothing;
 // and the host state and the link as applied, from the first run, its
 // offload mode named when the link's ends kept their offloads.
 //
@@ -45,6 +46,11 @@
 // such cells. Runs with a capped display (results.Cell.BulkCapFraction) get
 // a section that lists, per loss level, the QUIC-against-TCP reading at
 // every cap beside the uncapped cell of the same runs.
+//
+// Arms are listed in measure's registration order (measure.ArmNames: the
+// built-in arms, then an importer's in the order it registered them), and
+// an arm this process has not registered, read from an archive, after
+// them by name.
 //
 // The warm-up is the one the runs recorded unless Options overrides it;
 // runs of one arm that recorded different warm-ups are an error rather than

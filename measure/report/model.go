@@ -12,12 +12,17 @@ import (
 	"github.com/shakenfist/quicbench/transport"
 )
 
-// Arm names, as results records them: the transport's arms.
+// The names of the arms the summary reads others against: measure's
+// built-in arms, as results records them. ArmTCP is the baseline every
+// other arm of a cell is read against; the rest make the readings that
+// each isolate one difference (see Comparison). Which arms there are, and
+// their order in every table, come from measure's registry (measure.Arms).
 const (
 	ArmTCP            = string(transport.ArmTCP)
 	ArmQUIC           = string(transport.ArmQUIC)
 	ArmQUICPerChannel = string(transport.ArmQUICPerChannel)
 	ArmQUICPriority   = string(transport.ArmQUICPriority)
+	ArmTCPMux         = "tcp-mux"
 )
 
 // Options tune how runs are summarised. The zero value uses the warm-up each
@@ -185,7 +190,12 @@ type Interval struct {
 	Note   string `json:"note,omitempty"`
 }
 
-// Comparison reads arm B against arm A in one cell (stats.Compare).
+// Comparison reads arm B against arm A in one cell (stats.Compare). A cell
+// reads every arm against tcp; quic-priority against quic (stream priority
+// alone), and in a cell of several sessions quic-per-channel against quic
+// (a connection per channel alone); and quic against tcp-mux (QUIC's
+// independent streams against one TCP connection's single ordered stream,
+// each with one congestion window).
 type Comparison struct {
 	A string `json:"a"`
 	B string `json:"b"`
@@ -266,7 +276,10 @@ type Warning struct {
 }
 
 // IsQUIC reports whether an arm, as results records it, carries its
-// channels over QUIC; the transport's Arm type decides.
+// channels over package transport's QUIC (and so has offload evidence and
+// quic-go's congestion control); the transport's Arm type decides. Every
+// other arm, tcp-mux and an importer's own included, is read as one whose
+// runs pin the cell's TCP congestion control.
 func IsQUIC(arm string) bool { return transport.Arm(arm).IsQUIC() }
 
 // ArmLabel is how an arm is named in prose: "QUIC" for the plain quic arm,

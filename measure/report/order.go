@@ -2,24 +2,23 @@ package report
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 )
 
-// armRank orders the known arms as the tables show them.
+// armRank orders arms as the tables show them: the registered arms in the
+// order they were registered (measure.ArmNames, the built-in ones first),
+// then any this process has not registered (an archived run's), which
+// share the last rank and sort by name.
 func armRank(arm string) int {
-	switch arm {
-	case ArmTCP:
-		return 0
-	case ArmQUIC:
-		return 1
-	case ArmQUICPerChannel:
-		return 2
-	case ArmQUICPriority:
-		return 3
+	names := measure.ArmNames()
+	if i := slices.Index(names, arm); i >= 0 {
+		return i
 	}
-	return 4
+	return len(names)
 }
 
 func compareArms(a, b string) int {

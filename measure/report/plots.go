@@ -129,16 +129,22 @@ func savePlot(p *plot.Plot, name, ext string) error {
 	return nil
 }
 
-// armColor gives each known arm the same colour in every plot.
+// armColor gives each built-in arm its own colour in every plot, and
+// every other arm grey.
 func armColor(arm string) color.Color {
-	palette := []color.Color{
-		color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, // tcp: blue
-		color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, // quic: red
-		color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, // quic-per-channel: green
-		color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}, // quic-priority: purple
-		color.RGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff}, // anything else: grey
+	switch arm {
+	case ArmTCP:
+		return color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff} // blue
+	case ArmQUIC:
+		return color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff} // red
+	case ArmQUICPerChannel:
+		return color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff} // green
+	case ArmQUICPriority:
+		return color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff} // purple
+	case ArmTCPMux:
+		return color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff} // orange
 	}
-	return palette[armRank(arm)]
+	return color.RGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff} // grey
 }
 
 func newPlot(title, x, y string) *plot.Plot {

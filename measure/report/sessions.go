@@ -37,8 +37,9 @@ func JainIndex(xs []float64) (float64, error) {
 type SessionsReport struct {
 	Sessions int           `json:"sessions"`
 	Arms     []SessionsArm `json:"arms"`
-	// Comparisons read each arm against tcp, and quic-per-channel against
-	// quic, on the all-session p95 (stats.Compare).
+	// Comparisons read each arm against tcp, quic-per-channel against
+	// quic, and quic against tcp-mux, on the all-session p95
+	// (stats.Compare).
 	Comparisons []Comparison `json:"comparisons"`
 }
 
@@ -113,19 +114,12 @@ func buildSessions(c results.Cell, byArm map[string][]results.Run, opts Options)
 		sr.Arms = append(sr.Arms, sa)
 	}
 	slices.SortFunc(sr.Arms, func(a, b SessionsArm) int { return compareArms(a.Arm, b.Arm) })
-	var ps [][2]string
-	if sr.Arm(ArmTCP) != nil {
-		for _, a := range sr.Arms {
-			if a.Arm != ArmTCP {
-				ps = append(ps, [2]string{ArmTCP, a.Arm})
-			}
-		}
-	}
-	if sr.Arm(ArmQUIC) != nil && sr.Arm(ArmQUICPerChannel) != nil {
-		ps = append(ps, [2]string{ArmQUIC, ArmQUICPerChannel})
+	var arms []string
+	for _, a := range sr.Arms {
+		arms = append(arms, a.Arm)
 	}
 	sr.Comparisons = []Comparison{}
-	for _, p := range ps {
+	for _, p := range readings(arms, [2]string{ArmQUIC, ArmQUICPerChannel}) {
 		a, b := sr.Arm(p[0]), sr.Arm(p[1])
 		cp := Comparison{A: p[0], B: p[1]}
 		sc, err := stats.Compare(a.stats, b.stats)

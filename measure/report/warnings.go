@@ -73,7 +73,7 @@ func warnings(rep *Report, runs []results.Run) []Warning {
 			if d := shaperTrouble(runs, c.Dir, a.Arm); d != "" {
 				add(a.Arm, WarnShaper, d)
 			}
-			if a.Arm == ArmTCP && c.Cell.CC != "" {
+			if !IsQUIC(a.Arm) && c.Cell.CC != "" {
 				for _, cc := range a.CongestionControl {
 					if !strings.Contains(cc, c.Cell.CC) {
 						add(a.Arm, WarnCC, fmt.Sprintf(warnCC, c.Cell.CC, cc))

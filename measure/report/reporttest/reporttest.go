@@ -10,6 +10,7 @@ import (
 	"github.com/shakenfist/quicbench/gsocheck"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/stats"
+	"github.com/shakenfist/quicbench/transport"
 )
 
 // Warmup is the warm-up every synthetic run records.
@@ -84,7 +85,9 @@ var host = json.RawMessage(`{"kernel_release":"6.18.0-test","tcp_available_conge
 	`"offload":[{"namespace":"server","device":"qbs0","mtu":1500,"gso_max_segs":1,"tso":false,"gso":false,"gro":false}],` +
 	`"go_version":"go1.26.0"}`)
 
-// Cell builds the runs of one cell from its arms' specs.
+// Cell builds the runs of one cell from its arms' specs: the QUIC arms'
+// runs record quic-go's controller and offload verified off, every other
+// arm's (tcp, tcp-mux) the cell's congestion control.
 func Cell(c results.Cell, arms ...ArmSpec) []results.Run {
 	var runs []results.Run
 	start := time.Date(2026, 11, 12, 10, 0, 0, 0, time.UTC)
@@ -114,7 +117,7 @@ func Cell(c results.Cell, arms ...ArmSpec) []results.Run {
 				Host: host,
 			}
 			start = start.Add(time.Minute)
-			if a.Arm == "tcp" {
+			if !transport.Arm(a.Arm).IsQUIC() {
 				r.CongestionControl = []string{c.CC}
 			} else {
 				r.CongestionControl = []string{"newreno"}

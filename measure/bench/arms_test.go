@@ -1,0 +1,31 @@
+package bench
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/shakenfist/quicbench/measure"
+	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/spicelike"
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// A matrix takes any registered arm, tcp-mux and an importer's included,
+// and refuses a name no arm has with measure's error.
+func TestValidateTakesRegisteredArms(t *testing.T) {
+	p, err := shapedlink.ParseProfile("20:10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &Matrix{
+		Profiles: []shapedlink.Profile{p}, ProfileText: []string{p.String()}, Losses: []float64{1}, CCs: []string{MatchedCC},
+		Arms: []transport.Arm{"tcp", "tcp-mux"}, Repeats: 1, Workload: spicelike.Defaults(), Workdir: t.TempDir(),
+	}
+	if err := m.Validate(); err != nil {
+		t.Errorf("tcp and tcp-mux: %v", err)
+	}
+	m.Arms = []transport.Arm{"sctp"}
+	if err := m.Validate(); !errors.Is(err, measure.ErrUnknownArm) {
+		t.Errorf("an unknown arm: %v, want measure.ErrUnknownArm", err)
+	}
+}
