@@ -86,9 +86,8 @@ func lossRuns(lost []bool) (loss, burst, gap float64) {
 // TestFourStateBothBackends: down.loss=state:3/30/20/40/2 (netem's 4-state
 // model: about 10.3% lost, in bursts of about 1.7 and gaps of about 15)
 // on netem and on the emulator, side by side, with a limit of 4000 so
-// that nothing but the loss model drops (a sender the emulated CPU
-// stalls catches up in one burst, which the default limit of 35 would
-// cut). The model reads back in
+// that nothing but the loss model drops (late timers on a loaded host
+// hold more than the default limit of 35). The model reads back in
 // tc's words on the server end only, and 4000 datagrams lose the share,
 // in bursts and gaps of the mean lengths, that the chain's stationary
 // distribution gives, within five standard deviations of a run of 4000
@@ -161,16 +160,18 @@ func TestFourStateBothBackends(t *testing.T) {
 			}
 			defer tx.Close()
 			msg := make([]byte, 64)
-			base := time.Now()
+			// 1 ms apart on average, in bursts of 50 (few wake-ups,
+			// which a busy host delays): far below the rate. After a
+			// stall the sender keeps that pace instead of catching up
+			// in one burst.
+			pace := newPacer(50*time.Millisecond, 50*time.Millisecond)
 			for i := range n {
+				if i%50 == 0 {
+					pace.wait()
+				}
 				binary.BigEndian.PutUint32(msg, uint32(i))
 				if _, err := tx.Write(msg); err != nil {
 					t.Fatal(err)
-				}
-				// 1 ms apart on average, in bursts of 10 (coarse
-				// enough for TCG): far below the rate.
-				if i%10 == 9 {
-					time.Sleep(time.Until(base.Add(time.Duration(i+1) * time.Millisecond)))
 				}
 			}
 			seen := <-got

@@ -1,0 +1,121 @@
+package vmtest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/shakenfist/quicbench/shapedlink"
+)
+
+// Timing under a loaded host. Inside the TCG VM a busy host deschedules
+// the emulated CPUs now and then for tens of milliseconds: a sender
+// stalls, netem's timers fire late. The helpers here keep those out of
+// what the tests measure where the mechanism allows: senders keep their
+// pace after a stall instead of sending their backlog in one burst
+// (pacer), and receivers wait until the link holds nothing more instead
+// of for a fixed time (waitDrained).
+
+// pacer hands a sender its slots, gap apart. A slot missed by more than
+// slack (the sender was not run: a loaded host descheduled the emulated
+// CPU) is skipped with every other missed one, and the pace goes on from
+// now: the backlog is never sent in one burst, which a queue limit would
+// cut and which would bunch the arrivals.
+type pacer struct {
+	gap, slack time.Duration
+	next       time.Time
+	skipped    int // slots skipped after stalls
+	now        func() time.Time
+	sleep      func(time.Duration)
+}
+
+// newPacer returns a pacer whose first slot is now.
+func newPacer(gap, slack time.Duration) *pacer {
+	return &pacer{gap: gap, slack: slack, next: time.Now(), now: time.Now, sleep: time.Sleep}
+}
+
+// wait sleeps until the next slot and moves on to the one after it.
+func (p *pacer) wait() {
+	if d := p.next.Sub(p.now()); d > 0 {
+		p.sleep(d)
+	}
+	if late := p.now().Sub(p.next); late > p.slack {
+		p.skipped += int(late / p.gap)
+		p.next = p.now()
+	}
+	p.next = p.next.Add(p.gap)
+}
+
+// held is how many packets the link holds that from sent: the queue of
+// the root qdisc on from's device for netem (delay line included), the
+// frames the emulator holds in that direction.
+func held(t *testing.T, l vmLink, from end) int {
+	t.Helper()
+	if l.Backend() == shapedlink.BackendNetem {
+		_, _, qlen, _ := qdiscCounters(t, l, from)
+		return int(qlen)
+	}
+	want := "server->client"
+	if from == clientEnd {
+		want = "client->server"
+	}
+	st, ok := l.Instruments().ShaperStats()
+	if !ok {
+		t.Fatalf("the %s link has no shaper statistics", l.Backend())
+	}
+	for _, d := range st.Directions {
+		if d.Direction == want {
+			return int(d.Packets)
+		}
+	}
+	t.Fatalf("the shaper statistics have no %s direction: %+v", want, st.Directions)
+	return 0
+}
+
+// waitDrained waits until the link holds nothing more that from sent
+// (up to 30 s: a loaded host runs the emulated CPU late, and with it
+// netem's timers and the emulator), then 50 ms more for the last
+// datagrams to cross the receiving namespace.
+func waitDrained(t *testing.T, l vmLink, from end) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); held(t, l, from) > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Logf("the link still holds %d packets from the %s end after 30 s", held(t, l, from), from)
+			return
+		}
+	}
+	time.Sleep(50 * time.Millisecond)
+}
+
+// TestPacer: a sender stalled for ten slots goes on at its pace after
+// the stall, one slot per gap, instead of taking the ten missed slots at
+// once; lateness within the slack keeps the schedule.
+func TestPacer(t *testing.T) {
+	clock := time.Unix(1000, 0)
+	p := &pacer{gap: 10 * time.Millisecond, slack: 10 * time.Millisecond, next: clock,
+		now: func() time.Time { return clock }, sleep: func(d time.Duration) { clock = clock.Add(d) }}
+	var at []time.Duration
+	for i := range 30 {
+		switch i {
+		case 5:
+			clock = clock.Add(100 * time.Millisecond) // a stall of ten slots
+		case 20:
+			clock = clock.Add(17 * time.Millisecond) // 7 ms late, within the slack
+		}
+		p.wait()
+		at = append(at, clock.Sub(time.Unix(1000, 0)))
+	}
+	for i := 1; i < len(at); i++ {
+		if d := at[i] - at[i-1]; d < 2*time.Millisecond {
+			t.Errorf("slot %d came %v after slot %d: the pacer sent a backlog in a burst (slots at %v)", i, d, i-1, at)
+			break
+		}
+	}
+	if p.skipped < 9 || p.skipped > 10 {
+		t.Errorf("skipped %d slots after a stall of ten, want 9 or 10", p.skipped)
+	}
+	// Lateness within the slack: the slot after it comes early enough to
+	// keep the schedule (20 slots after the stall's end, 200 ms).
+	if d := at[22] - at[6]; d != 160*time.Millisecond {
+		t.Errorf("slots 6 to 22 spanned %v, want 160ms: lateness within the slack moved the schedule (slots at %v)", d, at)
+	}
+}
