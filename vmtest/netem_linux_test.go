@@ -253,7 +253,7 @@ func TestNetemLoss(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(2*exp.Delay + 500*time.Millisecond)
+		waitDrained(t, l, from)
 		got := k.stop()
 		_, after, err := netemStats(l, from)
 		if err != nil {
@@ -317,10 +317,7 @@ func TestNetemLimit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// Drain: every queued packet leaves within limit
-			// serialisation times plus the delay.
-			ser := time.Duration(float64(1442) / float64(exp.RateBytes) * float64(time.Second))
-			time.Sleep(exp.Delay + time.Duration(min(int(exp.Limit), count))*ser + 500*time.Millisecond)
+			waitDrained(t, l, clientEnd)
 			samples := stop()
 			got := k.stop()
 			_, st, err := netemStats(l, clientEnd)
@@ -348,6 +345,7 @@ func TestNetemLimit(t *testing.T) {
 			}
 			// What can have left the queue while the burst was sent:
 			// one packet per serialisation time after the delay.
+			ser := time.Duration(float64(1442) / float64(exp.RateBytes) * float64(time.Second))
 			drained := 0
 			if took > exp.Delay {
 				drained = int((took-exp.Delay)/ser) + 1

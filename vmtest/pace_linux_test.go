@@ -1,19 +1,27 @@
 package vmtest
 
 import (
+	"errors"
+	"net"
+	"os"
+	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/shakenfist/quicbench/shapedlink"
+	"golang.org/x/sys/unix"
 )
 
 // Timing under a loaded host. Inside the TCG VM a busy host deschedules
 // the emulated CPUs now and then for tens of milliseconds: a sender
-// stalls, netem's timers fire late. The helpers here keep those out of
-// what the tests measure where the mechanism allows: senders keep their
-// pace after a stall instead of sending their backlog in one burst
-// (pacer), and receivers wait until the link holds nothing more instead
-// of for a fixed time (waitDrained).
+// stalls, a reading goroutine runs late, netem's timers fire late. The
+// helpers here keep those out of what the tests measure where the
+// mechanism allows: senders keep their pace after a stall instead of
+// sending their backlog in one burst (pacer), arrivals are timed by the
+// kernel's receive stamp instead of when a goroutine read them
+// (stampReceives, kernelStamp), and receivers wait until the link holds
+// nothing more instead of for a fixed time (waitDrained).
 
 // pacer hands a sender its slots, gap apart. A slot missed by more than
 // slack (the sender was not run: a loaded host descheduled the emulated
@@ -43,6 +51,76 @@ func (p *pacer) wait() {
 		p.next = p.now()
 	}
 	p.next = p.next.Add(p.gap)
+}
+
+// kernelStamp is the SCM_TIMESTAMPNS time in a datagram's control
+// messages, or the zero Time.
+func kernelStamp(oob []byte) time.Time {
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return time.Time{}
+	}
+	for _, m := range msgs {
+		if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SCM_TIMESTAMPNS && len(m.Data) >= int(unsafe.Sizeof(unix.Timespec{})) {
+			ts := *(*unix.Timespec)(unsafe.Pointer(&m.Data[0]))
+			return time.Unix(ts.Unix())
+		}
+	}
+	return time.Time{}
+}
+
+// reader reads datagrams from a socket in a goroutine until stopped.
+type reader struct {
+	c         *net.UDPConn
+	stopping  atomic.Bool
+	done      chan struct{}
+	unstamped int // datagrams without a kernel stamp, timed when read
+}
+
+// readQuiet is how long a stopping reader waits for another datagram.
+const readQuiet = 300 * time.Millisecond
+
+// readUDP starts reading c, handing fn each datagram (valid only during
+// the call) with its kernel receive stamp if c has them on (stampReceives;
+// otherwise, and for a datagram without one, the time it was read).
+func readUDP(c *net.UDPConn, fn func(b []byte, at time.Time)) *reader {
+	r := &reader{c: c, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		buf, oob := make([]byte, 65536), make([]byte, 128)
+		for {
+			// Once stopping, each read waits at most readQuiet.
+			armed := r.stopping.Load()
+			if armed {
+				_ = c.SetReadDeadline(time.Now().Add(readQuiet))
+			}
+			k, oobn, _, _, err := c.ReadMsgUDP(buf, oob)
+			if err != nil {
+				if !armed && r.stopping.Load() && errors.Is(err, os.ErrDeadlineExceeded) {
+					continue // stop's wake-up, not the quiet time
+				}
+				return
+			}
+			at := kernelStamp(oob[:oobn])
+			if at.IsZero() {
+				r.unstamped++
+				at = time.Now()
+			}
+			fn(buf[:k], at)
+		}
+	}()
+	return r
+}
+
+// stop reads what is still queued on the socket, until nothing has come
+// for readQuiet (so a reader the emulated CPU runs late still gets what
+// arrived, which closing the socket would throw away), then closes it.
+// fn is not called after stop returns.
+func (r *reader) stop() {
+	r.stopping.Store(true)
+	_ = r.c.SetReadDeadline(time.Now()) // wake a blocked read
+	<-r.done
+	r.c.Close()
 }
 
 // held is how many packets the link holds that from sent: the queue of
@@ -117,5 +195,39 @@ func TestPacer(t *testing.T) {
 	// keep the schedule (20 slots after the stall's end, 200 ms).
 	if d := at[22] - at[6]; d != 160*time.Millisecond {
 		t.Errorf("slots 6 to 22 spanned %v, want 160ms: lateness within the slack moved the schedule (slots at %v)", d, at)
+	}
+}
+
+// TestReaderStop: a reader stopped while datagrams wait on its socket
+// (its goroutine ran late) still gets every one of them, where closing
+// the socket at once would throw them away.
+func TestReaderStop(t *testing.T) {
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := net.DialUDP("udp4", nil, c.LocalAddr().(*net.UDPAddr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Close()
+	gate := make(chan struct{})
+	n := 0
+	r := readUDP(c, func([]byte, time.Time) {
+		if n == 0 {
+			<-gate // a reader the emulated CPU runs late
+		}
+		n++
+	})
+	const sent = 100
+	for range sent {
+		if _, err := tx.Write(make([]byte, 64)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.AfterFunc(100*time.Millisecond, func() { close(gate) })
+	r.stop()
+	if n != sent {
+		t.Errorf("the reader got %d of the %d datagrams sent before it stopped", n, sent)
 	}
 }

@@ -70,36 +70,24 @@ func dialUDP(l vmLink, from, to end, port int) (*net.UDPConn, error) {
 
 // counter counts datagrams arriving on c until stopped.
 type counter struct {
-	mu    sync.Mutex
-	n     int
-	bytes int
-	done  chan struct{}
-	c     *net.UDPConn
+	mu sync.Mutex
+	n  int
+	r  *reader
 }
 
 func countUDP(c *net.UDPConn) *counter {
-	k := &counter{c: c, done: make(chan struct{})}
-	go func() {
-		defer close(k.done)
-		buf := make([]byte, 65536)
-		for {
-			n, err := c.Read(buf)
-			if err != nil {
-				return
-			}
-			k.mu.Lock()
-			k.n++
-			k.bytes += n
-			k.mu.Unlock()
-		}
-	}()
+	k := &counter{}
+	k.r = readUDP(c, func([]byte, time.Time) {
+		k.mu.Lock()
+		k.n++
+		k.mu.Unlock()
+	})
 	return k
 }
 
-// stop closes the socket and returns the count.
+// stop stops the reader (see reader.stop) and returns the count.
 func (k *counter) stop() int {
-	k.c.Close()
-	<-k.done
+	k.r.stop()
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return k.n
