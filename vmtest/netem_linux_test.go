@@ -147,8 +147,12 @@ func echoServer(c *net.UDPConn) {
 	}
 }
 
-// TestNetemIdleRTT sends one 64-byte echo at a time over an otherwise idle
-// link and checks the round trip against the configured RTT.
+// TestNetemIdleRTT sends 30 rounds of one 64-byte probe each way over an
+// otherwise idle link and checks each direction's one-way delay against
+// RTT/2 (the round trip is the two together). Each probe is timed from
+// just before its write to the kernel's receive stamp, so the ends'
+// scheduling on a loaded host stays out of the figure; netem's own late
+// timers stay in.
 func TestNetemIdleRTT(t *testing.T) {
 	for _, profile := range []string{"20:10", "80:10"} {
 		t.Run(profile, func(t *testing.T) {
@@ -156,34 +160,31 @@ func TestNetemIdleRTT(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rtt := 2 * exp.Delay
 			l := newLink(t, profile)
-			cli := echoPair(t, l, 7001)
 			const n = 30
-			var rtts []time.Duration
-			for i := 0; i < n; i++ {
-				rtts = append(rtts, echoOnce(t, cli, byte(i), rtt+2*time.Second))
-				time.Sleep(10 * time.Millisecond)
-			}
-			p50, p95, lo := percentile(rtts, 50), percentile(rtts, 95), percentile(rtts, 1)
-			t.Logf("idle echo RTT over %d samples: min %v p50 %v p95 %v (configured %v)", n, lo, p50, p95, rtt)
-			// Serialising 106 bytes each way at the profile's rate is
-			// part of the expected round trip.
-			ser := time.Duration(2 * float64(64+42) / float64(exp.RateBytes) * float64(time.Second))
-			if lo < rtt {
-				t.Errorf("minimum RTT %v is below the configured %v: netem delayed less than RTT/2 per direction", lo, rtt)
-			}
-			// The minimum is the statistic that tests the configured
-			// delay: TCG's late timers only ever add to a round trip,
-			// and some of the 30 echoes get through with little
-			// added. Its bound (a quarter of the RTT or 5 ms over)
-			// still excludes a delay of RTT instead of RTT/2 per
-			// direction. The median gets the loose TCG allowance.
-			if limit := rtt + ser + max(5*time.Millisecond, rtt/4); lo > limit {
-				t.Errorf("minimum RTT %v exceeds the configured %v by more than %v", lo, rtt, limit-rtt)
-			}
-			if limit := rtt + ser + max(25*time.Millisecond, rtt/2); p50 > limit {
-				t.Errorf("median RTT %v exceeds the configured %v by more than %v (TCG allowance)", p50, rtt, limit-rtt)
+			ds := oneWayRounds(t, l, 7001, n, 10*time.Millisecond)
+			// Serialising the 106-byte frame at the profile's rate is
+			// part of the expected delay.
+			ser := time.Duration(float64(64+42) / float64(exp.RateBytes) * float64(time.Second))
+			for i, dir := range []string{"server to client", "client to server"} {
+				p50, p95, lo := percentile(ds[i], 50), percentile(ds[i], 95), percentile(ds[i], 1)
+				t.Logf("%s: one-way delay over %d probes: min %v p50 %v p95 %v (configured %v)", dir, n, lo, p50, p95, exp.Delay)
+				if lo < exp.Delay {
+					t.Errorf("%s: minimum delay %v is below the configured %v (RTT/2)", dir, lo, exp.Delay)
+				}
+				// The minimum is the statistic that tests the
+				// configured delay: late timers only ever add to a
+				// delay, and some of the 30 probes get through with
+				// little added. Its bound (half the delay or 5 ms
+				// over) still excludes the whole RTT in one
+				// direction. The median gets the loose TCG
+				// allowance.
+				if limit := exp.Delay + ser + max(5*time.Millisecond, exp.Delay/2); lo > limit {
+					t.Errorf("%s: minimum delay %v exceeds the configured %v by more than %v", dir, lo, exp.Delay, limit-exp.Delay)
+				}
+				if limit := exp.Delay + ser + max(25*time.Millisecond, exp.Delay); p50 > limit {
+					t.Errorf("%s: median delay %v exceeds the configured %v by more than %v (TCG allowance)", dir, p50, exp.Delay, limit-exp.Delay)
+				}
 			}
 		})
 	}
@@ -749,12 +750,11 @@ func TestNetemGilbertElliott(t *testing.T) {
 
 // TestNetemJitter: down.jitter=40 on a profile with a 50 ms down delay and
 // a 10 ms up delay reaches Debian's netem as "delay 50ms 40ms" on the
-// server end only, and echo round trips are uniform on [20, 100) ms (plus
-// the two frames' serialisation, and up to 4 ms of late timers), by a
-// Kolmogorov-Smirnov test at the 0.1% level over 150 echoes, one at a time
-// so no queue forms. The jitter
-// is wide so that TCG's late timers (a millisecond or two, always late)
-// move the distribution by little.
+// server end only, and one-way delays server to client are 50 ms plus a
+// uniform draw from [-40, 40) ms, by a Kolmogorov-Smirnov test at the 0.1%
+// level over 200 probes, one at a time so no queue forms (see
+// jitterAgainstControl: the late timers of a loaded host are allowed for
+// by the probes the other way in the same rounds, not by a fixed shift).
 func TestNetemJitter(t *testing.T) {
 	const profile = "20:10,down.delay=50,down.jitter=40"
 	l := newLink(t, profile)
@@ -773,81 +773,69 @@ func TestNetemJitter(t *testing.T) {
 	if got := time.Duration(float64(n.Jitter) / tpu * float64(time.Microsecond)); got < 40*time.Millisecond-time.Microsecond || got > 40*time.Millisecond+time.Microsecond {
 		t.Errorf("server end jitter reads back as %v (%d ticks), want 40ms", got, n.Jitter)
 	}
-	cli := echoPair(t, l, 7430)
-	const probes = 150
-	var rtts []float64
-	for i := 0; i < probes; i++ {
-		rtts = append(rtts, float64(echoOnce(t, cli, byte(i), 2*time.Second))/1e6)
+	uniform := func(ms float64) float64 { return math.Min(1, math.Max(0, (ms+40)/80)) }
+	jitterAgainstControl(t, l, 7430, 200, 50*time.Millisecond, 10*time.Millisecond, uniform, "uniform on [-40, 40) ms")
+}
+
+// jitterAgainstControl sends n rounds of one probe each way (oneWayRounds)
+// and tests, by Kolmogorov-Smirnov at the 0.1% level (ksControl), that
+// the one-way delays server to client are downDelay plus a jitter whose
+// distribution function (of milliseconds) is cdf, plus what delayed the
+// probes client to server (which have no jitter) beyond upDelay in the
+// same rounds: late timers and the ends' writes, which a loaded host
+// stretches and which only ever add.
+func jitterAgainstControl(t *testing.T, l vmLink, port, n int, downDelay, upDelay time.Duration, cdf func(float64) float64, what string) {
+	t.Helper()
+	ds := oneWayRounds(t, l, port, n, 0)
+	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+	down := make([]float64, n)
+	late := make([]float64, n)
+	for i := range n {
+		down[i] = ms(ds[0][i])
+		late[i] = ms(ds[1][i] - upDelay)
 	}
-	ser := 2 * float64(64+42) * 8 / 10e6 * 1e3 // ms
-	sort.Float64s(rtts)
-	// TCG's timers fire late, never early, and by more when the host is
-	// busy (a CI run once saw KS 0.164 against the unshifted range), so
-	// the range may sit up to 4 ms later: the best of shifts 0 to 4 ms in
-	// 0.25 ms steps is taken. Half the jitter (the "jitter" breakage)
-	// still puts every shift far above the critical value.
-	ks := func(lo, hi float64) float64 {
-		var d float64
-		for i, x := range rtts {
-			f := math.Min(1, math.Max(0, (x-lo)/(hi-lo)))
-			d = math.Max(d, math.Max(math.Abs(f-float64(i)/probes), math.Abs(f-float64(i+1)/probes)))
-		}
-		return d
-	}
-	d, shift := math.Inf(1), 0.0
-	for s := 0.0; s <= 4.0; s += 0.25 {
-		if k := ks(20+ser+s, 100+ser+s); k < d {
-			d, shift = k, s
-		}
-	}
-	lo, hi := 20+ser+shift, 100+ser+shift
-	crit := 1.95 / math.Sqrt(probes)
-	t.Logf("round trips %.2f to %.2f ms, KS distance from uniform [%.2f, %.2f) ms %.4f (critical %.4f; timers' lateness taken as %.2f ms)", rtts[0], rtts[probes-1], lo, hi, d, crit, shift)
+	d, one, crit := ksControl(down, late, ms(downDelay), cdf)
+	t.Logf("one-way delays server to client %.2f to %.2f ms (median %.2f); client to server, the control, %.2f to %.2f ms over its %v (median %.2f)",
+		down[0], down[n-1], down[n/2], late[0], late[n-1], upDelay, late[n/2])
+	t.Logf("KS distance from %v plus jitter %s plus the control's lateness: %.4f (critical %.4f: %.4f one-sample, %.4f for the control)", downDelay, what, d, crit, one, crit-one)
 	if d > crit {
-		t.Errorf("KS distance %.4f above %.4f: the round trips are not uniform on [%.0f, %.0f) ms with any lateness up to 4 ms", d, crit, lo-shift, hi-shift)
+		t.Errorf("KS distance %.4f above %.4f: the delays server to client are not %v plus a jitter %s (plus the lateness the probes the other way met)", d, crit, downDelay, what)
 	}
 }
 
-// echoPair starts an echo server on the server end at port and returns a
-// client socket connected to it from the client end; both close when the
-// test ends.
-func echoPair(t *testing.T, l vmLink, port int) *net.UDPConn {
-	t.Helper()
-	srv, err := listenUDP(l, serverEnd, port)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go echoServer(srv)
-	t.Cleanup(func() { srv.Close() })
-	cli, err := dialUDP(l, clientEnd, serverEnd, port)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cli.Close() })
-	return cli
-}
-
-// echoOnce sends one 64-byte echo tagged seq and returns its round trip,
-// failing the test if no reply comes within timeout.
-func echoOnce(t *testing.T, cli *net.UDPConn, seq byte, timeout time.Duration) time.Duration {
-	t.Helper()
-	msg := make([]byte, 64)
-	buf := make([]byte, 2048)
-	msg[0] = seq
-	start := time.Now()
-	if _, err := cli.Write(msg); err != nil {
-		t.Fatal(err)
-	}
-	_ = cli.SetReadDeadline(time.Now().Add(timeout))
-	for {
-		m, err := cli.Read(buf)
-		if err != nil {
-			t.Fatalf("echo %d: no reply within %v: %v", seq, timeout, err)
+// ksControl is the Kolmogorov-Smirnov distance of the sample x (sorted
+// in place) from delay plus a draw of cdf plus one of the lateness
+// sample late (sorted in place): the expected distribution function is
+// the mean over late of cdf shifted by each, so no allowance for
+// lateness is needed. It returns the distance and the critical value at
+// the 0.1% level, and the one-sample part of that value.
+//
+// The critical value is the one-sample one, 1.95/sqrt(n), plus a bound on
+// how far the expected function, estimated from the m lateness values,
+// can be from the true one: a mean of m terms in [0, 1] whose variance
+// at x is v(x), so 3.9 sqrt(max v / m) (what the one-sample value is for
+// an empirical function, where max v = 1/4). When the lateness is small
+// against the jitter, v is near zero and the test is as sharp as a
+// one-sample one; when it is large the value widens as far as the
+// lateness makes the expectation uncertain.
+func ksControl(x, late []float64, delay float64, cdf func(float64) float64) (d, one, crit float64) {
+	sort.Float64s(x)
+	sort.Float64s(late)
+	n, m := float64(len(x)), float64(len(late))
+	var vmax float64
+	for i, xi := range x {
+		var f, f2 float64
+		for _, lk := range late {
+			g := cdf(xi - delay - lk)
+			f += g
+			f2 += g * g
 		}
-		if m == len(msg) && buf[0] == seq {
-			return time.Since(start)
-		}
+		f, f2 = f/m, f2/m
+		vmax = max(vmax, f2-f*f)
+		d = max(d, math.Abs(f-float64(i)/n), math.Abs(f-float64(i+1)/n))
 	}
+	one = 1.95 / math.Sqrt(n)
+	return d, one, one + 3.9*math.Sqrt(vmax/m)
 }
 
 // appliedLines splits l.Applied() into the server end's line (the down

@@ -1,7 +1,10 @@
 package vmtest
 
 import (
+	"encoding/binary"
 	"errors"
+	"math"
+	"math/rand/v2"
 	"net"
 	"os"
 	"slices"
@@ -182,6 +185,64 @@ func waitDrained(t *testing.T, l vmLink, from end) {
 	time.Sleep(50 * time.Millisecond)
 }
 
+// oneWayRounds sends n rounds of one 64-byte probe each way across l (on
+// port, at both ends), one round at a time: both probes are sent, then
+// both are awaited, then gap passes before the next round. It returns each
+// direction's one-way delays (index 0 server to client, 1 client to
+// server), each from just before the write to the kernel's receive stamp:
+// the ends' scheduling is left out, the link's (netem's timers included)
+// is kept. The two directions' probes of a round see the same moments of
+// the host's load, so either can serve as the other's control.
+func oneWayRounds(t *testing.T, l vmLink, port, n int, gap time.Duration) [2][]time.Duration {
+	t.Helper()
+	var rx, tx [2]*net.UDPConn
+	for i, dir := range [2][2]end{{serverEnd, clientEnd}, {clientEnd, serverEnd}} {
+		c, err := listenUDP(l, dir[1], port)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		stampReceives(t, c)
+		rx[i] = c
+		if tx[i], err = dialUDP(l, dir[0], dir[1], port); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tx[i].Close() })
+	}
+	var out [2][]time.Duration
+	msg, buf, oob := make([]byte, 64), make([]byte, 128), make([]byte, 128)
+	for r := range n {
+		var sent [2]time.Time
+		for i := range tx {
+			binary.BigEndian.PutUint32(msg, uint32(r))
+			sent[i] = time.Now()
+			if _, err := tx[i].Write(msg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, c := range rx {
+			_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			for {
+				k, oobn, _, _, err := c.ReadMsgUDP(buf, oob)
+				if err != nil {
+					t.Fatalf("round %d: the probe %s did not arrive within 5 s: %v", r, []string{"server to client", "client to server"}[i], err)
+				}
+				if k != len(msg) || binary.BigEndian.Uint32(buf) != uint32(r) {
+					continue
+				}
+				at := kernelStamp(oob[:oobn])
+				if at.IsZero() {
+					t.Fatalf("round %d: a probe came without the kernel's receive stamp", r)
+				}
+				out[i] = append(out[i], at.Sub(sent[i]))
+				break
+			}
+		}
+		time.Sleep(gap)
+	}
+	return out
+}
+
 // slope is the least-squares slope of the times at, sorted, against
 // their order: the spacing of departures that leave back to back. Late
 // timers, which bunch a few departures and hold back the rest, scatter
@@ -274,6 +335,74 @@ func TestReaderStop(t *testing.T) {
 	r.stop()
 	if n != sent {
 		t.Errorf("the reader got %d of the %d datagrams sent before it stopped", n, sent)
+	}
+}
+
+// TestKSControl: ksControl accepts delays with the configured jitter
+// under an idle host's small lateness and under a loaded host's large,
+// heavy-tailed one (which the one-sample test against the jitter alone,
+// shifted by up to 4 ms as TestNetemJitter once allowed, rejects), and
+// rejects half the jitter ("jitter" breakage) or a normal of half the
+// spread ("dist") when the host is idle.
+func TestKSControl(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 1))
+	uniform := func(j float64) func(float64) float64 {
+		return func(ms float64) float64 { return math.Min(1, math.Max(0, (ms+j)/(2*j))) }
+	}
+	normal := func(sd float64) func(float64) float64 {
+		return func(ms float64) float64 { return 0.5 * math.Erfc(-ms/sd/math.Sqrt2) }
+	}
+	drawUniform := func(j float64) func() float64 { return func() float64 { return (2*rng.Float64() - 1) * j } }
+	drawNormal := func(sd float64) func() float64 { return func() float64 { return rng.NormFloat64() * sd } }
+	idle := func() float64 { return rng.ExpFloat64() * 0.3 }
+	loaded := func() float64 {
+		l := rng.ExpFloat64() * 10
+		if rng.Float64() < 0.05 {
+			l += 100 * rng.Float64()
+		}
+		return l
+	}
+	for _, tc := range []struct {
+		name   string
+		n      int
+		jitter func() float64
+		late   func() float64
+		cdf    func(float64) float64
+		reject bool
+	}{
+		{"uniform idle", 200, drawUniform(40), idle, uniform(40), false},
+		{"uniform loaded", 200, drawUniform(40), loaded, uniform(40), false},
+		{"half uniform idle", 200, drawUniform(20), idle, uniform(40), true},
+		{"normal idle", 400, drawNormal(10), idle, normal(10), false},
+		{"normal loaded", 400, drawNormal(10), loaded, normal(10), false},
+		{"half normal idle", 400, drawNormal(5), idle, normal(10), true},
+	} {
+		x, late := make([]float64, tc.n), make([]float64, tc.n)
+		for i := range tc.n {
+			x[i] = 50 + tc.jitter() + tc.late()
+			late[i] = tc.late()
+		}
+		d, one, crit := ksControl(x, late, 50, tc.cdf)
+		t.Logf("%s: distance %.4f, critical %.4f (one-sample %.4f)", tc.name, d, crit, one)
+		if (d > crit) != tc.reject {
+			t.Errorf("%s: distance %.4f against critical %.4f, want rejected %v", tc.name, d, crit, tc.reject)
+		}
+		if tc.name == "uniform loaded" {
+			// What TestNetemJitter did before: the jitter alone,
+			// shifted by the best of 0 to 4 ms.
+			best := math.Inf(1)
+			for s := 0.0; s <= 4; s += 0.25 {
+				var k float64
+				for i, xi := range x {
+					f := tc.cdf(xi - 50 - s)
+					k = max(k, math.Abs(f-float64(i)/float64(tc.n)), math.Abs(f-float64(i+1)/float64(tc.n)))
+				}
+				best = min(best, k)
+			}
+			if best <= one {
+				t.Errorf("the loaded sample passes the shifted one-sample test too (%.4f <= %.4f): it does not show why the control is needed", best, one)
+			}
+		}
 	}
 }
 
