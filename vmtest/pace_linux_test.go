@@ -406,6 +406,57 @@ func TestKSControl(t *testing.T) {
 	}
 }
 
+// TestReordered: a datagram counts as reordered when it arrived before
+// one sent 100 ms or more earlier, whatever lateness held every datagram
+// in flight alike (as a stalled emulated CPU does), which a threshold on
+// the delay would miss; one with nothing sent 100-200 ms before it (after
+// a stall of the sender) is left out of the count.
+func TestReordered(t *testing.T) {
+	const n = 2000
+	s := make([]streamed, n)
+	want, wantEligible := 0, 0
+	for i := range s {
+		s[i] = streamed{copies: 1, sent: time.Duration(i) * time.Millisecond}
+		if i >= 1000 {
+			s[i].sent += 500 * time.Millisecond // the sender stalled
+		}
+		s[i].at = s[i].sent + 300*time.Millisecond
+		eligible := (i >= 100 && i < 1000) || i >= 1100
+		if eligible {
+			wantEligible++
+		}
+		if i%4 == 1 {
+			s[i].at = s[i].sent // sent ahead of the delayed ones
+			if eligible {
+				want++
+			}
+		}
+	}
+	s[500].copies = 0 // lost
+	wantEligible--
+	// A stall that holds everything due in it for 200 ms, then lets it
+	// go in order, before what is due after it.
+	for i := range s {
+		if s[i].at >= 600*time.Millisecond && s[i].at < 800*time.Millisecond {
+			s[i].at = 800*time.Millisecond - (800*time.Millisecond-s[i].at)/1000
+		}
+	}
+	got, eligible := reordered(s, 100*time.Millisecond, 200*time.Millisecond)
+	if got != want || eligible != wantEligible {
+		t.Errorf("reordered = %d of %d, want %d of %d", got, eligible, want, wantEligible)
+	}
+	// A threshold on the delay (half of it) misses those the stall held.
+	early := 0
+	for i, x := range s {
+		if x.copies > 0 && x.delay() < 150*time.Millisecond && ((i >= 100 && i < 1000) || i >= 1100) {
+			early++
+		}
+	}
+	if early >= want {
+		t.Errorf("the stall moved no delay across 150 ms: the case does not show the difference")
+	}
+}
+
 // TestSlope: slope finds the spacing of back-to-back departures, 1.15 ms
 // (1442-byte frames at 10 Mbit/s), when the emulated CPU runs only 3 ms
 // of every 25 (a busy host) and each departure waits for it, so they

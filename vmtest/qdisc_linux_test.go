@@ -130,15 +130,15 @@ func floodAndProbe(t *testing.T, l vmLink) (extra time.Duration, got int) {
 		flood(tx, stop)
 	}()
 	time.Sleep(time.Second)
-	copies, delay := stream(t, l, 7460, 200, 10*time.Millisecond)
+	s := stream(t, l, 7460, 200, 10, 100*time.Millisecond, false)
 	close(stop)
 	wg.Wait()
 	tx.Close()
 	sink.Close()
 	var d []time.Duration
-	for i, c := range copies {
-		if c > 0 {
-			d = append(d, delay[i]-20*time.Millisecond)
+	for _, x := range s {
+		if x.copies > 0 {
+			d = append(d, x.delay()-20*time.Millisecond)
 		}
 	}
 	if len(d) == 0 {
