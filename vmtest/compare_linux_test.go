@@ -180,7 +180,7 @@ func congestionControl(c net.Conn) string {
 // loss and 150 ms has a goodput set by its loss events (the Mathis bound is
 // about 0.9 Mbit/s here), which varies run to run by tens of percent. The
 // checks are therefore only: both backends' minimum RTT lies between the
-// configured 150 ms and 150 ms + 40 ms, and both flows move data at no more
+// configured 150 ms and 225 ms, and both flows move data at no more
 // than the link rate. The table is for a person to read.
 func TestCompareNetemEmulator(t *testing.T) {
 	const profile = "150:2:1"
@@ -215,8 +215,12 @@ func TestCompareNetemEmulator(t *testing.T) {
 	}
 	t.Log(tb.String())
 	for _, r := range rows {
-		if r.min < rtt || r.min > rtt+40*time.Millisecond {
-			t.Errorf("%s: minimum RTT %v outside [%v, %v]", r.backend, r.min, rtt, rtt+40*time.Millisecond)
+		// Up to half the RTT over: a busy host's stalls add to every
+		// echo through the emulator's user space (22 ms to the
+		// minimum of 20 at a load of 20); a delay applied twice
+		// still reads 300 ms.
+		if r.min < rtt || r.min > rtt+rtt/2 {
+			t.Errorf("%s: minimum RTT %v outside [%v, %v]", r.backend, r.min, rtt, rtt+rtt/2)
 		}
 		if r.mbit <= 0 || r.mbit > rate*1.02 {
 			t.Errorf("%s: TCP goodput %.3f Mbit/s, want above 0 and at most the link rate %.0f", r.backend, r.mbit, rate)
