@@ -13,7 +13,8 @@
 #   VMTEST_CACHE     cache dir (default ${XDG_CACHE_HOME:-$HOME/.cache}/quicbench-vmtest)
 #   VMTEST_KERNEL    kernel package to use (default: the newest
 #                    linux-image-6.1.0-N-amd64 apt offers, or the one cached)
-#   VMTEST_TIMEOUT   seconds the VM may run before it counts as hung (default 480)
+#   VMTEST_TIMEOUT   seconds the VM may run before it counts as hung (default
+#                    900); the tests inside get this less a minute (-test.timeout)
 #   VMTEST_SMP       guest CPUs (default 2)
 #   VMTEST_MEM       guest memory in MiB (default 1024)
 #   VMTEST_RUN       -test.run regexp for the in-VM tests (default: all)
@@ -33,7 +34,7 @@ die() { say "FAIL: $*"; exit 1; }
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/quicbench-vmtest}
-vm_timeout=${VMTEST_TIMEOUT:-480}
+vm_timeout=${VMTEST_TIMEOUT:-900}
 smp=${VMTEST_SMP:-2}
 mem=${VMTEST_MEM:-1024}
 accel=${VMTEST_ACCEL:-tcg}
@@ -134,6 +135,9 @@ say "initramfs: $(du -h "$work/initramfs.cpio" | cut -f1)"
 append="console=ttyS0 panic=-1"
 [ "${VMTEST_VERBOSE:-0}" = 1 ] || append="$append quiet"
 [ -z "${VMTEST_RUN:-}" ] || append="$append vmtest.run=$VMTEST_RUN"
+# The tests' own timeout ends a hung test with its goroutines' stacks on
+# the console before the VM's timeout kills qemu without them.
+[ "$vm_timeout" -le 120 ] || append="$append vmtest.timeout=$((vm_timeout - 60))s"
 note=""
 [ "$accel" != tcg ] || note=" (TCG emulates every instruction: timings inside are loose)"
 say "booting under $accel, $smp CPUs, ${mem} MiB, timeout ${vm_timeout}s$note"
