@@ -68,32 +68,8 @@ type Analysis struct {
 // area busy redrawn all the while.
 func Analyse(tr *spicetrace.Trace, typing, busy spicetrace.Rect, typingStart time.Duration) Analysis {
 	var a Analysis
-	var keys, draws []int
-	for i, r := range tr.Records {
-		switch {
-		case r.T < typingStart:
-		case r.Key != nil && r.Key.Down && r.Dir == spicetrace.ClientToServer:
-			keys = append(keys, i)
-		case r.Draw != nil && r.Draw.Primary && r.Dir == spicetrace.ServerToClient:
-			draws = append(draws, i)
-			switch {
-			case r.Draw.Box.Intersects(typing):
-				a.TypingDraws++
-			case r.Draw.Box.Intersects(busy):
-				a.BusyDraws++
-			default:
-				a.OtherDraws++
-			}
-		}
-	}
+	keys, draws := keysAndDraws(tr, typing, busy, typingStart, &a)
 	at := func(i int) time.Duration { return tr.Records[i].T }
-	// Records are in the order the trace was written, which concurrent
-	// relays can leave slightly out of time order.
-	byTime := func(x, y int) int { return cmp.Compare(at(x), at(y)) }
-	slices.SortStableFunc(keys, byTime)
-	slices.SortStableFunc(draws, byTime)
-	a.Keys = len(keys)
-	a.AllDrawsMin = -1
 	prevAnswered := true
 	for n, k := range keys {
 		next := time.Duration(1<<63 - 1)
@@ -150,4 +126,34 @@ func (a Analysis) Tag(tr *spicetrace.Trace) {
 	for _, i := range a.echoIdx {
 		tr.Records[i].Tag = spicelike.TagEcho
 	}
+}
+
+// keysAndDraws returns the indexes of the key presses and primary draws in
+// tr from typingStart on, each in time order (records are in the order
+// the trace was written, which concurrent relays can leave slightly out
+// of time order), and counts the draws by area and the keys into a.
+func keysAndDraws(tr *spicetrace.Trace, typing, busy spicetrace.Rect, typingStart time.Duration, a *Analysis) (keys, draws []int) {
+	for i, r := range tr.Records {
+		switch {
+		case r.T < typingStart:
+		case r.Key != nil && r.Key.Down && r.Dir == spicetrace.ClientToServer:
+			keys = append(keys, i)
+		case r.Draw != nil && r.Draw.Primary && r.Dir == spicetrace.ServerToClient:
+			draws = append(draws, i)
+			switch {
+			case r.Draw.Box.Intersects(typing):
+				a.TypingDraws++
+			case r.Draw.Box.Intersects(busy):
+				a.BusyDraws++
+			default:
+				a.OtherDraws++
+			}
+		}
+	}
+	byTime := func(x, y int) int { return cmp.Compare(tr.Records[x].T, tr.Records[y].T) }
+	slices.SortStableFunc(keys, byTime)
+	slices.SortStableFunc(draws, byTime)
+	a.Keys = len(keys)
+	a.AllDrawsMin = -1
+	return keys, draws
 }

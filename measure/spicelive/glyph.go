@@ -43,30 +43,8 @@ const MaxGlyphKeys = (typingRows - 1) * keysPerLine
 // in Tail.
 func AnalyseGlyphs(tr *spicetrace.Trace, typing, busy spicetrace.Rect, typingStart, typingEnd, timeout time.Duration) Analysis {
 	a := Analysis{Method: MethodGlyph}
-	var keys, draws []int
-	for i, r := range tr.Records {
-		switch {
-		case r.T < typingStart:
-		case r.Key != nil && r.Key.Down && r.Dir == spicetrace.ClientToServer:
-			keys = append(keys, i)
-		case r.Draw != nil && r.Draw.Primary && r.Dir == spicetrace.ServerToClient:
-			draws = append(draws, i)
-			switch {
-			case r.Draw.Box.Intersects(typing):
-				a.TypingDraws++
-			case r.Draw.Box.Intersects(busy):
-				a.BusyDraws++
-			default:
-				a.OtherDraws++
-			}
-		}
-	}
+	keys, draws := keysAndDraws(tr, typing, busy, typingStart, &a)
 	at := func(i int) time.Duration { return tr.Records[i].T }
-	byTime := func(x, y int) int { return cmp.Compare(at(x), at(y)) }
-	slices.SortStableFunc(keys, byTime)
-	slices.SortStableFunc(draws, byTime)
-	a.Keys = len(keys)
-	a.AllDrawsMin = -1
 	cellW, cellH := int(typing.Right-typing.Left)/typingCols, int(typing.Bottom-typing.Top)/typingRows
 	// The text area is centred in the window, less a pixel of border on
 	// each side; the middle of a cell is then off by at most a pixel.
