@@ -18,7 +18,7 @@ const (
 const MinPilotRepeats = 3
 
 // RepeatsModel names the model EstimateRepeats simulates.
-const RepeatsModel = "normal: each arm's repeat p95s drawn independently from a normal with the pilot's own median (so the pilot's delta) and the two arms' pooled SD"
+const RepeatsModel = "each arm's repeat p95s drawn independently from a normal with the pilot's own median (so the pilot's delta) and the two arms' pooled SD"
 
 // RepeatsOptions tunes EstimateRepeats. A zero field takes its default.
 type RepeatsOptions struct {
@@ -188,10 +188,18 @@ func (e RepeatsEstimate) simulate(n int) (spread, u float64, err error) {
 
 // spreadResolves reads sorted a and b by Compare's rule.
 func spreadResolves(a, b []float64) bool {
-	ma, _ := Median(a)
-	mb, _ := Median(b)
+	ma, mb := sortedMedian(a), sortedMedian(b)
 	threshold := max(a[len(a)-1]-a[0], b[len(b)-1]-b[0])
 	return math.Abs(mb-ma) > threshold
+}
+
+// sortedMedian is Median of sorted xs.
+func sortedMedian(xs []float64) float64 {
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // uTestP is MannWhitney's p for sorted a and b, remembered by U in cache

@@ -165,6 +165,7 @@ func cellTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]*se
 
 func verdictTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]*series) {
 	var rows []string
+	estimated := false
 	for _, rd := range c.Readings {
 		base := byReading[rd][transport.ArmTCP]
 		if base == nil {
@@ -196,17 +197,54 @@ func verdictTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]
 					reason = strings.TrimSpace(reason + " " + n)
 				}
 			}
-			rows = append(rows, fmt.Sprintf("| %s | %s against tcp | %+.1f | %s | %s | %.3f | %s |", rd, arm,
-				float64(cmpr.Delta)/float64(time.Millisecond), fms(cmpr.Threshold), cmpr.Verdict, cmpr.U.P, reason))
+			need := "-"
+			if cmpr.Verdict == stats.Unresolved || base.cell.LossPct > 0 {
+				need = repeatsNeeded(a, b)
+				estimated = true
+			}
+			rows = append(rows, fmt.Sprintf("| %s | %s against tcp | %+.1f | %s | %s | %.3f | %s | %s |", rd, arm,
+				float64(cmpr.Delta)/float64(time.Millisecond), fms(cmpr.Threshold), cmpr.Verdict, cmpr.U.P, need, reason))
 		}
 	}
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "| reading | comparison | p95 delta | threshold | verdict | Mann-Whitney p | note |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| reading | comparison | p95 delta | threshold | verdict | Mann-Whitney p | repeats per arm to resolve | note |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	fmt.Fprintln(w, strings.Join(rows, "\n"))
 	fmt.Fprintln(w)
+	if estimated {
+		fmt.Fprintf(w, "Repeats per arm to resolve (unresolved verdicts and lossy cells), with these repeats' spread: the smallest n at which a rule "+
+			"resolves in at least %.0f%% of %d simulated pairs (stats.EstimateRepeats, seed %d). Model: %s.\n\n",
+			stats.DefaultRepeatsPower*100, stats.DefaultRepeatsTrials, estimateSeed, stats.RepeatsModel)
+	}
+}
+
+// estimateSeed seeds the summary's repeats estimates.
+const estimateSeed = 1
+
+// repeatsNeeded says at how many repeats per arm the spread rule and the U
+// test would resolve b against a, estimated from their repeat p95s.
+func repeatsNeeded(a, b stats.Cell) string {
+	e, err := stats.EstimateRepeats(durationsMs(a.RepeatP95s()), durationsMs(b.RepeatP95s()), stats.RepeatsOptions{Seed: estimateSeed})
+	if err != nil {
+		return fmt.Sprintf("no estimate: %d and %d repeats measured, %d per arm needed", a.Measured, b.Measured, stats.MinPilotRepeats)
+	}
+	at := func(n int) string {
+		if n == 0 {
+			return fmt.Sprintf(": not within %d", e.Cap)
+		}
+		return fmt.Sprintf(" resolves at n=%d", n)
+	}
+	return fmt.Sprintf("spread rule%s; U test%s", at(e.SpreadN), at(e.UN))
+}
+
+func durationsMs(ds []time.Duration) []float64 {
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		out[i] = float64(d) / float64(time.Millisecond)
+	}
+	return out
 }
 
 func repeatTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]*series) {
