@@ -27,6 +27,13 @@
 // too few repeats for them to mean anything: five repeats cannot give a 95%
 // interval on a median, and three against three cannot reach p <= 0.05.
 //
+// Before a long run, EstimateRepeats reads a pilot's repeat p95s and
+// estimates, by a seeded simulation under a stated model (RepeatsModel), the
+// repeats per arm at which the spread rule and the U test would resolve the
+// arms. The range of n repeats grows with n, so by the spread rule more
+// repeats can make resolving less likely; the estimate says so when no n up
+// to its cap is enough.
+//
 // The package knows nothing but numbers: it does not know what a transport,
 // link or workload is.
 package stats

@@ -51,3 +51,26 @@ func ExamplePercentile() {
 	// 13 90
 	// true
 }
+
+func ExampleEstimateRepeats() {
+	// A pilot's repeat p95s, in milliseconds: tcp against quic at 1% loss.
+	tcp := []float64{212, 248, 231}
+	quic := []float64{262, 240, 281}
+	e, err := stats.EstimateRepeats(tcp, quic, stats.RepeatsOptions{Cap: 30, Seed: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("delta %.0f ms, pooled SD %.1f ms\n", e.Delta, e.SD)
+	for _, n := range []int{3, 10, 30} {
+		s, u, _ := e.At(n)
+		fmt.Printf("n=%d: spread rule %.2f, U test %.2f\n", n, s, u)
+	}
+	fmt.Printf("spread rule resolves at n=%d (0: not within %d); U test at n=%d\n", e.SpreadN, e.Cap, e.UN)
+	// Output:
+	// delta 31 ms, pooled SD 19.3 ms
+	// n=3: spread rule 0.35, U test 0.00
+	// n=10: spread rule 0.01, U test 0.90
+	// n=30: spread rule 0.00, U test 1.00
+	// spread rule resolves at n=0 (0: not within 30); U test at n=8
+}

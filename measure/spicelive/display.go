@@ -283,3 +283,11 @@ func displayLoad(tr *spicetrace.Trace, from, to time.Duration, linkMbit float64)
 func Saturated(displayMbit, linkMbit float64) bool {
 	return linkMbit > 0 && displayMbit >= SaturatedShare*linkMbit
 }
+
+// LimitedByTransport says whether a live run whose display carried
+// displayMbit was held back by the transport rather than by the workload:
+// its display carried at least SaturatedShare of ceilingMbit, what the
+// same arm's synthetic bulk channel carries on the same link and loss.
+func LimitedByTransport(displayMbit, ceilingMbit float64) bool {
+	return ceilingMbit > 0 && displayMbit >= SaturatedShare*ceilingMbit
+}

@@ -58,6 +58,19 @@ func TestDisplayLoadCountsTheMeasuredPart(t *testing.T) {
 	}
 }
 
+func TestLimitedByTransportIsSeventyPercentOfItsCeiling(t *testing.T) {
+	for _, tc := range []struct {
+		display, ceiling float64
+		want             bool
+	}{
+		{7, 10, true}, {6.99, 10, false}, {2.6, 2.6, true}, {3, 2.6, true}, {1, 2.6, false}, {1, 0, false},
+	} {
+		if got := LimitedByTransport(tc.display, tc.ceiling); got != tc.want {
+			t.Errorf("LimitedByTransport(%v, %v) = %v, want %v", tc.display, tc.ceiling, got, tc.want)
+		}
+	}
+}
+
 func TestSaturatedIsSeventyPercentOfTheLink(t *testing.T) {
 	for _, tc := range []struct {
 		display, link float64
@@ -210,9 +223,11 @@ func writeDisplayRuns(t *testing.T, c Config, reading string, arm transport.Arm,
 }
 
 // With a workload the summary lists each live run's display against the
-// link, marks the runs that did not saturate it or timed too few keys,
-// and names the first beside the live verdict; without one it says
-// nothing of the kind.
+// link and beside the synthetic reading's bulk rate for the same arm and
+// cell, marks the runs that did not saturate it (putting each down to the
+// transport or the workload by that rate, or saying it is absent) or timed
+// too few keys, and names the first beside the live verdict; without one
+// it says nothing of the kind.
 func TestSummaryMarksRunsThatDidNotSaturate(t *testing.T) {
 	c := displayConfig(DisplayVideo)
 	c.Workdir, c.Readings, c.Arms, c.Repeats, c.Warmup = t.TempDir(), []string{ReadingLive, ReadingSynthetic}, []transport.Arm{transport.ArmTCP, transport.ArmQUIC}, 2, time.Second
@@ -228,14 +243,35 @@ func TestSummaryMarksRunsThatDidNotSaturate(t *testing.T) {
 	s := out.String()
 	for _, want := range []string{
 		"Display workload: video, a 520x560 window at 25 frames a second.",
+		"the synthetic reading's bulk rate for the same arm, cell and loss, the transport's own ceiling on that link",
 		"| live | quic against tcp | +1000.0 |",
 		"Did not saturate: quic r1 (6.90 Mbit/s).",
 		"| tcp | r1 | 9.10 | 91% | 2.60 | 120 |  |",
 		"| tcp | r2 | 7.00 | 70% | 2.60 | 120 |  |",
-		"| quic | r1 | 6.90 | 69% | - | 120 | did not saturate |",
+		"| quic | r1 | 6.90 | 69% | none: no synthetic reading of this arm in this cell | 120 | did not saturate; no synthetic reading to tell the transport's limit from the workload's |",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, s)
+		}
+	}
+	// Under loss the transport's own ceiling decides: quic's synthetic
+	// bulk at 7 Mbit/s puts a 6.9 display down to the transport, at 10
+	// to the workload.
+	for _, tc := range []struct {
+		ceiling float64
+		want    string
+	}{
+		{7, "| quic | r1 | 6.90 | 69% | 7.00 | 120 | did not saturate: the transport's limit (99% of its synthetic 7.00) |"},
+		{10, "| quic | r1 | 6.90 | 69% | 10.00 | 120 | did not saturate: the workload's limit (69% of the transport's synthetic 10.00) |"},
+	} {
+		ceiling, want := tc.ceiling, tc.want
+		writeDisplayRuns(t, c, ReadingSynthetic, transport.ArmQUIC, cell, ms(200), 50, ceiling, ceiling)
+		out.Reset()
+		if err := Summarise(&out, c); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the summary lacks %q:\n%s", want, out.String())
 		}
 	}
 	writeDisplayRuns(t, c, ReadingLive, transport.ArmQUIC, cell, ms(1900), 80, 8.2)
@@ -243,7 +279,7 @@ func TestSummaryMarksRunsThatDidNotSaturate(t *testing.T) {
 	if err := Summarise(&out, c); err != nil {
 		t.Fatal(err)
 	}
-	if want := "| quic | r1 | 8.20 | 82% | - | 80 | fewer than 100 timed keys |"; !strings.Contains(out.String(), want) {
+	if want := "| quic | r1 | 8.20 | 82% | 10.00 | 80 | fewer than 100 timed keys |"; !strings.Contains(out.String(), want) {
 		t.Errorf("the summary lacks %q:\n%s", want, out.String())
 	}
 	c.Display, c.DisplayWidth, c.DisplayHeight, c.FrameRate, c.KeyTimeout = DisplayNone, 0, 0, 0, 0

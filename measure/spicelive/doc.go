@@ -35,7 +35,9 @@
 // and their draws tagged, as a spicelike.Replay; key-to-echo is its round
 // trip. The synthetic reading is the headline's workload on the same link
 // and arm. All three run interleaved, cell by cell and repeat by repeat
-// (Config.Plan).
+// (Config.Plan). Summarise gives each unresolved verdict, and every verdict
+// of a lossy cell, the repeats per arm its spread would need
+// (stats.EstimateRepeats).
 //
 // # Display workloads
 //
@@ -49,8 +51,10 @@
 // own glyph within Config.KeyTimeout, so keys may overlap. The run's
 // LiveRecord.Display says what the display channel carried in the
 // measured part; a run below SaturatedShare of the link's rate did not
-// saturate, and the summary says so beside the verdict. DisplayMissing
-// names the packages the workloads need.
+// saturate, and the summary says so beside the verdict and puts it down to
+// the transport or the workload by the synthetic reading's bulk rate in the
+// same arm and cell (LimitedByTransport). DisplayMissing names the
+// packages the workloads need.
 //
 // # The control
 //

@@ -165,6 +165,7 @@ func cellTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]*se
 
 func verdictTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]*series) {
 	var rows []string
+	estimated := false
 	for _, rd := range c.Readings {
 		base := byReading[rd][transport.ArmTCP]
 		if base == nil {
@@ -196,17 +197,54 @@ func verdictTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]
 					reason = strings.TrimSpace(reason + " " + n)
 				}
 			}
-			rows = append(rows, fmt.Sprintf("| %s | %s against tcp | %+.1f | %s | %s | %.3f | %s |", rd, arm,
-				float64(cmpr.Delta)/float64(time.Millisecond), fms(cmpr.Threshold), cmpr.Verdict, cmpr.U.P, reason))
+			need := "-"
+			if cmpr.Verdict == stats.Unresolved || base.cell.LossPct > 0 {
+				need = repeatsNeeded(a, b)
+				estimated = true
+			}
+			rows = append(rows, fmt.Sprintf("| %s | %s against tcp | %+.1f | %s | %s | %.3f | %s | %s |", rd, arm,
+				float64(cmpr.Delta)/float64(time.Millisecond), fms(cmpr.Threshold), cmpr.Verdict, cmpr.U.P, need, reason))
 		}
 	}
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "| reading | comparison | p95 delta | threshold | verdict | Mann-Whitney p | note |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| reading | comparison | p95 delta | threshold | verdict | Mann-Whitney p | repeats per arm to resolve | note |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	fmt.Fprintln(w, strings.Join(rows, "\n"))
 	fmt.Fprintln(w)
+	if estimated {
+		fmt.Fprintf(w, "Repeats per arm to resolve (unresolved verdicts and lossy cells), with these repeats' spread: the smallest n at which a rule "+
+			"resolves in at least %.0f%% of %d simulated pairs (stats.EstimateRepeats, seed %d). Model: %s.\n\n",
+			stats.DefaultRepeatsPower*100, stats.DefaultRepeatsTrials, estimateSeed, stats.RepeatsModel)
+	}
+}
+
+// estimateSeed seeds the summary's repeats estimates.
+const estimateSeed = 1
+
+// repeatsNeeded says at how many repeats per arm the spread rule and the U
+// test would resolve b against a, estimated from their repeat p95s.
+func repeatsNeeded(a, b stats.Cell) string {
+	e, err := stats.EstimateRepeats(durationsMs(a.RepeatP95s()), durationsMs(b.RepeatP95s()), stats.RepeatsOptions{Seed: estimateSeed})
+	if err != nil {
+		return fmt.Sprintf("no estimate: %d and %d repeats measured, %d per arm needed", a.Measured, b.Measured, stats.MinPilotRepeats)
+	}
+	at := func(n int) string {
+		if n == 0 {
+			return fmt.Sprintf(": not within %d", e.Cap)
+		}
+		return fmt.Sprintf(" resolves at n=%d", n)
+	}
+	return fmt.Sprintf("spread rule%s; U test%s", at(e.SpreadN), at(e.UN))
+}
+
+func durationsMs(ds []time.Duration) []float64 {
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		out[i] = float64(d) / float64(time.Millisecond)
+	}
+	return out
 }
 
 func repeatTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]*series) {
@@ -256,7 +294,10 @@ func displayIntro(w io.Writer, c Config) {
 		fmt.Fprintf(w, ", a new image every %v", c.ImageInterval)
 	}
 	fmt.Fprintf(w, ". A live run whose display channel carried less than %.0f%% of the link's rate in its measured part did not saturate; "+
-		"keys are attributed by glyph, so they may overlap, and a key not drawn within %v is unanswered.\n\n", SaturatedShare*100, c.KeyTimeout)
+		"keys are attributed by glyph, so they may overlap, and a key not drawn within %v is unanswered. "+
+		"Beside each live run is the synthetic reading's bulk rate for the same arm, cell and loss, the transport's own ceiling on that link: "+
+		"a run that did not saturate is put down to the transport when its display carried at least %.0f%% of that ceiling, and to the workload otherwise.\n\n",
+		SaturatedShare*100, c.KeyTimeout, SaturatedShare*100)
 }
 
 // runDisplay is a live run's display throughput and timed keys.
@@ -306,10 +347,26 @@ func notSaturated(c Config, ss ...*series) string {
 	return "Did not saturate: " + strings.Join(names, ", ") + "."
 }
 
+// transportCeiling is the synthetic reading's bulk Mbit/s (median over
+// repeats) for arm in this cell, or false with the reason it is absent.
+func transportCeiling(c Config, byReading map[string]map[transport.Arm]*series, arm transport.Arm) (float64, string, bool) {
+	ss := byReading[ReadingSynthetic][arm]
+	if ss == nil {
+		return 0, "no synthetic reading of this arm in this cell", false
+	}
+	sc, err := ss.summarise(c.Warmup)
+	if err != nil {
+		return 0, "no synthetic repeat of this arm measured in this cell", false
+	}
+	return sc.Throughput.Median, "", true
+}
+
 // displayTable lists each live run's display throughput, its share of the
 // link, and its timed keys, marking runs that did not saturate or timed
 // fewer than MinTimedKeys; beside them, the synthetic reading's saturating
-// channel in the same cell and arm, what the transport carries there.
+// channel in the same cell and arm, what the transport carries there, by
+// which a run that did not saturate is put down to the transport or the
+// workload.
 func displayTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]*series) {
 	var rows []string
 	for _, arm := range c.Arms {
@@ -317,16 +374,22 @@ func displayTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]
 		if s == nil {
 			continue
 		}
-		synth := "-"
-		if ss := byReading[ReadingSynthetic][arm]; ss != nil {
-			if sc, err := ss.summarise(c.Warmup); err == nil {
-				synth = fmt.Sprintf("%.2f", sc.Throughput.Median)
-			}
+		ceiling, absent, ok := transportCeiling(c, byReading, arm)
+		synth := "none: " + absent
+		if ok {
+			synth = fmt.Sprintf("%.2f", ceiling)
 		}
 		for _, d := range liveDisplay(c, s) {
 			var marks []string
 			if !d.saturated {
-				marks = append(marks, "did not saturate")
+				switch {
+				case !ok:
+					marks = append(marks, "did not saturate; no synthetic reading to tell the transport's limit from the workload's")
+				case LimitedByTransport(d.mbit, ceiling):
+					marks = append(marks, fmt.Sprintf("did not saturate: the transport's limit (%.0f%% of its synthetic %.2f)", 100*d.mbit/ceiling, ceiling))
+				default:
+					marks = append(marks, fmt.Sprintf("did not saturate: the workload's limit (%.0f%% of the transport's synthetic %.2f)", 100*d.mbit/ceiling, ceiling))
+				}
 			}
 			if d.keys < MinTimedKeys {
 				marks = append(marks, fmt.Sprintf("fewer than %d timed keys", MinTimedKeys))
@@ -339,7 +402,7 @@ func displayTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]
 	}
 	fmt.Fprintln(w, "Each live run's display channel in its measured part, and its timed keys:")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| arm | repeat | display Mbit/s | of the link | synthetic bulk Mbit/s | timed keys | mark |")
+	fmt.Fprintln(w, "| arm | repeat | display Mbit/s | of the link | synthetic bulk Mbit/s (the transport's ceiling) | timed keys | mark |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	fmt.Fprintln(w, strings.Join(rows, "\n"))
 	fmt.Fprintln(w)

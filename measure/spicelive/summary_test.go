@@ -58,11 +58,42 @@ func TestSummaryReadsEveryReadingWithTheHeadlinesRule(t *testing.T) {
 		"| live | quic against tcp | +60.0 | 2.0 | worse |",
 		"| replay | quic against tcp | -9.0 | 30.0 | unresolved |",
 		"| synthetic | quic against tcp | -10.5 | 2.0 | better |",
+		// A lossy cell: every verdict carries its repeats estimate.
+		"| live | quic against tcp | +60.0 | 2.0 | worse | 0.100 | spread rule resolves at n=3; U test resolves at n=4 |",
+		"| replay | quic against tcp | -9.0 | 30.0 | unresolved | 0.700 | spread rule: not within 100; U test resolves at n=",
+		"Model: " + stats.RepeatsModel + ".",
 		// By nearest rank, the p50 of base..base+19 is base+9 and the p95
 		// base+18; the cell's are the medians over the repeats.
 		"| live | tcp | 3 | 90.0 | 99.0 | 100.0 | 2.0 | 98.0-100.0 | 20 | 0 |",
 		"| live | quic | 149.0 / 158.0 | 150.0 / 159.0 | 151.0 / 160.0 |",
 		"| replay | tcp | 3 | 104.0 | 113.0 | 114.0 | 30.0 | 98.0-128.0 |",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+// An unresolved verdict of a lossless cell carries its repeats estimate;
+// a resolved one does not.
+func TestSummaryEstimatesRepeatsForUnresolvedVerdicts(t *testing.T) {
+	c := Config{Workdir: t.TempDir(), Readings: []string{ReadingLive, ReadingReplay}, Arms: []transport.Arm{transport.ArmTCP, transport.ArmQUIC}, Repeats: 3, Warmup: time.Second}
+	cell, _, _ := c.cell("80:10")
+	cell.CC = "reno"
+	ms := func(n float64) time.Duration { return time.Duration(n * float64(time.Millisecond)) }
+	writeRuns(t, c, ReadingLive, transport.ArmTCP, cell, ms(80), ms(81), ms(82))
+	writeRuns(t, c, ReadingLive, transport.ArmQUIC, cell, ms(140), ms(141), ms(142))
+	writeRuns(t, c, ReadingReplay, transport.ArmTCP, cell, ms(80), ms(90), ms(85))
+	writeRuns(t, c, ReadingReplay, transport.ArmQUIC, cell, ms(88), ms(92), ms(84))
+	var out bytes.Buffer
+	if err := Summarise(&out, c); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{
+		"| live | quic against tcp | +60.0 | 2.0 | worse | 0.100 | - |",
+		"| replay | quic against tcp | +3.0 | 10.0 | unresolved | 0.700 | spread rule: not within 100; U test resolves at n=",
+		"Model: " + stats.RepeatsModel + ".",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, s)
