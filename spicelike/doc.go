@@ -82,6 +82,11 @@
 // down the way spice-server does when the socket pushes back, and
 // ReplayStats says how late the messages left. See Replay.
 //
+// The package ships recorded sessions (Recordings, Recording): one live
+// SPICE session per display workload of measure/spicelive, recorded by
+// its command's -record while the workload filled the display channel, to
+// play as a workload of its own without an X server.
+//
 // # Timing and the garbage collector
 //
 // The interactive channel runs in its own goroutine on each side, so the

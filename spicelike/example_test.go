@@ -79,3 +79,33 @@ func ExampleSessionChannels() {
 	// record quiet
 	// smartcard quiet
 }
+
+// A shipped recording is a Replay: set it as Config.Replay, with its
+// channels, and run the two ends over a transport's channels (as Example
+// does, or with measure.Run over a link). It needs no X server.
+func ExampleRecording() {
+	fmt.Println(spicelike.Recordings())
+	r, err := spicelike.Recording("video")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cfg := spicelike.Defaults()
+	cfg.Replay, cfg.Channels = r, r.ConfigChannels()
+	fmt.Println("valid:", cfg.Validate())
+	for _, ch := range cfg.Channels {
+		fmt.Println(ch.Name, ch.Role)
+	}
+	fmt.Println("keys:", r.Keys > 0, "display over 10 Mbit/s:", r.ChannelMbit("display", true) > 10)
+
+	_, err = spicelike.Recording("desktop")
+	fmt.Println(err)
+	// Output:
+	// [images video]
+	// valid: <nil>
+	// main replayed
+	// display replayed
+	// inputs replayed
+	// keys: true display over 10 Mbit/s: true
+	// spicelike: no recording "desktop": the recordings are images, video
+}

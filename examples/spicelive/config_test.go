@@ -14,7 +14,8 @@ import (
 func noEnv(string) string { return "" }
 
 func TestDefaultsAreTheHeadlinesCells(t *testing.T) {
-	c, summary, err := parseFlags(nil, io.Discard, noEnv)
+	c, m, err := parseFlags(nil, io.Discard, noEnv)
+	summary := m.summary
 	if err != nil || summary {
 		t.Fatal(err, summary)
 	}
@@ -95,6 +96,14 @@ func TestFlagsSayWhatIsWrong(t *testing.T) {
 		// -summary reads the work directory's own settings.
 		{[]string{"-summary", "-repeats", "3"}, "-repeats is not used by -summary"},
 		{[]string{"-summary", "-control"}, "-control is not used by -summary"},
+		// -replay names the replay's source; -record records one.
+		{[]string{"-replay", "pictures"}, `-replay "pictures": want images, video, reference`},
+		{[]string{"-readings", "live", "-replay", "video"}, "-replay is used by the replay reading only"},
+		{[]string{"-record", "desktop"}, `-record "desktop": want video or images`},
+		{[]string{"-record", "video", "-arms", "quic"}, "-arms is not used by -record"},
+		{[]string{"-record", "video", "-display", "images"}, "-display is not used by -record"},
+		{[]string{"-record", "video", "-record-span", "-1s"}, "-record-span -1s"},
+		{[]string{"-record-span", "10s"}, "-record-span goes with -record"},
 	} {
 		_, _, err := parseFlags(tc.args, io.Discard, noEnv)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -117,6 +126,39 @@ func TestControlChecksTheEnvironment(t *testing.T) {
 	}
 	if _, _, err := parseFlags([]string{"-summary", "-workdir", "x"}, io.Discard, noEnv); err != nil {
 		t.Errorf("-summary -workdir: %v", err)
+	}
+}
+
+// The replay reading plays the -display workload's shipped recording, or
+// the reference with -display none or -replay reference; -record records
+// the workload's session alone.
+func TestReplaySource(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"-display", "video"}, "video"},
+		{[]string{"-display", "images"}, "images"},
+		{[]string{"-display", "video", "-replay", "reference"}, ""},
+		{[]string{"-replay", "images"}, "images"},
+		{[]string{"-display", "video", "-readings", "live"}, ""},
+	} {
+		c, _, err := parseFlags(tc.args, io.Discard, noEnv)
+		if err != nil || c.Recording != tc.want {
+			t.Errorf("%q: recording %q (%v), want %q", tc.args, c.Recording, err, tc.want)
+		}
+	}
+	c, m, err := parseFlags([]string{"-record", "images", "-record-span", "20s", "-workdir", "x"}, io.Discard, noEnv)
+	if err != nil || m.record != "images" || m.recordSpan != 20*time.Second || c.Display != spicelive.DisplayImages || c.Recording != "" ||
+		!slices.Equal(c.Readings, []string{spicelive.ReadingReplay}) || !slices.Equal(c.Arms, []transport.Arm{transport.ArmTCP}) {
+		t.Errorf("-record images: %+v %+v %v", c, m, err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Errorf("-record images: %v", err)
+	}
+	if got := withoutWorkdir([]string{"-record", "video", "-workdir", "x", "--workdir=y", "-duration", "40"}); !slices.Equal(got, []string{"-record", "video", "-duration", "40"}) {
+		t.Errorf("withoutWorkdir: %q", got)
 	}
 }
 

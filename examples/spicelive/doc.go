@@ -8,6 +8,7 @@
 //	go run ./examples/spicelive -control -pixel  # the same, with key-to-pixel at spicy's window beside key-to-draw
 //	go run ./examples/spicelive -profiles 80:10 -losses 1 -repeats 1 -duration 10 -warmup 2
 //	go run ./examples/spicelive -summary -workdir results/spicelive
+//	go run ./examples/spicelive -record video -duration 40 -workdir results/rec-video
 //
 // Each live run builds a fresh link, starts Xspice (with an xterm typed
 // into and a busy one) and the tunnel's server end in the server
@@ -20,6 +21,11 @@
 // arm over lossless links differing only in their round trip (10:100 and
 // 110:100 unless -profiles says otherwise), and checks the figure moves by
 // the change and keeps the busy area's draws out.
+//
+// With a -display workload the replay reading plays spicelike's shipped
+// recording of that workload (-replay reference records one over
+// -reference instead). -record records only such a session and writes it
+// to -workdir/<workload>.json.gz, as the shipped ones were made.
 //
 // # Results and exit codes
 //

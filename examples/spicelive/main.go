@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
+	"github.com/shakenfist/quicbench/spicelike"
 )
 
 func main() {
@@ -29,7 +31,7 @@ func main() {
 }
 
 func mainCode(args []string, stdout, stderr io.Writer) int {
-	c, summaryOnly, err := parseFlags(args, stderr, os.Getenv)
+	c, m, err := parseFlags(args, stderr, os.Getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
@@ -37,10 +39,10 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "spicelive:", err)
 		return 2
 	}
-	if summaryOnly {
+	if m.summary {
 		return printSummary(c.Workdir, stdout, stderr)
 	}
-	if slices.Contains(c.Readings, spicelive.ReadingLive) || slices.Contains(c.Readings, spicelive.ReadingReplay) {
+	if m.record != "" || slices.Contains(c.Readings, spicelive.ReadingLive) || slices.Contains(c.Readings, spicelive.ReadingReplay) && c.Recording == "" {
 		if miss := spicelive.MissingPrograms(); miss != "" {
 			fmt.Fprintln(stderr, "spicelive: a live session cannot run here:", miss)
 			return 2
@@ -57,6 +59,9 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if m.record != "" {
+		return record(ctx, c, m, args, stdout, stderr, log)
+	}
 	err = spicelive.Run(ctx, c, stderr, log)
 	switch {
 	case ctx.Err() != nil || errors.Is(err, bench.ErrInterrupted):
@@ -80,6 +85,63 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 		code = 1
 	}
 	return code
+}
+
+// record records the session of -record's workload and writes it, trimmed
+// to -record-span, as <workdir>/<name>.json.gz: a file for
+// spicelike/recordings.
+func record(ctx context.Context, c spicelive.Config, m mode, args []string, stdout, stderr io.Writer, log *slog.Logger) int {
+	fmt.Fprintf(stderr, "recording the %s workload's session over %s (tcp arm)\n", m.record, c.Reference)
+	rp, err := spicelive.Record(ctx, c, log)
+	if err == nil && m.recordSpan > 0 {
+		rp, err = rp.Trim(m.recordSpan)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "spicelive:", err)
+		if ctx.Err() != nil {
+			return 130
+		}
+		return 1
+	}
+	rp.Source = fmt.Sprintf("go run ./examples/spicelive %s: a live session with the %s display workload over %s (tcp arm), keys from its typing, span %v",
+		strings.Join(withoutWorkdir(args), " "), m.record, c.Reference, rp.Span)
+	path := filepath.Join(c.Workdir, m.record+".json.gz")
+	f, err := os.Create(path)
+	if err == nil {
+		err = spicelike.WriteReplay(f, rp)
+		err = errors.Join(err, f.Close())
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "spicelive:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s: span %v, %d keys, display %.2f Mbit/s to the client\n", path, rp.Span, rp.Keys, rp.ChannelMbit("display", true))
+	return 0
+}
+
+// withoutWorkdir is args less -workdir and its value.
+func withoutWorkdir(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := strings.TrimLeft(args[i], "-")
+		switch {
+		case a == "workdir":
+			i++
+		case strings.HasPrefix(a, "workdir="):
+		default:
+			out = append(out, args[i])
+		}
+	}
+	return out
+}
+
+// mode is what the command does besides running the matrix.
+type mode struct {
+	// summary only prints -workdir's summary.
+	summary bool
+	// record is -record's workload, recordSpan -record-span.
+	record     string
+	recordSpan time.Duration
 }
 
 // printSummary prints the summary of a work directory, with the settings
@@ -126,7 +188,7 @@ func linkLists(c *spicelive.Config, link *linkflag.Flags, losses, arms, readings
 // parseFlags reads the command line. Environment variables named like the
 // reference bench's (PROFILES, LOSSES, REPEATS, DURATION, WARMUP,
 // WORKDIR) give the defaults, as the other matrix commands do.
-func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (spicelive.Config, bool, error) {
+func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (spicelive.Config, mode, error) {
 	fs := flag.NewFlagSet("spicelive", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	env := func(name, def string) string {
@@ -162,6 +224,11 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 		"keys are told apart by their glyphs, so they may overlap, and those typed in a run's last -key-timeout are not timed")
 	workdir := fs.String("workdir", env("WORKDIR", "results/spicelive"), "results directory; a rerun resumes it (env WORKDIR)")
 	summary := fs.Bool("summary", false, "only print the summary of -workdir")
+	replay := fs.String("replay", "", "the session the replay reading plays: reference (recorded over -reference once per -workdir) or a shipped recording ("+
+		strings.Join(spicelike.Recordings(), ", ")+"); default the -display workload's recording, reference with -display none")
+	record := fs.String("record", "", "only record the session of a display workload (video or images) over -reference (tcp arm) and write it to "+
+		"-workdir/<workload>.json.gz, as the recordings spicelike ships were made")
+	recordSpan := fs.Duration("record-span", 0, "with -record, keep only the recording's first -record-span (0 keeps it all)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: spicelive [flags]\n\nA real SPICE session (Xspice, spicy) over each arm of the tunnel on a shaped link: "+
 			"key-to-draw latency, beside a replay of the session's shape and the synthetic bench.\n\nflags:\n")
@@ -169,12 +236,19 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 		fmt.Fprint(stderr, shapedlink.ProfileUsage())
 	}
 	if err := fs.Parse(args); err != nil {
-		return spicelive.Config{}, false, err
+		return spicelive.Config{}, mode{}, err
 	}
 	if fs.NArg() > 0 {
-		return spicelive.Config{}, false, fmt.Errorf("unexpected arguments %q: every option is a flag", fs.Args())
+		return spicelive.Config{}, mode{}, fmt.Errorf("unexpected arguments %q: every option is a flag", fs.Args())
 	}
+	m := mode{summary: *summary, record: *record, recordSpan: *recordSpan}
 	errs := unusedFlags(fs, *summary, *control, *readings)
+	if *record != "" {
+		errs = append(errs, recordFlags(fs, *record, *recordSpan)...)
+		*display, *readings, *arms, *losses = *record, spicelive.ReadingReplay, "tcp", "0"
+	} else if flagSet(fs, "record-span") {
+		errs = append(errs, errors.New("-record-span goes with -record: leave it out"))
+	}
 	if *control {
 		link.SetProfileDefault(spicelive.DefaultControlProfiles)
 	}
@@ -194,8 +268,38 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 		errs = append(errs, lerr, aerr, rerr)
 		*losses, *arms, *readings = "0", "tcp", spicelive.ReadingLive
 	}
+	replaying := slices.Contains(strings.Fields(*readings), spicelive.ReadingReplay)
+	switch {
+	case *record != "", *replay == "reference":
+	case *replay != "":
+		c.Recording = *replay
+	case c.Display != spicelive.DisplayNone && replaying:
+		c.Recording = c.Display
+	}
+	if *replay != "" && !replaying {
+		errs = append(errs, errors.New("-replay is used by the replay reading only: add replay to -readings, or leave -replay out"))
+	}
 	errs = append(errs, linkLists(&c, link, *losses, *arms, *readings))
-	return c, *summary, errors.Join(errs...)
+	return c, m, errors.Join(errs...)
+}
+
+// recordFlags refuses, with -record, a workload that is not one and the
+// flags recording does not use.
+func recordFlags(fs *flag.FlagSet, record string, span time.Duration) []error {
+	var errs []error
+	if record != spicelive.DisplayVideo && record != spicelive.DisplayImages {
+		errs = append(errs, fmt.Errorf("-record %q: want video or images, the display workload to record", record))
+	}
+	if span < 0 {
+		errs = append(errs, fmt.Errorf("-record-span %v: want a positive span, or 0 to keep the whole recording", span))
+	}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "display", "readings", "arms", "losses", "profiles", "repeats", "replay", "control", "pixel", "summary":
+			errs = append(errs, fmt.Errorf("-%s is not used by -record, which records one live session of its workload over -reference: leave it out", f.Name))
+		}
+	})
+	return errs
 }
 
 // unusedFlags refuses the flags given that the mode does not use: with

@@ -13,6 +13,7 @@ import (
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -61,6 +62,10 @@ type Config struct {
 	// Reference is the link the replayed session is recorded over (tcp
 	// arm, no loss).
 	Reference string `json:"reference"`
+	// Recording, when set, is the shipped recording the replay reading
+	// plays (one of spicelike.Recordings) instead of a session recorded
+	// over Reference in the work directory.
+	Recording string `json:"recording,omitempty"`
 	// Control, when set, makes this the control: live sessions on the tcp
 	// arm over lossless links differing in their round trip, checked by
 	// Summarise. Arms must then be tcp alone and Readings live alone.
@@ -253,6 +258,9 @@ func (c *Config) checkNumbers() []error {
 	if _, err := shapedlink.ParseProfile(c.Reference); err != nil {
 		bad("-reference: %v", err)
 	}
+	if c.Recording != "" && !slices.Contains(spicelike.Recordings(), c.Recording) {
+		bad("-replay %q: want %s, or reference to record the session over -reference", c.Recording, strings.Join(append(spicelike.Recordings(), "reference"), ", "))
+	}
 	switch shapedlink.Backend(c.Backend) {
 	case shapedlink.BackendAuto, shapedlink.BackendNetem, shapedlink.BackendEmulator:
 	default:
@@ -326,6 +334,14 @@ func LoadConfig(workdir string) (Config, error) {
 	return c, nil
 }
 
+// orNone is a setting's JSON, or none when it is left out.
+func orNone(v json.RawMessage) string {
+	if v == nil {
+		return "none"
+	}
+	return string(v)
+}
+
 // diffSettings names the settings in which two configurations differ.
 func diffSettings(had, want Config) string {
 	a, _ := json.Marshal(had)
@@ -336,7 +352,12 @@ func diffSettings(had, want Config) string {
 	var diffs []string
 	for k, v := range mb {
 		if string(ma[k]) != string(v) {
-			diffs = append(diffs, fmt.Sprintf("%s: %s there, %s asked", k, ma[k], v))
+			diffs = append(diffs, fmt.Sprintf("%s: %s there, %s asked", k, orNone(ma[k]), orNone(v)))
+		}
+	}
+	for k, v := range ma {
+		if _, ok := mb[k]; !ok {
+			diffs = append(diffs, fmt.Sprintf("%s: %s there, none asked", k, v))
 		}
 	}
 	slices.Sort(diffs)

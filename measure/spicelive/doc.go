@@ -33,7 +33,9 @@
 // the headline's. The replay reading plays a session recorded once per
 // work directory over Config.Reference (tcp arm), with the measured keys
 // and their draws tagged, as a spicelike.Replay; key-to-echo is its round
-// trip. The synthetic reading is the headline's workload on the same link
+// trip; with Config.Recording it plays that shipped recording
+// (spicelike.Recording) instead, and Record makes such a recording. The
+// synthetic reading is the headline's workload on the same link
 // and arm. All three run interleaved, cell by cell and repeat by repeat
 // (Config.Plan). Summarise gives each unresolved verdict, and every verdict
 // of a lossy cell, the repeats per arm its spread would need

@@ -72,6 +72,10 @@ func runPlan(ctx context.Context, c Config, progress io.Writer, log *slog.Logger
 				return err
 			}
 		}
+		if j.Reading == ReadingReplay && replay == nil && replayErr == nil && c.Recording != "" {
+			fmt.Fprintf(progress, "replaying the shipped recording %s\n", c.Recording)
+			replay, replayErr = spicelike.Recording(c.Recording)
+		}
 		if j.Reading == ReadingReplay && replay == nil && replayErr == nil {
 			fmt.Fprintf(progress, "recording the session to replay over %s (tcp arm)\n", c.Reference)
 			replay, replayErr = ensureReference(ctx, c, log)
@@ -200,6 +204,28 @@ func ensureReference(ctx context.Context, c Config, log *slog.Logger) (*spicelik
 	}
 	rp.Source = fmt.Sprintf("the live session recorded over %s (tcp arm) in %s", c.Reference, dir)
 	return rp, results.WriteJSON(filepath.Join(dir, replayFile), rp)
+}
+
+// Record records the session the replay reading plays, once per work
+// directory, as Run's replay reading does with no Recording: a live
+// session over c.Reference on the tcp arm, with c's display workload,
+// kept as replay.json in the work directory's reference directory. It
+// runs no other reading.
+func Record(ctx context.Context, c Config, log *slog.Logger) (*spicelike.Replay, error) {
+	c.Recording = ""
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	release, err := claimWorkdir(c)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	rp, err := ensureReference(ctx, c, log)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("%w: while recording the session", bench.ErrInterrupted)
+	}
+	return rp, err
 }
 
 // claimWorkdir makes and locks the work directory, and refuses one made

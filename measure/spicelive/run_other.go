@@ -9,6 +9,7 @@ import (
 	"log/slog"
 
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/spicelike"
 )
 
 var errLinuxOnly = errors.New("spicelive runs on Linux only (network namespaces, Xspice)")
@@ -25,3 +26,8 @@ func MissingPrograms() string { return "" }
 
 // Run fails: live sessions run on Linux only.
 func Run(context.Context, Config, io.Writer, *slog.Logger) error { return errLinuxOnly }
+
+// Record fails: live sessions run on Linux only.
+func Record(context.Context, Config, *slog.Logger) (*spicelike.Replay, error) {
+	return nil, errLinuxOnly
+}

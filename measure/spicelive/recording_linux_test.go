@@ -1,0 +1,68 @@
+package spicelive
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/spicelike"
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// With Recording set, the replay reading plays that shipped recording,
+// records no reference session, and the work directory is not resumed
+// with another source.
+func TestReplayPlaysTheShippedRecording(t *testing.T) {
+	c := Config{Profiles: []string{"80:10"}, Arms: []transport.Arm{transport.ArmTCP}, Readings: []string{ReadingReplay}, Repeats: 1,
+		Duration: 5 * time.Second, Warmup: time.Second, CC: "reno", KeyInterval: 250 * time.Millisecond,
+		BusyInterval: 50 * time.Millisecond, Reference: "1:100", Recording: "video", Workdir: t.TempDir(), SessionTimeout: time.Minute}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	var played *spicelike.Replay
+	fake := func(ctx context.Context, c Config, j Job, cell results.Cell, _ shapedlink.Profile, dir string,
+		replay *spicelike.Replay, replayErr error, log *slog.Logger) (results.Run, error) {
+		if replayErr != nil {
+			return results.Run{}, replayErr
+		}
+		played = replay
+		w := spicelike.Config{Duration: c.Duration, Warmup: c.Warmup}
+		return bench.RecordRun(ctx, dir, bench.NewRun(cell, string(j.Arm), j.Repeat, w), log, func(*results.Run) error { return errors.New("not run") }, nil)
+	}
+	var progress bytes.Buffer
+	if err := runPlan(context.Background(), c, &progress, log, fake); !errors.Is(err, ErrRunsFailed) {
+		t.Fatalf("runPlan: %v\n%s", err, progress.String())
+	}
+	want, _ := spicelike.Recording("video")
+	if played == nil || played.Source != want.Source || played.Keys != want.Keys {
+		t.Errorf("the replay reading played %v, want the shipped video recording", sourceOf(played))
+	}
+	if _, err := os.Stat(filepath.Join(c.Workdir, "reference")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a reference session was recorded: %v", err)
+	}
+	c.Recording = ""
+	if err := runPlan(context.Background(), c, &progress, log, fake); !errors.Is(err, ErrWorkdir) || !strings.Contains(err.Error(), "recording") {
+		t.Errorf("resuming with the reference as source: %v, want ErrWorkdir naming recording", err)
+	}
+	c.Recording = "pictures"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "images, video, reference") {
+		t.Errorf("an unknown recording: %v", err)
+	}
+}
+
+func sourceOf(r *spicelike.Replay) string {
+	if r == nil {
+		return "nothing"
+	}
+	return r.Source
+}
