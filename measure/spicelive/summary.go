@@ -114,7 +114,11 @@ func Summarise(w io.Writer, c Config) error {
 		"highest minus the lowest repeat p95, and a verdict reads an arm against tcp by the headline's rule (stats.Compare): "+
 		"a difference within the wider spread is unresolved. The first %v of each run is left out.\n\n", c.Warmup)
 	for _, rd := range c.Readings {
-		fmt.Fprintf(w, "- %s: %s\n", rd, readingMeasures[rd])
+		m := readingMeasures[rd]
+		if rd == ReadingReplay && c.Recording != "" {
+			m = fmt.Sprintf("key press to its echo, the shipped %q recording (spicelike.Recording) played by spicelike", c.Recording)
+		}
+		fmt.Fprintf(w, "- %s: %s\n", rd, m)
 	}
 	fmt.Fprintln(w)
 	if c.Display != DisplayNone {

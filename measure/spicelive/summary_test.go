@@ -164,3 +164,24 @@ func TestDiffSettingsNamesWhatDiffers(t *testing.T) {
 		t.Error("a config differs from itself")
 	}
 }
+
+// The replay reading's line names the shipped recording it played, and
+// the reference session only when it played that.
+func TestSummaryNamesTheReplaysSource(t *testing.T) {
+	for _, tc := range []struct{ recording, want, not string }{
+		{"video", `the shipped "video" recording`, "the reference session's shape"},
+		{"", "the reference session's shape", "shipped"},
+	} {
+		c := Config{Workdir: t.TempDir(), Readings: []string{ReadingReplay}, Arms: []transport.Arm{transport.ArmTCP}, Repeats: 1, Warmup: time.Second, Recording: tc.recording}
+		cell, _, _ := c.cell("80:10")
+		cell.CC = "reno"
+		writeRuns(t, c, ReadingReplay, transport.ArmTCP, cell, 80*time.Millisecond)
+		var out bytes.Buffer
+		if err := Summarise(&out, c); err != nil {
+			t.Fatal(err)
+		}
+		if s := out.String(); !strings.Contains(s, tc.want) || strings.Contains(s, tc.not) {
+			t.Errorf("recording %q: want %q and not %q in:\n%s", tc.recording, tc.want, tc.not, s)
+		}
+	}
+}
