@@ -75,6 +75,9 @@ func (s *emuShaper) stats() (ShaperReport, bool) {
 	for i, name := range []string{"server->client", "client->server"} {
 		r.Directions = append(r.Directions, newShaperStats(name, snap[i]))
 	}
+	if cycles, pause, ok := s.mon.GC(); ok {
+		r.GC = &ShaperGC{Cycles: cycles, PauseMaxMs: float64(pause) / float64(time.Millisecond)}
+	}
 	return r, true
 }
 
