@@ -187,6 +187,13 @@ func (s *shaper) newLoops(rx, tx [2]int) error {
 			return err
 		}
 		s.loops = append(s.loops, l)
+		if s.cfg.LateMarker > 0 {
+			fd, err := unix.Open(TraceMarker, unix.O_WRONLY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return fmt.Errorf("opening the trace marker %s for LateMarker (is tracefs mounted there?): %w", TraceMarker, err)
+			}
+			l.marker, l.markLate = fd, int64(s.cfg.LateMarker)
+		}
 	}
 	return nil
 }
