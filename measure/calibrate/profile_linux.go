@@ -3,6 +3,7 @@ package calibrate
 import (
 	"context"
 	"net"
+	"os"
 	"strings"
 	"time"
 
@@ -40,7 +41,7 @@ func noisyIdle(ctx context.Context, c Config, p shapedlink.Profile, opts shapedl
 	}
 	defer l.Close()
 	pingRoundTrip(ctx, c, l, &r, pingExpected(p), p.RoundTrip())
-	return &Idle{Bare: r.Bare, Ping: r.Ping, ShaperLateP50Ms: r.ShaperLateP50Ms, ShaperLateP99Ms: r.ShaperLateP99Ms,
+	return &Idle{Bare: r.Bare, Ping: r.Ping, LateTrace: r.LateTrace, ShaperLateP50Ms: r.ShaperLateP50Ms, ShaperLateP99Ms: r.ShaperLateP99Ms,
 		ShaperLateMaxMs: r.ShaperLateMaxMs, ShaperGCCycles: r.ShaperGCCycles, ShaperGCPauseMaxMs: r.ShaperGCPauseMaxMs}
 }
 
@@ -117,6 +118,35 @@ func profileOnce(ctx context.Context, c Config, p shapedlink.Profile, opts shape
 // against expected) and the emulator's record of how late it wrote the
 // probe's frames, the worse direction's.
 func pingRoundTrip(ctx context.Context, c Config, l *shapedlink.Link, res *Result, expected, rtt time.Duration) {
+	if t := c.tracer; t != nil && l.Backend() == shapedlink.BackendEmulator {
+		cond := "quiet"
+		if res.Noise == string(NoiseOn) || res.Profile == "" {
+			cond = "noisy"
+		}
+		lt := &LateTrace{}
+		res.LateTrace = lt
+		if err := t.arm(); err != nil {
+			lt.Error = err.Error()
+		}
+		defer func() {
+			caught, err := t.disarm()
+			if err != nil && lt.Error == "" {
+				lt.Error = err.Error()
+			}
+			lt.Caught = caught
+			if !caught {
+				return
+			}
+			lt.File = traceName(c.TraceDir, l.Profile().String(), cond)
+			if err := t.save(lt.File); err != nil {
+				lt.Error = err.Error()
+				return
+			}
+			if b, err := os.ReadFile(lt.File); err == nil {
+				lt.Reading = readTrace(string(b))
+			}
+		}()
+	}
 	res.Ping = probe(ctx, c, l, expected, rtt)
 	if sh, ok := l.Instruments().ShaperStats(); ok {
 		for _, d := range sh.Directions {

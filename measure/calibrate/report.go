@@ -50,6 +50,9 @@ type Result struct {
 	// pair and link, when Config.Noise is NoiseBoth.
 	Noise string `json:"noise,omitempty"`
 	Noisy *Idle  `json:"noisy,omitempty"`
+	// LateTrace is the kernel trace caught while Ping was probed, with
+	// Config.TraceLate.
+	LateTrace *LateTrace `json:"late_trace,omitempty"`
 
 	// The UDP echo is what an application sees: the same number of 64-byte
 	// UDP echoes between two sockets of this process, 10 ms apart,
@@ -176,14 +179,27 @@ type JitterFit struct {
 // Idle is one idle round trip measurement of a profile on its own bare
 // pair and link: the fields of the same names in Result.
 type Idle struct {
-	Bare               *Probe  `json:"bare,omitempty"`
-	Ping               *Probe  `json:"ping,omitempty"`
-	ShaperLateP50Ms    float64 `json:"shaper_late_p50_ms,omitempty"`
-	ShaperLateP99Ms    float64 `json:"shaper_late_p99_ms,omitempty"`
-	ShaperLateMaxMs    float64 `json:"shaper_late_max_ms,omitempty"`
-	ShaperGCCycles     *uint64 `json:"shaper_gc_cycles,omitempty"`
-	ShaperGCPauseMaxMs float64 `json:"shaper_gc_pause_max_ms,omitempty"`
-	Error              string  `json:"error,omitempty"`
+	Bare               *Probe     `json:"bare,omitempty"`
+	Ping               *Probe     `json:"ping,omitempty"`
+	ShaperLateP50Ms    float64    `json:"shaper_late_p50_ms,omitempty"`
+	ShaperLateP99Ms    float64    `json:"shaper_late_p99_ms,omitempty"`
+	ShaperLateMaxMs    float64    `json:"shaper_late_max_ms,omitempty"`
+	ShaperGCCycles     *uint64    `json:"shaper_gc_cycles,omitempty"`
+	ShaperGCPauseMaxMs float64    `json:"shaper_gc_pause_max_ms,omitempty"`
+	LateTrace          *LateTrace `json:"late_trace,omitempty"`
+	Error              string     `json:"error,omitempty"`
+}
+
+// LateTrace is a stall caught with Config.TraceLate: whether the
+// emulator sent a frame late enough to stop the trace (Caught), the file
+// the trace was saved as, and a reading of it (the late thread, when it
+// was woken, how long it was runnable before it ran, what ran on its CPU
+// meanwhile).
+type LateTrace struct {
+	Caught  bool   `json:"caught"`
+	File    string `json:"file,omitempty"`
+	Reading string `json:"reading,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // Probe is one series of idle ICMP round trips.

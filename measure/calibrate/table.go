@@ -31,6 +31,7 @@ func printTable(w io.Writer, rep Report) {
 		fmt.Fprintln(w)
 		printIdle(w, rep.Results)
 		printNoise(w, rep.Results)
+		printLateTraces(w, rep.Results)
 		fmt.Fprintln(w)
 		printRateAndLoss(w, rep.Results)
 	}
@@ -351,4 +352,30 @@ func (r Result) idle() Idle {
 		in.Error = r.Error
 	}
 	return in
+}
+
+// printLateTraces lists the stalls caught with Config.TraceLate, per
+// profile and condition.
+func printLateTraces(w io.Writer, rs []Result) {
+	one := func(profile, cond string, lt *LateTrace) {
+		switch {
+		case lt == nil:
+		case lt.Error != "":
+			fmt.Fprintf(w, "  %s (%s): late trace: error: %s\n", profile, cond, lt.Error)
+		case !lt.Caught:
+			fmt.Fprintf(w, "  %s (%s): late trace: no frame late enough to stop it\n", profile, cond)
+		default:
+			fmt.Fprintf(w, "  %s (%s): late trace %s: %s\n", profile, cond, lt.File, lt.Reading)
+		}
+	}
+	for _, r := range rs {
+		cond := "quiet"
+		if r.Noise == string(NoiseOn) {
+			cond = "noisy"
+		}
+		one(r.Profile, cond, r.LateTrace)
+		if r.Noisy != nil {
+			one(r.Profile, "noisy", r.Noisy.LateTrace)
+		}
+	}
 }
