@@ -17,16 +17,16 @@ import (
 // shaper's Go heap ever grows this large with collection off.
 const memoryLimit = 512 << 20
 
-// lockAllMax is the most memory locked up front: with more frame
-// buffers than this mapped, pages are locked as they are first touched
-// instead (MCL_ONFAULT), so a large held limit costs only what it uses.
+// lockAllMax is the most frame buffer memory faulted in up front: with
+// more than this mapped, buffer pages are locked as they are first
+// touched, so a large held limit costs only what it uses.
 const lockAllMax = 256 << 20
 
 // Outcomes of lockMemory, as published on the shared page (mlockMode).
 const (
 	mlockNone   = 0 // not tried (or failed: see mlockErr)
-	mlockAll    = 1 // everything mapped now and later, faulted in
-	mlockFaults = 2 // everything mapped now and later, as it is touched
+	mlockAll    = 1 // memory in use and the frame buffers, faulted in
+	mlockFaults = 2 // memory in use, and the frame buffers as touched
 )
 
 // quietRuntime collects once and turns the collector off, with
@@ -42,22 +42,34 @@ func quietRuntime() (restore func()) {
 	}
 }
 
-// lockMemory locks the process's memory, present and future (mlockall),
-// faulting it in when mapped (at most lockAllMax) is small enough; it
-// returns the mode applied and the errno of a failure.
-func lockMemory(mapped int) (mode uint64, errno unix.Errno) {
-	flags, mode := unix.MCL_CURRENT|unix.MCL_FUTURE, uint64(mlockAll)
-	if mapped > lockAllMax {
-		flags, mode = flags|unix.MCL_ONFAULT, mlockFaults
-	}
-	if err := unix.Mlockall(flags); err != nil {
+// lockMemory locks the process's memory, present and future
+// (mlockall(MCL_CURRENT|MCL_FUTURE)), each page as it is touched
+// (MCL_ONFAULT: the runtime's reserved but unused memory is not faulted
+// in), and then touches every page of bufs, the frame buffers, if
+// together they are at most lockAllMax. It returns the mode applied and
+// the errno of a failure.
+func lockMemory(bufs [][]byte) (mode uint64, errno unix.Errno) {
+	if err := unix.Mlockall(unix.MCL_CURRENT | unix.MCL_FUTURE | unix.MCL_ONFAULT); err != nil {
 		e, _ := err.(unix.Errno)
 		if e == 0 {
 			e = unix.EINVAL
 		}
 		return mlockNone, e
 	}
-	return mode, 0
+	total := 0
+	for _, b := range bufs {
+		total += len(b)
+	}
+	if total > lockAllMax {
+		return mlockFaults, 0
+	}
+	page := unix.Getpagesize()
+	for _, b := range bufs {
+		for i := 0; i < len(b); i += page {
+			b[i] = 0
+		}
+	}
+	return mlockAll, 0
 }
 
 // gcWatch reads the collector's record (runtime/metrics) against the

@@ -140,11 +140,11 @@ func (s *shaper) setup(v string) error {
 	// Best effort: a page fault on the forwarding path (a reclaimed page
 	// of the program or a buffer) is a stall; Monitor.Priority reports
 	// the outcome.
-	mapped := 0
+	var bufs [][]byte
 	for _, l := range s.loops {
-		mapped += len(l.arena) + len(l.txScratch)
+		bufs = append(bufs, l.arena, l.txScratch)
 	}
-	mode, errno := lockMemory(mapped)
+	mode, errno := lockMemory(bufs)
 	s.lay.mlockMode.Store(mode)
 	s.lay.mlockErr.Store(uint64(errno))
 	return nil
