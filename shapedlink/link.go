@@ -8,6 +8,8 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+
+	"github.com/shakenfist/quicbench/shapedlink/internal/emulator"
 )
 
 // Backend names what shapes the link.
@@ -105,7 +107,17 @@ type Options struct {
 	// the emulator still judges each wire segment, netem each
 	// super-packet as one packet). BackendInProcess refuses OffloadKeep.
 	Offload OffloadMode
+	// EmulatorLateMarker, for the emulator only, has each forwarding
+	// thread write one line to the kernel trace marker
+	// (/sys/kernel/tracing/trace_marker) the first time it sends a frame
+	// later than this: "quicbench-late tid=T late_ns=N". Zero writes
+	// none; New fails if the marker cannot be opened.
+	EmulatorLateMarker time.Duration
 }
+
+// LateMarkerPrefix starts every line Options.EmulatorLateMarker writes
+// to the trace marker.
+const LateMarkerPrefix = emulator.LateMarkerPrefix
 
 // OffloadMode is how a link's ends handle segmentation offload (see
 // Options.Offload).

@@ -82,7 +82,7 @@ func (l *Link) build(ctx context.Context, opts Options) error {
 	case BackendNetem:
 		l.shaper, err = startNetem(e, l.dirs, opts.Seed, l.offloadMode)
 	case BackendEmulator:
-		l.shaper, err = startEmulator(ctx, l.shaperNS, l.dirs, opts.Seed, l.offloadMode, l.udpSegOff)
+		l.shaper, err = startEmulator(ctx, l.shaperNS, l.dirs, opts.Seed, l.offloadMode, l.udpSegOff, opts.EmulatorLateMarker)
 	default:
 		l.shaper = unshaped{ends: e}
 	}

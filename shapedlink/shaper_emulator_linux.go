@@ -30,9 +30,9 @@ var errEmulatorExited = errors.New("shapedlink: the emulator's shaper process ha
 // startEmulator starts the shaper for dirs (seeded with seed, the other
 // direction backSeed(seed); zero draws them) in the shaper namespace and
 // waits until it forwards.
-func startEmulator(ctx context.Context, shaperNS *Namespace, dirs [2]Direction, seed uint64, offload OffloadMode, udpSegOff bool) (*emuShaper, error) {
+func startEmulator(ctx context.Context, shaperNS *Namespace, dirs [2]Direction, seed uint64, offload OffloadMode, udpSegOff bool, lateMarker time.Duration) (*emuShaper, error) {
 	dirs[Down].Seed, dirs[Up].Seed = seed, backSeed(seed)
-	cfg := emulator.Config{IfA: shaperSideSrv, IfB: shaperSideCli, AToB: dirs[Down], BToA: dirs[Up], KeepOffload: offload == OffloadKeep}
+	cfg := emulator.Config{IfA: shaperSideSrv, IfB: shaperSideCli, AToB: dirs[Down], BToA: dirs[Up], KeepOffload: offload == OffloadKeep, LateMarker: lateMarker}
 	cmd, mon, err := emulator.Command(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("shapedlink: preparing the emulator: %w", err)
@@ -74,6 +74,9 @@ func (s *emuShaper) stats() (ShaperReport, bool) {
 	r := ShaperReport{Priority: s.mon.Priority()}
 	for i, name := range []string{"server->client", "client->server"} {
 		r.Directions = append(r.Directions, newShaperStats(name, snap[i]))
+	}
+	if cycles, pause, ok := s.mon.GC(); ok {
+		r.GC = &ShaperGC{Cycles: cycles, PauseMaxMs: float64(pause) / float64(time.Millisecond)}
 	}
 	return r, true
 }

@@ -63,11 +63,22 @@ func newShaperStats(direction string, c linkspec.Counters) ShaperStats {
 	}
 }
 
-// ShaperReport is the emulator's scheduling priority as applied and both
-// directions' counters, server->client first.
+// ShaperReport is the emulator's scheduling priority (and memory
+// locking) as applied, both directions' counters, server->client first,
+// and the emulator process's garbage collection since it started
+// forwarding (nil where there is no emulator process).
 type ShaperReport struct {
 	Priority   string        `json:"priority"`
 	Directions []ShaperStats `json:"directions"`
+	GC         *ShaperGC     `json:"gc,omitempty"`
+}
+
+// ShaperGC is the emulator process's garbage collection since it started
+// forwarding: the cycles run and an upper bound on the longest pause. The
+// emulator turns its collector off then, so both should be zero.
+type ShaperGC struct {
+	Cycles     uint64  `json:"cycles"`
+	PauseMaxMs float64 `json:"pause_max_ms"`
 }
 
 // Distorted says why the emulator, not the model, lost or delayed traffic

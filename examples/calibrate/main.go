@@ -40,7 +40,7 @@ func linkFlags(fs *flag.FlagSet, def calibrate.Config) *linkflag.Flags {
 type config struct {
 	link                                           *linkflag.Flags
 	sweep, iperf, qdisc, qdiscAt, gsoLoss, quicGSO string
-	render                                         string
+	render, noise                                  string
 	json                                           bool
 	cfg                                            calibrate.Config
 }
@@ -65,6 +65,9 @@ func main() {
 	flag.StringVar(&c.iperf, "iperf3", "", `rates (Mbit/s) at 5 ms RTT for one iperf3 Cubic flow each, plus an unlimited link and the bare veth pair with its offloads on and wire-sized, e.g. "10 100 1000 2000"; needs iperf3`)
 	flag.StringVar(&c.qdisc, "qdisc", "", `queue disciplines to measure under one saturating Cubic flow with a sparse flow beside it, e.g. "fifo codel fq_codel"; "" skips it`)
 	flag.StringVar(&c.qdiscAt, "qdisc-profile", k.QdiscProfile.String(), "the profile the -qdisc measurements use (the discipline is added to both directions)")
+	flag.StringVar(&c.noise, "noise", "off", "off, on or both: measure each profile's idle round trip (bare pair, link, emulator lateness) with a background load running (on), or without and then with it (both). The load: "+calibrate.NoiseLoad)
+	flag.DurationVar(&k.TraceLate, "trace-late", 0, "catch an emulator stall in the act: while each idle round trip is probed, trace the kernel's scheduler, interrupt and workqueue events (tracefs, mounted if needed) and stop at the first frame the emulator sends later than this (e.g. 1ms); the trace is saved in -trace-dir with a short reading in the report, and tracing is left as it was found. Needs root; 0 traces nothing")
+	flag.StringVar(&k.TraceDir, "trace-dir", "", "where -trace-late saves its traces (default the working directory)")
 	flag.BoolVar(&c.json, "json", false, "print the figures as JSON instead of a table")
 	flag.StringVar(&c.render, "render", "", "print the table for a report saved with -json (measures nothing)")
 	flag.StringVar(&c.gsoLoss, "gsoloss", "", `a lossy profile (e.g. "5:2000:0.1") across which a sender with UDP_SEGMENT floods numbered datagrams, the receiver counting each; "" skips it`)
@@ -129,6 +132,12 @@ func checkFlags(c *config) error {
 	var err error
 	if k.Link, err = c.link.Options(); err != nil {
 		return err
+	}
+	if k.Noise, err = calibrate.ParseNoise(c.noise); err != nil {
+		return fmt.Errorf("-noise: %w", err)
+	}
+	if k.TraceLate < 0 {
+		return fmt.Errorf("-trace-late %v: give a positive lateness (e.g. 1ms), or 0 for no trace", k.TraceLate)
 	}
 	if k.GSOLoss, err = fixedProfile("-gsoloss", c.gsoLoss); err != nil {
 		return err

@@ -37,6 +37,21 @@ type Config struct {
 	// Bare measures the ICMP probe over an unshaped veth pair before each
 	// profile (-bare).
 	Bare bool
+	// Noise runs a background load (NoiseLoad) while the idle round trip
+	// is measured: NoiseOn for every profile, NoiseBoth once without and
+	// once with it (-noise). "" is NoiseOff.
+	Noise Noise
+	// TraceLate, when positive, catches an emulator stall in the act
+	// (-trace-late): while each idle round trip is probed, the kernel
+	// traces scheduler, interrupt and workqueue events and stops at the
+	// first frame the emulator sends later than this; the trace is saved
+	// in TraceDir ("" is the working directory) with a short reading
+	// (Result.LateTrace). It needs root and the emulator backend; tracing
+	// is left as it was found.
+	TraceLate time.Duration
+	TraceDir  string
+
+	tracer *tracer // the session while Run runs with TraceLate
 	// Bulk is how long each bulk TCP flow, -qdisc flow and quic-go
 	// transfer runs, at least 300 ms; the first third is discarded
 	// (-bulk). The iperf3 flows run it rounded to seconds, at least 3.
@@ -108,6 +123,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("calibrate: Bulk %v: give the flows at least 300ms", c.Bulk)
 	case c.Interval < time.Millisecond || c.Interval > time.Second:
 		return fmt.Errorf("calibrate: Interval %v: space the probes between 1ms and 1s", c.Interval)
+	case c.Noise != "" && c.Noise != NoiseOff && c.Noise != NoiseOn && c.Noise != NoiseBoth:
+		return fmt.Errorf("calibrate: Noise %q: say off, on or both", c.Noise)
+	case c.TraceLate < 0:
+		return fmt.Errorf("calibrate: TraceLate %v: give a positive lateness, or 0 for no trace", c.TraceLate)
 	case len(c.Profiles) == 0 && len(c.SweepRates) == 0 && len(c.IperfRates) == 0 && len(c.Qdiscs) == 0 && c.GSOLoss == nil && c.QUICGSO == nil:
 		return errors.New("calibrate: nothing to measure: Profiles, SweepRates, IperfRates, Qdiscs, GSOLoss and QUICGSO are all empty")
 	}

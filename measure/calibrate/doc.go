@@ -20,6 +20,9 @@
 //	failed, total := rep.Failures()
 //
 // Run builds links, so it needs root or shapedlink.Reexec; it measures
-// timing, so the machine's other load shows in its figures.
+// timing, so the machine's other load shows in its figures. Config.Noise
+// adds a known load of its own (NoiseLoad) to measure a noisy host on
+// purpose, and Config.TraceLate catches an emulator stall in a kernel
+// trace (root).
 // docs/calibration.md has the results and what they mean.
 package calibrate

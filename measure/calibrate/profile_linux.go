@@ -3,6 +3,8 @@ package calibrate
 import (
 	"context"
 	"net"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -12,7 +14,58 @@ import (
 // and the link's idle round trip, then (for a link that stays put) the
 // bulk flows, the loss run and the jitter fit.
 func profileRun(ctx context.Context, c Config, p shapedlink.Profile, opts shapedlink.Options) Result {
+	res := profileOnce(ctx, c, p, opts)
+	if c.Noise == NoiseBoth && ctx.Err() == nil {
+		res.Noisy = noisyIdle(ctx, c, p, opts)
+	}
+	return res
+}
+
+// noisyIdle is p's idle round trip with the background load running:
+// the bare pair's, then a fresh link's and its shaper's figures.
+func noisyIdle(ctx context.Context, c Config, p shapedlink.Profile, opts shapedlink.Options) *Idle {
+	nz, err := startNoise()
+	if err != nil {
+		return &Idle{Error: err.Error()}
+	}
+	defer nz.stop()
+	var r Result
+	if c.Bare {
+		bopts := opts
+		bopts.Backend = shapedlink.BackendNone
+		r.Bare = probeLink(ctx, c, p, bopts, 0)
+	}
+	l, err := shapedlink.New(ctx, p, opts)
+	if err != nil {
+		return &Idle{Bare: r.Bare, Error: err.Error()}
+	}
+	defer l.Close()
+	pingRoundTrip(ctx, c, l, &r, pingExpected(p), p.RoundTrip())
+	return &Idle{Bare: r.Bare, Ping: r.Ping, LateTrace: r.LateTrace, ShaperLateP50Ms: r.ShaperLateP50Ms, ShaperLateP99Ms: r.ShaperLateP99Ms,
+		ShaperLateMaxMs: r.ShaperLateMaxMs, ShaperGCCycles: r.ShaperGCCycles, ShaperGCPauseMaxMs: r.ShaperGCPauseMaxMs}
+}
+
+// pingExpected is the ICMP probe's expected round trip over p: the RTT
+// and the probe frame's serialisation each way.
+func pingExpected(p shapedlink.Profile) time.Duration {
+	down, up := p.Direction(shapedlink.Down), p.Direction(shapedlink.Up)
+	return p.RoundTrip() + frameTime(pingFrame, down.RateMbit*1e6) + frameTime(pingFrame, up.RateMbit*1e6)
+}
+
+// profileOnce is profileRun without the NoiseBoth repeat; with NoiseOn
+// the load runs from the bare pair's probe to the end of the link's.
+func profileOnce(ctx context.Context, c Config, p shapedlink.Profile, opts shapedlink.Options) Result {
 	res := Result{Profile: p.String()}
+	var nz *noise
+	if c.Noise == NoiseOn {
+		var err error
+		if nz, err = startNoise(); err != nil {
+			res.Error = err.Error()
+			return res
+		}
+		res.Noise = string(NoiseOn)
+		defer nz.stop()
+	}
 	// The bulk flows and the loss run go server to client (down); a round
 	// trip crosses both directions, each at its own rate.
 	down, up := p.Direction(shapedlink.Down), p.Direction(shapedlink.Up)
@@ -36,8 +89,17 @@ func profileRun(ctx context.Context, c Config, p shapedlink.Profile, opts shaped
 	res.Backend = string(l.Backend())
 	res.Applied = l.Applied()
 	res.Priority = priority(l.Instruments().EmulatorPID())
+	if sh, ok := l.Instruments().ShaperStats(); ok {
+		// The emulator's own account adds whether its memory is locked.
+		for _, part := range strings.Split(sh.Priority, ", ") {
+			if strings.HasPrefix(part, "memory") {
+				res.Priority += ", " + part
+			}
+		}
+	}
 
 	pingRoundTrip(ctx, c, l, &res, crossing(pingFrame), rtt)
+	nz.stop()
 	echoRoundTrip(ctx, c, l, &res, crossing(echoFrame), rtt)
 	if down.Schedule != "" || down.Trace != "" {
 		// The bulk flows and the loss run assume a link that stays put.
@@ -56,12 +118,45 @@ func profileRun(ctx context.Context, c Config, p shapedlink.Profile, opts shaped
 // against expected) and the emulator's record of how late it wrote the
 // probe's frames, the worse direction's.
 func pingRoundTrip(ctx context.Context, c Config, l *shapedlink.Link, res *Result, expected, rtt time.Duration) {
+	if t := c.tracer; t != nil && l.Backend() == shapedlink.BackendEmulator {
+		cond := "quiet"
+		if res.Noise == string(NoiseOn) || res.Profile == "" {
+			cond = "noisy"
+		}
+		lt := &LateTrace{}
+		res.LateTrace = lt
+		if err := t.arm(); err != nil {
+			lt.Error = err.Error()
+		}
+		defer func() {
+			caught, err := t.disarm()
+			if err != nil && lt.Error == "" {
+				lt.Error = err.Error()
+			}
+			lt.Caught = caught
+			if !caught {
+				return
+			}
+			lt.File = traceName(c.TraceDir, l.Profile().String(), cond)
+			if err := t.save(lt.File); err != nil {
+				lt.Error = err.Error()
+				return
+			}
+			if b, err := os.ReadFile(lt.File); err == nil {
+				lt.Reading = readTrace(string(b))
+			}
+		}()
+	}
 	res.Ping = probe(ctx, c, l, expected, rtt)
 	if sh, ok := l.Instruments().ShaperStats(); ok {
 		for _, d := range sh.Directions {
 			res.ShaperLateP50Ms = max(res.ShaperLateP50Ms, d.LateP50Ms)
 			res.ShaperLateP99Ms = max(res.ShaperLateP99Ms, d.LateP99Ms)
 			res.ShaperLateMaxMs = max(res.ShaperLateMaxMs, d.LateMaxMs)
+		}
+		if g := sh.GC; g != nil {
+			cycles := g.Cycles
+			res.ShaperGCCycles, res.ShaperGCPauseMaxMs = &cycles, g.PauseMaxMs
 		}
 	}
 }

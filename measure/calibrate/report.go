@@ -39,6 +39,20 @@ type Result struct {
 	ShaperLateP50Ms float64 `json:"shaper_late_p50_ms,omitempty"`
 	ShaperLateP99Ms float64 `json:"shaper_late_p99_ms,omitempty"`
 	ShaperLateMaxMs float64 `json:"shaper_late_max_ms,omitempty"`
+	// ShaperGCCycles and ShaperGCPauseMaxMs are the emulator's garbage
+	// collections since it started forwarding and the longest pause of
+	// any, when it reports them (absent for netem and older reports).
+	ShaperGCCycles     *uint64 `json:"shaper_gc_cycles,omitempty"`
+	ShaperGCPauseMaxMs float64 `json:"shaper_gc_pause_max_ms,omitempty"`
+	// Noise is "on" when Bare, Ping and the shaper's figures above were
+	// measured with Config's background load (NoiseLoad) running; Noisy
+	// is the same idle round trip measured again with it, on a fresh bare
+	// pair and link, when Config.Noise is NoiseBoth.
+	Noise string `json:"noise,omitempty"`
+	Noisy *Idle  `json:"noisy,omitempty"`
+	// LateTrace is the kernel trace caught while Ping was probed, with
+	// Config.TraceLate.
+	LateTrace *LateTrace `json:"late_trace,omitempty"`
 
 	// The UDP echo is what an application sees: the same number of 64-byte
 	// UDP echoes between two sockets of this process, 10 ms apart,
@@ -160,6 +174,32 @@ type JitterFit struct {
 	Levels []float64 `json:"levels"`
 	Meas   []float64 `json:"measured_ms"`
 	Want   []float64 `json:"configured_ms"`
+}
+
+// Idle is one idle round trip measurement of a profile on its own bare
+// pair and link: the fields of the same names in Result.
+type Idle struct {
+	Bare               *Probe     `json:"bare,omitempty"`
+	Ping               *Probe     `json:"ping,omitempty"`
+	ShaperLateP50Ms    float64    `json:"shaper_late_p50_ms,omitempty"`
+	ShaperLateP99Ms    float64    `json:"shaper_late_p99_ms,omitempty"`
+	ShaperLateMaxMs    float64    `json:"shaper_late_max_ms,omitempty"`
+	ShaperGCCycles     *uint64    `json:"shaper_gc_cycles,omitempty"`
+	ShaperGCPauseMaxMs float64    `json:"shaper_gc_pause_max_ms,omitempty"`
+	LateTrace          *LateTrace `json:"late_trace,omitempty"`
+	Error              string     `json:"error,omitempty"`
+}
+
+// LateTrace is a stall caught with Config.TraceLate: whether the
+// emulator sent a frame late enough to stop the trace (Caught), the file
+// the trace was saved as, and a reading of it (the late thread, when it
+// was woken, how long it was runnable before it ran, what ran on its CPU
+// meanwhile).
+type LateTrace struct {
+	Caught  bool   `json:"caught"`
+	File    string `json:"file,omitempty"`
+	Reading string `json:"reading,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // Probe is one series of idle ICMP round trips.
@@ -307,6 +347,9 @@ func (rep Report) Failures() (failed []string, total int) {
 	for _, r := range rep.Results {
 		total++
 		bad := r.Error != "" || r.Ping != nil && r.Ping.Error != "" || r.Bare != nil && r.Bare.Error != "" || r.TimeVarying != nil && r.TimeVarying.Error != ""
+		if n := r.Noisy; n != nil {
+			bad = bad || n.Error != "" || n.Ping != nil && n.Ping.Error != "" || n.Bare != nil && n.Bare.Error != ""
+		}
 		for _, b := range r.Bulk {
 			bad = bad || b.Error != ""
 		}

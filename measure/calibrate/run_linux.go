@@ -32,6 +32,19 @@ func Run(ctx context.Context, c Config) (Report, error) {
 	load, _ := os.ReadFile("/proc/loadavg")
 	rep := Report{Started: time.Now().UTC(), Host: host, Load: strings.TrimSpace(string(load)), Build: buildinfo.Read(), Offload: c.Link.Offload.String()}
 	opts := c.Link
+	if c.TraceLate > 0 && len(c.Profiles) > 0 {
+		t, err := openTracer()
+		if err != nil {
+			return rep, err
+		}
+		defer func() {
+			if err := t.close(); err != nil {
+				log.Error("calibrate: restoring tracing as it was", "error", err)
+			}
+		}()
+		c.tracer = t
+		opts.EmulatorLateMarker = c.TraceLate
+	}
 	for _, p := range c.Profiles {
 		if err := ctx.Err(); err != nil {
 			return rep, err

@@ -11,3 +11,6 @@ import (
 func Run(ctx context.Context, c Config) (Report, error) {
 	return Report{}, errors.New("calibrate needs Linux (network namespaces)")
 }
+
+// tracer is the Linux tracing session; there is none elsewhere.
+type tracer struct{}

@@ -30,6 +30,8 @@ func printTable(w io.Writer, rep Report) {
 	if len(rep.Results) > 0 {
 		fmt.Fprintln(w)
 		printIdle(w, rep.Results)
+		printNoise(w, rep.Results)
+		printLateTraces(w, rep.Results)
 		fmt.Fprintln(w)
 		printRateAndLoss(w, rep.Results)
 	}
@@ -289,4 +291,91 @@ func printQdisc(w io.Writer, qs []Qdisc) {
 		}
 	}
 	fmt.Fprintln(w, "standing: the wait for the rate at the down queue, from the shaper's held bytes every 10 ms; sparse: echoes 10 ms apart beside the flow, round trip beyond the configured one; ms")
+}
+
+// printNoise is the noisy-host table, when the run had a background load
+// (Config.Noise): per profile and condition (quiet, or noisy with the
+// load running), the link's idle round-trip error, the bare pair's p99
+// beside it, the emulator's lateness and its garbage collection.
+func printNoise(w io.Writer, rs []Result) {
+	var loaded bool
+	for _, r := range rs {
+		loaded = loaded || r.Noise != "" || r.Noisy != nil
+	}
+	if !loaded {
+		return
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "noisy host\tcondition\tp50 err ms\tp99 err ms\tbare p99 err ms\tshaper late p50/p99/max ms\tshaper gc cycles\tgc pause max ms\t")
+	row := func(profile, cond string, in Idle) {
+		fmt.Fprintf(tw, "%s\t%s\t", profile, cond)
+		if in.Error != "" {
+			fmt.Fprintf(tw, "-\t-\t-\t-\t-\t-\t  error: %s\n", in.Error)
+			return
+		}
+		if p := in.Ping; p != nil && p.Answered > 0 {
+			fmt.Fprintf(tw, "%+.3f\t%+.3f\t", p.P50ErrMs, p.P99ErrMs)
+		} else {
+			fmt.Fprint(tw, "-\t-\t")
+		}
+		if b := in.Bare; b != nil && b.Answered > 0 {
+			fmt.Fprintf(tw, "%+.3f\t", b.P99ErrMs)
+		} else {
+			fmt.Fprint(tw, "-\t")
+		}
+		fmt.Fprintf(tw, "%.3f/%.3f/%.3f\t", in.ShaperLateP50Ms, in.ShaperLateP99Ms, in.ShaperLateMaxMs)
+		if in.ShaperGCCycles != nil {
+			fmt.Fprintf(tw, "%d\t%.3f\t\n", *in.ShaperGCCycles, in.ShaperGCPauseMaxMs)
+		} else {
+			fmt.Fprint(tw, "-\t-\t\n")
+		}
+	}
+	for _, r := range rs {
+		cond := "quiet"
+		if r.Noise == string(NoiseOn) {
+			cond = "noisy"
+		}
+		row(r.Profile, cond, r.idle())
+		if r.Noisy != nil {
+			row(r.Profile, "noisy", *r.Noisy)
+		}
+	}
+	tw.Flush()
+}
+
+// idle is r's own idle round trip as an Idle.
+func (r Result) idle() Idle {
+	in := Idle{Bare: r.Bare, Ping: r.Ping, ShaperLateP50Ms: r.ShaperLateP50Ms, ShaperLateP99Ms: r.ShaperLateP99Ms,
+		ShaperLateMaxMs: r.ShaperLateMaxMs, ShaperGCCycles: r.ShaperGCCycles, ShaperGCPauseMaxMs: r.ShaperGCPauseMaxMs}
+	if r.Ping == nil && r.Error != "" {
+		in.Error = r.Error
+	}
+	return in
+}
+
+// printLateTraces lists the stalls caught with Config.TraceLate, per
+// profile and condition.
+func printLateTraces(w io.Writer, rs []Result) {
+	one := func(profile, cond string, lt *LateTrace) {
+		switch {
+		case lt == nil:
+		case lt.Error != "":
+			fmt.Fprintf(w, "  %s (%s): late trace: error: %s\n", profile, cond, lt.Error)
+		case !lt.Caught:
+			fmt.Fprintf(w, "  %s (%s): late trace: no frame late enough to stop it\n", profile, cond)
+		default:
+			fmt.Fprintf(w, "  %s (%s): late trace %s: %s\n", profile, cond, lt.File, lt.Reading)
+		}
+	}
+	for _, r := range rs {
+		cond := "quiet"
+		if r.Noise == string(NoiseOn) {
+			cond = "noisy"
+		}
+		one(r.Profile, cond, r.LateTrace)
+		if r.Noisy != nil {
+			one(r.Profile, "noisy", r.Noisy.LateTrace)
+		}
+	}
 }

@@ -38,6 +38,15 @@ func goldenReport() Report {
 				Ping:            &Probe{Sent: 200, Answered: 200, IntervalMs: 10, ExpectedMs: 80.157, MinErrMs: 0.01, P50ErrMs: 0.04, P90ErrMs: 0.09, P99ErrMs: 0.3, MaxErrMs: 1.2},
 				Bare:            &Probe{Sent: 200, Answered: 199, IntervalMs: 10, ExpectedMs: 0, MinErrMs: 0.005, P50ErrMs: 0.02, P90ErrMs: 0.03, P99ErrMs: 0.1, MaxErrMs: 0.4},
 				ShaperLateP50Ms: 0.002, ShaperLateP99Ms: 0.05, ShaperLateMaxMs: 0.7,
+				ShaperGCCycles: new(uint64(0)), ShaperGCPauseMaxMs: 0.25,
+				LateTrace: &LateTrace{Caught: true, File: "trace-late-80_10-quiet-120000.000.txt", Reading: "thread 42 wrote a frame 1.500 ms late"},
+				Noisy: &Idle{
+					Bare:            &Probe{Sent: 200, Answered: 200, IntervalMs: 10, P50ErrMs: 0.03, P99ErrMs: 0.2},
+					Ping:            &Probe{Sent: 200, Answered: 200, IntervalMs: 10, ExpectedMs: 80.157, P50ErrMs: 0.05, P99ErrMs: 1.5},
+					ShaperLateP50Ms: 0.003, ShaperLateP99Ms: 0.9, ShaperLateMaxMs: 6.5,
+					ShaperGCCycles: new(uint64(1)), ShaperGCPauseMaxMs: 0.5, Error: "not an error, a golden field",
+					LateTrace: &LateTrace{Error: "trace: mounting tracefs: operation not permitted"},
+				},
 				ExpectedRTTms: 80.14, Echoes: 200, Answered: 200, RTTMinMs: 80.15, RTTP50Ms: 80.2, RTTP99Ms: 80.6, RTTP50ErrMs: 0.06, RTTP99ErrMs: 0.46,
 				BaselineP50Ms: 0.031, BaselineP99Ms: 0.09,
 				Bulk: []Bulk{
@@ -49,7 +58,7 @@ func goldenReport() Report {
 				CPUPerPacketNs: 2150,
 			},
 			{
-				Profile: "80:10:1,down.dup=10,down.reorder=20/0/2", Backend: "netem",
+				Profile: "80:10:1,down.dup=10,down.reorder=20/0/2", Backend: "netem", Noise: "on", LateTrace: &LateTrace{},
 				Applied:       []string{"down: netem delay 40ms loss 1% duplicate 10% reorder 20% gap 2 rate 10mbit"},
 				Ping:          &Probe{Sent: 200, Answered: 180, IntervalMs: 10, ExpectedMs: 80.157, P50ErrMs: -0.2, P99ErrMs: 0.9, Error: "20 echoes unanswered"},
 				Bare:          &Probe{Sent: 200, Error: "no link"},

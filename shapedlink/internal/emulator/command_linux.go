@@ -92,15 +92,16 @@ type Monitor struct {
 	cmd    *exec.Cmd
 	stderr tailBuffer
 
-	mu     sync.Mutex
-	base   time.Time // ScheduleBase, kept once read
-	mem    []byte    // nil after Stop
-	lay    *shmLayout
-	final  [2]linkspec.Counters
-	memf   *os.File
-	cfgf   *os.File
-	stdinR *os.File
-	stdinW *os.File
+	mu      sync.Mutex
+	base    time.Time // ScheduleBase, kept once read
+	mem     []byte    // nil after Stop
+	lay     *shmLayout
+	final   [2]linkspec.Counters
+	finalGC gcRecord
+	memf    *os.File
+	cfgf    *os.File
+	stdinR  *os.File
+	stdinW  *os.File
 
 	waitOnce sync.Once
 	done     chan struct{}
@@ -185,7 +186,48 @@ func (m *Monitor) Priority() string {
 			parts = append(parts, fmt.Sprintf("nice %d", m.cfg.Nice))
 		}
 	}
+	if lay != nil {
+		switch lay.mlockMode.Load() {
+		case mlockAll:
+			parts = append(parts, "memory locked")
+		case mlockFaults:
+			parts = append(parts, "memory locked as touched")
+		default:
+			parts = append(parts, fmt.Sprintf("memory not locked (mlockall: %v)", syscall.Errno(lay.mlockErr.Load())))
+		}
+	}
 	return strings.Join(parts, ", ")
+}
+
+// gcRecord is the shaper's garbage collection since it started
+// forwarding.
+type gcRecord struct {
+	cycles   uint64
+	pauseMax time.Duration
+	ok       bool
+}
+
+func loadGC(lay *shmLayout) gcRecord {
+	if lay.gcValid.Load() == 0 {
+		return gcRecord{}
+	}
+	return gcRecord{cycles: lay.gcCycles.Load(), pauseMax: time.Duration(lay.gcPauseMaxNs.Load()), ok: true}
+}
+
+// GC returns how many garbage collections the shaper has run since it
+// started forwarding and the longest pause of any (an upper bound, from
+// the runtime's pause histogram), as it last published them (every
+// 100 ms, and when it stops); ok is false before it has. The shaper
+// turns its collector off once it forwards, so both should stay zero.
+// After Stop it returns the final record.
+func (m *Monitor) GC() (cycles uint64, pauseMax time.Duration, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.finalGC
+	if m.lay != nil {
+		r = loadGC(m.lay)
+	}
+	return r.cycles, r.pauseMax, r.ok
 }
 
 func loadErrno(lay *shmLayout, f func(*shmLayout) uint64) syscall.Errno {
@@ -313,6 +355,7 @@ func (m *Monitor) release() {
 		return
 	}
 	m.final = [2]linkspec.Counters{m.lay.dirs[0].load(), m.lay.dirs[1].load()}
+	m.finalGC = loadGC(m.lay)
 	m.lay = nil
 	unix.Munmap(m.mem)
 	m.mem = nil

@@ -41,7 +41,21 @@ type Config struct {
 	// 64 KiB one. The forwarding loop cuts any super-packet into its wire
 	// segments whatever this says (package segment).
 	KeepOffload bool
+	// LateMarker, when positive, has each forwarding thread write one
+	// line to the kernel's trace marker (TraceMarker) the first time it
+	// sends a frame later than this: "quicbench-late tid=T late_ns=N",
+	// T the thread's id. A tracing session can stop on it (a traceoff
+	// trigger) to catch what delayed the thread. The shaper fails to
+	// start if it cannot open the marker.
+	LateMarker time.Duration
 }
+
+// TraceMarker is the kernel trace marker LateMarker writes to (tracefs
+// mounted at its usual place).
+const TraceMarker = "/sys/kernel/tracing/trace_marker"
+
+// LateMarkerPrefix starts every line LateMarker writes.
+const LateMarkerPrefix = "quicbench-late"
 
 // DefaultNice is the nice value shapedlink asks for: a real link (or
 // netem, which runs in softirq context) is not delayed by busy user
@@ -62,6 +76,9 @@ const DefaultSpinThreshold = 300 * time.Microsecond
 func (c Config) Validate() error {
 	if c.IfA == "" || c.IfB == "" {
 		return errors.New("emulator: Config.IfA and Config.IfB must name the two interfaces in the shaper namespace")
+	}
+	if c.LateMarker < 0 {
+		return fmt.Errorf("emulator: Config.LateMarker is %v; give a positive lateness, or 0 for no marker", c.LateMarker)
 	}
 	if c.Nice < -20 || c.Nice > 19 {
 		return fmt.Errorf("emulator: Config.Nice is %d; nice values run from -20 to 19", c.Nice)

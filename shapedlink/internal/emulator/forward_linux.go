@@ -3,6 +3,7 @@ package emulator
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -77,6 +78,15 @@ type dirLoop struct {
 	// of a thread that never sleeps.
 	windowStart, windowSpin, lastSpin int64
 
+	// With Config.LateMarker: the trace marker's file (-1: none), the
+	// lateness that writes to it, whether it has been written, the
+	// thread's id and room for the line.
+	marker   int
+	markLate int64
+	marked   bool
+	tid      int
+	markBuf  []byte
+
 	flowSeed uint32 // the queue discipline's flow hash seed
 	// With FQ-CoDel: when the flow queues were last published, and room
 	// to gather them.
@@ -112,6 +122,8 @@ func newDirLoop(d linkspec.Direction, keep bool, rx, tx, wake int, sh *shmDir, s
 		txIov:     make([]unix.Iovec, 2*txBatch),
 		txEntries: make([]int, txBatch),
 		pfd:       []unix.PollFd{{Fd: int32(rx), Events: unix.POLLIN}, {Fd: int32(wake), Events: unix.POLLIN}},
+		marker:    -1,
+		markBuf:   make([]byte, 0, 128),
 	}
 	l.model = linkmodel.New(d, &l.c)
 	l.carry = linkmodel.NewCarrier(l.model, limit, l)
@@ -148,6 +160,9 @@ func newDirLoop(d linkspec.Direction, keep bool, rx, tx, wake int, sh *shmDir, s
 }
 
 func (l *dirLoop) close() {
+	if l.marker >= 0 {
+		_ = unix.Close(l.marker)
+	}
 	_ = unix.Munmap(l.arena)
 	_ = unix.Munmap(l.txScratch)
 }
@@ -155,6 +170,7 @@ func (l *dirLoop) close() {
 func (l *dirLoop) now() int64 { return int64(time.Since(l.base)) }
 
 func (l *dirLoop) run() error {
+	l.tid = unix.Gettid()
 	for !l.stop.Load() {
 		now := l.now()
 		if err := l.sendDue(now, now); err != nil {
@@ -309,6 +325,18 @@ func (l *dirLoop) poll(ns int64, watchRx bool) error {
 		return fmt.Errorf("ppoll: %w", errno)
 	}
 	return nil
+}
+
+// markLateness writes the LateMarker line for a frame late by late ns,
+// once per thread.
+func (l *dirLoop) markLateness(late int64) {
+	l.marked = true
+	b := append(l.markBuf[:0], LateMarkerPrefix+" tid="...)
+	b = strconv.AppendInt(b, int64(l.tid), 10)
+	b = append(b, " late_ns="...)
+	b = strconv.AppendInt(b, late, 10)
+	b = append(b, '\n')
+	_, _ = unix.Write(l.marker, b)
 }
 
 // FlowSamples is how many of the fullest FQ-CoDel flow queues the shaper

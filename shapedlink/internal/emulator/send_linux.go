@@ -129,5 +129,8 @@ func (l *dirLoop) retire(now int64, ok bool) {
 		l.c.LateNanos += late
 		l.c.MaxLateNanos = max(l.c.MaxLateNanos, late)
 		l.c.Late[linkspec.LateBucket(late)]++
+		if l.marker >= 0 && !l.marked && int64(late) > l.markLate {
+			l.markLateness(int64(late))
+		}
 	}
 }

@@ -134,7 +134,20 @@ func (s *shaper) setup(v string) error {
 	if err != nil {
 		return err
 	}
-	return s.newLoops([2]int{rxA, rxB}, [2]int{txA, txB})
+	if err := s.newLoops([2]int{rxA, rxB}, [2]int{txA, txB}); err != nil {
+		return err
+	}
+	// Best effort: a page fault on the forwarding path (a reclaimed page
+	// of the program or a buffer) is a stall; Monitor.Priority reports
+	// the outcome.
+	var bufs [][]byte
+	for _, l := range s.loops {
+		bufs = append(bufs, l.arena, l.txScratch)
+	}
+	mode, errno := lockMemory(bufs)
+	s.lay.mlockMode.Store(mode)
+	s.lay.mlockErr.Store(uint64(errno))
+	return nil
 }
 
 // decodeConfig parses and validates the configuration from EnvConfig.
@@ -174,6 +187,13 @@ func (s *shaper) newLoops(rx, tx [2]int) error {
 			return err
 		}
 		s.loops = append(s.loops, l)
+		if s.cfg.LateMarker > 0 {
+			fd, err := unix.Open(TraceMarker, unix.O_WRONLY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return fmt.Errorf("opening the trace marker %s for LateMarker (is tracefs mounted there?): %w", TraceMarker, err)
+			}
+			l.marker, l.markLate = fd, int64(s.cfg.LateMarker)
+		}
 	}
 	return nil
 }
@@ -192,19 +212,48 @@ func (s *shaper) run() error {
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	eof := stdinClosed()
 	errc := make(chan error, 2)
+	// No collection while forwarding: its stop-the-world would hold a
+	// forwarding thread back as it returns from a system call.
+	quietRuntime()
+	gc := newGCWatch()
+	s.publishGC(gc)
 	var wg sync.WaitGroup
 	s.startLoops(&wg, errc)
 	applyPriority(s.cfg, s.lay) // and any thread started meanwhile
 	s.lay.state.Store(stateReady)
 
+	tick := time.NewTicker(gcPublishEvery)
+	defer tick.Stop()
 	var runErr error
-	select {
-	case <-sigs:
-	case <-eof:
-	case runErr = <-errc:
+wait:
+	for {
+		select {
+		case <-sigs:
+			break wait
+		case <-eof:
+			break wait
+		case runErr = <-errc:
+			break wait
+		case <-tick.C:
+			s.publishGC(gc)
+		}
 	}
 	s.stopLoops(&wg)
+	s.publishGC(gc)
 	return runErr
+}
+
+// gcPublishEvery is how often the shaper publishes its collector's
+// record.
+const gcPublishEvery = 100 * time.Millisecond
+
+// publishGC stores the collector's record since forwarding started on
+// the shared page.
+func (s *shaper) publishGC(w *gcWatch) {
+	cycles, pause := w.read()
+	s.lay.gcCycles.Store(cycles)
+	s.lay.gcPauseMaxNs.Store(pause)
+	s.lay.gcValid.Store(1)
 }
 
 // stdinClosed returns a channel that is closed at end of file on standard

@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net"
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,8 +69,14 @@ func TestReachableWithDelay(t *testing.T) {
 		AToB: Direction{Delay: 10 * time.Millisecond, RateMbit: 100, Limit: 1000},
 		BToA: Direction{Delay: 15 * time.Millisecond, RateMbit: 100, Limit: 1000},
 	})
-	if p := mon.Priority(); p != "SCHED_FIFO 1, nice 0 (inherited)" {
-		t.Errorf("Priority() = %q as root; want SCHED_FIFO applied", p)
+	if p := mon.Priority(); p != "SCHED_FIFO 1, nice 0 (inherited), memory locked" {
+		t.Errorf("Priority() = %q as root; want SCHED_FIFO applied and the memory locked", p)
+	}
+	// The lock in effect: the kernel counts locked memory in VmLck.
+	if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", mon.PID())); err != nil {
+		t.Error(err)
+	} else if m := regexp.MustCompile(`VmLck:\s+(\d+) kB`).FindSubmatch(st); m == nil || string(m[1]) == "0" {
+		t.Errorf("the shaper's /proc status shows no locked memory: %q", m)
 	}
 	srv := listenUDP(t, tp.srv, tp.srvIP)
 	echoServer(t, srv)
@@ -120,6 +128,10 @@ func TestReachableWithDelay(t *testing.T) {
 	// shaper once each way).
 	if allow := 2*max(0, ctl50-want) + 3*time.Millisecond; p50 > want+allow {
 		t.Errorf("median round trip %v is more than %v over the configured %v (3 ms and twice the loopback control's %v above it)", p50, allow, want, ctl50-want)
+	}
+	// The collector stays off while the shaper forwards.
+	if cycles, pause, ok := mon.GC(); !ok || cycles != 0 || pause != 0 {
+		t.Errorf("GC() = %d cycles, longest pause %v, reported %v after forwarding; want 0, 0, true", cycles, pause, ok)
 	}
 	st := mon.Snapshot()
 	if st[0].Forwarded < 60 || st[1].Forwarded < 60 {

@@ -100,9 +100,16 @@ type shmLayout struct {
 	rtErr atomic.Uint64
 	// base is the forwarding threads' time zero (unix ns): the schedule's
 	// and the trace's times count from it.
-	base   atomic.Uint64
-	dirs   [2]shmDir
-	errMsg [errMsgSize]byte
+	base atomic.Uint64
+	// mlockMode is lockMemory's outcome (mlockNone, mlockAll,
+	// mlockFaults) and mlockErr the errno of a failed mlockall.
+	mlockMode, mlockErr atomic.Uint64
+	// gcCycles and gcPauseMaxNs are the garbage collections since the
+	// forwarding threads started and the longest pause of any (an upper
+	// bound), published every gcPublishEvery; gcValid is 1 once they are.
+	gcCycles, gcPauseMaxNs, gcValid atomic.Uint64
+	dirs                            [2]shmDir
+	errMsg                          [errMsgSize]byte
 }
 
 func init() {
