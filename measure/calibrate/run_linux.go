@@ -33,6 +33,11 @@ func Run(ctx context.Context, c Config) (Report, error) {
 	rep := Report{Started: time.Now().UTC(), Host: host, Load: strings.TrimSpace(string(load)), Build: buildinfo.Read(), Offload: c.Link.Offload.String()}
 	opts := c.Link
 	if c.TraceLate > 0 && len(c.Profiles) > 0 {
+		if c.TraceDir != "" {
+			if err := os.MkdirAll(c.TraceDir, 0o755); err != nil {
+				return rep, fmt.Errorf("calibrate: the trace directory: %w", err)
+			}
+		}
 		t, err := openTracer()
 		if err != nil {
 			return rep, err
