@@ -100,8 +100,9 @@ func kernelStamp(oob []byte) time.Time {
 	return time.Time{}
 }
 
-// TestScheduleBlackoutEmulator: blackout:300ms/2s takes the link down 1 s
-// after its schedule starts, for 300 ms. Of datagrams sent every 2 ms,
+// TestScheduleBlackoutEmulator: blackout:300ms/4s takes the link down 2 s
+// after its schedule starts, for 300 ms. Of datagrams sent every 2 ms
+// until 2.8 s after the start (however long the link took to come up),
 // every one sent more than 1 ms inside the blackout is lost and every one
 // sent more than 1 ms outside it arrives; the shaper counts the lost ones
 // as blackout drops and drops nothing else, so the change itself costs
@@ -109,10 +110,10 @@ func kernelStamp(oob []byte) time.Time {
 // arrives after the link is back up.
 func TestScheduleBlackoutEmulator(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs two links for 2.5 s each")
+		t.Skip("runs two links for 3.3 s each")
 	}
 	for _, hold := range []bool{false, true} {
-		spec := "blackout:300ms/2s"
+		spec := "blackout:300ms/4s"
 		if hold {
 			spec += "/hold"
 		}
@@ -122,11 +123,17 @@ func TestScheduleBlackoutEmulator(t *testing.T) {
 		if start.IsZero() {
 			t.Fatal("ScheduleStart is zero on a link with a schedule")
 		}
-		down, up := start.Add(time.Second), start.Add(1300*time.Millisecond)
+		down, up := start.Add(2*time.Second), start.Add(2300*time.Millisecond)
 		srv, cli := udpPair(t, l)
-		dgs := sendStamped(t, srv, cli, 1200, 2*time.Millisecond, 64, 500*time.Millisecond)
-		if last := dgs[len(dgs)-1].sentTo.Sub(start); last > 2900*time.Millisecond {
-			t.Fatalf("the last datagram left %v after the schedule's start; the second blackout, at 3 s, would be in the run", last)
+		// Sending ends 2.8 s in, whenever it began, so the run covers the
+		// blackout and 500 ms after it, and never reaches the next one, at 6 s.
+		n := int(time.Until(start.Add(2800*time.Millisecond)) / (2 * time.Millisecond))
+		if n < 400 {
+			t.Fatalf("the link took %v to come up; the blackout at 2 s would be nearly over before sending began", time.Since(start))
+		}
+		dgs := sendStamped(t, srv, cli, n, 2*time.Millisecond, 64, 500*time.Millisecond)
+		if last := dgs[len(dgs)-1].sentTo.Sub(start); last > 5900*time.Millisecond {
+			t.Fatalf("the last datagram left %v after the schedule's start; the second blackout, at 6 s, would be in the run", last)
 		}
 		lost, inside := 0, 0
 		for i, d := range dgs {
@@ -165,9 +172,9 @@ func TestScheduleBlackoutEmulator(t *testing.T) {
 		if d.Changes != 2 {
 			t.Errorf("shaper applied %d changes, want 2 (down, up)", d.Changes)
 		}
-		changes, err := ScheduledChanges(l.Profile(), start, start, start.Add(2500*time.Millisecond))
+		changes, err := ScheduledChanges(l.Profile(), start, start, start.Add(3500*time.Millisecond))
 		if err != nil || len(changes) != 2 || !changes[0].At.Equal(down) || changes[0].Set != "down" || changes[0].Hold != hold || !changes[1].At.Equal(up) {
-			t.Errorf("ScheduledChanges = %+v, %v; want down at +1s (hold %v) and up at +1.3s", changes, err, hold)
+			t.Errorf("ScheduledChanges = %+v, %v; want down at +2s (hold %v) and up at +2.3s", changes, err, hold)
 		}
 		l.Close()
 	}
