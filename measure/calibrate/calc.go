@@ -108,15 +108,21 @@ func lossRuns(seen []bool) (lost, bursts int) {
 }
 
 // lossModel is what a direction's loss should look like: the mean loss in
-// percent, the mean burst length in packets, and the factor by which the
-// bursts inflate the variance of a measured loss fraction. Independent
-// loss p: bursts of 1/(1-p), no inflation. Gilbert-Elliott: the chain's
-// correlation lambda = 1 - p - r makes the variance of a long run's loss
-// fraction (1+lambda)/(1-lambda) times the binomial one (exact for the
-// simple Gilbert model, an approximation with 1-h or 1-k strictly inside
-// (0, 100)); a burst lasts 1/r packets in the simple model.
+// percent, the mean burst length in packets (a burst is a run of
+// consecutive losses, as lossRuns counts them), and the factor by which
+// the bursts inflate the variance of a measured loss fraction (at least
+// 1). Independent loss p: bursts of 1/(1-p), no inflation.
+// Gilbert-Elliott: the chain's correlation lambda = 1 - p - r makes the
+// variance of a long run's loss fraction (1+lambda)/(1-lambda) times the
+// binomial one (exact for the simple Gilbert model, an approximation with
+// 1-h or 1-k strictly inside (0, 100)); a burst lasts 1/r packets in the
+// simple model. The 4-state model: fourStateModel.
 func lossModel(d shapedlink.Direction) (meanPct, burst, inflation float64) {
-	if !d.HasGE {
+	switch {
+	case d.HasFourState:
+		meanPct, burst, inflation = fourStateModel(d.FourState)
+		return meanPct, burst, max(1, inflation)
+	case !d.HasGE:
 		p := d.LossPct / 100
 		return d.LossPct, 1 / (1 - p), 1
 	}
@@ -130,6 +136,136 @@ func lossModel(d shapedlink.Direction) (meanPct, burst, inflation float64) {
 		burst = 100 / g.R
 	}
 	return g.MeanLoss(), burst, inflation
+}
+
+// fourStateModel is the long run of netem's 4-state chain f started in
+// state 1 (shapedlink.FourState has the states): the share of packets
+// lost (those whose step lands in state 3 or 4), in percent; the mean
+// run of consecutive losses, where an isolated loss (state 4, always
+// followed by state 1) is a run of one and a stay in state 3 a run of
+// 1/(p31+p32) on average, 0 when nothing is lost or a run never ends; and
+// the variance of a long run's loss fraction over the binomial one, from
+// the chain's fundamental matrix (below 1 when losses keep apart).
+func fourStateModel(f shapedlink.FourState) (meanPct, burst, varRatio float64) {
+	p13, p31, p32, p23, p14 := f.P13/100, f.P31/100, f.P32/100, f.P23/100, f.P14/100
+	// The transitions, states 1 to 4 at indices 0 to 3.
+	tr := [4][4]float64{
+		{1 - p13 - p14, 0, p13, p14},
+		{0, 1 - p23, p23, 0},
+		{p31, p32, 1 - p31 - p32, 0},
+		{1, 0, 0, 0},
+	}
+	pi := fourStateStationary(p13, p31, p32, p23, p14)
+	mu := pi[2] + pi[3]
+	// Runs begin at each visit to state 4 and each entry to state 3
+	// (as many as the exits from it).
+	if runs := pi[3] + pi[2]*(p31+p32); runs > 0 {
+		burst = mu / runs
+	}
+	if mu <= 0 || mu >= 1 {
+		return 100 * mu, burst, 1
+	}
+	// The chain's recurrent states (those the chain settles in) and the
+	// centred loss on them: g = 1{lost} - mu.
+	var idx []int
+	for i, v := range pi {
+		if v > 0 {
+			idx = append(idx, i)
+		}
+	}
+	n := len(idx)
+	a := make([][]float64, n)
+	g := make([]float64, n)
+	for r, i := range idx {
+		a[r] = make([]float64, n)
+		for c, j := range idx {
+			a[r][c] = pi[j] - tr[i][j]
+			if r == c {
+				a[r][c]++
+			}
+		}
+		if i >= 2 {
+			g[r] = 1 - mu
+		} else {
+			g[r] = -mu
+		}
+	}
+	// h = Z g with Z = (I - P + 1 pi)^-1, the fundamental matrix; the
+	// asymptotic variance of the mean of g over a run is
+	// 2 <g, h>_pi - <g, g>_pi per packet.
+	h := solve(a, slices.Clone(g))
+	var sigma2 float64
+	for r, i := range idx {
+		sigma2 += pi[i] * g[r] * (2*h[r] - g[r])
+	}
+	return 100 * mu, burst, sigma2 / (mu * (1 - mu))
+}
+
+// fourStateStationary is the long-run share of time the 4-state chain
+// with these transition probabilities (fractions) spends in each state,
+// started in state 1: the stationary distribution of the closed class it
+// ends in.
+func fourStateStationary(p13, p31, p32, p23, p14 float64) [4]float64 {
+	var w [4]float64
+	switch {
+	case p13 == 0:
+		// Only the gap: state 1, and 4 after each isolated loss.
+		w = [4]float64{1, 0, 0, p14}
+	case p31 == 0 && p32 == 0:
+		// State 3 is never left.
+		w = [4]float64{0, 0, 1, 0}
+	case p32 > 0 && p23 == 0:
+		// State 2 is reached from a burst and never left.
+		w = [4]float64{0, 1, 0, 0}
+	case p31 == 0:
+		// The burst, states 2 and 3, is never left.
+		w = [4]float64{0, p32, p23, 0}
+	default:
+		// Per unit of time in state 1: p14 in 4, p13/p31 in 3 (the flows
+		// into and out of the burst balance) and p32/p23 of that in 2.
+		s3 := p13 / p31
+		w = [4]float64{1, 0, s3, p14}
+		if p32 > 0 {
+			w[1] = s3 * p32 / p23
+		}
+	}
+	sum := w[0] + w[1] + w[2] + w[3]
+	for i := range w {
+		w[i] /= sum
+	}
+	return w
+}
+
+// solve is x with a x = b, by Gaussian elimination with partial pivoting
+// (a and b are overwritten); a must be square and invertible.
+func solve(a [][]float64, b []float64) []float64 {
+	n := len(b)
+	for k := range n {
+		p := k
+		for r := k + 1; r < n; r++ {
+			if math.Abs(a[r][k]) > math.Abs(a[p][k]) {
+				p = r
+			}
+		}
+		a[k], a[p] = a[p], a[k]
+		b[k], b[p] = b[p], b[k]
+		for r := k + 1; r < n; r++ {
+			m := a[r][k] / a[k][k]
+			for c := k; c < n; c++ {
+				a[r][c] -= m * a[k][c]
+			}
+			b[r] -= m * b[k]
+		}
+	}
+	x := make([]float64, n)
+	for k := n - 1; k >= 0; k-- {
+		s := b[k]
+		for c := k + 1; c < n; c++ {
+			s -= a[k][c] * x[c]
+		}
+		x[k] = s / a[k][k]
+	}
+	return x
 }
 
 // wilsonEffective is the Wilson interval for k losses in n trials whose

@@ -1,7 +1,9 @@
 package calibrate
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -101,6 +103,156 @@ func TestLossModel(t *testing.T) {
 	if ratio := (hi - lo) / (hi1 - lo1); ratio < 0.9*math.Sqrt(infl) || ratio > 1.1*math.Sqrt(infl) {
 		t.Errorf("the GE interval is %.2f times the binomial one, want about sqrt(%.2f) = %.2f", ratio, infl, math.Sqrt(infl))
 	}
+}
+
+// TestFourStateModel: the 4-state model's mean loss, mean run of
+// consecutive losses and variance ratio, worked by hand for four chains:
+// state:1/30 is the simple Gilbert model (p 1%, r 30%: 1/31 lost, runs
+// of 1/0.3, ratio (1+lambda)/(1-lambda) with lambda 0.69); 50% isolated
+// losses alternate with receptions at least (1/3 lost, runs of one,
+// ratio (1+lambda)/(1-lambda) with lambda 1-0.5-1, so 1/3, which
+// lossModel raises to 1); state:1/20/10/40/1 spends 1, 0.0125, 0.05 and
+// 0.01 in states 1 to 4 (0.06/1.0725 lost, runs of 0.06/(0.01+0.05*0.3));
+// (its variance ratio is left to TestFourStateModelSimulated); state:p13
+// alone is lossModel's independent loss of p13. The profile
+// 80:10,loss=state:1/30 is judged against its 3.2%.
+func TestFourStateModel(t *testing.T) {
+	for _, c := range []struct {
+		spec                  string
+		mean, burst, varRatio float64
+	}{
+		{"1/30", 100.0 / 31, 1 / 0.3, 1.69 / 0.31},
+		{"0/100/0/100/50", 100.0 / 3, 1, 1.0 / 3},
+		{"1/20/10/40/1", 100 * 0.06 / 1.0725, 0.06 / 0.025, 0},
+	} {
+		d := fourStateDir(t, c.spec)
+		mean, burst, ratio := fourStateModel(d.FourState)
+		if math.Abs(mean-c.mean) > 1e-9 || math.Abs(burst-c.burst) > 1e-9 || (c.varRatio > 0 && math.Abs(ratio-c.varRatio) > 1e-9) {
+			t.Errorf("state:%s: mean %v%%, runs of %v, variance ratio %v; want %v%%, %v, %v", c.spec, mean, burst, ratio, c.mean, c.burst, c.varRatio)
+		}
+		if m := d.FourState.MeanLoss(); math.Abs(mean-m) > 1e-9 {
+			t.Errorf("state:%s: mean %v%%, FourState.MeanLoss %v%%", c.spec, mean, m)
+		}
+	}
+	if _, _, infl := lossModel(fourStateDir(t, "0/100/0/100/50")); infl != 1 {
+		t.Errorf("alternating losses: lossModel inflation %v, want 1 (the binomial interval)", infl)
+	}
+	for _, pct := range []float64{0.5, 2, 30} {
+		m1, b1, i1 := lossModel(shapedlink.Direction{LossPct: pct})
+		m2, b2, i2 := lossModel(fourStateDir(t, fmt.Sprint(pct)))
+		if math.Abs(m1-m2) > 1e-9 || math.Abs(b1-b2) > 1e-9 || math.Abs(i1-i2) > 1e-9 {
+			t.Errorf("state:%v: %v %v %v; independent %v%%: %v %v %v", pct, m2, b2, i2, pct, m1, b1, i1)
+		}
+	}
+	p, err := shapedlink.ParseProfile("80:10,loss=state:1/30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mean, _, _ := lossModel(p.Direction(shapedlink.Down)); math.Abs(mean-100.0/31) > 1e-9 {
+		t.Errorf("80:10,loss=state:1/30 is judged against %v%%, want 3.23%%", mean)
+	}
+}
+
+// TestFourStateModelSimulated runs each chain for 8 million packets with
+// a fixed seed and compares what lossRuns and 4000 batches of 2000
+// packets see with fourStateModel: the mean within 4 standard errors of
+// the batch means, the mean run within 4 of the runs' lengths, and the
+// variance ratio within 4 of its batch estimate's relative error
+// sqrt(2/(batches-1)), 9%. (With 2000 packets a batch, the correlation
+// the batches miss shifts the ratio by under 0.2% for these chains.)
+func TestFourStateModelSimulated(t *testing.T) {
+	const batches, size = 4000, 2000
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, spec := range []string{"1/30", "0.2/25/0/100/0.8", "1/20/10/40/1", "5/0/30/20", "0/100/0/100/50", "3"} {
+		d := fourStateDir(t, spec)
+		wantMean, wantBurst, wantRatio := fourStateModel(d.FourState)
+		seen := simFourState(d.FourState, batches*size, rng)
+		lost, runs := lossRuns(seen)
+		mu := float64(lost) / float64(len(seen))
+		// The batch means' variance, and the runs' lengths' spread.
+		var ss float64
+		for b := range batches {
+			k, _ := lossRuns(seen[b*size : (b+1)*size])
+			ss += math.Pow(float64(k)/size-mu, 2)
+		}
+		varMeans := ss / (batches - 1)
+		var runSS float64
+		n := 0
+		for i, ok := range seen {
+			if !ok {
+				n++
+			}
+			if n > 0 && (ok || i == len(seen)-1) {
+				runSS += math.Pow(float64(n)-float64(lost)/float64(runs), 2)
+				n = 0
+			}
+		}
+		burst := float64(lost) / float64(runs)
+		ratio := varMeans * size / (mu * (1 - mu))
+		seMean := 100 * math.Sqrt(varMeans/batches)
+		seBurst := math.Sqrt(runSS/float64(runs-1)) / math.Sqrt(float64(runs))
+		seRatio := ratio * math.Sqrt(2.0/(batches-1))
+		t.Logf("%s: mean %.4f/%.4f (%.4f) burst %.4f/%.4f (%.4f) ratio %.3f/%.3f (%.3f)", spec, 100*mu, wantMean, seMean, burst, wantBurst, seBurst, ratio, wantRatio, seRatio)
+		if math.Abs(100*mu-wantMean) > 4*seMean {
+			t.Errorf("state:%s: %.4f%% lost in the run, model %.4f%% (standard error %.4f)", spec, 100*mu, wantMean, seMean)
+		}
+		if math.Abs(burst-wantBurst) > 4*seBurst+1e-12 {
+			t.Errorf("state:%s: runs of %.4f in the run, model %.4f (standard error %.4f)", spec, burst, wantBurst, seBurst)
+		}
+		if math.Abs(ratio-wantRatio) > 4*seRatio {
+			t.Errorf("state:%s: variance ratio %.3f in the run, model %.3f (standard error %.3f)", spec, ratio, wantRatio, seRatio)
+		}
+	}
+}
+
+// fourStateDir is the down direction of 80:10,loss=state:spec.
+func fourStateDir(t *testing.T, spec string) shapedlink.Direction {
+	t.Helper()
+	p, err := shapedlink.ParseProfile("80:10,loss=state:" + spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := p.Direction(shapedlink.Down)
+	if !d.HasFourState {
+		t.Fatalf("state:%s: no 4-state model in %+v", spec, d)
+	}
+	return d
+}
+
+// simFourState runs the 4-state chain f for n packets from state 1, one
+// uniform draw a step as netem's loss_4state takes them, and reports
+// which packets were received.
+func simFourState(f shapedlink.FourState, n int, rng *rand.Rand) []bool {
+	p13, p31, p32, p23, p14 := f.P13/100, f.P31/100, f.P32/100, f.P23/100, f.P14/100
+	seen := make([]bool, n)
+	state := 1
+	for i := range seen {
+		u := rng.Float64()
+		switch state {
+		case 1:
+			switch {
+			case u < p14:
+				state = 4
+			case u < p14+p13:
+				state = 3
+			}
+		case 2:
+			if u < p23 {
+				state = 3
+			}
+		case 3:
+			switch {
+			case u < p32:
+				state = 2
+			case u < p32+p31:
+				state = 1
+			}
+		case 4:
+			state = 1
+		}
+		seen[i] = state == 1 || state == 2
+	}
+	return seen
 }
 
 // TestReorderShare: with gap 1 the share is the probability; with gap G

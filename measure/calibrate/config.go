@@ -184,7 +184,7 @@ func CheckFixed(p shapedlink.Profile) error {
 			}
 		}
 		if len(what) > 0 {
-			return fmt.Errorf("its %s direction has %s; this measurement counts what the link's loss takes on a fixed link, so give a profile with a rate, a delay, loss (independent or ge:) and a limit only, e.g. 5:2000:0.1", d, strings.Join(what, ", "))
+			return fmt.Errorf("its %s direction has %s; this measurement counts what the link's loss takes on a fixed link, so give a profile with a rate, a delay, loss (independent, ge: or state:) and a limit only, e.g. 5:2000:0.1", d, strings.Join(what, ", "))
 		}
 	}
 	return nil

@@ -87,7 +87,9 @@ type Result struct {
 	LossInside    bool    `json:"loss_configured_inside_ci"`
 	// LossMeanBurst is the mean length of runs of lost datagrams, and
 	// LossBurstWant what the configured loss model gives (1/(1-p) for
-	// independent loss, 100/r for Gilbert-Elliott); the interval above is
+	// independent loss, 100/r for Gilbert-Elliott, for the 4-state model
+	// the mean of its isolated losses and its stays in state 3, 0 when it
+	// loses nothing in the long run); the interval above is
 	// widened for the bursts' correlation.
 	LossMeanBurst float64 `json:"loss_mean_burst,omitempty"`
 	LossBurstWant float64 `json:"loss_burst_configured,omitempty"`

@@ -29,10 +29,11 @@ type GSOLoss struct {
 	// Sent datagrams, Lost of them never seen; LossPct the share with
 	// its 95% Wilson interval, widened by Inflation (the loss model's
 	// variance over the binomial one: 1 for independent loss, more for
-	// Gilbert-Elliott's bursts), Inside whether the configured mean loss
-	// (LossWantPct) lies in it. MeanBurst is the mean length of runs of
-	// lost datagrams, BurstWant the model's (1/(1-p) for independent
-	// loss, 100/r for Gilbert-Elliott).
+	// Gilbert-Elliott's or the 4-state model's bursts), Inside whether the
+	// configured mean loss (LossWantPct) lies in it. MeanBurst is the mean
+	// length of runs of lost datagrams, BurstWant the model's (1/(1-p) for
+	// independent loss, 100/r for Gilbert-Elliott, for the 4-state model
+	// the mean of its isolated losses and its stays in state 3).
 	Sent      int     `json:"sent"`
 	Lost      int     `json:"lost"`
 	LossPct   float64 `json:"loss_measured_pct"`
