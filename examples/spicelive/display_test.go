@@ -43,6 +43,18 @@ func TestDisplayFlags(t *testing.T) {
 	}
 }
 
+// Without a live session no keys are typed, so a run shorter than the
+// warm-up and -key-timeout is taken (TestDisplayFlagsSayWhatIsWrong has
+// it refused with one).
+func TestDisplayFlagsWithoutLiveSessions(t *testing.T) {
+	for _, readings := range []string{"replay synthetic", "synthetic"} {
+		c, _, err := parseFlags([]string{"-display", "video", "-duration", "20", "-readings", readings}, io.Discard, noEnv)
+		if err != nil || c.Duration != 20*time.Second || c.KeyTimeout != spicelive.DefaultKeyTimeout {
+			t.Errorf("-display video -duration 20 -readings %q: %v, %v", readings, err, c.Duration)
+		}
+	}
+}
+
 func TestDisplayFlagsSayWhatIsWrong(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -56,6 +68,8 @@ func TestDisplayFlagsSayWhatIsWrong(t *testing.T) {
 		{[]string{"-display", "images", "-display-size", "big"}, `-display-size "big"`},
 		{[]string{"-display", "video", "-display-size", "900x500"}, "-display-size 900x500"},
 		{[]string{"-display", "video", "-duration", "20"}, "give a longer run"},
+		{[]string{"-display", "video", "-duration", "20", "-readings", "replay synthetic", "-replay", "reference"}, "give a longer run"},
+		{[]string{"-record", "video", "-duration", "20"}, "give a longer run"},
 		{[]string{"-summary", "-display", "video"}, "-display is not used by -summary"},
 	} {
 		_, _, err := parseFlags(tc.args, io.Discard, noEnv)

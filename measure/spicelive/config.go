@@ -197,14 +197,29 @@ func (c *Config) SetLists(profiles, losses, arms, readings string) error {
 	if len(c.Arms) == 0 || len(c.Readings) == 0 {
 		bad("no arms or no readings: give at least one of each")
 	}
-	errs = append(errs, c.checkNumbers()...)
+	errs = append(errs, c.checkNumbers(c.runsLive())...)
 	return errors.Join(errs...)
+}
+
+// runsLive reports whether Run makes live sessions, in which keys are
+// typed: for the live reading (the control's only one), and for the
+// replay reading without a Recording, which records its session live
+// over Reference.
+func (c Config) runsLive() bool {
+	return slices.Contains(c.Readings, ReadingLive) || slices.Contains(c.Readings, ReadingReplay) && c.Recording == ""
 }
 
 // Validate checks every setting, reporting every problem: what Run
 // refuses. The errors name the spicelive command's flags, which are
-// named as the fields are.
-func (c Config) Validate() error {
+// named as the fields are. With a display workload, the run's length
+// against KeyTimeout and the number of keys it types are checked when
+// it makes live sessions (the live reading, or the replay reading with
+// no Recording), the only ones that type keys.
+func (c Config) Validate() error { return c.validate(c.runsLive()) }
+
+// validate is Validate, checking the typed keys' timing and count when
+// live (the run makes live sessions).
+func (c Config) validate(live bool) error {
 	var errs []error
 	for _, p := range c.Profiles {
 		q, err := shapedlink.ParseProfile(p)
@@ -230,11 +245,13 @@ func (c Config) Validate() error {
 	if c.SessionTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("SessionTimeout %v: want a positive wait for the session to come up (the command waits a minute)", c.SessionTimeout))
 	}
-	errs = append(errs, c.checkNumbers()...)
+	errs = append(errs, c.checkNumbers(live)...)
 	return errors.Join(errs...)
 }
 
-func (c *Config) checkNumbers() []error {
+// checkNumbers says what is wrong with the settings beyond the lists;
+// live is checkDisplay's.
+func (c *Config) checkNumbers(live bool) []error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	if c.Repeats < 1 || c.Repeats > MaxRepeats {
@@ -266,7 +283,7 @@ func (c *Config) checkNumbers() []error {
 	default:
 		bad("-backend %q: want netem, emulator or empty", c.Backend)
 	}
-	return append(errs, c.checkDisplay()...)
+	return append(errs, c.checkDisplay(live)...)
 }
 
 // Job is one run of the plan.

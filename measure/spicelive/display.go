@@ -110,8 +110,10 @@ func ParseSize(s string) (w, h int, err error) {
 	return w, h, nil
 }
 
-// checkDisplay says what is wrong with the workload's settings.
-func (c Config) checkDisplay() []error {
+// checkDisplay says what is wrong with the workload's settings; live says
+// whether the run makes live sessions (Config.runsLive), the only ones
+// that type keys, whose timing and count it then checks.
+func (c Config) checkDisplay(live bool) []error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	if _, err := ParseDisplay(c.Display); err != nil || c.Display == "none" {
@@ -131,10 +133,10 @@ func (c Config) checkDisplay() []error {
 	}
 	if c.KeyTimeout < time.Second || c.KeyTimeout > time.Minute {
 		bad("-key-timeout %v: want 1s to 1m", c.KeyTimeout)
-	} else if c.Warmup+c.KeyTimeout >= c.Duration {
+	} else if live && c.Warmup+c.KeyTimeout >= c.Duration {
 		bad("-duration %v: keys are timed after the %v warm-up and before the last %v (-key-timeout); give a longer run", c.Duration, c.Warmup, c.KeyTimeout)
 	}
-	if c.KeyInterval > 0 && int(c.Duration/c.KeyInterval) > MaxGlyphKeys {
+	if live && c.KeyInterval > 0 && int(c.Duration/c.KeyInterval) > MaxGlyphKeys {
 		bad("-duration %v at -key-interval %v types %d keys: the typing xterm holds %d without scrolling; give a shorter run or a longer interval",
 			c.Duration, c.KeyInterval, int(c.Duration/c.KeyInterval), MaxGlyphKeys)
 	}

@@ -160,6 +160,52 @@ func TestValidateDisplaySaysWhatIsWrong(t *testing.T) {
 	}
 }
 
+// The typed keys' timing (-duration past the warm-up and -key-timeout)
+// and count (what the typing xterm holds) are checked only when the run
+// makes live sessions, the only ones that type keys: with the live
+// reading, the control, or the replay reading recording its session over
+// the reference link. The replay reading playing a shipped recording and
+// the synthetic one take either run length.
+func TestKeyChecksOnlyWithLiveSessions(t *testing.T) {
+	for _, k := range []struct {
+		name   string
+		change func(*Config)
+		want   string
+	}{
+		{"20s", func(c *Config) { c.Duration = 20 * time.Second }, "give a longer run"},
+		{"10m", func(c *Config) { c.Duration = 10 * time.Minute }, "types 1200 keys"},
+	} {
+		for _, r := range []struct {
+			name string
+			set  func(*Config)
+			live bool
+		}{
+			{"live", func(c *Config) { c.Readings = []string{ReadingLive} }, true},
+			{"all three", func(c *Config) { c.Readings, c.Recording = AllReadings(), DisplayVideo }, true},
+			{"control", func(c *Config) {
+				c.Control, c.Arms, c.Readings = true, []transport.Arm{transport.ArmTCP}, []string{ReadingLive}
+			}, true},
+			{"replay recorded here", func(c *Config) { c.Readings = []string{ReadingReplay, ReadingSynthetic} }, true},
+			{"replay shipped", func(c *Config) { c.Readings, c.Recording = []string{ReadingReplay, ReadingSynthetic}, DisplayVideo }, false},
+			{"synthetic", func(c *Config) { c.Readings = []string{ReadingSynthetic} }, false},
+		} {
+			c := displayConfig("video")
+			r.set(&c)
+			if err := c.Validate(); err != nil {
+				t.Fatalf("%s: %v", r.name, err)
+			}
+			k.change(&c)
+			err := c.Validate()
+			switch {
+			case r.live && (err == nil || !strings.Contains(err.Error(), k.want)):
+				t.Errorf("%s for %s: %v, want an error saying %q", k.name, r.name, err, k.want)
+			case !r.live && err != nil:
+				t.Errorf("%s for %s, where no keys are typed: %v, want it taken", k.name, r.name, err)
+			}
+		}
+	}
+}
+
 func TestPipelines(t *testing.T) {
 	v, err := displayConfig("video").displaySpec().pipeline()
 	if err != nil {

@@ -60,6 +60,29 @@ func TestReplayPlaysTheShippedRecording(t *testing.T) {
 	}
 }
 
+// Record makes a live session whatever the readings, so it checks the
+// typed keys' timing even where Validate, with no reading that types
+// keys, does not; it refuses before running anything (the reference
+// session left in the work directory would otherwise be returned).
+func TestRecordChecksTheKeys(t *testing.T) {
+	c := displayConfig("images")
+	c.Readings, c.Recording, c.Workdir = []string{ReadingSynthetic}, DisplayImages, t.TempDir()
+	c.Duration = 20 * time.Second
+	if err := c.Validate(); err != nil {
+		t.Fatalf("no keys typed: %v", err)
+	}
+	if err := os.MkdirAll(c.referenceDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.referenceDir(), replayFile), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	if _, err := Record(context.Background(), c, log); err == nil || !strings.Contains(err.Error(), "give a longer run") {
+		t.Errorf("Record of a 20s session with a 20s -key-timeout: %v, want it refused", err)
+	}
+}
+
 func sourceOf(r *spicelike.Replay) string {
 	if r == nil {
 		return "nothing"

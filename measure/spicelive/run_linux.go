@@ -213,7 +213,7 @@ func ensureReference(ctx context.Context, c Config, log *slog.Logger) (*spicelik
 // runs no other reading.
 func Record(ctx context.Context, c Config, log *slog.Logger) (*spicelike.Replay, error) {
 	c.Recording = ""
-	if err := c.Validate(); err != nil {
+	if err := c.validate(true); err != nil {
 		return nil, err
 	}
 	release, err := claimWorkdir(c)
