@@ -47,9 +47,9 @@ func awakeChildren(t *testing.T) []int {
 
 // spinningCPUs returns, for process pid, the CPU each of its threads at
 // SCHED_IDLE is allowed on, for those that are running or runnable
-// (state R) and allowed on exactly one CPU; other describes any other
-// SCHED_IDLE thread.
-func spinningCPUs(t *testing.T, pid int) (cpus []int, other []string) {
+// (state R) and allowed on exactly one CPU, and their thread ids; other
+// describes any other SCHED_IDLE thread.
+func spinningCPUs(t *testing.T, pid int) (cpus, tids []int, other []string) {
 	t.Helper()
 	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*", pid))
 	if err != nil || len(tasks) == 0 {
@@ -85,9 +85,31 @@ func spinningCPUs(t *testing.T, pid int) (cpus []int, other []string) {
 			continue
 		}
 		cpus = append(cpus, cpu)
+		tids = append(tids, tid)
 	}
 	slices.Sort(cpus)
-	return cpus, other
+	return cpus, tids, other
+}
+
+// voluntarySwitches is how many times thread tid of process pid has
+// given up its CPU (blocked or slept).
+func voluntarySwitches(t *testing.T, pid, tid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", pid, tid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "voluntary_ctxt_switches:"); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				t.Fatalf("thread %d: %q", tid, line)
+			}
+			return n
+		}
+	}
+	t.Fatalf("thread %d: no voluntary_ctxt_switches in its status", tid)
+	return 0
 }
 
 // allowedCPUs are the CPUs this process may run on.
@@ -133,9 +155,23 @@ func TestEmulatorKeepAwake(t *testing.T) {
 	if pids[0] == l.Instruments().EmulatorPID() {
 		t.Fatal("the keep-awake process is the emulator's")
 	}
-	cpus, other := spinningCPUs(t, pids[0])
+	cpus, tids, other := spinningCPUs(t, pids[0])
 	if !slices.Equal(cpus, want) || len(other) > 0 {
 		t.Errorf("SCHED_IDLE threads spinning on CPUs %v (others: %v); want one on each of %v", cpus, other, want)
+	}
+	// A spinning thread never gives up its CPU of its own accord (the Go
+	// runtime's preemption would make it, tens of times a second). Only
+	// the time it ran counts, so a loaded machine weakens this check but
+	// does not fail it.
+	var before []int
+	for _, tid := range tids {
+		before = append(before, voluntarySwitches(t, pids[0], tid))
+	}
+	time.Sleep(time.Second)
+	for i, tid := range tids {
+		if n := voluntarySwitches(t, pids[0], tid) - before[i]; n > 0 {
+			t.Errorf("spinning thread %d gave up its CPU %d times in a second", tid, n)
+		}
 	}
 	hs, err := l.Instruments().HostState()
 	if err != nil {

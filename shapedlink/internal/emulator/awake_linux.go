@@ -63,13 +63,25 @@ func AwakeCommand() (*exec.Cmd, *Awake, error) {
 	a := &Awake{stdinR: stdinR, stdinW: stdinW, out: outR, outW: outW, done: make(chan struct{})}
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = []string{"quicbench-awake"}
-	cmd.Env = append(os.Environ(), EnvAwake+"="+strconv.Itoa(os.Getpid()))
+	cmd.Env = append(os.Environ(), EnvAwake+"="+strconv.Itoa(os.Getpid()), awakeGODEBUG())
 	cmd.Stdin = stdinR
 	cmd.Stdout = outW
 	cmd.Stderr = &a.stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	a.cmd = cmd
 	return cmd, a, nil
+}
+
+// awakeGODEBUG is the keep-awake process's GODEBUG: this one's, with
+// asynchronous preemption off, so that the runtime never stops a
+// spinning thread (which would leave its CPU idle until the thread is
+// handed back its P).
+func awakeGODEBUG() string {
+	v := os.Getenv("GODEBUG")
+	if v != "" {
+		v += ","
+	}
+	return "GODEBUG=" + v + "asyncpreemptoff=1"
 }
 
 // PID returns the keep-awake process's id, or 0 if it has not been
