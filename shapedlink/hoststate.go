@@ -26,6 +26,10 @@ type HostState struct {
 	// EmulatorSeeds are the emulator's or in-process link's seeds, down
 	// then up.
 	EmulatorSeeds []uint64 `json:"emulator_seeds,omitempty"`
+	// EmulatorKeepAwakeCPUs are the CPUs kept awake for the emulator
+	// (Options.EmulatorKeepAwake), one SCHED_IDLE busy loop each; empty
+	// when it is off.
+	EmulatorKeepAwakeCPUs []int `json:"emulator_keep_awake_cpus,omitempty"`
 	// NetemPRNG is netem's seeds as read back, "seeds DOWN UP", or why
 	// its draws cannot be repeated.
 	NetemPRNG string    `json:"netem_prng,omitempty"`
@@ -54,7 +58,7 @@ func (in *Instruments) HostState() (HostState, error) {
 		Applied:        l.Applied(),
 		Offload:        in.Offload(),
 	}
-	l.shaper.seeds(&hs)
+	l.shaper.record(&hs)
 	if err := l.readHostKernel(&hs); err != nil {
 		return hs, err
 	}

@@ -113,6 +113,16 @@ type Options struct {
 	// later than this: "quicbench-late tid=T late_ns=N". Zero writes
 	// none; New fails if the marker cannot be opened.
 	EmulatorLateMarker time.Duration
+	// EmulatorKeepAwake, for the emulator backend only, runs one busy
+	// loop at the idle scheduling class (SCHED_IDLE) per CPU the emulator
+	// may use, each pinned to its CPU, in a process of its own for as
+	// long as the link is up, so those CPUs never halt: on a virtual
+	// machine whose host is slow to resume a halted vCPU, that delay no
+	// longer lands on the emulator's timer wake-ups. The price is every
+	// such CPU at 100% (taken only when no other thread wants it).
+	// HostState and ShaperStats list the CPUs kept awake. The other
+	// backends refuse it, as does New when BackendAuto chooses netem.
+	EmulatorKeepAwake bool
 }
 
 // LateMarkerPrefix starts every line Options.EmulatorLateMarker writes
@@ -240,6 +250,9 @@ func New(ctx context.Context, p Profile, opts Options) (*Link, error) {
 		return nil, fmt.Errorf("shapedlink: unknown offload mode %q; use %q (wire-sized packets, the default) or %q (the kernel's offloads kept)", opts.Offload, "", OffloadKeep)
 	case opts.Offload == OffloadKeep && opts.Backend == BackendInProcess:
 		return nil, fmt.Errorf("shapedlink: Options.Offload %q is for links with devices; the %q backend carries whole datagrams and has none, so leave it empty", OffloadKeep, BackendInProcess)
+	}
+	if opts.EmulatorKeepAwake && opts.Backend != BackendEmulator && opts.Backend != BackendAuto {
+		return nil, fmt.Errorf("shapedlink: Options.EmulatorKeepAwake keeps the CPUs awake for the %q backend's timers; the %q backend has none, so leave it false or use %q", BackendEmulator, opts.Backend, BackendEmulator)
 	}
 	log := opts.Logger
 	if log == nil {

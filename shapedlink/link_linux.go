@@ -64,6 +64,9 @@ func (l *Link) build(ctx context.Context, opts Options) error {
 	if err := l.chooseBackend(opts.Backend); err != nil {
 		return err
 	}
+	if opts.EmulatorKeepAwake && l.backend != BackendEmulator {
+		return fmt.Errorf("shapedlink: Options.EmulatorKeepAwake is for the %q backend, and the automatic choice was %q; set Backend to %q, or leave EmulatorKeepAwake false", BackendEmulator, l.backend, BackendEmulator)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -82,7 +85,14 @@ func (l *Link) build(ctx context.Context, opts Options) error {
 	case BackendNetem:
 		l.shaper, err = startNetem(e, l.dirs, opts.Seed, l.offloadMode)
 	case BackendEmulator:
-		l.shaper, err = startEmulator(ctx, l.shaperNS, l.dirs, opts.Seed, l.offloadMode, l.udpSegOff, opts.EmulatorLateMarker)
+		var es *emuShaper
+		es, err = startEmulator(ctx, l.shaperNS, l.dirs, opts.Seed, l.offloadMode, l.udpSegOff, opts.EmulatorLateMarker, opts.EmulatorKeepAwake)
+		if err == nil {
+			l.shaper = es
+			if es.awake != nil {
+				l.log.Info("shapedlink: CPUs kept awake", "cpus", es.awake.CPUs(), "policy", "SCHED_IDLE", "pid", es.awake.PID())
+			}
+		}
 	default:
 		l.shaper = unshaped{ends: e}
 	}

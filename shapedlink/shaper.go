@@ -9,7 +9,7 @@ type shaper interface {
 	sampler(e End) (*Sampler, error)
 	scheduleStart() time.Time
 	appliedChanges() ([]AppliedChange, error)
-	seeds(hs *HostState)
+	record(hs *HostState) // the shaper's own settings: seeds, CPUs kept awake
 	pid() int
 	err() error
 	close() error

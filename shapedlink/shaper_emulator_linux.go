@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/shakenfist/quicbench/internal/proc"
 	"github.com/shakenfist/quicbench/shapedlink/internal/aqm"
 	"github.com/shakenfist/quicbench/shapedlink/internal/emulator"
 	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
@@ -19,7 +20,8 @@ func init() { emulator.MaybeServe() }
 // and shaperSideCli with the model (package emulator).
 type emuShaper struct {
 	mon   *emulator.Monitor
-	dirs  [2]Direction // as configured, seeds drawn
+	awake *emulator.Awake // the keep-awake process, or nil
+	dirs  [2]Direction    // as configured, seeds drawn
 	lines []string
 }
 
@@ -29,8 +31,9 @@ var errEmulatorExited = errors.New("shapedlink: the emulator's shaper process ha
 
 // startEmulator starts the shaper for dirs (seeded with seed, the other
 // direction backSeed(seed); zero draws them) in the shaper namespace and
-// waits until it forwards.
-func startEmulator(ctx context.Context, shaperNS *Namespace, dirs [2]Direction, seed uint64, offload OffloadMode, udpSegOff bool, lateMarker time.Duration) (*emuShaper, error) {
+// waits until it forwards; with keepAwake, then the keep-awake process,
+// until its loops spin. On error it leaves neither process running.
+func startEmulator(ctx context.Context, shaperNS *Namespace, dirs [2]Direction, seed uint64, offload OffloadMode, udpSegOff bool, lateMarker time.Duration, keepAwake bool) (*emuShaper, error) {
 	dirs[Down].Seed, dirs[Up].Seed = seed, backSeed(seed)
 	cfg := emulator.Config{IfA: shaperSideSrv, IfB: shaperSideCli, AToB: dirs[Down], BToA: dirs[Up], KeepOffload: offload == OffloadKeep, LateMarker: lateMarker}
 	cmd, mon, err := emulator.Command(cfg)
@@ -64,7 +67,43 @@ func startEmulator(ctx context.Context, shaperNS *Namespace, dirs [2]Direction, 
 		fmt.Sprintf("server %s -> client: %s%s (shaper rcvbuf %d sndbuf %d)", serverDev, d[0], mode, st[0].RcvBufBytes, st[0].SndBufBytes),
 		fmt.Sprintf("client %s -> server: %s%s (shaper rcvbuf %d sndbuf %d)", clientDev, d[1], mode, st[1].RcvBufBytes, st[1].SndBufBytes),
 	}
+	if keepAwake {
+		if err := s.startAwake(ctx); err != nil {
+			mon.Stop()
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// keepAwakeStarted, when set (by tests), runs once the keep-awake process
+// is ready; its error fails startEmulator.
+var keepAwakeStarted func() error
+
+// startAwake starts the keep-awake process, from the thread that started
+// the shaper (so with the same CPU affinity), and waits until it spins.
+// On error it is gone.
+func (s *emuShaper) startAwake(ctx context.Context) error {
+	cmd, a, err := emulator.AwakeCommand()
+	if err != nil {
+		return fmt.Errorf("shapedlink: preparing the keep-awake process: %w", err)
+	}
+	if err := proc.Start(cmd); err != nil {
+		a.Stop()
+		return fmt.Errorf("shapedlink: starting the keep-awake process: %w", err)
+	}
+	if err := a.Ready(ctx); err != nil {
+		a.Stop()
+		return fmt.Errorf("shapedlink: keeping the CPUs awake: %w", err)
+	}
+	if keepAwakeStarted != nil {
+		if err := keepAwakeStarted(); err != nil {
+			a.Stop()
+			return err
+		}
+	}
+	s.awake = a
+	return nil
 }
 
 func (s *emuShaper) applied() []string { return s.lines }
@@ -77,6 +116,9 @@ func (s *emuShaper) stats() (ShaperReport, bool) {
 	}
 	if cycles, pause, ok := s.mon.GC(); ok {
 		r.GC = &ShaperGC{Cycles: cycles, PauseMaxMs: float64(pause) / float64(time.Millisecond)}
+	}
+	if s.awake != nil {
+		r.KeepAwakeCPUs = s.awake.CPUs()
 	}
 	return r, true
 }
@@ -146,9 +188,12 @@ func (s *emuShaper) appliedChanges() ([]AppliedChange, error) {
 	return scheduledChanges(s.dirs, start, start, time.Now()), nil
 }
 
-func (s *emuShaper) seeds(hs *HostState) {
+func (s *emuShaper) record(hs *HostState) {
 	seeds := s.mon.Seeds()
 	hs.EmulatorSeeds = seeds[:]
+	if s.awake != nil {
+		hs.EmulatorKeepAwakeCPUs = s.awake.CPUs()
+	}
 }
 
 func (s *emuShaper) pid() int { return s.mon.PID() }
@@ -163,7 +208,11 @@ func (s *emuShaper) err() error {
 }
 
 func (s *emuShaper) close() error {
-	if err := s.mon.Stop(); err != nil {
+	err := s.mon.Stop()
+	if s.awake != nil {
+		s.awake.Stop()
+	}
+	if err != nil {
 		return fmt.Errorf("shapedlink: stopping the emulator: %w", err)
 	}
 	return nil

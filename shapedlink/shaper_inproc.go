@@ -188,7 +188,7 @@ func (s *inprocShaper) appliedChanges() ([]AppliedChange, error) {
 	return scheduledChanges(s.dirs, start, start, time.Now()), nil
 }
 
-func (s *inprocShaper) seeds(hs *HostState) {
+func (s *inprocShaper) record(hs *HostState) {
 	hs.EmulatorSeeds = []uint64{s.dirs[Down].Seed, s.dirs[Up].Seed}
 }
 func (s *inprocShaper) pid() int     { return 0 }

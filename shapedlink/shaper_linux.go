@@ -22,7 +22,7 @@ func (unshaped) applied() []string {
 func (unshaped) stats() (ShaperReport, bool)              { return ShaperReport{}, false }
 func (unshaped) scheduleStart() time.Time                 { return time.Time{} }
 func (unshaped) appliedChanges() ([]AppliedChange, error) { return nil, nil }
-func (unshaped) seeds(*HostState)                         {}
+func (unshaped) record(*HostState)                        {}
 func (unshaped) pid() int                                 { return 0 }
 func (unshaped) err() error                               { return nil }
 func (unshaped) close() error                             { return nil }

@@ -218,7 +218,7 @@ func (s *netemShaper) close() error {
 
 // seeds says how netem's random draws were seeded, as the kernel reported
 // it (HostState.NetemPRNG).
-func (s *netemShaper) seeds(hs *HostState) {
+func (s *netemShaper) record(hs *HostState) {
 	if len(s.netemSeeds) == 0 {
 		return
 	}

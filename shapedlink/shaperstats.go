@@ -65,12 +65,14 @@ func newShaperStats(direction string, c linkspec.Counters) ShaperStats {
 
 // ShaperReport is the emulator's scheduling priority (and memory
 // locking) as applied, both directions' counters, server->client first,
-// and the emulator process's garbage collection since it started
-// forwarding (nil where there is no emulator process).
+// the emulator process's garbage collection since it started forwarding
+// (nil where there is no emulator process), and the CPUs kept awake for
+// it (Options.EmulatorKeepAwake; empty when off).
 type ShaperReport struct {
-	Priority   string        `json:"priority"`
-	Directions []ShaperStats `json:"directions"`
-	GC         *ShaperGC     `json:"gc,omitempty"`
+	Priority      string        `json:"priority"`
+	Directions    []ShaperStats `json:"directions"`
+	GC            *ShaperGC     `json:"gc,omitempty"`
+	KeepAwakeCPUs []int         `json:"keep_awake_cpus,omitempty"`
 }
 
 // ShaperGC is the emulator process's garbage collection since it started

@@ -18,8 +18,15 @@ type Config struct {
 	// Link is how every link of the run is built: backend, seed, offload
 	// mode and logger (-backend, -seed, -offload). Every bare veth pair
 	// beside a link has the same offload mode, except the iperf3
-	// series' two, which are one of each.
+	// series' two, which are one of each. KeepAwake, not
+	// Link.EmulatorKeepAwake, says whether the CPUs are kept awake.
 	Link shapedlink.Options
+	// KeepAwake builds every link with Link.EmulatorKeepAwake: one busy
+	// loop at SCHED_IDLE per CPU for as long as the link is up, so that
+	// no CPU halts under the emulator's timers (-keep-awake). It needs
+	// Link.Backend to be the emulator; the bare veth pairs, which have
+	// no emulator, are built without it. Report.KeepAwake records it.
+	KeepAwake bool
 	// Logger receives a line as each measurement starts; nil logs nothing.
 	Logger *slog.Logger
 
@@ -125,6 +132,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("calibrate: Interval %v: space the probes between 1ms and 1s", c.Interval)
 	case c.Noise != "" && c.Noise != NoiseOff && c.Noise != NoiseOn && c.Noise != NoiseBoth:
 		return fmt.Errorf("calibrate: Noise %q: say off, on or both", c.Noise)
+	case c.KeepAwake && c.Link.Backend != shapedlink.BackendEmulator:
+		return fmt.Errorf("calibrate: KeepAwake (-keep-awake) keeps the CPUs awake for the emulator, and Link.Backend is %q: set it to %q (-backend emulator)", c.Link.Backend, shapedlink.BackendEmulator)
 	case c.TraceLate < 0:
 		return fmt.Errorf("calibrate: TraceLate %v: give a positive lateness, or 0 for no trace", c.TraceLate)
 	case len(c.Profiles) == 0 && len(c.SweepRates) == 0 && len(c.IperfRates) == 0 && len(c.Qdiscs) == 0 && c.GSOLoss == nil && c.QUICGSO == nil:

@@ -67,6 +67,8 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.QUICGSO = &dup }, `QUICGSO "5:100,dup=1": its down direction has dup`},
 		{func(c *Config) { c.GSOLoss, c.GSOPacePct = &fixed, 0 }, "GSOPacePct 0"},
 		{func(c *Config) { c.GSOLoss, c.GSOTime = &fixed, time.Hour }, "GSOTime 1h0m0s"},
+		{func(c *Config) { c.KeepAwake = true }, `KeepAwake (-keep-awake) keeps the CPUs awake for the emulator, and Link.Backend is "": set it to "emulator" (-backend emulator)`},
+		{func(c *Config) { c.KeepAwake, c.Link.Backend = true, shapedlink.BackendNetem }, `Link.Backend is "netem"`},
 	} {
 		c := DefaultConfig()
 		tc.edit(&c)
@@ -78,6 +80,11 @@ func TestValidate(t *testing.T) {
 	c.GSOPacePct = 0 // no flood: its pace is not read
 	if err := c.Validate(); err != nil {
 		t.Errorf("a pace without a flood was refused: %v", err)
+	}
+	c = DefaultConfig()
+	c.KeepAwake, c.Link.Backend = true, shapedlink.BackendEmulator
+	if err := c.Validate(); err != nil {
+		t.Errorf("KeepAwake with the emulator backend was refused: %v", err)
 	}
 }
 

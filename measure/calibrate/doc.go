@@ -22,7 +22,8 @@
 // Run builds links, so it needs root or shapedlink.Reexec; it measures
 // timing, so the machine's other load shows in its figures. Config.Noise
 // adds a known load of its own (NoiseLoad) to measure a noisy host on
-// purpose, and Config.TraceLate catches an emulator stall in a kernel
-// trace (root).
+// purpose, Config.TraceLate catches an emulator stall in a kernel trace
+// (root), and Config.KeepAwake keeps the CPUs from halting beside every
+// emulator link.
 // docs/calibration.md has the results and what they mean.
 package calibrate

@@ -29,9 +29,7 @@ const (
 // sender nobody here wrote gets, beside the machine's own ceilings.
 func iperfSeries(ctx context.Context, c Config, rates []float64, opts shapedlink.Options) ([]Iperf, error) {
 	var out []Iperf
-	bareKeep, bareWire := opts, opts
-	bareKeep.Backend, bareKeep.Offload = shapedlink.BackendNone, shapedlink.OffloadKeep
-	bareWire.Backend, bareWire.Offload = shapedlink.BackendNone, shapedlink.OffloadWire
+	bareKeep, bareWire := bareOptions(opts, shapedlink.OffloadKeep), bareOptions(opts, shapedlink.OffloadWire)
 	unlimited, err := shapedlink.ParseProfile(unlimitedProfile)
 	if err != nil {
 		return nil, err

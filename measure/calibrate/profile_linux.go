@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,9 +32,7 @@ func noisyIdle(ctx context.Context, c Config, p shapedlink.Profile, opts shapedl
 	defer nz.stop()
 	var r Result
 	if c.Bare {
-		bopts := opts
-		bopts.Backend = shapedlink.BackendNone
-		r.Bare = probeLink(ctx, c, p, bopts, 0)
+		r.Bare = probeLink(ctx, c, p, bareOptions(opts, opts.Offload), 0)
 	}
 	l, err := shapedlink.New(ctx, p, opts)
 	if err != nil {
@@ -43,6 +42,22 @@ func noisyIdle(ctx context.Context, c Config, p shapedlink.Profile, opts shapedl
 	pingRoundTrip(ctx, c, l, &r, pingExpected(p), p.RoundTrip())
 	return &Idle{Bare: r.Bare, Ping: r.Ping, LateTrace: r.LateTrace, ShaperLateP50Ms: r.ShaperLateP50Ms, ShaperLateP99Ms: r.ShaperLateP99Ms,
 		ShaperLateMaxMs: r.ShaperLateMaxMs, ShaperGCCycles: r.ShaperGCCycles, ShaperGCPauseMaxMs: r.ShaperGCPauseMaxMs}
+}
+
+// bareOptions are opts for an unshaped veth pair in offload mode m: no
+// emulator, so no CPUs kept awake for one.
+func bareOptions(opts shapedlink.Options, m shapedlink.OffloadMode) shapedlink.Options {
+	opts.Backend, opts.Offload, opts.EmulatorKeepAwake = shapedlink.BackendNone, m, false
+	return opts
+}
+
+// keptAwake describes the CPUs kept awake, e.g. "CPUs 0,1 kept awake".
+func keptAwake(cpus []int) string {
+	s := make([]string, len(cpus))
+	for i, c := range cpus {
+		s[i] = strconv.Itoa(c)
+	}
+	return "CPUs " + strings.Join(s, ",") + " kept awake"
 }
 
 // pingExpected is the ICMP probe's expected round trip over p: the RTT
@@ -76,9 +91,7 @@ func profileOnce(ctx context.Context, c Config, p shapedlink.Profile, opts shape
 	}
 	if c.Bare {
 		// The machine's own round trip, the same probe, just before.
-		bopts := opts
-		bopts.Backend = shapedlink.BackendNone
-		res.Bare = probeLink(ctx, c, p, bopts, 0)
+		res.Bare = probeLink(ctx, c, p, bareOptions(opts, opts.Offload), 0)
 	}
 	l, err := shapedlink.New(ctx, p, opts)
 	if err != nil {
@@ -90,11 +103,15 @@ func profileOnce(ctx context.Context, c Config, p shapedlink.Profile, opts shape
 	res.Applied = l.Applied()
 	res.Priority = priority(l.Instruments().EmulatorPID())
 	if sh, ok := l.Instruments().ShaperStats(); ok {
-		// The emulator's own account adds whether its memory is locked.
+		// The emulator's own account adds whether its memory is locked,
+		// and which CPUs were kept awake.
 		for _, part := range strings.Split(sh.Priority, ", ") {
 			if strings.HasPrefix(part, "memory") {
 				res.Priority += ", " + part
 			}
+		}
+		if len(sh.KeepAwakeCPUs) > 0 {
+			res.Priority += ", " + keptAwake(sh.KeepAwakeCPUs)
 		}
 	}
 

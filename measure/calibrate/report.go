@@ -300,9 +300,12 @@ type Report struct {
 	// Offload is Config.Link.Offload, the mode every link of the report
 	// was built in: "wire" or "keep" (absent in reports from before it
 	// was recorded, which measured wire-sized links).
-	Offload string   `json:"offload,omitempty"`
-	Results []Result `json:"results"` // Config.Profiles
-	Sweep   []Sweep  `json:"sweep,omitempty"`
+	Offload string `json:"offload,omitempty"`
+	// KeepAwake is Config.KeepAwake: every link ran with its CPUs kept
+	// awake by SCHED_IDLE busy loops, the bare pairs without.
+	KeepAwake bool     `json:"keep_awake,omitempty"`
+	Results   []Result `json:"results"` // Config.Profiles
+	Sweep     []Sweep  `json:"sweep,omitempty"`
 	// HighestOKMbit is the highest sweep rate at which a flow's wire
 	// share reached 95% (0: none).
 	HighestOKMbit float64 `json:"highest_rate_within_5pct_mbit"`

@@ -30,8 +30,9 @@ func Run(ctx context.Context, c Config) (Report, error) {
 	}
 	host, _ := os.Hostname()
 	load, _ := os.ReadFile("/proc/loadavg")
-	rep := Report{Started: time.Now().UTC(), Host: host, Load: strings.TrimSpace(string(load)), Build: buildinfo.Read(), Offload: c.Link.Offload.String()}
+	rep := Report{Started: time.Now().UTC(), Host: host, Load: strings.TrimSpace(string(load)), Build: buildinfo.Read(), Offload: c.Link.Offload.String(), KeepAwake: c.KeepAwake}
 	opts := c.Link
+	opts.EmulatorKeepAwake = c.KeepAwake
 	if c.TraceLate > 0 && len(c.Profiles) > 0 {
 		if c.TraceDir != "" {
 			if err := os.MkdirAll(c.TraceDir, 0o755); err != nil {
