@@ -26,7 +26,9 @@
 // change of the typing xterm's pixels in spicy's window (DAMAGE on its
 // Xvfb, each damaged rectangle over the xterm read back), typing the keys
 // itself through XTEST so that each key's time is known; AttributePixels
-// pairs them, and LiveRecord.Pixel holds the figure beside key-to-draw.
+// pairs them (with a display workload AnalysePixelGlyphs, by glyph, from
+// the rectangles each change covered), and LiveRecord.Pixel holds the
+// figure beside key-to-draw.
 //
 // The key-to-draw figure is read from the client end's trace (Analyse);
 // a run's samples are its run.json's round trips, so the statistics are

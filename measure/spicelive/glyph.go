@@ -45,14 +45,10 @@ func AnalyseGlyphs(tr *spicetrace.Trace, typing, busy spicetrace.Rect, typingSta
 	a := Analysis{Method: MethodGlyph}
 	keys, draws := keysAndDraws(tr, typing, busy, typingStart, &a)
 	at := func(i int) time.Duration { return tr.Records[i].T }
-	cellW, cellH := int(typing.Right-typing.Left)/typingCols, int(typing.Bottom-typing.Top)/typingRows
-	// The text area is centred in the window, less a pixel of border on
-	// each side; the middle of a cell is then off by at most a pixel.
-	padX, padY := (int(typing.Right-typing.Left)-typingCols*cellW)/2+1, (int(typing.Bottom-typing.Top)-typingRows*cellH)/2+1
-	row, col := 0, 0
 	echoOf := map[int]int{} // draw → how many keys it answered
 	var pairs [][2]int
-	for n, k := range keys {
+	for n, g := range glyphKeys(tr, keys, typing, typingEnd, timeout) {
+		k := g.rec
 		// The first draw after the key.
 		first, _ := slices.BinarySearchFunc(draws, at(k)+1, func(d int, t time.Duration) int { return cmp.Compare(at(d), t) })
 		if first < len(draws) {
@@ -60,22 +56,11 @@ func AnalyseGlyphs(tr *spicetrace.Trace, typing, busy spicetrace.Rect, typingSta
 				a.AllDrawsMin = d
 			}
 		}
-		if tr.Records[k].Key.Code == scancodeReturn {
-			row, col = row+1, 0
+		switch g.state {
+		case glyphUntimed:
 			a.Untimed++
 			continue
-		}
-		x := int(typing.Left) + padX + col*cellW + cellW/2
-		y := int(typing.Top) + padY + row*cellH + cellH/2
-		if col++; col == typingCols {
-			row, col = row+1, 0
-		}
-		switch {
-		case row >= typingRows:
-			// The xterm scrolled: every cell is redrawn.
-			a.Untimed++
-			continue
-		case at(k) >= typingEnd-timeout:
+		case glyphTail:
 			a.Tail++
 			continue
 		}
@@ -84,7 +69,7 @@ func AnalyseGlyphs(tr *spicetrace.Trace, typing, busy spicetrace.Rect, typingSta
 			if at(d)-at(k) > timeout {
 				break
 			}
-			if b := tr.Records[d].Draw.Box; int(b.Left) <= x && x < int(b.Right) && int(b.Top) <= y && y < int(b.Bottom) {
+			if b := tr.Records[d].Draw.Box; int(b.Left) <= g.x && g.x < int(b.Right) && int(b.Top) <= g.y && g.y < int(b.Bottom) {
 				echo = d
 				break
 			}
@@ -116,6 +101,62 @@ func AnalyseGlyphs(tr *spicetrace.Trace, typing, busy spicetrace.Rect, typingSta
 		}
 	}
 	return a
+}
+
+// The states of a glyphKey: timed, not timed because it draws no glyph of
+// its own (Return, or a key after the xterm scrolled), or not timed
+// because it was pressed in the typing's last timeout.
+const (
+	glyphTimed = iota
+	glyphUntimed
+	glyphTail
+)
+
+// glyphKey is a key press at the tunnel as AnalyseGlyphs reads it.
+type glyphKey struct {
+	rec   int // the press's record in the trace
+	code  uint32
+	state int
+	// x and y are the middle of the key's glyph's cell on the guest's
+	// screen, for a timed key.
+	x, y int
+}
+
+// glyphKeys places the key presses keys (records of tr, in time order)
+// in the typing xterm's cells and says which are timed, as AnalyseGlyphs
+// does.
+func glyphKeys(tr *spicetrace.Trace, keys []int, typing spicetrace.Rect, typingEnd, timeout time.Duration) []glyphKey {
+	cellW, cellH := int(typing.Right-typing.Left)/typingCols, int(typing.Bottom-typing.Top)/typingRows
+	// The text area is centred in the window, less a pixel of border on
+	// each side; the middle of a cell is then off by at most a pixel.
+	padX, padY := (int(typing.Right-typing.Left)-typingCols*cellW)/2+1, (int(typing.Bottom-typing.Top)-typingRows*cellH)/2+1
+	row, col := 0, 0
+	out := make([]glyphKey, len(keys))
+	for n, k := range keys {
+		r := tr.Records[k]
+		g := glyphKey{rec: k, code: r.Key.Code, state: glyphUntimed}
+		out[n] = g
+		if r.Key.Code == scancodeReturn {
+			row, col = row+1, 0
+			continue
+		}
+		g.x = int(typing.Left) + padX + col*cellW + cellW/2
+		g.y = int(typing.Top) + padY + row*cellH + cellH/2
+		if col++; col == typingCols {
+			row, col = row+1, 0
+		}
+		switch {
+		case row >= typingRows:
+			// The xterm scrolled: every cell is redrawn.
+			g.x, g.y = 0, 0
+		case r.T >= typingEnd-timeout:
+			g.state = glyphTail
+		default:
+			g.state = glyphTimed
+		}
+		out[n] = g
+	}
+	return out
 }
 
 // MethodGlyph is Analysis.Method for AnalyseGlyphs.

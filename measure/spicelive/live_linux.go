@@ -154,7 +154,7 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 		log.Warn("keys typed never reached the tunnel; they are counted unanswered", "keys", n, "typed", rec.Client.Keys, "dir", dir)
 	}
 	if c.Pixel {
-		if err := rec.analysePixels(dir, tr, c.Warmup); err != nil {
+		if err := rec.analysePixels(c, dir, tr); err != nil {
 			return rec, err
 		}
 	}

@@ -321,9 +321,11 @@ func (w *pixelWatch) checkOne(d damageSeen, area spicetrace.Rect) {
 	if bytes.Equal(img, w.last) {
 		return
 	}
+	checked := w.now()
+	changed := changedRects(w.last, img, area)
 	w.last = img
 	w.mu.Lock()
-	w.capture.Changes = append(w.capture.Changes, PixelChange{T: d.t, Checked: w.now(), Damaged: d.area})
+	w.capture.Changes = append(w.capture.Changes, PixelChange{T: d.t, Checked: checked, Damaged: d.area, Changed: changed})
 	w.mu.Unlock()
 }
 

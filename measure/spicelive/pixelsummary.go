@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/shakenfist/quicbench/measure/results"
@@ -55,7 +56,13 @@ func pixelTable(w io.Writer, c Config, all map[string]map[string]map[transport.A
 		"in milliseconds: their medians, and key-to-pixel minus key-to-draw (median, quartiles, range), which is the key's way from the X server "+
 		"through spicy to the tunnel (input) plus the draw's way from the tunnel through spicy to the pixels (output). "+
 		"Keys with no pixel change before the next key are counted, as is each key not timed because the key before it had none; "+
-		"early counts keys whose pixels changed more than %v before their draw passed the tunnel.\n\n", PixelTolerance)
+		"early counts keys whose pixels changed more than %v before their draw passed the tunnel.", PixelTolerance)
+	if slices.ContainsFunc(runs, func(r pixelRun) bool { return r.p.Method == MethodGlyph }) {
+		fmt.Fprint(w, " With a display workload keys are told apart by their glyphs: a key's pixel change is the first, within the key timeout, "+
+			"that covers the middle of its glyph's cell, and its key-to-draw the draw of that glyph; keys with no such change are counted, "+
+			"and not timed counts Returns and the keys typed in the last key timeout.")
+	}
+	fmt.Fprint(w, "\n\n")
 	fmt.Fprintln(w, "| cell | arm | repeat | keys | timed | no pixel change | not timed | key-to-draw p50 | key-to-pixel p50 | pixel - draw p50 | p25-p75 | min-max | input p50 | output p50 | early |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range runs {
@@ -68,7 +75,7 @@ func pixelTable(w io.Writer, c Config, all map[string]map[string]map[transport.A
 		}
 		d, _ := stats.P50(draws)
 		fmt.Fprintf(w, "| %s, %s%% loss | %s | %d | %d | %d | %d | %d | %s | %s | %s | %s-%s | %s-%s | %s | %s | %d |\n",
-			r.cell.Title(), num(r.cell.LossPct), r.arm, r.repeat, p.Typed, p.Diff.N, p.Unanswered, p.AfterUnanswered,
+			r.cell.Title(), num(r.cell.LossPct), r.arm, r.repeat, p.Typed, p.Diff.N, p.Unanswered, p.AfterUnanswered+p.Untimed+p.Tail,
 			fms(d), fms(p.Pixel.P50), fms(p.Diff.P50), fms(p.Diff.P25), fms(p.Diff.P75), fms(p.Diff.Min), fms(p.Diff.Max),
 			fms(p.Input.P50), fms(p.Output.P50), p.Early)
 	}
