@@ -98,8 +98,7 @@ func (r *relay) run() ChannelStats {
 		if err := <-errs; err != nil && failed == nil {
 			failed = err
 			// One direction failed: end the other at once.
-			_ = r.client.Close()
-			_ = r.server.Close()
+			r.closeBoth()
 		}
 	}
 	_ = r.client.Close()
