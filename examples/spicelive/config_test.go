@@ -157,9 +157,6 @@ func TestReplaySource(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Errorf("-record images: %v", err)
 	}
-	if got := withoutWorkdir([]string{"-record", "video", "-workdir", "x", "--workdir=y", "-duration", "40"}); !slices.Equal(got, []string{"-record", "video", "-duration", "40"}) {
-		t.Errorf("withoutWorkdir: %q", got)
-	}
 }
 
 // What the command line accepts, the library's Run accepts: its checks

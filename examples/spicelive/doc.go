@@ -10,17 +10,9 @@
 //	go run ./examples/spicelive -summary -workdir results/spicelive
 //	go run ./examples/spicelive -record video -duration 40 -workdir results/rec-video
 //
-// Each live run builds a fresh link, starts Xspice (with an xterm typed
-// into and a busy one) and the tunnel's server end in the server
-// namespace, the tunnel's client end and spicy under Xvfb in the client
-// namespace, and presses a key in spicy's window every -key-interval for
-// -duration. Key-to-draw is read from the client end's trace; the tcp arm
-// is pinned to -cc. The rig, the figure, the replay and the control are
-// package measure/spicelive's, which this command runs; docs/spice-live.md
-// has the method and the findings. -control runs live sessions on the tcp
-// arm over lossless links differing only in their round trip (10:100 and
-// 110:100 unless -profiles says otherwise), and checks the figure moves by
-// the change and keeps the busy area's draws out.
+// The rig, the figure, the replay and the control are package
+// measure/spicelive's, which this command runs; docs/spice-live.md has
+// the method and the findings.
 //
 // With a -display workload the replay reading plays spicelike's shipped
 // recording of that workload (-replay reference records one over

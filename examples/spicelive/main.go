@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,15 +86,10 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// record records the session of -record's workload and writes it, trimmed
-// to -record-span, as <workdir>/<name>.json.gz: a file for
-// spicelike/recordings.
+// record records -record's workload (spicelive.WriteRecording).
 func record(ctx context.Context, c spicelive.Config, m mode, args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	fmt.Fprintf(stderr, "recording the %s workload's session over %s (tcp arm)\n", m.record, c.Reference)
-	rp, err := spicelive.Record(ctx, c, log)
-	if err == nil && m.recordSpan > 0 {
-		rp, err = rp.Trim(m.recordSpan)
-	}
+	path, rp, err := spicelive.WriteRecording(ctx, c, m.record, m.recordSpan, args, log)
 	if err != nil {
 		fmt.Fprintln(stderr, "spicelive:", err)
 		if ctx.Err() != nil {
@@ -103,36 +97,8 @@ func record(ctx context.Context, c spicelive.Config, m mode, args []string, stdo
 		}
 		return 1
 	}
-	rp.Source = fmt.Sprintf("go run ./examples/spicelive %s: a live session with the %s display workload over %s (tcp arm), keys from its typing, span %v",
-		strings.Join(withoutWorkdir(args), " "), m.record, c.Reference, rp.Span)
-	path := filepath.Join(c.Workdir, m.record+".json.gz")
-	f, err := os.Create(path)
-	if err == nil {
-		err = spicelike.WriteReplay(f, rp)
-		err = errors.Join(err, f.Close())
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "spicelive:", err)
-		return 1
-	}
 	fmt.Fprintf(stdout, "%s: span %v, %d keys, display %.2f Mbit/s to the client\n", path, rp.Span, rp.Keys, rp.ChannelMbit("display", true))
 	return 0
-}
-
-// withoutWorkdir is args less -workdir and its value.
-func withoutWorkdir(args []string) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		a := strings.TrimLeft(args[i], "-")
-		switch {
-		case a == "workdir":
-			i++
-		case strings.HasPrefix(a, "workdir="):
-		default:
-			out = append(out, args[i])
-		}
-	}
-	return out
 }
 
 // mode is what the command does besides running the matrix.
@@ -242,11 +208,11 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 		return spicelive.Config{}, mode{}, fmt.Errorf("unexpected arguments %q: every option is a flag", fs.Args())
 	}
 	m := mode{summary: *summary, record: *record, recordSpan: *recordSpan}
-	errs := unusedFlags(fs, *summary, *control, *readings)
+	errs := spicelive.UnusedFlags(fs, *summary, *control, *readings)
 	if *record != "" {
-		errs = append(errs, recordFlags(fs, *record, *recordSpan)...)
+		errs = append(errs, spicelive.RecordFlags(fs, *record, *recordSpan)...)
 		*display, *readings, *arms, *losses = *record, spicelive.ReadingReplay, "tcp", "0"
-	} else if flagSet(fs, "record-span") {
+	} else if bench.FlagSet(fs, "record-span") {
 		errs = append(errs, errors.New("-record-span goes with -record: leave it out"))
 	}
 	if *control {
@@ -255,8 +221,8 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	c := spicelive.Config{Repeats: *repeats, Duration: duration.D, Warmup: warmup.D, CC: *cc, KeyInterval: *keyInterval,
 		BusyInterval: *busyInterval, Settle: *settle, Reference: *reference, Control: *control,
 		Workdir: *workdir, SessionTimeout: time.Minute, Pixel: *pixel}
-	errs = append(errs, c.SetDisplayFlags(*display, *displaySize, *frameRate, *imageInterval, *keyTimeout, func(name string) bool { return flagSet(fs, name) }))
-	if c.Display != spicelive.DisplayNone && !flagSet(fs, "duration") && getenv("DURATION") == "" {
+	errs = append(errs, c.SetDisplayFlags(*display, *displaySize, *frameRate, *imageInterval, *keyTimeout, func(name string) bool { return bench.FlagSet(fs, name) }))
+	if c.Display != spicelive.DisplayNone && !bench.FlagSet(fs, "duration") && getenv("DURATION") == "" {
 		c.Duration = spicelive.DefaultDisplayDuration
 	}
 	if c.Control {
@@ -283,56 +249,10 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	return c, m, errors.Join(errs...)
 }
 
-// recordFlags refuses, with -record, a workload that is not one and the
-// flags recording does not use.
-func recordFlags(fs *flag.FlagSet, record string, span time.Duration) []error {
-	var errs []error
-	if record != spicelive.DisplayVideo && record != spicelive.DisplayImages {
-		errs = append(errs, fmt.Errorf("-record %q: want video or images, the display workload to record", record))
-	}
-	if span < 0 {
-		errs = append(errs, fmt.Errorf("-record-span %v: want a positive span, or 0 to keep the whole recording", span))
-	}
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "display", "readings", "arms", "losses", "profiles", "repeats", "replay", "control", "pixel", "summary":
-			errs = append(errs, fmt.Errorf("-%s is not used by -record, which records one live session of its workload over -reference: leave it out", f.Name))
-		}
-	})
-	return errs
-}
-
-// unusedFlags refuses the flags given that the mode does not use: with
-// -summary every one but -workdir; with -control the lists it sets
-// itself; -reference without the replay reading.
-func unusedFlags(fs *flag.FlagSet, summary, control bool, readings string) []error {
-	var errs []error
-	fs.Visit(func(f *flag.Flag) {
-		switch {
-		case f.Name == "summary" || f.Name == "workdir":
-		case summary:
-			errs = append(errs, fmt.Errorf("-%s is not used by -summary, which prints -workdir's summary with the settings it was made with: leave it out", f.Name))
-		case control && (f.Name == "arms" || f.Name == "losses" || f.Name == "readings" || f.Name == "reference"):
-			errs = append(errs, fmt.Errorf("-%s is not used by -control, which runs live sessions on the tcp arm with no loss: leave it out, or drop -control to run the matrix", f.Name))
-		case f.Name == "pixel" && !control && !slices.Contains(strings.Fields(readings), spicelive.ReadingLive):
-			errs = append(errs, errors.New("-pixel times the live reading's keys: add live to -readings, or leave -pixel out"))
-		case f.Name == "reference" && !control && !slices.Contains(strings.Fields(readings), spicelive.ReadingReplay):
-			errs = append(errs, errors.New("-reference is used by the replay reading only: add replay to -readings, or leave -reference out"))
-		}
-	})
-	return errs
-}
-
 func atoi(s string) int {
 	n, err := strconv.Atoi(s)
 	if err != nil {
 		return -1 // refused by validation, with the reason
 	}
 	return n
-}
-
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }

@@ -273,7 +273,7 @@ func (f *Flags) Matrix() (*Matrix, error) {
 // explicit reports whether the setting was chosen: flagName given on the
 // command line, or env set in the environment.
 func (f *Flags) explicit(flagName, env string) bool {
-	if flagSet(f.fs, flagName) {
+	if FlagSet(f.fs, flagName) {
 		return true
 	}
 	_, ok := os.LookupEnv(env)
@@ -283,11 +283,11 @@ func (f *Flags) explicit(flagName, env string) bool {
 // envError is the error of a variable in the environment that could not
 // be read (REPEATS, DURATION, WARMUP), unless its flag overrides it.
 func (f *Flags) envError() error {
-	if f.repeatsEnvErr != nil && !flagSet(f.fs, "repeats") {
+	if f.repeatsEnvErr != nil && !FlagSet(f.fs, "repeats") {
 		return f.repeatsEnvErr
 	}
 	for name, d := range map[string]*durationFlag{"duration": &f.duration, "warmup": &f.warmup} {
-		if d.envErr != nil && !flagSet(f.fs, name) {
+		if d.envErr != nil && !FlagSet(f.fs, name) {
 			return d.envErr
 		}
 	}
@@ -356,7 +356,8 @@ func profileTexts(profiles []shapedlink.Profile) []string {
 	return texts
 }
 
-func flagSet(fs *flag.FlagSet, name string) bool {
+// FlagSet reports whether the flag name was given on fs's command line.
+func FlagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == name {

@@ -62,14 +62,14 @@ func (t *twoHostFlags) refuseLinkFlags(explicit func(flagName, env string) bool)
 func (t *twoHostFlags) remoteFor(fs *flag.FlagSet) (*Remote, error) {
 	if t.remote == "" {
 		switch {
-		case flagSet(fs, "secret-file"):
+		case FlagSet(fs, "secret-file"):
 			return nil, errors.New("-secret-file applies only with -serve or -remote")
-		case flagSet(fs, "idle-timeout"):
+		case FlagSet(fs, "idle-timeout"):
 			return nil, errors.New("-idle-timeout applies only with -serve")
 		}
 		return nil, nil
 	}
-	if flagSet(fs, "idle-timeout") {
+	if FlagSet(fs, "idle-timeout") {
 		return nil, errors.New("-idle-timeout applies to the daemon (-serve), not to -remote")
 	}
 	secret, err := ReadSecretFile(t.secretFile)

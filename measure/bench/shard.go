@@ -213,5 +213,5 @@ const shardFlagHelp = "run only shard i of n of the matrix (i counts from 0: 0/4
 
 // shardSetting is the shard the flags and the environment choose.
 func (f *Flags) shardSetting() (Shard, error) {
-	return resolveShard(f.shard, flagSet(f.fs, "shard"), os.LookupEnv)
+	return resolveShard(f.shard, FlagSet(f.fs, "shard"), os.LookupEnv)
 }

@@ -1,0 +1,96 @@
+package spicelive
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shakenfist/quicbench/spicelike"
+)
+
+// WriteRecording records the session of workload (DisplayVideo or
+// DisplayImages) over c.Reference (Record), keeps its first span (0 keeps
+// it all), names cmdline (the command's arguments) as its source, and
+// writes it as <c.Workdir>/<workload>.json.gz: a file for
+// spicelike/recordings.
+func WriteRecording(ctx context.Context, c Config, workload string, span time.Duration, cmdline []string, log *slog.Logger) (string, *spicelike.Replay, error) {
+	rp, err := Record(ctx, c, log)
+	if err == nil && span > 0 {
+		rp, err = rp.Trim(span)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	rp.Source = fmt.Sprintf("go run ./examples/spicelive %s: a live session with the %s display workload over %s (tcp arm), keys from its typing, span %v",
+		strings.Join(withoutWorkdir(cmdline), " "), workload, c.Reference, rp.Span)
+	path := filepath.Join(c.Workdir, workload+".json.gz")
+	f, err := os.Create(path)
+	if err == nil {
+		err = spicelike.WriteReplay(f, rp)
+		err = errors.Join(err, f.Close())
+	}
+	return path, rp, err
+}
+
+// withoutWorkdir is args less -workdir and its value.
+func withoutWorkdir(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := strings.TrimLeft(args[i], "-")
+		switch {
+		case a == "workdir":
+			i++
+		case strings.HasPrefix(a, "workdir="):
+		default:
+			out = append(out, args[i])
+		}
+	}
+	return out
+}
+
+// RecordFlags refuses, with -record, a workload that is not one and the
+// flags recording does not use.
+func RecordFlags(fs *flag.FlagSet, record string, span time.Duration) []error {
+	var errs []error
+	if record != DisplayVideo && record != DisplayImages {
+		errs = append(errs, fmt.Errorf("-record %q: want video or images, the display workload to record", record))
+	}
+	if span < 0 {
+		errs = append(errs, fmt.Errorf("-record-span %v: want a positive span, or 0 to keep the whole recording", span))
+	}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "display", "readings", "arms", "losses", "profiles", "repeats", "replay", "control", "pixel", "summary":
+			errs = append(errs, fmt.Errorf("-%s is not used by -record, which records one live session of its workload over -reference: leave it out", f.Name))
+		}
+	})
+	return errs
+}
+
+// UnusedFlags refuses the flags given that the mode does not use: with
+// -summary every one but -workdir; with -control the lists it sets
+// itself; -reference without the replay reading.
+func UnusedFlags(fs *flag.FlagSet, summary, control bool, readings string) []error {
+	var errs []error
+	fs.Visit(func(f *flag.Flag) {
+		switch {
+		case f.Name == "summary" || f.Name == "workdir":
+		case summary:
+			errs = append(errs, fmt.Errorf("-%s is not used by -summary, which prints -workdir's summary with the settings it was made with: leave it out", f.Name))
+		case control && (f.Name == "arms" || f.Name == "losses" || f.Name == "readings" || f.Name == "reference"):
+			errs = append(errs, fmt.Errorf("-%s is not used by -control, which runs live sessions on the tcp arm with no loss: leave it out, or drop -control to run the matrix", f.Name))
+		case f.Name == "pixel" && !control && !slices.Contains(strings.Fields(readings), ReadingLive):
+			errs = append(errs, errors.New("-pixel times the live reading's keys: add live to -readings, or leave -pixel out"))
+		case f.Name == "reference" && !control && !slices.Contains(strings.Fields(readings), ReadingReplay):
+			errs = append(errs, errors.New("-reference is used by the replay reading only: add replay to -readings, or leave -reference out"))
+		}
+	})
+	return errs
+}
