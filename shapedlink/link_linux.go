@@ -67,6 +67,9 @@ func (l *Link) build(ctx context.Context, opts Options) error {
 	if opts.EmulatorKeepAwake && l.backend != BackendEmulator {
 		return fmt.Errorf("shapedlink: Options.EmulatorKeepAwake is for the %q backend, and the automatic choice was %q; set Backend to %q, or leave EmulatorKeepAwake false", BackendEmulator, l.backend, BackendEmulator)
 	}
+	if opts.EmulatorDepartureWindow != 0 && l.backend != BackendEmulator {
+		return fmt.Errorf("shapedlink: Options.EmulatorDepartureWindow is for the %q backend, and the automatic choice was %q; set Backend to %q, or leave EmulatorDepartureWindow 0", BackendEmulator, l.backend, BackendEmulator)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -86,7 +89,7 @@ func (l *Link) build(ctx context.Context, opts Options) error {
 		l.shaper, err = startNetem(e, l.dirs, opts.Seed, l.offloadMode)
 	case BackendEmulator:
 		var es *emuShaper
-		es, err = startEmulator(ctx, l.shaperNS, l.dirs, opts.Seed, l.offloadMode, l.udpSegOff, opts.EmulatorLateMarker, opts.EmulatorKeepAwake)
+		es, err = startEmulator(ctx, l.shaperNS, l.dirs, opts, l.offloadMode, l.udpSegOff)
 		if err == nil {
 			l.shaper = es
 			if es.awake != nil {

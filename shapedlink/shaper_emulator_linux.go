@@ -29,13 +29,15 @@ type emuShaper struct {
 // is still open.
 var errEmulatorExited = errors.New("shapedlink: the emulator's shaper process has exited; the link no longer forwards, so any run in progress is invalid")
 
-// startEmulator starts the shaper for dirs (seeded with seed, the other
-// direction backSeed(seed); zero draws them) in the shaper namespace and
-// waits until it forwards; with keepAwake, then the keep-awake process,
-// until its loops spin. On error it leaves neither process running.
-func startEmulator(ctx context.Context, shaperNS *Namespace, dirs [2]Direction, seed uint64, offload OffloadMode, udpSegOff bool, lateMarker time.Duration, keepAwake bool) (*emuShaper, error) {
-	dirs[Down].Seed, dirs[Up].Seed = seed, backSeed(seed)
-	cfg := emulator.Config{IfA: shaperSideSrv, IfB: shaperSideCli, AToB: dirs[Down], BToA: dirs[Up], KeepOffload: offload == OffloadKeep, LateMarker: lateMarker}
+// startEmulator starts the shaper for dirs (seeded with opts.Seed, the
+// other direction backSeed of it; zero draws them) in the shaper
+// namespace, with opts' Emulator settings, and waits until it forwards;
+// with EmulatorKeepAwake, then the keep-awake process, until its loops
+// spin. On error it leaves neither process running.
+func startEmulator(ctx context.Context, shaperNS *Namespace, dirs [2]Direction, opts Options, offload OffloadMode, udpSegOff bool) (*emuShaper, error) {
+	dirs[Down].Seed, dirs[Up].Seed = opts.Seed, backSeed(opts.Seed)
+	cfg := emulator.Config{IfA: shaperSideSrv, IfB: shaperSideCli, AToB: dirs[Down], BToA: dirs[Up], KeepOffload: offload == OffloadKeep,
+		LateMarker: opts.EmulatorLateMarker, DepartureWindow: opts.EmulatorDepartureWindow}
 	cmd, mon, err := emulator.Command(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("shapedlink: preparing the emulator: %w", err)
@@ -63,11 +65,14 @@ func startEmulator(ctx context.Context, shaperNS *Namespace, dirs [2]Direction, 
 		}
 		mode += ")"
 	}
+	if cfg.DepartureWindow > 0 {
+		mode += fmt.Sprintf(" departure window %v (segments due within it of a due one leave with it)", cfg.DepartureWindow)
+	}
 	s.lines = []string{
 		fmt.Sprintf("server %s -> client: %s%s (shaper rcvbuf %d sndbuf %d)", serverDev, d[0], mode, st[0].RcvBufBytes, st[0].SndBufBytes),
 		fmt.Sprintf("client %s -> server: %s%s (shaper rcvbuf %d sndbuf %d)", clientDev, d[1], mode, st[1].RcvBufBytes, st[1].SndBufBytes),
 	}
-	if keepAwake {
+	if opts.EmulatorKeepAwake {
 		if err := s.startAwake(ctx); err != nil {
 			mon.Stop()
 			return nil, err

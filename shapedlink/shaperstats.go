@@ -24,6 +24,9 @@ type ShaperStats struct {
 	LateP50Ms float64 `json:"late_p50_ms"`
 	LateP99Ms float64 `json:"late_p99_ms"`
 	LateMaxMs float64 `json:"late_max_ms"`
+	// EarlyMaxMs is the most a frame was sent ahead of its due time
+	// (Options.EmulatorDepartureWindow); zero without a window.
+	EarlyMaxMs float64 `json:"early_max_ms,omitempty"`
 }
 
 // ShaperCounters are a userspace shaper's counters of one direction.
@@ -36,13 +39,15 @@ type ShaperStats struct {
 //     SendErrors, OversizeDrops (larger than the frame buffer),
 //     UnreadableDrops (offload not describable, UDP GSO before Linux 6.2).
 //   - SuperPacketsIn, SuperPacketsOut; JudgedWhole: super-packets judged
-//     whole, not cut.
+//     whole, not cut; FramesOut: frames written, a super-packet once.
 //   - Duplicates, Reordered, Corrupted.
 //   - QueueDrops, CoDelDrops, ECNMarks, Queued: the queue discipline's.
 //   - BlackoutDrops, Changes, MaxChangeLagNanos: the schedule's.
 //   - ChecksumDrops, NoSocketDrops: in process, corrupted datagrams and
 //     datagrams for no socket.
 //   - LateNanos, MaxLateNanos, Late (a log-linear histogram): lateness;
+//     Early, MaxEarlyNanos: frames sent ahead of their due time within
+//     the departure window (Options.EmulatorDepartureWindow);
 //     Stamped: wire packets stamped by the kernel.
 //   - RcvBufBytes, SndBufBytes: socket buffers as granted.
 //
@@ -60,6 +65,7 @@ func newShaperStats(direction string, c linkspec.Counters) ShaperStats {
 		LateP50Ms:      ms(min(c.LateQuantile(0.5), time.Duration(c.MaxLateNanos))),
 		LateP99Ms:      ms(min(c.LateQuantile(0.99), time.Duration(c.MaxLateNanos))),
 		LateMaxMs:      ms(time.Duration(c.MaxLateNanos)),
+		EarlyMaxMs:     ms(time.Duration(c.MaxEarlyNanos)),
 	}
 }
 

@@ -69,6 +69,7 @@ func main() {
 	flag.DurationVar(&k.TraceLate, "trace-late", 0, "catch an emulator stall in the act: while each idle round trip is probed, trace the kernel's scheduler, interrupt and workqueue events (tracefs, mounted if needed) and stop at the first frame the emulator sends later than this (e.g. 1ms); the trace is saved in -trace-dir with a short reading in the report, and tracing is left as it was found. Needs root; 0 traces nothing")
 	flag.StringVar(&k.TraceDir, "trace-dir", "", "where -trace-late saves its traces (default the working directory)")
 	flag.BoolVar(&k.KeepAwake, "keep-awake", false, "with -backend emulator, keep every CPU from halting while a link is up: one busy loop per CPU at SCHED_IDLE, pinned to it (each CPU at 100% in the idle class; the bare pairs are measured without); recorded in the report")
+	flag.DurationVar(&k.DepartureWindow, "departure-window", 0, "with -backend emulator, batch departures on a busy link: when a held segment falls due, those due within this window (e.g. 200us, at most 1ms) leave with it, so a super-packet's segments go out together; frames alone on the link keep their timing; recorded in the report")
 	flag.BoolVar(&c.json, "json", false, "print the figures as JSON instead of a table")
 	flag.StringVar(&c.render, "render", "", "print the table for a report saved with -json (measures nothing)")
 	flag.StringVar(&c.gsoLoss, "gsoloss", "", `a lossy profile (e.g. "5:2000:0.1") across which a sender with UDP_SEGMENT floods numbered datagrams, the receiver counting each; "" skips it`)

@@ -27,6 +27,12 @@ type Config struct {
 	// Link.Backend to be the emulator; the bare veth pairs, which have
 	// no emulator, are built without it. Report.KeepAwake records it.
 	KeepAwake bool
+	// DepartureWindow builds every link with
+	// Link.EmulatorDepartureWindow (-departure-window): when a held
+	// segment falls due, those due within the window leave with it. It
+	// needs Link.Backend to be the emulator; the bare pairs are built
+	// without it. Report.DepartureWindowUs records it.
+	DepartureWindow time.Duration
 	// Logger receives a line as each measurement starts; nil logs nothing.
 	Logger *slog.Logger
 
@@ -134,6 +140,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("calibrate: Noise %q: say off, on or both", c.Noise)
 	case c.KeepAwake && c.Link.Backend != shapedlink.BackendEmulator:
 		return fmt.Errorf("calibrate: KeepAwake (-keep-awake) keeps the CPUs awake for the emulator, and Link.Backend is %q: set it to %q (-backend emulator)", c.Link.Backend, shapedlink.BackendEmulator)
+	case c.DepartureWindow != 0 && c.Link.Backend != shapedlink.BackendEmulator:
+		return fmt.Errorf("calibrate: DepartureWindow (-departure-window) batches the emulator's departures, and Link.Backend is %q: set it to %q (-backend emulator)", c.Link.Backend, shapedlink.BackendEmulator)
+	case c.DepartureWindow < 0 || c.DepartureWindow > time.Millisecond:
+		return fmt.Errorf("calibrate: DepartureWindow %v: give 0 (each segment at its due time) up to 1ms", c.DepartureWindow)
 	case c.TraceLate < 0:
 		return fmt.Errorf("calibrate: TraceLate %v: give a positive lateness, or 0 for no trace", c.TraceLate)
 	case len(c.Profiles) == 0 && len(c.SweepRates) == 0 && len(c.IperfRates) == 0 && len(c.Qdiscs) == 0 && c.GSOLoss == nil && c.QUICGSO == nil:

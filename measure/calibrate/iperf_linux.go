@@ -186,16 +186,22 @@ func (f *Iperf) shaperFigures(before, after shaperTotal) {
 	}
 	f.SuperPacketsIn = after.superIn - before.superIn
 	f.SuperPacketsOut = after.superOut - before.superOut
+	f.Segments = after.frames - before.frames
+	f.FramesOut = after.framesOut - before.framesOut
+	f.Early = after.early - before.early
+	f.EarlyMaxMs = float64(after.earlyMaxNs) / 1e6
 }
 
 // shaperTotal is the emulator's account so far, both directions: its
 // CPU time in ns (-1 when it cannot be read), the wire packets and bytes
-// it forwarded and the super-packets it read and wrote; ok is false
-// without an emulator.
+// it forwarded, the super-packets it read and wrote, the frames it wrote,
+// the packets sent early and the most any was early (since the link
+// started); ok is false without an emulator.
 type shaperTotal struct {
 	ok                               bool
 	cpuNs                            int64
 	frames, bytes, superIn, superOut uint64
+	framesOut, early, earlyMaxNs     uint64
 }
 
 // shaperTotals reads l's emulator's shaperTotal.
@@ -210,6 +216,9 @@ func shaperTotals(l *shapedlink.Link) shaperTotal {
 		t.bytes += d.ForwardedBytes
 		t.superIn += d.SuperPacketsIn
 		t.superOut += d.SuperPacketsOut
+		t.framesOut += d.FramesOut
+		t.early += d.Early
+		t.earlyMaxNs = max(t.earlyMaxNs, d.MaxEarlyNanos)
 	}
 	return t
 }

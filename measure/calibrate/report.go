@@ -282,7 +282,16 @@ type Iperf struct {
 	Offload         string `json:"offload,omitempty"`
 	SuperPacketsIn  uint64 `json:"super_packets_in,omitempty"`
 	SuperPacketsOut uint64 `json:"super_packets_out,omitempty"`
-	Error           string `json:"error,omitempty"`
+	// Segments is the wire segments the emulator forwarded over the flow
+	// and FramesOut the frames it wrote for them (a super-packet once),
+	// both directions; Early counts the segments sent ahead of their due
+	// time within the departure window, EarlyMaxMs the most (the larger
+	// direction's).
+	Segments   uint64  `json:"segments,omitempty"`
+	FramesOut  uint64  `json:"frames_out,omitempty"`
+	Early      uint64  `json:"early,omitempty"`
+	EarlyMaxMs float64 `json:"early_max_ms,omitempty"`
+	Error      string  `json:"error,omitempty"`
 }
 
 // Report is everything Run measured, as calibrate -json writes it
@@ -303,9 +312,12 @@ type Report struct {
 	Offload string `json:"offload,omitempty"`
 	// KeepAwake is Config.KeepAwake: every link ran with its CPUs kept
 	// awake by SCHED_IDLE busy loops, the bare pairs without.
-	KeepAwake bool     `json:"keep_awake,omitempty"`
-	Results   []Result `json:"results"` // Config.Profiles
-	Sweep     []Sweep  `json:"sweep,omitempty"`
+	KeepAwake bool `json:"keep_awake,omitempty"`
+	// DepartureWindowUs is Config.DepartureWindow in microseconds: every
+	// link batched its departures within it, the bare pairs had none.
+	DepartureWindowUs int64    `json:"departure_window_us,omitempty"`
+	Results           []Result `json:"results"` // Config.Profiles
+	Sweep             []Sweep  `json:"sweep,omitempty"`
 	// HighestOKMbit is the highest sweep rate at which a flow's wire
 	// share reached 95% (0: none).
 	HighestOKMbit float64 `json:"highest_rate_within_5pct_mbit"`

@@ -30,9 +30,10 @@ func Run(ctx context.Context, c Config) (Report, error) {
 	}
 	host, _ := os.Hostname()
 	load, _ := os.ReadFile("/proc/loadavg")
-	rep := Report{Started: time.Now().UTC(), Host: host, Load: strings.TrimSpace(string(load)), Build: buildinfo.Read(), Offload: c.Link.Offload.String(), KeepAwake: c.KeepAwake}
+	rep := Report{Started: time.Now().UTC(), Host: host, Load: strings.TrimSpace(string(load)), Build: buildinfo.Read(), Offload: c.Link.Offload.String(), KeepAwake: c.KeepAwake,
+		DepartureWindowUs: c.DepartureWindow.Microseconds()}
 	opts := c.Link
-	opts.EmulatorKeepAwake = c.KeepAwake
+	opts.EmulatorKeepAwake, opts.EmulatorDepartureWindow = c.KeepAwake, c.DepartureWindow
 	if c.TraceLate > 0 && len(c.Profiles) > 0 {
 		if c.TraceDir != "" {
 			if err := os.MkdirAll(c.TraceDir, 0o755); err != nil {

@@ -23,12 +23,15 @@ func ms(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 // trip table, the rate and loss table, each profile's notes, then the
 // sweep, iperf3 and queue discipline tables, the UDP_SEGMENT loss and
 // the quic-go transfer, each only when measured. The first line names
-// the offload mode every link was built in, and whether the CPUs were
-// kept awake.
+// the offload mode every link was built in, whether the CPUs were kept
+// awake, and the departure window.
 func printTable(w io.Writer, rep Report) {
 	awake := ""
 	if rep.KeepAwake {
 		awake = ", CPUs kept awake beside every link (SCHED_IDLE busy loops; not beside the bare pairs)"
+	}
+	if rep.DepartureWindowUs > 0 {
+		awake += fmt.Sprintf(", departure window %d us on every link", rep.DepartureWindowUs)
 	}
 	fmt.Fprintf(w, "calibrate %s on %s, load %s, offload %s%s\n", rep.Started.Format(time.RFC3339), rep.Host, rep.Load, modeOf(rep.Offload), awake)
 	printApplied(w, rep.Results)

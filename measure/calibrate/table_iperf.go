@@ -33,7 +33,7 @@ func printIperf(w io.Writer, fs []Iperf) {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	unjudged := map[string]bool{}
-	fmt.Fprintln(tw, "iperf3 cubic\toffload\tprofile\tMbit/s\tretr\tgoodput\twire\ttarget\t\tof bare on\tof bare wire\tcpu s/GB\tcpu/frame\t")
+	fmt.Fprintln(tw, "iperf3 cubic\toffload\tprofile\tMbit/s\tretr\tgoodput\twire\ttarget\t\tof bare on\tof bare wire\tcpu s/GB\tcpu/frame\tsegs/write\t")
 	for _, f := range fs {
 		mode := modeOf(f.Offload)
 		if f.Error != "" {
@@ -57,7 +57,12 @@ func printIperf(w io.Writer, fs []Iperf) {
 			fmt.Fprintf(tw, "-\t")
 		}
 		if f.CPUNsPerFrame > 0 {
-			fmt.Fprintf(tw, "%.2fus\t\n", f.CPUNsPerFrame/1000)
+			fmt.Fprintf(tw, "%.2fus\t", f.CPUNsPerFrame/1000)
+		} else {
+			fmt.Fprintf(tw, "-\t")
+		}
+		if f.FramesOut > 0 {
+			fmt.Fprintf(tw, "%.2f\t\n", float64(f.Segments)/float64(f.FramesOut))
 		} else {
 			fmt.Fprintf(tw, "-\t\n")
 		}
@@ -73,7 +78,12 @@ func printIperf(w io.Writer, fs []Iperf) {
 			fmt.Fprintf(w, "n/a: the target is above the %.1f Mbit/s the same flow got over the bare veth pair (%s) in this run, so it cannot be judged on this machine\n", bare[m], bareName(m))
 		}
 	}
-	fmt.Fprintln(w, "of bare on/wire: goodput as a share of the bare veth pair's with its offloads on / wire-sized, in this run; cpu s/GB: the emulator's CPU seconds per 10^9 bytes it forwarded, both directions")
+	fmt.Fprintln(w, "of bare on/wire: goodput as a share of the bare veth pair's with its offloads on / wire-sized, in this run; cpu s/GB: the emulator's CPU seconds per 10^9 bytes it forwarded, both directions; segs/write: wire segments per frame the emulator wrote")
+	for _, f := range fs {
+		if f.Early > 0 {
+			fmt.Fprintf(w, "iperf3 %s: %d segments left ahead of their due time within the departure window, at most %.3f ms\n", f.Label, f.Early, f.EarlyMaxMs)
+		}
+	}
 }
 
 // iperfTargetCells writes f's goodput, wire and target cells and says

@@ -26,11 +26,12 @@ var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/table.gol
 // testdata/old-wire-report.json: TestOldReportRenders.)
 func goldenReport() Report {
 	return Report{
-		Started: time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC),
-		Host:    "bench-1",
-		Load:    "0.52 0.40 0.33 1/234 5678",
-		Build:   buildinfo.Info{Module: "github.com/shakenfist/quicbench", Version: "(devel)", GoVersion: "go1.26.0", Commit: "0123456789abcdef", CommitSource: buildinfo.SourceGit, CommitMissing: "not missing"},
-		Offload: "keep",
+		Started:           time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC),
+		Host:              "bench-1",
+		Load:              "0.52 0.40 0.33 1/234 5678",
+		Build:             buildinfo.Info{Module: "github.com/shakenfist/quicbench", Version: "(devel)", GoVersion: "go1.26.0", Commit: "0123456789abcdef", CommitSource: buildinfo.SourceGit, CommitMissing: "not missing"},
+		Offload:           "keep",
+		DepartureWindowUs: 200,
 		Results: []Result{
 			{
 				Profile: "80:10", Backend: "emulator", Priority: "2 threads SCHED_FIFO nice 0",
@@ -103,7 +104,8 @@ func goldenReport() Report {
 		Iperf: []Iperf{
 			{Label: BareKeepLabel, Profile: "2:100000", Backend: "none", Offload: "keep", Mbit: 18000, Retransmits: 3},
 			{Label: BareWireLabel, Profile: "2:100000", Backend: "none", Offload: "wire", Mbit: 460, Retransmits: 1},
-			{Label: "unlimited", Profile: "2:100000", Backend: "emulator", Offload: "keep", Mbit: 5200, Retransmits: 12, CPUNsPerFrame: 1450, CPUSecPerGB: 0.82, SuperPacketsIn: 41000, SuperPacketsOut: 39000},
+			{Label: "unlimited", Profile: "2:100000", Backend: "emulator", Offload: "keep", Mbit: 5200, Retransmits: 12, CPUNsPerFrame: 1450, CPUSecPerGB: 0.82, SuperPacketsIn: 41000, SuperPacketsOut: 39000,
+				Segments: 480000, FramesOut: 60000, Early: 120000, EarlyMaxMs: 0.2},
 			{Label: "5:1000", Profile: "5:1000", Backend: "emulator", Offload: "keep", RateMbit: 1000, Mbit: 930, GoodputPct: 93, WirePct: 97.4, WireFrom: "shaper", CPUNsPerFrame: 2100, CPUSecPerGB: 1.4},
 			{Label: "5:2000", Profile: "5:2000", Backend: "emulator", Offload: "keep", RateMbit: 2000, Mbit: 1700, GoodputPct: 85, WirePct: 88.9, WireFrom: "shaper", CPUSecPerGB: 1.2},
 			{Label: "5:50000", Profile: "5:50000", Backend: "emulator", Offload: "keep", RateMbit: 50000, Mbit: 5000, GoodputPct: 10, WirePct: 10.5, WireFrom: "estimate"},

@@ -48,7 +48,20 @@ type Config struct {
 	// trigger) to catch what delayed the thread. The shaper fails to
 	// start if it cannot open the marker.
 	LateMarker time.Duration
+	// DepartureWindow batches departures on a busy link: when a held
+	// segment falls due, every segment due within this window after the
+	// loop's time leaves with it, up to the window early, so consecutive
+	// segments of one super-packet go out as one frame instead of one per
+	// wake-up. A segment never leaves early unless one ahead of it is due,
+	// so a frame alone on the link keeps its timing. Early departures are
+	// counted (linkspec.Counters.Early). Zero sends each segment at its
+	// due time; at most MaxDepartureWindow.
+	DepartureWindow time.Duration
 }
+
+// MaxDepartureWindow bounds Config.DepartureWindow: a millisecond early is
+// already a tenth of a 10 ms round trip.
+const MaxDepartureWindow = time.Millisecond
 
 // TraceMarker is the kernel trace marker LateMarker writes to (tracefs
 // mounted at its usual place).
@@ -79,6 +92,9 @@ func (c Config) Validate() error {
 	}
 	if c.LateMarker < 0 {
 		return fmt.Errorf("emulator: Config.LateMarker is %v; give a positive lateness, or 0 for no marker", c.LateMarker)
+	}
+	if c.DepartureWindow < 0 || c.DepartureWindow > MaxDepartureWindow {
+		return fmt.Errorf("emulator: Config.DepartureWindow is %v; give 0 (each segment at its due time) up to %v", c.DepartureWindow, MaxDepartureWindow)
 	}
 	if c.Nice < -20 || c.Nice > 19 {
 		return fmt.Errorf("emulator: Config.Nice is %d; nice values run from -20 to 19", c.Nice)

@@ -229,7 +229,11 @@
 // frames a long delay holds at once. It spins for at most a quarter of
 // every 10 ms, so a busy link falls back to timer wake-ups (tens of
 // microseconds late, which is immaterial next to its queue) instead of
-// pinning a core. A frame's arrival time is the
+// pinning a core. With Config.DepartureWindow, once the head segment is
+// due every segment due within the window leaves with it, up to the
+// window early (counted in linkspec.Counters.Early): whole runs of a
+// super-packet then leave in one write on a multi-gigabit link, while a
+// frame alone on the link still leaves at its due time. A frame's arrival time is the
 // kernel's receive timestamp (SO_TIMESTAMPNS), so the time the thread
 // takes to wake up and read does not add to the emulated delay. Frame
 // buffers are preallocated (Limit plus a batch, 64 KiB each in anonymous

@@ -73,6 +73,7 @@ type dirLoop struct {
 	lastArrival int64
 	lastDrain   int64 // when a read last emptied the socket
 	delay       int64
+	window      int64 // Config.DepartureWindow
 	// Spin budget: at most spinBudget of every spinWindow is spent
 	// spinning, so a high packet rate degrades to timer wake-ups instead
 	// of a thread that never sleeps.
@@ -173,7 +174,7 @@ func (l *dirLoop) run() error {
 	l.tid = unix.Gettid()
 	for !l.stop.Load() {
 		now := l.now()
-		if err := l.sendDue(now, now); err != nil {
+		if err := l.sendDue(l.cutoff(now), now); err != nil {
 			return err
 		}
 		n, err := l.recv()
@@ -191,7 +192,7 @@ func (l *dirLoop) run() error {
 			// in the queue, so the link's choices up to then can be made.
 			l.carry.DequeueUpTo(l.lastDrain)
 			now := l.now()
-			if err := l.sendDue(now, now); err != nil {
+			if err := l.sendDue(l.cutoff(now), now); err != nil {
 				return err
 			}
 		}
@@ -269,6 +270,15 @@ func (l *dirLoop) run() error {
 		}
 	}
 	return nil
+}
+
+// cutoff is the latest due time that leaves at now: now itself, or, with
+// a departure window and the head segment due, now plus the window.
+func (l *dirLoop) cutoff(now int64) int64 {
+	if l.window > 0 && l.carry.Line.Len() > 0 && l.carry.Line.At(0).Due <= now {
+		return now + l.window
+	}
+	return now
 }
 
 // busy says whether the head frame is part of busy traffic: it waited in

@@ -43,6 +43,7 @@ func (l *dirLoop) sendDue(cutoff, now int64) error {
 				continue
 			}
 			for j := sent; j < sent+int(r); j++ {
+				l.c.FramesOut++
 				if l.txEntries[j] > 1 {
 					l.c.SuperPacketsOut++
 				}
@@ -125,7 +126,14 @@ func (l *dirLoop) retire(now int64, ok bool) {
 	if ok {
 		l.c.Forwarded++
 		l.c.ForwardedBytes += uint64(e.Size)
-		late := uint64(now - e.Due)
+		var late uint64
+		if now >= e.Due {
+			late = uint64(now - e.Due)
+		} else {
+			// Sent ahead within the departure window: no lateness.
+			l.c.Early++
+			l.c.MaxEarlyNanos = max(l.c.MaxEarlyNanos, uint64(e.Due-now))
+		}
 		l.c.LateNanos += late
 		l.c.MaxLateNanos = max(l.c.MaxLateNanos, late)
 		l.c.Late[linkspec.LateBucket(late)]++

@@ -184,6 +184,7 @@ func (s *shaper) newLoops(rx, tx [2]int) error {
 		if err != nil {
 			return err
 		}
+		l.window = int64(s.cfg.DepartureWindow)
 		// Record the buffers as the kernel applied them: without
 		// privilege in the initial namespace the forced sizes fall back
 		// to the host limits.

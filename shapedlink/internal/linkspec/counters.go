@@ -45,6 +45,10 @@ type Counters struct {
 	// devices.
 	SuperPacketsIn  uint64 `json:"super_packets_in,omitempty"`
 	SuperPacketsOut uint64 `json:"super_packets_out,omitempty"`
+	// FramesOut counts the frames written to the egress interface, a
+	// super-packet once (the emulator; equal to Forwarded when no frame
+	// carried more than one segment).
+	FramesOut uint64 `json:"frames_out,omitempty"`
 	// UnreadableDrops counts frames the kernel dropped as the carrier read
 	// them because it could not describe their offload in a virtio-net
 	// header (a UDP GSO super-packet before Linux 6.2, where shapedlink
@@ -104,6 +108,11 @@ type Counters struct {
 	// LateBucket maps a lateness to its bucket, LateBucketEdges gives a
 	// bucket's edges.
 	Late [LateBuckets]uint64 `json:"-"`
+	// Early counts the forwarded frames written before their due time,
+	// within the emulator's departure window (counted in Late[0] too), and
+	// MaxEarlyNanos is the most any was early.
+	Early         uint64 `json:"early,omitempty"`
+	MaxEarlyNanos uint64 `json:"-"`
 	// Stamped counts received wire packets whose arrival time came from the
 	// kernel's receive timestamp; the rest (Received - Stamped) were
 	// stamped when read, which adds the thread's wake-up latency.
