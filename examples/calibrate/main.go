@@ -38,11 +38,10 @@ func linkFlags(fs *flag.FlagSet, def calibrate.Config) *linkflag.Flags {
 // config is the command line: the link flags, the flags read in
 // checkFlags and makePlan as given, and the rest read into cfg.
 type config struct {
-	link                                           *linkflag.Flags
-	sweep, iperf, qdisc, qdiscAt, gsoLoss, quicGSO string
-	render, noise                                  string
-	json                                           bool
-	cfg                                            calibrate.Config
+	link                                                          *linkflag.Flags
+	sweep, iperf, qdisc, qdiscAt, gsoLoss, quicGSO, render, noise string
+	json                                                          bool
+	cfg                                                           calibrate.Config
 }
 
 func main() {
