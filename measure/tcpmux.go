@@ -381,6 +381,11 @@ type muxSession struct {
 	infoMu        sync.Mutex
 	series        []transport.TCPInfo
 	seriesDropped int
+	// last is TCP_INFO read just before the session closed the
+	// connection, for State after that.
+	last    transport.TCPInfo
+	lastErr error
+	lastSet bool
 }
 
 func newMuxSession(c *net.TCPConn, role string, o transport.Options, started time.Time, hostCC string) (*muxSession, error) {
@@ -436,6 +441,7 @@ func (s *muxSession) Close() error {
 		for _, c := range s.chans {
 			c.shut()
 		}
+		s.keepLastInfo()
 		err = s.conn.Close()
 		s.done.Wait()
 	})
@@ -447,8 +453,20 @@ func (s *muxSession) fail(err error) {
 	s.failOnce.Do(func() {
 		s.failErr = fmt.Errorf("tcp-mux %s: %w", s.role, err)
 		close(s.failed)
+		s.keepLastInfo()
 		_ = s.conn.Close()
 	})
+}
+
+// keepLastInfo reads TCP_INFO once more before the session closes the
+// connection, so that State still has it afterwards.
+func (s *muxSession) keepLastInfo() {
+	info, err := muxSockets.info(s.raw, time.Since(s.started))
+	s.infoMu.Lock()
+	if !s.lastSet {
+		s.last, s.lastErr, s.lastSet = info, err, true
+	}
+	s.infoMu.Unlock()
 }
 
 // demux reads frames and hands each channel its bytes until the
@@ -643,12 +661,17 @@ func (s *muxSession) State() transport.State {
 		RemoteAddr: s.conn.RemoteAddr().String(),
 		Options:    s.sockopts,
 	}
-	if info, err := muxSockets.info(s.raw, time.Since(s.started)); err != nil {
+	info, err := muxSockets.info(s.raw, time.Since(s.started))
+	s.infoMu.Lock()
+	if err != nil && s.lastSet {
+		// The session closed the connection: what it read then.
+		info, err = s.last, s.lastErr
+	}
+	if err != nil {
 		cs.InfoError = err.Error()
 	} else {
 		cs.Info = info
 	}
-	s.infoMu.Lock()
 	cs.Series, cs.SeriesDropped = append([]transport.TCPInfo(nil), s.series...), s.seriesDropped
 	s.infoMu.Unlock()
 	st.TCP = []transport.TCPConnState{cs}

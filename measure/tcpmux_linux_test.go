@@ -269,3 +269,30 @@ func TestTCPMuxRun(t *testing.T) {
 		t.Errorf("connect time %v, %d channels", c.ConnectTime, c.Channels)
 	}
 }
+
+// A session whose connection failed (the peer reset it) still reports the
+// TCP_INFO it read before closing the connection.
+func TestTCPMuxStateAfterReset(t *testing.T) {
+	client, server := muxPair(t, 1)
+	ch := server.Channels()[0]
+	if _, err := ch.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 1)
+	if _, err := io.ReadFull(client.Channels()[0], b); err != nil {
+		t.Fatal(err)
+	}
+	client.Close()
+	var err error
+	for i := 0; i < 1000 && err == nil; i++ {
+		_, err = ch.Write(make([]byte, 1024))
+		time.Sleep(time.Millisecond)
+	}
+	if err == nil {
+		t.Fatal("writes to a closed peer kept succeeding")
+	}
+	st := server.State()
+	if len(st.TCP) != 1 || st.TCP[0].InfoError != "" || st.TCP[0].Info.Algorithm == "" || st.TCP[0].Info.BytesAcked == 0 {
+		t.Errorf("state after the write failed (%v): %+v", err, st.TCP)
+	}
+}
