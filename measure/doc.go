@@ -31,6 +31,16 @@
 // that needs per-run options on each end (a certificate both ends share)
 // implements Preparer.
 //
+// # Carriers
+//
+// A tunnel in front of a real application (measure/spicetunnel) opens
+// channels one at a time, as the application's connections arrive, rather
+// than N at once: a carrier. DialCarrier and ListenCarrier make one for
+// any of CarrierArms: transport's tcp, quic and quic-per-channel, and
+// tcp-mux (DialMuxCarrier, ListenMuxCarrier), whose one TCP connection is
+// a transport tcp carrier's channel, so it has the same secret, bounds and
+// socket options, framed as TCPMux frames with an open frame per channel.
+//
 // # What Run does
 //
 // The server listens (Path.ServerAddr, its sockets made by Path.Server)

@@ -66,9 +66,11 @@ func init() {
 // a 4-byte header and its payload:
 //
 //	[0]   kind: muxData (payload is channel data), muxFin (no payload: the
-//	      sender writes nothing more on the channel) or muxCredit (payload
+//	      sender writes nothing more on the channel), muxCredit (payload
 //	      is a big-endian uint32: the receiver has read that many more
-//	      bytes of the channel, so the sender may send them)
+//	      bytes of the channel, so the sender may send them) or, in a
+//	      carrier, muxOpen (no payload: the client opens the channel,
+//	      before any other frame of it)
 //	[1]   channel index
 //	[2:4] payload length, big-endian: 1..MuxMaxPayload for data, 0 for
 //	      fin, 4 for credit
@@ -77,11 +79,19 @@ const (
 	muxData      = 'D'
 	muxFin       = 'F'
 	muxCredit    = 'C'
+	muxOpen      = 'O'
 	muxVersion   = 1
 )
 
-// muxHello is the client's first bytes: magic, version, channel count and
-// two zero bytes.
+// The hello's mode: a session's channels all exist from the start; a
+// carrier's are opened one at a time with muxOpen.
+const (
+	muxModeSession = 0
+	muxModeCarrier = 1
+)
+
+// muxHello is the client's first bytes: magic, version, channel count,
+// mode and a zero byte.
 var muxMagic = [4]byte{'Q', 'B', 'M', 'X'}
 
 const muxHelloLen = 8
@@ -102,12 +112,12 @@ func putMuxHeader(b []byte, f muxFrame) {
 func parseMuxHeader(h []byte, channels int) (muxFrame, error) {
 	f := muxFrame{kind: h[0], channel: int(h[1]), length: int(binary.BigEndian.Uint16(h[2:4]))}
 	switch {
-	case f.kind != muxData && f.kind != muxFin && f.kind != muxCredit:
-		return f, fmt.Errorf("frame header % x has kind %#02x, not data, fin or credit: is the peer a tcp-mux end of this version?", h[:muxHeaderLen], f.kind)
+	case f.kind != muxData && f.kind != muxFin && f.kind != muxCredit && f.kind != muxOpen:
+		return f, fmt.Errorf("frame header % x has kind %#02x, not data, fin, credit or open: is the peer a tcp-mux end of this version?", h[:muxHeaderLen], f.kind)
 	case f.channel >= channels:
 		return f, fmt.Errorf("frame for channel %d of a %d-channel session", f.channel, channels)
-	case f.kind == muxFin && f.length != 0:
-		return f, fmt.Errorf("fin frame for channel %d carries %d bytes; it carries none", f.channel, f.length)
+	case (f.kind == muxFin || f.kind == muxOpen) && f.length != 0:
+		return f, fmt.Errorf("%s frame for channel %d carries %d bytes; it carries none", muxKindName(f.kind), f.channel, f.length)
 	case f.kind == muxCredit && f.length != 4:
 		return f, fmt.Errorf("credit frame for channel %d carries %d bytes; it carries 4", f.channel, f.length)
 	case f.kind == muxData && (f.length == 0 || f.length > MuxMaxPayload):
@@ -141,19 +151,30 @@ func readMuxFrame(r io.Reader, channels int, buf []byte) (muxFrame, []byte, erro
 	return f, p, nil
 }
 
-func muxHello(channels int) []byte {
+func muxKindName(k byte) string {
+	if k == muxOpen {
+		return "open"
+	}
+	return "fin"
+}
+
+func muxHello(channels int, mode byte) []byte {
 	b := make([]byte, muxHelloLen)
 	copy(b, muxMagic[:])
-	b[4], b[5] = muxVersion, byte(channels)
+	b[4], b[5], b[6] = muxVersion, byte(channels), mode
 	return b
 }
 
-func checkMuxHello(b []byte, channels int) error {
+func checkMuxHello(b []byte, channels int, mode byte) error {
 	switch {
 	case [4]byte(b[:4]) != muxMagic:
 		return fmt.Errorf("the client's first bytes % x are not a tcp-mux hello (%q): is the client dialling another arm?", b, muxMagic[:])
 	case b[4] != muxVersion:
 		return fmt.Errorf("the client speaks tcp-mux version %d, this server %d: run the same build at both ends", b[4], muxVersion)
+	case b[6] != mode && mode == muxModeSession:
+		return errors.New("the client opens a tcp-mux carrier, and this server serves sessions: listen with measure.ListenMuxCarrier")
+	case b[6] != mode:
+		return errors.New("the client opens a tcp-mux session, and this server serves carriers: dial with measure.DialMuxCarrier")
 	case int(b[5]) != channels:
 		return fmt.Errorf("the client has %d channels and this server %d: give both ends the same Options.Channels", b[5], channels)
 	}
@@ -257,7 +278,7 @@ func (m tcpMux) Dial(ctx context.Context, addr string, o transport.Options) (Ses
 	}
 	deadline, _ := ctx.Deadline()
 	_ = tc.SetWriteDeadline(deadline)
-	if _, err := tc.Write(muxHello(o.Channels)); err != nil {
+	if _, err := tc.Write(muxHello(o.Channels, muxModeSession)); err != nil {
 		_ = c.Close()
 		return nil, fmt.Errorf("tcp-mux client: writing the hello: %w", err)
 	}
@@ -305,7 +326,7 @@ func (l *muxListener) Accept(ctx context.Context) (Session, error) {
 	}
 	s, err := newMuxSession(tc, "server", l.opts, time.Now(), l.hostCC)
 	if err == nil {
-		err = readMuxHello(ctx, tc, l.opts)
+		err = readMuxHello(ctx, tc, l.opts, muxModeSession)
 	}
 	if err != nil {
 		_ = c.Close()
@@ -317,7 +338,7 @@ func (l *muxListener) Accept(ctx context.Context) (Session, error) {
 
 // readMuxHello reads and checks the client's hello, for at most
 // Options.HandshakeTimeout and until ctx ends.
-func readMuxHello(ctx context.Context, c *net.TCPConn, o transport.Options) error {
+func readMuxHello(ctx context.Context, c *net.TCPConn, o transport.Options, mode byte) error {
 	var hello [muxHelloLen]byte
 	_ = c.SetReadDeadline(time.Now().Add(handshakeTimeout(o)))
 	stop := onDone(ctx, func() { _ = c.SetReadDeadline(time.Unix(1, 0)) })
@@ -326,7 +347,7 @@ func readMuxHello(ctx context.Context, c *net.TCPConn, o transport.Options) erro
 	if err != nil {
 		return fmt.Errorf("reading the hello: %w", err)
 	}
-	if err := checkMuxHello(hello[:], o.Channels); err != nil {
+	if err := checkMuxHello(hello[:], o.Channels, mode); err != nil {
 		return err
 	}
 	return c.SetReadDeadline(time.Time{})
@@ -377,6 +398,14 @@ type muxSession struct {
 	failOnce  sync.Once
 	failErr   error
 	done      sync.WaitGroup // the demultiplexer, the credit writer and the sampler
+	demuxed   chan struct{}  // closed when the demultiplexer has ended
+
+	// closeConn closes the connection: conn.Close, unless the connection
+	// came from a carrier listener, whose channel's Close releases it.
+	closeConn func() error
+	// onOpen, set in a carrier's server end, hands over a channel the
+	// client opened; nil refuses open frames.
+	onOpen func(*muxChannel) error
 
 	infoMu        sync.Mutex
 	series        []transport.TCPInfo
@@ -406,7 +435,7 @@ func newMuxSession(c *net.TCPConn, role string, o transport.Options, started tim
 	s := &muxSession{
 		conn: c, raw: raw, role: role, opts: o, started: started, hostCC: hostCC, sockopts: got,
 		wtok: make(chan struct{}, 1), credit: make(chan struct{}, 1),
-		closed: make(chan struct{}), failed: make(chan struct{}),
+		closed: make(chan struct{}), failed: make(chan struct{}), demuxed: make(chan struct{}), closeConn: c.Close,
 	}
 	s.wtok <- struct{}{}
 	for i := range o.Channels {
@@ -442,7 +471,7 @@ func (s *muxSession) Close() error {
 			c.shut()
 		}
 		s.keepLastInfo()
-		err = s.conn.Close()
+		err = s.closeConn()
 		s.done.Wait()
 	})
 	return err
@@ -454,7 +483,7 @@ func (s *muxSession) fail(err error) {
 		s.failErr = fmt.Errorf("tcp-mux %s: %w", s.role, err)
 		close(s.failed)
 		s.keepLastInfo()
-		_ = s.conn.Close()
+		_ = s.closeConn()
 	})
 }
 
@@ -473,6 +502,7 @@ func (s *muxSession) keepLastInfo() {
 // connection ends. It never waits for a reader: the window bounds what a
 // channel holds.
 func (s *muxSession) demux() {
+	defer close(s.demuxed)
 	r := bufio.NewReaderSize(s.conn, 64<<10)
 	var err error
 	for err == nil {
@@ -494,6 +524,12 @@ func (s *muxSession) demux() {
 			n := binary.BigEndian.Uint32(p)
 			putMuxBuf(buf)
 			err = c.addCredit(int64(n))
+		case muxOpen:
+			putMuxBuf(buf)
+			err = errors.New("an open frame in a session, whose channels need none: is the peer a tcp-mux carrier?")
+			if s.onOpen != nil {
+				err = s.onOpen(c)
+			}
 		}
 	}
 	select {
@@ -629,6 +665,9 @@ func (s *muxSession) writeFrame(c *muxChannel, kind byte, payload []byte, closin
 	if err := s.flushPending(c); err != nil {
 		return 0, err
 	}
+	if c.frame == nil {
+		c.frame = make([]byte, muxHeaderLen+MuxMaxPayload)
+	}
 	frame := c.frame[:muxHeaderLen+len(payload)]
 	putMuxHeader(frame, muxFrame{kind: kind, channel: c.index, length: len(payload)})
 	copy(frame[muxHeaderLen:], payload)
@@ -714,7 +753,7 @@ type muxChannel struct {
 
 	rmu   sync.Mutex // one Read at a time
 	wmu   sync.Mutex // one Write at a time, so a Write's frames stay in order
-	frame []byte     // the frame being written, under wmu
+	frame []byte     // the frame being written, under wmu; made on first use
 
 	mu       sync.Mutex // guards the fields below
 	queue    []*[]byte  // received payloads; queue[0] is read from off
@@ -736,7 +775,7 @@ type muxChannel struct {
 
 func newMuxChannel(s *muxSession, i int) *muxChannel {
 	return &muxChannel{
-		s: s, index: i, frame: make([]byte, muxHeaderLen+MuxMaxPayload), credit: MuxWindow,
+		s: s, index: i, credit: MuxWindow,
 		closed: make(chan struct{}), readable: make(chan struct{}, 1), credited: make(chan struct{}, 1),
 	}
 }

@@ -59,12 +59,13 @@ func TestMuxFramesRefused(t *testing.T) {
 		in   []byte
 		want string
 	}{
-		{"kind", []byte{'X', 0, 0, 1, 'a'}, "has kind 0x58, not data, fin or credit"},
+		{"kind", []byte{'X', 0, 0, 1, 'a'}, "has kind 0x58, not data, fin, credit or open"},
 		{"channel", encodeMux(muxTestFrame{5, muxData, []byte("a")}), "channel 5 of a 5-channel session"},
 		{"short credit", []byte{muxCredit, 1, 0, 2, 0, 1}, "carries 2 bytes; it carries 4"},
 		{"oversize", append(oversize, make([]byte, MuxMaxPayload+1)...), "frames carry 1 to 16384"},
 		{"empty data", []byte{muxData, 1, 0, 0}, "of 0 bytes"},
-		{"fin with data", []byte{muxFin, 1, 0, 1, 'a'}, "carries 1 bytes"},
+		{"fin with data", []byte{muxFin, 1, 0, 1, 'a'}, "fin frame for channel 1 carries 1 bytes"},
+		{"open with data", []byte{muxOpen, 1, 0, 1, 'a'}, "open frame for channel 1 carries 1 bytes"},
 		{"cut header", []byte{muxData, 1}, "inside a frame header"},
 		{"cut payload", []byte{muxData, 1, 0, 9, 'a'}, "reading the 9 bytes of a frame for channel 1: unexpected EOF"},
 	} {
@@ -83,20 +84,24 @@ func TestMuxFramesRefused(t *testing.T) {
 // The hello carries the channel count, and a server refuses another
 // count, another version or another protocol, saying which.
 func TestMuxHello(t *testing.T) {
-	if err := checkMuxHello(muxHello(5), 5); err != nil {
+	if err := checkMuxHello(muxHello(5, muxModeSession), 5, muxModeSession); err != nil {
 		t.Fatal(err)
 	}
-	other := muxHello(5)
+	if err := checkMuxHello(muxHello(5, muxModeSession), 5, muxModeCarrier); err == nil || !strings.Contains(err.Error(), "dial with measure.DialMuxCarrier") {
+		t.Errorf("a session's hello to a carrier's server: %v", err)
+	}
+	other := muxHello(5, muxModeSession)
 	other[4] = 2
 	for _, c := range []struct {
 		in   []byte
 		want string
 	}{
-		{muxHello(3), "the client has 3 channels and this server 5"},
+		{muxHello(3, muxModeSession), "the client has 3 channels and this server 5"},
 		{other, "version 2"},
 		{[]byte("QBC1abcd"), "not a tcp-mux hello"},
+		{muxHello(5, muxModeCarrier), "listen with measure.ListenMuxCarrier"},
 	} {
-		if err := checkMuxHello(c.in, 5); err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := checkMuxHello(c.in, 5, muxModeSession); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("hello % x: %v, want an error saying %q", c.in, err, c.want)
 		}
 	}

@@ -161,7 +161,7 @@ func testDeadlineInsideAFrame(t *testing.T, waiting bool) {
 		byChannel := map[int][]byte{}
 		r := bufio.NewReader(p)
 		buf := make([]byte, MuxMaxPayload)
-		if _, err := io.ReadFull(r, buf[:muxHelloLen]); err != nil || checkMuxHello(buf[:muxHelloLen], 2) != nil {
+		if _, err := io.ReadFull(r, buf[:muxHelloLen]); err != nil || checkMuxHello(buf[:muxHelloLen], 2, muxModeSession) != nil {
 			t.Errorf("the peer read no good hello: % x, %v", buf[:muxHelloLen], err)
 		}
 		for {
@@ -225,7 +225,7 @@ func TestTCPMuxRefusesPeerBeyondWindow(t *testing.T) {
 		defer c.Close()
 		frame := make([]byte, muxHeaderLen+MuxMaxPayload)
 		putMuxHeader(frame, muxFrame{kind: muxData, length: MuxMaxPayload})
-		_, _ = c.Write(muxHello(1))
+		_, _ = c.Write(muxHello(1, muxModeSession))
 		for range MuxWindow/MuxMaxPayload + 1 {
 			if _, err := c.Write(frame); err != nil {
 				return

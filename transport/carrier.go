@@ -402,6 +402,18 @@ func (c carrierTCPChannel) Close() error {
 	return c.TCPConn.Close()
 }
 
+// CarrierTCPConn is the TCP connection under a channel of an ArmTCP
+// carrier, at either end, for an arm that frames channels of its own over
+// it; ok is false for other channels. The channel's Close still ends it:
+// at the listener's end, that is what releases the channel.
+func CarrierTCPConn(ch CarrierChannel) (c *net.TCPConn, ok bool) {
+	tc, ok := ch.(carrierTCPChannel)
+	if !ok {
+		return nil, false
+	}
+	return tc.TCPConn, true
+}
+
 type carrierQUICChannel struct {
 	quicChannel
 	carrier uint64

@@ -165,7 +165,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	}
 	link := linkFlags(fs, getenv)
 	losses := fs.String("losses", env("LOSSES", "0 1"), "per-direction loss levels in percent, space-separated; each profile (which carries no loss of its own) is run at each (env LOSSES)")
-	arms := fs.String("arms", "tcp quic quic-per-channel", "arms, space-separated: tcp, quic, quic-per-channel")
+	arms := fs.String("arms", "tcp quic quic-per-channel", "arms, space-separated: tcp, quic, quic-per-channel, tcp-mux")
 	readings := fs.String("readings", strings.Join(spicelive.AllReadings(), " "), "readings per cell and arm: live, replay, synthetic")
 	repeats := fs.Int("repeats", atoi(env("REPEATS", "5")), "repeats per cell, arm and reading (env REPEATS)")
 	duration := &bench.Seconds{D: bench.ParseSeconds(env("DURATION", "45"))}

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/spicetunnel"
 	"github.com/shakenfist/quicbench/transport"
@@ -38,7 +39,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("spicetunnel", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	end := fs.String("end", "", "which end to run: client (where the SPICE client connects) or server (next to spice-server)")
-	arm := fs.String("arm", "tcp", "how channels are carried: tcp, quic or quic-per-channel")
+	arm := fs.String("arm", "tcp", "how channels are carried: tcp, quic, quic-per-channel or tcp-mux")
 	listen := fs.String("listen", "", "address to listen on: the SPICE client's (client end) or the carrier's (server end)")
 	server := fs.String("server", "", "client end: the server end's address")
 	spice := fs.String("spice", "", "server end: spice-server's address (plain TCP, not its TLS port)")
@@ -47,7 +48,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	trace := fs.String("trace", "", "write the message trace (JSON lines) to this file; empty for none")
 	capture := fs.String("capture", "", "write every connection's raw bytes into this existing directory, as new files "+
 		"<carrier>-ch<N>-c2s.bin and <carrier>-ch<N>-s2c.bin")
-	cc := fs.String("cc", "", "tcp arm: TCP congestion control of the carrier's connections (empty: the host default, recorded)")
+	cc := fs.String("cc", "", "tcp and tcp-mux arms: TCP congestion control of the carrier's connections (empty: the host default, recorded)")
 	secret := fs.String("secret-file", "", "the secret both ends share (mode 0600, at least 16 bytes): the client end proves it holds it "+
 		"for every channel, and the server end refuses a channel without the proof")
 	limit := fs.Int("limit", 0, fmt.Sprintf("server end: the most channels held at once, from all peers (0: %d)", transport.DefaultCarrierLimit))
@@ -67,12 +68,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		secret: *secret, limit: *limit, peer: *peer}
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	a, err := transport.ParseArm(*arm)
-	switch {
-	case err != nil:
-		errs = append(errs, err)
-	case a == transport.ArmQUICPriority:
-		bad("-arm %s: channels arrive over time, so there is no channel to prioritise; use tcp, quic or quic-per-channel", a)
+	a, err := measure.ParseCarrierArm(*arm)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("-arm: %w", err))
 	}
 	c.arm = a
 	if c.listen == "" {
@@ -107,7 +105,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		bad("-limit and -peer-limit apply to the server end")
 	}
 	if c.cc != "" && c.arm.IsQUIC() {
-		bad("-cc applies to the tcp arm only: quic-go's congestion control is fixed (%s)", transport.QUICCongestionControl)
+		bad("-cc applies to the tcp and tcp-mux arms only: quic-go's congestion control is fixed (%s)", transport.QUICCongestionControl)
 	}
 	return c, errors.Join(errs...)
 }

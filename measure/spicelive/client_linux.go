@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/spicetunnel"
 	"github.com/shakenfist/quicbench/spicelike/spiceproto"
@@ -68,7 +69,7 @@ func (r *readiness) event(e spicetunnel.Event) {
 func runClient(ctx context.Context, base bench.RoleBase, spec clientSpec, log *slog.Logger) (ClientResult, error) {
 	var res ClientResult
 	dead := newDeaths()
-	carrier, err := transport.DialCarrier(ctx, spec.Arm, base.Addr, base.Transport)
+	carrier, err := measure.DialCarrier(ctx, spec.Arm, base.Addr, base.Transport)
 	if err != nil {
 		return res, fmt.Errorf("the tunnel's carrier to %s: %w", base.Addr, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -39,7 +40,7 @@ type Config struct {
 	// Profiles are the cells' links, loss applied, in matrix order
 	// (shapedlink's profile grammar, e.g. "80:10:1").
 	Profiles []string `json:"profiles"`
-	// Arms are the tunnel's arms: tcp, quic, quic-per-channel.
+	// Arms are the tunnel's arms: tcp, quic, quic-per-channel, tcp-mux.
 	Arms []transport.Arm `json:"arms"`
 	// Readings are ReadingLive, ReadingReplay and ReadingSynthetic, in the
 	// order each cell's repeat runs them.
@@ -129,12 +130,10 @@ func ParseArms(arms string) ([]transport.Arm, error) {
 	var out []transport.Arm
 	var errs []error
 	for _, s := range strings.Fields(arms) {
-		a, err := transport.ParseArm(s)
+		a, err := measure.ParseCarrierArm(s)
 		switch {
 		case err != nil:
-			errs = append(errs, err)
-		case a == transport.ArmQUICPriority:
-			errs = append(errs, fmt.Errorf("-arms: %s has no channel to prioritise when channels arrive over time; use tcp, quic, quic-per-channel", a))
+			errs = append(errs, fmt.Errorf("-arms: %w", err))
 		case slices.Contains(out, a):
 			errs = append(errs, fmt.Errorf("-arms names %s twice", a))
 		default:

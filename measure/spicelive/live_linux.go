@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -214,11 +215,11 @@ func (rec *LiveRecord) analyse(c Config, tr *spicetrace.Trace) int {
 }
 
 // tunnelOptions are both tunnel ends' transport options for a run of arm:
-// the tcp arm's congestion control, and a new secret of the run's own,
+// the TCP arms' congestion control, and a new secret of the run's own,
 // which the server end's carrier listener asks every channel to prove.
 func tunnelOptions(c Config, arm transport.Arm) transport.Options {
 	o := transport.Options{CarrierSecret: []byte(rand.Text())}
-	if arm == transport.ArmTCP {
+	if arm == transport.ArmTCP || string(arm) == measure.TCPMux.Name() {
 		o.CongestionControl = c.CC
 	}
 	return o

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/spicetunnel"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
@@ -172,7 +173,7 @@ func runServer(ctx context.Context, base bench.RoleBase, spec serverSpec, log *s
 // serveTunnel runs the tunnel's server end until ctx ends, or until the
 // session dies: then it fails with the death.
 func serveTunnel(ctx context.Context, base bench.RoleBase, spec serverSpec, res ServerResult, dead *deaths, log *slog.Logger) (ServerResult, error) {
-	ln, err := transport.ListenCarrier(ctx, spec.Arm, base.Addr, base.Transport)
+	ln, err := measure.ListenCarrier(ctx, spec.Arm, base.Addr, base.Transport)
 	if err != nil {
 		return res, fmt.Errorf("listening for carriers on %s: %w", base.Addr, err)
 	}

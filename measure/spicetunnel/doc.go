@@ -2,14 +2,14 @@
 // transport package's arms and times every message at both ends: the
 // client leg the Kerbside question is about, in Go.
 //
-//	SPICE client ──TCP──▶ ClientEnd ══ carrier (tcp | quic | quic-per-channel) ══▶ ServerEnd ──TCP──▶ spice-server
+//	SPICE client ──TCP──▶ ClientEnd ══ carrier (tcp | quic | quic-per-channel | tcp-mux) ══▶ ServerEnd ──TCP──▶ spice-server
 //
 // A SPICE client opens one TCP connection per channel: main first, the
 // others once the main channel's init has arrived, so how many channels a
 // session has is not known when it starts. The ClientEnd therefore opens
 // a new carrier channel for every connection it accepts (a TCP connection,
-// a stream of the one QUIC connection, or a QUIC connection of its own,
-// per transport.DialCarrier), and the ServerEnd opens a new TCP connection
+// a stream of the one QUIC connection, a QUIC connection of its own, or
+// a channel framed over the one TCP connection, per measure.DialCarrier), and the ServerEnd opens a new TCP connection
 // to spice-server for every carrier channel that arrives. Bytes pass
 // through unchanged, in both directions, and a half-close passes through
 // too. Each read is forwarded before it is parsed, so following the
@@ -38,7 +38,7 @@
 // address gets a pipe. The QUIC arms' certificate proves the server to the
 // client and nothing about the client. The listener bounds the channels it
 // holds, in all and per peer, and refusals are logged at a bounded rate.
-// The tcp arm is plaintext: a secret keeps others from opening channels,
+// The tcp and tcp-mux arms are plaintext: a secret keeps others from opening channels,
 // but anyone on the path still reads and can alter the session, as they
 // could SPICE's own plain port; the QUIC arms encrypt it.
 //

@@ -16,6 +16,21 @@ import (
 	"github.com/shakenfist/quicbench/transport"
 )
 
+// Opener opens carrier channels one at a time: a *transport.Carrier, or
+// another arm's carrier such as measure.DialMuxCarrier's.
+type Opener interface {
+	Open(ctx context.Context) (transport.CarrierChannel, error)
+}
+
+// Acceptor hands over carrier channels as they arrive: a
+// *transport.CarrierListener, or another arm's such as
+// measure.ListenMuxCarrier's. An error that is a *transport.ChannelError
+// is one channel refused, and Accept may be called again; one that wraps
+// transport.ErrCarrierListenerFailed or net.ErrClosed ends the listener.
+type Acceptor interface {
+	Accept(ctx context.Context) (transport.CarrierChannel, error)
+}
+
 // ClientEnd is the end a SPICE client connects to: every TCP connection it
 // accepts (one per SPICE channel) is carried over a new channel of the
 // carrier.
@@ -23,7 +38,7 @@ type ClientEnd struct {
 	// Listener accepts the SPICE client's connections.
 	Listener net.Listener
 	// Carrier opens a channel per connection, towards the ServerEnd.
-	Carrier *transport.Carrier
+	Carrier Opener
 	// Trace, when set, gets a record per message.
 	Trace *Tracer
 	// Events, when set, is called for every message (from the relay's
@@ -45,7 +60,8 @@ type ClientEnd struct {
 // Dial. Whoever gets a channel from the listener gets that connection:
 // give the listener Options.CarrierSecret (see the package doc).
 type ServerEnd struct {
-	Listener *transport.CarrierListener
+	// Listener hands over the carriers' channels.
+	Listener Acceptor
 	// Dial connects to spice-server.
 	Dial   func(ctx context.Context) (net.Conn, error)
 	Trace  *Tracer

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 	"github.com/shakenfist/quicbench/transport"
 )
@@ -18,7 +19,8 @@ type EndConfig struct {
 	// Side is which end: spicetrace.SideClient (where the SPICE client
 	// connects) or spicetrace.SideServer (next to spice-server).
 	Side string
-	// Arm is how channels are carried: tcp, quic or quic-per-channel.
+	// Arm is how channels are carried: one of measure.CarrierArms (tcp,
+	// quic, quic-per-channel, tcp-mux).
 	Arm transport.Arm
 	// Listen is the address to listen on: the SPICE client's (client end)
 	// or the carriers' (server end).
@@ -113,7 +115,7 @@ func RunEnd(ctx context.Context, c EndConfig, log *slog.Logger) ([]ChannelStats,
 		}()
 	}
 	if c.Side == spicetrace.SideServer {
-		ln, err := transport.ListenCarrier(ctx, c.Arm, c.Listen, o)
+		ln, err := measure.ListenCarrier(ctx, c.Arm, c.Listen, o)
 		if err != nil {
 			return nil, err
 		}
@@ -125,7 +127,7 @@ func RunEnd(ctx context.Context, c EndConfig, log *slog.Logger) ([]ChannelStats,
 		err = end.Serve(ctx)
 		return end.Channels(), err
 	}
-	carrier, err := transport.DialCarrier(ctx, c.Arm, c.Server, o)
+	carrier, err := measure.DialCarrier(ctx, c.Arm, c.Server, o)
 	if err != nil {
 		return nil, err
 	}

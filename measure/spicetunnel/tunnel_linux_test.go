@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/spicelike/spiceproto"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 	"github.com/shakenfist/quicbench/transport"
@@ -139,7 +140,7 @@ func TestTunnelCarriesAndTraces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, arm := range []transport.Arm{transport.ArmTCP, transport.ArmQUIC, transport.ArmQUICPerChannel} {
+	for _, arm := range measure.CarrierArms() {
 		t.Run(string(arm), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
@@ -148,7 +149,7 @@ func TestTunnelCarriesAndTraces(t *testing.T) {
 			if arm.IsQUIC() {
 				o.Certificate = cert
 			}
-			cl, err := transport.ListenCarrier(ctx, arm, "127.0.0.1:0", o)
+			cl, err := measure.ListenCarrier(ctx, arm, "127.0.0.1:0", o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -161,7 +162,7 @@ func TestTunnelCarriesAndTraces(t *testing.T) {
 			}}
 			co := o
 			co.Certificate = o.Certificate.ClientOnly()
-			carrier, err := transport.DialCarrier(ctx, arm, cl.Addr().String(), co)
+			carrier, err := measure.DialCarrier(ctx, arm, cl.Addr().String(), co)
 			if err != nil {
 				t.Fatal(err)
 			}

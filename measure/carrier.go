@@ -1,0 +1,73 @@
+package measure
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// Carrier is the client end of a carrier of any arm that has one: channels
+// opened one at a time, as a tunnel in front of a real application needs
+// them (see transport.DialCarrier).
+type Carrier interface {
+	Open(ctx context.Context) (transport.CarrierChannel, error)
+	ID() uint64
+	State() transport.State
+	Close() error
+}
+
+// CarrierListener is the server end of carriers of any arm that has them.
+type CarrierListener interface {
+	Addr() net.Addr
+	Accept(ctx context.Context) (transport.CarrierChannel, error)
+	State() transport.State
+	Close() error
+}
+
+// CarrierArms are the arms with carriers: the transport package's tcp,
+// quic and quic-per-channel, and tcp-mux.
+func CarrierArms() []transport.Arm {
+	return []transport.Arm{transport.ArmTCP, transport.ArmQUIC, transport.ArmQUICPerChannel, transport.Arm(TCPMux.Name())}
+}
+
+// ParseCarrierArm reads the name of an arm with carriers.
+func ParseCarrierArm(name string) (transport.Arm, error) {
+	for _, a := range CarrierArms() {
+		if string(a) == name {
+			return a, nil
+		}
+	}
+	if name == string(transport.ArmQUICPriority) {
+		return "", fmt.Errorf("%s has no channel to prioritise when channels arrive over time; use %s", name, carrierArmList())
+	}
+	return "", fmt.Errorf("%q is not an arm with carriers: use %s", name, carrierArmList())
+}
+
+func carrierArmList() string {
+	arms := CarrierArms()
+	names := make([]string, len(arms))
+	for i, a := range arms {
+		names[i] = string(a)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// DialCarrier dials a carrier of arm (one of CarrierArms) to a
+// ListenCarrier of the same arm at addr.
+func DialCarrier(ctx context.Context, arm transport.Arm, addr string, o transport.Options) (Carrier, error) {
+	if string(arm) == TCPMux.Name() {
+		return DialMuxCarrier(ctx, addr, o)
+	}
+	return transport.DialCarrier(ctx, arm, addr, o)
+}
+
+// ListenCarrier listens at addr for carriers of arm (one of CarrierArms).
+func ListenCarrier(ctx context.Context, arm transport.Arm, addr string, o transport.Options) (CarrierListener, error) {
+	if string(arm) == TCPMux.Name() {
+		return ListenMuxCarrier(ctx, addr, o)
+	}
+	return transport.ListenCarrier(ctx, arm, addr, o)
+}

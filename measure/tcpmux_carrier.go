@@ -1,0 +1,374 @@
+package measure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// MuxCarrierChannels is how many channels a tcp-mux carrier opens over its
+// life.
+const MuxCarrierChannels = transport.MaxChannels
+
+// A tcp-mux carrier carries channels opened one at a time, as a tunnel in
+// front of a real application needs them (see transport.DialCarrier),
+// over one TCP connection framed as the tcp-mux arm's sessions are. The
+// connection is the one channel of an ArmTCP carrier: its header, the
+// proof of Options.CarrierSecret, the listener's bounds, the socket
+// options and the pinned congestion control are the transport package's.
+// Over it the client writes a hello in carrier mode, then opens each
+// channel with an open frame before any of its bytes.
+
+// MuxCarrier is the client end of a tcp-mux carrier.
+type MuxCarrier struct {
+	tc *transport.Carrier
+	s  *muxSession
+	id uint64
+
+	mu   sync.Mutex
+	next int
+}
+
+// DialMuxCarrier connects a tcp-mux carrier to a ListenMuxCarrier at addr.
+// Options are the tcp arm's (Channels is ignored: a carrier opens up to
+// MuxCarrierChannels); the connection is made now, so that Open costs no
+// round trip.
+func DialMuxCarrier(ctx context.Context, addr string, o transport.Options) (*MuxCarrier, error) {
+	o, err := muxCarrierOptions(o)
+	if err != nil {
+		return nil, err
+	}
+	hostCC, err := transport.HostCongestionControl()
+	if err != nil {
+		return nil, fmt.Errorf("tcp-mux carrier: %w", err)
+	}
+	started := time.Now()
+	tc, err := transport.DialCarrier(ctx, transport.ArmTCP, addr, o)
+	if err != nil {
+		return nil, fmt.Errorf("tcp-mux carrier: %w", err)
+	}
+	ch, err := tc.Open(ctx)
+	if err != nil {
+		_ = tc.Close()
+		return nil, fmt.Errorf("tcp-mux carrier: %w", err)
+	}
+	conn, _ := transport.CarrierTCPConn(ch)
+	s, err := newMuxSession(conn, "client", o, started, hostCC)
+	if err == nil {
+		_ = conn.SetWriteDeadline(time.Now().Add(handshakeTimeout(o)))
+		if _, err = conn.Write(muxHello(MuxCarrierChannels, muxModeCarrier)); err != nil {
+			err = fmt.Errorf("writing the hello: %w", err)
+		}
+		_ = conn.SetWriteDeadline(time.Time{})
+	}
+	if err != nil {
+		_ = tc.Close()
+		return nil, fmt.Errorf("tcp-mux carrier client: %w", err)
+	}
+	s.closeConn = tc.Close
+	s.connect = time.Since(started)
+	s.start()
+	return &MuxCarrier{tc: tc, s: s, id: ch.Carrier()}, nil
+}
+
+func muxCarrierOptions(o transport.Options) (transport.Options, error) {
+	o.Channels = MuxCarrierChannels
+	if err := (tcpMux{}).check(o); err != nil {
+		return o, err
+	}
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = transport.DefaultHandshakeTimeout
+	}
+	return o, nil
+}
+
+// ID is the carrier's id, the same at both ends.
+func (c *MuxCarrier) ID() uint64 { return c.id }
+
+// Open opens the next channel. Its Index is its place in the order of
+// opening, 0 first.
+func (c *MuxCarrier) Open(ctx context.Context) (transport.CarrierChannel, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	i := c.next
+	if i >= len(c.s.chans) {
+		c.mu.Unlock()
+		return nil, fmt.Errorf("tcp-mux carrier: a carrier opens at most %d channels; dial another", len(c.s.chans))
+	}
+	c.next++
+	c.mu.Unlock()
+	ch := c.s.chans[i]
+	ch.wmu.Lock()
+	_, err := c.s.writeFrame(ch, muxOpen, nil, false)
+	ch.wmu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("tcp-mux carrier: opening channel %d: %w", i, err)
+	}
+	return muxCarrierChannel{muxChannel: ch, carrier: c.id}, nil
+}
+
+// State is the connection's, as a tcp-mux session's (State.TCP lists it
+// with Channel -1); Channels counts the channels opened.
+func (c *MuxCarrier) State() transport.State {
+	st := c.s.State()
+	c.mu.Lock()
+	st.Channels = c.next
+	c.mu.Unlock()
+	return st
+}
+
+// Close closes every channel and the connection.
+func (c *MuxCarrier) Close() error { return c.s.Close() }
+
+// muxCarrierChannel is a channel of a tcp-mux carrier; at the listener's
+// end, closed is told of its Close.
+type muxCarrierChannel struct {
+	*muxChannel
+	carrier uint64
+	closed  func()
+}
+
+func (c muxCarrierChannel) Carrier() uint64 { return c.carrier }
+
+func (c muxCarrierChannel) Close() error {
+	err := c.muxChannel.Close()
+	if c.closed != nil {
+		c.closed()
+	}
+	return err
+}
+
+// MuxCarrierListener is the server end of tcp-mux carriers: it accepts
+// carriers from any number of clients and hands over their channels as
+// they are opened.
+type MuxCarrierListener struct {
+	ln     *transport.CarrierListener
+	opts   transport.Options
+	hostCC string
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	queue    []accepted
+	ready    chan struct{} // a token when queue is not empty
+	sessions map[*muxSession]*muxServed
+	ended    []transport.TCPConnState
+	opened   int
+	err      error // why the listener stopped
+	stopped  chan struct{}
+}
+
+// accepted is a channel or a refusal, for Accept.
+type accepted struct {
+	ch  transport.CarrierChannel
+	err error
+}
+
+// muxServed is a carrier connection the listener serves: its channels
+// that are open.
+type muxServed struct {
+	open int
+}
+
+// ListenMuxCarrier listens at addr for tcp-mux carriers. Options are the
+// tcp arm's, as for transport.ListenCarrier (give CarrierSecret); the
+// listener ends at Close or when ctx ends.
+func ListenMuxCarrier(ctx context.Context, addr string, o transport.Options) (*MuxCarrierListener, error) {
+	o, err := muxCarrierOptions(o)
+	if err != nil {
+		return nil, err
+	}
+	hostCC, err := transport.HostCongestionControl()
+	if err != nil {
+		return nil, fmt.Errorf("tcp-mux carrier: %w", err)
+	}
+	lo := o
+	lo.Channels = 0
+	ln, err := transport.ListenCarrier(ctx, transport.ArmTCP, addr, lo)
+	if err != nil {
+		return nil, fmt.Errorf("tcp-mux carrier: %w", err)
+	}
+	l := &MuxCarrierListener{ln: ln, opts: o, hostCC: hostCC, ready: make(chan struct{}, 1),
+		sessions: map[*muxSession]*muxServed{}, stopped: make(chan struct{})}
+	l.ctx, l.cancel = context.WithCancel(ctx)
+	l.wg.Go(l.acceptLoop)
+	return l, nil
+}
+
+// Addr is the address the listener listens on.
+func (l *MuxCarrierListener) Addr() net.Addr { return l.ln.Addr() }
+
+// acceptLoop takes the transport listener's connections until it ends.
+func (l *MuxCarrierListener) acceptLoop() {
+	defer close(l.stopped)
+	for {
+		ch, err := l.ln.Accept(l.ctx)
+		var ce *transport.ChannelError
+		switch {
+		case err == nil:
+			l.wg.Go(func() { l.serve(ch) })
+			continue
+		case l.ctx.Err() == nil && errors.As(err, &ce):
+			l.push(accepted{err: err})
+			continue
+		case l.ctx.Err() != nil:
+			err = fmt.Errorf("tcp-mux carrier listener: closed: %w", net.ErrClosed)
+		default:
+			err = fmt.Errorf("tcp-mux carrier listener: %w", err)
+		}
+		l.mu.Lock()
+		l.err = err
+		l.mu.Unlock()
+		return
+	}
+}
+
+func (l *MuxCarrierListener) push(a accepted) {
+	l.mu.Lock()
+	l.queue = append(l.queue, a)
+	l.mu.Unlock()
+	signal(l.ready)
+}
+
+// serve reads a carrier connection's hello and hands over its channels as
+// they open; once the connection has ended and every channel handed over
+// is closed, it closes the session.
+func (l *MuxCarrierListener) serve(ch transport.CarrierChannel) {
+	conn, _ := transport.CarrierTCPConn(ch)
+	s, err := newMuxSession(conn, "server", l.opts, time.Now(), l.hostCC)
+	if err == nil {
+		err = readMuxHello(l.ctx, conn, l.opts, muxModeCarrier)
+	}
+	if err != nil {
+		_ = ch.Close()
+		l.push(accepted{err: &transport.ChannelError{Arm: transport.Arm(TCPMux.Name()), Role: "server", Channel: -1,
+			Step: fmt.Sprintf("carrier (from %s)", conn.RemoteAddr()), Err: err}})
+		return
+	}
+	s.closeConn = ch.Close
+	served := &muxServed{}
+	allClosed := make(chan struct{}, 1)
+	closed := func() {
+		l.mu.Lock()
+		served.open--
+		if served.open == 0 {
+			signal(allClosed)
+		}
+		l.mu.Unlock()
+	}
+	next := 0
+	s.onOpen = func(c *muxChannel) error {
+		if c.index != next {
+			return fmt.Errorf("the client opened channel %d, and the next is %d", c.index, next)
+		}
+		next++
+		l.mu.Lock()
+		served.open++
+		l.opened++
+		l.mu.Unlock()
+		l.push(accepted{ch: muxCarrierChannel{muxChannel: c, carrier: ch.Carrier(), closed: sync.OnceFunc(closed)}})
+		return nil
+	}
+	l.mu.Lock()
+	if l.ctx.Err() != nil {
+		l.mu.Unlock()
+		_ = ch.Close()
+		return
+	}
+	l.sessions[s] = served
+	l.mu.Unlock()
+	s.start()
+	select {
+	case <-s.demuxed:
+	case <-l.ctx.Done():
+	}
+	for l.ctx.Err() == nil {
+		l.mu.Lock()
+		open := served.open
+		l.mu.Unlock()
+		if open == 0 {
+			break
+		}
+		select {
+		case <-allClosed:
+		case <-l.ctx.Done():
+		}
+	}
+	st := s.State()
+	_ = s.Close()
+	l.mu.Lock()
+	delete(l.sessions, s)
+	l.ended = append(l.ended, st.TCP...)
+	l.mu.Unlock()
+}
+
+// Accept waits for the next channel a client opens. A *transport.ChannelError
+// is a carrier refused (a bad header, secret or hello), and Accept may be
+// called again; an error wrapping net.ErrClosed means the listener has
+// ended (with transport.ErrCarrierListenerFailed if its socket failed).
+func (l *MuxCarrierListener) Accept(ctx context.Context) (transport.CarrierChannel, error) {
+	for {
+		l.mu.Lock()
+		if len(l.queue) > 0 {
+			a := l.queue[0]
+			l.queue = l.queue[1:]
+			if len(l.queue) > 0 {
+				signal(l.ready)
+			}
+			l.mu.Unlock()
+			return a.ch, a.err
+		}
+		l.mu.Unlock()
+		select {
+		case <-l.ready:
+		case <-l.stopped:
+			l.mu.Lock()
+			err := l.err
+			l.mu.Unlock()
+			return nil, err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// State lists the carrier connections served, open and ended, each with
+// Channel -1; Channels counts the channels handed over.
+func (l *MuxCarrierListener) State() transport.State {
+	l.mu.Lock()
+	sessions := make([]*muxSession, 0, len(l.sessions))
+	for s := range l.sessions {
+		sessions = append(sessions, s)
+	}
+	tcp := append([]transport.TCPConnState(nil), l.ended...)
+	opened := l.opened
+	l.mu.Unlock()
+	st := transport.State{
+		Arm: transport.Arm(TCPMux.Name()), Role: "server", Channels: opened,
+		CongestionControl: l.opts.CongestionControl, RequestedCongestionControl: l.opts.CongestionControl, HostCongestionControl: l.hostCC,
+	}
+	if st.CongestionControl == "" {
+		st.CongestionControl = l.hostCC
+	}
+	for _, s := range sessions {
+		tcp = append(tcp, s.State().TCP...)
+	}
+	st.TCP = tcp
+	return st
+}
+
+// Close stops listening and closes every carrier's connection and channel.
+func (l *MuxCarrierListener) Close() error {
+	l.cancel()
+	err := l.ln.Close()
+	l.wg.Wait()
+	return err
+}
