@@ -30,8 +30,9 @@ type MuxCarrier struct {
 	s  *muxSession
 	id uint64
 
-	mu   sync.Mutex
-	next int
+	openMu sync.Mutex // one Open at a time
+	mu     sync.Mutex // guards next
+	next   int        // the next channel's index
 }
 
 // DialMuxCarrier connects a tcp-mux carrier to a ListenMuxCarrier at addr.
@@ -96,14 +97,16 @@ func (c *MuxCarrier) Open(ctx context.Context) (transport.CarrierChannel, error)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// The open frames go out in the order of the indices: the listener
+	// hands channels over in that order, and refuses another.
+	c.openMu.Lock()
+	defer c.openMu.Unlock()
 	c.mu.Lock()
 	i := c.next
+	c.mu.Unlock()
 	if i >= len(c.s.chans) {
-		c.mu.Unlock()
 		return nil, fmt.Errorf("tcp-mux carrier: a carrier opens at most %d channels; dial another", len(c.s.chans))
 	}
-	c.next++
-	c.mu.Unlock()
 	ch := c.s.chans[i]
 	ch.wmu.Lock()
 	_, err := c.s.writeFrame(ch, muxOpen, nil, false)
@@ -111,6 +114,9 @@ func (c *MuxCarrier) Open(ctx context.Context) (transport.CarrierChannel, error)
 	if err != nil {
 		return nil, fmt.Errorf("tcp-mux carrier: opening channel %d: %w", i, err)
 	}
+	c.mu.Lock()
+	c.next++
+	c.mu.Unlock()
 	return muxCarrierChannel{muxChannel: ch, carrier: c.id}, nil
 }
 

@@ -122,3 +122,40 @@ func TestMuxCarrierRefused(t *testing.T) {
 		t.Errorf("Accept after Close: %v, want net.ErrClosed", err)
 	}
 }
+
+// Channels opened at once, as a SPICE client opens its channels after the
+// main channel's init, all arrive, in the order of their indices.
+func TestMuxCarrierConcurrentOpens(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	o := transport.Options{CarrierSecret: muxSecret}
+	ln, err := measure.ListenMuxCarrier(ctx, "127.0.0.1:0", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	for range 20 {
+		c, err := measure.DialMuxCarrier(ctx, ln.Addr().String(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 8
+		errs := make(chan error, n)
+		for range n {
+			go func() {
+				_, err := c.Open(ctx)
+				errs <- err
+			}()
+		}
+		for i := range n {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+			ch, err := ln.Accept(ctx)
+			if err != nil || ch.Index() != i {
+				t.Fatalf("accept %d: %v", i, err)
+			}
+		}
+		c.Close()
+	}
+}
