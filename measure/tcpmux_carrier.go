@@ -296,6 +296,16 @@ func (l *MuxCarrierListener) serve(ch transport.CarrierChannel) {
 	case <-s.demuxed:
 	case <-l.ctx.Done():
 	}
+	select {
+	case <-s.failed:
+		if l.ctx.Err() == nil {
+			// failErr without its "tcp-mux server: ", which the
+			// ChannelError says.
+			l.push(accepted{err: &transport.ChannelError{Arm: transport.Arm(TCPMux.Name()), Role: "server", Channel: -1,
+				Step: fmt.Sprintf("carrier %016x (from %s)", ch.Carrier(), conn.RemoteAddr()), Err: errors.Unwrap(s.failErr)}})
+		}
+	default:
+	}
 	for l.ctx.Err() == nil {
 		l.mu.Lock()
 		open := served.open
@@ -317,8 +327,8 @@ func (l *MuxCarrierListener) serve(ch transport.CarrierChannel) {
 }
 
 // Accept waits for the next channel a client opens. A *transport.ChannelError
-// is a carrier refused (a bad header, secret or hello), and Accept may be
-// called again; an error wrapping net.ErrClosed means the listener has
+// is a carrier refused (a bad header, secret or hello) or one whose
+// connection failed, and Accept may be called again; an error wrapping net.ErrClosed means the listener has
 // ended (with transport.ErrCarrierListenerFailed if its socket failed).
 func (l *MuxCarrierListener) Accept(ctx context.Context) (transport.CarrierChannel, error) {
 	for {

@@ -117,6 +117,24 @@ func TestMuxCarrierRefused(t *testing.T) {
 	if _, err := ln.Accept(ctx); !errors.As(err, &ce) {
 		t.Errorf("a session's client: %v, want a channel error", err)
 	}
+	// A carrier that opens channel 1 before channel 0 fails, and Accept
+	// says so.
+	tc, err := transport.DialCarrier(ctx, transport.ArmTCP, ln.Addr().String(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tc.Close()
+	tch, err := tc.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hello := []byte{'Q', 'B', 'M', 'X', 1, byte(measure.MuxCarrierChannels), 1, 0}
+	if _, err := tch.Write(append(hello, 'O', 1, 0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ln.Accept(ctx); !errors.As(err, &ce) || !strings.Contains(err.Error(), "the client opened channel 1, and the next is 0") {
+		t.Errorf("a carrier opening channel 1 first: %v", err)
+	}
 	ln.Close()
 	if _, err := ln.Accept(ctx); !errors.Is(err, net.ErrClosed) {
 		t.Errorf("Accept after Close: %v, want net.ErrClosed", err)
