@@ -40,13 +40,9 @@ type MuxCarrier struct {
 // MuxCarrierChannels); the connection is made now, so that Open costs no
 // round trip.
 func DialMuxCarrier(ctx context.Context, addr string, o transport.Options) (*MuxCarrier, error) {
-	o, err := muxCarrierOptions(o)
+	o, hostCC, err := muxCarrierOptions(o)
 	if err != nil {
 		return nil, err
-	}
-	hostCC, err := transport.HostCongestionControl()
-	if err != nil {
-		return nil, fmt.Errorf("tcp-mux carrier: %w", err)
 	}
 	started := time.Now()
 	tc, err := transport.DialCarrier(ctx, transport.ArmTCP, addr, o)
@@ -77,15 +73,21 @@ func DialMuxCarrier(ctx context.Context, addr string, o transport.Options) (*Mux
 	return &MuxCarrier{tc: tc, s: s, id: ch.Carrier()}, nil
 }
 
-func muxCarrierOptions(o transport.Options) (transport.Options, error) {
+// muxCarrierOptions checks o for a carrier's end and fills in its
+// defaults, and reads the host's congestion control.
+func muxCarrierOptions(o transport.Options) (transport.Options, string, error) {
 	o.Channels = MuxCarrierChannels
 	if err := (tcpMux{}).check(o); err != nil {
-		return o, err
+		return o, "", err
 	}
 	if o.HandshakeTimeout <= 0 {
 		o.HandshakeTimeout = transport.DefaultHandshakeTimeout
 	}
-	return o, nil
+	hostCC, err := transport.HostCongestionControl()
+	if err != nil {
+		return o, "", fmt.Errorf("tcp-mux carrier: %w", err)
+	}
+	return o, hostCC, nil
 }
 
 // ID is the carrier's id, the same at both ends.
@@ -188,13 +190,9 @@ type muxServed struct {
 // tcp arm's, as for transport.ListenCarrier (give CarrierSecret); the
 // listener ends at Close or when ctx ends.
 func ListenMuxCarrier(ctx context.Context, addr string, o transport.Options) (*MuxCarrierListener, error) {
-	o, err := muxCarrierOptions(o)
+	o, hostCC, err := muxCarrierOptions(o)
 	if err != nil {
 		return nil, err
-	}
-	hostCC, err := transport.HostCongestionControl()
-	if err != nil {
-		return nil, fmt.Errorf("tcp-mux carrier: %w", err)
 	}
 	lo := o
 	lo.Channels = 0

@@ -15,19 +15,26 @@ import (
 
 var muxSecret = []byte("sixteen bytes or more of secret")
 
+// muxCarrierListener listens on loopback with o, until the test ends; ctx
+// bounds the test.
+func muxCarrierListener(t *testing.T, o transport.Options) (context.Context, transport.Options, *measure.MuxCarrierListener) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	ln, err := measure.ListenMuxCarrier(ctx, "127.0.0.1:0", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return ctx, o, ln
+}
+
 // Channels opened one at a time over a tcp-mux carrier arrive at the
 // listener in order, with the carrier's id, and each carries its own bytes
 // both ways; a channel's close reaches its peer and leaves the others
 // going; both ends' State list the one connection, pinned to reno.
 func TestMuxCarrier(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	o := transport.Options{CarrierSecret: muxSecret, CongestionControl: "reno"}
-	ln, err := measure.ListenMuxCarrier(ctx, "127.0.0.1:0", o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	ctx, o, ln := muxCarrierListener(t, transport.Options{CarrierSecret: muxSecret, CongestionControl: "reno"})
 	c, err := measure.DialMuxCarrier(ctx, ln.Addr().String(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -82,14 +89,7 @@ func TestMuxCarrier(t *testing.T) {
 // A listener refuses a carrier without the secret, and a tcp-mux session's
 // client, saying why, and goes on accepting.
 func TestMuxCarrierRefused(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	o := transport.Options{CarrierSecret: muxSecret}
-	ln, err := measure.ListenMuxCarrier(ctx, "127.0.0.1:0", o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	ctx, o, ln := muxCarrierListener(t, transport.Options{CarrierSecret: muxSecret})
 	wrong := transport.Options{CarrierSecret: []byte("another secret of sixteen bytes")}
 	if c, err := measure.DialMuxCarrier(ctx, ln.Addr().String(), wrong); err == nil {
 		defer c.Close()
@@ -144,14 +144,7 @@ func TestMuxCarrierRefused(t *testing.T) {
 // Channels opened at once, as a SPICE client opens its channels after the
 // main channel's init, all arrive, in the order of their indices.
 func TestMuxCarrierConcurrentOpens(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	o := transport.Options{CarrierSecret: muxSecret}
-	ln, err := measure.ListenMuxCarrier(ctx, "127.0.0.1:0", o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	ctx, o, ln := muxCarrierListener(t, transport.Options{CarrierSecret: muxSecret})
 	for range 20 {
 		c, err := measure.DialMuxCarrier(ctx, ln.Addr().String(), o)
 		if err != nil {
