@@ -166,8 +166,8 @@ type MuxCarrierListener struct {
 
 	mu       sync.Mutex
 	queue    []accepted
-	ready    chan struct{} // a token when queue is not empty
-	sessions map[*muxSession]*muxServed
+	ready    chan struct{}        // a token when queue is not empty
+	sessions map[*muxSession]bool // the carriers' sessions being served
 	ended    []transport.TCPConnState
 	opened   int
 	err      error // why the listener stopped
@@ -178,12 +178,6 @@ type MuxCarrierListener struct {
 type accepted struct {
 	ch  transport.CarrierChannel
 	err error
-}
-
-// muxServed is a carrier connection the listener serves: its channels
-// that are open.
-type muxServed struct {
-	open int
 }
 
 // ListenMuxCarrier listens at addr for tcp-mux carriers. Options are the
@@ -201,7 +195,7 @@ func ListenMuxCarrier(ctx context.Context, addr string, o transport.Options) (*M
 		return nil, fmt.Errorf("tcp-mux carrier: %w", err)
 	}
 	l := &MuxCarrierListener{ln: ln, opts: o, hostCC: hostCC, ready: make(chan struct{}, 1),
-		sessions: map[*muxSession]*muxServed{}, stopped: make(chan struct{})}
+		sessions: map[*muxSession]bool{}, stopped: make(chan struct{})}
 	l.ctx, l.cancel = context.WithCancel(ctx)
 	l.wg.Go(l.acceptLoop)
 	return l, nil
@@ -258,12 +252,12 @@ func (l *MuxCarrierListener) serve(ch transport.CarrierChannel) {
 		return
 	}
 	s.closeConn = ch.Close
-	served := &muxServed{}
+	open := 0 // channels handed over and not yet closed, under l.mu
 	allClosed := make(chan struct{}, 1)
 	closed := func() {
 		l.mu.Lock()
-		served.open--
-		if served.open == 0 {
+		open--
+		if open == 0 {
 			signal(allClosed)
 		}
 		l.mu.Unlock()
@@ -275,7 +269,7 @@ func (l *MuxCarrierListener) serve(ch transport.CarrierChannel) {
 		}
 		next++
 		l.mu.Lock()
-		served.open++
+		open++
 		l.opened++
 		l.mu.Unlock()
 		l.push(accepted{ch: muxCarrierChannel{muxChannel: c, carrier: ch.Carrier(), closed: sync.OnceFunc(closed)}})
@@ -287,7 +281,7 @@ func (l *MuxCarrierListener) serve(ch transport.CarrierChannel) {
 		_ = ch.Close()
 		return
 	}
-	l.sessions[s] = served
+	l.sessions[s] = true
 	l.mu.Unlock()
 	s.start()
 	select {
@@ -306,9 +300,9 @@ func (l *MuxCarrierListener) serve(ch transport.CarrierChannel) {
 	}
 	for l.ctx.Err() == nil {
 		l.mu.Lock()
-		open := served.open
+		n := open
 		l.mu.Unlock()
-		if open == 0 {
+		if n == 0 {
 			break
 		}
 		select {
