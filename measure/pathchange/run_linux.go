@@ -43,6 +43,29 @@ func runOne(ctx context.Context, rc runConfig) (Record, error) {
 	return rec, err
 }
 
+// roleSpecs are the server's and the client's specs for rc's run in dir:
+// the client's carries the change.
+func roleSpecs(rig *bench.Rig, rc *runConfig, dir string) (sspec, cspec roleSpec, err error) {
+	topts := transport.Options{Channels: len(rc.Workload.Channels), TCPInfoInterval: 50 * time.Millisecond}
+	if rc.Arm == transport.ArmTCP {
+		topts.CongestionControl = rc.Cell.CC
+	}
+	if rc.Qlog {
+		topts.QlogDir = dir
+	}
+	deadline := time.Now().Add(rc.Workload.Duration + 3*rc.Workload.Timeout + rc.Linger + time.Minute)
+	sbase, cbase, err := rig.RoleBases(topts, deadline)
+	if err != nil {
+		return sspec, cspec, err
+	}
+	sspec = roleSpec{RoleBase: sbase, Arm: rc.Arm, Workload: rc.Workload}
+	cspec = roleSpec{RoleBase: cbase, Arm: rc.Arm, Workload: rc.Workload}
+	ch := rc.Change
+	cspec.Change = &ch
+	cspec.HoldEcho = rc.holdEcho
+	return sspec, cspec, nil
+}
+
 func measure(ctx context.Context, rc *runConfig, dir string, run *results.Run, link *eventLog) (cres, sres roleResult, err error) {
 	rig, err := bench.NewRig(ctx, roles, dir, rc.Profile, rc.Link)
 	if err != nil {
@@ -61,23 +84,10 @@ func measure(ctx context.Context, rc *runConfig, dir string, run *results.Run, l
 	oldAddr := l.ClientAddr()
 	rc.Change.OldAddr, rc.Change.NewAddr = oldAddr.String(), newAddr.String()
 
-	topts := transport.Options{Channels: len(rc.Workload.Channels), TCPInfoInterval: 50 * time.Millisecond}
-	if rc.Arm == transport.ArmTCP {
-		topts.CongestionControl = rc.Cell.CC
-	}
-	if rc.Qlog {
-		topts.QlogDir = dir
-	}
-	deadline := time.Now().Add(rc.Workload.Duration + 3*rc.Workload.Timeout + rc.Linger + time.Minute)
-	sbase, cbase, err := rig.RoleBases(topts, deadline)
+	sspec, cspec, err := roleSpecs(rig, rc, dir)
 	if err != nil {
 		return cres, sres, err
 	}
-	sspec := roleSpec{RoleBase: sbase, Arm: rc.Arm, Workload: rc.Workload}
-	cspec := roleSpec{RoleBase: cbase, Arm: rc.Arm, Workload: rc.Workload}
-	ch := rc.Change
-	cspec.Change = &ch
-	cspec.HoldEcho = rc.holdEcho
 
 	// Server: it writes its address on a pipe once it listens.
 	if err := rig.StartServer(ctx, sspec); err != nil {
