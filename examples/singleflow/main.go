@@ -1,0 +1,159 @@
+// Command singleflow runs one bulk flow at a time over a shaped link, for
+// each of quic-go and kernel TCP with a chosen congestion control, and
+// prints goodput, the window's back-off after a loss and the initial
+// window per cell; package measure/singleflow is the measurement.
+//
+//	go run ./examples/singleflow -workdir results/singleflow
+//
+// Flows using quicreno (the BPF controller that copies quic-go's) need
+// root in the initial user namespace.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/shakenfist/quicbench/measure/singleflow"
+	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/shapedlink/linkflag"
+	"github.com/shakenfist/quicbench/transport/quicreno"
+)
+
+func main() { os.Exit(run()) }
+
+func run() int {
+	c := singleflow.Defaults()
+	fs := flag.CommandLine
+	lf := linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profiles | linkflag.Backend | linkflag.Seed, Profiles: "80:10 150:2"})
+	losses := fs.String("losses", "0 1 2", "loss percentages, each applied to both directions of every profile")
+	flows := fs.String("flows", "quic tcp-quicreno tcp-reno tcp-cubic", "flows: quic, or tcp-<controller>")
+	fs.IntVar(&c.Repeats, "repeats", c.Repeats, "runs per flow and cell")
+	fs.DurationVar(&c.Duration, "duration", c.Duration, "length of each flow")
+	fs.DurationVar(&c.Warmup, "warmup", c.Warmup, "start of each flow left out of its goodput")
+	awake := fs.Bool("keep-awake", true, "keep the emulator's CPUs from halting (one SCHED_IDLE busy loop per CPU while a link is up); -keep-awake=false to save the CPU")
+	workdir := fs.String("workdir", "results/singleflow", "where results.json and summary.md are written")
+	beta := fs.Uint("quicreno-beta", uint(c.Controller.BetaPercent), "quicreno: percent of the window kept after a loss")
+	iw := fs.Uint("quicreno-iw", uint(c.Controller.InitialWindow), "quicreno: initial window, packets")
+	pacing := fs.Bool("quicreno-pacing", c.Controller.Pacing, "quicreno: ask the kernel to pace")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: singleflow [flags]\n\nOne bulk flow at a time per controller: goodput, back-off after a loss, initial window.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	flag.Parse()
+	bad := func(err error) int { fmt.Fprintf(os.Stderr, "singleflow: %v\n", err); return 2 }
+	if fs.NArg() != 0 {
+		return bad(fmt.Errorf("unexpected arguments %q; see -h", fs.Args()))
+	}
+	var err error
+	if c.Profiles, err = lf.Profiles(); err != nil {
+		return bad(err)
+	}
+	if c.Link, err = lf.Options(); err != nil {
+		return bad(err)
+	}
+	c.Link.EmulatorKeepAwake = *awake && c.Link.Backend != shapedlink.BackendNetem
+	c.Losses = nil
+	for _, f := range strings.Fields(*losses) {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			return bad(fmt.Errorf("-losses: %q is not a number", f))
+		}
+		c.Losses = append(c.Losses, v)
+	}
+	if c.Flows, err = singleflow.ParseFlows(strings.Fields(*flows)); err != nil {
+		return bad(err)
+	}
+	c.Controller.BetaPercent, c.Controller.InitialWindow, c.Controller.Pacing = uint32(*beta), uint32(*iw), *pacing
+	if err := c.Validate(); err != nil {
+		return bad(err)
+	}
+	c.StateDir = filepath.Join(*workdir, "states")
+	if err := os.MkdirAll(c.StateDir, 0o755); err != nil {
+		return bad(err)
+	}
+	if err := shapedlink.Reexec(); err != nil {
+		fmt.Fprintf(os.Stderr, "singleflow: %v\n", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	total := len(c.Profiles) * len(c.Losses) * len(c.Flows) * c.Repeats
+	n := 0
+	rs, err := singleflow.Run(ctx, c, func(r singleflow.Result) {
+		n++
+		if r.Error != "" {
+			fmt.Fprintf(os.Stderr, "[%d/%d] %s %g%% %s r%d: FAILED: %s\n", n, total, r.Profile, r.Loss, r.Flow, r.Repeat, r.Error)
+			return
+		}
+		fmt.Fprintf(os.Stderr, "[%d/%d] %s %g%% %s r%d: %.2f Mbit/s, iw %.0f, %d loss episodes\n", n, total, r.Profile, r.Loss, r.Flow, r.Repeat, r.GoodputMbit, r.InitialWindow, len(r.Backoffs))
+	})
+	failed := 0
+	for _, r := range rs {
+		if r.Error != "" {
+			failed++
+		}
+	}
+	if len(rs) > 0 {
+		if werr := write(*workdir, c, rs); werr != nil {
+			fmt.Fprintf(os.Stderr, "singleflow: %v\n", werr)
+			return 1
+		}
+		fmt.Print(singleflow.Markdown(singleflow.Summarise(rs), "tcp-"+quicreno.Name, "quic"))
+	}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		fmt.Fprintf(os.Stderr, "singleflow: interrupted after %d of %d runs; what was measured is in %s\n", len(rs), total, *workdir)
+		return 130
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "singleflow: %v\n", err)
+		return 1
+	case failed > 0:
+		fmt.Fprintf(os.Stderr, "singleflow: %d of %d runs failed (kept in results.json with their reasons)\n", failed, len(rs))
+		return 1
+	}
+	return 0
+}
+
+// write saves the runs and the summary in dir.
+func write(dir string, c singleflow.Config, rs []singleflow.Result) error {
+	var ps []string
+	for _, p := range c.Profiles {
+		ps = append(ps, p.String())
+	}
+	doc := struct {
+		Profiles   []string            `json:"profiles"`
+		Losses     []float64           `json:"losses"`
+		Flows      []singleflow.Flow   `json:"flows"`
+		Repeats    int                 `json:"repeats"`
+		Duration   string              `json:"duration"`
+		Warmup     string              `json:"warmup"`
+		KeepAwake  bool                `json:"keep_awake"`
+		Controller quicreno.Params     `json:"quicreno"`
+		Results    []singleflow.Result `json:"results"`
+		Cells      []singleflow.Cell   `json:"cells"`
+	}{ps, c.Losses, c.Flows, c.Repeats, c.Duration.String(), c.Warmup.String(), c.Link.EmulatorKeepAwake, c.Controller, rs, singleflow.Summarise(rs)}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(dir, "results.json"), b); err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, "summary.md"), []byte(singleflow.Markdown(singleflow.Summarise(rs), "tcp-"+quicreno.Name, "quic")))
+}
+
+func writeAtomic(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
