@@ -125,7 +125,13 @@ func Lookup(name string) (Arm, error) {
 			return a, nil
 		}
 	}
-	return nil, fmt.Errorf("%w %q: the arms are %s", ErrUnknownArm, name, strings.Join(names(registry.arms), ", "))
+	if _, ok := PinnedCC(name); ok {
+		// "tcp-<controller>": made on first use, then listed like any arm.
+		a := TCPWith(name[len("tcp-"):])
+		registry.arms = append(registry.arms, a)
+		return a, nil
+	}
+	return nil, fmt.Errorf("%w %q: the arms are %s, or tcp-<controller> (tcp-reno, tcp-quicreno)", ErrUnknownArm, name, strings.Join(names(registry.arms), ", "))
 }
 
 // Arms returns the registered arms in the order they were registered: the

@@ -40,10 +40,13 @@ func ParseCarrierArm(name string) (transport.Arm, error) {
 			return a, nil
 		}
 	}
+	if _, ok := PinnedCC(name); ok {
+		return transport.Arm(name), nil
+	}
 	if name == string(transport.ArmQUICPriority) {
 		return "", fmt.Errorf("%s has no channel to prioritise when channels arrive over time; use %s", name, carrierArmList())
 	}
-	return "", fmt.Errorf("%q is not an arm with carriers: use %s", name, carrierArmList())
+	return "", fmt.Errorf("%q is not an arm with carriers: use %s, or tcp-<controller> (tcp with its own congestion control)", name, carrierArmList())
 }
 
 func carrierArmList() string {
@@ -61,6 +64,9 @@ func DialCarrier(ctx context.Context, arm transport.Arm, addr string, o transpor
 	if string(arm) == TCPMux.Name() {
 		return DialMuxCarrier(ctx, addr, o)
 	}
+	if cc, ok := PinnedCC(string(arm)); ok {
+		arm, o.CongestionControl = transport.ArmTCP, cc
+	}
 	return transport.DialCarrier(ctx, arm, addr, o)
 }
 
@@ -68,6 +74,9 @@ func DialCarrier(ctx context.Context, arm transport.Arm, addr string, o transpor
 func ListenCarrier(ctx context.Context, arm transport.Arm, addr string, o transport.Options) (CarrierListener, error) {
 	if string(arm) == TCPMux.Name() {
 		return ListenMuxCarrier(ctx, addr, o)
+	}
+	if cc, ok := PinnedCC(string(arm)); ok {
+		arm, o.CongestionControl = transport.ArmTCP, cc
 	}
 	return transport.ListenCarrier(ctx, arm, addr, o)
 }

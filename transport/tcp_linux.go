@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shakenfist/quicbench/transport/quicreno"
 	"golang.org/x/sys/unix"
 )
 
@@ -55,6 +56,11 @@ func CheckCongestionControl(name string) error {
 	}
 	if slices.Contains(avail, name) {
 		return nil
+	}
+	if name == quicreno.Name {
+		return fmt.Errorf("transport: TCP congestion control %q is not registered (tcp_available_congestion_control: %s): "+
+			"it is a BPF controller that is there only while a program holds it; load it with quicreno.Load "+
+			"(root in the initial user namespace), as the matrix commands do when -ccs names it", name, strings.Join(avail, " "))
 	}
 	return fmt.Errorf("transport: TCP congestion control %q is not available on this host (tcp_available_congestion_control: %s); "+
 		"load it as root with `modprobe tcp_%s` (an unprivileged namespace cannot), or choose one of those available",

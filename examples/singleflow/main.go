@@ -46,6 +46,7 @@ func run() int {
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: singleflow [flags]\n\nOne bulk flow at a time per controller: goodput, back-off after a loss, initial window.\n\nflags:\n")
 		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), shapedlink.ProfileUsage())
 	}
 	flag.Parse()
 	bad := func(err error) int { fmt.Fprintf(os.Stderr, "singleflow: %v\n", err); return 2 }

@@ -173,7 +173,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 		"(env DURATION); with a -display workload the default is "+strconv.Itoa(int(spicelive.DefaultDisplayDuration.Seconds()))+", for 100 timed keys")
 	warmup := &bench.Seconds{D: bench.ParseSeconds(env("WARMUP", "5"))}
 	fs.Var(warmup, "warmup", "leading part of each run left out of the figures, in seconds or as a duration (env WARMUP)")
-	cc := fs.String("cc", "reno", "TCP congestion control of the tcp arm (reno matches quic-go's NewReno, as the headline does)")
+	cc := fs.String("cc", "reno", "TCP congestion control of the tcp arm: reno (the kernel's), or quicreno, a BPF controller that does what quic-go's does (needs root on the host)")
 	keyInterval := fs.Duration("key-interval", 500*time.Millisecond, "time between keystrokes; a key not answered before the next one is counted, not timed")
 	busyInterval := fs.Duration("busy-interval", 50*time.Millisecond, "time between the busy xterm's lines")
 	settle := fs.Duration("settle", 2*time.Second, "wait after the session is up before typing")

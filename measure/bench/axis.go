@@ -10,6 +10,7 @@ import (
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/transport/quicreno"
 )
 
 // An Axis is one dimension of a matrix: its values, and what each does to
@@ -111,11 +112,15 @@ func (m *Matrix) profileAxis() Axis {
 	}}
 }
 
-// ccAxis pins the tcp arm's congestion control; any but MatchedCC makes a
-// sensitivity cell.
+// ccAxis pins the tcp arm's congestion control; any but a Matched one
+// makes a sensitivity cell.
 func (m *Matrix) ccAxis() Axis {
 	return Axis{Name: AxisCC, Label: "ccs", Values: m.CCs, Apply: func(rc *RunConfig, i int) bool {
-		rc.Cell.CC, rc.Cell.Sensitivity = m.CCs[i], m.CCs[i] != MatchedCC
+		rc.Cell.CC, rc.Cell.Sensitivity = m.CCs[i], !Matched(m.CCs[i])
+		rc.Controller = ""
+		if m.needsController() {
+			rc.Controller = quicreno.Name + " " + m.controller().String()
+		}
 		return true
 	}}
 }

@@ -7,11 +7,14 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"slices"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
+	"github.com/shakenfist/quicbench/transport/quicreno"
 )
 
 // Matrix is profiles x congestion-control settings x losses (x sessions x
@@ -30,9 +33,13 @@ type Matrix struct {
 	// CCs are the kernel TCP congestion controls for the tcp arm. "reno"
 	// is the headline (matched with quic-go's NewReno); any other is a
 	// sensitivity cell.
-	CCs     []string
-	Arms    []transport.Arm
-	Repeats int
+	CCs []string
+	// Controller is the settings quicreno (the BPF controller that does
+	// what quic-go's does) is loaded with for the run when CCs name it;
+	// the zero value is quicreno.Defaults().
+	Controller quicreno.Params
+	Arms       []transport.Arm
+	Repeats    int
 	// Workload is the spicelike configuration of every run.
 	Workload spicelike.Config
 	Workdir  string
@@ -69,6 +76,31 @@ type Matrix struct {
 	Logger   *slog.Logger
 }
 
+// controller is quicreno's settings for this matrix.
+func (m *Matrix) controller() quicreno.Params {
+	if m.Controller == (quicreno.Params{}) {
+		return quicreno.Defaults()
+	}
+	return m.Controller
+}
+
+// needsController reports whether a cell or an arm runs quicreno.
+func (m *Matrix) needsController() bool {
+	if quicreno.Needed(m.CCs) {
+		return true
+	}
+	for _, a := range m.Arms {
+		if cc, ok := measure.PinnedCC(string(a)); ok && cc == quicreno.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// Matched reports whether cc is a headline cell's controller: MatchedCC,
+// or quicreno, which does what quic-go's controller does.
+func Matched(cc string) bool { return cc == MatchedCC || cc == quicreno.Name }
+
 // MatchedCC is the kernel TCP algorithm that matches quic-go's congestion
 // control (NewReno, fixed): the headline pins it.
 const MatchedCC = "reno"
@@ -97,8 +129,19 @@ func (m *Matrix) Validate() error {
 		errs = append(errs, errors.New("no congestion control: give at least one, e.g. -ccs reno"))
 	}
 	for _, cc := range m.CCs {
-		if err := transport.CheckCongestionControl(cc); err != nil {
-			errs = append(errs, err)
+		switch {
+		case cc == quicreno.Name && m.Remote != nil:
+			errs = append(errs, fmt.Errorf("-ccs %s runs on one host only for now: the two-host daemon does not load it", quicreno.Name))
+		case cc == quicreno.Name:
+			if err := quicreno.CheckLoad(); err != nil {
+				errs = append(errs, err)
+			} else if err := m.controller().Validate(); err != nil {
+				errs = append(errs, err)
+			}
+		default:
+			if err := transport.CheckCongestionControl(cc); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	if len(m.Arms) == 0 {
@@ -107,6 +150,22 @@ func (m *Matrix) Validate() error {
 	for _, a := range m.Arms {
 		if err := validArm(string(a)); err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		cc, ok := measure.PinnedCC(string(a))
+		switch {
+		case !ok || slices.Contains(m.CCs, cc):
+			// Checked with the cells' controllers.
+		case cc == quicreno.Name && m.Remote != nil:
+			errs = append(errs, fmt.Errorf("arm %s runs on one host only for now: the two-host daemon does not load %s", a, quicreno.Name))
+		case cc == quicreno.Name:
+			if err := quicreno.CheckLoad(); err != nil {
+				errs = append(errs, fmt.Errorf("arm %s: %w", a, err))
+			}
+		default:
+			if err := transport.CheckCongestionControl(cc); err != nil {
+				errs = append(errs, fmt.Errorf("arm %s: %w", a, err))
+			}
 		}
 	}
 	errs = append(errs, m.validateAxes()...)
@@ -230,6 +289,9 @@ var (
 	// holds another matrix, another command holds it, or it cannot be
 	// made). Nothing was run.
 	ErrWorkdir = errors.New("work directory refused")
+	// ErrEnvironment: the host refused what the matrix needs (a
+	// controller that could not be loaded) before anything ran.
+	ErrEnvironment = errors.New("environment refused")
 	// ErrRunsFailed: the matrix ran to its end, but some runs failed. They
 	// are recorded (with their reasons) and are redone on the next run.
 	ErrRunsFailed = errors.New("runs failed")
@@ -291,6 +353,16 @@ func (m *Matrix) Run(ctx context.Context) error {
 			return err
 		}
 		defer m.Remote.Close()
+	}
+	if m.needsController() && len(todo) > 0 {
+		// Registered for the whole matrix, for every namespace; the
+		// kernel drops it when this process exits, however it ends.
+		ctl, err := quicreno.Load(m.controller())
+		if err != nil {
+			claimed.undo()
+			return fmt.Errorf("%w: %v", ErrEnvironment, err)
+		}
+		defer ctl.Close()
 	}
 	prog := newProgress(m.Progress, len(plan), len(plan)-len(todo), m.Workload.Duration)
 	defer prog.finish()

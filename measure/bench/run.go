@@ -19,6 +19,7 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
+	"github.com/shakenfist/quicbench/transport/quicreno"
 )
 
 // RunConfig is one run: one cell, one arm, one repeat.
@@ -30,6 +31,10 @@ type RunConfig struct {
 	Workload spicelike.Config
 	Workdir  string
 	Link     shapedlink.Options
+	// Controller describes quicreno and its settings when the matrix
+	// loaded it; recorded as results.Run.TCPController in the runs whose
+	// tcp arm ran it.
+	Controller string
 	// Qlog writes a qlog file per QUIC connection into the run directory.
 	Qlog   bool
 	Logger *slog.Logger
@@ -80,6 +85,9 @@ func RunOne(ctx context.Context, rc RunConfig) (results.Run, error) {
 // the server's egress queue sampled beside it, then what both ends and the
 // link recorded, into run. With rc.Remote set it is measureRemote.
 func measureRun(ctx context.Context, rc RunConfig, dir string, run *results.Run, log *slog.Logger) error {
+	if effectiveCC(rc) == quicreno.Name {
+		run.TCPController = rc.Controller
+	}
 	if rc.Remote != nil {
 		return measureRemote(ctx, rc, dir, run, log)
 	}
@@ -331,6 +339,18 @@ func recordSessions(run *results.Run, cres RoleResult) {
 			}
 		}
 	}
+}
+
+// effectiveCC is the congestion control rc's arm runs: an arm's own
+// (measure.TCPWith), else the cell's for every arm but the QUIC ones.
+func effectiveCC(rc RunConfig) string {
+	if cc, ok := measure.PinnedCC(string(rc.Arm)); ok {
+		return cc
+	}
+	if rc.Arm.IsQUIC() {
+		return ""
+	}
+	return rc.Cell.CC
 }
 
 // transportOptions are the server's and the client's transport settings

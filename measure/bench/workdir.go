@@ -127,17 +127,24 @@ type matrixRecord struct {
 	// Remote is the two-host daemon's address (never its secret), so a
 	// work directory is resumed against the same daemon.
 	Remote string `json:"remote,omitempty"`
+	// Controller is quicreno's settings when CCs name it.
+	Controller string `json:"quicreno,omitempty"`
 }
 
 func (m *Matrix) record() matrixRecord {
+	ctl := ""
+	if m.needsController() {
+		ctl = m.controller().String()
+	}
 	return matrixRecord{
 		Profiles: m.ProfileText, Losses: m.Losses, CCs: m.CCs, Arms: m.Arms, Repeats: m.Repeats,
 		Workload: m.Workload, Workdir: m.Workdir, Qlog: m.Qlog,
 		Backend: string(m.Link.Backend), Seed: m.Link.Seed, Offload: offloadRecord(m.Link.Offload),
 		Sessions: m.Sessions, BulkCapFractions: m.BulkCapFractions,
-		Axes:   axisRecords(m.Axes),
-		Shard:  m.Shard.recordText(),
-		Remote: m.remoteAddr(),
+		Axes:       axisRecords(m.Axes),
+		Shard:      m.Shard.recordText(),
+		Remote:     m.remoteAddr(),
+		Controller: ctl,
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/stats"
 )
@@ -208,14 +209,26 @@ func pairs(c *CellReport) [][2]string {
 	return readings(arms, [2]string{ArmQUIC, ArmQUICPriority})
 }
 
-// readings are every arm of arms (in table order) against tcp, then each
-// of the pairs whose both arms are in arms, then quic against tcp-mux.
+// readings are every arm of arms (in table order) against tcp, then the
+// QUIC arms against each tcp arm with a controller of its own
+// (measure.TCPWith, "tcp-quicreno"), then each of the pairs whose both
+// arms are in arms, then quic against tcp-mux.
 func readings(arms []string, pairs ...[2]string) [][2]string {
 	var out [][2]string
 	if slices.Contains(arms, ArmTCP) {
 		for _, a := range arms {
 			if a != ArmTCP {
 				out = append(out, [2]string{ArmTCP, a})
+			}
+		}
+	}
+	for _, t := range arms {
+		if _, ok := measure.PinnedCC(t); !ok {
+			continue
+		}
+		for _, q := range arms {
+			if q == ArmQUIC || q == ArmQUICPerChannel {
+				out = append(out, [2]string{t, q})
 			}
 		}
 	}

@@ -183,6 +183,10 @@ type Run struct {
 	// CongestionControl is what was read back from the sockets or stated
 	// by quic-go, per connection, server and client.
 	CongestionControl []string `json:"congestion_control,omitempty"`
+	// TCPController names the tcp arm's controller with its settings when
+	// it is one of this project's (quicreno: "quicreno iw=32 beta=0.70
+	// ..."); empty for the kernel's own.
+	TCPController string `json:"tcp_controller,omitempty"`
 
 	// Server and Client are the transport's recorded state (what was in
 	// force, TCP_INFO, QUIC statistics) as each end wrote it.

@@ -16,6 +16,7 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
+	"github.com/shakenfist/quicbench/transport/quicreno"
 )
 
 // The three readings of a cell.
@@ -216,6 +217,44 @@ func (c Config) runsLive() bool {
 // no Recording), the only ones that type keys.
 func (c Config) Validate() error { return c.validate(c.runsLive()) }
 
+// controller is what a record says of the tcp arm's controller: quicreno
+// with its settings, or nothing for the kernel's own.
+func (c Config) controller() string {
+	if !c.needsController() {
+		return ""
+	}
+	return quicreno.Name + " " + quicreno.Defaults().String()
+}
+
+// needsController reports whether the tcp arm or an arm of its own
+// (tcp-quicreno) runs quicreno.
+func (c Config) needsController() bool {
+	if c.CC == quicreno.Name {
+		return true
+	}
+	for _, a := range c.Arms {
+		if cc, ok := measure.PinnedCC(string(a)); ok && cc == quicreno.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// armController is what arm's record says of its controller.
+func (c Config) armController(arm transport.Arm) string {
+	cc := ""
+	switch pinned, ok := measure.PinnedCC(string(arm)); {
+	case ok:
+		cc = pinned
+	case arm == transport.ArmTCP || string(arm) == measure.TCPMux.Name():
+		cc = c.CC
+	}
+	if cc != quicreno.Name {
+		return ""
+	}
+	return c.controller()
+}
+
 // validate is Validate, checking the typed keys' timing and count when
 // live (the run makes live sessions).
 func (c Config) validate(live bool) error {
@@ -243,6 +282,9 @@ func (c Config) validate(live bool) error {
 	}
 	if c.SessionTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("SessionTimeout %v: want a positive wait for the session to come up (the command waits a minute)", c.SessionTimeout))
+	}
+	if c.needsController() {
+		errs = append(errs, quicreno.CheckLoad())
 	}
 	errs = append(errs, c.checkNumbers(live)...)
 	return errors.Join(errs...)
@@ -320,7 +362,7 @@ func (c Config) cell(profile string) (results.Cell, shapedlink.Profile, error) {
 		return results.Cell{}, p, err
 	}
 	return results.Cell{Profile: p.WithLoss(0).String(), RTTms: float64(p.RoundTrip()) / float64(time.Millisecond), RateMbit: p.RateMbit,
-		LossPct: p.LossPct, CC: c.CC, Sensitivity: c.CC != bench.MatchedCC}, p, nil
+		LossPct: p.LossPct, CC: c.CC, Sensitivity: !bench.Matched(c.CC)}, p, nil
 }
 
 // ReadingDir is where a reading's runs live: one results tree per reading

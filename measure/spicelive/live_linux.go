@@ -222,6 +222,9 @@ func tunnelOptions(c Config, arm transport.Arm) transport.Options {
 	if arm == transport.ArmTCP || string(arm) == measure.TCPMux.Name() {
 		o.CongestionControl = c.CC
 	}
+	if cc, ok := measure.PinnedCC(string(arm)); ok {
+		o.CongestionControl = cc
+	}
 	return o
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/stats"
 	"github.com/shakenfist/quicbench/transport"
+	"github.com/shakenfist/quicbench/transport/quicreno"
 )
 
 // Run makes every run of c's plan not yet measured, writing a line per
@@ -35,6 +36,13 @@ import (
 func Run(ctx context.Context, c Config, progress io.Writer, log *slog.Logger) error {
 	if err := c.Validate(); err != nil {
 		return err
+	}
+	if c.needsController() {
+		ctl, err := quicreno.Load(quicreno.Defaults())
+		if err != nil {
+			return err
+		}
+		defer ctl.Close()
 	}
 	return runPlan(ctx, c, progress, log, runJob)
 }
@@ -136,7 +144,7 @@ func runJob(ctx context.Context, c Config, j Job, cell results.Cell, prof shaped
 		w.Replay, w.Channels = replay, replay.ConfigChannels()
 	}
 	rc := bench.RunConfig{Cell: cell, Profile: prof, Arm: j.Arm, Repeat: j.Repeat, Workload: w, Workdir: c.ReadingDir(j.Reading),
-		Link: shapedlink.Options{Backend: shapedlink.Backend(c.Backend), Seed: c.Seed, Logger: log}, Logger: log}
+		Link: shapedlink.Options{Backend: shapedlink.Backend(c.Backend), Seed: c.Seed, Logger: log}, Logger: log, Controller: c.controller()}
 	run, err := bench.RunOne(ctx, rc)
 	if err != nil && run.Failed != "" {
 		return run, nil // recorded as failed
@@ -150,6 +158,7 @@ func recordLive(ctx context.Context, c Config, j Job, cell results.Cell, dir str
 	var rec *LiveRecord
 	return bench.RecordRun(ctx, dir, bench.NewRun(cell, string(j.Arm), j.Repeat, w), log, func(run *results.Run) error {
 		var err error
+		run.TCPController = c.armController(j.Arm)
 		rec, err = measureLive(ctx, c, j, dir, run, log)
 		return err
 	}, func(results.Run) error {

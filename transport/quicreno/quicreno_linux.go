@@ -42,9 +42,8 @@ func Load(p Params) (*Controller, error) {
 		return nil, fmt.Errorf("quicreno: a controller named %q is already registered (another command is running it): "+
 			"wait for it to finish, or stop it", Name)
 	}
-	if _, err := os.Stat("/sys/kernel/btf/vmlinux"); err != nil {
-		return nil, fmt.Errorf("quicreno: this kernel has no BTF (/sys/kernel/btf/vmlinux: %v), so it cannot load a congestion control written as BPF: "+
-			"use a kernel built with CONFIG_DEBUG_INFO_BTF, or choose reno, cubic or bbr", err)
+	if err := CheckLoad(); err != nil {
+		return nil, err
 	}
 	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(object))
 	if err != nil {
@@ -77,6 +76,25 @@ func Load(p Params) (*Controller, error) {
 		return nil, fmt.Errorf("quicreno: registering the controller: %w", explain(err))
 	}
 	return &Controller{params: p, coll: coll, link: l}, nil
+}
+
+// CheckLoad says why Load would be refused here, before anything is
+// loaded: not root, not in the initial user namespace, or no BTF.
+func CheckLoad() error {
+	if os.Geteuid() != 0 {
+		return fmt.Errorf("quicreno: loading a BPF congestion control needs root (euid is %d): run as root, or choose reno, cubic or bbr", os.Geteuid())
+	}
+	// The initial user namespace has a fixed inode (PROC_USER_INIT_INO).
+	if ns, err := os.Readlink("/proc/self/ns/user"); err != nil || ns != "user:[4026531837]" {
+		return errors.New("quicreno: loading a BPF congestion control needs root in the initial user namespace, and this process " +
+			"is in another (an unprivileged user namespace, as the commands re-execute into without root): run as root on the host, " +
+			"or choose reno, cubic or bbr")
+	}
+	if _, err := os.Stat("/sys/kernel/btf/vmlinux"); err != nil {
+		return fmt.Errorf("quicreno: this kernel has no BTF (%v), so it cannot load a congestion control written as BPF: "+
+			"use a kernel built with CONFIG_DEBUG_INFO_BTF, or choose reno, cubic or bbr", err)
+	}
+	return nil
 }
 
 // explain adds what to do to the kernel's refusals.

@@ -17,3 +17,8 @@ func (c *Controller) Params() Params { return c.params }
 
 // Close does nothing.
 func (c *Controller) Close() error { return nil }
+
+// CheckLoad says why Load would be refused: it needs Linux.
+func CheckLoad() error {
+	return errors.New("quicreno: a BPF congestion control needs Linux 6.4 or later: choose another controller")
+}

@@ -1,0 +1,50 @@
+package measure
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"github.com/shakenfist/quicbench/spicelike"
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// TCPWith returns the tcp arm with its congestion control pinned to cc
+// whatever the caller's options say, named "tcp-" + cc ("tcp-reno",
+// "tcp-quicreno"), so that several controllers run side by side, as arms,
+// in one cell of a matrix. Lookup makes one for any such name, so it need
+// not be registered.
+func TCPWith(cc string) Arm { return tcpWith{cc} }
+
+type tcpWith struct{ cc string }
+
+func (t tcpWith) Name() string { return "tcp-" + t.cc }
+
+func (t tcpWith) Listen(ctx context.Context, addr string, o transport.Options) (Listener, error) {
+	o.CongestionControl = t.cc
+	return TCP.Listen(ctx, addr, o)
+}
+
+func (t tcpWith) Dial(ctx context.Context, addr string, o transport.Options) (Session, error) {
+	o.CongestionControl = t.cc
+	return TCP.Dial(ctx, addr, o)
+}
+
+func (t tcpWith) Prepare(o transport.Options, _ spicelike.Config) (server, client transport.Options, err error) {
+	o.CongestionControl = t.cc
+	return o, o, nil
+}
+
+// ccName is a kernel congestion control's name that an arm's name and a
+// record can carry (no underscores: results refuse them in arm names).
+var ccName = regexp.MustCompile(`^[a-z][a-z0-9]{0,14}$`)
+
+// PinnedCC returns the congestion control an arm named name pins
+// (TCPWith's), and false for every other arm.
+func PinnedCC(name string) (string, bool) {
+	cc, ok := strings.CutPrefix(name, "tcp-")
+	if !ok || name == TCPMux.Name() || !ccName.MatchString(cc) {
+		return "", false
+	}
+	return cc, true
+}
