@@ -125,9 +125,9 @@ func Lookup(name string) (Arm, error) {
 			return a, nil
 		}
 	}
-	if _, ok := PinnedCC(name); ok {
+	if cc, ok := strings.CutPrefix(name, "tcp-"); ok && ccName.MatchString(cc) {
 		// "tcp-<controller>": made on first use, then listed like any arm.
-		a := TCPWith(name[len("tcp-"):])
+		a := TCPWith(cc)
 		registry.arms = append(registry.arms, a)
 		return a, nil
 	}

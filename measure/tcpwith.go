@@ -22,12 +22,45 @@ func (t tcpWith) Name() string { return "tcp-" + t.cc }
 
 func (t tcpWith) Listen(ctx context.Context, addr string, o transport.Options) (Listener, error) {
 	o.CongestionControl = t.cc
-	return TCP.Listen(ctx, addr, o)
+	ln, err := TCP.Listen(ctx, addr, o)
+	if err != nil {
+		return nil, err
+	}
+	return tcpWithListener{ln, t.Name()}, nil
 }
 
 func (t tcpWith) Dial(ctx context.Context, addr string, o transport.Options) (Session, error) {
 	o.CongestionControl = t.cc
-	return TCP.Dial(ctx, addr, o)
+	s, err := TCP.Dial(ctx, addr, o)
+	if err != nil {
+		return nil, err
+	}
+	return tcpWithSession{s, t.Name()}, nil
+}
+
+type tcpWithListener struct {
+	Listener
+	name string
+}
+
+func (l tcpWithListener) Accept(ctx context.Context) (Session, error) {
+	s, err := l.Listener.Accept(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return tcpWithSession{s, l.name}, nil
+}
+
+// tcpWithSession reports the arm's own name in its State.
+type tcpWithSession struct {
+	Session
+	name string
+}
+
+func (s tcpWithSession) State() transport.State {
+	st := s.Session.State()
+	st.Arm = transport.Arm(s.name)
+	return st
 }
 
 func (t tcpWith) Prepare(o transport.Options, _ spicelike.Config) (server, client transport.Options, err error) {
@@ -40,11 +73,20 @@ func (t tcpWith) Prepare(o transport.Options, _ spicelike.Config) (server, clien
 var ccName = regexp.MustCompile(`^[a-z][a-z0-9]{0,14}$`)
 
 // PinnedCC returns the congestion control an arm named name pins
-// (TCPWith's), and false for every other arm.
+// (TCPWith's), and false for every other arm, an importer's registered
+// arm named tcp-something among them.
 func PinnedCC(name string) (string, bool) {
 	cc, ok := strings.CutPrefix(name, "tcp-")
 	if !ok || name == TCPMux.Name() || !ccName.MatchString(cc) {
 		return "", false
+	}
+	registry.Lock()
+	defer registry.Unlock()
+	for _, a := range registry.arms {
+		if a.Name() == name {
+			_, ours := a.(tcpWith)
+			return cc, ours
+		}
 	}
 	return cc, true
 }

@@ -119,3 +119,57 @@ func TestSessionsReadTCPMux(t *testing.T) {
 		t.Errorf("sessions readings %v, want %v", pairs, want)
 	}
 }
+
+// An arm with a controller of its own (tcp-quicreno) is read against the
+// QUIC arms as well as against tcp, is warned about only when its sockets
+// ran another controller than its own, and its recorded settings are
+// shown.
+func TestControllerArm(t *testing.T) {
+	build := func(ran string) (*report.Report, []results.Run) {
+		c := results.Cell{Profile: "80:10", RTTms: 80, RateMbit: 10, LossPct: 1, CC: "reno"}
+		spec := func(arm string, p95 float64) reporttest.ArmSpec {
+			return reporttest.ArmSpec{Arm: arm, P50: 80, P99: 300, RepeatP95: []float64{p95, p95 + 1, p95 + 2, p95 + 3, p95 + 4}, N: 200, Mbit: 9, ConnectMs: 80}
+		}
+		runs := reporttest.Cell(c, spec("tcp", 100), spec("tcp-quicreno", 110), spec("quic", 160), spec("quic-per-channel", 100))
+		for i := range runs {
+			switch runs[i].Arm {
+			case "tcp":
+				runs[i].CongestionControl = []string{"server: reno", "client: reno"}
+			case "tcp-quicreno":
+				runs[i].CongestionControl = []string{"server: " + ran, "client: " + ran}
+				runs[i].TCPController = "quicreno iw=32 beta=0.70"
+			}
+		}
+		rep, err := report.Build(runs, report.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep, runs
+	}
+	rep, runs := build("quicreno")
+	var pairs []string
+	for _, cp := range rep.Cells[0].Comparisons {
+		pairs = append(pairs, cp.B+" against "+cp.A)
+	}
+	want := []string{"quic against tcp", "quic-per-channel against tcp", "tcp-quicreno against tcp",
+		"quic against tcp-quicreno", "quic-per-channel against tcp-quicreno"}
+	if !slices.Equal(pairs, want) {
+		t.Errorf("readings %v, want %v", pairs, want)
+	}
+	for _, w := range rep.Warnings {
+		if w.Kind == report.WarnCC {
+			t.Errorf("warned about a controller arm that ran its own controller: %+v", w)
+		}
+	}
+	if !strings.Contains(markdown(t, runs, report.Options{}), "quicreno iw=32 beta=0.70") {
+		t.Error("the markdown does not show the controller's recorded settings")
+	}
+	warned := false
+	renoRep, _ := build("reno")
+	for _, w := range renoRep.Warnings {
+		warned = warned || (w.Kind == report.WarnCC && w.Arm == "tcp-quicreno")
+	}
+	if !warned {
+		t.Error("no warning for tcp-quicreno's sockets reporting reno")
+	}
+}

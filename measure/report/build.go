@@ -168,6 +168,9 @@ func buildArm(arm string, rs []results.Run, opts Options) (ArmReport, error) {
 				ar.CongestionControl = append(ar.CongestionControl, cc)
 			}
 		}
+		if t := r.TCPController; t != "" && !slices.Contains(ar.TCPController, t) {
+			ar.TCPController = append(ar.TCPController, t)
+		}
 	}
 	return ar, nil
 }

@@ -169,6 +169,9 @@ type ArmReport struct {
 	// CongestionControl lists the distinct controllers the runs recorded as
 	// in force.
 	CongestionControl []string `json:"congestion_control,omitempty"`
+	// TCPController lists the distinct settings of this project's own
+	// controller (quicreno) the runs recorded (results.Run.TCPController).
+	TCPController []string `json:"tcp_controller,omitempty"`
 	// Recovery is how the interactive channel came back after the link's
 	// scheduled events (a blackout, a rate step down), by kind; empty for
 	// a link without a schedule.

@@ -29,6 +29,9 @@ const (
 	// proseHeadline introduces the headline group (%s: its congestion control).
 	proseHeadline = "Matched congestion control: kernel TCP pinned to %s."
 
+	// proseControllerSettings gives quicreno's recorded settings (%s: them).
+	proseControllerSettings = "Settings of the BPF controller, as the runs recorded them: %s (docs/controllers.md)."
+
 	// proseInForce lists the controllers the runs recorded (%s: the list).
 	proseInForce = "Congestion control in force, as the runs recorded it: %s."
 

@@ -65,6 +65,9 @@ func (r *Report) mdGroup(m *md, g group) {
 	if cc := inForce(g); cc != "" {
 		m.p(proseInForce, cc)
 	}
+	if t := controllerSettings(g); t != "" {
+		m.p(proseControllerSettings, t)
+	}
 	m.p("")
 	// One table per profile.
 	for i := 0; i < len(g.cells); {
@@ -149,6 +152,22 @@ func inForce(g group) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// controllerSettings lists the settings of this project's own controller
+// the group's runs recorded, if any ran it.
+func controllerSettings(g group) string {
+	var out []string
+	for _, c := range g.cells {
+		for _, a := range c.Arms {
+			for _, t := range a.TCPController {
+				if !contains(out, t) {
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 func groupPairs(g group) [][2]string {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/gsocheck"
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 )
@@ -73,10 +74,16 @@ func warnings(rep *Report, runs []results.Run) []Warning {
 			if d := shaperTrouble(runs, c.Dir, a.Arm); d != "" {
 				add(a.Arm, WarnShaper, d)
 			}
-			if !IsQUIC(a.Arm) && c.Cell.CC != "" {
+			if want := expectedCC(c.Cell.CC, a.Arm); want != "" {
 				for _, cc := range a.CongestionControl {
-					if !strings.Contains(cc, c.Cell.CC) {
-						add(a.Arm, WarnCC, fmt.Sprintf(warnCC, c.Cell.CC, cc))
+					// An entry is "role: controller" (or, in older
+					// records, the controller alone).
+					got := cc
+					if _, after, ok := strings.Cut(cc, ": "); ok {
+						got = after
+					}
+					if got != want {
+						add(a.Arm, WarnCC, fmt.Sprintf(warnCC, want, cc))
 					}
 				}
 			}
@@ -161,4 +168,17 @@ func shaperTrouble(runs []results.Run, dir, arm string) string {
 		return ""
 	}
 	return warnShaper + strings.Join(parts, "; ")
+}
+
+// expectedCC is the controller an arm's runs should have read back in a
+// cell pinned to cellCC: a tcp-<controller> arm's own, the cell's for the
+// other TCP arms, none for QUIC.
+func expectedCC(cellCC, arm string) string {
+	if cc, ok := measure.PinnedCC(arm); ok {
+		return cc
+	}
+	if IsQUIC(arm) {
+		return ""
+	}
+	return cellCC
 }
