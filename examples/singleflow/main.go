@@ -1,17 +1,7 @@
-// Command singleflow runs one bulk flow at a time over a shaped link, for
-// each of quic-go and kernel TCP with a chosen congestion control, and
-// prints goodput, the window's back-off after a loss and the initial
-// window per cell; package measure/singleflow is the measurement.
-//
-//	go run ./examples/singleflow -workdir results/singleflow
-//
-// Flows using quicreno (the BPF controller that copies quic-go's) need
-// root in the initial user namespace.
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -21,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/singleflow"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
@@ -75,6 +66,13 @@ func run() int {
 	c.Controller.BetaPercent, c.Controller.InitialWindow, c.Controller.Pacing = uint32(*beta), uint32(*iw), *pacing
 	if err := c.Validate(); err != nil {
 		return bad(err)
+	}
+	for _, f := range c.Flows {
+		if f.CC == quicreno.Name {
+			if err := quicreno.CheckLoad(); err != nil {
+				return bad(fmt.Errorf("flow %s: %w", f.Name, err))
+			}
+		}
 	}
 	c.StateDir = filepath.Join(*workdir, "states")
 	if err := os.MkdirAll(c.StateDir, 0o755); err != nil {
@@ -141,20 +139,9 @@ func write(dir string, c singleflow.Config, rs []singleflow.Result) error {
 		Results    []singleflow.Result `json:"results"`
 		Cells      []singleflow.Cell   `json:"cells"`
 	}{ps, c.Losses, c.Flows, c.Repeats, c.Duration.String(), c.Warmup.String(), c.Link.EmulatorKeepAwake, c.Controller, rs, singleflow.Summarise(rs)}
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
+	if err := results.WriteJSON(filepath.Join(dir, "results.json"), doc); err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(dir, "results.json"), b); err != nil {
-		return err
-	}
-	return writeAtomic(filepath.Join(dir, "summary.md"), []byte(singleflow.Markdown(singleflow.Summarise(rs), "tcp-"+quicreno.Name, "quic")))
-}
-
-func writeAtomic(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	md := singleflow.Markdown(singleflow.Summarise(rs), "tcp-"+quicreno.Name, "quic")
+	return os.WriteFile(filepath.Join(dir, "summary.md"), []byte(md), 0o644)
 }
