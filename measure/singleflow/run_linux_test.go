@@ -3,6 +3,7 @@ package singleflow
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/stats"
 	"github.com/shakenfist/quicbench/transport/quicreno"
+	"golang.org/x/sys/unix"
 )
 
 // runControllers runs one short lossy flow of each of flows and returns
@@ -21,6 +23,16 @@ func runControllers(t *testing.T, p quicreno.Params, flows ...string) []Result {
 	}
 	if err := quicreno.CheckLoad(); err != nil {
 		t.Skipf("cannot load a BPF congestion control here: %v", err)
+	}
+	// Only one test process can hold the controller: the same lock as
+	// transport/quicreno's tests.
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "quicbench-quicreno-test.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
 	}
 	prof, err := shapedlink.ParseProfile("40:20")
 	if err != nil {

@@ -2,11 +2,31 @@ package quicreno
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
+
+// testLockPath is the lock that tests loading the controller, in any
+// package, hold while it is registered, since only one can be.
+var testLockPath = filepath.Join(os.TempDir(), "quicbench-quicreno-test.lock")
+
+// lockForTest holds testLockPath until the test ends.
+func lockForTest(t *testing.T) {
+	t.Helper()
+	f, err := os.OpenFile(testLockPath, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+}
 
 // loadForTest loads p, waiting while another test process holds the
 // controller (packages' tests run in parallel), and skips where the
@@ -16,6 +36,7 @@ func loadForTest(t *testing.T, p Params) *Controller {
 	if err := CheckLoad(); err != nil {
 		t.Skipf("cannot load a BPF congestion control here: %v", err)
 	}
+	lockForTest(t)
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		c, err := Load(p)
