@@ -84,6 +84,22 @@ func (m *Matrix) controller() quicreno.Params {
 	return m.Controller
 }
 
+// checkCC says why the tcp arm could not run congestion control cc here:
+// quicreno cannot be loaded (or not between two hosts), or a kernel
+// controller is not available.
+func (m *Matrix) checkCC(cc string) error {
+	switch {
+	case cc == quicreno.Name && m.Remote != nil:
+		return fmt.Errorf("%s runs on one host only for now: the two-host daemon does not load it", quicreno.Name)
+	case cc == quicreno.Name:
+		if err := quicreno.CheckLoad(); err != nil {
+			return err
+		}
+		return m.controller().Validate()
+	}
+	return transport.CheckCongestionControl(cc)
+}
+
 // needsController reports whether a cell or an arm runs quicreno.
 func (m *Matrix) needsController() bool {
 	if quicreno.Needed(m.CCs) {
@@ -129,19 +145,8 @@ func (m *Matrix) Validate() error {
 		errs = append(errs, errors.New("no congestion control: give at least one, e.g. -ccs reno"))
 	}
 	for _, cc := range m.CCs {
-		switch {
-		case cc == quicreno.Name && m.Remote != nil:
-			errs = append(errs, fmt.Errorf("-ccs %s runs on one host only for now: the two-host daemon does not load it", quicreno.Name))
-		case cc == quicreno.Name:
-			if err := quicreno.CheckLoad(); err != nil {
-				errs = append(errs, err)
-			} else if err := m.controller().Validate(); err != nil {
-				errs = append(errs, err)
-			}
-		default:
-			if err := transport.CheckCongestionControl(cc); err != nil {
-				errs = append(errs, err)
-			}
+		if err := m.checkCC(cc); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if len(m.Arms) == 0 {
@@ -152,18 +157,9 @@ func (m *Matrix) Validate() error {
 			errs = append(errs, err)
 			continue
 		}
-		cc, ok := measure.PinnedCC(string(a))
-		switch {
-		case !ok || slices.Contains(m.CCs, cc):
-			// Checked with the cells' controllers.
-		case cc == quicreno.Name && m.Remote != nil:
-			errs = append(errs, fmt.Errorf("arm %s runs on one host only for now: the two-host daemon does not load %s", a, quicreno.Name))
-		case cc == quicreno.Name:
-			if err := quicreno.CheckLoad(); err != nil {
-				errs = append(errs, fmt.Errorf("arm %s: %w", a, err))
-			}
-		default:
-			if err := transport.CheckCongestionControl(cc); err != nil {
+		// An arm's own controller, unless a cell's already checks it.
+		if cc, ok := measure.PinnedCC(string(a)); ok && !slices.Contains(m.CCs, cc) {
+			if err := m.checkCC(cc); err != nil {
 				errs = append(errs, fmt.Errorf("arm %s: %w", a, err))
 			}
 		}
