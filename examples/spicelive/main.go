@@ -41,6 +41,9 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 	if m.summary {
 		return printSummary(c.Workdir, stdout, stderr)
 	}
+	if m.samples != "" {
+		return writeSamples(c.Workdir, m.samples, stderr)
+	}
 	if m.record != "" || slices.Contains(c.Readings, spicelive.ReadingLive) || slices.Contains(c.Readings, spicelive.ReadingReplay) && c.Recording == "" {
 		if miss := spicelive.MissingPrograms(); miss != "" {
 			fmt.Fprintln(stderr, "spicelive: a live session cannot run here:", miss)
@@ -105,6 +108,8 @@ func record(ctx context.Context, c spicelive.Config, m mode, args []string, stdo
 type mode struct {
 	// summary only prints -workdir's summary.
 	summary bool
+	// samples, when set, is where to write -workdir's per-key samples.
+	samples string
 	// record is -record's workload, recordSpan -record-span.
 	record     string
 	recordSpan time.Duration
@@ -122,6 +127,22 @@ func printSummary(workdir string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "spicelive:", err)
 		return 1
 	}
+	return 0
+}
+
+// writeSamples writes the per-key samples of a work directory's live runs
+// into dir (spicelive.WriteSamples).
+func writeSamples(workdir, dir string, stderr io.Writer) int {
+	c, err := spicelive.LoadConfig(workdir)
+	if err != nil {
+		fmt.Fprintf(stderr, "spicelive: %s holds no spicelive runs: %v\n", workdir, err)
+		return 1
+	}
+	if err := spicelive.WriteSamples(dir, c); err != nil {
+		fmt.Fprintln(stderr, "spicelive:", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "wrote %s and %s in %s\n", spicelive.KeysCSV, spicelive.RunsCSV, dir)
 	return 0
 }
 
@@ -188,8 +209,13 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	imageInterval := fs.Duration("image-interval", spicelive.DefaultImageInterval, "time between the images of -display images")
 	keyTimeout := fs.Duration("key-timeout", spicelive.DefaultKeyTimeout, "with a -display workload, how long a key may take to be drawn: "+
 		"keys are told apart by their glyphs, so they may overlap, and those typed in a run's last -key-timeout are not timed")
+	serverOptions := fs.String("server-options", "", "spice-server settings, space-separated name=value, as Xspice's options of those names: "+
+		strings.Join(spicelive.ServerOptionNames(), ", ")+" (for example \"streaming-video=all jpeg-wan-compression=always\"); default: spice-server's own")
+	notSentLowat := fs.Int("notsent-lowat", 0, "TCP_NOTSENT_LOWAT in bytes on the TCP arms' carrier sockets, at both tunnel ends: how much each lets wait unsent (0: the kernel's default, unbounded)")
+	spiceRcvBuf := fs.Int("spice-rcvbuf", 0, "SO_RCVBUF in bytes of the tunnel's connections to spice-server: how much of its output waits unread (0: the kernel's default, autotuned)")
 	workdir := fs.String("workdir", env("WORKDIR", "results/spicelive"), "results directory; a rerun resumes it (env WORKDIR)")
 	summary := fs.Bool("summary", false, "only print the summary of -workdir")
+	samples := fs.String("samples", "", "only write the per-key samples of -workdir's live runs into this directory ("+spicelive.KeysCSV+", "+spicelive.RunsCSV+"): every timed key's figures and where its answer waited")
 	replay := fs.String("replay", "", "the session the replay reading plays: reference (recorded over -reference once per -workdir) or a shipped recording ("+
 		strings.Join(spicelike.Recordings(), ", ")+"); default the -display workload's recording, reference with -display none")
 	record := fs.String("record", "", "only record the session of a display workload (video or images) over -reference (tcp arm) and write it to "+
@@ -207,8 +233,11 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	if fs.NArg() > 0 {
 		return spicelive.Config{}, mode{}, fmt.Errorf("unexpected arguments %q: every option is a flag", fs.Args())
 	}
-	m := mode{summary: *summary, record: *record, recordSpan: *recordSpan}
-	errs := spicelive.UnusedFlags(fs, *summary, *control, *readings)
+	m := mode{summary: *summary, samples: *samples, record: *record, recordSpan: *recordSpan}
+	errs := spicelive.UnusedFlags(fs, *summary || *samples != "", *control, *readings)
+	if *summary && *samples != "" {
+		errs = append(errs, errors.New("-summary and -samples: give one"))
+	}
 	if *record != "" {
 		errs = append(errs, spicelive.RecordFlags(fs, *record, *recordSpan)...)
 		*display, *readings, *arms, *losses = *record, spicelive.ReadingReplay, "tcp", "0"
@@ -220,7 +249,10 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	}
 	c := spicelive.Config{Repeats: *repeats, Duration: duration.D, Warmup: warmup.D, CC: *cc, KeyInterval: *keyInterval,
 		BusyInterval: *busyInterval, Settle: *settle, Reference: *reference, Control: *control,
-		Workdir: *workdir, SessionTimeout: time.Minute, Pixel: *pixel}
+		Workdir: *workdir, SessionTimeout: time.Minute, Pixel: *pixel, NotSentLowat: *notSentLowat, SpiceRcvBuf: *spiceRcvBuf}
+	opts, err := spicelive.ParseServerOptions(*serverOptions)
+	errs = append(errs, err)
+	c.ServerOptions = opts
 	errs = append(errs, c.SetDisplayFlags(*display, *displaySize, *frameRate, *imageInterval, *keyTimeout, func(name string) bool { return bench.FlagSet(fs, name) }))
 	if c.Display != spicelive.DisplayNone && !bench.FlagSet(fs, "duration") && getenv("DURATION") == "" {
 		c.Duration = spicelive.DefaultDisplayDuration

@@ -61,6 +61,9 @@ type Analysis struct {
 	// keyIdx and echoIdx are the records of each measured key and its
 	// draw, for tagging a trace for a replay.
 	keyIdx, echoIdx []int
+	// sampled are the records of each sample's key and draw, in Samples'
+	// order.
+	sampled [][2]int
 }
 
 // Analyse reads the key-to-draw intervals from a client-end trace: keys
@@ -98,6 +101,7 @@ func Analyse(tr *spicetrace.Trace, typing, busy spicetrace.Rect, typingStart tim
 			prevAnswered = true
 		default:
 			a.Samples = append(a.Samples, stats.Sample{Offset: at(k) - typingStart, RTT: at(echo) - at(k)})
+			a.sampled = append(a.sampled, [2]int{k, echo})
 			a.keyIdx = append(a.keyIdx, k)
 			a.echoIdx = append(a.echoIdx, echo)
 		}

@@ -67,7 +67,7 @@ func RecordFlags(fs *flag.FlagSet, record string, span time.Duration) []error {
 	}
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "display", "readings", "arms", "losses", "profiles", "repeats", "replay", "control", "pixel", "summary":
+		case "display", "readings", "arms", "losses", "profiles", "repeats", "replay", "control", "pixel", "summary", "samples":
 			errs = append(errs, fmt.Errorf("-%s is not used by -record, which records one live session of its workload over -reference: leave it out", f.Name))
 		}
 	})
@@ -75,15 +75,15 @@ func RecordFlags(fs *flag.FlagSet, record string, span time.Duration) []error {
 }
 
 // UnusedFlags refuses the flags given that the mode does not use: with
-// -summary every one but -workdir; with -control the lists it sets
+// -summary (or -samples) every one but -workdir; with -control the lists it sets
 // itself; -reference without the replay reading.
 func UnusedFlags(fs *flag.FlagSet, summary, control bool, readings string) []error {
 	var errs []error
 	fs.Visit(func(f *flag.Flag) {
 		switch {
-		case f.Name == "summary" || f.Name == "workdir":
+		case f.Name == "summary" || f.Name == "samples" || f.Name == "workdir":
 		case summary:
-			errs = append(errs, fmt.Errorf("-%s is not used by -summary, which prints -workdir's summary with the settings it was made with: leave it out", f.Name))
+			errs = append(errs, fmt.Errorf("-%s is not used by -summary or -samples, which read -workdir with the settings it was made with: leave it out", f.Name))
 		case control && (f.Name == "arms" || f.Name == "losses" || f.Name == "readings" || f.Name == "reference"):
 			errs = append(errs, fmt.Errorf("-%s is not used by -control, which runs live sessions on the tcp arm with no loss: leave it out, or drop -control to run the matrix", f.Name))
 		case f.Name == "pixel" && !control && !slices.Contains(strings.Fields(readings), ReadingLive):

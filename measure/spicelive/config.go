@@ -100,6 +100,18 @@ type Config struct {
 	// Pixel, when set, also times each live run's keys to the first change
 	// of the typing xterm's pixels in spicy's window (PixelAnalysis).
 	Pixel bool `json:"pixel,omitempty"`
+
+	// ServerOptions are spice-server settings, name=value, named as
+	// Xspice's options (ServerOptionNames): "streaming-video=all".
+	ServerOptions []string `json:"server_options,omitempty"`
+	// NotSentLowat, when positive, is TCP_NOTSENT_LOWAT in bytes on the
+	// carriers' TCP sockets (the TCP arms, both tunnel ends): how much
+	// each lets wait unsent.
+	NotSentLowat int `json:"notsent_lowat,omitempty"`
+	// SpiceRcvBuf, when positive, is SO_RCVBUF in bytes of the tunnel's
+	// connections to spice-server: how much of spice-server's output the
+	// server end lets wait unread.
+	SpiceRcvBuf int `json:"spice_rcvbuf,omitempty"`
 }
 
 // MaxRepeats bounds Config.Repeats.
@@ -286,6 +298,8 @@ func (c Config) validate(live bool) error {
 	if c.needsController() {
 		errs = append(errs, quicreno.CheckLoad())
 	}
+	_, err = ParseServerOptions(strings.Join(c.ServerOptions, " "))
+	errs = append(errs, err)
 	errs = append(errs, c.checkNumbers(live)...)
 	return errors.Join(errs...)
 }
@@ -312,6 +326,12 @@ func (c *Config) checkNumbers(live bool) []error {
 	}
 	if c.Workdir == "" {
 		bad("-workdir is empty: name a results directory")
+	}
+	if c.NotSentLowat != 0 && (c.NotSentLowat < 1<<10 || c.NotSentLowat > 64<<20) {
+		bad("-notsent-lowat %d: want 0 (the kernel's default) or 1024 to 67108864 bytes", c.NotSentLowat)
+	}
+	if c.SpiceRcvBuf != 0 && (c.SpiceRcvBuf < 4<<10 || c.SpiceRcvBuf > 64<<20) {
+		bad("-spice-rcvbuf %d: want 0 (the kernel's default) or 4096 to 67108864 bytes", c.SpiceRcvBuf)
 	}
 	if _, err := shapedlink.ParseProfile(c.Reference); err != nil {
 		bad("-reference: %v", err)

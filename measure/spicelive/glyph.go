@@ -80,6 +80,7 @@ func AnalyseGlyphs(tr *spicetrace.Trace, typing, busy spicetrace.Rect, typingSta
 			continue
 		}
 		a.Samples = append(a.Samples, stats.Sample{Offset: at(k) - typingStart, RTT: at(echo) - at(k)})
+		a.sampled = append(a.sampled, [2]int{k, echo})
 		echoOf[echo]++
 		var next time.Duration = 1<<63 - 1
 		if n+1 < len(keys) {

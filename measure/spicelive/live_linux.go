@@ -113,7 +113,7 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 	}
 	spiceAddr := net.JoinHostPort(rig.Link.ServerAddr().String(), strconv.Itoa(SpicePort))
 	sspec := liveSpec{RoleBase: sbase, Server: &serverSpec{Arm: j.Arm, SpiceAddr: spiceAddr, Password: password, Dir: dir, BusyInterval: c.BusyInterval,
-		Display: c.displaySpec()}}
+		Display: c.displaySpec(), Options: c.ServerOptions, SpiceRcvBuf: c.SpiceRcvBuf}}
 	cspec := liveSpec{RoleBase: cbase, Client: &clientSpec{Arm: j.Arm, Password: password, Dir: dir, Duration: c.Duration,
 		KeyInterval: c.KeyInterval, Settle: c.Settle, SessionTimeout: c.SessionTimeout, Pixel: c.Pixel}}
 	defer rig.StopServer()
@@ -224,6 +224,9 @@ func tunnelOptions(c Config, arm transport.Arm) transport.Options {
 	}
 	if cc, ok := measure.PinnedCC(string(arm)); ok {
 		o.CongestionControl = cc
+	}
+	if !arm.IsQUIC() && c.NotSentLowat > 0 {
+		o.NotSentLowat = c.NotSentLowat
 	}
 	return o
 }

@@ -9,7 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
@@ -85,6 +88,10 @@ type serverSpec struct {
 	BusyInterval time.Duration `json:"busy_interval_ns"`
 	// Display is the display workload, or nil for none.
 	Display *displaySpec `json:"display,omitempty"`
+	// Options are Config.ServerOptions.
+	Options []string `json:"options,omitempty"`
+	// SpiceRcvBuf is Config.SpiceRcvBuf.
+	SpiceRcvBuf int `json:"spice_rcvbuf,omitempty"`
 }
 
 // runServer starts Xspice and its xterms, then carries the tunnel's
@@ -110,6 +117,7 @@ func runServer(ctx context.Context, base bench.RoleBase, spec serverSpec, log *s
 		return res, fmt.Errorf("spice address %q: %w", spec.SpiceAddr, err)
 	}
 	env := []string{"XSPICE_ADDR=" + host, "XSPICE_PORT=" + port, "XSPICE_PASSWORD=" + spec.Password, "QXL_NUM_HEADS=1"}
+	env = append(env, serverEnv(spec.Options)...)
 	xargs := []string{"-config", conf, "-noreset", "-nolisten", "tcp", "-logfile", filepath.Join(spec.Dir, "xorg.log")}
 	typingCmd := "exec cat >/dev/null"
 	if spec.Display != nil {
@@ -188,7 +196,7 @@ func serveTunnel(ctx context.Context, base bench.RoleBase, spec serverSpec, res 
 		return res, err
 	}
 	end := &spicetunnel.ServerEnd{Listener: ln, Trace: tracer, Log: log, Dial: func(ctx context.Context) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "tcp", spec.SpiceAddr)
+		return spiceDialer(spec.SpiceRcvBuf).DialContext(ctx, "tcp", spec.SpiceAddr)
 	}}
 	bench.SignalReady(ln.Addr())
 	sctx, stop := context.WithCancel(ctx)
@@ -217,4 +225,24 @@ func serveTunnel(ctx context.Context, base bench.RoleBase, spec serverSpec, res 
 		err = ferr
 	}
 	return res, err
+}
+
+// spiceDialer connects to spice-server with a receive buffer of rcvbuf
+// bytes (SO_RCVBUF, set before connecting so the window scale fits it),
+// or the kernel's own when rcvbuf is 0.
+func spiceDialer(rcvbuf int) *net.Dialer {
+	d := &net.Dialer{}
+	if rcvbuf > 0 {
+		d.Control = func(_, _ string, rc syscall.RawConn) error {
+			var serr error
+			if err := rc.Control(func(fd uintptr) { serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF, rcvbuf) }); err != nil {
+				return err
+			}
+			if serr != nil {
+				return fmt.Errorf("setting SO_RCVBUF %d on the connection to spice-server: %w", rcvbuf, serr)
+			}
+			return nil
+		}
+	}
+	return d
 }

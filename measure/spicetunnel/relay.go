@@ -77,6 +77,8 @@ type relay struct {
 
 	bytes    [2]atomic.Int64
 	messages [2]atomic.Int64
+	// wrote is each direction's time spent in writes onward so far.
+	wrote    [2]time.Duration
 	parseMu  sync.Mutex
 	parseErr error
 }
@@ -130,14 +132,16 @@ func (r *relay) copy(dir spiceproto.Direction, from io.Reader, to halfCloser) er
 		n, err := from.Read(buf)
 		at := time.Now()
 		if n > 0 {
+			waited := r.wrote[dir]
 			if _, werr := to.Write(buf[:n]); werr != nil {
 				return fmt.Errorf("%v: writing: %w", dir, werr)
 			}
+			r.wrote[dir] += time.Since(at)
 			r.bytes[dir].Add(int64(n))
 			if w := r.capture[dir]; w != nil {
 				_, _ = w.Write(buf[:n])
 			}
-			r.follow(dir, buf[:n], at)
+			r.follow(dir, buf[:n], at, waited)
 		}
 		if errors.Is(err, io.EOF) {
 			if cerr := to.CloseWrite(); cerr != nil && !errors.Is(cerr, net.ErrClosed) {
@@ -152,9 +156,10 @@ func (r *relay) copy(dir spiceproto.Direction, from io.Reader, to halfCloser) er
 }
 
 // follow feeds bytes to the parser and reports the messages they
-// complete. A connection the parser cannot follow is logged once and no
-// longer parsed.
-func (r *relay) follow(dir spiceproto.Direction, b []byte, at time.Time) {
+// complete, read at at after waited in this direction's earlier writes.
+// A connection the parser cannot follow is logged once and no longer
+// parsed.
+func (r *relay) follow(dir spiceproto.Direction, b []byte, at time.Time, waited time.Duration) {
 	r.parseMu.Lock()
 	stopped := r.parseErr != nil
 	r.parseMu.Unlock()
@@ -176,7 +181,7 @@ func (r *relay) follow(dir spiceproto.Direction, b []byte, at time.Time) {
 	typ, id, known := r.conn.Channel()
 	for _, m := range ms {
 		r.messages[m.Dir].Add(1)
-		r.trace.record(r.carrier, r.index, typ, id, known, m, at)
+		r.trace.record(r.carrier, r.index, typ, id, known, m, at, waited)
 		if r.events != nil {
 			r.events(Event{Channel: r.index, Carrier: r.carrier, Type: typ, ID: id, Known: known, At: at, Msg: m})
 		}
@@ -223,12 +228,13 @@ func Record(start time.Time, ch int, typ spiceproto.ChannelType, id uint8, known
 	return rec
 }
 
-func (t *Tracer) record(carrier uint64, ch int, typ spiceproto.ChannelType, id uint8, known bool, m spiceproto.Msg, at time.Time) {
+func (t *Tracer) record(carrier uint64, ch int, typ spiceproto.ChannelType, id uint8, known bool, m spiceproto.Msg, at time.Time, waited time.Duration) {
 	if t == nil {
 		return
 	}
 	rec := Record(t.start, ch, typ, id, known, m, at)
 	rec.Carrier = carrierName(carrier)
+	rec.WriteWait = waited
 	if err := t.w.Write(rec); err != nil {
 		t.mu.Lock()
 		if t.err == nil {

@@ -102,6 +102,11 @@ type Record struct {
 	// Carrier is the tunnel's carrier id (16 hex digits), which tells
 	// apart channels of different carriers that share an index.
 	Carrier string `json:"carrier,omitempty"`
+	// WriteWait is how long the tunnel end had spent, before reading this
+	// message, writing its direction's earlier bytes onward: a relay that
+	// reads only after its last write, so time spent blocked in writes is
+	// time the sender's bytes waited unread.
+	WriteWait time.Duration `json:"write_wait_ns,omitempty"`
 }
 
 // Trace is a whole trace as read.
