@@ -221,3 +221,37 @@ func DisplayRate(tr *spicetrace.Trace, typingStart, typingEnd, width time.Durati
 	}
 	return bins
 }
+
+// runWaits is the medians of one run's timed keys past the warm-up: its
+// key-to-draw and each part of it.
+type runWaits struct {
+	draw, up, server, unread, down time.Duration
+	ahead                          int64
+}
+
+// medianWaits reads the run in dir and takes its keys' medians.
+func medianWaits(c Config, dir string) (runWaits, error) {
+	ks, _, err := RunKeys(c, dir)
+	if err != nil {
+		return runWaits{}, err
+	}
+	var draw, up, server, unread, down []time.Duration
+	var ahead []int64
+	for _, k := range ks {
+		if k.Offset < c.Warmup {
+			continue
+		}
+		draw, up, server, unread, down = append(draw, k.Draw), append(up, k.Up), append(server, k.Server), append(unread, k.Unread), append(down, k.Down)
+		ahead = append(ahead, k.Ahead)
+	}
+	if len(draw) == 0 {
+		return runWaits{}, fmt.Errorf("%s: no key past the warm-up", dir)
+	}
+	return runWaits{draw: medianOf(draw), up: medianOf(up), server: medianOf(server), unread: medianOf(unread), down: medianOf(down), ahead: medianOf(ahead)}, nil
+}
+
+// medianOf is the lower median of xs (which it sorts).
+func medianOf[T int64 | time.Duration](xs []T) T {
+	slices.Sort(xs)
+	return xs[(len(xs)-1)/2]
+}

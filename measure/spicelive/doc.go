@@ -70,6 +70,12 @@
 // have given intervals shorter than the round trip on at least one link,
 // so the busy area's draws were there and were kept out.
 //
+// KeyPaths splits each key-to-draw into the parts the two tunnel ends'
+// traces tell apart (up, inside spice-server, down), and WriteSamples
+// exports a work directory's keys and runs as CSV for docs/results.
+// Config.ServerOptions, NotSentLowat and SpiceRcvBuf are the settings a
+// deployment could choose: spice-server's, and the tunnel's buffers.
+//
 // # Use
 //
 // Call MaybeRunRole first thing in main (and in TestMain), then Prepare,

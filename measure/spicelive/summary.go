@@ -121,6 +121,7 @@ func Summarise(w io.Writer, c Config) error {
 		fmt.Fprintf(w, "- %s: %s\n", rd, m)
 	}
 	fmt.Fprintln(w)
+	settingsIntro(w, c)
 	if c.Display != DisplayNone {
 		displayIntro(w, c)
 	}
@@ -133,6 +134,7 @@ func Summarise(w io.Writer, c Config) error {
 		if c.Display != DisplayNone {
 			displayTable(w, c, byReading)
 		}
+		waitTable(w, c, byReading)
 	}
 	pixelTable(w, c, all, cells)
 	return nil
@@ -283,6 +285,67 @@ func repeatTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]*
 			}
 			fmt.Fprintf(w, "| %s | %s |%s\n", rd, arm, strings.Join(cells, ""))
 		}
+	}
+	fmt.Fprintln(w)
+}
+
+// settingsIntro names the settings a deployment could choose that the
+// runs were made with, when any was.
+func settingsIntro(w io.Writer, c Config) {
+	var parts []string
+	if len(c.ServerOptions) > 0 {
+		parts = append(parts, "spice-server with "+strings.Join(c.ServerOptions, " "))
+	}
+	if c.NotSentLowat > 0 {
+		parts = append(parts, fmt.Sprintf("TCP_NOTSENT_LOWAT %d bytes on the TCP arms' carriers", c.NotSentLowat))
+	}
+	if c.SpiceRcvBuf > 0 {
+		parts = append(parts, fmt.Sprintf("SO_RCVBUF %d bytes on the tunnel's connections to spice-server", c.SpiceRcvBuf))
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "Settings: %s.\n\n", strings.Join(parts, "; "))
+	}
+}
+
+// waitTable says, per live run, where its keys' answers waited
+// (KeyPaths): the medians of its keys past the warm-up. Runs whose traces
+// are gone are left out, with a note; with none left, so is the table.
+func waitTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]*series) {
+	var rows []string
+	missing := 0
+	for _, arm := range c.Arms {
+		s := byReading[ReadingLive][arm]
+		if s == nil {
+			continue
+		}
+		for _, run := range s.runs {
+			if run.Failed != "" {
+				continue
+			}
+			m, err := medianWaits(c, results.RunDir(c.ReadingDir(ReadingLive), run.Cell, run.Arm, run.Repeat))
+			if err != nil {
+				missing++
+				continue
+			}
+			unread := "-"
+			if m.unread >= 0 {
+				unread = fms(m.unread)
+			}
+			rows = append(rows, fmt.Sprintf("| %s | r%d | %s | %s | %s | %s | %s | %.0f |", arm, run.Repeat, fms(m.draw), fms(m.up), fms(m.server), unread, fms(m.down), float64(m.ahead)/1000))
+		}
+	}
+	if len(rows) == 0 {
+		return // no run's traces are here (an example, or a copied summary)
+	}
+	fmt.Fprintf(w, "Where each live run's keys waited (KeyPaths), medians of its keys past the warm-up, ms: up is the key from the client end to the server end; "+
+		"server from there to its draw leaving spice-server, of which unread is the tunnel's server end blocked writing onward; down the draw from the server end to the client end, "+
+		"behind the display KB ahead of it:\n\n")
+	fmt.Fprintf(w, "| arm | repeat | key-to-draw | up | server | unread | down | ahead KB |\n|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		fmt.Fprintln(w, r)
+	}
+	if missing > 0 {
+		fmt.Fprintf(w, "\n%d measured runs left out: their traces or live.json could not be read.\n", missing)
 	}
 	fmt.Fprintln(w)
 }
