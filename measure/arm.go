@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
 )
@@ -87,7 +89,9 @@ func init() {
 	}
 }
 
-var armName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
+// armName is an arm's name: results.CheckArmName's rule, starting with a
+// letter.
+var armName = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 
 // ErrUnknownArm is returned, wrapped, by Lookup for a name no arm has.
 var ErrUnknownArm = errors.New("unknown arm")
@@ -101,9 +105,12 @@ func Register(a Arm) error {
 	if a == nil {
 		return errors.New("measure: Register: nil arm")
 	}
+	if v := reflect.ValueOf(a); v.Kind() == reflect.Pointer && v.IsNil() {
+		return fmt.Errorf("measure: Register: a nil %T", a)
+	}
 	name := a.Name()
-	if !armName.MatchString(name) {
-		return fmt.Errorf("measure: Register: arm name %q: use 1-40 lower case letters, digits and '-', starting with a letter", name)
+	if !armName.MatchString(name) || results.CheckArmName(name) != nil {
+		return fmt.Errorf("measure: Register: arm name %q: use lower-case letters and digits, words joined by single hyphens, at most 32 characters, starting with a letter, so that records can name it", name)
 	}
 	registry.Lock()
 	defer registry.Unlock()

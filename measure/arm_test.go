@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/measure"
+	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
 )
@@ -48,6 +49,12 @@ type namedArm struct {
 
 func (a namedArm) Name() string { return a.name }
 
+// ptrArm is an arm whose methods have a pointer receiver, so that a typed
+// nil of it is an Arm.
+type ptrArm struct{ measure.Arm }
+
+func (a *ptrArm) Name() string { return a.Arm.Name() }
+
 // An arm registered from an init function, as an importer registers one.
 func init() {
 	if err := measure.Register(namedArm{measure.TCP, "test-registered-tcp"}); err != nil {
@@ -67,6 +74,11 @@ func TestRegisterRefuses(t *testing.T) {
 		{namedArm{measure.TCP, "TCP"}, "arm name"},
 		{namedArm{measure.TCP, "tcp mux"}, "arm name"},
 		{namedArm{measure.TCP, "tcp"}, "already registered"},
+		// Names a record would refuse (results.CheckArmName).
+		{namedArm{measure.TCP, "proxy-"}, "arm name"},
+		{namedArm{measure.TCP, "my--proxy"}, "arm name"},
+		{namedArm{measure.TCP, "a-name-of-thirty-three-characters"}, "arm name"},
+		{(*ptrArm)(nil), "a nil *measure_test.ptrArm"},
 	} {
 		if err := measure.Register(c.arm); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Register(%v) = %v, want an error saying %q", c.arm, err, c.want)
@@ -111,5 +123,14 @@ func TestPrepareOptions(t *testing.T) {
 	}
 	if _, _, err := measure.PrepareOptions(nil, cfg, transport.Options{}); err == nil {
 		t.Error("a nil arm prepared")
+	}
+}
+
+// Every arm a record can come from has a name records accept.
+func TestArmNamesAreRecordNames(t *testing.T) {
+	for _, n := range measure.ArmNames() {
+		if err := results.CheckArmName(n); err != nil {
+			t.Errorf("registered arm %q: %v", n, err)
+		}
 	}
 }

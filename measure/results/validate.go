@@ -20,6 +20,16 @@ var (
 // maxArmName bounds an arm's name.
 const maxArmName = 32
 
+// CheckArmName says why name cannot name an arm in a record, or nil: it
+// must be lower-case letters and digits, words joined by hyphens, at most
+// 32 characters.
+func CheckArmName(name string) error {
+	if len(name) > maxArmName || !armName.MatchString(name) {
+		return fmt.Errorf("arm %q is not an arm's name (lower-case letters and digits, words joined by hyphens, at most %d characters, as in quic-per-channel)", name, maxArmName)
+	}
+	return nil
+}
+
 // Validate checks that a record is one this reader understands and that its
 // figures are possible: the schema, a named arm and a positive repeat, a
 // valid cell (Cell.Validate), a finish after the start, a warm-up shorter
@@ -35,8 +45,10 @@ func (r Run) Validate() error {
 	switch {
 	case r.Arm == "":
 		bad("no arm")
-	case len(r.Arm) > maxArmName || !armName.MatchString(r.Arm):
-		bad("arm %q is not an arm's name (lower-case letters and digits, words joined by hyphens, at most %d characters, as in quic-per-channel)", r.Arm, maxArmName)
+	default:
+		if err := CheckArmName(r.Arm); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if err := r.Cell.Validate(); err != nil {
 		errs = append(errs, err)
