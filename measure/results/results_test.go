@@ -308,3 +308,37 @@ func TestSetAside(t *testing.T) {
 		t.Errorf("Load read %d runs, want 2 (set-aside directories are not runs)", len(runs))
 	}
 }
+
+// A figure no run can have (a round trip of 292 years, a terabit and more)
+// is refused, as a negative one is; a day is the bound.
+func TestValidateRefusesAbsurdFigures(t *testing.T) {
+	c := Cell{Profile: "80:10", RTTms: 80, RateMbit: 10, LossPct: 1, CC: "reno"}
+	if err := validRun(c, "tcp", 1).Validate(); err != nil {
+		t.Fatalf("a good run: %v", err)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*Run)
+	}{
+		{"round trip", func(r *Run) { r.Samples[0].RTT = math.MaxInt64 }},
+		{"offset", func(r *Run) { r.Samples[0].Offset = 25 * time.Hour }},
+		{"duration", func(r *Run) { r.Duration = math.MaxInt64 }},
+		{"finished", func(r *Run) { r.Finished = r.Started.Add(48 * time.Hour) }},
+		{"connect", func(r *Run) { r.ConnectTime = math.MaxInt64 }},
+		{"throughput", func(r *Run) { r.ThroughputMbit = math.MaxFloat64 }},
+	} {
+		r := validRun(c, "tcp", 1)
+		tc.change(&r)
+		if err := r.Validate(); err == nil {
+			t.Errorf("%s: an absurd figure passed Validate", tc.name)
+		}
+	}
+	r := validRun(c, "tcp", 1)
+	r.Samples[0].RTT = 23 * time.Hour
+	r.Samples[0].Offset = 23 * time.Hour
+	r.Finished = r.Started.Add(23*time.Hour + time.Minute)
+	r.Duration = 23*time.Hour + time.Minute
+	if err := r.Validate(); err != nil {
+		t.Errorf("figures under a day were refused: %v", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"time"
 )
 
 // Names that go into file names (a cell's directory, a plot's) must be
@@ -15,6 +16,14 @@ import (
 var (
 	armName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 	ccName  = regexp.MustCompile(`^[A-Za-z0-9_-]{1,15}$`)
+)
+
+// maxTime bounds every time in a record (a run, a round trip, an offset):
+// no run lasts a day, so a longer figure is corrupt. maxMbit bounds a
+// throughput the same way (a terabit a second).
+const (
+	maxTime = 24 * time.Hour
+	maxMbit = 1e6
 )
 
 // maxArmName bounds an arm's name.
@@ -59,18 +68,21 @@ func (r Run) Validate() error {
 	if r.Started.IsZero() || r.Finished.Before(r.Started) {
 		bad("finished %v is not after started %v", r.Finished, r.Started)
 	}
-	if r.Duration <= 0 || r.Warmup < 0 || r.Warmup >= r.Duration {
-		bad("duration %v and warm-up %v: want 0 <= warm-up < duration", r.Duration, r.Warmup)
+	if r.Duration <= 0 || r.Warmup < 0 || r.Warmup >= r.Duration || r.Duration > maxTime {
+		bad("duration %v and warm-up %v: want 0 <= warm-up < duration <= %v", r.Duration, r.Warmup, maxTime)
+	}
+	if r.Finished.Sub(r.Started) > maxTime || r.ConnectTime > maxTime {
+		bad("started %v, finished %v, connect time %v: no run lasts over %v", r.Started, r.Finished, r.ConnectTime, maxTime)
 	}
 	if r.Timeouts < 0 || r.BulkBytes < 0 || r.BulkBytesTotal < 0 || r.ConnectTime < 0 {
 		bad("a negative count (timeouts %d, bulk bytes %d, total %d, connect %v)", r.Timeouts, r.BulkBytes, r.BulkBytesTotal, r.ConnectTime)
 	}
-	if !(r.ThroughputMbit >= 0) || math.IsInf(r.ThroughputMbit, 0) {
-		bad("throughput %v Mbit/s is not a finite, non-negative number", r.ThroughputMbit)
+	if !(r.ThroughputMbit >= 0) || r.ThroughputMbit > maxMbit {
+		bad("throughput %v Mbit/s is not a non-negative number of at most %v", r.ThroughputMbit, maxMbit)
 	}
 	for i, s := range r.Samples {
-		if s.RTT < 0 || s.Offset < 0 {
-			bad("sample %d has a negative round trip or offset (%v at %v)", i, s.RTT, s.Offset)
+		if s.RTT < 0 || s.Offset < 0 || s.RTT > maxTime || s.Offset > maxTime {
+			bad("sample %d has a round trip or offset that is negative or over %v (%v at %v)", i, maxTime, s.RTT, s.Offset)
 			break
 		}
 	}
@@ -81,12 +93,12 @@ func (r Run) Validate() error {
 		}
 	}
 	for i, s := range r.Sessions {
-		if s.Timeouts < 0 || !(s.ThroughputMbit >= 0) || math.IsInf(s.ThroughputMbit, 0) {
-			bad("session %d has a negative or non-finite figure", i)
+		if s.Timeouts < 0 || !(s.ThroughputMbit >= 0) || s.ThroughputMbit > maxMbit {
+			bad("session %d has a negative or impossible figure", i)
 		}
 		for _, x := range s.Samples {
-			if x.RTT < 0 || x.Offset < 0 {
-				bad("session %d has a negative round trip or offset", i)
+			if x.RTT < 0 || x.Offset < 0 || x.RTT > maxTime || x.Offset > maxTime {
+				bad("session %d has a round trip or offset that is negative or over %v", i, maxTime)
 				break
 			}
 		}
