@@ -212,3 +212,20 @@ func TestCorruptCalibration(t *testing.T) {
 		t.Errorf("loss %.2f%% [%.2f, %.2f] does not hold what 5%% corruption loses", r.LossPct, r.LossLoPct, r.LossHiPct)
 	}
 }
+
+// A refused command line exits 2 with one line that says "calibrate:"
+// once, whether the command's own checks or the Config's refuse it.
+func TestRefusedCommandLinesExit2(t *testing.T) {
+	for _, args := range [][]string{
+		{"-profiles", "", "-sweep", "", "-iperf3", ""},
+		{"-profiles", "80:10", "-interval", "5s"},
+	} {
+		c := cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), args...)
+		if c.Code != 2 {
+			t.Errorf("%q: exit code %d, want 2", args, c.Code)
+		}
+		if strings.Count(c.Stderr, "calibrate:") != 1 {
+			t.Errorf("%q: want one line saying calibrate: once, got:\n%s", args, c.Stderr)
+		}
+	}
+}

@@ -97,8 +97,12 @@ func main() {
 		}
 	}
 	if err := makePlan(&c); err != nil {
-		fmt.Fprintln(os.Stderr, "calibrate:", err)
-		os.Exit(1)
+		say(err)
+		os.Exit(2) // a refused command line
+	}
+	if err := c.cfg.Validate(); err != nil {
+		say(err)
+		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -106,7 +110,7 @@ func main() {
 	k.Logger, k.Link.Logger = log, log
 	rep, err := calibrate.Run(ctx, c.cfg)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "calibrate:", err)
+		say(err)
 		if ctx.Err() != nil {
 			os.Exit(130) // interrupted
 		}
@@ -177,6 +181,11 @@ func fixedProfile(flagName, s string) (*shapedlink.Profile, error) {
 
 // makePlan reads c's lists into c.cfg and checks that there is something
 // to measure and what it needs.
+// say prints err as the command's one line, its "calibrate: " once.
+func say(err error) {
+	fmt.Fprintln(os.Stderr, "calibrate:", strings.TrimPrefix(err.Error(), "calibrate: "))
+}
+
 func makePlan(c *config) (err error) {
 	k := &c.cfg
 	k.Profiles = nil
