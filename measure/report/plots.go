@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -104,7 +105,12 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 		}
 	}
 	name := filepath.Join(dir, PlotIndex)
-	if err := os.WriteFile(name, index.Bytes(), 0o644); err != nil {
+	f, err := createPlotFile(name)
+	if err == nil {
+		_, err = f.Write(index.Bytes())
+		err = errors.Join(err, f.Close())
+	}
+	if err != nil {
 		return files, fmt.Errorf("report: writing plot index: %w", err)
 	}
 	return append(files, name), nil
@@ -115,7 +121,7 @@ func savePlot(p *plot.Plot, name, ext string) error {
 	if err != nil {
 		return fmt.Errorf("report: rendering %s: %w", name, err)
 	}
-	f, err := os.Create(name)
+	f, err := createPlotFile(name)
 	if err != nil {
 		return fmt.Errorf("report: writing plot: %w", err)
 	}
@@ -127,6 +133,25 @@ func savePlot(p *plot.Plot, name, ext string) error {
 		return fmt.Errorf("report: writing %s: %w", name, err)
 	}
 	return nil
+}
+
+// createPlotFile creates name afresh, never through what is there: a
+// regular file is replaced, and anything else (a symbolic link planted in
+// the plot directory, a directory) is refused, so a write cannot leave
+// the directory. O_EXCL makes the create fail should something appear
+// at name between the two.
+func createPlotFile(name string) (*os.File, error) {
+	switch fi, err := os.Lstat(name); {
+	case err == nil && !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file (%v): remove it, plots are not written through it", name, fi.Mode().Type())
+	case err == nil:
+		if err := os.Remove(name); err != nil {
+			return nil, err
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 }
 
 // armColor gives each built-in arm its own colour in every plot, and

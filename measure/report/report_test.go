@@ -400,3 +400,38 @@ func TestAnArmWithNoMeasuredRepeatIsReportedNotFatal(t *testing.T) {
 		t.Errorf("plots with an empty arm: %v", err)
 	}
 }
+
+// TestPlotsDoNotFollowLinks: a symbolic link planted in the plot
+// directory under a plot's or the index's name is refused, and the file
+// it points to is left as it was; a plot already there is replaced.
+func TestPlotsDoNotFollowLinks(t *testing.T) {
+	runs := loadSeed(t, nil)
+	root := t.TempDir()
+	dir := filepath.Join(root, "plots")
+	if _, err := report.Plots(dir, runs, report.Options{}); err != nil {
+		t.Fatalf("first write: %v", err)
+	}
+	// A second write replaces what the first wrote.
+	if _, err := report.Plots(dir, runs, report.Options{}); err != nil {
+		t.Fatalf("writing over earlier plots: %v", err)
+	}
+	victim := filepath.Join(root, "victim")
+	for _, name := range []string{runs[0].Cell.Dir() + "_rtt-cdf.png", report.PlotIndex} {
+		if err := os.WriteFile(victim, []byte("keep me"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		link := filepath.Join(dir, name)
+		os.Remove(link)
+		if err := os.Symlink(victim, link); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+		_, err := report.Plots(dir, runs, report.Options{})
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("%s a link: %v, want a refusal", name, err)
+		}
+		if b, _ := os.ReadFile(victim); string(b) != "keep me" {
+			t.Errorf("%s a link: the file it points to was overwritten", name)
+		}
+		os.Remove(link)
+	}
+}
