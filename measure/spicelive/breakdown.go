@@ -255,3 +255,13 @@ func medianOf[T int64 | time.Duration](xs []T) T {
 	slices.Sort(xs)
 	return xs[(len(xs)-1)/2]
 }
+
+// readTrace reads the trace file at path.
+func readTrace(path string) (*spicetrace.Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return spicetrace.Read(f)
+}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -264,13 +263,4 @@ func fillRun(run *results.Run, c Config, rec *LiveRecord, tr *spicetrace.Trace) 
 			run.ChannelErrors = append(run.ChannelErrors, fmt.Sprintf("client end, channel %d not followed: %s", ch.Channel, ch.ParseError))
 		}
 	}
-}
-
-func readTrace(path string) (*spicetrace.Trace, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return spicetrace.Read(f)
 }
