@@ -100,10 +100,6 @@ func main() {
 		say(err)
 		os.Exit(2) // a refused command line
 	}
-	if err := c.cfg.Validate(); err != nil {
-		say(err)
-		os.Exit(2)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
@@ -217,7 +213,7 @@ func makePlan(c *config) (err error) {
 	if _, err := exec.LookPath("iperf3"); len(k.IperfRates) > 0 && err != nil {
 		return errors.New("-iperf3 needs iperf3 on PATH (Debian: apt-get install iperf3)")
 	}
-	return nil
+	return k.Validate() // the settings Run would refuse, refused before it
 }
 
 // parseRates reads a space-separated list of positive rates in Mbit/s.

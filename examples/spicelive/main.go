@@ -39,10 +39,11 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if m.summary {
-		return printSummary(c.Workdir, stdout, stderr)
+		return fromWorkdir(c.Workdir, stderr, func(c spicelive.Config) error { return spicelive.Summarise(stdout, c) })
 	}
 	if m.samples != "" {
-		return writeSamples(c.Workdir, m.samples, stderr)
+		// spicelive.WriteSamples names the files it writes in -h.
+		return fromWorkdir(c.Workdir, stderr, func(c spicelive.Config) error { return spicelive.WriteSamples(m.samples, c) })
 	}
 	if m.record != "" || slices.Contains(c.Readings, spicelive.ReadingLive) || slices.Contains(c.Readings, spicelive.ReadingReplay) && c.Recording == "" {
 		if miss := spicelive.MissingPrograms(); miss != "" {
@@ -115,34 +116,17 @@ type mode struct {
 	recordSpan time.Duration
 }
 
-// printSummary prints the summary of a work directory, with the settings
-// it was made with.
-func printSummary(workdir string, stdout, stderr io.Writer) int {
+// fromWorkdir runs do on the settings a work directory was made with.
+func fromWorkdir(workdir string, stderr io.Writer, do func(spicelive.Config) error) int {
 	c, err := spicelive.LoadConfig(workdir)
 	if err != nil {
 		fmt.Fprintf(stderr, "spicelive: %s holds no spicelive runs: %v\n", workdir, err)
 		return 1
 	}
-	if err := spicelive.Summarise(stdout, c); err != nil {
+	if err := do(c); err != nil {
 		fmt.Fprintln(stderr, "spicelive:", err)
 		return 1
 	}
-	return 0
-}
-
-// writeSamples writes the per-key samples of a work directory's live runs
-// into dir (spicelive.WriteSamples).
-func writeSamples(workdir, dir string, stderr io.Writer) int {
-	c, err := spicelive.LoadConfig(workdir)
-	if err != nil {
-		fmt.Fprintf(stderr, "spicelive: %s holds no spicelive runs: %v\n", workdir, err)
-		return 1
-	}
-	if err := spicelive.WriteSamples(dir, c); err != nil {
-		fmt.Fprintln(stderr, "spicelive:", err)
-		return 1
-	}
-	fmt.Fprintf(stderr, "wrote %s and %s in %s\n", spicelive.KeysCSV, spicelive.RunsCSV, dir)
 	return 0
 }
 
@@ -209,10 +193,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	imageInterval := fs.Duration("image-interval", spicelive.DefaultImageInterval, "time between the images of -display images")
 	keyTimeout := fs.Duration("key-timeout", spicelive.DefaultKeyTimeout, "with a -display workload, how long a key may take to be drawn: "+
 		"keys are told apart by their glyphs, so they may overlap, and those typed in a run's last -key-timeout are not timed")
-	serverOptions := fs.String("server-options", "", "spice-server settings, space-separated name=value, as Xspice's options of those names: "+
-		strings.Join(spicelive.ServerOptionNames(), ", ")+" (for example \"streaming-video=all jpeg-wan-compression=always\"); default: spice-server's own")
-	notSentLowat := fs.Int("notsent-lowat", 0, "TCP_NOTSENT_LOWAT in bytes on the TCP arms' carrier sockets, at both tunnel ends: how much each lets wait unsent (0: the kernel's default, unbounded)")
-	spiceRcvBuf := fs.Int("spice-rcvbuf", 0, "SO_RCVBUF in bytes of the tunnel's connections to spice-server: how much of its output waits unread (0: the kernel's default, autotuned)")
+	settings := spicelive.SettingsFlags(fs)
 	workdir := fs.String("workdir", env("WORKDIR", "results/spicelive"), "results directory; a rerun resumes it (env WORKDIR)")
 	summary := fs.Bool("summary", false, "only print the summary of -workdir")
 	samples := fs.String("samples", "", "only write the per-key samples of -workdir's live runs into this directory ("+spicelive.KeysCSV+", "+spicelive.RunsCSV+"): every timed key's figures and where its answer waited")
@@ -249,10 +230,8 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	}
 	c := spicelive.Config{Repeats: *repeats, Duration: duration.D, Warmup: warmup.D, CC: *cc, KeyInterval: *keyInterval,
 		BusyInterval: *busyInterval, Settle: *settle, Reference: *reference, Control: *control,
-		Workdir: *workdir, SessionTimeout: time.Minute, Pixel: *pixel, NotSentLowat: *notSentLowat, SpiceRcvBuf: *spiceRcvBuf}
-	opts, err := spicelive.ParseServerOptions(*serverOptions)
-	errs = append(errs, err)
-	c.ServerOptions = opts
+		Workdir: *workdir, SessionTimeout: time.Minute, Pixel: *pixel}
+	errs = append(errs, settings(&c))
 	errs = append(errs, c.SetDisplayFlags(*display, *displaySize, *frameRate, *imageInterval, *keyTimeout, func(name string) bool { return bench.FlagSet(fs, name) }))
 	if c.Display != spicelive.DisplayNone && !bench.FlagSet(fs, "duration") && getenv("DURATION") == "" {
 		c.Duration = spicelive.DefaultDisplayDuration

@@ -94,3 +94,18 @@ func UnusedFlags(fs *flag.FlagSet, summary, control bool, readings string) []err
 	})
 	return errs
 }
+
+// SettingsFlags registers the deployment settings' flags on fs:
+// -server-options, -notsent-lowat and -spice-rcvbuf. The function it
+// returns puts what was given into a Config, saying what is wrong.
+func SettingsFlags(fs *flag.FlagSet) func(*Config) error {
+	serverOptions := fs.String("server-options", "", "spice-server settings, space-separated name=value, as Xspice's options of those names: "+
+		strings.Join(ServerOptionNames(), ", ")+" (for example \"streaming-video=all jpeg-wan-compression=always\"); default: spice-server's own")
+	notSentLowat := fs.Int("notsent-lowat", 0, "TCP_NOTSENT_LOWAT in bytes on the TCP arms' carrier sockets, at both tunnel ends: how much each lets wait unsent (0: the kernel's default, unbounded)")
+	spiceRcvBuf := fs.Int("spice-rcvbuf", 0, "SO_RCVBUF in bytes of the tunnel's connections to spice-server: how much of its output waits unread (0: the kernel's default, autotuned)")
+	return func(c *Config) error {
+		opts, err := ParseServerOptions(*serverOptions)
+		c.ServerOptions, c.NotSentLowat, c.SpiceRcvBuf = opts, *notSentLowat, *spiceRcvBuf
+		return err
+	}
+}

@@ -1,6 +1,7 @@
 package spicelive
 
 import (
+	"flag"
 	"slices"
 	"strings"
 	"testing"
@@ -43,5 +44,23 @@ func TestValidateServerOptions(t *testing.T) {
 	c.ServerOptions = []string{"jpeg-wan-compression=sometimes"}
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "jpeg-wan-compression") {
 		t.Errorf("Validate with a bad server option: %v", err)
+	}
+}
+
+func TestSettingsFlags(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	set := SettingsFlags(fs)
+	if err := fs.Parse([]string{"-server-options", "deferred-fps=10", "-notsent-lowat", "16384", "-spice-rcvbuf", "65536"}); err != nil {
+		t.Fatal(err)
+	}
+	var c Config
+	if err := set(&c); err != nil || !slices.Equal(c.ServerOptions, []string{"deferred-fps=10"}) || c.NotSentLowat != 16384 || c.SpiceRcvBuf != 65536 {
+		t.Errorf("SettingsFlags gave %+v, %v", c, err)
+	}
+	fs = flag.NewFlagSet("t", flag.ContinueOnError)
+	set = SettingsFlags(fs)
+	_ = fs.Parse([]string{"-server-options", "deferred-fps"})
+	if err := set(&c); err == nil {
+		t.Error("a setting without a value was taken")
 	}
 }
