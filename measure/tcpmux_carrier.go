@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,9 +37,9 @@ type MuxCarrier struct {
 }
 
 // DialMuxCarrier connects a tcp-mux carrier to a ListenMuxCarrier at addr.
-// Options are the tcp arm's (Channels is ignored: a carrier opens up to
-// MuxCarrierChannels); the connection is made now, so that Open costs no
-// round trip.
+// Options are the tcp arm's, with CarrierSecret (Channels is 0: a carrier
+// opens up to MuxCarrierChannels); the connection is made now, so that
+// Open costs no round trip.
 func DialMuxCarrier(ctx context.Context, addr string, o transport.Options) (*MuxCarrier, error) {
 	o, hostCC, err := muxCarrierOptions(o)
 	if err != nil {
@@ -69,6 +70,7 @@ func DialMuxCarrier(ctx context.Context, addr string, o transport.Options) (*Mux
 	}
 	s.closeConn = tc.Close
 	s.connect = time.Since(started)
+	s.opened.Store(0)
 	s.start()
 	return &MuxCarrier{tc: tc, s: s, id: ch.Carrier()}, nil
 }
@@ -76,6 +78,12 @@ func DialMuxCarrier(ctx context.Context, addr string, o transport.Options) (*Mux
 // muxCarrierOptions checks o for a carrier's end and fills in its
 // defaults, and reads the host's congestion control.
 func muxCarrierOptions(o transport.Options) (transport.Options, string, error) {
+	if o.Channels != 0 && o.Channels != MuxCarrierChannels {
+		return o, "", fmt.Errorf("tcp-mux carrier: Options.Channels is %d: a carrier opens channels one at a time, up to %d; leave it 0", o.Channels, MuxCarrierChannels)
+	}
+	if len(o.CarrierSecret) == 0 {
+		return o, "", errors.New("tcp-mux carrier: Options.CarrierSecret is empty: without it a carrier listener serves anyone who reaches its address; give both ends the same secret")
+	}
 	o.Channels = MuxCarrierChannels
 	if err := (tcpMux{}).check(o); err != nil {
 		return o, "", err
@@ -110,6 +118,7 @@ func (c *MuxCarrier) Open(ctx context.Context) (transport.CarrierChannel, error)
 		return nil, fmt.Errorf("tcp-mux carrier: a carrier opens at most %d channels; dial another", len(c.s.chans))
 	}
 	ch := c.s.chans[i]
+	c.s.opened.Store(int32(i + 1))
 	ch.wmu.Lock()
 	_, err := c.s.writeFrame(ch, muxOpen, nil, false)
 	ch.wmu.Unlock()
@@ -166,9 +175,11 @@ type MuxCarrierListener struct {
 
 	mu       sync.Mutex
 	queue    []accepted
-	ready    chan struct{}        // a token when queue is not empty
-	sessions map[*muxSession]bool // the carriers' sessions being served
-	ended    []transport.TCPConnState
+	ready    chan struct{}            // a token when queue is not empty
+	sessions map[*muxSession]bool     // the carriers' sessions being served
+	ended    []transport.TCPConnState // the last transport.MaxEndedListed to end
+	unlisted int                      // carriers ended and no longer in ended
+	refusals int                      // errors in queue
 	opened   int
 	err      error // why the listener stopped
 	stopped  chan struct{}
@@ -181,8 +192,9 @@ type accepted struct {
 }
 
 // ListenMuxCarrier listens at addr for tcp-mux carriers. Options are the
-// tcp arm's, as for transport.ListenCarrier (give CarrierSecret); the
-// listener ends at Close or when ctx ends.
+// tcp arm's, as for transport.ListenCarrier, with CarrierSecret, which a
+// tcp-mux carrier listener requires; the listener ends at Close or when
+// ctx ends.
 func ListenMuxCarrier(ctx context.Context, addr string, o transport.Options) (*MuxCarrierListener, error) {
 	o, hostCC, err := muxCarrierOptions(o)
 	if err != nil {
@@ -229,8 +241,21 @@ func (l *MuxCarrierListener) acceptLoop() {
 	}
 }
 
+// MaxMuxRefusalsQueued is how many refusals a MuxCarrierListener keeps
+// for Accept; past it the oldest is dropped, so that a flood of bad
+// connections costs no more while Accept is not called.
+const MaxMuxRefusalsQueued = 64
+
 func (l *MuxCarrierListener) push(a accepted) {
 	l.mu.Lock()
+	if a.err != nil {
+		if l.refusals >= MaxMuxRefusalsQueued {
+			i := slices.IndexFunc(l.queue, func(q accepted) bool { return q.err != nil })
+			l.queue = slices.Delete(l.queue, i, i+1)
+			l.refusals--
+		}
+		l.refusals++
+	}
 	l.queue = append(l.queue, a)
 	l.mu.Unlock()
 	signal(l.ready)
@@ -283,6 +308,7 @@ func (l *MuxCarrierListener) serve(ch transport.CarrierChannel) {
 	}
 	l.sessions[s] = true
 	l.mu.Unlock()
+	s.opened.Store(0)
 	s.start()
 	select {
 	case <-s.demuxed:
@@ -314,13 +340,20 @@ func (l *MuxCarrierListener) serve(ch transport.CarrierChannel) {
 	_ = s.Close()
 	l.mu.Lock()
 	delete(l.sessions, s)
-	l.ended = append(l.ended, st.TCP...)
+	for _, c := range st.TCP {
+		if len(l.ended) >= transport.MaxEndedListed {
+			l.ended = slices.Delete(l.ended, 0, 1)
+			l.unlisted++
+		}
+		l.ended = append(l.ended, c)
+	}
 	l.mu.Unlock()
 }
 
 // Accept waits for the next channel a client opens. A *transport.ChannelError
 // is a carrier refused (a bad header, secret or hello) or one whose
-// connection failed, and Accept may be called again; an error wrapping net.ErrClosed means the listener has
+// connection failed (of those not yet taken, the last
+// MaxMuxRefusalsQueued are kept), and Accept may be called again; an error wrapping net.ErrClosed means the listener has
 // ended (with transport.ErrCarrierListenerFailed if its socket failed).
 func (l *MuxCarrierListener) Accept(ctx context.Context) (transport.CarrierChannel, error) {
 	for {
@@ -328,6 +361,9 @@ func (l *MuxCarrierListener) Accept(ctx context.Context) (transport.CarrierChann
 		if len(l.queue) > 0 {
 			a := l.queue[0]
 			l.queue = l.queue[1:]
+			if a.err != nil {
+				l.refusals--
+			}
 			if len(l.queue) > 0 {
 				signal(l.ready)
 			}
@@ -348,8 +384,10 @@ func (l *MuxCarrierListener) Accept(ctx context.Context) (transport.CarrierChann
 	}
 }
 
-// State lists the carrier connections served, open and ended, each with
-// Channel -1; Channels counts the channels handed over.
+// State lists the carrier connections open and the last
+// transport.MaxEndedListed to end, each with Channel -1; Channels counts
+// the channels handed over and UnlistedConnections the ended connections
+// no longer listed.
 func (l *MuxCarrierListener) State() transport.State {
 	l.mu.Lock()
 	sessions := make([]*muxSession, 0, len(l.sessions))
@@ -357,10 +395,10 @@ func (l *MuxCarrierListener) State() transport.State {
 		sessions = append(sessions, s)
 	}
 	tcp := append([]transport.TCPConnState(nil), l.ended...)
-	opened := l.opened
+	opened, unlisted := l.opened, l.unlisted
 	l.mu.Unlock()
 	st := transport.State{
-		Arm: transport.Arm(TCPMux.Name()), Role: "server", Channels: opened,
+		Arm: transport.Arm(TCPMux.Name()), Role: "server", Channels: opened, UnlistedConnections: unlisted,
 		CongestionControl: l.opts.CongestionControl, RequestedCongestionControl: l.opts.CongestionControl, HostCongestionControl: l.hostCC,
 	}
 	if st.CongestionControl == "" {

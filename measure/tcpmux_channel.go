@@ -58,8 +58,10 @@ func (c *muxChannel) closedErr() error {
 	return fmt.Errorf("tcp-mux: channel %d is closed: %w", c.index, net.ErrClosed)
 }
 
-// deliver queues n bytes of buf for the reader; a closed channel drops
-// them, and returns them as credit at once.
+// deliver queues n bytes of buf for the reader, copied into the last
+// buffer queued when they fit there, so that small frames do not each
+// hold a buffer; a closed channel drops them, and returns them as credit
+// at once.
 func (c *muxChannel) deliver(buf *[]byte, n int) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -75,7 +77,13 @@ func (c *muxChannel) deliver(buf *[]byte, n int) error {
 		c.readBytes(n)
 		return nil
 	}
-	c.queue, c.lens = append(c.queue, buf), append(c.lens, n)
+	if last := len(c.queue) - 1; last >= 0 && n <= len(*c.queue[last])-c.lens[last] {
+		copy((*c.queue[last])[c.lens[last]:], (*buf)[:n])
+		c.lens[last] += n
+		putMuxBuf(buf)
+	} else {
+		c.queue, c.lens = append(c.queue, buf), append(c.lens, n)
+	}
 	c.buffered += int64(n)
 	signal(c.readable)
 	return nil

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -28,6 +29,10 @@ type muxSession struct {
 	hostCC   string
 	sockopts transport.TCPSocketOptions
 	chans    []*muxChannel
+	// opened counts the channels open so far: all of a session's from the
+	// start, a carrier's as their open frames go (client) or come
+	// (server). A frame for a channel past it is refused.
+	opened atomic.Int32
 
 	// wtok is the right to write frames to conn: whoever has taken its
 	// one token writes, then puts it back.
@@ -91,6 +96,7 @@ func newMuxSession(c *net.TCPConn, role string, o transport.Options, started tim
 	for i := range o.Channels {
 		s.chans = append(s.chans, newMuxChannel(s, i))
 	}
+	s.opened.Store(int32(len(s.chans)))
 	return s, nil
 }
 
@@ -164,6 +170,11 @@ func (s *muxSession) demux() {
 			break
 		}
 		c := s.chans[f.channel]
+		if f.kind != muxOpen && f.channel >= int(s.opened.Load()) {
+			putMuxBuf(buf)
+			err = fmt.Errorf("a %s frame for channel %d before its open frame", muxFrameName(f.kind), f.channel)
+			break
+		}
 		switch f.kind {
 		case muxData:
 			err = c.deliver(buf, len(p))
@@ -178,7 +189,9 @@ func (s *muxSession) demux() {
 			putMuxBuf(buf)
 			err = errors.New("an open frame in a session, whose channels need none: is the peer a tcp-mux carrier?")
 			if s.onOpen != nil {
-				err = s.onOpen(c)
+				if err = s.onOpen(c); err == nil {
+					s.opened.Add(1)
+				}
 			}
 		}
 	}

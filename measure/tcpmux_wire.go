@@ -62,7 +62,7 @@ func parseMuxHeader(h []byte, channels int) (muxFrame, error) {
 	case f.channel >= channels:
 		return f, fmt.Errorf("frame for channel %d of a %d-channel session", f.channel, channels)
 	case (f.kind == muxFin || f.kind == muxOpen) && f.length != 0:
-		return f, fmt.Errorf("%s frame for channel %d carries %d bytes; it carries none", muxKindName(f.kind), f.channel, f.length)
+		return f, fmt.Errorf("%s frame for channel %d carries %d bytes; it carries none", muxFrameName(f.kind), f.channel, f.length)
 	case f.kind == muxCredit && f.length != 4:
 		return f, fmt.Errorf("credit frame for channel %d carries %d bytes; it carries 4", f.channel, f.length)
 	case f.kind == muxData && (f.length == 0 || f.length > MuxMaxPayload):
@@ -96,11 +96,18 @@ func readMuxFrame(r io.Reader, channels int, buf []byte) (muxFrame, []byte, erro
 	return f, p, nil
 }
 
-func muxKindName(k byte) string {
-	if k == muxOpen {
+func muxFrameName(k byte) string {
+	switch k {
+	case muxData:
+		return "data"
+	case muxFin:
+		return "fin"
+	case muxCredit:
+		return "credit"
+	case muxOpen:
 		return "open"
 	}
-	return "fin"
+	return fmt.Sprintf("%#02x", k)
 }
 
 func muxHello(channels int, mode byte) []byte {

@@ -145,7 +145,7 @@ func TestTunnelCarriesAndTraces(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			spice := newFakeServer(t)
-			o := transport.Options{}
+			o := transport.Options{CarrierSecret: []byte("a test secret of more than sixteen bytes")}
 			if arm.IsQUIC() {
 				o.Certificate = cert
 			}
