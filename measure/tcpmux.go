@@ -213,11 +213,20 @@ func (l *muxListener) Accept(ctx context.Context) (Session, error) {
 	return s, nil
 }
 
+// MaxMuxHelloWait bounds how long a carrier listener waits for a
+// carrier's hello, whatever Options.HandshakeTimeout says.
+const MaxMuxHelloWait = 10 * time.Second
+
 // readMuxHello reads and checks the client's hello, for at most
-// Options.HandshakeTimeout and until ctx ends.
+// Options.HandshakeTimeout (and MaxMuxHelloWait for a carrier) and until
+// ctx ends.
 func readMuxHello(ctx context.Context, c *net.TCPConn, o transport.Options, mode byte) error {
 	var hello [muxHelloLen]byte
-	_ = c.SetReadDeadline(time.Now().Add(handshakeTimeout(o)))
+	wait := handshakeTimeout(o)
+	if mode == muxModeCarrier {
+		wait = min(wait, MaxMuxHelloWait)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(wait))
 	stop := onDone(ctx, func() { _ = c.SetReadDeadline(time.Unix(1, 0)) })
 	_, err := io.ReadFull(c, hello[:])
 	stop()

@@ -169,6 +169,7 @@ type MuxCarrierListener struct {
 	ln     *transport.CarrierListener
 	opts   transport.Options
 	hostCC string
+	admit  *muxAdmit
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -193,20 +194,29 @@ type accepted struct {
 
 // ListenMuxCarrier listens at addr for tcp-mux carriers. Options are the
 // tcp arm's, as for transport.ListenCarrier, with CarrierSecret, which a
-// tcp-mux carrier listener requires; the listener ends at Close or when
-// ctx ends.
+// tcp-mux carrier listener requires. CarrierLimit and CarrierPeerLimit
+// bound carriers waiting for their hello (for at most MaxMuxHelloWait;
+// past a bound the oldest is closed) and carriers served (past a bound a
+// carrier is refused with a frame that says why), each counted apart. The
+// listener ends at Close or when ctx ends.
 func ListenMuxCarrier(ctx context.Context, addr string, o transport.Options) (*MuxCarrierListener, error) {
 	o, hostCC, err := muxCarrierOptions(o)
 	if err != nil {
 		return nil, err
 	}
+	// The transport's bounds hold carriers waiting for their hello and
+	// carriers served, each bounded apart by admit.
+	admit := newMuxAdmit(o)
 	lo := o
 	lo.Channels = 0
+	if lo.CarrierLimit >= 0 && lo.CarrierPeerLimit >= 0 {
+		lo.CarrierLimit, lo.CarrierPeerLimit = 2*admit.limit, 2*admit.peerLimit
+	}
 	ln, err := transport.ListenCarrier(ctx, transport.ArmTCP, addr, lo)
 	if err != nil {
 		return nil, fmt.Errorf("tcp-mux carrier: %w", err)
 	}
-	l := &MuxCarrierListener{ln: ln, opts: o, hostCC: hostCC, ready: make(chan struct{}, 1),
+	l := &MuxCarrierListener{ln: ln, opts: o, hostCC: hostCC, admit: admit, ready: make(chan struct{}, 1),
 		sessions: map[*muxSession]bool{}, stopped: make(chan struct{})}
 	l.ctx, l.cancel = context.WithCancel(ctx)
 	l.wg.Go(l.acceptLoop)
@@ -266,16 +276,13 @@ func (l *MuxCarrierListener) push(a accepted) {
 // is closed, it closes the session.
 func (l *MuxCarrierListener) serve(ch transport.CarrierChannel) {
 	conn, _ := transport.CarrierTCPConn(ch)
-	s, err := newMuxSession(conn, "server", l.opts, time.Now(), l.hostCC)
-	if err == nil {
-		err = readMuxHello(l.ctx, conn, l.opts, muxModeCarrier)
-	}
+	s, release, err := l.hello(ch, conn)
 	if err != nil {
-		_ = ch.Close()
 		l.push(accepted{err: &transport.ChannelError{Arm: transport.Arm(TCPMux.Name()), Role: "server", Channel: -1,
 			Step: fmt.Sprintf("carrier (from %s)", conn.RemoteAddr()), Err: err}})
 		return
 	}
+	defer release()
 	s.closeConn = ch.Close
 	open := 0 // channels handed over and not yet closed, under l.mu
 	allClosed := make(chan struct{}, 1)
@@ -348,6 +355,28 @@ func (l *MuxCarrierListener) serve(ch transport.CarrierChannel) {
 		l.ended = append(l.ended, c)
 	}
 	l.mu.Unlock()
+}
+
+// hello reads a carrier's hello, counted as waiting for it, and admits
+// the carrier; a carrier refused is told why, and ch is closed on any
+// error.
+func (l *MuxCarrierListener) hello(ch transport.CarrierChannel, conn *net.TCPConn) (*muxSession, func(), error) {
+	peer := muxPeer(conn.RemoteAddr())
+	w := l.admit.wait(peer, func() { _ = ch.Close() })
+	s, err := newMuxSession(conn, "server", l.opts, time.Now(), l.hostCC)
+	if err == nil {
+		err = readMuxHello(l.ctx, conn, l.opts, muxModeCarrier)
+	}
+	if err = l.admit.done(w, err); err != nil {
+		_ = ch.Close()
+		return nil, nil, err
+	}
+	release, err := l.admit.serve(peer)
+	if err != nil {
+		refuseMux(ch, conn, err)
+		return nil, nil, fmt.Errorf("refused: %w", err)
+	}
+	return s, release, nil
 }
 
 // Accept waits for the next channel a client opens. A *transport.ChannelError

@@ -128,7 +128,7 @@ func TestMuxCarrierRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hello := []byte{'Q', 'B', 'M', 'X', 1, byte(measure.MuxCarrierChannels), 1, 0}
+	hello := []byte{'Q', 'B', 'M', 'X', 2, byte(measure.MuxCarrierChannels), 1, 0}
 	if _, err := tch.Write(append(hello, 'O', 1, 0, 0)); err != nil {
 		t.Fatal(err)
 	}

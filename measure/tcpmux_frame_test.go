@@ -3,6 +3,7 @@ package measure
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -59,7 +60,7 @@ func TestMuxFramesRefused(t *testing.T) {
 		in   []byte
 		want string
 	}{
-		{"kind", []byte{'X', 0, 0, 1, 'a'}, "has kind 0x58, not data, fin, credit or open"},
+		{"kind", []byte{'X', 0, 0, 1, 'a'}, "has kind 0x58, not data, fin, credit, open or refuse"},
 		{"channel", encodeMux(muxTestFrame{5, muxData, []byte("a")}), "channel 5 of a 5-channel session"},
 		{"short credit", []byte{muxCredit, 1, 0, 2, 0, 1}, "carries 2 bytes; it carries 4"},
 		{"oversize", append(oversize, make([]byte, MuxMaxPayload+1)...), "frames carry 1 to 16384"},
@@ -91,13 +92,13 @@ func TestMuxHello(t *testing.T) {
 		t.Errorf("a session's hello to a carrier's server: %v", err)
 	}
 	other := muxHello(5, muxModeSession)
-	other[4] = 2
+	other[4] = muxVersion + 1
 	for _, c := range []struct {
 		in   []byte
 		want string
 	}{
 		{muxHello(3, muxModeSession), "the client has 3 channels and this server 5"},
-		{other, "version 2"},
+		{other, fmt.Sprintf("version %d", muxVersion+1)},
 		{[]byte("QBC1abcd"), "not a tcp-mux hello"},
 		{muxHello(5, muxModeCarrier), "listen with measure.ListenMuxCarrier"},
 	} {
@@ -129,7 +130,8 @@ func FuzzMuxFrames(f *testing.F) {
 				}
 				break
 			}
-			want := map[byte]bool{muxData: len(p) >= 1 && len(p) <= MuxMaxPayload, muxFin: len(p) == 0, muxCredit: len(p) == 4}
+			want := map[byte]bool{muxData: len(p) >= 1 && len(p) <= MuxMaxPayload, muxFin: len(p) == 0, muxCredit: len(p) == 4,
+				muxOpen: len(p) == 0, muxRefuse: len(p) >= 1 && len(p) <= MuxMaxPayload}
 			if fr.channel >= 5 || !want[fr.kind] {
 				t.Fatalf("accepted %+v with %d bytes", fr, len(p))
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ func rawMuxCarrier(ctx context.Context, t *testing.T, ln *measure.MuxCarrierList
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ch.Write([]byte{'Q', 'B', 'M', 'X', 1, byte(measure.MuxCarrierChannels), 1, 0}); err != nil {
+	if _, err := ch.Write([]byte{'Q', 'B', 'M', 'X', 2, byte(measure.MuxCarrierChannels), 1, 0}); err != nil {
 		t.Fatal(err)
 	}
 	return ch
@@ -198,5 +199,75 @@ func TestMuxCarrierListenerBounded(t *testing.T) {
 	}
 	if refusals == 0 || refusals > measure.MaxMuxRefusalsQueued {
 		t.Errorf("%d bad carriers left %d refusals for Accept; want 1 to %d", bad, refusals, measure.MaxMuxRefusalsQueued)
+	}
+}
+
+// Carriers that connect and send no hello do not lock others out: with a
+// limit of 4, four idle ones give way to a real carrier, and are closed
+// within HandshakeTimeout; four real carriers fill the limit, and the
+// fifth is told why it is refused.
+func TestMuxCarrierIdleAndLimit(t *testing.T) {
+	const limit = 4
+	ctx, o, ln := muxCarrierListener(t, transport.Options{CarrierSecret: muxSecret, CarrierLimit: limit, CarrierPeerLimit: 2 * limit,
+		HandshakeTimeout: 2 * time.Second})
+	var idle []transport.CarrierChannel
+	for range limit {
+		tc, err := transport.DialCarrier(ctx, transport.ArmTCP, ln.Addr().String(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tc.Close()
+		ch, err := tc.Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle = append(idle, ch)
+	}
+	started := time.Now()
+	time.Sleep(200 * time.Millisecond) // for the listener to take them
+	echo := func(c *measure.MuxCarrier) error {
+		ch, err := c.Open(ctx)
+		if err != nil {
+			return err
+		}
+		if _, err := ch.Write([]byte("k")); err != nil {
+			return err
+		}
+		_ = ch.(interface{ SetReadDeadline(time.Time) error }).SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, err = io.ReadFull(ch, make([]byte, 1))
+		return err
+	}
+	go func() {
+		for {
+			ch, err := ln.Accept(ctx)
+			var ce *transport.ChannelError
+			if errors.As(err, &ce) {
+				continue
+			}
+			if err != nil {
+				return
+			}
+			go io.Copy(ch, ch)
+		}
+	}()
+	for i := range limit + 1 {
+		c, err := measure.DialMuxCarrier(ctx, ln.Addr().String(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		err = echo(c)
+		switch {
+		case i < limit && err != nil:
+			t.Errorf("real carrier %d beside %d idle ones: %v", i+1, limit, err)
+		case i == limit && (err == nil || !strings.Contains(err.Error(), "refused this carrier") || !strings.Contains(err.Error(), "CarrierLimit")):
+			t.Errorf("carrier %d past the limit of %d: %v, want a refusal naming CarrierLimit", i+1, limit, err)
+		}
+	}
+	for i, ch := range idle {
+		_ = ch.(interface{ SetReadDeadline(time.Time) error }).SetReadDeadline(started.Add(4 * time.Second))
+		if _, err := ch.Read(make([]byte, 1)); errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("idle carrier %d still open %v after it connected; the listener waits 2s for a hello", i+1, time.Since(started).Round(time.Millisecond))
+		}
 	}
 }

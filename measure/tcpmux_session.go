@@ -170,7 +170,7 @@ func (s *muxSession) demux() {
 			break
 		}
 		c := s.chans[f.channel]
-		if f.kind != muxOpen && f.channel >= int(s.opened.Load()) {
+		if f.kind != muxOpen && f.kind != muxRefuse && f.channel >= int(s.opened.Load()) {
 			putMuxBuf(buf)
 			err = fmt.Errorf("a %s frame for channel %d before its open frame", muxFrameName(f.kind), f.channel)
 			break
@@ -185,6 +185,12 @@ func (s *muxSession) demux() {
 			n := binary.BigEndian.Uint32(p)
 			putMuxBuf(buf)
 			err = c.addCredit(int64(n))
+		case muxRefuse:
+			err = fmt.Errorf("the listener refused this carrier: %s", p)
+			if s.role != "client" {
+				err = errors.New("a refusal frame from the client, which only a listener sends")
+			}
+			putMuxBuf(buf)
 		case muxOpen:
 			putMuxBuf(buf)
 			err = errors.New("an open frame in a session, whose channels need none: is the peer a tcp-mux carrier?")

@@ -15,17 +15,20 @@ import (
 //	      is a big-endian uint32: the receiver has read that many more
 //	      bytes of the channel, so the sender may send them) or, in a
 //	      carrier, muxOpen (no payload: the client opens the channel,
-//	      before any other frame of it)
+//	      before any other frame of it) and muxRefuse (the listener's
+//	      only frame to a carrier it will not serve, on channel 0: the
+//	      payload says why, in text)
 //	[1]   channel index
-//	[2:4] payload length, big-endian: 1..MuxMaxPayload for data, 0 for
-//	      fin, 4 for credit
+//	[2:4] payload length, big-endian: 1..MuxMaxPayload for data and
+//	      refusals, 0 for fin and open, 4 for credit
 const (
 	muxHeaderLen = 4
 	muxData      = 'D'
 	muxFin       = 'F'
 	muxCredit    = 'C'
 	muxOpen      = 'O'
-	muxVersion   = 1
+	muxRefuse    = 'R'
+	muxVersion   = 2
 )
 
 // The hello's mode: a session's channels all exist from the start; a
@@ -57,16 +60,16 @@ func putMuxHeader(b []byte, f muxFrame) {
 func parseMuxHeader(h []byte, channels int) (muxFrame, error) {
 	f := muxFrame{kind: h[0], channel: int(h[1]), length: int(binary.BigEndian.Uint16(h[2:4]))}
 	switch {
-	case f.kind != muxData && f.kind != muxFin && f.kind != muxCredit && f.kind != muxOpen:
-		return f, fmt.Errorf("frame header % x has kind %#02x, not data, fin, credit or open: is the peer a tcp-mux end of this version?", h[:muxHeaderLen], f.kind)
+	case f.kind != muxData && f.kind != muxFin && f.kind != muxCredit && f.kind != muxOpen && f.kind != muxRefuse:
+		return f, fmt.Errorf("frame header % x has kind %#02x, not data, fin, credit, open or refuse: is the peer a tcp-mux end of this version?", h[:muxHeaderLen], f.kind)
 	case f.channel >= channels:
 		return f, fmt.Errorf("frame for channel %d of a %d-channel session", f.channel, channels)
 	case (f.kind == muxFin || f.kind == muxOpen) && f.length != 0:
 		return f, fmt.Errorf("%s frame for channel %d carries %d bytes; it carries none", muxFrameName(f.kind), f.channel, f.length)
 	case f.kind == muxCredit && f.length != 4:
 		return f, fmt.Errorf("credit frame for channel %d carries %d bytes; it carries 4", f.channel, f.length)
-	case f.kind == muxData && (f.length == 0 || f.length > MuxMaxPayload):
-		return f, fmt.Errorf("data frame for channel %d of %d bytes; frames carry 1 to %d", f.channel, f.length, MuxMaxPayload)
+	case (f.kind == muxData || f.kind == muxRefuse) && (f.length == 0 || f.length > MuxMaxPayload):
+		return f, fmt.Errorf("%s frame for channel %d of %d bytes; frames carry 1 to %d", muxFrameName(f.kind), f.channel, f.length, MuxMaxPayload)
 	}
 	return f, nil
 }
@@ -106,6 +109,8 @@ func muxFrameName(k byte) string {
 		return "credit"
 	case muxOpen:
 		return "open"
+	case muxRefuse:
+		return "refuse"
 	}
 	return fmt.Sprintf("%#02x", k)
 }
