@@ -2,6 +2,7 @@ package measure
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
 	"slices"
@@ -143,6 +144,14 @@ func refuseMux(ch transport.CarrierChannel, conn *net.TCPConn, why error) {
 	frame := make([]byte, muxHeaderLen, muxHeaderLen+len(msg))
 	putMuxHeader(frame, muxFrame{kind: muxRefuse, channel: 0, length: len(msg)})
 	_ = conn.SetWriteDeadline(time.Now().Add(time.Second))
-	_, _ = conn.Write(append(frame, msg...))
+	if _, err := conn.Write(append(frame, msg...)); err == nil {
+		// Closed with the client's bytes unread, the connection would be
+		// reset, and a reset can discard the refusal before the client
+		// reads it: end this side, and read what the client still sends
+		// until it closes, for a second at most.
+		_ = conn.CloseWrite()
+		_ = conn.SetReadDeadline(time.Now().Add(time.Second))
+		_, _ = io.Copy(io.Discard, conn)
+	}
 	_ = ch.Close()
 }
