@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/measure/calibrate"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -45,6 +46,7 @@ type config struct {
 }
 
 func main() {
+	gorun.Follow()
 	c := config{cfg: calibrate.DefaultConfig()}
 	c.link = linkFlags(flag.CommandLine, c.cfg)
 	flag.Usage = func() {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/measure/bench"
 )
 
@@ -21,6 +22,7 @@ var (
 )
 
 func main() {
+	gorun.Follow()
 	os.Exit(bench.Main("capped",
 		"The headline arms with the display channel capped below the link rate: tcp against quic, one cell per cap (0 is uncapped).",
 		defaults,

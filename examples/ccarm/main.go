@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/measure/bench"
 )
 
@@ -21,6 +22,7 @@ var (
 )
 
 func main() {
+	gorun.Follow()
 	os.Exit(bench.Main("ccarm",
 		"The tcp arm with reno, cubic and bbr, the quic arm (quic-go NewReno) for reference; non-reno cells are sensitivity cells.",
 		defaults,

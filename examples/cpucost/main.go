@@ -4,6 +4,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/measure/bench"
 )
 
@@ -20,6 +21,7 @@ var (
 )
 
 func main() {
+	gorun.Follow()
 	os.Exit(bench.Main("cpucost",
 		"CPU time per MB and peak RSS of server and client, per arm, at 80:10, 150:2, 20:100 and 5:1000 without loss.",
 		defaults,

@@ -12,13 +12,17 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/measure/fallback"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
 	"github.com/shakenfist/quicbench/transport"
 )
 
-func main() { os.Exit(mainCode()) }
+func main() {
+	gorun.Follow()
+	os.Exit(mainCode())
+}
 
 // linkFlags registers the link flags the command has (package
 // linkflag's): -profiles, -backend and -seed.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/stats"
 )
@@ -29,6 +30,7 @@ var (
 )
 
 func main() {
+	gorun.Follow()
 	os.Exit(bench.Main("headline",
 		"Five SPICE-shaped channels as five TCP connections (tcp) against one QUIC connection with five streams (quic), "+
 			"per profile, loss level and TCP congestion control, interleaved.",

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
@@ -76,7 +77,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	return c, errors.Join(errs...)
 }
 
-func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	gorun.Follow()
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c, err := parseFlags(args, stderr)

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/measure/pathchange"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
@@ -22,6 +23,7 @@ import (
 )
 
 func main() {
+	gorun.Follow()
 	pathchange.MaybeRunRole()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/transport"
 )
@@ -21,6 +22,7 @@ var (
 )
 
 func main() {
+	gorun.Follow()
 	os.Exit(bench.Main("priority",
 		"The quic arm with and without a send priority on the interactive stream, beside tcp, interleaved in one run.",
 		defaults,

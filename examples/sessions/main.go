@@ -4,6 +4,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/measure/bench"
 )
 
@@ -21,6 +22,7 @@ var (
 )
 
 func main() {
+	gorun.Follow()
 	os.Exit(bench.Main("sessions",
 		"N sessions of five channels sharing one link: tcp (5N connections), quic (one connection per session) "+
 			"and quic-per-channel (5N connections), one cell per N.",

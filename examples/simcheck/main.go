@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/measure/simcheck"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
@@ -174,6 +175,7 @@ func (f flags) headlineConfig() (simcheck.HeadlineConfig, error) {
 }
 
 func main() {
+	gorun.Follow()
 	// An unprivileged user gets the namespaces the emulator needs by
 	// re-executing this program in a user namespace; elsewhere the
 	// emulator column says why it did not run.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/singleflow"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -18,7 +19,10 @@ import (
 	"github.com/shakenfist/quicbench/transport/quicreno"
 )
 
-func main() { os.Exit(run()) }
+func main() {
+	gorun.Follow()
+	os.Exit(run())
+}
 
 func run() int {
 	c := singleflow.Defaults()

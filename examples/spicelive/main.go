@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -23,6 +24,7 @@ import (
 )
 
 func main() {
+	gorun.Follow()
 	// A run's processes are this binary again: the replay's and the
 	// synthetic bench's roles, and the live session's.
 	spicelive.MaybeRunRole()
