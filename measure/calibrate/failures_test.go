@@ -13,6 +13,8 @@ func TestReportFailures(t *testing.T) {
 			{Profile: "150:2", Bulk: []Bulk{{CC: "bbr", Error: "refused"}, {CC: "cubic"}}},
 			{Profile: "20:100", Ping: &Probe{Error: "no echo request was answered"}},
 			{Profile: "5:1000", Bare: &Probe{Error: "no link"}, Ping: &Probe{Answered: 200}},
+			{Profile: "80:10,trace", LateTrace: &LateTrace{Error: "trace: writing the trigger: file exists"}},
+			{Profile: "80:10,caught", LateTrace: &LateTrace{Caught: true}},
 		},
 		Sweep: []Sweep{
 			{RateMbit: 200},
@@ -23,10 +25,10 @@ func TestReportFailures(t *testing.T) {
 		Qdisc: []Qdisc{{Discipline: "fifo"}, {Discipline: "fq_codel", Error: "netem refuses it"}},
 	}
 	failed, total := rep.Failures()
-	if total != 12 {
-		t.Errorf("total %d, want 12", total)
+	if total != 14 {
+		t.Errorf("total %d, want 14", total)
 	}
-	want := "8 of 12 measurements failed (profile 80:10:1, profile 150:2, profile 20:100, profile 5:1000, sweep 500 Mbit/s, sweep 1000 Mbit/s, iperf3 5:1000, qdisc fq_codel)"
+	want := "9 of 14 measurements failed (profile 80:10:1, profile 150:2, profile 20:100, profile 5:1000, profile 80:10,trace, sweep 500 Mbit/s, sweep 1000 Mbit/s, iperf3 5:1000, qdisc fq_codel)"
 	if got := FailureLine(failed, total); got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}

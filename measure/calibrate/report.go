@@ -357,15 +357,16 @@ type Qdisc struct {
 
 // Failures names the measurements in rep that failed, out of total. A
 // measurement is one profile's calibration (its link, probes, bulk flows,
-// loss run and time-varying figures), one rate of the sweep (its link and
+// loss run, time-varying figures and late trace), one rate of the sweep (its link and
 // both flows), one iperf3 flow, one discipline, the UDP_SEGMENT flood or
 // the quic-go transfer; it failed if any of its parts did.
 func (rep Report) Failures() (failed []string, total int) {
 	for _, r := range rep.Results {
 		total++
-		bad := r.Error != "" || r.Ping != nil && r.Ping.Error != "" || r.Bare != nil && r.Bare.Error != "" || r.TimeVarying != nil && r.TimeVarying.Error != ""
+		bad := r.Error != "" || r.Ping != nil && r.Ping.Error != "" || r.Bare != nil && r.Bare.Error != "" || r.TimeVarying != nil && r.TimeVarying.Error != "" ||
+			r.LateTrace != nil && r.LateTrace.Error != ""
 		if n := r.Noisy; n != nil {
-			bad = bad || n.Error != "" || n.Ping != nil && n.Ping.Error != "" || n.Bare != nil && n.Bare.Error != ""
+			bad = bad || n.Error != "" || n.Ping != nil && n.Ping.Error != "" || n.Bare != nil && n.Bare.Error != "" || n.LateTrace != nil && n.LateTrace.Error != ""
 		}
 		for _, b := range r.Bulk {
 			bad = bad || b.Error != ""

@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -38,10 +39,24 @@ type tracer struct {
 	enabled map[string]string
 	on      string
 	armed   bool
+	saved   bool // traceStateFile is this session's
 }
 
-// openTracer mounts tracefs if it is not mounted and records what close
-// restores.
+// traceStateFile holds, while a session is open, what its close restores
+// and whose it is, so that the next session undoes one killed before its
+// close.
+var traceStateFile = "/run/quicbench/trace-late.json"
+
+// traceState is what traceStateFile holds.
+type traceState struct {
+	PID     int               `json:"pid"`
+	Start   string            `json:"start"` // the process's start time, from /proc/PID/stat
+	On      string            `json:"tracing_on"`
+	Enabled map[string]string `json:"enabled"`
+}
+
+// openTracer mounts tracefs if it is not mounted, restores what a killed
+// session left armed, and records what close restores.
 func openTracer() (*tracer, error) {
 	t := &tracer{enabled: map[string]string{}}
 	if _, err := os.Stat(filepath.Join(tracefsDir, "trace_marker")); err != nil {
@@ -49,6 +64,10 @@ func openTracer() (*tracer, error) {
 			return nil, fmt.Errorf("trace: mounting tracefs at %s (needs root): %w", tracefsDir, err)
 		}
 		t.mounted = true
+	}
+	if err := t.restoreStale(); err != nil {
+		t.close()
+		return nil, err
 	}
 	on, err := t.read("tracing_on")
 	if err != nil {
@@ -64,7 +83,81 @@ func openTracer() (*tracer, error) {
 		}
 		t.enabled[e] = v
 	}
+	if err := t.saveState(); err != nil {
+		t.close()
+		return nil, err
+	}
 	return t, nil
+}
+
+// restoreStale undoes what the session named in traceStateFile left, if
+// its process has ended; it refuses while that process runs.
+func (t *tracer) restoreStale() error {
+	b, err := os.ReadFile(traceStateFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	var st traceState
+	if err == nil {
+		err = json.Unmarshal(b, &st)
+	}
+	if err != nil {
+		return fmt.Errorf("trace: reading %s, which a session left: %w (remove it once no calibrate -trace-late runs)", traceStateFile, err)
+	}
+	if start, err := procStart(st.PID); err == nil && start == st.Start {
+		return fmt.Errorf("trace: calibrate (pid %d) holds the kernel's tracing for -trace-late; wait for it to end", st.PID)
+	}
+	errs := []error{t.write("tracing_on", "0")}
+	_ = t.write("events/ftrace/print/trigger", "!"+lateTrigger) // absent already is fine
+	for e, v := range st.Enabled {
+		errs = append(errs, t.write("events/"+e+"/enable", v))
+	}
+	errs = append(errs, t.write("trace", ""))
+	if st.On != "" {
+		errs = append(errs, t.write("tracing_on", st.On))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("trace: restoring the tracing that calibrate (pid %d) left armed when it was killed: %w", st.PID, err)
+	}
+	return os.Remove(traceStateFile)
+}
+
+// saveState writes traceStateFile for this process.
+func (t *tracer) saveState() error {
+	start, err := procStart(os.Getpid())
+	if err == nil {
+		var b []byte
+		b, err = json.Marshal(traceState{PID: os.Getpid(), Start: start, On: t.on, Enabled: t.enabled})
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(traceStateFile), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(traceStateFile+".tmp", b, 0o600)
+		}
+		if err == nil {
+			err = os.Rename(traceStateFile+".tmp", traceStateFile)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("trace: recording what to restore: %w", err)
+	}
+	t.saved = true
+	return nil
+}
+
+// procStart is pid's start time in clock ticks since boot, field 22 of
+// /proc/PID/stat, which tells a process from a later one with its pid.
+func procStart(pid int) (string, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return "", err
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 20 {
+		return "", fmt.Errorf("/proc/%d/stat has %d fields after the name", pid, len(f))
+	}
+	return f[19], nil
 }
 
 func (t *tracer) read(name string) (string, error) {
@@ -156,6 +249,9 @@ func (t *tracer) close() error {
 		if t.on != "" {
 			errs = append(errs, t.write("tracing_on", t.on))
 		}
+	}
+	if t.saved && errors.Join(errs...) == nil {
+		errs = append(errs, os.Remove(traceStateFile))
 	}
 	if t.mounted {
 		errs = append(errs, unix.Unmount(tracefsDir, 0))

@@ -1,8 +1,11 @@
 package calibrate
 
 import (
+	"encoding/json"
 	"maps"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -85,6 +88,69 @@ func TestTracerLeavesTracingAsFound(t *testing.T) {
 	for _, line := range strings.Split(trig, "\n") {
 		if !strings.HasPrefix(line, "#") && strings.TrimSpace(line) != "" {
 			t.Errorf("the trigger file after a session has %q; want no trigger", line)
+		}
+	}
+}
+
+// TestTracerRestoresAKilledSession: while a session is open a second is
+// refused; a session whose process died armed (its state file naming a
+// process that has ended, as after SIGKILL) is undone by the next open:
+// events, tracing_on and the trigger as before the first.
+func TestTracerRestoresAKilledSession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("changes the kernel's tracing state for a moment")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	old := traceStateFile
+	traceStateFile = filepath.Join(t.TempDir(), "trace-late.json")
+	t.Cleanup(func() { traceStateFile = old })
+	t1, err := openTracer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Last of all, t1's close unmounts tracefs if t1 mounted it.
+	defer t1.close()
+	before, on := maps.Clone(t1.enabled), t1.on
+	if t2, err := openTracer(); err == nil || !strings.Contains(err.Error(), "holds the kernel's tracing") {
+		if t2 != nil {
+			t2.close()
+		}
+		t.Fatalf("a second session while the first runs: %v, want a refusal", err)
+	}
+	if err := t1.arm(); err != nil {
+		t.Fatal(err)
+	}
+	// The first session's process "dies": its state file names a process
+	// that has ended, and it never closes.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(traceStateFile)
+	var st traceState
+	_ = json.Unmarshal(b, &st)
+	st.PID = dead.Process.Pid
+	b, _ = json.Marshal(st)
+	if err := os.WriteFile(traceStateFile, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t2, err := openTracer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer t2.close()
+	if !maps.Equal(t2.enabled, before) || t2.on != on {
+		t.Errorf("after a killed session: events %v, tracing_on %s; before it %v, %s", t2.enabled, t2.on, before, on)
+	}
+	trig, err := t2.read("events/ftrace/print/trigger")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(trig, "\n") {
+		if !strings.HasPrefix(line, "#") && strings.TrimSpace(line) != "" {
+			t.Errorf("the trigger file after a killed session has %q; want no trigger", line)
 		}
 	}
 }
