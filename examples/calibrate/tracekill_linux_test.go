@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/cmdtest"
+	"github.com/shakenfist/quicbench/internal/tracetest"
 	"golang.org/x/sys/unix"
 )
 
@@ -23,6 +24,7 @@ func TestTraceLateAfterSIGKILL(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("-trace-late needs root")
 	}
+	tracetest.Lock(t)
 	const tracefs = "/sys/kernel/tracing"
 	if _, err := os.Stat(filepath.Join(tracefs, "trace_marker")); err != nil {
 		if err := unix.Mount("tracefs", tracefs, "tracefs", 0, ""); err != nil {
@@ -62,9 +64,5 @@ func TestTraceLateAfterSIGKILL(t *testing.T) {
 	if read("tracing_on") != on || read(event) != enabled {
 		t.Errorf("after the next run: tracing_on %s, %s %s; before the killed run %s and %s", read("tracing_on"), event, read(event), on, enabled)
 	}
-	for _, line := range strings.Split(read("events/ftrace/print/trigger"), "\n") {
-		if !strings.HasPrefix(line, "#") && strings.TrimSpace(line) != "" {
-			t.Errorf("the trigger file after the next run has %q; want no trigger", line)
-		}
-	}
+	tracetest.NoTrigger(t, read("events/ftrace/print/trigger"))
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shakenfist/quicbench/internal/tracetest"
 )
 
 // A trace as tracefs prints it: the forwarding thread 4242 is woken on
@@ -61,6 +63,7 @@ func TestTracerLeavesTracingAsFound(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root")
 	}
+	tracetest.Lock(t)
 	t1, err := openTracer()
 	if err != nil {
 		t.Fatal(err)
@@ -78,18 +81,21 @@ func TestTracerLeavesTracingAsFound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer t2.close()
-	if !maps.Equal(t2.enabled, before) || t2.on != on {
-		t.Errorf("after a session: events %v, tracing_on %s; before it %v, %s", t2.enabled, t2.on, before, on)
+	asBefore(t, t2, before, on)
+}
+
+// asBefore fails t unless tr, a session just opened, finds the events and
+// tracing_on as before and on say, and no trigger.
+func asBefore(t *testing.T, tr *tracer, before map[string]string, on string) {
+	t.Helper()
+	if !maps.Equal(tr.enabled, before) || tr.on != on {
+		t.Errorf("events %v, tracing_on %s; before %v, %s", tr.enabled, tr.on, before, on)
 	}
-	trig, err := t2.read("events/ftrace/print/trigger")
+	trig, err := tr.read("events/ftrace/print/trigger")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(trig, "\n") {
-		if !strings.HasPrefix(line, "#") && strings.TrimSpace(line) != "" {
-			t.Errorf("the trigger file after a session has %q; want no trigger", line)
-		}
-	}
+	tracetest.NoTrigger(t, trig)
 }
 
 // TestTracerRestoresAKilledSession: while a session is open a second is
@@ -103,6 +109,7 @@ func TestTracerRestoresAKilledSession(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root")
 	}
+	tracetest.Lock(t)
 	old := traceStateFile
 	traceStateFile = filepath.Join(t.TempDir(), "trace-late.json")
 	t.Cleanup(func() { traceStateFile = old })
@@ -141,16 +148,5 @@ func TestTracerRestoresAKilledSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer t2.close()
-	if !maps.Equal(t2.enabled, before) || t2.on != on {
-		t.Errorf("after a killed session: events %v, tracing_on %s; before it %v, %s", t2.enabled, t2.on, before, on)
-	}
-	trig, err := t2.read("events/ftrace/print/trigger")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(trig, "\n") {
-		if !strings.HasPrefix(line, "#") && strings.TrimSpace(line) != "" {
-			t.Errorf("the trigger file after a killed session has %q; want no trigger", line)
-		}
-	}
+	asBefore(t, t2, before, on)
 }
