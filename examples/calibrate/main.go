@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"os/signal"
 	"runtime"
 	"strconv"
@@ -139,9 +138,6 @@ func checkFlags(c *config) error {
 	if k.Noise, err = calibrate.ParseNoise(c.noise); err != nil {
 		return fmt.Errorf("-noise: %w", err)
 	}
-	if k.TraceLate < 0 {
-		return fmt.Errorf("-trace-late %v: give a positive lateness (e.g. 1ms), or 0 for no trace", k.TraceLate)
-	}
 	if k.GSOLoss, err = fixedProfile("-gsoloss", c.gsoLoss); err != nil {
 		return err
 	}
@@ -177,13 +173,13 @@ func fixedProfile(flagName, s string) (*shapedlink.Profile, error) {
 	return &p, nil
 }
 
-// makePlan reads c's lists into c.cfg and checks that there is something
-// to measure and what it needs.
 // say prints err as the command's one line, its "calibrate: " once.
 func say(err error) {
 	fmt.Fprintln(os.Stderr, "calibrate:", strings.TrimPrefix(err.Error(), "calibrate: "))
 }
 
+// makePlan reads c's lists into c.cfg and checks that there is something
+// to measure and what it needs.
 func makePlan(c *config) (err error) {
 	k := &c.cfg
 	k.Profiles = nil
@@ -209,13 +205,7 @@ func makePlan(c *config) (err error) {
 			return fmt.Errorf("-qdisc-profile: %w", err)
 		}
 	}
-	if len(k.Profiles) == 0 && len(k.SweepRates) == 0 && len(k.IperfRates) == 0 && len(k.Qdiscs) == 0 && k.GSOLoss == nil && k.QUICGSO == nil {
-		return errors.New("nothing to measure: -profiles, -sweep, -iperf3, -qdisc, -gsoloss and -quicgso are all empty")
-	}
-	if _, err := exec.LookPath("iperf3"); len(k.IperfRates) > 0 && err != nil {
-		return errors.New("-iperf3 needs iperf3 on PATH (Debian: apt-get install iperf3)")
-	}
-	return k.Validate() // the settings Run would refuse, refused before it
+	return k.Validate() // what Run would refuse (nothing to measure, no iperf3), refused before it
 }
 
 // parseRates reads a space-separated list of positive rates in Mbit/s.

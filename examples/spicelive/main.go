@@ -44,20 +44,13 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 		return fromWorkdir(c.Workdir, stderr, func(c spicelive.Config) error { return spicelive.Summarise(stdout, c) })
 	}
 	if m.samples != "" {
-		// spicelive.WriteSamples names the files it writes in -h.
 		return fromWorkdir(c.Workdir, stderr, func(c spicelive.Config) error { return spicelive.WriteSamples(m.samples, c) })
 	}
-	if m.record != "" || slices.Contains(c.Readings, spicelive.ReadingLive) || slices.Contains(c.Readings, spicelive.ReadingReplay) && c.Recording == "" {
-		if miss := spicelive.MissingPrograms(); miss != "" {
-			fmt.Fprintln(stderr, "spicelive: a live session cannot run here:", miss)
-			return 2
-		}
-		if miss := spicelive.DisplayMissing(); miss != "" && c.Display != spicelive.DisplayNone {
-			fmt.Fprintln(stderr, "spicelive: the display workload cannot run here:", miss)
-			return 2
-		}
+	err = c.CheckPrograms(m.record != "")
+	if err == nil {
+		err = spicelive.Prepare() // may re-execute this binary in a user namespace
 	}
-	if err := spicelive.Prepare(); err != nil {
+	if err != nil {
 		fmt.Fprintln(stderr, "spicelive:", err)
 		return 2
 	}
@@ -80,16 +73,13 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "spicelive: what was measured is kept in %s; the same command resumes it\n", c.Workdir)
 		return 1
 	}
-	code := 0
-	if err != nil {
+	// The summary reports what was measured, failed runs included; how
+	// many failed is said after it.
+	if err = errors.Join(err, spicelive.Summarise(stdout, c)); err != nil {
 		fmt.Fprintln(stderr, "spicelive:", err)
-		code = 1
+		return 1
 	}
-	if serr := spicelive.Summarise(stdout, c); serr != nil {
-		fmt.Fprintln(stderr, "spicelive:", serr)
-		code = 1
-	}
-	return code
+	return 0
 }
 
 // record records -record's workload (spicelive.WriteRecording).
@@ -107,13 +97,11 @@ func record(ctx context.Context, c spicelive.Config, m mode, args []string, stdo
 	return 0
 }
 
-// mode is what the command does besides running the matrix.
+// mode is what the command does instead of running the matrix: -summary,
+// -samples (the directory), -record (the workload) and -record-span.
 type mode struct {
-	// summary only prints -workdir's summary.
-	summary bool
-	// samples, when set, is where to write -workdir's per-key samples.
-	samples string
-	// record is -record's workload, recordSpan -record-span.
+	summary    bool
+	samples    string
 	record     string
 	recordSpan time.Duration
 }
@@ -132,9 +120,8 @@ func fromWorkdir(workdir string, stderr io.Writer, do func(spicelive.Config) err
 	return 0
 }
 
-// linkFlags registers the link flags the command has (package
-// linkflag's): -profiles, $PROFILES giving its default when set and not
-// empty, -backend and -seed.
+// linkFlags registers linkflag's -profiles ($PROFILES its default when
+// set and not empty), -backend and -seed.
 func linkFlags(fs *flag.FlagSet, getenv func(string) string) *linkflag.Flags {
 	return linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profiles | linkflag.Backend | linkflag.Seed,
 		Profiles: "80:10 150:2", ProfilesEnv: "PROFILES", LookupEnv: func(name string) (string, bool) {

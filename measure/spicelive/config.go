@@ -441,3 +441,20 @@ func diffSettings(had, want Config) string {
 	slices.Sort(diffs)
 	return strings.Join(diffs, "; ")
 }
+
+// CheckPrograms says which programs c needs are absent here, with the
+// packages to install, or returns nil when none is: those of a live
+// session when c runs one (live readings, a replay of its own reference,
+// or recording, as -record does), and the display workload's.
+func (c Config) CheckPrograms(recording bool) error {
+	if !recording && !slices.Contains(c.Readings, ReadingLive) && !(slices.Contains(c.Readings, ReadingReplay) && c.Recording == "") {
+		return nil
+	}
+	if miss := MissingPrograms(); miss != "" {
+		return fmt.Errorf("a live session cannot run here: %s", miss)
+	}
+	if miss := DisplayMissing(); miss != "" && c.Display != DisplayNone {
+		return fmt.Errorf("the display workload cannot run here: %s", miss)
+	}
+	return nil
+}
