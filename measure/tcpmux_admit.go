@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/netip"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -119,21 +118,6 @@ func (a *muxAdmit) serve(peer string) (release func(), err error) {
 		a.total--
 		a.mu.Unlock()
 	}), nil
-}
-
-// muxPeer is who a carrier counts against: its IPv4 address, or its
-// IPv6 /64.
-func muxPeer(addr net.Addr) string {
-	ap, err := netip.ParseAddrPort(addr.String())
-	if err != nil {
-		return addr.String()
-	}
-	ip := ap.Addr().Unmap()
-	if ip.Is4() {
-		return ip.String()
-	}
-	p, _ := ip.Prefix(64)
-	return p.String()
 }
 
 // refuseMux tells a carrier's client why it is refused, as far as a

@@ -361,7 +361,7 @@ func (l *MuxCarrierListener) serve(ch transport.CarrierChannel) {
 // the carrier; a carrier refused is told why, and ch is closed on any
 // error.
 func (l *MuxCarrierListener) hello(ch transport.CarrierChannel, conn *net.TCPConn) (*muxSession, func(), error) {
-	peer := muxPeer(conn.RemoteAddr())
+	peer := transport.CarrierPeer(conn.RemoteAddr())
 	w := l.admit.wait(peer, func() { _ = ch.Close() })
 	s, err := newMuxSession(conn, "server", l.opts, time.Now(), l.hostCC)
 	if err == nil {

@@ -322,7 +322,7 @@ func (l *CarrierListener) acceptTCP(ln net.Listener) {
 		if !ok {
 			return
 		}
-		w := l.wait(peerOf(c.RemoteAddr()), func() { _ = c.SetReadDeadline(time.Now()) })
+		w := l.wait(CarrierPeer(c.RemoteAddr()), func() { _ = c.SetReadDeadline(time.Now()) })
 		l.wg.Go(func() { l.handleTCP(id, tc, w) })
 	}
 }
@@ -405,7 +405,7 @@ func (l *CarrierListener) listenQUIC(addr string) error {
 				}
 				return
 			}
-			peer := peerOf(conn.RemoteAddr())
+			peer := CarrierPeer(conn.RemoteAddr())
 			if err := l.admitQUIC(peer); err != nil {
 				_ = conn.CloseWithError(quicRefused, err.Error())
 				l.report(chanErr(l.arm, "server", -1, fmt.Sprintf("connection from %s", conn.RemoteAddr()), err))
