@@ -121,7 +121,8 @@ type Options struct {
 	// longer lands on the emulator's timer wake-ups. The price is every
 	// such CPU at 100% (taken only when no other thread wants it).
 	// HostState and ShaperStats list the CPUs kept awake. The other
-	// backends refuse it, as does New when BackendAuto chooses netem.
+	// backends refuse it; when BackendAuto chooses netem it is not used.
+	// Commands turn it on by default (DefaultKeepAwake).
 	EmulatorKeepAwake bool
 	// EmulatorDepartureWindow, for the emulator backend only, batches
 	// departures on a busy link: when a held segment falls due, the
@@ -130,10 +131,20 @@ type Options struct {
 	// frame (fewer writes, and less of the receiving stack's work per
 	// byte, at multi-gigabit rates with OffloadKeep). A frame alone on
 	// the link is never sent early. ShaperStats counts the early frames
-	// (Early, EarlyMaxMs). Zero (the default) sends every segment at its
-	// due time; at most 1 ms. The other backends refuse it.
+	// (Early, EarlyMaxMs). Zero sends every segment at its due time; at
+	// most 1 ms. The other backends refuse it; when BackendAuto chooses
+	// netem it is not used. Commands use DefaultDepartureWindow.
 	EmulatorDepartureWindow time.Duration
 }
+
+// The emulator settings the example commands use unless told otherwise
+// (package linkflag's -keep-awake and -departure-window): the CPUs kept
+// awake, and a 200 us departure window. docs/calibration.md has what
+// each changes and costs.
+const (
+	DefaultKeepAwake       = true
+	DefaultDepartureWindow = 200 * time.Microsecond
+)
 
 // LateMarkerPrefix starts every line Options.EmulatorLateMarker writes
 // to the trace marker.

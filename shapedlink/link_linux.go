@@ -64,11 +64,9 @@ func (l *Link) build(ctx context.Context, opts Options) error {
 	if err := l.chooseBackend(opts.Backend); err != nil {
 		return err
 	}
-	if opts.EmulatorKeepAwake && l.backend != BackendEmulator {
-		return fmt.Errorf("shapedlink: Options.EmulatorKeepAwake is for the %q backend, and the automatic choice was %q; set Backend to %q, or leave EmulatorKeepAwake false", BackendEmulator, l.backend, BackendEmulator)
-	}
-	if opts.EmulatorDepartureWindow != 0 && l.backend != BackendEmulator {
-		return fmt.Errorf("shapedlink: Options.EmulatorDepartureWindow is for the %q backend, and the automatic choice was %q; set Backend to %q, or leave EmulatorDepartureWindow 0", BackendEmulator, l.backend, BackendEmulator)
+	if l.backend != BackendEmulator && (opts.EmulatorKeepAwake || opts.EmulatorDepartureWindow != 0) {
+		l.log.Info("shapedlink: the emulator's settings are not used: the automatic choice was not the emulator",
+			"backend", l.backend, "keep_awake", opts.EmulatorKeepAwake, "departure_window", opts.EmulatorDepartureWindow)
 	}
 	if err := ctx.Err(); err != nil {
 		return err

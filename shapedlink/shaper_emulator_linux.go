@@ -125,6 +125,7 @@ func (s *emuShaper) stats() (ShaperReport, bool) {
 	if s.awake != nil {
 		r.KeepAwakeCPUs = s.awake.CPUs()
 	}
+	r.DepartureWindowMs = float64(s.mon.Config().DepartureWindow) / float64(time.Millisecond)
 	return r, true
 }
 

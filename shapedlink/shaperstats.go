@@ -73,12 +73,14 @@ func newShaperStats(direction string, c linkspec.Counters) ShaperStats {
 // locking) as applied, both directions' counters, server->client first,
 // the emulator process's garbage collection since it started forwarding
 // (nil where there is no emulator process), and the CPUs kept awake for
-// it (Options.EmulatorKeepAwake; empty when off).
+// it (Options.EmulatorKeepAwake; empty when off) and its departure
+// window (Options.EmulatorDepartureWindow; zero when off).
 type ShaperReport struct {
-	Priority      string        `json:"priority"`
-	Directions    []ShaperStats `json:"directions"`
-	GC            *ShaperGC     `json:"gc,omitempty"`
-	KeepAwakeCPUs []int         `json:"keep_awake_cpus,omitempty"`
+	Priority          string        `json:"priority"`
+	Directions        []ShaperStats `json:"directions"`
+	GC                *ShaperGC     `json:"gc,omitempty"`
+	KeepAwakeCPUs     []int         `json:"keep_awake_cpus,omitempty"`
+	DepartureWindowMs float64       `json:"departure_window_ms,omitempty"`
 }
 
 // ShaperGC is the emulator process's garbage collection since it started

@@ -23,15 +23,15 @@ import (
 )
 
 // linkFlags registers the link flags the command has (package
-// linkflag's): -profiles, -backend, -offload and -seed, with def's
-// profiles, offload mode and seed (1, so that a calibration repeats) as
-// their defaults.
+// linkflag's): -profiles, -backend, -offload, -seed, -keep-awake and
+// -departure-window, with def's profiles, offload mode and seed (1, so
+// that a calibration repeats) as their defaults.
 func linkFlags(fs *flag.FlagSet, def calibrate.Config) *linkflag.Flags {
 	var ps []string
 	for _, p := range def.Profiles {
 		ps = append(ps, p.String())
 	}
-	return linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profiles | linkflag.Backend | linkflag.Offload | linkflag.Seed,
+	return linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profiles | linkflag.Backend | linkflag.Offload | linkflag.Seed | linkflag.Emulator,
 		Profiles: strings.Join(ps, " "), Offload: def.Link.Offload, Seed: def.Link.Seed})
 }
 
@@ -68,8 +68,6 @@ func main() {
 	flag.StringVar(&c.noise, "noise", "off", "off, on or both: measure each profile's idle round trip (bare pair, link, emulator lateness) with a background load running (on), or without and then with it (both). The load: "+calibrate.NoiseLoad)
 	flag.DurationVar(&k.TraceLate, "trace-late", 0, "catch an emulator stall in the act: while each idle round trip is probed, trace the kernel's scheduler, interrupt and workqueue events (tracefs, mounted if needed) and stop at the first frame the emulator sends later than this (e.g. 1ms); the trace is saved in -trace-dir with a short reading in the report, and tracing is left as it was found. Needs root; 0 traces nothing")
 	flag.StringVar(&k.TraceDir, "trace-dir", "", "where -trace-late saves its traces (default the working directory)")
-	flag.BoolVar(&k.KeepAwake, "keep-awake", false, "with -backend emulator, keep every CPU from halting while a link is up: one busy loop per CPU at SCHED_IDLE, pinned to it (each CPU at 100% in the idle class; the bare pairs are measured without); recorded in the report")
-	flag.DurationVar(&k.DepartureWindow, "departure-window", 0, "with -backend emulator, batch departures on a busy link: when a held segment falls due, those due within this window (e.g. 200us, at most 1ms) leave with it, so a super-packet's segments go out together; frames alone on the link keep their timing; recorded in the report")
 	flag.BoolVar(&c.json, "json", false, "print the figures as JSON instead of a table")
 	flag.StringVar(&c.render, "render", "", "print the table for a report saved with -json (measures nothing)")
 	flag.StringVar(&c.gsoLoss, "gsoloss", "", `a lossy profile (e.g. "5:2000:0.1") across which a sender with UDP_SEGMENT floods numbered datagrams, the receiver counting each; "" skips it`)
@@ -135,6 +133,10 @@ func checkFlags(c *config) error {
 	if k.Link, err = c.link.Options(); err != nil {
 		return err
 	}
+	// The bare pairs have no emulator: Config, not Link, carries its
+	// settings.
+	k.KeepAwake, k.DepartureWindow = k.Link.EmulatorKeepAwake, k.Link.EmulatorDepartureWindow
+	k.Link.EmulatorKeepAwake, k.Link.EmulatorDepartureWindow = false, 0
 	if k.Noise, err = calibrate.ParseNoise(c.noise); err != nil {
 		return fmt.Errorf("-noise: %w", err)
 	}

@@ -27,7 +27,7 @@ func main() {
 // linkFlags registers the link flags the command has (package
 // linkflag's): -profiles, -backend and -seed.
 func linkFlags(fs *flag.FlagSet) *linkflag.Flags {
-	return linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profiles | linkflag.Backend | linkflag.Seed, Profiles: "80:10 150:2"})
+	return linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profiles | linkflag.Backend | linkflag.Seed | linkflag.Emulator, Profiles: "80:10 150:2"})
 }
 
 func mainCode() int {

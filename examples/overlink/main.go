@@ -27,7 +27,7 @@ type config struct {
 // linkflag's): -profile, -backend, -seed and -offload, whose default here
 // is keep, so that programs over the link see a host's offloads.
 func linkFlags(fs *flag.FlagSet) *linkflag.Flags {
-	return linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profile | linkflag.Backend | linkflag.Seed | linkflag.Offload,
+	return linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profile | linkflag.Backend | linkflag.Seed | linkflag.Offload | linkflag.Emulator,
 		Profiles: "80:10", Offload: shapedlink.OffloadKeep})
 }
 

@@ -138,3 +138,36 @@ func TestRecordBalances(t *testing.T) {
 			up.Received, up.Held, up.LimitDrops, up.LossDrops)
 	}
 }
+
+// TestEmulatorDefaults: by default the emulator runs with the CPUs kept
+// awake and a 200 us departure window, the record and the summary say so,
+// and -keep-awake=false -departure-window 0 turn both off.
+func TestEmulatorDefaults(t *testing.T) {
+	shapedlinktest.Need(t)
+	for _, c := range []struct {
+		args    []string
+		awake   bool
+		window  float64
+		summary string
+	}{
+		{nil, true, 0.2, "kept awake, departure window 0.200 ms"},
+		{[]string{"-keep-awake=false", "-departure-window", "0"}, false, 0, "emulator: CPUs left to idle, no departure window"},
+	} {
+		dir := cmdtest.OpenDir(t, 0)
+		recPath := filepath.Join(dir, "rec.json")
+		args := append(append([]string{"-profile", "20:10", "-backend", "emulator", "-record", recPath}, c.args...), "--", "true")
+		r := cmdtest.Run(t, 0, dir, args...)
+		if r.Code != 0 {
+			t.Fatalf("%v", r)
+		}
+		rec := readRecord(t, recPath)
+		if rec.Shaper == nil || (len(rec.Shaper.KeepAwakeCPUs) > 0) != c.awake || rec.Shaper.DepartureWindowMs != c.window {
+			t.Errorf("%q: record's shaper %+v; want keep-awake %v and window %v ms", c.args, rec.Shaper, c.awake, c.window)
+		}
+		// Without -record the summary goes to stderr.
+		args = append(append([]string{"-profile", "20:10", "-backend", "emulator"}, c.args...), "--", "true")
+		if r = cmdtest.Run(t, 0, dir, args...); r.Code != 0 || !strings.Contains(r.Stderr, c.summary) {
+			t.Errorf("%q: summary does not say %q:\n%v", c.args, c.summary, r)
+		}
+	}
+}

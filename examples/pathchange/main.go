@@ -31,7 +31,7 @@ func main() {
 // linkFlags registers the link flags the command has (package
 // linkflag's): -profile and -backend.
 func linkFlags(fs *flag.FlagSet) *linkflag.Flags {
-	return linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profile | linkflag.Backend, Profiles: "80:10"})
+	return linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profile | linkflag.Backend | linkflag.Emulator, Profiles: "80:10"})
 }
 
 func parseFlags(args []string, stderr io.Writer) (pathchange.Config, error) {

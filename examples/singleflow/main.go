@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/measure/results"
@@ -27,13 +28,12 @@ func main() {
 func run() int {
 	c := singleflow.Defaults()
 	fs := flag.CommandLine
-	lf := linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profiles | linkflag.Backend | linkflag.Seed, Profiles: "80:10 150:2"})
+	lf := linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profiles | linkflag.Backend | linkflag.Seed | linkflag.Emulator, Profiles: "80:10 150:2"})
 	losses := fs.String("losses", "0 1 2", "loss percentages, each applied to both directions of every profile")
 	flows := fs.String("flows", "quic tcp-quicreno tcp-reno tcp-cubic", "flows: quic, or tcp-<controller>")
 	fs.IntVar(&c.Repeats, "repeats", c.Repeats, "runs per flow and cell")
 	fs.DurationVar(&c.Duration, "duration", c.Duration, "length of each flow")
 	fs.DurationVar(&c.Warmup, "warmup", c.Warmup, "start of each flow left out of its goodput")
-	awake := fs.Bool("keep-awake", true, "keep the emulator's CPUs from halting (one SCHED_IDLE busy loop per CPU while a link is up); -keep-awake=false to save the CPU")
 	workdir := fs.String("workdir", "results/singleflow", "where results.json and summary.md are written")
 	beta := fs.Uint("quicreno-beta", uint(c.Controller.BetaPercent), "quicreno: percent of the window kept after a loss")
 	iw := fs.Uint("quicreno-iw", uint(c.Controller.InitialWindow), "quicreno: initial window, packets")
@@ -55,7 +55,6 @@ func run() int {
 	if c.Link, err = lf.Options(); err != nil {
 		return bad(err)
 	}
-	c.Link.EmulatorKeepAwake = *awake && c.Link.Backend != shapedlink.BackendNetem
 	c.Losses = nil
 	for _, f := range strings.Fields(*losses) {
 		v, err := strconv.ParseFloat(f, 64)
@@ -139,10 +138,11 @@ func write(dir string, c singleflow.Config, rs []singleflow.Result) error {
 		Duration   string              `json:"duration"`
 		Warmup     string              `json:"warmup"`
 		KeepAwake  bool                `json:"keep_awake"`
+		Window     time.Duration       `json:"departure_window_ns,omitempty"`
 		Controller quicreno.Params     `json:"quicreno"`
 		Results    []singleflow.Result `json:"results"`
 		Cells      []singleflow.Cell   `json:"cells"`
-	}{ps, c.Losses, c.Flows, c.Repeats, c.Duration.String(), c.Warmup.String(), c.Link.EmulatorKeepAwake, c.Controller, rs, singleflow.Summarise(rs)}
+	}{ps, c.Losses, c.Flows, c.Repeats, c.Duration.String(), c.Warmup.String(), c.Link.EmulatorKeepAwake, c.Link.EmulatorDepartureWindow, c.Controller, rs, singleflow.Summarise(rs)}
 	if err := results.WriteJSON(filepath.Join(dir, "results.json"), doc); err != nil {
 		return err
 	}

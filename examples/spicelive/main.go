@@ -123,7 +123,7 @@ func fromWorkdir(workdir string, stderr io.Writer, do func(spicelive.Config) err
 // linkFlags registers linkflag's -profiles ($PROFILES its default when
 // set and not empty), -backend and -seed.
 func linkFlags(fs *flag.FlagSet, getenv func(string) string) *linkflag.Flags {
-	return linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profiles | linkflag.Backend | linkflag.Seed,
+	return linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profiles | linkflag.Backend | linkflag.Seed | linkflag.Emulator,
 		Profiles: "80:10 150:2", ProfilesEnv: "PROFILES", LookupEnv: func(name string) (string, bool) {
 			v := getenv(name)
 			return v, v != ""
@@ -135,6 +135,7 @@ func linkFlags(fs *flag.FlagSet, getenv func(string) string) *linkflag.Flags {
 func linkLists(c *spicelive.Config, link *linkflag.Flags, losses, arms, readings string) error {
 	o, oerr := link.Options()
 	c.Backend, c.Seed = string(o.Backend), o.Seed
+	c.KeepAwake, c.DepartureWindow = o.EmulatorKeepAwake, o.EmulatorDepartureWindow
 	profiles := link.ProfileText()
 	_, perr := link.Profiles()
 	if perr != nil {

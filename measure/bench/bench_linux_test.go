@@ -45,6 +45,7 @@ func tinyMatrix(t *testing.T, arms ...transport.Arm) *Matrix {
 func TestMatrixEndToEnd(t *testing.T) {
 	shapedlinktest.Need(t)
 	m := tinyMatrix(t, transport.ArmTCP, transport.ArmQUIC, transport.ArmQUICPerChannel, transport.ArmQUICPriority)
+	m.Link.EmulatorKeepAwake, m.Link.EmulatorDepartureWindow = true, shapedlink.DefaultDepartureWindow // the commands' defaults
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -90,6 +91,8 @@ func TestMatrixEndToEnd(t *testing.T) {
 		if r.Link.Backend == "emulator" {
 			if sh := r.Link.Shaper; sh == nil || len(sh.Directions) != 2 || sh.Directions[0].Forwarded == 0 || sh.Directions[1].Forwarded == 0 {
 				t.Errorf("%s: the emulator's counters are missing from the run record: %+v", r.Arm, r.Link.Shaper)
+			} else if len(sh.KeepAwakeCPUs) == 0 || sh.DepartureWindowMs != 0.2 {
+				t.Errorf("%s: the run record's emulator settings are keep-awake CPUs %v, window %v ms; want CPUs and 0.2 ms", r.Arm, sh.KeepAwakeCPUs, sh.DepartureWindowMs)
 			}
 		}
 		for _, u := range []*results.Usage{r.ServerUsage, r.ClientUsage} {

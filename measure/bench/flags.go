@@ -239,6 +239,10 @@ func (f *Flags) Matrix() (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.twoHost.remote != "" {
+		// No link is built, so no emulator to set.
+		link.EmulatorKeepAwake, link.EmulatorDepartureWindow = false, 0
+	}
 	arms, err := f.armList()
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -72,6 +73,30 @@ func TestQuickLetsExplicitValuesThrough(t *testing.T) {
 	}
 	if m.ProfileText[0] != "20:5" || len(m.Losses) != 2 || m.Workdir != "results/y" || m.Repeats != testQuick.Repeats {
 		t.Errorf("flag and variables with -quick: profiles %v losses %v workdir %s repeats %d", m.ProfileText, m.Losses, m.Workdir, m.Repeats)
+	}
+}
+
+// TestEmulatorSettings: a matrix command keeps the emulator's CPUs awake
+// and batches departures within 200 us unless told not to, and
+// matrix.json records what was asked, so a work directory is resumed
+// with the same settings.
+func TestEmulatorSettings(t *testing.T) {
+	m, err := parseMatrix(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := json.Marshal(m.record())
+	if !m.Link.EmulatorKeepAwake || m.Link.EmulatorDepartureWindow != 200*time.Microsecond ||
+		!strings.Contains(string(rec), `"keep_awake":true,"departure_window_ns":200000`) {
+		t.Errorf("defaults: %+v, matrix.json %s; want keep-awake and a 200us window, recorded", m.Link, rec)
+	}
+	off, err := parseMatrix(t, nil, "-keep-awake=false", "-departure-window", "0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff := diffRecords(m.record(), off.record())
+	if off.Link.EmulatorKeepAwake || off.Link.EmulatorDepartureWindow != 0 || len(diff) != 2 {
+		t.Errorf("turned off: %+v, differences from the defaults %v; want both off and both named", off.Link, diff)
 	}
 }
 

@@ -23,7 +23,8 @@ func matrixFromRecord(rec matrixRecord) (*Matrix, error) {
 	m := &Matrix{
 		ProfileText: rec.Profiles, Losses: rec.Losses, CCs: rec.CCs, Arms: rec.Arms, Repeats: rec.Repeats,
 		Workload: rec.Workload, Workdir: rec.Workdir, Qlog: rec.Qlog,
-		Link:     shapedlink.Options{Backend: shapedlink.Backend(rec.Backend), Seed: rec.Seed, Offload: rec.Offload.mode()},
+		Link: shapedlink.Options{Backend: shapedlink.Backend(rec.Backend), Seed: rec.Seed, Offload: rec.Offload.mode(),
+			EmulatorKeepAwake: rec.KeepAwake, EmulatorDepartureWindow: rec.DepartureWindow},
 		Sessions: rec.Sessions, BulkCapFractions: rec.BulkCapFractions,
 	}
 	if len(rec.Profiles) == 0 || len(rec.Losses) == 0 || len(rec.CCs) == 0 || len(rec.Arms) == 0 {

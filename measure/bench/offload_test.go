@@ -207,10 +207,14 @@ func TestOffloadRemoteRefused(t *testing.T) {
 	m.ProfileText, m.Losses = nil, nil
 	m.Workload = spicelike.Defaults()
 	m.Remote = &Remote{Addr: "198.18.0.2:7390", Secret: []byte(strings.Repeat("s", MinSecretLen))}
-	if err := m.Validate(); err == nil || err.Error() != "with -remote no link is built: a backend, privilege mode, emulator seed or offload mode does not apply" {
+	if err := m.Validate(); err == nil || err.Error() != "with -remote no link is built: a backend, privilege mode, emulator seed, offload mode or emulator setting does not apply" {
 		t.Errorf("a two-host matrix keeping offloads: %v, want it refused", err)
 	}
-	m.Link.Offload = shapedlink.OffloadWire
+	m.Link.Offload, m.Link.EmulatorKeepAwake = shapedlink.OffloadWire, true
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "emulator setting does not apply") {
+		t.Errorf("a two-host matrix keeping the emulator's CPUs awake: %v, want it refused", err)
+	}
+	m.Link.EmulatorKeepAwake = false
 	if err := m.Validate(); err != nil {
 		t.Errorf("a two-host matrix of wire-sized packets: %v", err)
 	}

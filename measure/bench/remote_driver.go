@@ -456,8 +456,9 @@ func (m *Matrix) validateRemote() []error {
 	if len(m.Profiles) > 0 || len(m.Losses) > 0 {
 		errs = append(errs, errors.New("with -remote the path is used as found: link profiles and loss levels do not apply"))
 	}
-	if m.Link.Backend != "" || m.Link.Mode != "" || m.Link.Seed != 0 || m.Link.Offload != shapedlink.OffloadWire {
-		errs = append(errs, errors.New("with -remote no link is built: a backend, privilege mode, emulator seed or offload mode does not apply"))
+	if m.Link.Backend != "" || m.Link.Mode != "" || m.Link.Seed != 0 || m.Link.Offload != shapedlink.OffloadWire ||
+		m.Link.EmulatorKeepAwake || m.Link.EmulatorDepartureWindow != 0 {
+		errs = append(errs, errors.New("with -remote no link is built: a backend, privilege mode, emulator seed, offload mode or emulator setting does not apply"))
 	}
 	for _, f := range m.BulkCapFractions {
 		if f != 0 {

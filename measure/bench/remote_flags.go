@@ -28,7 +28,7 @@ func (t *twoHostFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.serve, "serve", "", fmt.Sprintf("run the two-host daemon on this control address (e.g. 0.0.0.0:%d) instead of a matrix: "+
 		"the server end of runs driven with -remote from another host; needs -secret-file (docs/two-hosts.md)", DefaultRemotePort))
 	fs.StringVar(&t.remote, "remote", "", "run the matrix against the two-host daemon at HOST:PORT over the path as found: "+
-		"the server runs there, the client here, no link is emulated (so -profiles, -losses, -backend, -mode, -seed and -offload do not apply); needs -secret-file")
+		"the server runs there, the client here, no link is emulated (so -profiles, -losses, -backend, -mode, -seed, -offload, -keep-awake and -departure-window do not apply); needs -secret-file")
 	fs.StringVar(&t.secretFile, "secret-file", "", fmt.Sprintf("with -serve or -remote: the file holding the secret both hosts share (at least %d bytes, mode 600)", MinSecretLen))
 	fs.DurationVar(&t.idleTimeout, "idle-timeout", DefaultIdleTimeout, "with -serve: exit after this long with no session (0: never)")
 }
@@ -40,6 +40,7 @@ func (t *twoHostFlags) refuseLinkFlags(explicit func(flagName, env string) bool)
 	var given []string
 	for _, f := range []struct{ name, env string }{
 		{"profiles", "PROFILES"}, {"losses", "LOSSES"}, {"backend", ""}, {"mode", ""}, {"seed", ""}, {"offload", ""},
+		{"keep-awake", ""}, {"departure-window", ""},
 	} {
 		if explicit(f.name, f.env) {
 			s := "-" + f.name

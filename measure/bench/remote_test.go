@@ -452,6 +452,9 @@ func TestRemoteFlags(t *testing.T) {
 	if !strings.Contains(string(rec), `"remote":"server.example:7390"`) || strings.Contains(string(rec), string(testSecret)) {
 		t.Errorf("matrix.json: %s; want the daemon's address and not the secret", rec)
 	}
+	if m.Link.EmulatorKeepAwake || m.Link.EmulatorDepartureWindow != 0 || strings.Contains(string(rec), "keep_awake") {
+		t.Errorf("a two-host matrix has the emulator's settings (%+v, matrix.json %s); no link is built", m.Link, rec)
+	}
 
 	for _, tc := range []struct {
 		env  map[string]string
@@ -465,6 +468,8 @@ func TestRemoteFlags(t *testing.T) {
 		{nil, []string{"-seed", "3"}, "-seed"},
 		{nil, []string{"-offload", "keep"}, "-offload"},
 		{nil, []string{"-offload", "wire"}, "-offload"},
+		{nil, []string{"-keep-awake=false"}, "-keep-awake"},
+		{nil, []string{"-departure-window", "0"}, "-departure-window"},
 		{nil, []string{"-caps", "0 0.5"}, "-caps 0"},
 		{nil, []string{"-idle-timeout", "1m"}, "-idle-timeout"},
 	} {

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/spicelike"
@@ -115,7 +116,12 @@ type matrixRecord struct {
 	Seed    uint64 `json:"seed,omitempty"`
 	// Offload is the -offload mode: "keep", or left out for wire (the
 	// default, and every record written before the mode existed).
-	Offload          offloadRecord `json:"offload,omitempty"`
+	Offload offloadRecord `json:"offload,omitempty"`
+	// KeepAwake and DepartureWindow are the emulator's settings asked for
+	// (-keep-awake, -departure-window); both left out when off, as in
+	// every record written before they were on by default.
+	KeepAwake        bool          `json:"keep_awake,omitempty"`
+	DepartureWindow  time.Duration `json:"departure_window_ns,omitempty"`
 	Sessions         []int         `json:"sessions,omitempty"`
 	BulkCapFractions []float64     `json:"bulk_cap_fractions,omitempty"`
 	// Axes are the matrix's own axes (Matrix.Axes), in order; left out
@@ -140,6 +146,7 @@ func (m *Matrix) record() matrixRecord {
 		Profiles: m.ProfileText, Losses: m.Losses, CCs: m.CCs, Arms: m.Arms, Repeats: m.Repeats,
 		Workload: m.Workload, Workdir: m.Workdir, Qlog: m.Qlog,
 		Backend: string(m.Link.Backend), Seed: m.Link.Seed, Offload: offloadRecord(m.Link.Offload),
+		KeepAwake: m.Link.EmulatorKeepAwake, DepartureWindow: m.Link.EmulatorDepartureWindow,
 		Sessions: m.Sessions, BulkCapFractions: m.BulkCapFractions,
 		Axes:       axisRecords(m.Axes),
 		Shard:      m.Shard.recordText(),

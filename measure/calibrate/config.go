@@ -23,15 +23,18 @@ type Config struct {
 	Link shapedlink.Options
 	// KeepAwake builds every link with Link.EmulatorKeepAwake: one busy
 	// loop at SCHED_IDLE per CPU for as long as the link is up, so that
-	// no CPU halts under the emulator's timers (-keep-awake). It needs
-	// Link.Backend to be the emulator; the bare veth pairs, which have
-	// no emulator, are built without it. Report.KeepAwake records it.
+	// no CPU halts under the emulator's timers (-keep-awake, on by
+	// default). It needs Link.Backend to be the emulator or automatic (a
+	// link for which netem is chosen does not use it); the bare veth
+	// pairs, which have no emulator, are built without it.
+	// Report.KeepAwake records it.
 	KeepAwake bool
 	// DepartureWindow builds every link with
 	// Link.EmulatorDepartureWindow (-departure-window): when a held
-	// segment falls due, those due within the window leave with it. It
-	// needs Link.Backend to be the emulator; the bare pairs are built
-	// without it. Report.DepartureWindowUs records it.
+	// segment falls due, those due within the window leave with it (200
+	// us by default). As KeepAwake, it needs the emulator or automatic;
+	// the bare pairs are built without it. Report.DepartureWindowUs
+	// records it.
 	DepartureWindow time.Duration
 	// Logger receives a line as each measurement starts; nil logs nothing.
 	Logger *slog.Logger
@@ -127,6 +130,12 @@ func DefaultConfig() Config {
 	}
 }
 
+// emulatorMayRun reports whether links built with b may have the
+// emulator: b is it, or b is left to choose.
+func emulatorMayRun(b shapedlink.Backend) bool {
+	return b == shapedlink.BackendEmulator || b == shapedlink.BackendAuto
+}
+
 // Validate says what in c Run cannot measure, naming the field.
 func (c Config) Validate() error {
 	switch {
@@ -138,10 +147,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("calibrate: Interval %v: space the probes between 1ms and 1s", c.Interval)
 	case c.Noise != "" && c.Noise != NoiseOff && c.Noise != NoiseOn && c.Noise != NoiseBoth:
 		return fmt.Errorf("calibrate: Noise %q: say off, on or both", c.Noise)
-	case c.KeepAwake && c.Link.Backend != shapedlink.BackendEmulator:
-		return fmt.Errorf("calibrate: KeepAwake (-keep-awake) keeps the CPUs awake for the emulator, and Link.Backend is %q: set it to %q (-backend emulator)", c.Link.Backend, shapedlink.BackendEmulator)
-	case c.DepartureWindow != 0 && c.Link.Backend != shapedlink.BackendEmulator:
-		return fmt.Errorf("calibrate: DepartureWindow (-departure-window) batches the emulator's departures, and Link.Backend is %q: set it to %q (-backend emulator)", c.Link.Backend, shapedlink.BackendEmulator)
+	case c.KeepAwake && !emulatorMayRun(c.Link.Backend):
+		return fmt.Errorf("calibrate: KeepAwake (-keep-awake) keeps the CPUs awake for the emulator, and Link.Backend is %q: set it to %q or leave it empty, or turn KeepAwake off (-keep-awake=false)", c.Link.Backend, shapedlink.BackendEmulator)
+	case c.DepartureWindow != 0 && !emulatorMayRun(c.Link.Backend):
+		return fmt.Errorf("calibrate: DepartureWindow (-departure-window) batches the emulator's departures, and Link.Backend is %q: set it to %q or leave it empty, or give 0 (-departure-window 0)", c.Link.Backend, shapedlink.BackendEmulator)
 	case c.DepartureWindow < 0 || c.DepartureWindow > time.Millisecond:
 		return fmt.Errorf("calibrate: DepartureWindow %v: give 0 (each segment at its due time) up to 1ms", c.DepartureWindow)
 	case c.TraceLate < 0:

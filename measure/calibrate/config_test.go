@@ -67,8 +67,9 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.QUICGSO = &dup }, `QUICGSO "5:100,dup=1": its down direction has dup`},
 		{func(c *Config) { c.GSOLoss, c.GSOPacePct = &fixed, 0 }, "GSOPacePct 0"},
 		{func(c *Config) { c.GSOLoss, c.GSOTime = &fixed, time.Hour }, "GSOTime 1h0m0s"},
-		{func(c *Config) { c.KeepAwake = true }, `KeepAwake (-keep-awake) keeps the CPUs awake for the emulator, and Link.Backend is "": set it to "emulator" (-backend emulator)`},
-		{func(c *Config) { c.KeepAwake, c.Link.Backend = true, shapedlink.BackendNetem }, `Link.Backend is "netem"`},
+		{func(c *Config) { c.KeepAwake, c.Link.Backend = true, shapedlink.BackendNetem },
+			`KeepAwake (-keep-awake) keeps the CPUs awake for the emulator, and Link.Backend is "netem": set it to "emulator" or leave it empty, or turn KeepAwake off (-keep-awake=false)`},
+		{func(c *Config) { c.DepartureWindow, c.Link.Backend = time.Millisecond, shapedlink.BackendNone }, `Link.Backend is "none"`},
 	} {
 		c := DefaultConfig()
 		tc.edit(&c)
@@ -81,10 +82,12 @@ func TestValidate(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Errorf("a pace without a flood was refused: %v", err)
 	}
-	c = DefaultConfig()
-	c.KeepAwake, c.Link.Backend = true, shapedlink.BackendEmulator
-	if err := c.Validate(); err != nil {
-		t.Errorf("KeepAwake with the emulator backend was refused: %v", err)
+	for _, b := range []shapedlink.Backend{shapedlink.BackendEmulator, shapedlink.BackendAuto} {
+		c = DefaultConfig()
+		c.KeepAwake, c.DepartureWindow, c.Link.Backend = true, time.Millisecond, b
+		if err := c.Validate(); err != nil {
+			t.Errorf("KeepAwake and DepartureWindow with backend %q were refused: %v", b, err)
+		}
 	}
 }
 

@@ -72,14 +72,14 @@ type Config struct {
 
 // Defaults returns the comparison: 80:10 and 150:2 at 0, 1 and 2%
 // loss, the default flows, 5 repeats of 20 s with 5 s of warm-up, the
-// emulator's CPUs kept awake.
+// emulator's default settings (CPUs kept awake, 200 us departure window).
 func Defaults() Config {
 	p1, _ := shapedlink.ParseProfile("80:10")
 	p2, _ := shapedlink.ParseProfile("150:2")
 	return Config{
 		Profiles: []shapedlink.Profile{p1, p2}, Losses: []float64{0, 1, 2}, Flows: DefaultFlows(),
 		Repeats: 5, Duration: 20 * time.Second, Warmup: 5 * time.Second,
-		Link:       shapedlink.Options{EmulatorKeepAwake: true},
+		Link:       shapedlink.Options{EmulatorKeepAwake: shapedlink.DefaultKeepAwake, EmulatorDepartureWindow: shapedlink.DefaultDepartureWindow},
 		Controller: quicreno.Defaults(),
 	}
 }

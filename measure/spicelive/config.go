@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -76,6 +77,13 @@ type Config struct {
 	Backend string `json:"backend,omitempty"`
 	// Seed is the emulator's loss seed; 0 is random per run, recorded.
 	Seed uint64 `json:"seed,omitempty"`
+	// KeepAwake and DepartureWindow are the emulator's settings
+	// (shapedlink.Options.EmulatorKeepAwake, EmulatorDepartureWindow;
+	// -keep-awake and -departure-window, on by default); a link for which
+	// netem is chosen does not use them. Each run's record has them as
+	// applied (Link.Shaper).
+	KeepAwake       bool          `json:"keep_awake,omitempty"`
+	DepartureWindow time.Duration `json:"departure_window_ns,omitempty"`
 
 	// Display is the display workload beside the typed-into xterm:
 	// DisplayVideo, DisplayImages, or DisplayNone (empty). Its knobs are
@@ -344,7 +352,19 @@ func (c *Config) checkNumbers(live bool) []error {
 	default:
 		bad("-backend %q: want netem, emulator or empty", c.Backend)
 	}
+	if (c.KeepAwake || c.DepartureWindow != 0) && shapedlink.Backend(c.Backend) == shapedlink.BackendNetem {
+		bad("-keep-awake and -departure-window set the emulator, and -backend is netem: turn them off (-keep-awake=false -departure-window 0) or use the emulator")
+	}
+	if c.DepartureWindow < 0 || c.DepartureWindow > time.Millisecond {
+		bad("-departure-window %v: give 0 (each segment at its due time) up to 1ms", c.DepartureWindow)
+	}
 	return append(errs, c.checkDisplay(live)...)
+}
+
+// linkOptions are the options every link of the plan is built with.
+func (c Config) linkOptions(log *slog.Logger) shapedlink.Options {
+	return shapedlink.Options{Backend: shapedlink.Backend(c.Backend), Seed: c.Seed, Logger: log,
+		EmulatorKeepAwake: c.KeepAwake, EmulatorDepartureWindow: c.DepartureWindow}
 }
 
 // Job is one run of the plan.

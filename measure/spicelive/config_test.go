@@ -33,6 +33,8 @@ func TestValidateSaysWhatIsWrong(t *testing.T) {
 		{func(c *Config) { c.Control = true }, []string{"the control runs live sessions on the tcp arm"}},
 		{func(c *Config) { c.SessionTimeout = 0 }, []string{"SessionTimeout 0s"}},
 		{func(c *Config) { c.Repeats, c.Workdir = 0, "" }, []string{"-repeats 0", "-workdir is empty"}},
+		{func(c *Config) { c.Backend, c.KeepAwake = "netem", true }, []string{"-backend is netem: turn them off"}},
+		{func(c *Config) { c.DepartureWindow = 2 * time.Millisecond }, []string{"-departure-window 2ms: give 0"}},
 	} {
 		c := goodConfig()
 		tc.change(&c)
@@ -47,5 +49,10 @@ func TestValidateSaysWhatIsWrong(t *testing.T) {
 	c.Control, c.Arms, c.Readings = true, []transport.Arm{transport.ArmTCP}, []string{ReadingLive}
 	if err := c.Validate(); err != nil {
 		t.Errorf("a control: %v", err)
+	}
+	c = goodConfig()
+	c.KeepAwake, c.DepartureWindow = true, time.Millisecond
+	if err := c.Validate(); err != nil {
+		t.Errorf("the emulator's settings with the backend left to choose: %v", err)
 	}
 }

@@ -87,7 +87,7 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 	if err != nil {
 		return nil, err
 	}
-	rig, err := bench.NewRig(ctx, liveRoles, dir, prof, shapedlink.Options{Backend: shapedlink.Backend(c.Backend), Seed: c.Seed, Logger: log})
+	rig, err := bench.NewRig(ctx, liveRoles, dir, prof, c.linkOptions(log))
 	if err != nil {
 		return nil, err
 	}

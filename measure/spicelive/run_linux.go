@@ -144,7 +144,7 @@ func runJob(ctx context.Context, c Config, j Job, cell results.Cell, prof shaped
 		w.Replay, w.Channels = replay, replay.ConfigChannels()
 	}
 	rc := bench.RunConfig{Cell: cell, Profile: prof, Arm: j.Arm, Repeat: j.Repeat, Workload: w, Workdir: c.ReadingDir(j.Reading),
-		Link: shapedlink.Options{Backend: shapedlink.Backend(c.Backend), Seed: c.Seed, Logger: log}, Logger: log, Controller: c.controller()}
+		Link: c.linkOptions(log), Logger: log, Controller: c.controller()}
 	run, err := bench.RunOne(ctx, rc)
 	if err != nil && run.Failed != "" {
 		return run, nil // recorded as failed

@@ -1,7 +1,7 @@
 // Package linkflag is the one home of the link flags a command shares with
 // every other: -profiles (or -profile, once or repeated), -backend, -mode,
-// -offload and -seed, each with one help text and one default, checked in
-// one place.
+// -offload, -seed and the emulator's -keep-awake and -departure-window,
+// each with one help text and one default, checked in one place.
 //
 // A command registers the flags it has on its flag.FlagSet, parses, and
 // reads them back as shapedlink values:
@@ -23,6 +23,10 @@
 // pins wire-sized packets) and the seed (a calibration fixes one). A
 // profile list may also be read from an environment variable, as the
 // reference bench's PROFILES.
+//
+// The emulator's settings are on by default (the measured best; their
+// cost is in the help and docs/calibration.md): a command passes them to
+// every link, and shapedlink uses them only where the emulator runs.
 //
 // Values are checked after parsing, not while the flag set parses, so
 // that one error names every wrong flag ("-backend \"x\": want netem,

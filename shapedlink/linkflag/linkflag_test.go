@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shakenfist/quicbench/shapedlink"
 )
@@ -31,7 +32,8 @@ func TestRegistersOnlyWhatIsAsked(t *testing.T) {
 		want []string
 	}{
 		{Config{}, nil},
-		{Config{Flags: LinkOptions}, []string{"backend", "mode", "offload", "seed"}},
+		{Config{Flags: LinkOptions}, []string{"backend", "departure-window", "keep-awake", "mode", "offload", "seed"}},
+		{Config{Flags: Emulator}, []string{"departure-window", "keep-awake"}},
 		{Config{Flags: Backend | Seed | Profile, Profiles: "80:10"}, []string{"backend", "profile", "seed"}},
 		{Config{Flags: Offload | Profiles, Profiles: "80:10"}, []string{"offload", "profiles"}},
 		{Config{Flags: Profiles}, []string{"profiles"}},
@@ -68,6 +70,43 @@ func TestDefaults(t *testing.T) {
 	if o, err = f.Options(); err != nil || o.Backend != shapedlink.BackendNetem || o.Mode != shapedlink.ModeUnprivileged ||
 		o.Offload != shapedlink.OffloadKeep || o.Seed != 42 {
 		t.Errorf("every flag given: %+v, %v", o, err)
+	}
+}
+
+// TestEmulatorDefaults: the emulator's settings are on unless turned
+// off, unused on a netem link, and refused there when given.
+func TestEmulatorDefaults(t *testing.T) {
+	for _, c := range []struct {
+		args   []string
+		awake  bool
+		window time.Duration
+		err    string
+	}{
+		{nil, true, 200 * time.Microsecond, ""},
+		{[]string{"-backend", "emulator"}, true, 200 * time.Microsecond, ""},
+		{[]string{"-keep-awake=false", "-departure-window", "0"}, false, 0, ""},
+		{[]string{"-departure-window", "1ms"}, true, time.Millisecond, ""},
+		{[]string{"-backend", "netem"}, false, 0, ""},
+		{[]string{"-backend", "netem", "-keep-awake=false", "-departure-window", "0"}, false, 0, ""},
+		{[]string{"-backend", "netem", "-keep-awake"}, false, 0, "-keep-awake: the netem backend has no emulator"},
+		{[]string{"-backend", "netem", "-departure-window", "100us"}, false, 0, "-departure-window: the netem backend has no departures"},
+		{[]string{"-departure-window", "2ms"}, false, 0, "-departure-window 2ms: give 0"},
+		{[]string{"-departure-window", "-1us"}, false, 0, "-departure-window -1µs: give 0"},
+	} {
+		f, _ := parse(t, Config{Flags: LinkOptions}, c.args...)
+		o, err := f.Options()
+		switch {
+		case c.err != "":
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: %v, want an error saying %q", c.args, err, c.err)
+			}
+		case err != nil || o.EmulatorKeepAwake != c.awake || o.EmulatorDepartureWindow != c.window:
+			t.Errorf("%q: keep-awake %v window %v (%v), want %v %v", c.args, o.EmulatorKeepAwake, o.EmulatorDepartureWindow, err, c.awake, c.window)
+		}
+	}
+	f, _ := parse(t, Config{Flags: Backend})
+	if o, err := f.Options(); err != nil || o.EmulatorKeepAwake || o.EmulatorDepartureWindow != 0 {
+		t.Errorf("without Emulator registered: %+v, %v; want the settings off", o, err)
 	}
 }
 

@@ -119,6 +119,12 @@ type ShaperRecord struct {
 	// publishes them one at a time, so a direction's balance may then be
 	// off by the frames that moved between two counters.
 	Unsettled bool `json:"unsettled,omitempty"`
+	// KeepAwakeCPUs are the CPUs kept awake beside the emulator, and
+	// DepartureWindowMs its departure window (shapedlink.Options'
+	// EmulatorKeepAwake and EmulatorDepartureWindow); empty and zero when
+	// off.
+	KeepAwakeCPUs     []int   `json:"keep_awake_cpus,omitempty"`
+	DepartureWindowMs float64 `json:"departure_window_ms,omitempty"`
 }
 
 // DirectionRecord is one direction's counters (shapedlink.ShaperStats)
@@ -138,7 +144,7 @@ type DirectionRecord struct {
 
 // newShaperRecord is r as the record keeps it.
 func newShaperRecord(r shapedlink.ShaperReport) *ShaperRecord {
-	out := &ShaperRecord{Priority: r.Priority}
+	out := &ShaperRecord{Priority: r.Priority, KeepAwakeCPUs: r.KeepAwakeCPUs, DepartureWindowMs: r.DepartureWindowMs}
 	for _, d := range r.Directions {
 		out.Directions = append(out.Directions, DirectionRecord{ShaperStats: d, Held: d.Packets, HeldBytes: d.Bytes})
 	}

@@ -23,6 +23,7 @@ func (r *Record) Summary() []string {
 	}
 	lines := []string{s}
 	if r.Shaper != nil {
+		lines = append(lines, r.Shaper.settings())
 		for _, d := range r.Shaper.Directions {
 			lines = append(lines, d.line())
 		}
@@ -32,6 +33,19 @@ func (r *Record) Summary() []string {
 		lines = append(lines, fmt.Sprintf("device writes (a super-packet is one): server %s, client %s", writesText(srv), writesText(cli)))
 	}
 	return lines
+}
+
+// settings is the emulator's keep-awake and departure window as run.
+func (s *ShaperRecord) settings() string {
+	awake := "CPUs left to idle"
+	if len(s.KeepAwakeCPUs) > 0 {
+		awake = fmt.Sprintf("CPUs %v kept awake", s.KeepAwakeCPUs)
+	}
+	window := "no departure window"
+	if s.DepartureWindowMs > 0 {
+		window = fmt.Sprintf("departure window %.3f ms", s.DepartureWindowMs)
+	}
+	return "emulator: " + awake + ", " + window
 }
 
 // line is the direction's account in wire segments.
