@@ -78,10 +78,8 @@ func startPixelWatch(display, winID string, winRect spicetrace.Rect, traceStart 
 }
 
 // dialX connects to the X server of display (":N") in this network
-// namespace: through its abstract socket, as Xlib tries first. The socket
-// file in /tmp/.X11-unix is shared by every namespace, and an X server in
-// another one may have taken the same display number and the file with
-// it; the same window id could be valid there too.
+// namespace: through its abstract socket, as Xlib tries first (the
+// server's socket file is in a /tmp of its own; startXServer).
 func dialX(display string) (*xgb.Conn, error) {
 	num, ok := strings.CutPrefix(display, ":")
 	if n, _, _ := strings.Cut(num, "."); ok {

@@ -127,7 +127,7 @@ func runServer(ctx context.Context, base bench.RoleBase, spec serverSpec, log *s
 		xargs = append(xargs, "-ardelay", "60000")
 		typingCmd = `printf '\033[?25l'; ` + typingCmd
 	}
-	xorg, display, err := startXServer(ctx, "Xorg", xargs, env, logf)
+	xorg, display, err := startXServer(ctx, "Xorg", xargs, env, logf, spec.Dir)
 	if err != nil {
 		return res, fmt.Errorf("starting Xspice: %w", err)
 	}

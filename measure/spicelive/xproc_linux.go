@@ -32,18 +32,27 @@ type program struct {
 // startProgram starts name with args and env added to the role's own,
 // its output to logf, and extra as descriptors 3, 4, ...
 func startProgram(name string, args, env []string, logf *os.File, extra ...*os.File) (*program, error) {
+	return launch(name, args, env, logf, extra, func(cmd *exec.Cmd) (func(), error) {
+		// From the permanent starter thread, so Pdeathsig fires only
+		// when the role process dies (see internal/proc).
+		return func() {}, proc.Start(cmd)
+	})
+}
+
+// launch prepares the command for startProgram and starts it with start,
+// whose release is called once the program has been waited for.
+func launch(name string, args, env []string, logf *os.File, extra []*os.File, start func(*exec.Cmd) (func(), error)) (*program, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.ExtraFiles = extra
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	// From the permanent starter thread, so Pdeathsig fires only when the
-	// role process dies (see internal/proc).
-	if err := proc.Start(cmd); err != nil {
+	release, err := start(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
 	p := &program{name: name, cmd: cmd, done: make(chan struct{})}
-	go func() { p.err = cmd.Wait(); close(p.done) }()
+	go func() { p.err = cmd.Wait(); release(); close(p.done) }()
 	return p, nil
 }
 
@@ -123,14 +132,21 @@ func stopAll(ps []*program) {
 
 // startXServer starts an X server that chooses its own free display and
 // says which on -displayfd (Xorg and Xvfb both can), and returns it as
-// ":N" once the server is ready for clients.
-func startXServer(ctx context.Context, name string, args, env []string, logf *os.File) (*program, string, error) {
+// ":N" once the server is ready for clients. The server has a /tmp of its
+// own (proc.StartPrivateTmp; keep are directories under /tmp it is given
+// paths in): its socket and lock files are nobody else's, and go with it
+// however it ends. Its clients reach it through its abstract socket, which
+// Xlib tries first and which belongs to the role's network namespace, so
+// runs side by side may share a display number.
+func startXServer(ctx context.Context, name string, args, env []string, logf *os.File, keep ...string) (*program, string, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, "", err
 	}
 	defer r.Close()
-	p, err := startProgram(name, append(args, "-displayfd", "3"), env, logf, w)
+	p, err := launch(name, append(args, "-displayfd", "3"), env, logf, []*os.File{w}, func(cmd *exec.Cmd) (func(), error) {
+		return proc.StartPrivateTmp(cmd, keep...)
+	})
 	w.Close()
 	if err != nil {
 		return nil, "", err
