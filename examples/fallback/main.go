@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
+	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure/fallback"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
@@ -53,15 +54,8 @@ func mainCode() int {
 		fs.PrintDefaults()
 		fmt.Fprint(fs.Output(), shapedlink.ProfileUsage())
 	}
-	if err := fs.Parse(os.Args[1:]); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "fallback: unexpected arguments %q (all options are flags)\n", fs.Args())
-		return 2
+	if err := cli.Parse(fs, os.Args[1:]); err != nil {
+		return cli.Exit(os.Stderr, "fallback", err)
 	}
 	if *summaryOnly {
 		code := printSummary(*workdir)
@@ -78,8 +72,7 @@ func mainCode() int {
 	}
 	cfg, err := buildConfig(link, *losses, *arms, *connects, *channels, *giveUp, *gap, *workdir)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "fallback: %v\n", err)
-		return 2
+		return cli.Exit(os.Stderr, "fallback", err)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	cfg.Link.Logger, cfg.Logger, cfg.Progress = log, log, os.Stderr

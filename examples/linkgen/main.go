@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"time"
 
+	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
@@ -15,10 +17,11 @@ func main() {
 	trace := flag.String("trace", "", "a trace generator (const:MBIT, cell:MBIT/CV[/SEED]) or trace file")
 	sched := flag.String("schedule", "", "a schedule generator (blackout:DUR/EVERY[/hold], step:HI/LO/DUR/EVERY) or schedule file")
 	summary := flag.Bool("summary", false, "print a summary instead of the trace or schedule itself")
-	flag.Parse()
-	if flag.NArg() != 0 || (*trace == "") == (*sched == "") {
-		fmt.Fprintln(os.Stderr, "linkgen: give exactly one of -trace or -schedule (and no arguments); see -h")
-		os.Exit(2)
+	if err := cli.Parse(flag.CommandLine, os.Args[1:]); err != nil {
+		os.Exit(cli.Exit(os.Stderr, "linkgen", err))
+	}
+	if (*trace == "") == (*sched == "") {
+		os.Exit(cli.Exit(os.Stderr, "linkgen", errors.New("give exactly one of -trace or -schedule")))
 	}
 	if err := run(os.Stdout, *trace, *sched, *summary); err != nil {
 		fmt.Fprintln(os.Stderr, "linkgen:", err)

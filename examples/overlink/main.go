@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
+	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
@@ -48,7 +49,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		fs.PrintDefaults()
 		fmt.Fprint(stderr, shapedlink.ProfileUsage())
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cli.ParseWithArgs(fs, args); err != nil {
 		return config{}, err
 	}
 	c := config{run: overlink.Config{Server: *server, Client: fs.Args(), Queue: *queue, ServerWait: *serverWait, Grace: *grace}, record: *record}
@@ -84,17 +85,13 @@ func main() {
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c, err := parseFlags(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
 	if err == nil {
 		// Before anything starts: a record that cannot be written would
 		// otherwise be found out only after the whole run.
 		err = checkRecordPath(c.record)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "overlink:", err)
-		return 2
+		return cli.Exit(stderr, "overlink", err)
 	}
 	return overLink(c, stdin, stdout, stderr)
 }

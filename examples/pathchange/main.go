@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
+	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure/pathchange"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
@@ -57,7 +58,7 @@ func parseFlags(args []string, stderr io.Writer) (pathchange.Config, error) {
 	qlog := fs.Bool("qlog", false, "write a qlog file per QUIC connection into each run directory")
 	redo := fs.Bool("redo", false, "rerun runs that already have a record")
 	reanalyse := fs.Bool("reanalyse", false, "measure nothing: recompute every record from the role processes' files already in the work directory")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return pathchange.Config{}, err
 	}
 	p, perr := link.Profile()
@@ -112,11 +113,7 @@ func parseFlags(args []string, stderr io.Writer) (pathchange.Config, error) {
 func run(args []string, stdout, stderr io.Writer) int {
 	c, err := parseFlags(args, stderr)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintln(stderr, "pathchange:", err)
-		return 2
+		return cli.Exit(stderr, "pathchange", err)
 	}
 	if !c.Reanalyse {
 		// Building links needs privilege: as an ordinary user this

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
+	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure/simcheck"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
@@ -87,11 +88,8 @@ func parseFlags(args []string) (flags, error) {
 	fs.IntVar(&f.repeats, "repeats", 5, "the headline's repeats per arm")
 	fs.DurationVar(&f.duration, "duration", 45*time.Second, "the headline's run length, warm-up included")
 	fs.DurationVar(&f.warmup, "warmup", 5*time.Second, "the headline's warm-up")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return f, err
-	}
-	if fs.NArg() > 0 {
-		return f, fmt.Errorf("unexpected arguments %q; see -h", fs.Args())
 	}
 	errs := append(f.check(), f.readLink(link))
 	fs.Visit(func(fl *flag.Flag) {
@@ -182,8 +180,7 @@ func main() {
 	privileged := shapedlink.Reexec()
 	f, err := parseFlags(os.Args[1:])
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "simcheck:", err)
-		os.Exit(2)
+		os.Exit(cli.Exit(os.Stderr, "simcheck", err))
 	}
 	ctx := context.Background()
 	inBubbles(func(t *testing.T) {

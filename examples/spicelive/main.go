@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
+	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -33,12 +34,8 @@ func main() {
 
 func mainCode(args []string, stdout, stderr io.Writer) int {
 	c, m, err := parseFlags(args, stderr, os.Getenv)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
 	if err != nil {
-		fmt.Fprintln(stderr, "spicelive:", err)
-		return 2
+		return cli.Exit(stderr, "spicelive", err)
 	}
 	if m.summary {
 		return fromWorkdir(c.Workdir, stderr, func(c spicelive.Config) error { return spicelive.Summarise(stdout, c) })
@@ -198,11 +195,8 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 		fs.PrintDefaults()
 		fmt.Fprint(stderr, shapedlink.ProfileUsage())
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return spicelive.Config{}, mode{}, err
-	}
-	if fs.NArg() > 0 {
-		return spicelive.Config{}, mode{}, fmt.Errorf("unexpected arguments %q: every option is a flag", fs.Args())
 	}
 	m := mode{summary: *summary, samples: *samples, record: *record, recordSpan: *recordSpan}
 	errs := spicelive.UnusedFlags(fs, *summary || *samples != "", *control, *readings)
@@ -212,7 +206,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	if *record != "" {
 		errs = append(errs, spicelive.RecordFlags(fs, *record, *recordSpan)...)
 		*display, *readings, *arms, *losses = *record, spicelive.ReadingReplay, "tcp", "0"
-	} else if bench.FlagSet(fs, "record-span") {
+	} else if cli.Given(fs, "record-span") {
 		errs = append(errs, errors.New("-record-span goes with -record: leave it out"))
 	}
 	if *control {
@@ -222,8 +216,8 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 		BusyInterval: *busyInterval, Settle: *settle, Reference: *reference, Control: *control,
 		Workdir: *workdir, SessionTimeout: time.Minute, Pixel: *pixel}
 	errs = append(errs, settings(&c))
-	errs = append(errs, c.SetDisplayFlags(*display, *displaySize, *frameRate, *imageInterval, *keyTimeout, func(name string) bool { return bench.FlagSet(fs, name) }))
-	if c.Display != spicelive.DisplayNone && !bench.FlagSet(fs, "duration") && getenv("DURATION") == "" {
+	errs = append(errs, c.SetDisplayFlags(*display, *displaySize, *frameRate, *imageInterval, *keyTimeout, func(name string) bool { return cli.Given(fs, name) }))
+	if c.Display != spicelive.DisplayNone && !cli.Given(fs, "duration") && getenv("DURATION") == "" {
 		c.Duration = spicelive.DefaultDisplayDuration
 	}
 	if c.Control {

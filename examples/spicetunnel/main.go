@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
+	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/spicetunnel"
@@ -59,11 +60,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 			"Carries a SPICE session's channels over a transport arm and traces every message.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return config{}, err
-	}
-	if fs.NArg() > 0 {
-		return config{}, fmt.Errorf("unexpected arguments %q: every option is a flag", fs.Args())
 	}
 	c := config{end: *end, listen: *listen, server: *server, spice: *spice, cert: *cert, key: *key, trace: *trace, capture: *capture, cc: *cc,
 		secret: *secret, limit: *limit, peer: *peer}
@@ -118,12 +116,8 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	c, err := parseFlags(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
 	if err != nil {
-		fmt.Fprintln(stderr, "spicetunnel:", err)
-		return 2
+		return cli.Exit(stderr, "spicetunnel", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"strings"
 
+	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/results"
@@ -22,8 +23,8 @@ func main() {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
 		}
-		fmt.Fprintln(os.Stderr, "summarise:", err)
-		os.Exit(2)
+		fmt.Fprintln(os.Stderr, "summarise:", cli.Line(err))
+		os.Exit(cli.ExitUsage)
 	}
 }
 
@@ -44,12 +45,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cli.ParseWithArgs(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return errors.New("need a results directory (the WORKDIR the matrix wrote to), or the work directories of a matrix's shards")
+		return errors.New("need a results directory (the WORKDIR the matrix wrote to), or the work directories of a matrix's shards; see -h")
 	}
 	dirs := fs.Args()
 	opts := report.Options{Source: strings.Join(dirs, ", ")}

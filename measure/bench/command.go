@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
@@ -26,15 +27,8 @@ func Main(name, about string, d, quick Defaults, adjust func(*Matrix) error) int
 		fmt.Fprint(fs.Output(), shapedlink.ProfileUsage())
 	}
 	f := NewFlags(fs, d, quick)
-	if err := fs.Parse(os.Args[1:]); err != nil {
-		if err == flag.ErrHelp {
-			return ExitOK
-		}
-		return ExitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "%s: unexpected arguments %q (all options are flags)\n", name, fs.Args())
-		return ExitUsage
+	if err := cli.Parse(fs, os.Args[1:]); err != nil {
+		return cli.Exit(os.Stderr, name, err)
 	}
 	if f.twoHost.serve != "" {
 		return serveMain(name, f)
@@ -57,8 +51,7 @@ func Main(name, about string, d, quick Defaults, adjust func(*Matrix) error) int
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		return ExitUsage
+		return cli.Exit(os.Stderr, name, err)
 	}
 	m.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -84,7 +77,7 @@ func Main(name, about string, d, quick Defaults, adjust func(*Matrix) error) int
 	switch {
 	case runErr == nil:
 	case code == ExitUsage:
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, runErr)
+		fmt.Fprintf(os.Stderr, "%s: %s\n", name, cli.Line(runErr))
 		return code
 	case code == ExitInterrupted:
 		fmt.Fprintf(os.Stderr, "%s: interrupted; what was measured is kept in %s, and the same command resumes it\n", name, m.Workdir)
