@@ -122,7 +122,7 @@ type Options struct {
 	// such CPU at 100% (taken only when no other thread wants it).
 	// HostState and ShaperStats list the CPUs kept awake. The other
 	// backends refuse it; when BackendAuto chooses netem it is not used.
-	// Commands turn it on by default (DefaultKeepAwake).
+	// Commands leave it off unless asked (DefaultKeepAwake).
 	EmulatorKeepAwake bool
 	// EmulatorDepartureWindow, for the emulator backend only, batches
 	// departures on a busy link: when a held segment falls due, the
@@ -138,11 +138,12 @@ type Options struct {
 }
 
 // The emulator settings the example commands use unless told otherwise
-// (package linkflag's -keep-awake and -departure-window): the CPUs kept
-// awake, and a 200 us departure window. docs/calibration.md has what
-// each changes and costs.
+// (package linkflag's -keep-awake and -departure-window): the CPUs left
+// to idle, and a 200 us departure window, as measured best on this
+// project's machines. docs/calibration.md has what each changes and
+// costs.
 const (
-	DefaultKeepAwake       = true
+	DefaultKeepAwake       = false
 	DefaultDepartureWindow = 200 * time.Microsecond
 )
 

@@ -60,6 +60,12 @@
 // host, not the profile, sets the rate, and the summary warns when the
 // emulator runs late.
 //
+// The emulator runs with a 200 us departure window (-departure-window 0
+// turns it off) and its CPUs left to idle (-keep-awake keeps them awake,
+// at the price of every CPU at 100% in the idle class while the link is
+// up): its measured best (docs/calibration.md). The summary and the
+// record say which were on.
+//
 // It runs as root, or as an ordinary user where unprivileged user
 // namespaces are allowed (it re-executes itself inside one; the commands
 // then run as root of that namespace). Exit status: the client command's

@@ -139,9 +139,9 @@ func TestRecordBalances(t *testing.T) {
 	}
 }
 
-// TestEmulatorDefaults: by default the emulator runs with the CPUs kept
-// awake and a 200 us departure window, the record and the summary say so,
-// and -keep-awake=false -departure-window 0 turn both off.
+// TestEmulatorDefaults: by default the emulator runs with a 200 us
+// departure window and its CPUs left to idle, the record and the summary
+// say so, and -keep-awake -departure-window 0 turn both around.
 func TestEmulatorDefaults(t *testing.T) {
 	shapedlinktest.Need(t)
 	for _, c := range []struct {
@@ -150,8 +150,8 @@ func TestEmulatorDefaults(t *testing.T) {
 		window  float64
 		summary string
 	}{
-		{nil, true, 0.2, "kept awake, departure window 0.200 ms"},
-		{[]string{"-keep-awake=false", "-departure-window", "0"}, false, 0, "emulator: CPUs left to idle, no departure window"},
+		{nil, false, 0.2, "emulator: CPUs left to idle, departure window 0.200 ms"},
+		{[]string{"-keep-awake", "-departure-window", "0"}, true, 0, "kept awake, no departure window"},
 	} {
 		dir := cmdtest.OpenDir(t, 0)
 		recPath := filepath.Join(dir, "rec.json")

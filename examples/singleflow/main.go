@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
+	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/singleflow"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -28,7 +29,8 @@ func main() {
 func run() int {
 	c := singleflow.Defaults()
 	fs := flag.CommandLine
-	lf := linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profiles | linkflag.Backend | linkflag.Seed | linkflag.Emulator, Profiles: "80:10 150:2"})
+	lf := linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profiles | linkflag.Backend | linkflag.Seed | linkflag.Emulator, Profiles: "80:10 150:2",
+		KeepAwake: true})
 	losses := fs.String("losses", "0 1 2", "loss percentages, each applied to both directions of every profile")
 	flows := fs.String("flows", "quic tcp-quicreno tcp-reno tcp-cubic", "flows: quic, or tcp-<controller>")
 	fs.IntVar(&c.Repeats, "repeats", c.Repeats, "runs per flow and cell")
@@ -43,10 +45,9 @@ func run() int {
 		fs.PrintDefaults()
 		fmt.Fprint(fs.Output(), shapedlink.ProfileUsage())
 	}
-	flag.Parse()
-	bad := func(err error) int { fmt.Fprintf(os.Stderr, "singleflow: %v\n", err); return 2 }
-	if fs.NArg() != 0 {
-		return bad(fmt.Errorf("unexpected arguments %q; see -h", fs.Args()))
+	bad := func(err error) int { return cli.Exit(os.Stderr, "singleflow", err) }
+	if err := cli.Parse(fs, os.Args[1:]); err != nil {
+		return bad(err)
 	}
 	var err error
 	if c.Profiles, err = lf.Profiles(); err != nil {

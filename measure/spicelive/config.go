@@ -79,9 +79,9 @@ type Config struct {
 	Seed uint64 `json:"seed,omitempty"`
 	// KeepAwake and DepartureWindow are the emulator's settings
 	// (shapedlink.Options.EmulatorKeepAwake, EmulatorDepartureWindow;
-	// -keep-awake and -departure-window, on by default); a link for which
-	// netem is chosen does not use them. Each run's record has them as
-	// applied (Link.Shaper).
+	// -keep-awake, off by default, and -departure-window, 200 us); a
+	// link for which netem is chosen does not use them. Each run's
+	// record has them as applied (Link.Shaper).
 	KeepAwake       bool          `json:"keep_awake,omitempty"`
 	DepartureWindow time.Duration `json:"departure_window_ns,omitempty"`
 
@@ -353,7 +353,7 @@ func (c *Config) checkNumbers(live bool) []error {
 		bad("-backend %q: want netem, emulator or empty", c.Backend)
 	}
 	if (c.KeepAwake || c.DepartureWindow != 0) && shapedlink.Backend(c.Backend) == shapedlink.BackendNetem {
-		bad("-keep-awake and -departure-window set the emulator, and -backend is netem: turn them off (-keep-awake=false -departure-window 0) or use the emulator")
+		bad("-keep-awake and -departure-window set the emulator, and -backend is netem: leave -keep-awake out and give -departure-window 0, or use the emulator")
 	}
 	if c.DepartureWindow < 0 || c.DepartureWindow > time.Millisecond {
 		bad("-departure-window %v: give 0 (each segment at its due time) up to 1ms", c.DepartureWindow)

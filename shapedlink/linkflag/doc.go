@@ -24,8 +24,8 @@
 // profile list may also be read from an environment variable, as the
 // reference bench's PROFILES.
 //
-// The emulator's settings are on by default (the measured best; their
-// cost is in the help and docs/calibration.md): a command passes them to
+// The emulator's settings default to its measured best (a 200 us
+// departure window, the CPUs left to idle; docs/calibration.md): a command passes them to
 // every link, and shapedlink uses them only where the emulator runs.
 //
 // Values are checked after parsing, not while the flag set parses, so

@@ -36,8 +36,8 @@ const (
 	// read.
 	ProfileList
 	// Emulator is -keep-awake and -departure-window: the emulator's
-	// settings, on by default (shapedlink.DefaultKeepAwake and
-	// DefaultDepartureWindow) and left unused on a netem link.
+	// settings, by default shapedlink.DefaultKeepAwake (off) and
+	// DefaultDepartureWindow (200 us), left unused on a netem link.
 	Emulator
 	// LinkOptions are the flags that set a shapedlink.Options field,
 	// read by Flags.Options.
@@ -81,6 +81,10 @@ type Config struct {
 	Offload shapedlink.OffloadMode
 	// Seed is -seed's default; 0 gives every link a random seed.
 	Seed uint64
+	// KeepAwake makes -keep-awake on by default (it is off,
+	// shapedlink.DefaultKeepAwake), for a command whose published
+	// figures were taken with it.
+	KeepAwake bool
 }
 
 // Flags are the link flags Register put on a flag set. They hold the text
@@ -111,7 +115,7 @@ const (
 		`choose wire for wire-sized queue slots, to compare with the bench's runs and their offload evidence, or on a small machine below a few hundred Mbit/s`
 	helpKeepAwake = "emulator only: keep every CPU the emulator may use from halting while a link is up, with one busy loop per CPU at SCHED_IDLE, so its timers fire on a warm CPU " +
 		"(on this project's VMs the emulator's p99 lateness fell from up to 1.9 ms to under 0.2 ms); the cost is every CPU showing 100% busy while a link is up " +
-		"(time no other thread wants, but power and heat on a laptop); -keep-awake=false turns it off; recorded in each run's record"
+		"(time no other thread wants, but power and heat on a laptop); off by default, as it did not help on this project's machines when last measured (docs/calibration.md); recorded in each run's record"
 	helpWindow = "emulator only: on a busy link, the segments due within this window of a due one leave with it (at most 1ms; 0 turns it off), " +
 		"so a flow's segments go out in fewer writes (at 5 Gbit/s keeping offloads: 93% of the rate instead of 75%, 44% less emulator CPU per GB); " +
 		"a frame alone on the link keeps its due time; recorded in each run's record"
@@ -127,7 +131,7 @@ const (
 // texts point to.
 func Register(fs *flag.FlagSet, c Config) *Flags {
 	f := &Flags{fs: fs, cfg: c, seed: c.Seed, offload: c.Offload.String(),
-		awake: shapedlink.DefaultKeepAwake, window: shapedlink.DefaultDepartureWindow}
+		awake: shapedlink.DefaultKeepAwake || c.KeepAwake, window: shapedlink.DefaultDepartureWindow}
 	envNote := ""
 	if c.ProfilesEnv != "" {
 		envNote = " (env " + c.ProfilesEnv + ")"

@@ -73,8 +73,9 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
-// TestEmulatorDefaults: the emulator's settings are on unless turned
-// off, unused on a netem link, and refused there when given.
+// TestEmulatorDefaults: the departure window is on and the CPUs are left
+// to idle unless told otherwise; both are unused on a netem link, and
+// refused there when given.
 func TestEmulatorDefaults(t *testing.T) {
 	for _, c := range []struct {
 		args   []string
@@ -82,10 +83,10 @@ func TestEmulatorDefaults(t *testing.T) {
 		window time.Duration
 		err    string
 	}{
-		{nil, true, 200 * time.Microsecond, ""},
-		{[]string{"-backend", "emulator"}, true, 200 * time.Microsecond, ""},
-		{[]string{"-keep-awake=false", "-departure-window", "0"}, false, 0, ""},
-		{[]string{"-departure-window", "1ms"}, true, time.Millisecond, ""},
+		{nil, false, 200 * time.Microsecond, ""},
+		{[]string{"-backend", "emulator"}, false, 200 * time.Microsecond, ""},
+		{[]string{"-keep-awake", "-departure-window", "0"}, true, 0, ""},
+		{[]string{"-departure-window", "1ms"}, false, time.Millisecond, ""},
 		{[]string{"-backend", "netem"}, false, 0, ""},
 		{[]string{"-backend", "netem", "-keep-awake=false", "-departure-window", "0"}, false, 0, ""},
 		{[]string{"-backend", "netem", "-keep-awake"}, false, 0, "-keep-awake: the netem backend has no emulator"},
@@ -107,6 +108,10 @@ func TestEmulatorDefaults(t *testing.T) {
 	f, _ := parse(t, Config{Flags: Backend})
 	if o, err := f.Options(); err != nil || o.EmulatorKeepAwake || o.EmulatorDepartureWindow != 0 {
 		t.Errorf("without Emulator registered: %+v, %v; want the settings off", o, err)
+	}
+	f, _ = parse(t, Config{Flags: LinkOptions, KeepAwake: true})
+	if o, err := f.Options(); err != nil || !o.EmulatorKeepAwake {
+		t.Errorf("Config.KeepAwake: %+v, %v; want -keep-awake on by default", o, err)
 	}
 }
 
