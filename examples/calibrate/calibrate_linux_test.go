@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/shakenfist/quicbench/examples/internal/cmdtest"
-	"github.com/shakenfist/quicbench/measure/calibrate"
+	"github.com/shakenfist/quicbench/shapedlink/calibrate"
 )
 
 func TestMain(m *testing.M) { cmdtest.Main(m, main) }

@@ -33,11 +33,11 @@ func TestFlagRefusals(t *testing.T) {
 	}
 }
 
-// fixtures holds the reports measure/calibrate's table tests render.
-var fixtures = filepath.Join("..", "..", "measure", "calibrate", "testdata")
+// fixtures holds the reports shapedlink/calibrate's table tests render.
+var fixtures = filepath.Join("..", "..", "shapedlink", "calibrate", "testdata")
 
 // TestRenderOldReport: -render prints a report saved before the offload
-// mode was recorded as measure/calibrate's TestOldReportRenders pins it, exits 0, and says on
+// mode was recorded as shapedlink/calibrate's TestOldReportRenders pins it, exits 0, and says on
 // stderr what failed in it.
 func TestRenderOldReport(t *testing.T) {
 	path, err := filepath.Abs(filepath.Join(fixtures, "old-wire-report.json"))

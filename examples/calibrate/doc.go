@@ -1,8 +1,8 @@
 // Command calibrate measures how faithfully a shapedlink link reproduces
 // its profile: configured against measured, per profile, with the figures
 // the emulator's users need to trust it as they trust netem. The flags
-// fill a calibrate.Config; measure/calibrate (go doc
-// ./measure/calibrate) does the measuring and the rendering, and says what
+// fill a calibrate.Config; shapedlink/calibrate (go doc
+// ./shapedlink/calibrate) does the measuring and the rendering, and says what
 // each figure is; docs/calibration.md has the results.
 //
 //	go run ./examples/calibrate                      # table on stdout
@@ -20,7 +20,10 @@
 // and 1% loss, then searches the highest rate held within 5% at 5 ms RTT
 // (-sweep). -iperf3, -qdisc, -gsoloss and -quicgso add their series;
 // -profiles "" and -sweep "" leave only those. The machine's other load
-// spoils timing: run it on an otherwise idle machine.
+// spoils timing: run it on an otherwise idle machine. Every emulator link
+// runs with a 200 us departure window and its CPUs left to idle, as every
+// command's links do (-departure-window 0 and -keep-awake turn them
+// around; the bare pairs never have either); the report records both.
 //
 // It runs as root, or as any user where unprivileged user namespaces are
 // allowed: it then re-executes itself in a user and network namespace of

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/quicbench/measure/calibrate"
 	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/shapedlink/calibrate"
 )
 
 // flagsWith is the command line with its defaults and the link flags

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/shakenfist/quicbench/examples/internal/cmdtest"
-	"github.com/shakenfist/quicbench/measure/calibrate"
+	"github.com/shakenfist/quicbench/shapedlink/calibrate"
 )
 
 // TestGSOLossMode runs -gsoloss small: 2 s of UDP_SEGMENT writes at 60%

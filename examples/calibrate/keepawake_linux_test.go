@@ -6,26 +6,27 @@ import (
 	"testing"
 
 	"github.com/shakenfist/quicbench/examples/internal/cmdtest"
-	"github.com/shakenfist/quicbench/measure/calibrate"
+	"github.com/shakenfist/quicbench/shapedlink/calibrate"
 )
 
-// TestKeepAwakeRun: by default the CPUs are kept awake beside the
-// emulator (its priority line names them) and the departure window is
-// 200 us, and the report records both; -keep-awake=false and
-// -departure-window 0 turn them off; with -backend netem -keep-awake is
-// refused as a command line, naming both flags.
+// TestKeepAwakeRun: by default the departure window is 200 us and the
+// CPUs are left to idle, and the report records both; -keep-awake keeps
+// them awake beside the emulator (its priority line names them) and
+// -departure-window 0 turns the window off; with -backend netem
+// -keep-awake is refused as a command line, naming both flags.
 func TestKeepAwakeRun(t *testing.T) {
 	c := cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), append([]string{"-json"}, shortRun...)...)
 	cmdtest.SkipIfNoUserNS(t, c)
 	rep, r := oneProfile(t, c)
-	if !rep.KeepAwake || rep.DepartureWindowUs != 200 || r.Error != "" || !strings.Contains(r.Priority, "kept awake") || r.Bare == nil || r.Bare.Error != "" {
-		t.Errorf("report keep_awake %v window %d us, profile error %q, emulator priority %q, bare pair %+v; want both on by default and recorded, the link's CPUs kept awake and the bare pair measured",
-			rep.KeepAwake, rep.DepartureWindowUs, r.Error, r.Priority, r.Bare)
+	if rep.KeepAwake || rep.DepartureWindowUs != 200 || r.Error != "" || strings.Contains(r.Priority, "kept awake") {
+		t.Errorf("defaults: report keep_awake %v window %d us, profile error %q, emulator priority %q; want the window on and recorded, the CPUs left to idle",
+			rep.KeepAwake, rep.DepartureWindowUs, r.Error, r.Priority)
 	}
-	c = cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), append([]string{"-json", "-keep-awake=false", "-departure-window", "0"}, shortRun...)...)
+	c = cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), append([]string{"-json", "-keep-awake", "-departure-window", "0"}, shortRun...)...)
 	rep, r = oneProfile(t, c)
-	if rep.KeepAwake || rep.DepartureWindowUs != 0 || r.Error != "" || strings.Contains(r.Priority, "kept awake") {
-		t.Errorf("turned off: report keep_awake %v window %d us, profile error %q, emulator priority %q; want both off", rep.KeepAwake, rep.DepartureWindowUs, r.Error, r.Priority)
+	if !rep.KeepAwake || rep.DepartureWindowUs != 0 || r.Error != "" || !strings.Contains(r.Priority, "kept awake") || r.Bare == nil || r.Bare.Error != "" {
+		t.Errorf("-keep-awake -departure-window 0: report keep_awake %v window %d us, profile error %q, emulator priority %q, bare pair %+v; want the link's CPUs kept awake, no window, the bare pair measured",
+			rep.KeepAwake, rep.DepartureWindowUs, r.Error, r.Priority, r.Bare)
 	}
 	c = cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), append([]string{"-backend", "netem", "-keep-awake"}, shortRun...)...)
 	if c.Code != 2 || !strings.Contains(c.Stderr, "-keep-awake") || !strings.Contains(c.Stderr, "-backend emulator") || c.Stdout != "" {

@@ -16,9 +16,10 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
-	"github.com/shakenfist/quicbench/measure/calibrate"
+	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/shapedlink/calibrate"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
 )
 
@@ -74,14 +75,12 @@ func main() {
 	flag.Float64Var(&k.GSOPacePct, "gsoloss-pace", k.GSOPacePct, "the -gsoloss sender's pace, in percent of the link rate")
 	flag.DurationVar(&k.GSOTime, "gsoloss-time", k.GSOTime, "how long the -gsoloss sender sends")
 	flag.StringVar(&c.quicGSO, "quicgso", "", `a profile (e.g. "5:1000:1") across which one quic-go bulk transfer runs for -bulk with quic-go's GSO on; "" skips it`)
-	flag.Parse()
-	if flag.NArg() != 0 {
-		fmt.Fprintf(os.Stderr, "calibrate: unexpected arguments %q; see -h\n", flag.Args())
-		os.Exit(2)
+	err := cli.Parse(flag.CommandLine, os.Args[1:])
+	if err == nil {
+		err = checkFlags(&c)
 	}
-	if err := checkFlags(&c); err != nil {
-		fmt.Fprintln(os.Stderr, "calibrate:", err)
-		os.Exit(2)
+	if err != nil {
+		os.Exit(cli.Exit(os.Stderr, "calibrate", err))
 	}
 	if c.render != "" {
 		os.Exit(render(c.render))
@@ -96,8 +95,7 @@ func main() {
 		}
 	}
 	if err := makePlan(&c); err != nil {
-		say(err)
-		os.Exit(2) // a refused command line
+		os.Exit(cli.Exit(os.Stderr, "calibrate", errors.New(strings.TrimPrefix(err.Error(), "calibrate: "))))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

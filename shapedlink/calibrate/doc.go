@@ -5,7 +5,9 @@
 // delay or the rate follows the configuration; then, as asked, the
 // highest rate held, iperf3 flows, queue disciplines, a UDP_SEGMENT loss
 // flood and a quic-go transfer with GSO. It is what examples/calibrate
-// runs, for code that wants the figures itself.
+// runs, for code that wants the figures itself. It measures the link, so
+// it lives beside it: it needs shapedlink, and transport only for the
+// quic-go transfer, and nothing of the comparison.
 //
 // Measuring and rendering are separate: Run takes a Config and returns a
 // Report, a plain value that WriteTable prints for a reader and WriteJSON
@@ -24,6 +26,7 @@
 // adds a known load of its own (NoiseLoad) to measure a noisy host on
 // purpose, Config.TraceLate catches an emulator stall in a kernel trace
 // (root), and Config.KeepAwake keeps the CPUs from halting beside every
-// emulator link.
+// emulator link (DepartureWindow batches its departures; the command
+// turns both on by default, a Config built in Go only when set).
 // docs/calibration.md has the results and what they mean.
 package calibrate

@@ -23,7 +23,7 @@ type Config struct {
 	Link shapedlink.Options
 	// KeepAwake builds every link with Link.EmulatorKeepAwake: one busy
 	// loop at SCHED_IDLE per CPU for as long as the link is up, so that
-	// no CPU halts under the emulator's timers (-keep-awake, on by
+	// no CPU halts under the emulator's timers (-keep-awake, off by
 	// default). It needs Link.Backend to be the emulator or automatic (a
 	// link for which netem is chosen does not use it); the bare veth
 	// pairs, which have no emulator, are built without it.
@@ -148,7 +148,7 @@ func (c Config) Validate() error {
 	case c.Noise != "" && c.Noise != NoiseOff && c.Noise != NoiseOn && c.Noise != NoiseBoth:
 		return fmt.Errorf("calibrate: Noise %q: say off, on or both", c.Noise)
 	case c.KeepAwake && !emulatorMayRun(c.Link.Backend):
-		return fmt.Errorf("calibrate: KeepAwake (-keep-awake) keeps the CPUs awake for the emulator, and Link.Backend is %q: set it to %q or leave it empty, or turn KeepAwake off (-keep-awake=false)", c.Link.Backend, shapedlink.BackendEmulator)
+		return fmt.Errorf("calibrate: KeepAwake (-keep-awake) keeps the CPUs awake for the emulator, and Link.Backend is %q: set it to %q or leave it empty, or turn KeepAwake off", c.Link.Backend, shapedlink.BackendEmulator)
 	case c.DepartureWindow != 0 && !emulatorMayRun(c.Link.Backend):
 		return fmt.Errorf("calibrate: DepartureWindow (-departure-window) batches the emulator's departures, and Link.Backend is %q: set it to %q or leave it empty, or give 0 (-departure-window 0)", c.Link.Backend, shapedlink.BackendEmulator)
 	case c.DepartureWindow < 0 || c.DepartureWindow > time.Millisecond:

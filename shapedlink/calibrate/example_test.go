@@ -6,8 +6,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/shakenfist/quicbench/measure/calibrate"
 	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/shapedlink/calibrate"
 )
 
 // Calibrate one profile with short flows and print the table. Building
