@@ -55,6 +55,30 @@ type Session interface {
 	Close() error
 }
 
+// QUICArm is an Arm that says whether it carries QUIC. The comparison
+// treats the runs of an arm whose QUIC is true as the built-in QUIC arms':
+// no TCP congestion control is asked of it (the QUIC stack has its own),
+// its offload evidence is checked, its records say QUIC, and the summary
+// reads it as QUIC. An arm without the method is taken as TCP-like.
+type QUICArm interface {
+	Arm
+	QUIC() bool
+}
+
+// IsQUIC reports whether the arm named name carries QUIC: a built-in QUIC
+// arm, or a registered QUICArm whose QUIC is true.
+func IsQUIC(name string) bool {
+	if transport.Arm(name).IsQUIC() {
+		return true
+	}
+	a, err := Lookup(name)
+	if err != nil {
+		return false
+	}
+	q, ok := a.(QUICArm)
+	return ok && q.QUIC()
+}
+
 // Preparer is an Arm that sets per-run options: from the caller's options
 // (Channels already set from the workload), the server's and the client's,
 // such as a certificate both ends share. Arms without it get the caller's
@@ -74,6 +98,9 @@ var (
 	// QUICPriority is QUIC with the workload's interactive channel's stream
 	// sent first (unless the options choose the channel).
 	QUICPriority = Transport(transport.ArmQUICPriority)
+	// TCPMux carries all channels framed over one TCP connection
+	// (transport.ArmTCPMux, transport.DialMux).
+	TCPMux Arm = tcpMux{}
 )
 
 var registry struct {
@@ -82,7 +109,7 @@ var registry struct {
 }
 
 func init() {
-	for _, a := range []Arm{TCP, QUIC, QUICPerChannel, QUICPriority} {
+	for _, a := range []Arm{TCP, QUIC, QUICPerChannel, QUICPriority, TCPMux} {
 		if err := Register(a); err != nil {
 			panic(err)
 		}
@@ -175,6 +202,9 @@ type transportArm struct{ arm transport.Arm }
 
 func (t transportArm) Name() string { return string(t.arm) }
 
+// QUIC reports whether the transport arm is one of the QUIC ones.
+func (t transportArm) QUIC() bool { return t.arm.IsQUIC() }
+
 func (t transportArm) Listen(ctx context.Context, addr string, o transport.Options) (Listener, error) {
 	ln, err := transport.Listen(ctx, t.arm, addr, o)
 	if err != nil {
@@ -224,6 +254,37 @@ type transportListener struct{ *transport.Listener }
 
 func (l transportListener) Accept(ctx context.Context) (Session, error) {
 	s, err := l.Listener.Accept(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// tcpMux is the tcp-mux arm: transport's DialMux and ListenMux as an Arm.
+type tcpMux struct{}
+
+func (tcpMux) Name() string { return string(transport.ArmTCPMux) }
+
+func (tcpMux) Listen(ctx context.Context, addr string, o transport.Options) (Listener, error) {
+	l, err := transport.ListenMux(ctx, addr, o)
+	if err != nil {
+		return nil, err
+	}
+	return muxListener{l}, nil
+}
+
+func (tcpMux) Dial(ctx context.Context, addr string, o transport.Options) (Session, error) {
+	s, err := transport.DialMux(ctx, addr, o)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+type muxListener struct{ *transport.MuxListener }
+
+func (l muxListener) Accept(ctx context.Context) (Session, error) {
+	s, err := l.MuxListener.Accept(ctx)
 	if err != nil {
 		return nil, err
 	}

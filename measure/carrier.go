@@ -30,7 +30,7 @@ type CarrierListener interface {
 // CarrierArms are the arms with carriers: the transport package's tcp,
 // quic and quic-per-channel, and tcp-mux.
 func CarrierArms() []transport.Arm {
-	return []transport.Arm{transport.ArmTCP, transport.ArmQUIC, transport.ArmQUICPerChannel, transport.Arm(TCPMux.Name())}
+	return []transport.Arm{transport.ArmTCP, transport.ArmQUIC, transport.ArmQUICPerChannel, transport.ArmTCPMux}
 }
 
 // ParseCarrierArm reads the name of an arm with carriers.
@@ -61,8 +61,8 @@ func carrierArmList() string {
 // DialCarrier dials a carrier of arm (one of CarrierArms) to a
 // ListenCarrier of the same arm at addr.
 func DialCarrier(ctx context.Context, arm transport.Arm, addr string, o transport.Options) (Carrier, error) {
-	if string(arm) == TCPMux.Name() {
-		return DialMuxCarrier(ctx, addr, o)
+	if arm == transport.ArmTCPMux {
+		return transport.DialMuxCarrier(ctx, addr, o)
 	}
 	if cc, ok := PinnedCC(string(arm)); ok {
 		arm, o.CongestionControl = transport.ArmTCP, cc
@@ -72,8 +72,8 @@ func DialCarrier(ctx context.Context, arm transport.Arm, addr string, o transpor
 
 // ListenCarrier listens at addr for carriers of arm (one of CarrierArms).
 func ListenCarrier(ctx context.Context, arm transport.Arm, addr string, o transport.Options) (CarrierListener, error) {
-	if string(arm) == TCPMux.Name() {
-		return ListenMuxCarrier(ctx, addr, o)
+	if arm == transport.ArmTCPMux {
+		return transport.ListenMuxCarrier(ctx, addr, o)
 	}
 	if cc, ok := PinnedCC(string(arm)); ok {
 		arm, o.CongestionControl = transport.ArmTCP, cc

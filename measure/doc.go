@@ -20,26 +20,33 @@
 // An Arm turns N channels into connections: a name, a server side
 // (Listen, then Accept) and a client side (Dial), each giving a Session
 // whose Channels carry the workload. The built-in arms wrap package
-// transport's (TCP, QUIC, QUICPerChannel, QUICPriority), and TCPMux
-// carries every channel over one TCP connection with a framing of its
-// own, to set one connection's head-of-line blocking against QUIC's
-// independent streams. An importer's
-// own arm, a proxy under test for example, is registered once with
-// Register, from an init function, and is then an arm like the others:
-// Lookup finds it by name for flags and records, and the matrix's server
-// and client processes (this program, re-executed) have it too. An arm
-// that needs per-run options on each end (a certificate both ends share)
-// implements Preparer.
+// transport's (TCP, QUIC, QUICPerChannel, QUICPriority, and TCPMux,
+// every channel over one TCP connection with a framing of its own, to set
+// one connection's head-of-line blocking against QUIC's independent
+// streams). An importer's own arm, a proxy under test for example, is
+// registered once with Register, from an init function, and is then an
+// arm like the others: Lookup finds it by name for flags and records, and
+// the matrix's server and client processes (this program, re-executed)
+// have it too. An arm that needs per-run options on each end (a
+// certificate both ends share) implements Preparer; one that carries
+// QUIC says so (QUICArm, IsQUIC).
 //
 // # Carriers
 //
 // A tunnel in front of a real application (measure/spicetunnel) opens
 // channels one at a time, as the application's connections arrive, rather
 // than N at once: a carrier. DialCarrier and ListenCarrier make one for
-// any of CarrierArms: transport's tcp, quic and quic-per-channel, and
-// tcp-mux (DialMuxCarrier, ListenMuxCarrier), whose one TCP connection is
-// a transport tcp carrier's channel, so it has the same secret, bounds and
-// socket options, framed as TCPMux frames with an open frame per channel.
+// any of CarrierArms: transport's tcp, quic, quic-per-channel and
+// tcp-mux (transport.DialMuxCarrier, ListenMuxCarrier).
+//
+// # Files
+//
+// The package is the arm contract and nothing else: arm.go (Arm,
+// Listener, Session, Preparer, QUICArm, the registry and the built-in
+// arms), tcpwith.go (the tcp-<controller> arms), carrier.go (carriers of
+// any arm), options.go (each run's options) and measure.go (Path and
+// Run). The transports themselves are package transport's; the matrix,
+// records and summaries are measure's subpackages.
 //
 // # What Run does
 //

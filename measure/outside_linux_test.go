@@ -9,9 +9,10 @@ import (
 )
 
 // TestArmFromAnotherModule builds testdata/armoutside, a module of its own
-// that defines and registers an arm and runs a one-cell matrix of it beside
-// the tcp arm through package bench, as an importer's code would, and runs
-// its test as root: it must pass, not skip.
+// that defines and registers a TCP arm and a QUIC arm and runs one-cell
+// matrices of them beside the tcp arm through package bench, as an
+// importer's code would, and runs its tests as root: they must pass, not
+// skip.
 func TestArmFromAnotherModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a separate module and runs a matrix; skipped with -short")
@@ -57,7 +58,7 @@ func TestArmFromAnotherModule(t *testing.T) {
 	cmd := exec.Command(bin, "-test.v", "-test.count=1")
 	cmd.Dir = t.TempDir()
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestOwnArmInAMatrix") {
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestOwnArmInAMatrix") || !strings.Contains(string(out), "--- PASS: TestOwnQUICArm") {
 		t.Errorf("the outside module's test: %v\n%s", err, out)
 	}
 }

@@ -162,17 +162,28 @@ type waitList struct {
 // displacing an older one when a bound is reached.
 func (l *CarrierListener) wait(peer string, stop func()) *waiter {
 	l.mu.Lock()
-	q := &l.waiting
+	w, victim := l.waiting.add(peer, stop, l.opts.CarrierLimit, l.opts.CarrierPeerLimit)
+	l.mu.Unlock()
+	if victim != nil {
+		victim.stop()
+	}
+	return w
+}
+
+// add counts a waiter from peer, and displaces the peer's oldest when it
+// has peerLimit waiting, or else, when limit wait in all, the oldest of
+// the peer with the most: the victim, marked displaced, whose stop the
+// caller calls once it no longer holds its lock.
+func (q *waitList) add(peer string, stop func(), limit, peerLimit int) (w, victim *waiter) {
 	q.seq++
-	w := &waiter{peer: peer, seq: q.seq, stop: stop}
+	w = &waiter{peer: peer, seq: q.seq, stop: stop}
 	if q.peers == nil {
 		q.peers = map[string][]*waiter{}
 	}
-	var victim *waiter
 	switch {
-	case len(q.peers[peer]) >= l.opts.CarrierPeerLimit:
+	case len(q.peers[peer]) >= peerLimit:
 		victim = q.peers[peer][0]
-	case q.n >= l.opts.CarrierLimit:
+	case q.n >= limit:
 		for _, ws := range q.peers {
 			if victim == nil || len(ws) > len(q.peers[victim.peer]) ||
 				len(ws) == len(q.peers[victim.peer]) && ws[0].seq < victim.seq {
@@ -186,11 +197,7 @@ func (l *CarrierListener) wait(peer string, stop func()) *waiter {
 	}
 	q.peers[peer] = append(q.peers[peer], w)
 	q.n++
-	l.mu.Unlock()
-	if victim != nil {
-		victim.stop()
-	}
-	return w
+	return w, victim
 }
 
 // unwait ends w's wait, if it is still counted.

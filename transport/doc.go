@@ -1,5 +1,5 @@
 // Package transport opens a session of N channels between a client and a
-// server over one of four arms, and records what was in force.
+// server over one of five arms, and records what was in force.
 //
 // A channel is a reliable, ordered byte stream in both directions (an
 // io.ReadWriteCloser that also implements Channel). The arms differ only in
@@ -15,9 +15,13 @@
 //     channel.
 //   - ArmQUICPriority: ArmQUIC with one channel's stream (PriorityChannel)
 //     sent ahead of the others on both ends.
+//   - ArmTCPMux: every channel framed over one TCP connection, set up as
+//     ArmTCP's are, each channel with a window as a QUIC stream has
+//     (DialMux, ListenMux; mux.go describes the frames): one connection's
+//     head-of-line blocking without QUIC.
 //
 // The server calls Listen and then Accept for each session; the client calls
-// Dial. Both ends get the channels in the same order, because the client
+// Dial (ListenMux and DialMux for ArmTCPMux). Both ends get the channels in the same order, because the client
 // writes a small header (session id, channel index, channel count) as the
 // first bytes of every channel and the server orders by it, never by accept
 // order. Server and client may run in different processes and network

@@ -171,7 +171,7 @@ func (d *Daemon) start(ctx context.Context, cc *ctlConn, m ctlMsg) (*daemonRun, 
 	if m.Within <= 0 || m.Within > MaxDuration+10*time.Minute {
 		return nil, fmt.Sprintf("a run of %v is outside (0, %v]", m.Within, MaxDuration+10*time.Minute)
 	}
-	if name := spec.Transport.CongestionControl; !spec.Arm.IsQUIC() && name != "" {
+	if name := spec.Transport.CongestionControl; !measure.IsQUIC(string(spec.Arm)) && name != "" {
 		if err := transport.CheckCongestionControl(name); err != nil {
 			return nil, "on the server's host: " + err.Error()
 		}

@@ -78,6 +78,7 @@ func NewRun(cell results.Cell, arm string, repeat int, w spicelike.Config) resul
 		Schema:   results.SchemaVersion,
 		Cell:     cell,
 		Arm:      arm,
+		QUIC:     measure.IsQUIC(arm),
 		Repeat:   repeat,
 		Started:  time.Now(),
 		Duration: w.Duration,

@@ -143,7 +143,7 @@ func measureRun(ctx context.Context, rc RunConfig, dir string, run *results.Run,
 	cres, cerrRead := ReadResult[RoleResult](clientSpec.Out)
 	sres, serrRead := ReadResult[RoleResult](serverSpec.Out)
 	recordEnds(run, rc, sres, cres)
-	if rc.Arm.IsQUIC() {
+	if measure.IsQUIC(string(rc.Arm)) {
 		recordGSO(run, samples, counters, cerr)
 	}
 
@@ -347,7 +347,7 @@ func effectiveCC(rc RunConfig) string {
 	if cc, ok := measure.PinnedCC(string(rc.Arm)); ok {
 		return cc
 	}
-	if rc.Arm.IsQUIC() {
+	if measure.IsQUIC(string(rc.Arm)) {
 		return ""
 	}
 	return rc.Cell.CC
@@ -363,7 +363,7 @@ func transportOptions(rc RunConfig) (server, client transport.Options, err error
 		return server, client, err
 	}
 	var o transport.Options
-	if !rc.Arm.IsQUIC() {
+	if !measure.IsQUIC(string(rc.Arm)) {
 		o.CongestionControl = rc.Cell.CC
 	}
 	return measure.PrepareOptions(arm, rc.Workload, o)

@@ -155,7 +155,7 @@ func buildArm(arm string, rs []results.Run, opts Options) (ArmReport, error) {
 	if s, err := stats.Describe(connect); err == nil {
 		ar.ConnectMs = &s
 	}
-	if IsQUIC(arm) {
+	if runsQUIC(arm, rs) {
 		ar.GSO = gsoSummaries(rs)
 	}
 	ar.Recovery = recoverySummaries(rs)

@@ -285,6 +285,25 @@ type Warning struct {
 // runs pin the cell's TCP congestion control.
 func IsQUIC(arm string) bool { return transport.Arm(arm).IsQUIC() }
 
+// runsQUIC reports whether arm's runs carry QUIC: by its name (IsQUIC),
+// or, for an arm registered by an importer, by their records
+// (results.Run.QUIC).
+func runsQUIC(arm string, rs []results.Run) bool {
+	if IsQUIC(arm) {
+		return true
+	}
+	for _, r := range rs {
+		if r.Arm == arm && r.QUIC {
+			return true
+		}
+	}
+	return false
+}
+
+// quic reports whether the arm is read as QUIC: by its name, or because
+// its runs had offload evidence, which only a QUIC arm's get (runsQUIC).
+func (a *ArmReport) quic() bool { return IsQUIC(a.Arm) || a.GSO != nil }
+
 // ArmLabel is how an arm is named in prose: "QUIC" for the plain quic arm,
 // the arm's own name otherwise.
 func ArmLabel(arm string) string {

@@ -93,7 +93,7 @@ func (r *Report) mdGSO(m *md) {
 	rows := 0
 	for _, c := range r.Cells {
 		for _, a := range c.Arms {
-			if !IsQUIC(a.Arm) {
+			if !a.quic() {
 				continue
 			}
 			if rows == 0 {

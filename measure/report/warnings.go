@@ -53,7 +53,7 @@ func warnings(rep *Report, runs []results.Run) []Warning {
 			if a.Unmeasured > 0 {
 				add(a.Arm, WarnUnmeasured, fmt.Sprintf(warnUnmeasured, a.Unmeasured, a.Runs, strings.Join(a.Failures, "; ")))
 			}
-			if IsQUIC(a.Arm) {
+			if a.quic() {
 				if missing, total := gsoMissing(runs, c.Dir, a.Arm); len(missing) > 0 {
 					add(a.Arm, WarnGSO, fmt.Sprintf(warnNoGSO,
 						len(missing), total, strings.Join(missing, ", ")))
@@ -74,7 +74,7 @@ func warnings(rep *Report, runs []results.Run) []Warning {
 			if d := shaperTrouble(runs, c.Dir, a.Arm); d != "" {
 				add(a.Arm, WarnShaper, d)
 			}
-			if want := expectedCC(c.Cell.CC, a.Arm); want != "" {
+			if want := expectedCC(c.Cell.CC, a.Arm, a.quic()); want != "" {
 				for _, cc := range a.CongestionControl {
 					// An entry is "role: controller" (or, in older
 					// records, the controller alone).
@@ -173,11 +173,11 @@ func shaperTrouble(runs []results.Run, dir, arm string) string {
 // expectedCC is the controller an arm's runs should have read back in a
 // cell pinned to cellCC: a tcp-<controller> arm's own, the cell's for the
 // other TCP arms, none for QUIC.
-func expectedCC(cellCC, arm string) string {
+func expectedCC(cellCC, arm string, quic bool) string {
 	if cc, ok := measure.PinnedCC(arm); ok {
 		return cc
 	}
-	if IsQUIC(arm) {
+	if quic {
 		return ""
 	}
 	return cellCC

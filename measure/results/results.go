@@ -148,8 +148,12 @@ func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 type Run struct {
 	Schema int    `json:"schema"`
 	Cell   Cell   `json:"cell"`
-	Arm    string `json:"arm"` // tcp, quic, quic-per-channel, quic-priority
+	Arm    string `json:"arm"` // tcp, quic, quic-per-channel, quic-priority, or any registered arm
 	Repeat int    `json:"repeat"`
+	// QUIC says the arm carries QUIC (measure.IsQUIC), so that a summary
+	// made where the arm is not registered reads it as QUIC; records from
+	// before the field are read by the arm's name.
+	QUIC bool `json:"quic,omitempty"`
 
 	Started  time.Time     `json:"started"`
 	Finished time.Time     `json:"finished"`

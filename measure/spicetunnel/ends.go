@@ -17,14 +17,14 @@ import (
 )
 
 // Opener opens carrier channels one at a time: a *transport.Carrier, or
-// another arm's carrier such as measure.DialMuxCarrier's.
+// another arm's carrier such as transport.DialMuxCarrier's.
 type Opener interface {
 	Open(ctx context.Context) (transport.CarrierChannel, error)
 }
 
 // Acceptor hands over carrier channels as they arrive: a
 // *transport.CarrierListener, or another arm's such as
-// measure.ListenMuxCarrier's. An error that is a *transport.ChannelError
+// transport.ListenMuxCarrier's. An error that is a *transport.ChannelError
 // is one channel refused, and Accept may be called again; one that wraps
 // transport.ErrCarrierListenerFailed or net.ErrClosed ends the listener.
 type Acceptor interface {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
@@ -34,11 +35,35 @@ func (lowat) Dial(ctx context.Context, addr string, o transport.Options) (measur
 	return measure.TCP.Dial(ctx, addr, o)
 }
 
+// ownQUIC is this module's QUIC arm: the quic arm under a name of its
+// own, saying that it carries QUIC (measure.QUICArm), so that the matrix
+// leaves its congestion control to quic-go, checks its offload evidence,
+// and the summary reads it as QUIC.
+type ownQUIC struct{}
+
+func (ownQUIC) Name() string { return "quic-own" }
+func (ownQUIC) QUIC() bool   { return true }
+
+func (ownQUIC) Listen(ctx context.Context, addr string, o transport.Options) (measure.Listener, error) {
+	return measure.QUIC.Listen(ctx, addr, o)
+}
+
+func (ownQUIC) Dial(ctx context.Context, addr string, o transport.Options) (measure.Session, error) {
+	return measure.QUIC.Dial(ctx, addr, o)
+}
+
+// Prepare gives both ends the certificate the quic arm would.
+func (ownQUIC) Prepare(o transport.Options, w spicelike.Config) (server, client transport.Options, err error) {
+	return measure.PrepareOptions(measure.QUIC, w, o)
+}
+
 // Registered in init, so that the server and client processes the matrix
-// starts (this test binary, re-executed) have it too.
+// starts (this test binary, re-executed) have them too.
 func init() {
-	if err := measure.Register(lowat{}); err != nil {
-		panic(err)
+	for _, a := range []measure.Arm{lowat{}, ownQUIC{}} {
+		if err := measure.Register(a); err != nil {
+			panic(err)
+		}
 	}
 }
 
@@ -47,10 +72,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func TestOwnArmInAMatrix(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("the matrix builds network namespaces, which needs root: run this test as root")
-	}
+// runMatrix runs a one-cell matrix of arms (20:10 at 1% loss, short
+// runs) and returns it.
+func runMatrix(t *testing.T, repeats int, arms ...transport.Arm) *bench.Matrix {
+	t.Helper()
 	p, err := shapedlink.ParseProfile("20:10")
 	if err != nil {
 		t.Fatal(err)
@@ -58,10 +83,18 @@ func TestOwnArmInAMatrix(t *testing.T) {
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 3*time.Second, time.Second
 	m := &bench.Matrix{Profiles: []shapedlink.Profile{p}, ProfileText: []string{p.String()}, Losses: []float64{1},
-		CCs: []string{bench.MatchedCC}, Arms: []transport.Arm{"tcp", "tcp-lowat"}, Repeats: 2, Workload: w, Workdir: t.TempDir()}
+		CCs: []string{bench.MatchedCC}, Arms: arms, Repeats: repeats, Workload: w, Workdir: t.TempDir()}
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	return m
+}
+
+func TestOwnArmInAMatrix(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the matrix builds network namespaces, which needs root: run this test as root")
+	}
+	m := runMatrix(t, 2, "tcp", "tcp-lowat")
 	var sum strings.Builder
 	if code := bench.Summarise(&sum, m.Workdir); code != bench.ExitOK {
 		t.Fatalf("the summary exited %d", code)
@@ -72,4 +105,33 @@ func TestOwnArmInAMatrix(t *testing.T) {
 		}
 	}
 	t.Log(sum.String())
+}
+
+// TestOwnQUICArm: an importer's QUIC arm runs as QUIC (no TCP congestion
+// control asked of it), its records say so, and the summary reads its
+// offload evidence as a QUIC arm's.
+func TestOwnQUICArm(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the matrix builds network namespaces, which needs root: run this test as root")
+	}
+	if !measure.IsQUIC("quic-own") || measure.IsQUIC("tcp-lowat") {
+		t.Fatalf("measure.IsQUIC: quic-own %v, tcp-lowat %v; want true and false", measure.IsQUIC("quic-own"), measure.IsQUIC("tcp-lowat"))
+	}
+	m := runMatrix(t, 1, "tcp", "quic-own")
+	runs, err := results.Load(m.Workdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		if r.Arm == "quic-own" && (r.Failed != "" || !r.QUIC || r.GSOCounters == nil) {
+			t.Errorf("quic-own's run: failed %q, recorded as QUIC %v, offload evidence %v; want it measured as QUIC, its offload checked", r.Failed, r.QUIC, r.GSOCounters)
+		}
+	}
+	var sum strings.Builder
+	if code := bench.Summarise(&sum, m.Workdir); code != bench.ExitOK {
+		t.Fatalf("the summary exited %d:\n%s", code, sum.String())
+	}
+	if !strings.Contains(sum.String(), "| quic-own |") || !strings.Contains(sum.String(), "offload") {
+		t.Errorf("the summary does not read quic-own as QUIC:\n%s", sum.String())
+	}
 }

@@ -1,4 +1,4 @@
-package measure
+package transport
 
 import (
 	"fmt"
@@ -10,9 +10,9 @@ import (
 )
 
 // muxChannel is one channel of a tcp-mux session; it is a
-// transport.Channel.
+// Channel.
 type muxChannel struct {
-	s     *muxSession
+	s     *MuxSession
 	index int
 
 	rmu   sync.Mutex // one Read at a time
@@ -37,7 +37,7 @@ type muxChannel struct {
 	rdl, wdl deadline
 }
 
-func newMuxChannel(s *muxSession, i int) *muxChannel {
+func newMuxChannel(s *MuxSession, i int) *muxChannel {
 	return &muxChannel{
 		s: s, index: i, credit: MuxWindow,
 		closed: make(chan struct{}), readable: make(chan struct{}, 1), credited: make(chan struct{}, 1),

@@ -1,4 +1,4 @@
-package measure_test
+package transport_test
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -17,11 +16,11 @@ var muxSecret = []byte("sixteen bytes or more of secret")
 
 // muxCarrierListener listens on loopback with o, until the test ends; ctx
 // bounds the test.
-func muxCarrierListener(t *testing.T, o transport.Options) (context.Context, transport.Options, *measure.MuxCarrierListener) {
+func muxCarrierListener(t *testing.T, o transport.Options) (context.Context, transport.Options, *transport.MuxCarrierListener) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	ln, err := measure.ListenMuxCarrier(ctx, "127.0.0.1:0", o)
+	ln, err := transport.ListenMuxCarrier(ctx, "127.0.0.1:0", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +34,7 @@ func muxCarrierListener(t *testing.T, o transport.Options) (context.Context, tra
 // going; both ends' State list the one connection, pinned to reno.
 func TestMuxCarrier(t *testing.T) {
 	ctx, o, ln := muxCarrierListener(t, transport.Options{CarrierSecret: muxSecret, CongestionControl: "reno"})
-	c, err := measure.DialMuxCarrier(ctx, ln.Addr().String(), o)
+	c, err := transport.DialMuxCarrier(ctx, ln.Addr().String(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,14 +90,14 @@ func TestMuxCarrier(t *testing.T) {
 func TestMuxCarrierRefused(t *testing.T) {
 	ctx, o, ln := muxCarrierListener(t, transport.Options{CarrierSecret: muxSecret})
 	wrong := transport.Options{CarrierSecret: []byte("another secret of sixteen bytes")}
-	if c, err := measure.DialMuxCarrier(ctx, ln.Addr().String(), wrong); err == nil {
+	if c, err := transport.DialMuxCarrier(ctx, ln.Addr().String(), wrong); err == nil {
 		defer c.Close()
 	}
 	var ce *transport.ChannelError
 	if _, err := ln.Accept(ctx); !errors.As(err, &ce) || !strings.Contains(err.Error(), "proof") {
 		t.Errorf("a carrier with another secret: %v, want a channel error about the proof", err)
 	}
-	c, err := measure.DialMuxCarrier(ctx, ln.Addr().String(), o)
+	c, err := transport.DialMuxCarrier(ctx, ln.Addr().String(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +109,7 @@ func TestMuxCarrierRefused(t *testing.T) {
 		t.Errorf("the next carrier's channel: %v", err)
 	}
 	// A session's client reaches a carrier listener: the header is refused.
-	s, err := measure.TCPMux.Dial(ctx, ln.Addr().String(), transport.Options{Channels: 2})
+	s, err := transport.DialMux(ctx, ln.Addr().String(), transport.Options{Channels: 2})
 	if err == nil {
 		defer s.Close()
 	}
@@ -128,7 +127,7 @@ func TestMuxCarrierRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hello := []byte{'Q', 'B', 'M', 'X', 2, byte(measure.MuxCarrierChannels), 1, 0}
+	hello := []byte{'Q', 'B', 'M', 'X', 2, byte(transport.MuxCarrierChannels), 1, 0}
 	if _, err := tch.Write(append(hello, 'O', 1, 0, 0)); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +145,7 @@ func TestMuxCarrierRefused(t *testing.T) {
 func TestMuxCarrierConcurrentOpens(t *testing.T) {
 	ctx, o, ln := muxCarrierListener(t, transport.Options{CarrierSecret: muxSecret})
 	for range 20 {
-		c, err := measure.DialMuxCarrier(ctx, ln.Addr().String(), o)
+		c, err := transport.DialMuxCarrier(ctx, ln.Addr().String(), o)
 		if err != nil {
 			t.Fatal(err)
 		}

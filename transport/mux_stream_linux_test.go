@@ -1,4 +1,4 @@
-package measure
+package transport
 
 import (
 	"bufio"
@@ -11,22 +11,20 @@ import (
 	"os"
 	"testing"
 	"time"
-
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // muxSessions is a tcp-mux client and server of n channels over loopback.
-func muxSessions(t *testing.T, n int) (client, server *muxSession) {
+func muxSessions(t *testing.T, n int) (client, server *MuxSession) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	o := transport.Options{Channels: n}
-	ln, err := TCPMux.Listen(ctx, "127.0.0.1:0", o)
+	o := Options{Channels: n}
+	ln, err := ListenMux(ctx, "127.0.0.1:0", o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	accepted := make(chan Session, 1)
+	accepted := make(chan *MuxSession, 1)
 	go func() {
 		s, err := ln.Accept(ctx)
 		if err != nil {
@@ -34,7 +32,7 @@ func muxSessions(t *testing.T, n int) (client, server *muxSession) {
 		}
 		accepted <- s
 	}()
-	c, err := TCPMux.Dial(ctx, ln.Addr().String(), o)
+	c, err := DialMux(ctx, ln.Addr().String(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +42,7 @@ func muxSessions(t *testing.T, n int) (client, server *muxSession) {
 		t.FailNow()
 	}
 	t.Cleanup(func() { s.Close() })
-	return c.(*muxSession), s.(*muxSession)
+	return c, s
 }
 
 // The channels are one ordered byte stream: a byte written on channel 1
@@ -106,12 +104,12 @@ func testDeadlineInsideAFrame(t *testing.T, waiting bool) {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	sess, err := TCPMux.Dial(ctx, ln.Addr().String(), transport.Options{Channels: 2})
+	sess, err := DialMux(ctx, ln.Addr().String(), Options{Channels: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	s, p := sess.(*muxSession), <-peer
+	s, p := sess, <-peer
 	if p == nil {
 		t.FailNow()
 	}
@@ -211,7 +209,7 @@ func within[T any](t *testing.T, ch <-chan T, what string) T {
 func TestTCPMuxRefusesPeerBeyondWindow(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ln, err := TCPMux.Listen(ctx, "127.0.0.1:0", transport.Options{Channels: 1})
+	ln, err := ListenMux(ctx, "127.0.0.1:0", Options{Channels: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,11 +238,11 @@ func TestTCPMuxRefusesPeerBeyondWindow(t *testing.T) {
 	defer s.Close()
 	// Nothing reads the channel, so no credit goes back.
 	select {
-	case <-s.(*muxSession).failed:
+	case <-s.failed:
 	case <-time.After(20 * time.Second):
 		t.Fatal("a peer that overran the window was not refused")
 	}
-	if err := s.(*muxSession).failErr; !bytes.Contains([]byte(err.Error()), []byte("more than the 8388608-byte window on channel 0")) {
+	if err := s.failErr; !bytes.Contains([]byte(err.Error()), []byte("more than the 8388608-byte window on channel 0")) {
 		t.Errorf("the session failed with %v, want it refused for overrunning the window", err)
 	}
 }

@@ -1,4 +1,4 @@
-package measure
+package transport
 
 import (
 	"bytes"
@@ -88,7 +88,7 @@ func TestMuxHello(t *testing.T) {
 	if err := checkMuxHello(muxHello(5, muxModeSession), 5, muxModeSession); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkMuxHello(muxHello(5, muxModeSession), 5, muxModeCarrier); err == nil || !strings.Contains(err.Error(), "dial with measure.DialMuxCarrier") {
+	if err := checkMuxHello(muxHello(5, muxModeSession), 5, muxModeCarrier); err == nil || !strings.Contains(err.Error(), "dial with transport.DialMuxCarrier") {
 		t.Errorf("a session's hello to a carrier's server: %v", err)
 	}
 	other := muxHello(5, muxModeSession)
@@ -100,7 +100,7 @@ func TestMuxHello(t *testing.T) {
 		{muxHello(3, muxModeSession), "the client has 3 channels and this server 5"},
 		{other, fmt.Sprintf("version %d", muxVersion+1)},
 		{[]byte("QBC1abcd"), "not a tcp-mux hello"},
-		{muxHello(5, muxModeCarrier), "listen with measure.ListenMuxCarrier"},
+		{muxHello(5, muxModeCarrier), "listen with transport.ListenMuxCarrier"},
 	} {
 		if err := checkMuxHello(c.in, 5, muxModeSession); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("hello % x: %v, want an error saying %q", c.in, err, c.want)

@@ -1,4 +1,4 @@
-package measure
+package transport
 
 import (
 	"context"
@@ -8,16 +8,14 @@ import (
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // MuxCarrierChannels is how many channels a tcp-mux carrier opens over its
 // life.
-const MuxCarrierChannels = transport.MaxChannels
+const MuxCarrierChannels = MaxChannels
 
 // A tcp-mux carrier carries channels opened one at a time, as a tunnel in
-// front of a real application needs them (see transport.DialCarrier),
+// front of a real application needs them (see DialCarrier),
 // over one TCP connection framed as the tcp-mux arm's sessions are. The
 // connection is the one channel of an ArmTCP carrier: its header, the
 // proof of Options.CarrierSecret, the listener's bounds, the socket
@@ -27,8 +25,8 @@ const MuxCarrierChannels = transport.MaxChannels
 
 // MuxCarrier is the client end of a tcp-mux carrier.
 type MuxCarrier struct {
-	tc *transport.Carrier
-	s  *muxSession
+	tc *Carrier
+	s  *MuxSession
 	id uint64
 
 	openMu sync.Mutex // one Open at a time
@@ -40,13 +38,13 @@ type MuxCarrier struct {
 // Options are the tcp arm's, with CarrierSecret (Channels is 0: a carrier
 // opens up to MuxCarrierChannels); the connection is made now, so that
 // Open costs no round trip.
-func DialMuxCarrier(ctx context.Context, addr string, o transport.Options) (*MuxCarrier, error) {
+func DialMuxCarrier(ctx context.Context, addr string, o Options) (*MuxCarrier, error) {
 	o, hostCC, err := muxCarrierOptions(o)
 	if err != nil {
 		return nil, err
 	}
 	started := time.Now()
-	tc, err := transport.DialCarrier(ctx, transport.ArmTCP, addr, o)
+	tc, err := DialCarrier(ctx, ArmTCP, addr, o)
 	if err != nil {
 		return nil, fmt.Errorf("tcp-mux carrier: %w", err)
 	}
@@ -55,7 +53,7 @@ func DialMuxCarrier(ctx context.Context, addr string, o transport.Options) (*Mux
 		_ = tc.Close()
 		return nil, fmt.Errorf("tcp-mux carrier: %w", err)
 	}
-	conn, _ := transport.CarrierTCPConn(ch)
+	conn, _ := CarrierTCPConn(ch)
 	s, err := newMuxSession(conn, "client", o, started, hostCC)
 	if err == nil {
 		_ = conn.SetWriteDeadline(time.Now().Add(handshakeTimeout(o)))
@@ -77,7 +75,7 @@ func DialMuxCarrier(ctx context.Context, addr string, o transport.Options) (*Mux
 
 // muxCarrierOptions checks o for a carrier's end and fills in its
 // defaults, and reads the host's congestion control.
-func muxCarrierOptions(o transport.Options) (transport.Options, string, error) {
+func muxCarrierOptions(o Options) (Options, string, error) {
 	if o.Channels != 0 && o.Channels != MuxCarrierChannels {
 		return o, "", fmt.Errorf("tcp-mux carrier: Options.Channels is %d: a carrier opens channels one at a time, up to %d; leave it 0", o.Channels, MuxCarrierChannels)
 	}
@@ -85,13 +83,13 @@ func muxCarrierOptions(o transport.Options) (transport.Options, string, error) {
 		return o, "", errors.New("tcp-mux carrier: Options.CarrierSecret is empty: without it a carrier listener serves anyone who reaches its address; give both ends the same secret")
 	}
 	o.Channels = MuxCarrierChannels
-	if err := (tcpMux{}).check(o); err != nil {
+	if err := checkMux(o); err != nil {
 		return o, "", err
 	}
 	if o.HandshakeTimeout <= 0 {
-		o.HandshakeTimeout = transport.DefaultHandshakeTimeout
+		o.HandshakeTimeout = DefaultHandshakeTimeout
 	}
-	hostCC, err := transport.HostCongestionControl()
+	hostCC, err := HostCongestionControl()
 	if err != nil {
 		return o, "", fmt.Errorf("tcp-mux carrier: %w", err)
 	}
@@ -103,7 +101,7 @@ func (c *MuxCarrier) ID() uint64 { return c.id }
 
 // Open opens the next channel. Its Index is its place in the order of
 // opening, 0 first.
-func (c *MuxCarrier) Open(ctx context.Context) (transport.CarrierChannel, error) {
+func (c *MuxCarrier) Open(ctx context.Context) (CarrierChannel, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -133,7 +131,7 @@ func (c *MuxCarrier) Open(ctx context.Context) (transport.CarrierChannel, error)
 
 // State is the connection's, as a tcp-mux session's (State.TCP lists it
 // with Channel -1); Channels counts the channels opened.
-func (c *MuxCarrier) State() transport.State {
+func (c *MuxCarrier) State() State {
 	st := c.s.State()
 	c.mu.Lock()
 	st.Channels = c.next
@@ -166,8 +164,8 @@ func (c muxCarrierChannel) Close() error {
 // carriers from any number of clients and hands over their channels as
 // they are opened.
 type MuxCarrierListener struct {
-	ln     *transport.CarrierListener
-	opts   transport.Options
+	ln     *CarrierListener
+	opts   Options
 	hostCC string
 	admit  *muxAdmit
 	ctx    context.Context
@@ -176,11 +174,11 @@ type MuxCarrierListener struct {
 
 	mu       sync.Mutex
 	queue    []accepted
-	ready    chan struct{}            // a token when queue is not empty
-	sessions map[*muxSession]bool     // the carriers' sessions being served
-	ended    []transport.TCPConnState // the last transport.MaxEndedListed to end
-	unlisted int                      // carriers ended and no longer in ended
-	refusals int                      // errors in queue
+	ready    chan struct{}        // a token when queue is not empty
+	sessions map[*MuxSession]bool // the carriers' sessions being served
+	ended    []TCPConnState       // the last MaxEndedListed to end
+	unlisted int                  // carriers ended and no longer in ended
+	refusals int                  // errors in queue
 	opened   int
 	err      error // why the listener stopped
 	stopped  chan struct{}
@@ -188,18 +186,18 @@ type MuxCarrierListener struct {
 
 // accepted is a channel or a refusal, for Accept.
 type accepted struct {
-	ch  transport.CarrierChannel
+	ch  CarrierChannel
 	err error
 }
 
 // ListenMuxCarrier listens at addr for tcp-mux carriers. Options are the
-// tcp arm's, as for transport.ListenCarrier, with CarrierSecret, which a
+// tcp arm's, as for ListenCarrier, with CarrierSecret, which a
 // tcp-mux carrier listener requires. CarrierLimit and CarrierPeerLimit
 // bound carriers waiting for their hello (for at most MaxMuxHelloWait;
 // past a bound the oldest is closed) and carriers served (past a bound a
 // carrier is refused with a frame that says why), each counted apart. The
 // listener ends at Close or when ctx ends.
-func ListenMuxCarrier(ctx context.Context, addr string, o transport.Options) (*MuxCarrierListener, error) {
+func ListenMuxCarrier(ctx context.Context, addr string, o Options) (*MuxCarrierListener, error) {
 	o, hostCC, err := muxCarrierOptions(o)
 	if err != nil {
 		return nil, err
@@ -212,12 +210,12 @@ func ListenMuxCarrier(ctx context.Context, addr string, o transport.Options) (*M
 	if lo.CarrierLimit >= 0 && lo.CarrierPeerLimit >= 0 {
 		lo.CarrierLimit, lo.CarrierPeerLimit = 2*admit.limit, 2*admit.peerLimit
 	}
-	ln, err := transport.ListenCarrier(ctx, transport.ArmTCP, addr, lo)
+	ln, err := ListenCarrier(ctx, ArmTCP, addr, lo)
 	if err != nil {
 		return nil, fmt.Errorf("tcp-mux carrier: %w", err)
 	}
 	l := &MuxCarrierListener{ln: ln, opts: o, hostCC: hostCC, admit: admit, ready: make(chan struct{}, 1),
-		sessions: map[*muxSession]bool{}, stopped: make(chan struct{})}
+		sessions: map[*MuxSession]bool{}, stopped: make(chan struct{})}
 	l.ctx, l.cancel = context.WithCancel(ctx)
 	l.wg.Go(l.acceptLoop)
 	return l, nil
@@ -231,7 +229,7 @@ func (l *MuxCarrierListener) acceptLoop() {
 	defer close(l.stopped)
 	for {
 		ch, err := l.ln.Accept(l.ctx)
-		var ce *transport.ChannelError
+		var ce *ChannelError
 		switch {
 		case err == nil:
 			l.wg.Go(func() { l.serve(ch) })
@@ -274,11 +272,11 @@ func (l *MuxCarrierListener) push(a accepted) {
 // serve reads a carrier connection's hello and hands over its channels as
 // they open; once the connection has ended and every channel handed over
 // is closed, it closes the session.
-func (l *MuxCarrierListener) serve(ch transport.CarrierChannel) {
-	conn, _ := transport.CarrierTCPConn(ch)
+func (l *MuxCarrierListener) serve(ch CarrierChannel) {
+	conn, _ := CarrierTCPConn(ch)
 	s, release, err := l.hello(ch, conn)
 	if err != nil {
-		l.push(accepted{err: &transport.ChannelError{Arm: transport.Arm(TCPMux.Name()), Role: "server", Channel: -1,
+		l.push(accepted{err: &ChannelError{Arm: ArmTCPMux, Role: "server", Channel: -1,
 			Step: fmt.Sprintf("carrier (from %s)", conn.RemoteAddr()), Err: err}})
 		return
 	}
@@ -326,7 +324,7 @@ func (l *MuxCarrierListener) serve(ch transport.CarrierChannel) {
 		if l.ctx.Err() == nil {
 			// failErr without its "tcp-mux server: ", which the
 			// ChannelError says.
-			l.push(accepted{err: &transport.ChannelError{Arm: transport.Arm(TCPMux.Name()), Role: "server", Channel: -1,
+			l.push(accepted{err: &ChannelError{Arm: ArmTCPMux, Role: "server", Channel: -1,
 				Step: fmt.Sprintf("carrier %016x (from %s)", ch.Carrier(), conn.RemoteAddr()), Err: errors.Unwrap(s.failErr)}})
 		}
 	default:
@@ -348,7 +346,7 @@ func (l *MuxCarrierListener) serve(ch transport.CarrierChannel) {
 	l.mu.Lock()
 	delete(l.sessions, s)
 	for _, c := range st.TCP {
-		if len(l.ended) >= transport.MaxEndedListed {
+		if len(l.ended) >= MaxEndedListed {
 			l.ended = slices.Delete(l.ended, 0, 1)
 			l.unlisted++
 		}
@@ -360,8 +358,8 @@ func (l *MuxCarrierListener) serve(ch transport.CarrierChannel) {
 // hello reads a carrier's hello, counted as waiting for it, and admits
 // the carrier; a carrier refused is told why, and ch is closed on any
 // error.
-func (l *MuxCarrierListener) hello(ch transport.CarrierChannel, conn *net.TCPConn) (*muxSession, func(), error) {
-	peer := transport.CarrierPeer(conn.RemoteAddr())
+func (l *MuxCarrierListener) hello(ch CarrierChannel, conn *net.TCPConn) (*MuxSession, func(), error) {
+	peer := CarrierPeer(conn.RemoteAddr())
 	w := l.admit.wait(peer, func() { _ = ch.Close() })
 	s, err := newMuxSession(conn, "server", l.opts, time.Now(), l.hostCC)
 	if err == nil {
@@ -379,12 +377,12 @@ func (l *MuxCarrierListener) hello(ch transport.CarrierChannel, conn *net.TCPCon
 	return s, release, nil
 }
 
-// Accept waits for the next channel a client opens. A *transport.ChannelError
+// Accept waits for the next channel a client opens. A *ChannelError
 // is a carrier refused (a bad header, secret or hello) or one whose
 // connection failed (of those not yet taken, the last
 // MaxMuxRefusalsQueued are kept), and Accept may be called again; an error wrapping net.ErrClosed means the listener has
-// ended (with transport.ErrCarrierListenerFailed if its socket failed).
-func (l *MuxCarrierListener) Accept(ctx context.Context) (transport.CarrierChannel, error) {
+// ended (with ErrCarrierListenerFailed if its socket failed).
+func (l *MuxCarrierListener) Accept(ctx context.Context) (CarrierChannel, error) {
 	for {
 		l.mu.Lock()
 		if len(l.queue) > 0 {
@@ -414,20 +412,20 @@ func (l *MuxCarrierListener) Accept(ctx context.Context) (transport.CarrierChann
 }
 
 // State lists the carrier connections open and the last
-// transport.MaxEndedListed to end, each with Channel -1; Channels counts
+// MaxEndedListed to end, each with Channel -1; Channels counts
 // the channels handed over and UnlistedConnections the ended connections
 // no longer listed.
-func (l *MuxCarrierListener) State() transport.State {
+func (l *MuxCarrierListener) State() State {
 	l.mu.Lock()
-	sessions := make([]*muxSession, 0, len(l.sessions))
+	sessions := make([]*MuxSession, 0, len(l.sessions))
 	for s := range l.sessions {
 		sessions = append(sessions, s)
 	}
-	tcp := append([]transport.TCPConnState(nil), l.ended...)
+	tcp := append([]TCPConnState(nil), l.ended...)
 	opened, unlisted := l.opened, l.unlisted
 	l.mu.Unlock()
-	st := transport.State{
-		Arm: transport.Arm(TCPMux.Name()), Role: "server", Channels: opened, UnlistedConnections: unlisted,
+	st := State{
+		Arm: ArmTCPMux, Role: "server", Channels: opened, UnlistedConnections: unlisted,
 		CongestionControl: l.opts.CongestionControl, RequestedCongestionControl: l.opts.CongestionControl, HostCongestionControl: l.hostCC,
 	}
 	if st.CongestionControl == "" {

@@ -1,4 +1,4 @@
-package measure
+package transport
 
 import (
 	"bufio"
@@ -12,22 +12,21 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/shakenfist/quicbench/transport"
 )
 
 var errMuxSessionClosed = fmt.Errorf("tcp-mux: the session is closed: %w", net.ErrClosed)
 
-// muxSession is one end of a tcp-mux connection.
-type muxSession struct {
+// MuxSession is one end of a tcp-mux connection (DialMux,
+// MuxListener.Accept): its Channels, State and Close are a session's.
+type MuxSession struct {
 	conn     *net.TCPConn
 	raw      syscall.RawConn
 	role     string
-	opts     transport.Options
+	opts     Options
 	started  time.Time
 	connect  time.Duration
 	hostCC   string
-	sockopts transport.TCPSocketOptions
+	sockopts TCPSocketOptions
 	chans    []*muxChannel
 	// opened counts the channels open so far: all of a session's from the
 	// start, a carrier's as their open frames go (client) or come
@@ -63,31 +62,31 @@ type muxSession struct {
 	onOpen func(*muxChannel) error
 
 	infoMu        sync.Mutex
-	series        []transport.TCPInfo
+	series        []TCPInfo
 	seriesDropped int
 	// last is TCP_INFO read just before the session closed the
 	// connection, for State after that.
-	last    transport.TCPInfo
+	last    TCPInfo
 	lastErr error
 	lastSet bool
 }
 
-func newMuxSession(c *net.TCPConn, role string, o transport.Options, started time.Time, hostCC string) (*muxSession, error) {
+func newMuxSession(c *net.TCPConn, role string, o Options, started time.Time, hostCC string) (*MuxSession, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return nil, err
 	}
-	if err := muxSockets.set(raw, o); err != nil {
+	if err := controlTCP(raw, o); err != nil {
 		return nil, fmt.Errorf("socket options: %w", err)
 	}
-	got, err := muxSockets.options(raw)
+	got, err := readTCPOptions(raw)
 	if err != nil {
 		return nil, fmt.Errorf("socket options: %w", err)
 	}
 	if o.CongestionControl != "" && got.CongestionControl != o.CongestionControl {
 		return nil, fmt.Errorf("socket options: TCP_CONGESTION reads back %q after setting %q", got.CongestionControl, o.CongestionControl)
 	}
-	s := &muxSession{
+	s := &MuxSession{
 		conn: c, raw: raw, role: role, opts: o, started: started, hostCC: hostCC, sockopts: got,
 		wtok: make(chan struct{}, 1), credit: make(chan struct{}, 1),
 		closed: make(chan struct{}), failed: make(chan struct{}), demuxed: make(chan struct{}), closeConn: c.Close,
@@ -102,7 +101,7 @@ func newMuxSession(c *net.TCPConn, role string, o transport.Options, started tim
 
 // start runs the demultiplexer, the credit writer, and the TCP_INFO
 // sampler when asked for.
-func (s *muxSession) start() {
+func (s *MuxSession) start() {
 	s.done.Go(s.demux)
 	s.done.Go(s.returnCredit)
 	if s.opts.TCPInfoInterval > 0 {
@@ -110,7 +109,9 @@ func (s *muxSession) start() {
 	}
 }
 
-func (s *muxSession) Channels() []io.ReadWriteCloser {
+// Channels are the session's channels, in the same order at both ends;
+// each is also a Channel.
+func (s *MuxSession) Channels() []io.ReadWriteCloser {
 	out := make([]io.ReadWriteCloser, len(s.chans))
 	for i, c := range s.chans {
 		out[i] = c
@@ -119,7 +120,7 @@ func (s *muxSession) Channels() []io.ReadWriteCloser {
 }
 
 // Close closes every channel and the connection.
-func (s *muxSession) Close() error {
+func (s *MuxSession) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
 		close(s.closed)
@@ -134,7 +135,7 @@ func (s *muxSession) Close() error {
 }
 
 // fail records why the connection can no longer be used and closes it.
-func (s *muxSession) fail(err error) {
+func (s *MuxSession) fail(err error) {
 	s.failOnce.Do(func() {
 		s.failErr = fmt.Errorf("tcp-mux %s: %w", s.role, err)
 		close(s.failed)
@@ -145,8 +146,8 @@ func (s *muxSession) fail(err error) {
 
 // keepLastInfo reads TCP_INFO once more before the session closes the
 // connection, so that State still has it afterwards.
-func (s *muxSession) keepLastInfo() {
-	info, err := muxSockets.info(s.raw, time.Since(s.started))
+func (s *MuxSession) keepLastInfo() {
+	info, err := readTCPInfo(s.raw, time.Since(s.started))
 	s.infoMu.Lock()
 	if !s.lastSet {
 		s.last, s.lastErr, s.lastSet = info, err, true
@@ -157,7 +158,7 @@ func (s *muxSession) keepLastInfo() {
 // demux reads frames and hands each channel its bytes until the
 // connection ends. It never waits for a reader: the window bounds what a
 // channel holds.
-func (s *muxSession) demux() {
+func (s *MuxSession) demux() {
 	defer close(s.demuxed)
 	r := bufio.NewReaderSize(s.conn, 64<<10)
 	var err error
@@ -221,7 +222,7 @@ func (s *muxSession) demux() {
 
 // returnCredit writes credit frames for what readers have read, until
 // the session ends.
-func (s *muxSession) returnCredit() {
+func (s *MuxSession) returnCredit() {
 	frames := make([]byte, 0, len(s.chans)*(muxHeaderLen+4))
 	for {
 		select {
@@ -260,7 +261,7 @@ func (s *muxSession) returnCredit() {
 
 // acquire takes the right to write for c, waiting at most until c's write
 // deadline; a fin (closing) waits even on a closed channel.
-func (s *muxSession) acquire(c *muxChannel, closing bool) error {
+func (s *MuxSession) acquire(c *muxChannel, closing bool) error {
 	if c.wdl.passed() {
 		return os.ErrDeadlineExceeded
 	}
@@ -282,11 +283,11 @@ func (s *muxSession) acquire(c *muxChannel, closing bool) error {
 	}
 }
 
-func (s *muxSession) release() { s.wtok <- struct{}{} }
+func (s *MuxSession) release() { s.wtok <- struct{}{} }
 
 // writeConn writes b to the connection under c's write deadline (none
 // for a nil c) and returns how much went out.
-func (s *muxSession) writeConn(c *muxChannel, b []byte) (int, error) {
+func (s *MuxSession) writeConn(c *muxChannel, b []byte) (int, error) {
 	var dl time.Time
 	s.wmu.Lock()
 	if c != nil {
@@ -313,7 +314,7 @@ func (s *muxSession) writeConn(c *muxChannel, b []byte) (int, error) {
 
 // flushPending writes the rest of a cut-short frame, with the write token
 // held.
-func (s *muxSession) flushPending(c *muxChannel) error {
+func (s *MuxSession) flushPending(c *muxChannel) error {
 	if len(s.pending) == 0 {
 		return nil
 	}
@@ -326,7 +327,7 @@ func (s *muxSession) flushPending(c *muxChannel) error {
 // It returns how much of payload is committed: all of it once any of the
 // frame has gone out (the rest follows before any other frame), none
 // otherwise.
-func (s *muxSession) writeFrame(c *muxChannel, kind byte, payload []byte, closing bool) (int, error) {
+func (s *MuxSession) writeFrame(c *muxChannel, kind byte, payload []byte, closing bool) (int, error) {
 	if err := s.acquire(c, closing); err != nil {
 		return 0, err
 	}
@@ -352,9 +353,9 @@ func (s *muxSession) writeFrame(c *muxChannel, kind byte, payload []byte, closin
 }
 
 // State reads the connection's socket options and TCP_INFO.
-func (s *muxSession) State() transport.State {
-	st := transport.State{
-		Arm:                        transport.Arm(TCPMux.Name()),
+func (s *MuxSession) State() State {
+	st := State{
+		Arm:                        ArmTCPMux,
 		Role:                       s.role,
 		Channels:                   len(s.chans),
 		Started:                    s.started,
@@ -363,13 +364,13 @@ func (s *muxSession) State() transport.State {
 		RequestedCongestionControl: s.opts.CongestionControl,
 		HostCongestionControl:      s.hostCC,
 	}
-	cs := transport.TCPConnState{
+	cs := TCPConnState{
 		Channel:    -1,
 		LocalAddr:  s.conn.LocalAddr().String(),
 		RemoteAddr: s.conn.RemoteAddr().String(),
 		Options:    s.sockopts,
 	}
-	info, err := muxSockets.info(s.raw, time.Since(s.started))
+	info, err := readTCPInfo(s.raw, time.Since(s.started))
 	s.infoMu.Lock()
 	if err != nil && s.lastSet {
 		// The session closed the connection: what it read then.
@@ -380,14 +381,14 @@ func (s *muxSession) State() transport.State {
 	} else {
 		cs.Info = info
 	}
-	cs.Series, cs.SeriesDropped = append([]transport.TCPInfo(nil), s.series...), s.seriesDropped
+	cs.Series, cs.SeriesDropped = append([]TCPInfo(nil), s.series...), s.seriesDropped
 	s.infoMu.Unlock()
-	st.TCP = []transport.TCPConnState{cs}
+	st.TCP = []TCPConnState{cs}
 	return st
 }
 
 // sample takes TCP_INFO every Options.TCPInfoInterval until Close.
-func (s *muxSession) sample() {
+func (s *MuxSession) sample() {
 	limit := s.opts.MaxSamples
 	if limit <= 0 {
 		limit = 100000
@@ -400,7 +401,7 @@ func (s *muxSession) sample() {
 			return
 		case <-t.C:
 		}
-		info, err := muxSockets.info(s.raw, time.Since(s.started))
+		info, err := readTCPInfo(s.raw, time.Since(s.started))
 		if err != nil {
 			continue
 		}

@@ -1,4 +1,4 @@
-package measure
+package transport
 
 import (
 	"encoding/binary"
@@ -129,9 +129,9 @@ func checkMuxHello(b []byte, channels int, mode byte) error {
 	case b[4] != muxVersion:
 		return fmt.Errorf("the client speaks tcp-mux version %d, this server %d: run the same build at both ends", b[4], muxVersion)
 	case b[6] != mode && mode == muxModeSession:
-		return errors.New("the client opens a tcp-mux carrier, and this server serves sessions: listen with measure.ListenMuxCarrier")
+		return errors.New("the client opens a tcp-mux carrier, and this server serves sessions: listen with transport.ListenMuxCarrier")
 	case b[6] != mode:
-		return errors.New("the client opens a tcp-mux session, and this server serves carriers: dial with measure.DialMuxCarrier")
+		return errors.New("the client opens a tcp-mux session, and this server serves carriers: dial with transport.DialMuxCarrier")
 	case int(b[5]) != channels:
 		return fmt.Errorf("the client has %d channels and this server %d: give both ends the same Options.Channels", b[5], channels)
 	}

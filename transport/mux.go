@@ -1,23 +1,21 @@
-package measure
+package transport
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"syscall"
 	"time"
-
-	"github.com/shakenfist/quicbench/transport"
 )
 
-// TCPMux carries all of a session's channels over one TCP connection: each
-// write is cut into frames of at most MuxMaxPayload bytes that name their
-// channel, and the other end sorts the frames back into channels. Every
-// channel shares the connection's congestion window, its send buffer and
-// its in-order delivery, so a segment lost from one channel's bytes holds
-// up every channel's bytes behind it (head-of-line blocking), which QUIC's
+// The tcp-mux arm carries all of a session's channels over one TCP
+// connection (DialMux, ListenMux): each write is cut into frames of at
+// most MuxMaxPayload bytes that name their channel, and the other end
+// sorts the frames back into channels. Every channel shares the
+// connection's congestion window, its send buffer and its in-order
+// delivery, so a segment lost from one channel's bytes holds up every
+// channel's bytes behind it (head-of-line blocking), which QUIC's
 // independent streams avoid.
 //
 // Each channel has a window, as a QUIC stream has: a writer sends at most
@@ -28,13 +26,14 @@ import (
 // any other; a write deadline that passes during it ends the Write, and
 // the rest of the frame goes out ahead of the next one.
 //
-// The socket is set up as the tcp arm's are: TCP_NODELAY,
-// Options.CongestionControl pinned with TCP_CONGESTION (or the host
-// default, recorded), Options.NotSentLowat, Options.TCPInfoInterval
-// sampling, and the hooks Options.Listen and DialContext. The QUIC
-// options are ignored, as the tcp arm ignores them. State lists the one
-// connection in State.TCP, with Channel -1 (it carries every channel).
-var TCPMux Arm = tcpMux{}
+// The socket is set up as the tcp arm's are, by the same code:
+// TCP_NODELAY, Options.CongestionControl pinned with TCP_CONGESTION (or
+// the host default, recorded), Options.NotSentLowat,
+// Options.TCPInfoInterval sampling, and the hooks Options.Listen and
+// DialContext. The QUIC options are ignored, as the tcp arm ignores them.
+// State lists the one connection in State.TCP, with Channel -1 (it
+// carries every channel).
+const ArmTCPMux Arm = "tcp-mux"
 
 // Limits of the tcp-mux arm.
 const (
@@ -43,68 +42,46 @@ const (
 	MuxMaxPayload = 16 << 10
 	// MuxWindow is how many bytes of a channel may be sent and not yet
 	// read at the other end: what each end buffers per channel at most,
-	// a QUIC stream's receive window (transport.StreamReceiveWindow).
+	// a QUIC stream's receive window (StreamReceiveWindow).
 	// A peer that sends more is refused.
-	MuxWindow = transport.StreamReceiveWindow
+	MuxWindow = StreamReceiveWindow
 )
 
 // muxCreditAfter is how many bytes a reader reads before its end returns
 // them to the writer as credit.
 const muxCreditAfter = MuxWindow / 4
 
-func init() {
-	if err := Register(TCPMux); err != nil {
-		panic(err)
-	}
-}
-
-// muxSocketOps sets and reads a tcp-mux socket's options; tcpmux_linux.go
-// provides them, and elsewhere the arm fails.
-type muxSocketOps interface {
-	set(raw syscall.RawConn, o transport.Options) error
-	options(raw syscall.RawConn) (transport.TCPSocketOptions, error)
-	info(raw syscall.RawConn, at time.Duration) (transport.TCPInfo, error)
-}
-
-var muxSockets muxSocketOps
-
-type tcpMux struct{}
-
-func (tcpMux) Name() string { return "tcp-mux" }
-
-// check refuses options the arm cannot honour.
-func (tcpMux) check(o transport.Options) error {
-	if muxSockets == nil {
-		return errors.New("tcp-mux: only Linux is supported")
-	}
-	if o.Channels < 1 || o.Channels > transport.MaxChannels {
-		return fmt.Errorf("tcp-mux: Options.Channels is %d: give 1 to %d", o.Channels, transport.MaxChannels)
+// checkMux refuses options the tcp-mux arm cannot honour.
+func checkMux(o Options) error {
+	if o.Channels < 1 || o.Channels > MaxChannels {
+		return fmt.Errorf("tcp-mux: Options.Channels is %d: give 1 to %d", o.Channels, MaxChannels)
 	}
 	if o.CongestionControl != "" {
-		if err := transport.CheckCongestionControl(o.CongestionControl); err != nil {
+		if err := CheckCongestionControl(o.CongestionControl); err != nil {
 			return fmt.Errorf("tcp-mux: %w", err)
 		}
 	}
 	return nil
 }
 
-func handshakeTimeout(o transport.Options) time.Duration {
+func handshakeTimeout(o Options) time.Duration {
 	if o.HandshakeTimeout > 0 {
 		return o.HandshakeTimeout
 	}
-	return transport.DefaultHandshakeTimeout
+	return DefaultHandshakeTimeout
 }
 
-func (m tcpMux) Listen(ctx context.Context, addr string, o transport.Options) (Listener, error) {
-	if err := m.check(o); err != nil {
+// ListenMux listens at addr for tcp-mux sessions of o.Channels channels.
+func ListenMux(ctx context.Context, addr string, o Options) (*MuxListener, error) {
+	if err := checkMux(o); err != nil {
 		return nil, err
 	}
-	hostCC, err := transport.HostCongestionControl()
+	hostCC, err := HostCongestionControl()
 	if err != nil {
 		return nil, fmt.Errorf("tcp-mux: %w", err)
 	}
 	listen := (&net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
-		return muxSockets.set(c, o)
+		return controlTCP(c, o)
 	}}).Listen
 	if o.Listen != nil {
 		listen = o.Listen
@@ -113,16 +90,18 @@ func (m tcpMux) Listen(ctx context.Context, addr string, o transport.Options) (L
 	if err != nil {
 		return nil, fmt.Errorf("tcp-mux server: listen: %w", err)
 	}
-	l := &muxListener{ln: ln, opts: o, hostCC: hostCC}
+	l := &MuxListener{ln: ln, opts: o, hostCC: hostCC}
 	l.stop = context.AfterFunc(ctx, func() { _ = ln.Close() })
 	return l, nil
 }
 
-func (m tcpMux) Dial(ctx context.Context, addr string, o transport.Options) (Session, error) {
-	if err := m.check(o); err != nil {
+// DialMux opens a tcp-mux session of o.Channels channels to a ListenMux
+// at addr.
+func DialMux(ctx context.Context, addr string, o Options) (*MuxSession, error) {
+	if err := checkMux(o); err != nil {
 		return nil, err
 	}
-	hostCC, err := transport.HostCongestionControl()
+	hostCC, err := HostCongestionControl()
 	if err != nil {
 		return nil, fmt.Errorf("tcp-mux: %w", err)
 	}
@@ -132,7 +111,7 @@ func (m tcpMux) Dial(ctx context.Context, addr string, o transport.Options) (Ses
 	// TCP_CONGESTION is set before connect, so that the SYN runs under it
 	// (with Options.DialContext, once connected).
 	d := net.Dialer{ControlContext: func(_ context.Context, _, _ string, c syscall.RawConn) error {
-		return muxSockets.set(c, o)
+		return controlTCP(c, o)
 	}}
 	dial := d.DialContext
 	if o.DialContext != nil {
@@ -165,16 +144,19 @@ func (m tcpMux) Dial(ctx context.Context, addr string, o transport.Options) (Ses
 	return s, nil
 }
 
-type muxListener struct {
+// MuxListener is the server side of the tcp-mux arm (ListenMux).
+type MuxListener struct {
 	ln     net.Listener
-	opts   transport.Options
+	opts   Options
 	hostCC string
 	stop   func() bool
 }
 
-func (l *muxListener) Addr() net.Addr { return l.ln.Addr() }
+// Addr is the address the listener listens at.
+func (l *MuxListener) Addr() net.Addr { return l.ln.Addr() }
 
-func (l *muxListener) Close() error {
+// Close stops listening; sessions accepted go on.
+func (l *MuxListener) Close() error {
 	l.stop()
 	return l.ln.Close()
 }
@@ -182,7 +164,7 @@ func (l *muxListener) Close() error {
 // Accept waits for a client and its hello. A connection that sends no
 // good hello within Options.HandshakeTimeout is closed and its error
 // returned; the listener goes on, so Accept may be called again.
-func (l *muxListener) Accept(ctx context.Context) (Session, error) {
+func (l *MuxListener) Accept(ctx context.Context) (*MuxSession, error) {
 	if dl, ok := l.ln.(interface{ SetDeadline(time.Time) error }); ok {
 		_ = dl.SetDeadline(time.Time{})
 		defer onDone(ctx, func() { _ = dl.SetDeadline(time.Unix(1, 0)) })()
@@ -220,7 +202,7 @@ const MaxMuxHelloWait = 10 * time.Second
 // readMuxHello reads and checks the client's hello, for at most
 // Options.HandshakeTimeout (and MaxMuxHelloWait for a carrier) and until
 // ctx ends.
-func readMuxHello(ctx context.Context, c *net.TCPConn, o transport.Options, mode byte) error {
+func readMuxHello(ctx context.Context, c *net.TCPConn, o Options, mode byte) error {
 	var hello [muxHelloLen]byte
 	wait := handshakeTimeout(o)
 	if mode == muxModeCarrier {

@@ -1,4 +1,4 @@
-package measure_test
+package transport_test
 
 import (
 	"context"
@@ -10,13 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/transport"
 )
 
 // rawMuxCarrier connects to ln as a tcp-mux carrier's client that writes
 // its own bytes: the transport's header with the secret, then the hello.
-func rawMuxCarrier(ctx context.Context, t *testing.T, ln *measure.MuxCarrierListener, o transport.Options) io.ReadWriteCloser {
+func rawMuxCarrier(ctx context.Context, t *testing.T, ln *transport.MuxCarrierListener, o transport.Options) io.ReadWriteCloser {
 	t.Helper()
 	tc, err := transport.DialCarrier(ctx, transport.ArmTCP, ln.Addr().String(), o)
 	if err != nil {
@@ -27,7 +26,7 @@ func rawMuxCarrier(ctx context.Context, t *testing.T, ln *measure.MuxCarrierList
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ch.Write([]byte{'Q', 'B', 'M', 'X', 2, byte(measure.MuxCarrierChannels), 1, 0}); err != nil {
+	if _, err := ch.Write([]byte{'Q', 'B', 'M', 'X', 2, byte(transport.MuxCarrierChannels), 1, 0}); err != nil {
 		t.Fatal(err)
 	}
 	return ch
@@ -61,7 +60,7 @@ func TestMuxCarrierClientRefusesUnopened(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	c, err := measure.DialMuxCarrier(ctx, ln.Addr().String(), o)
+	c, err := transport.DialMuxCarrier(ctx, ln.Addr().String(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,16 +131,16 @@ func TestMuxCarrierSmallFramesCoalesce(t *testing.T) {
 // before it listens or connects.
 func TestMuxCarrierOptionsRefused(t *testing.T) {
 	ctx := context.Background()
-	if ln, err := measure.ListenMuxCarrier(ctx, "127.0.0.1:0", transport.Options{}); err == nil || !strings.Contains(err.Error(), "CarrierSecret") {
+	if ln, err := transport.ListenMuxCarrier(ctx, "127.0.0.1:0", transport.Options{}); err == nil || !strings.Contains(err.Error(), "CarrierSecret") {
 		if ln != nil {
 			ln.Close()
 		}
 		t.Errorf("a listener without a secret: %v, want a refusal naming CarrierSecret", err)
 	}
-	if _, err := measure.DialMuxCarrier(ctx, "127.0.0.1:9", transport.Options{}); err == nil || !strings.Contains(err.Error(), "CarrierSecret") {
+	if _, err := transport.DialMuxCarrier(ctx, "127.0.0.1:9", transport.Options{}); err == nil || !strings.Contains(err.Error(), "CarrierSecret") {
 		t.Errorf("a client without a secret: %v, want a refusal naming CarrierSecret", err)
 	}
-	if _, err := measure.DialMuxCarrier(ctx, "127.0.0.1:9", transport.Options{CarrierSecret: muxSecret, Channels: 5}); err == nil || !strings.Contains(err.Error(), "Options.Channels is 5") {
+	if _, err := transport.DialMuxCarrier(ctx, "127.0.0.1:9", transport.Options{CarrierSecret: muxSecret, Channels: 5}); err == nil || !strings.Contains(err.Error(), "Options.Channels is 5") {
 		t.Errorf("a client with 5 channels: %v, want a refusal naming Options.Channels", err)
 	}
 }
@@ -154,7 +153,7 @@ func TestMuxCarrierListenerBounded(t *testing.T) {
 	ctx, o, ln := muxCarrierListener(t, transport.Options{CarrierSecret: muxSecret})
 	const carriers = transport.MaxEndedListed + 20
 	for range carriers {
-		c, err := measure.DialMuxCarrier(ctx, ln.Addr().String(), o)
+		c, err := transport.DialMuxCarrier(ctx, ln.Addr().String(), o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,9 +179,9 @@ func TestMuxCarrierListenerBounded(t *testing.T) {
 	}
 
 	wrong := transport.Options{CarrierSecret: []byte("another secret of sixteen bytes")}
-	const bad = 3 * measure.MaxMuxRefusalsQueued
+	const bad = 3 * transport.MaxMuxRefusalsQueued
 	for range bad {
-		if c, err := measure.DialMuxCarrier(ctx, ln.Addr().String(), wrong); err == nil {
+		if c, err := transport.DialMuxCarrier(ctx, ln.Addr().String(), wrong); err == nil {
 			defer c.Close()
 		}
 	}
@@ -197,8 +196,8 @@ func TestMuxCarrierListenerBounded(t *testing.T) {
 		}
 		refusals++
 	}
-	if refusals == 0 || refusals > measure.MaxMuxRefusalsQueued {
-		t.Errorf("%d bad carriers left %d refusals for Accept; want 1 to %d", bad, refusals, measure.MaxMuxRefusalsQueued)
+	if refusals == 0 || refusals > transport.MaxMuxRefusalsQueued {
+		t.Errorf("%d bad carriers left %d refusals for Accept; want 1 to %d", bad, refusals, transport.MaxMuxRefusalsQueued)
 	}
 }
 
@@ -225,7 +224,7 @@ func TestMuxCarrierIdleAndLimit(t *testing.T) {
 	}
 	started := time.Now()
 	time.Sleep(200 * time.Millisecond) // for the listener to take them
-	echo := func(c *measure.MuxCarrier) error {
+	echo := func(c *transport.MuxCarrier) error {
 		ch, err := c.Open(ctx)
 		if err != nil {
 			return err
@@ -251,7 +250,7 @@ func TestMuxCarrierIdleAndLimit(t *testing.T) {
 		}
 	}()
 	for i := range limit + 1 {
-		c, err := measure.DialMuxCarrier(ctx, ln.Addr().String(), o)
+		c, err := transport.DialMuxCarrier(ctx, ln.Addr().String(), o)
 		if err != nil {
 			t.Fatal(err)
 		}
