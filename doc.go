@@ -25,6 +25,7 @@
 //
 // None of the packages above measure imports another for its logic: the link
 // knows nothing of QUIC or SPICE, the workload nothing of sockets, the
-// statistics nothing but numbers. Composition happens in examples/ and, for
-// code outside the module, in measure.
+// statistics nothing but numbers. Composition happens in measure and its
+// packages (the matrix, the records, the summary, the experiments); the
+// commands under examples/ are flags over them.
 package quicbench

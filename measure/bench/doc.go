@@ -3,7 +3,8 @@
 // each cell running every arm interleaved (tcp, quic, tcp, quic, ...), each
 // run on a fresh shapedlink.Link with the server and the client re-executed
 // from the same binary as separate processes inside their namespaces
-// (MaybeRunRole must be the first call in main), the server's egress queue
+// (Main calls MaybeRunRole first; a command with a main of its own calls
+// it before anything else), the server's egress queue
 // sampled and its egress-hook counters read while they run, and one
 // run.json per run written atomically (package results).
 //
@@ -24,7 +25,9 @@
 // Defaults.Axes; matrix.json records it, and resume, shards, the merge and
 // the summary read it with nothing more.
 //
-// The link flags (-profiles, -backend, -mode, -offload, -seed) are package
+// The link flags (-profiles, -backend, -mode, -offload, -seed and the
+// emulator's -keep-awake, off by default, and -departure-window, 200 us)
+// are package
 // linkflag's, registered by NewFlags. Every link of a matrix is built with
 // Matrix.Link; the commands' -offload flag sets its Offload. The default, wire, pins every device to
 // wire-sized packets, as the reference bench's links were. With keep

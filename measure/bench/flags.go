@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
@@ -57,14 +58,19 @@ type Flags struct {
 // overridden by the environment variables the original Rust bench used
 // (PROFILES, LOSSES, CCS, REPEATS, DURATION, WARMUP, WORKDIR), so its
 // commands carry over. quick is the -quick preset. The link flags
-// (-profiles, -backend, -mode, -offload, -seed) are package linkflag's.
+// (-profiles, -backend, -mode, -offload, -seed, -keep-awake,
+// -departure-window) are package linkflag's. -per-channel is registered
+// only where d.Arms lacks quic-per-channel.
 func NewFlags(fs *flag.FlagSet, d, quick Defaults) *Flags {
 	f := &Flags{fs: fs, quickDefaults: quick, axes: d.Axes}
 	f.link = linkflag.Register(fs, linkflag.Config{Flags: linkflag.LinkOptions | linkflag.Profiles, Profiles: d.Profiles, ProfilesEnv: "PROFILES"})
 	fs.StringVar(&f.losses, "losses", env("LOSSES", d.Losses), "per-direction loss levels in percent, space-separated, for every profile without a loss of its own (a profile with loss options, such as 80:10,loss=ge:0.3367/33.33, runs once with its own) (env LOSSES)")
 	fs.StringVar(&f.ccs, "ccs", env("CCS", d.CCs), "TCP congestion controls for the tcp arm: reno (the headline), cubic, bbr, or quicreno, a BPF controller that does what quic-go's does (registered for the run; needs root on the host) (env CCS)")
 	fs.StringVar(&f.arms, "arms", d.Arms, "arms, space-separated: "+armNames())
-	fs.BoolVar(&f.perChannel, "per-channel", false, "also run the quic-per-channel arm (one QUIC connection per channel)")
+	if !slices.Contains(strings.Fields(d.Arms), string(transport.ArmQUICPerChannel)) {
+		// Where the arms run it already, the flag would mean nothing.
+		fs.BoolVar(&f.perChannel, "per-channel", false, "also run the quic-per-channel arm (one QUIC connection per channel)")
+	}
 	f.repeats = d.Repeats
 	if v, ok := os.LookupEnv("REPEATS"); ok {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
@@ -277,7 +283,7 @@ func (f *Flags) Matrix() (*Matrix, error) {
 // explicit reports whether the setting was chosen: flagName given on the
 // command line, or env set in the environment.
 func (f *Flags) explicit(flagName, env string) bool {
-	if FlagSet(f.fs, flagName) {
+	if cli.Given(f.fs, flagName) {
 		return true
 	}
 	_, ok := os.LookupEnv(env)
@@ -287,11 +293,11 @@ func (f *Flags) explicit(flagName, env string) bool {
 // envError is the error of a variable in the environment that could not
 // be read (REPEATS, DURATION, WARMUP), unless its flag overrides it.
 func (f *Flags) envError() error {
-	if f.repeatsEnvErr != nil && !FlagSet(f.fs, "repeats") {
+	if f.repeatsEnvErr != nil && !cli.Given(f.fs, "repeats") {
 		return f.repeatsEnvErr
 	}
 	for name, d := range map[string]*durationFlag{"duration": &f.duration, "warmup": &f.warmup} {
-		if d.envErr != nil && !FlagSet(f.fs, name) {
+		if d.envErr != nil && !cli.Given(f.fs, name) {
 			return d.envErr
 		}
 	}
@@ -358,17 +364,6 @@ func profileTexts(profiles []shapedlink.Profile) []string {
 		texts = append(texts, p.String())
 	}
 	return texts
-}
-
-// FlagSet reports whether the flag name was given on fs's command line.
-func FlagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == name {
-			set = true
-		}
-	})
-	return set
 }
 
 // armNames lists every registered arm for the flag's help.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/shakenfist/quicbench/internal/cli"
 )
 
 // DefaultIdleTimeout is how long a daemon waits without a session before
@@ -63,14 +65,14 @@ func (t *twoHostFlags) refuseLinkFlags(explicit func(flagName, env string) bool)
 func (t *twoHostFlags) remoteFor(fs *flag.FlagSet) (*Remote, error) {
 	if t.remote == "" {
 		switch {
-		case FlagSet(fs, "secret-file"):
+		case cli.Given(fs, "secret-file"):
 			return nil, errors.New("-secret-file applies only with -serve or -remote")
-		case FlagSet(fs, "idle-timeout"):
+		case cli.Given(fs, "idle-timeout"):
 			return nil, errors.New("-idle-timeout applies only with -serve")
 		}
 		return nil, nil
 	}
-	if FlagSet(fs, "idle-timeout") {
+	if cli.Given(fs, "idle-timeout") {
 		return nil, errors.New("-idle-timeout applies to the daemon (-serve), not to -remote")
 	}
 	secret, err := ReadSecretFile(t.secretFile)

@@ -152,11 +152,6 @@ func runClient(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResult
 	return res, err
 }
 
-// WaitPeerClose reads ch until the peer closes it, or for at most timeout.
-// A server calls it before closing a session: a QUIC close is immediate and
-// would discard what is still in flight.
-func WaitPeerClose(ch io.ReadWriteCloser, timeout time.Duration) { measure.WaitPeerClose(ch, timeout) }
-
 func readWriters(chs []io.ReadWriteCloser) []io.ReadWriter {
 	out := make([]io.ReadWriter, len(chs))
 	for i, c := range chs {

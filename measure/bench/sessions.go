@@ -66,7 +66,7 @@ func runServers(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResul
 	// ours, all at once so one slow session does not hold up the others.
 	var wg sync.WaitGroup
 	for _, s := range sessions {
-		wg.Go(func() { WaitPeerClose(s.Channels()[0], spec.Workload.Timeout) })
+		wg.Go(func() { measure.WaitPeerClose(s.Channels()[0], spec.Workload.Timeout) })
 	}
 	wg.Wait()
 	var written, echoes int64

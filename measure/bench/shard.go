@@ -5,6 +5,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/shakenfist/quicbench/internal/cli"
 )
 
 // Shard is one share of a matrix, so that several identical machines can
@@ -213,5 +215,5 @@ const shardFlagHelp = "run only shard i of n of the matrix (i counts from 0: 0/4
 
 // shardSetting is the shard the flags and the environment choose.
 func (f *Flags) shardSetting() (Shard, error) {
-	return resolveShard(f.shard, FlagSet(f.fs, "shard"), os.LookupEnv)
+	return resolveShard(f.shard, cli.Given(f.fs, "shard"), os.LookupEnv)
 }

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
@@ -160,7 +161,7 @@ func runServer(ctx context.Context, spec roleSpec, events *eventLog) (roleResult
 		err = out.Err()
 	}
 	if ctx.Err() == nil {
-		bench.WaitPeerClose(sess.Channels()[0], spec.Workload.Timeout)
+		measure.WaitPeerClose(sess.Channels()[0], spec.Workload.Timeout)
 	}
 	stopWatch()
 	wg.Wait()

@@ -32,7 +32,7 @@ func runOne(ctx context.Context, rc runConfig) (Record, error) {
 	var rec Record
 	_, err := bench.RecordRun(ctx, dir, bench.NewRun(rc.Cell, string(rc.Arm), rc.Repeat, rc.Workload), log,
 		func(run *results.Run) (err error) {
-			cres, sres, err = measure(ctx, &rc, dir, run, link)
+			cres, sres, err = measureRun(ctx, &rc, dir, run, link)
 			return err
 		},
 		func(run results.Run) error {
@@ -66,7 +66,7 @@ func roleSpecs(rig *bench.Rig, rc *runConfig, dir string) (sspec, cspec roleSpec
 	return sspec, cspec, nil
 }
 
-func measure(ctx context.Context, rc *runConfig, dir string, run *results.Run, link *eventLog) (cres, sres roleResult, err error) {
+func measureRun(ctx context.Context, rc *runConfig, dir string, run *results.Run, link *eventLog) (cres, sres roleResult, err error) {
 	rig, err := bench.NewRig(ctx, roles, dir, rc.Profile, rc.Link)
 	if err != nil {
 		return cres, sres, err
