@@ -42,10 +42,9 @@
 // # Files
 //
 // The package is the arm contract and nothing else: arm.go (Arm,
-// Listener, Session, Preparer, QUICArm, the registry and the built-in
-// arms), tcpwith.go (the tcp-<controller> arms), carrier.go (carriers of
-// any arm), options.go (each run's options) and measure.go (Path and
-// Run). The transports themselves are package transport's; the matrix,
+// Listener, Session, Preparer, QUICArm, the registry, the built-in arms,
+// the tcp-<controller> arms and each run's options), carrier.go
+// (carriers of any arm) and measure.go (Path and Run). The transports themselves are package transport's; the matrix,
 // records and summaries are measure's subpackages.
 //
 // # What Run does

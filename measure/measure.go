@@ -249,3 +249,29 @@ func waitServer(served <-chan serverEnd, w spicelike.Config, cancel context.Canc
 	s.err = errors.Join(s.err, fmt.Errorf("still running %v after the client ended; cancelled", grace))
 	return s
 }
+
+// options are the server's and the client's transport options for a run
+// across path, from the caller's (at most one) and what the run needs.
+func options(path Path, arm Arm, w spicelike.Config, opts []transport.Options) (server, client transport.Options, err error) {
+	if len(opts) > 1 {
+		return server, client, fmt.Errorf("give at most one transport.Options, got %d", len(opts))
+	}
+	if path.ServerAddr == "" {
+		return server, client, errors.New("Path.ServerAddr is empty: use OverLink(link) or Loopback(), " +
+			"or set the ip:port the server listens on (port 0 picks one)")
+	}
+	var o transport.Options
+	if len(opts) == 1 {
+		o = opts[0]
+	}
+	if o.Listen != nil || o.ListenPacket != nil || o.DialContext != nil {
+		return server, client, errors.New("transport.Options has socket hooks set: Run takes each end's sockets from the Path " +
+			"(Path.Server and Path.Client), so set them there and leave Options.Listen, ListenPacket and DialContext nil")
+	}
+	if server, client, err = PrepareOptions(arm, w, o); err != nil {
+		return server, client, err
+	}
+	server.Listen, server.ListenPacket, server.DialContext = path.Server.Listen, path.Server.ListenPacket, path.Server.DialContext
+	client.Listen, client.ListenPacket, client.DialContext = path.Client.Listen, path.Client.ListenPacket, path.Client.DialContext
+	return server, client, nil
+}
