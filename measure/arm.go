@@ -28,21 +28,21 @@ type Arm interface {
 	Name() string
 	// Listen starts the server's side on addr ("ip:port"; port 0 picks a
 	// free port), making its sockets with opts' hooks when they are set.
-	Listen(ctx context.Context, addr string, opts transport.Options) (Listener, error)
+	Listen(ctx context.Context, addr string, opts transport.Options) (ArmListener, error)
 	// Dial opens the client's side to addr: a session of opts.Channels
 	// channels, made with opts' socket hooks when they are set.
-	Dial(ctx context.Context, addr string, opts transport.Options) (Session, error)
+	Dial(ctx context.Context, addr string, opts transport.Options) (ArmSession, error)
 }
 
-// Listener is an arm's server side: it accepts the client's session.
-type Listener interface {
-	Accept(ctx context.Context) (Session, error)
+// ArmListener is an arm's server side: it accepts the client's session.
+type ArmListener interface {
+	Accept(ctx context.Context) (ArmSession, error)
 	Addr() net.Addr
 	Close() error
 }
 
-// Session is one end of an arm's channels.
-type Session interface {
+// ArmSession is one end of an arm's channels.
+type ArmSession interface {
 	// Channels are the session's channels, in the same order at both ends:
 	// reliable, ordered byte streams. A channel that also has
 	// SetReadDeadline(time.Time) error lets the server bound its wait for
@@ -205,7 +205,7 @@ func (t transportArm) Name() string { return string(t.arm) }
 // QUIC reports whether the transport arm is one of the QUIC ones.
 func (t transportArm) QUIC() bool { return t.arm.IsQUIC() }
 
-func (t transportArm) Listen(ctx context.Context, addr string, o transport.Options) (Listener, error) {
+func (t transportArm) Listen(ctx context.Context, addr string, o transport.Options) (ArmListener, error) {
 	ln, err := transport.Listen(ctx, t.arm, addr, o)
 	if err != nil {
 		return nil, err
@@ -213,7 +213,7 @@ func (t transportArm) Listen(ctx context.Context, addr string, o transport.Optio
 	return transportListener{ln}, nil
 }
 
-func (t transportArm) Dial(ctx context.Context, addr string, o transport.Options) (Session, error) {
+func (t transportArm) Dial(ctx context.Context, addr string, o transport.Options) (ArmSession, error) {
 	s, err := transport.Dial(ctx, t.arm, addr, o)
 	if err != nil {
 		return nil, err
@@ -252,7 +252,7 @@ func (t transportArm) Prepare(o transport.Options, w spicelike.Config) (server, 
 
 type transportListener struct{ *transport.Listener }
 
-func (l transportListener) Accept(ctx context.Context) (Session, error) {
+func (l transportListener) Accept(ctx context.Context) (ArmSession, error) {
 	s, err := l.Listener.Accept(ctx)
 	if err != nil {
 		return nil, err
@@ -265,7 +265,7 @@ type tcpMux struct{}
 
 func (tcpMux) Name() string { return string(transport.ArmTCPMux) }
 
-func (tcpMux) Listen(ctx context.Context, addr string, o transport.Options) (Listener, error) {
+func (tcpMux) Listen(ctx context.Context, addr string, o transport.Options) (ArmListener, error) {
 	l, err := transport.ListenMux(ctx, addr, o)
 	if err != nil {
 		return nil, err
@@ -273,7 +273,7 @@ func (tcpMux) Listen(ctx context.Context, addr string, o transport.Options) (Lis
 	return muxListener{l}, nil
 }
 
-func (tcpMux) Dial(ctx context.Context, addr string, o transport.Options) (Session, error) {
+func (tcpMux) Dial(ctx context.Context, addr string, o transport.Options) (ArmSession, error) {
 	s, err := transport.DialMux(ctx, addr, o)
 	if err != nil {
 		return nil, err
@@ -283,7 +283,7 @@ func (tcpMux) Dial(ctx context.Context, addr string, o transport.Options) (Sessi
 
 type muxListener struct{ *transport.MuxListener }
 
-func (l muxListener) Accept(ctx context.Context) (Session, error) {
+func (l muxListener) Accept(ctx context.Context) (ArmSession, error) {
 	s, err := l.MuxListener.Accept(ctx)
 	if err != nil {
 		return nil, err
@@ -325,7 +325,7 @@ type tcpWith struct{ cc string }
 
 func (t tcpWith) Name() string { return "tcp-" + t.cc }
 
-func (t tcpWith) Listen(ctx context.Context, addr string, o transport.Options) (Listener, error) {
+func (t tcpWith) Listen(ctx context.Context, addr string, o transport.Options) (ArmListener, error) {
 	o.CongestionControl = t.cc
 	ln, err := TCP.Listen(ctx, addr, o)
 	if err != nil {
@@ -334,7 +334,7 @@ func (t tcpWith) Listen(ctx context.Context, addr string, o transport.Options) (
 	return tcpWithListener{ln, t.Name()}, nil
 }
 
-func (t tcpWith) Dial(ctx context.Context, addr string, o transport.Options) (Session, error) {
+func (t tcpWith) Dial(ctx context.Context, addr string, o transport.Options) (ArmSession, error) {
 	o.CongestionControl = t.cc
 	s, err := TCP.Dial(ctx, addr, o)
 	if err != nil {
@@ -344,12 +344,12 @@ func (t tcpWith) Dial(ctx context.Context, addr string, o transport.Options) (Se
 }
 
 type tcpWithListener struct {
-	Listener
+	ArmListener
 	name string
 }
 
-func (l tcpWithListener) Accept(ctx context.Context) (Session, error) {
-	s, err := l.Listener.Accept(ctx)
+func (l tcpWithListener) Accept(ctx context.Context) (ArmSession, error) {
+	s, err := l.ArmListener.Accept(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -358,12 +358,12 @@ func (l tcpWithListener) Accept(ctx context.Context) (Session, error) {
 
 // tcpWithSession reports the arm's own name in its State.
 type tcpWithSession struct {
-	Session
+	ArmSession
 	name string
 }
 
 func (s tcpWithSession) State() transport.State {
-	st := s.Session.State()
+	st := s.ArmSession.State()
 	st.Arm = transport.Arm(s.name)
 	return st
 }

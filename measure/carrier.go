@@ -9,18 +9,18 @@ import (
 	"github.com/shakenfist/quicbench/transport"
 )
 
-// Carrier is the client end of a carrier of any arm that has one: channels
+// ArmCarrier is the client end of a carrier of any arm that has one: channels
 // opened one at a time, as a tunnel in front of a real application needs
 // them (see transport.DialCarrier).
-type Carrier interface {
+type ArmCarrier interface {
 	Open(ctx context.Context) (transport.CarrierChannel, error)
 	ID() uint64
 	State() transport.State
 	Close() error
 }
 
-// CarrierListener is the server end of carriers of any arm that has them.
-type CarrierListener interface {
+// ArmCarrierListener is the server end of carriers of any arm that has them.
+type ArmCarrierListener interface {
 	Addr() net.Addr
 	Accept(ctx context.Context) (transport.CarrierChannel, error)
 	State() transport.State
@@ -60,7 +60,7 @@ func carrierArmList() string {
 
 // DialCarrier dials a carrier of arm (one of CarrierArms) to a
 // ListenCarrier of the same arm at addr.
-func DialCarrier(ctx context.Context, arm transport.Arm, addr string, o transport.Options) (Carrier, error) {
+func DialCarrier(ctx context.Context, arm transport.Arm, addr string, o transport.Options) (ArmCarrier, error) {
 	if arm == transport.ArmTCPMux {
 		return transport.DialMuxCarrier(ctx, addr, o)
 	}
@@ -71,7 +71,7 @@ func DialCarrier(ctx context.Context, arm transport.Arm, addr string, o transpor
 }
 
 // ListenCarrier listens at addr for carriers of arm (one of CarrierArms).
-func ListenCarrier(ctx context.Context, arm transport.Arm, addr string, o transport.Options) (CarrierListener, error) {
+func ListenCarrier(ctx context.Context, arm transport.Arm, addr string, o transport.Options) (ArmCarrierListener, error) {
 	if arm == transport.ArmTCPMux {
 		return transport.ListenMuxCarrier(ctx, addr, o)
 	}

@@ -18,8 +18,8 @@
 // # Arms
 //
 // An Arm turns N channels into connections: a name, a server side
-// (Listen, then Accept) and a client side (Dial), each giving a Session
-// whose Channels carry the workload. The built-in arms wrap package
+// (Listen, then Accept, an ArmListener's) and a client side (Dial), each
+// giving an ArmSession whose Channels carry the workload. The built-in arms wrap package
 // transport's (TCP, QUIC, QUICPerChannel, QUICPriority, and TCPMux,
 // every channel over one TCP connection with a framing of its own, to set
 // one connection's head-of-line blocking against QUIC's independent
@@ -42,10 +42,12 @@
 // # Files
 //
 // The package is the arm contract and nothing else: arm.go (Arm,
-// Listener, Session, Preparer, QUICArm, the registry, the built-in arms,
-// the tcp-<controller> arms and each run's options), carrier.go
-// (carriers of any arm) and measure.go (Path and Run). The transports themselves are package transport's; the matrix,
-// records and summaries are measure's subpackages.
+// ArmListener, ArmSession, Preparer, QUICArm, the registry, the built-in
+// arms, the tcp-<controller> arms and each run's options), carrier.go
+// (ArmCarrier and ArmCarrierListener, carriers of any arm) and measure.go
+// (Path and Run). The transports themselves, whose Session, Listener,
+// Carrier and CarrierListener are structs, are package transport's; the
+// matrix, records and summaries are measure's subpackages.
 //
 // # What Run does
 //

@@ -186,7 +186,7 @@ func Client(ctx context.Context, arm Arm, addr string, o transport.Options, w sp
 // client has closed it (or after w.Timeout): a QUIC close is immediate, so
 // closing first would throw away what is still in flight, such as the
 // echo of the client's end marker. It does not close ln.
-func Serve(ctx context.Context, ln Listener, w spicelike.Config) (*spicelike.ServerResult, *transport.State, error) {
+func Serve(ctx context.Context, ln ArmListener, w spicelike.Config) (*spicelike.ServerResult, *transport.State, error) {
 	sess, err := ln.Accept(ctx)
 	if err != nil {
 		if ctx.Err() != nil { // the client failed first, and says why

@@ -25,7 +25,7 @@ func runServers(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResul
 	}
 	defer ln.Close()
 	log.Info("listening", "arm", spec.Arm, "addr", ln.Addr().String(), "sessions", spec.Sessions)
-	sessions := make([]measure.Session, 0, spec.Sessions)
+	sessions := make([]measure.ArmSession, 0, spec.Sessions)
 	defer func() {
 		for _, s := range sessions {
 			s.Close()
@@ -87,7 +87,7 @@ func runClients(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResul
 	if err != nil {
 		return res, err
 	}
-	sessions := make([]measure.Session, n)
+	sessions := make([]measure.ArmSession, n)
 	dialErrs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {

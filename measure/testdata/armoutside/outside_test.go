@@ -25,12 +25,12 @@ type lowat struct{}
 
 func (lowat) Name() string { return "tcp-lowat" }
 
-func (lowat) Listen(ctx context.Context, addr string, o transport.Options) (measure.Listener, error) {
+func (lowat) Listen(ctx context.Context, addr string, o transport.Options) (measure.ArmListener, error) {
 	o.NotSentLowat = 16 << 10
 	return measure.TCP.Listen(ctx, addr, o)
 }
 
-func (lowat) Dial(ctx context.Context, addr string, o transport.Options) (measure.Session, error) {
+func (lowat) Dial(ctx context.Context, addr string, o transport.Options) (measure.ArmSession, error) {
 	o.NotSentLowat = 16 << 10
 	return measure.TCP.Dial(ctx, addr, o)
 }
@@ -44,11 +44,11 @@ type ownQUIC struct{}
 func (ownQUIC) Name() string { return "quic-own" }
 func (ownQUIC) QUIC() bool   { return true }
 
-func (ownQUIC) Listen(ctx context.Context, addr string, o transport.Options) (measure.Listener, error) {
+func (ownQUIC) Listen(ctx context.Context, addr string, o transport.Options) (measure.ArmListener, error) {
 	return measure.QUIC.Listen(ctx, addr, o)
 }
 
-func (ownQUIC) Dial(ctx context.Context, addr string, o transport.Options) (measure.Session, error) {
+func (ownQUIC) Dial(ctx context.Context, addr string, o transport.Options) (measure.ArmSession, error) {
 	return measure.QUIC.Dial(ctx, addr, o)
 }
 
