@@ -33,7 +33,7 @@ func TestValidateSaysWhatIsWrong(t *testing.T) {
 		{func(c *Config) { c.Control = true }, []string{"the control runs live sessions on the tcp arm"}},
 		{func(c *Config) { c.SessionTimeout = 0 }, []string{"SessionTimeout 0s"}},
 		{func(c *Config) { c.Repeats, c.Workdir = 0, "" }, []string{"-repeats 0", "-workdir is empty"}},
-		{func(c *Config) { c.Backend, c.KeepAwake = "netem", true }, []string{"-backend is netem: turn them off"}},
+		{func(c *Config) { c.Backend, c.KeepAwake = "netem", true }, []string{"-backend is netem: leave -keep-awake out"}},
 		{func(c *Config) { c.DepartureWindow = 2 * time.Millisecond }, []string{"-departure-window 2ms: give 0"}},
 	} {
 		c := goodConfig()

@@ -68,7 +68,7 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.GSOLoss, c.GSOPacePct = &fixed, 0 }, "GSOPacePct 0"},
 		{func(c *Config) { c.GSOLoss, c.GSOTime = &fixed, time.Hour }, "GSOTime 1h0m0s"},
 		{func(c *Config) { c.KeepAwake, c.Link.Backend = true, shapedlink.BackendNetem },
-			`KeepAwake (-keep-awake) keeps the CPUs awake for the emulator, and Link.Backend is "netem": set it to "emulator" or leave it empty, or turn KeepAwake off (-keep-awake=false)`},
+			`KeepAwake (-keep-awake) keeps the CPUs awake for the emulator, and Link.Backend is "netem": set it to "emulator" or leave it empty, or turn KeepAwake off`},
 		{func(c *Config) { c.DepartureWindow, c.Link.Backend = time.Millisecond, shapedlink.BackendNone }, `Link.Backend is "none"`},
 	} {
 		c := DefaultConfig()
