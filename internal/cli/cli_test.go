@@ -34,8 +34,8 @@ func TestParseAndExit(t *testing.T) {
 		if code != c.code || out.String() != c.line {
 			t.Errorf("%q: status %d, printed %q; want %d, %q", c.args, code, out.String(), c.code, c.line)
 		}
-		if (c.code == 0) != strings.Contains(usage.String(), "a number") {
-			t.Errorf("%q: the flag set printed %q; want the usage for -h only", c.args, usage.String())
+		if (c.code == 0) != strings.Contains(usage.String(), "a number") || c.code != 0 && usage.Len() > 0 {
+			t.Errorf("%q: the flag set printed %q; want the usage for -h and nothing else", c.args, usage.String())
 		}
 	}
 	fs := flag.NewFlagSet("cmd", flag.ContinueOnError)

@@ -62,9 +62,22 @@ var mutants = []edit{
 		"case c.Oversize > 0:", "case false:"},
 }
 
-// modelMutants break the link model and its descriptions; their pure
+// modelMutants break the link model and its descriptions, and the
+// command-line helpers (internal/cli, shapedlink/linkflag); their pure
 // tests (no namespace needed) must kill them.
 var modelMutants = []mutant{
+	{edit{"cli: a stray argument accepted", "internal/cli/cli.go",
+		"if fs.NArg() > 0 {", "if false && fs.NArg() > 0 {"},
+		"internal/cli", "TestParseAndExit"},
+	{edit{"cli: the flag set prints its own error and usage", "internal/cli/cli.go",
+		"fs.SetOutput(io.Discard)\n", "fs.SetOutput(out)\n"},
+		"internal/cli", "TestParseAndExit"},
+	{edit{"linkflag: a netem link takes the emulator's settings", "shapedlink/linkflag/linkflag.go",
+		"if o.Backend != shapedlink.BackendNetem {", "if true {"},
+		"shapedlink/linkflag", "TestEmulatorDefaults"},
+	{edit{"linkflag: a departure window over 1ms accepted", "shapedlink/linkflag/linkflag.go",
+		"if f.window < 0 || f.window > time.Millisecond {", "if f.window < 0 {"},
+		"shapedlink/linkflag", "TestEmulatorDefaults"},
 	{edit{"trace: a frame's unused bytes not left to the next", "shapedlink/internal/linkmodel/trace.go",
 		"m.traceLeft -= size\n\treturn m.oppTime(m.traceK)", "m.traceLeft = 0\n\treturn m.oppTime(m.traceK)"},
 		"shapedlink/internal/linkmodel", "Trace"},
