@@ -67,4 +67,14 @@
 // RoleBases for the parts of their role specs every role has, ServeRole
 // for the role processes' side, and RecordWorkload and RecordStates for
 // what a spicelike workload measured.
+//
+// # Files
+//
+// The files are grouped by concern, each group named by its prefix:
+// plan_ (the Matrix, its axes and flags, matrix.json and the work
+// directory's lock, the offload mode), run (the run loop, the Rig, the
+// progress line), role (the server and client processes: specs, the role
+// re-execution, the sessions role), shard (shards and the merge of their
+// work directories), summary (the summary and -quick's findings) and
+// remote_ (the two-host daemon and its driver); command.go is Main.
 package bench
