@@ -124,7 +124,7 @@ func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.Is(err, ErrWorkdir), errors.Is(err, ErrRemoteAuth), errors.Is(err, ErrEnvironment):
+	case errors.Is(err, ErrWorkdir), errors.Is(err, errRemoteAuth), errors.Is(err, ErrEnvironment):
 		return ExitUsage
 	case errors.Is(err, ErrInterrupted):
 		return ExitInterrupted

@@ -39,9 +39,9 @@ import (
 	"github.com/shakenfist/quicbench/transport"
 )
 
-// RemoteProtocol is the version of the two-host control protocol. A daemon
+// remoteProtocol is the version of the two-host control protocol. A daemon
 // and a driver of different versions refuse each other.
-const RemoteProtocol = 1
+const remoteProtocol = 1
 
 // MinSecretLen is the shortest shared secret two-host mode accepts, in
 // bytes.
@@ -83,11 +83,11 @@ const (
 // probeMagic starts every probe datagram; the daemon answers nothing else.
 var probeMagic = []byte("qbprobe1")
 
-// ErrRemoteAuth marks a two-host session that could not start: the daemon
+// errRemoteAuth marks a two-host session that could not start: the daemon
 // refused the driver (wrong secret, a run already in progress, another
 // protocol version), or the daemon could not prove it holds the secret.
 // Nothing was run.
-var ErrRemoteAuth = errors.New("two-host session refused")
+var errRemoteAuth = errors.New("two-host session refused")
 
 // ctlMsg is every message of the control protocol; Op says which fields
 // matter.
@@ -105,7 +105,7 @@ type ctlMsg struct {
 	Run string `json:"run,omitempty"`
 	// Spec is the server's spec without addresses, certificate or
 	// deadline; Within is how long from the start the server may run.
-	Spec   *RoleSpec     `json:"spec,omitempty"`
+	Spec   *roleSpec     `json:"spec,omitempty"`
 	Within time.Duration `json:"within_ns,omitempty"`
 	// Port is the UDP port of the probe (probing) or the data port
 	// (ready); Addr the server's data address as the daemon sees it.
@@ -114,9 +114,9 @@ type ctlMsg struct {
 	Certificate *transport.Certificate `json:"certificate,omitempty"`
 	// Echoed is how many probe datagrams the daemon answered.
 	Echoed int `json:"echoed,omitempty"`
-	// Result is the server's RoleResult, Log the end of its log and Exit
+	// Result is the server's roleResult, Log the end of its log and Exit
 	// its exit status.
-	Result *RoleResult `json:"result,omitempty"`
+	Result *roleResult `json:"result,omitempty"`
 	Log    string      `json:"log,omitempty"`
 	Exit   string      `json:"exit,omitempty"`
 }

@@ -40,7 +40,7 @@ func driverFrom(td *testDaemon, from string) *Remote {
 // not keep a driver out, whether it comes from another address or from
 // the attacker's own.
 func TestDaemonAdmitsDriverPastIdleConnections(t *testing.T) {
-	td := startTestDaemon(t, DaemonConfig{})
+	td := startTestDaemon(t, daemonConfig{})
 	attacker := net.ParseIP("127.0.0.1")
 	held := 0
 	for range 3 * maxPreAuth {
@@ -71,7 +71,7 @@ func TestDaemonAdmitsDriverPastIdleConnections(t *testing.T) {
 // new idle connection as soon as one of its own ends, for as long as the
 // test runs, does not keep a driver from another address out.
 func TestDaemonAdmitsDriverPastReopenedConnections(t *testing.T) {
-	td := startTestDaemon(t, DaemonConfig{HandshakeTimeout: 500 * time.Millisecond})
+	td := startTestDaemon(t, daemonConfig{HandshakeTimeout: 500 * time.Millisecond})
 	attacker := net.ParseIP("127.0.0.1")
 	stop := make(chan struct{})
 	var wg sync.WaitGroup

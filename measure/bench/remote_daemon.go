@@ -15,8 +15,8 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
-// DaemonConfig is the server end of two-host mode.
-type DaemonConfig struct {
+// daemonConfig is the server end of two-host mode.
+type daemonConfig struct {
 	// Addr is the control address to listen on, such as 0.0.0.0:7390.
 	// The path probe answers on UDP at the same port number, and each
 	// run's server listens on ServerPort (TCP and UDP).
@@ -41,7 +41,7 @@ type DaemonConfig struct {
 
 // Daemon serves two-host runs, one session at a time.
 type Daemon struct {
-	cfg  DaemonConfig
+	cfg  daemonConfig
 	log  *slog.Logger
 	ln   net.Listener
 	port int
@@ -59,9 +59,9 @@ type Daemon struct {
 	runs         int
 }
 
-// ListenDaemon checks cfg and listens on its address; Serve then answers
+// listenDaemon checks cfg and listens on its address; Serve then answers
 // drivers.
-func ListenDaemon(ctx context.Context, cfg DaemonConfig) (*Daemon, error) {
+func listenDaemon(ctx context.Context, cfg daemonConfig) (*Daemon, error) {
 	if len(cfg.Secret) < MinSecretLen {
 		return nil, fmt.Errorf("the daemon's secret is %d bytes; give at least %d", len(cfg.Secret), MinSecretLen)
 	}
@@ -246,7 +246,7 @@ func (d *Daemon) authenticate(cc *ctlConn, deadline time.Time) (ctlMsg, error) {
 	if err != nil {
 		return ctlMsg{}, err
 	}
-	if err := cc.send(ctlMsg{Op: "hello", Version: RemoteProtocol, Nonce: dnonce}, time.Until(deadline)); err != nil {
+	if err := cc.send(ctlMsg{Op: "hello", Version: remoteProtocol, Nonce: dnonce}, time.Until(deadline)); err != nil {
 		return ctlMsg{}, fmt.Errorf("sending the challenge: %v", err)
 	}
 	m, err := cc.recv(time.Until(deadline))
@@ -257,12 +257,12 @@ func (d *Daemon) authenticate(cc *ctlConn, deadline time.Time) (ctlMsg, error) {
 		return ctlMsg{}, fmt.Errorf("no proof of the secret: %v", err)
 	case m.Op != "auth":
 		return ctlMsg{}, fmt.Errorf("no proof of the secret: expected \"auth\", got %q", m.Op)
-	case m.Version != RemoteProtocol:
-		return ctlMsg{}, fmt.Errorf("the driver speaks protocol version %d and this daemon %d: run the same quicbench version on both hosts", m.Version, RemoteProtocol)
+	case m.Version != remoteProtocol:
+		return ctlMsg{}, fmt.Errorf("the driver speaks protocol version %d and this daemon %d: run the same quicbench version on both hosts", m.Version, remoteProtocol)
 	case len(m.Nonce) != remoteNonceLen:
 		return ctlMsg{}, fmt.Errorf("the driver's challenge is %d bytes, not %d", len(m.Nonce), remoteNonceLen)
 	case !hmac.Equal(m.Proof, remoteProof(d.cfg.Secret, "client", dnonce, m.Nonce)):
 		return ctlMsg{}, errors.New("wrong proof of the secret: do both hosts' -secret-file hold the same secret?")
 	}
-	return ctlMsg{Op: "welcome", Version: RemoteProtocol, Proof: remoteProof(d.cfg.Secret, "server", m.Nonce, dnonce)}, nil
+	return ctlMsg{Op: "welcome", Version: remoteProtocol, Proof: remoteProof(d.cfg.Secret, "server", m.Nonce, dnonce)}, nil
 }

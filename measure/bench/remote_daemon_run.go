@@ -203,7 +203,7 @@ func (d *Daemon) start(ctx context.Context, cc *ctlConn, m ctlMsg) (*daemonRun, 
 	}
 	run.cmd, run.done = cmd, make(chan struct{})
 	go func() { run.err = cmd.Wait(); close(run.done) }()
-	if err := WaitReady(ctx, ready, run.done, 15*time.Second); err != nil {
+	if err := waitReady(ctx, ready, run.done, 15*time.Second); err != nil {
 		StopRole(run.cmd, run.done)
 		tail := logTail(filepath.Join(run.dir, RoleServer+".log"), 2048)
 		run.stop()
@@ -233,7 +233,7 @@ func (d *Daemon) finish(cc *ctlConn, run *daemonRun) error {
 	if run.err != nil {
 		msg.Exit = run.err.Error()
 	}
-	if res, err := ReadResult[RoleResult](run.out); err == nil {
+	if res, err := ReadResult[roleResult](run.out); err == nil {
 		msg.Result = &res
 	} else {
 		msg.Why = "the server wrote no result: " + err.Error()

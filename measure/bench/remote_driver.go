@@ -82,7 +82,7 @@ func (r *Remote) dial(ctx context.Context, network, address string) (net.Conn, e
 }
 
 // Connect opens an authenticated session with the daemon unless one is
-// open. A refusal, either way, wraps ErrRemoteAuth; a daemon that cannot
+// open. A refusal, either way, wraps errRemoteAuth; a daemon that cannot
 // be reached does not.
 func (r *Remote) Connect(ctx context.Context) error {
 	_, err := r.session(ctx)
@@ -181,23 +181,23 @@ func (r *Remote) open(ctx context.Context) (*remoteSession, error) {
 	case err != nil:
 		return fail(fmt.Errorf("%s did not greet as a quicbench daemon: %v", r.Addr, err))
 	case m.Op == "refused" && m.Retry:
-		return fail(errRetry{fmt.Errorf("%w: the daemon at %s refused: %s", ErrRemoteAuth, r.Addr, m.Why)})
+		return fail(errRetry{fmt.Errorf("%w: the daemon at %s refused: %s", errRemoteAuth, r.Addr, m.Why)})
 	case m.Op == "refused":
-		return fail(fmt.Errorf("%w: the daemon at %s refused: %s", ErrRemoteAuth, r.Addr, m.Why))
+		return fail(fmt.Errorf("%w: the daemon at %s refused: %s", errRemoteAuth, r.Addr, m.Why))
 	case m.Op != "hello":
 		return fail(fmt.Errorf("%s did not greet as a quicbench daemon (it sent %q)", r.Addr, m.Op))
-	case m.Version != RemoteProtocol:
+	case m.Version != remoteProtocol:
 		return fail(fmt.Errorf("%w: the daemon at %s speaks protocol version %d and this driver %d: run the same quicbench version on both hosts",
-			ErrRemoteAuth, r.Addr, m.Version, RemoteProtocol))
+			errRemoteAuth, r.Addr, m.Version, remoteProtocol))
 	case len(m.Nonce) != remoteNonceLen:
-		return fail(fmt.Errorf("%w: the daemon at %s sent a %d-byte challenge, not %d", ErrRemoteAuth, r.Addr, len(m.Nonce), remoteNonceLen))
+		return fail(fmt.Errorf("%w: the daemon at %s sent a %d-byte challenge, not %d", errRemoteAuth, r.Addr, len(m.Nonce), remoteNonceLen))
 	}
 	dnonce := m.Nonce
 	cnonce, err := newNonce()
 	if err != nil {
 		return fail(err)
 	}
-	auth := ctlMsg{Op: "auth", Version: RemoteProtocol, Nonce: cnonce, Proof: remoteProof(r.Secret, "client", dnonce, cnonce)}
+	auth := ctlMsg{Op: "auth", Version: remoteProtocol, Nonce: cnonce, Proof: remoteProof(r.Secret, "client", dnonce, cnonce)}
 	if err := cc.send(auth, remoteHandshakeTimeout); err != nil {
 		return fail(fmt.Errorf("sending the proof to %s: %w", r.Addr, err))
 	}
@@ -206,12 +206,12 @@ func (r *Remote) open(ctx context.Context) (*remoteSession, error) {
 	case err != nil:
 		return fail(fmt.Errorf("the daemon at %s did not answer the proof: %v", r.Addr, err))
 	case m.Op == "refused" && m.Retry:
-		return fail(errRetry{fmt.Errorf("%w: the daemon at %s refused: %s", ErrRemoteAuth, r.Addr, m.Why)})
+		return fail(errRetry{fmt.Errorf("%w: the daemon at %s refused: %s", errRemoteAuth, r.Addr, m.Why)})
 	case m.Op == "refused":
-		return fail(fmt.Errorf("%w: the daemon at %s refused: %s", ErrRemoteAuth, r.Addr, m.Why))
+		return fail(fmt.Errorf("%w: the daemon at %s refused: %s", errRemoteAuth, r.Addr, m.Why))
 	case m.Op != "welcome" || !hmac.Equal(m.Proof, remoteProof(r.Secret, "server", cnonce, dnonce)):
 		return fail(fmt.Errorf("%w: the daemon at %s could not prove it holds the secret (another -secret-file, or not the bench's daemon); nothing was run",
-			ErrRemoteAuth, r.Addr))
+			errRemoteAuth, r.Addr))
 	}
 	cc.limit = remoteMaxLine
 	ip := c.RemoteAddr().(*net.TCPAddr).IP
@@ -317,7 +317,7 @@ func (e errDaemonRun) Error() string { return "the daemon could not start the se
 // start asks the daemon to start the run's server and waits until it
 // listens: the data address to dial (the daemon's address as dialled, at
 // the port the daemon gives) and the server's certificate, without its key.
-func (r *Remote) start(s *remoteSession, name string, spec RoleSpec, within time.Duration) (string, transport.Certificate, error) {
+func (r *Remote) start(s *remoteSession, name string, spec roleSpec, within time.Duration) (string, transport.Certificate, error) {
 	if err := s.cc.send(ctlMsg{Op: "start", Run: name, Spec: &spec, Within: within}, remoteOpTimeout); err != nil {
 		return "", transport.Certificate{}, err
 	}
@@ -385,7 +385,7 @@ func measureRemote(ctx context.Context, rc RunConfig, dir string, run *results.R
 	// The daemon makes its own key pair and gives the client its half.
 	sopts.Certificate, copts.Certificate = transport.Certificate{}, transport.Certificate{}
 	within := rc.Workload.Duration + 2*time.Minute
-	serverSpec := RoleSpec{RoleBase: RoleBase{Role: RoleServer, Transport: sopts}, Arm: rc.Arm, Workload: rc.Workload, Sessions: rc.Sessions}
+	serverSpec := roleSpec{RoleBase: RoleBase{Role: RoleServer, Transport: sopts}, Arm: rc.Arm, Workload: rc.Workload, Sessions: rc.Sessions}
 	// What was asked of the daemon; it adds the address, its own key and
 	// the deadline.
 	if err := results.WriteJSON(filepath.Join(dir, RoleServer+"-spec.json"), serverSpec); err != nil {
@@ -417,7 +417,7 @@ func measureRemote(ctx context.Context, rc RunConfig, dir string, run *results.R
 	if cliStartErr != nil {
 		return cliStartErr
 	}
-	var sres RoleResult
+	var sres roleResult
 	if finErr == nil {
 		if err := os.WriteFile(filepath.Join(dir, RoleServer+".log"), []byte(fin.Log), 0o644); err != nil {
 			log.Warn("writing the server's log", "err", err)
@@ -429,7 +429,7 @@ func measureRemote(ctx context.Context, rc RunConfig, dir string, run *results.R
 			}
 		}
 	}
-	cres, cerrRead := ReadResult[RoleResult](clientSpec.Out)
+	cres, cerrRead := ReadResult[roleResult](clientSpec.Out)
 	recordEnds(run, rc, sres, cres)
 	if err := clientOutcome(cres, cerrRead, cliErr, filepath.Join(dir, RoleClient+".log")); err != nil {
 		return err

@@ -105,7 +105,7 @@ func serveMain(name string, f *Flags) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	d, err := ListenDaemon(ctx, DaemonConfig{Addr: f.twoHost.serve, Secret: secret, IdleTimeout: f.twoHost.idleTimeout,
+	d, err := listenDaemon(ctx, daemonConfig{Addr: f.twoHost.serve, Secret: secret, IdleTimeout: f.twoHost.idleTimeout,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)).With("daemon", name)})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)

@@ -36,7 +36,7 @@ import (
 func TestTwoHostMatrixAgreesWithSingleHost(t *testing.T) {
 	shapedlinktest.Need(t)
 	link := shapedlinktest.New(t, "20:10")
-	td := startTestDaemon(t, DaemonConfig{
+	td := startTestDaemon(t, daemonConfig{
 		Addr:      net.JoinHostPort(link.ServerAddr().String(), "7390"),
 		Namespace: link.Server(),
 	})
@@ -49,7 +49,7 @@ func TestTwoHostMatrixAgreesWithSingleHost(t *testing.T) {
 	bad := &Matrix{CCs: []string{MatchedCC}, Arms: arms, Repeats: 2, Workload: w, Workdir: t.TempDir(),
 		Remote: &Remote{Addr: td.Addr().String(), Secret: []byte("the wrong secret, long enough"), Local: link.Client()}}
 	err := bad.Run(ctx)
-	if !errors.Is(err, ErrRemoteAuth) || !strings.Contains(err.Error(), "wrong proof") || ExitCode(err) != ExitUsage {
+	if !errors.Is(err, errRemoteAuth) || !strings.Contains(err.Error(), "wrong proof") || ExitCode(err) != ExitUsage {
 		t.Errorf("the wrong secret: %v (exit %d), want a refusal saying the proof was wrong, exit %d", err, ExitCode(err), ExitUsage)
 	}
 	if runs, err := results.Load(bad.Workdir); err == nil {
@@ -193,7 +193,7 @@ func median(xs []float64) float64 {
 // process's own network namespace, over loopback: the way the commands
 // run, with no namespace given to the daemon or the driver.
 func TestTwoHostOnLoopback(t *testing.T) {
-	td := startTestDaemon(t, DaemonConfig{})
+	td := startTestDaemon(t, daemonConfig{})
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 3*time.Second, time.Second
 	m := &Matrix{CCs: []string{MatchedCC}, Arms: []transport.Arm{transport.ArmTCP, transport.ArmQUIC}, Repeats: 1, Workload: w,

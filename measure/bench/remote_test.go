@@ -49,7 +49,7 @@ type testDaemon struct {
 	served chan error
 }
 
-func startTestDaemon(t *testing.T, cfg DaemonConfig) *testDaemon {
+func startTestDaemon(t *testing.T, cfg daemonConfig) *testDaemon {
 	t.Helper()
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
@@ -60,7 +60,7 @@ func startTestDaemon(t *testing.T, cfg DaemonConfig) *testDaemon {
 	buf := &syncBuffer{}
 	cfg.Logger = slog.New(slog.NewTextHandler(buf, nil))
 	ctx, cancel := context.WithCancel(context.Background())
-	d, err := ListenDaemon(ctx, cfg)
+	d, err := listenDaemon(ctx, cfg)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -124,7 +124,7 @@ func expectRefusedAndClosed(t *testing.T, c net.Conn, r *bufio.Reader, want stri
 }
 
 func TestRemoteHandshake(t *testing.T) {
-	td := startTestDaemon(t, DaemonConfig{})
+	td := startTestDaemon(t, daemonConfig{})
 	r := td.remote(testSecret)
 	if err := r.Connect(context.Background()); err != nil {
 		t.Fatalf("the same secret was refused: %v", err)
@@ -133,11 +133,11 @@ func TestRemoteHandshake(t *testing.T) {
 }
 
 func TestRemoteRefusesWrongSecret(t *testing.T) {
-	td := startTestDaemon(t, DaemonConfig{})
+	td := startTestDaemon(t, daemonConfig{})
 	r := td.remote([]byte("not the daemon's secret at all"))
 	err := r.Connect(context.Background())
-	if !errors.Is(err, ErrRemoteAuth) || !strings.Contains(err.Error(), "wrong proof") {
-		t.Fatalf("a wrong secret: %v, want ErrRemoteAuth saying the proof was wrong", err)
+	if !errors.Is(err, errRemoteAuth) || !strings.Contains(err.Error(), "wrong proof") {
+		t.Fatalf("a wrong secret: %v, want errRemoteAuth saying the proof was wrong", err)
 	}
 	if ExitCode(err) != ExitUsage {
 		t.Errorf("exit code %d for a refusal, want %d", ExitCode(err), ExitUsage)
@@ -152,9 +152,9 @@ func TestRemoteRefusesWrongSecret(t *testing.T) {
 }
 
 func TestRemoteRefusesGarbage(t *testing.T) {
-	td := startTestDaemon(t, DaemonConfig{})
+	td := startTestDaemon(t, daemonConfig{})
 	c, r, hello := rawHello(t, td.Addr().String())
-	if hello.Op != "hello" || hello.Version != RemoteProtocol || len(hello.Nonce) != remoteNonceLen {
+	if hello.Op != "hello" || hello.Version != remoteProtocol || len(hello.Nonce) != remoteNonceLen {
 		t.Fatalf("greeting %+v", hello)
 	}
 	if _, err := c.Write([]byte("GET / HTTP/1.0\n")); err != nil {
@@ -164,7 +164,7 @@ func TestRemoteRefusesGarbage(t *testing.T) {
 }
 
 func TestRemoteRefusesSilence(t *testing.T) {
-	td := startTestDaemon(t, DaemonConfig{HandshakeTimeout: 300 * time.Millisecond})
+	td := startTestDaemon(t, daemonConfig{HandshakeTimeout: 300 * time.Millisecond})
 	c, r, _ := rawHello(t, td.Addr().String())
 	expectRefusedAndClosed(t, c, r, "no proof")
 }
@@ -172,7 +172,7 @@ func TestRemoteRefusesSilence(t *testing.T) {
 // TestRemoteRefusesBadProof: a proof made for another challenge (a
 // replay), with another secret, or none at all, is refused.
 func TestRemoteRefusesBadProof(t *testing.T) {
-	td := startTestDaemon(t, DaemonConfig{})
+	td := startTestDaemon(t, daemonConfig{})
 	for name, proof := range map[string]func(dn, cn []byte) []byte{
 		"replayed":       func(dn, cn []byte) []byte { return remoteProof(testSecret, "client", make([]byte, remoteNonceLen), cn) },
 		"another secret": func(dn, cn []byte) []byte { return remoteProof([]byte("another secret, 16+ bytes"), "client", dn, cn) },
@@ -182,7 +182,7 @@ func TestRemoteRefusesBadProof(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c, r, hello := rawHello(t, td.Addr().String())
 			cn, _ := newNonce()
-			b, _ := json.Marshal(ctlMsg{Op: "auth", Version: RemoteProtocol, Nonce: cn, Proof: proof(hello.Nonce, cn)})
+			b, _ := json.Marshal(ctlMsg{Op: "auth", Version: remoteProtocol, Nonce: cn, Proof: proof(hello.Nonce, cn)})
 			c.Write(append(b, '\n'))
 			expectRefusedAndClosed(t, c, r, "wrong proof")
 		})
@@ -190,10 +190,10 @@ func TestRemoteRefusesBadProof(t *testing.T) {
 }
 
 func TestRemoteRefusesOtherVersion(t *testing.T) {
-	td := startTestDaemon(t, DaemonConfig{})
+	td := startTestDaemon(t, daemonConfig{})
 	c, r, hello := rawHello(t, td.Addr().String())
 	cn := make([]byte, remoteNonceLen)
-	b, _ := json.Marshal(ctlMsg{Op: "auth", Version: RemoteProtocol + 1, Nonce: cn, Proof: remoteProof(testSecret, "client", hello.Nonce, cn)})
+	b, _ := json.Marshal(ctlMsg{Op: "auth", Version: remoteProtocol + 1, Nonce: cn, Proof: remoteProof(testSecret, "client", hello.Nonce, cn)})
 	c.Write(append(b, '\n'))
 	expectRefusedAndClosed(t, c, r, "protocol version")
 }
@@ -237,15 +237,15 @@ func TestDriverRefusesDaemonWithoutSecret(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := &Remote{Addr: fakeDaemon(t, RemoteProtocol, answer), Secret: testSecret}
+			r := &Remote{Addr: fakeDaemon(t, remoteProtocol, answer), Secret: testSecret}
 			err := r.Connect(context.Background())
-			if !errors.Is(err, ErrRemoteAuth) || !strings.Contains(err.Error(), "could not prove") {
-				t.Errorf("a daemon without the secret: %v, want ErrRemoteAuth saying it could not prove it", err)
+			if !errors.Is(err, errRemoteAuth) || !strings.Contains(err.Error(), "could not prove") {
+				t.Errorf("a daemon without the secret: %v, want errRemoteAuth saying it could not prove it", err)
 			}
 		})
 	}
 	// The control: a daemon that does hold the secret is accepted.
-	r := &Remote{Addr: fakeDaemon(t, RemoteProtocol, func(a ctlMsg, dn []byte) []byte {
+	r := &Remote{Addr: fakeDaemon(t, remoteProtocol, func(a ctlMsg, dn []byte) []byte {
 		return remoteProof(testSecret, "server", a.Nonce, dn)
 	}), Secret: testSecret}
 	if err := r.Connect(context.Background()); err != nil {
@@ -255,22 +255,22 @@ func TestDriverRefusesDaemonWithoutSecret(t *testing.T) {
 }
 
 func TestDriverRefusesOtherVersion(t *testing.T) {
-	r := &Remote{Addr: fakeDaemon(t, RemoteProtocol+1, func(ctlMsg, []byte) []byte { return nil }), Secret: testSecret}
+	r := &Remote{Addr: fakeDaemon(t, remoteProtocol+1, func(ctlMsg, []byte) []byte { return nil }), Secret: testSecret}
 	err := r.Connect(context.Background())
-	if !errors.Is(err, ErrRemoteAuth) || !strings.Contains(err.Error(), "protocol version") {
-		t.Errorf("a daemon of another version: %v, want ErrRemoteAuth naming the version", err)
+	if !errors.Is(err, errRemoteAuth) || !strings.Contains(err.Error(), "protocol version") {
+		t.Errorf("a daemon of another version: %v, want errRemoteAuth naming the version", err)
 	}
 }
 
 func TestRemoteRefusesSecondSession(t *testing.T) {
-	td := startTestDaemon(t, DaemonConfig{})
+	td := startTestDaemon(t, daemonConfig{})
 	first := td.remote(testSecret)
 	if err := first.Connect(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	second := td.remote(testSecret)
 	err := second.Connect(context.Background())
-	if !errors.Is(err, ErrRemoteAuth) || !strings.Contains(err.Error(), "one run at a time") {
+	if !errors.Is(err, errRemoteAuth) || !strings.Contains(err.Error(), "one run at a time") {
 		t.Fatalf("a second session: %v, want a busy refusal", err)
 	}
 	// Refused before any proof: a busy daemon says so even to a stranger.
@@ -291,7 +291,7 @@ func TestRemoteRefusesSecondSession(t *testing.T) {
 
 func TestDaemonIdleTimeout(t *testing.T) {
 	const idle = 500 * time.Millisecond
-	td := startTestDaemon(t, DaemonConfig{IdleTimeout: idle})
+	td := startTestDaemon(t, daemonConfig{IdleTimeout: idle})
 	// A session, held longer than the idle timeout, keeps it up.
 	r := td.remote(testSecret)
 	if err := r.Connect(context.Background()); err != nil {
@@ -326,7 +326,7 @@ func TestDaemonIdleTimeout(t *testing.T) {
 // checks that the daemon answers the session's peer only, and only while
 // the probe lasts.
 func TestProbeAnswersOnlyThePeer(t *testing.T) {
-	td := startTestDaemon(t, DaemonConfig{})
+	td := startTestDaemon(t, daemonConfig{})
 	r := td.remote(testSecret)
 	s, err := r.session(context.Background())
 	if err != nil {
@@ -531,15 +531,15 @@ func TestPathProbeValidates(t *testing.T) {
 // the right daemon, is not refused for a matrix.json the first wrote. A
 // directory that held something before keeps it.
 func TestRefusedDriverLeavesTheWorkdir(t *testing.T) {
-	wrong := startTestDaemon(t, DaemonConfig{Secret: []byte("another daemon's secret, long enough")})
-	right := startTestDaemon(t, DaemonConfig{})
+	wrong := startTestDaemon(t, daemonConfig{Secret: []byte("another daemon's secret, long enough")})
+	right := startTestDaemon(t, daemonConfig{})
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 3*time.Second, time.Second
 	root := t.TempDir()
 	workdir := filepath.Join(root, "results", "path-x")
 	m := &Matrix{CCs: []string{MatchedCC}, Arms: []transport.Arm{transport.ArmTCP}, Repeats: 1, Workload: w,
 		Workdir: workdir, Remote: wrong.remote(testSecret)}
-	if err := m.Run(context.Background()); !errors.Is(err, ErrRemoteAuth) {
+	if err := m.Run(context.Background()); !errors.Is(err, errRemoteAuth) {
 		t.Fatalf("the wrong daemon: %v, want a refusal", err)
 	}
 	if _, err := os.Lstat(filepath.Join(root, "results")); !errors.Is(err, os.ErrNotExist) {
@@ -561,7 +561,7 @@ func TestRefusedDriverLeavesTheWorkdir(t *testing.T) {
 	if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := other.Run(context.Background()); !errors.Is(err, ErrRemoteAuth) {
+	if err := other.Run(context.Background()); !errors.Is(err, errRemoteAuth) {
 		t.Fatalf("the wrong daemon: %v, want a refusal", err)
 	}
 	if ents, _ := os.ReadDir(other.Workdir); len(ents) != 1 || ents[0].Name() != "notes.txt" {
@@ -570,7 +570,7 @@ func TestRefusedDriverLeavesTheWorkdir(t *testing.T) {
 	if err := results.WriteJSON(filepath.Join(other.Workdir, matrixFile), other.record()); err != nil {
 		t.Fatal(err)
 	}
-	if err := other.Run(context.Background()); !errors.Is(err, ErrRemoteAuth) {
+	if err := other.Run(context.Background()); !errors.Is(err, errRemoteAuth) {
 		t.Fatalf("the wrong daemon: %v, want a refusal", err)
 	}
 	if _, err := os.Stat(filepath.Join(other.Workdir, matrixFile)); err != nil {

@@ -24,11 +24,11 @@ import (
 // cannot stall the other's measurement.
 const (
 	envRole = "QUICBENCH_ROLE" // "server" or "client"
-	envSpec = "QUICBENCH_SPEC" // path to the RoleSpec JSON
+	envSpec = "QUICBENCH_SPEC" // path to the roleSpec JSON
 )
 
-// RoleSpec is what a server or client process is told to do.
-type RoleSpec struct {
+// roleSpec is what a server or client process is told to do.
+type roleSpec struct {
 	RoleBase
 	Arm      transport.Arm    `json:"arm"`
 	Workload spicelike.Config `json:"workload"`
@@ -37,8 +37,8 @@ type RoleSpec struct {
 	Sessions int `json:"sessions,omitempty"`
 }
 
-// RoleResult is what a server or client process reports.
-type RoleResult struct {
+// roleResult is what a server or client process reports.
+type roleResult struct {
 	Role   string                  `json:"role"`
 	Err    string                  `json:"error,omitempty"`
 	Client *spicelike.ClientResult `json:"client,omitempty"`
@@ -47,11 +47,11 @@ type RoleResult struct {
 	Usage  *results.Usage          `json:"usage,omitempty"`
 	// Sessions is every session's result when the spec asked for more
 	// than one; Client, Server and State are then session 0's.
-	Sessions []RoleSession `json:"sessions,omitempty"`
+	Sessions []roleSession `json:"sessions,omitempty"`
 }
 
-// RoleSession is one session's part of a multi-session RoleResult.
-type RoleSession struct {
+// roleSession is one session's part of a multi-session roleResult.
+type roleSession struct {
 	Client *spicelike.ClientResult `json:"client,omitempty"`
 	Server *spicelike.ServerResult `json:"server,omitempty"`
 	State  *transport.State        `json:"state,omitempty"`
@@ -61,20 +61,20 @@ type RoleSession struct {
 // started as a run's server or client it does that job and exits; otherwise
 // it returns at once.
 func MaybeRunRole() {
-	ServeRole(benchRoles, map[string]func(context.Context, RoleSpec, *slog.Logger) (RoleResult, error){
-		RoleServer: func(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResult, error) {
+	ServeRole(benchRoles, map[string]func(context.Context, roleSpec, *slog.Logger) (roleResult, error){
+		RoleServer: func(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResult, error) {
 			if spec.Sessions > 1 {
 				return runServers(ctx, spec, log)
 			}
 			return runServer(ctx, spec, log)
 		},
-		RoleClient: func(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResult, error) {
+		RoleClient: func(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResult, error) {
 			if spec.Sessions > 1 {
 				return runClients(ctx, spec, log)
 			}
 			return runClient(ctx, spec, log)
 		},
-	}, func(role string, res *RoleResult, err error, log *slog.Logger) {
+	}, func(role string, res *roleResult, err error, log *slog.Logger) {
 		res.Role = role
 		res.Usage = selfUsage()
 		if err != nil {
@@ -120,8 +120,8 @@ func vmHWM(status string) int64 {
 // readyFD is the pipe on which the server says it is listening.
 const readyFD = 3
 
-func runServer(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResult, error) {
-	res := RoleResult{}
+func runServer(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResult, error) {
+	res := roleResult{}
 	ln, err := Listen(ctx, spec.Arm, spec.Addr, spec.Transport)
 	if err != nil {
 		return res, err
@@ -138,8 +138,8 @@ func runServer(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResult
 	return res, err
 }
 
-func runClient(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResult, error) {
-	res := RoleResult{}
+func runClient(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResult, error) {
+	res := roleResult{}
 	arm, err := measure.Lookup(string(spec.Arm))
 	if err != nil {
 		return res, err

@@ -93,18 +93,18 @@ func (e RoleEnv) Enter(spec any) (string, *slog.Logger) {
 	return role, log
 }
 
-// RoleContext is what a role runs under: cancelled by SIGINT or SIGTERM
+// roleContext is what a role runs under: cancelled by SIGINT or SIGTERM
 // (how the orchestrator ends a run early) and at deadline.
-func RoleContext(deadline time.Time) (context.Context, context.CancelFunc) {
+func roleContext(deadline time.Time) (context.Context, context.CancelFunc) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	return ctx, func() { cancel(); stop() }
 }
 
-// ExitRole writes a role's result to out and ends the process: status 0,
+// exitRole writes a role's result to out and ends the process: status 0,
 // 1 when the role failed (the result says why), 2 when the result could
 // not be written.
-func ExitRole(out string, res any, failed bool, log *slog.Logger) {
+func exitRole(out string, res any, failed bool, log *slog.Logger) {
 	if err := results.WriteJSON(out, res); err != nil {
 		log.Error("writing the result", "path", out, "err", err)
 		os.Exit(2)
@@ -116,7 +116,7 @@ func ExitRole(out string, res any, failed bool, log *slog.Logger) {
 }
 
 // StartServer starts role like Start, with a readiness pipe as its
-// descriptor 3, and returns the pipe's read end for WaitReady.
+// descriptor 3, and returns the pipe's read end for waitReady.
 func (e RoleEnv) StartServer(ctx context.Context, ns *shapedlink.Namespace, role string, spec any, dir string) (*exec.Cmd, *os.File, error) {
 	r, w, err := os.Pipe()
 	if err != nil {

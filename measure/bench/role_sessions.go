@@ -17,8 +17,8 @@ import (
 // the session id in their header), then serves them all at once. Which
 // accepted session matches which of the client's does not matter: every
 // session runs the same workload, and the client's side is the measurement.
-func runServers(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResult, error) {
-	res := RoleResult{}
+func runServers(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResult, error) {
+	res := roleResult{}
 	ln, err := Listen(ctx, spec.Arm, spec.Addr, spec.Transport)
 	if err != nil {
 		return res, err
@@ -45,7 +45,7 @@ func runServers(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResul
 		chans[i] = readWriters(s.Channels())
 	}
 	outs, err := spicelike.RunServers(ctx, spec.Workload, chans)
-	res.Sessions = make([]RoleSession, len(sessions))
+	res.Sessions = make([]roleSession, len(sessions))
 	var errs []error
 	if err != nil {
 		errs = append(errs, err)
@@ -59,7 +59,7 @@ func runServers(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResul
 				errs = append(errs, fmt.Errorf("session %d: %w", i, e))
 			}
 		}
-		res.Sessions[i] = RoleSession{Server: out, State: &st}
+		res.Sessions[i] = roleSession{Server: out, State: &st}
 	}
 	res.Server, res.State = res.Sessions[0].Server, res.Sessions[0].State
 	// As in runServer: wait for each client session to close before closing
@@ -80,8 +80,8 @@ func runServers(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResul
 
 // runClients is the client of a multi-session run: it dials spec.Sessions
 // sessions at once, then runs the workload on all of them at once.
-func runClients(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResult, error) {
-	res := RoleResult{}
+func runClients(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResult, error) {
+	res := roleResult{}
 	n := spec.Sessions
 	arm, err := measure.Lookup(string(spec.Arm))
 	if err != nil {
@@ -117,7 +117,7 @@ func runClients(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResul
 		log.Info("connected", "arm", spec.Arm, "session", i, "connect_time", s.State().ConnectTime)
 	}
 	outs, err := spicelike.RunClients(ctx, spec.Workload, chans)
-	res.Sessions = make([]RoleSession, n)
+	res.Sessions = make([]roleSession, n)
 	var errs []error
 	if err != nil {
 		errs = append(errs, err)
@@ -132,7 +132,7 @@ func runClients(ctx context.Context, spec RoleSpec, log *slog.Logger) (RoleResul
 			}
 			log.Info("done", "session", i, "samples", len(out.Samples), "timeouts", out.Timeouts, "bulk_mbps", out.BulkMbps)
 		}
-		res.Sessions[i] = RoleSession{Client: out, State: &st}
+		res.Sessions[i] = roleSession{Client: out, State: &st}
 	}
 	res.Client, res.State = res.Sessions[0].Client, res.Sessions[0].State
 	return res, errors.Join(errs...)

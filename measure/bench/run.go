@@ -140,8 +140,8 @@ func measureRun(ctx context.Context, rc RunConfig, dir string, run *results.Run,
 	case <-ctx.Done():
 	}
 
-	cres, cerrRead := ReadResult[RoleResult](clientSpec.Out)
-	sres, serrRead := ReadResult[RoleResult](serverSpec.Out)
+	cres, cerrRead := ReadResult[roleResult](clientSpec.Out)
+	sres, serrRead := ReadResult[roleResult](serverSpec.Out)
 	recordEnds(run, rc, sres, cres)
 	if measure.IsQUIC(string(rc.Arm)) {
 		recordGSO(run, samples, counters, cerr)
@@ -184,7 +184,7 @@ func recordLinkEnd(link *shapedlink.Link, run *results.Run, log *slog.Logger) {
 
 // roleSpecs are what the server and client processes of rc are told to
 // do, their transports writing qlog into dir when rc asks.
-func roleSpecs(rc RunConfig, rig *Rig, dir string) (server, client RoleSpec, err error) {
+func roleSpecs(rc RunConfig, rig *Rig, dir string) (server, client roleSpec, err error) {
 	so, co, err := transportOptions(rc)
 	if err != nil {
 		return server, client, err
@@ -200,7 +200,7 @@ func roleSpecs(rc RunConfig, rig *Rig, dir string) (server, client RoleSpec, err
 	// what the arm prepared for each end.
 	co.Certificate = cbase.Transport.Certificate
 	cbase.Transport = co
-	server = RoleSpec{RoleBase: sbase, Arm: rc.Arm, Workload: rc.Workload, Sessions: rc.Sessions}
+	server = roleSpec{RoleBase: sbase, Arm: rc.Arm, Workload: rc.Workload, Sessions: rc.Sessions}
 	client = server
 	client.RoleBase = cbase
 	return server, client, nil
@@ -260,13 +260,13 @@ func recordGSO(run *results.Run, samples []shapedlink.QueueSample, counters shap
 // connection's congestion control and GSO state, both processes' CPU and
 // memory, and the workload's figures. A run over a link and a run between
 // two hosts record both ends alike through it.
-func recordEnds(run *results.Run, rc RunConfig, sres, cres RoleResult) {
+func recordEnds(run *results.Run, rc RunConfig, sres, cres roleResult) {
 	RecordStates(run, sres.State, cres.State)
 	states := []*transport.State{sres.State, cres.State}
 	if len(sres.Sessions) > 0 || len(cres.Sessions) > 0 {
 		// Every session's connections, not only session 0's.
 		states = nil
-		for _, rs := range [][]RoleSession{sres.Sessions, cres.Sessions} {
+		for _, rs := range [][]roleSession{sres.Sessions, cres.Sessions} {
 			for _, s := range rs {
 				states = append(states, s.State)
 			}
@@ -291,7 +291,7 @@ func recordEnds(run *results.Run, rc RunConfig, sres, cres RoleResult) {
 // clientOutcome is why the run failed, if the client's result (or its
 // absence: readErr, with the process's exit status exitErr and its log at
 // logPath) says it did.
-func clientOutcome(cres RoleResult, readErr, exitErr error, logPath string) error {
+func clientOutcome(cres roleResult, readErr, exitErr error, logPath string) error {
 	switch {
 	case cres.Err != "":
 		return fmt.Errorf("client: %s (see client.log)", cres.Err)
@@ -305,10 +305,10 @@ func clientOutcome(cres RoleResult, readErr, exitErr error, logPath string) erro
 
 // recordSessions fills run.Sessions from the client's per-session results
 // (or its single result), and makes BulkBytesTotal the sum over sessions.
-func recordSessions(run *results.Run, cres RoleResult) {
+func recordSessions(run *results.Run, cres roleResult) {
 	rs := cres.Sessions
 	if len(rs) == 0 && cres.Client != nil {
-		rs = []RoleSession{{Client: cres.Client, State: cres.State}}
+		rs = []roleSession{{Client: cres.Client, State: cres.State}}
 	}
 	var total int64
 	for i, s := range rs {
@@ -369,9 +369,9 @@ func transportOptions(rc RunConfig) (server, client transport.Options, err error
 	return measure.PrepareOptions(arm, rc.Workload, o)
 }
 
-// WaitReady waits for a server's readiness line on ready (closing it),
+// waitReady waits for a server's readiness line on ready (closing it),
 // until the server exits, timeout passes or ctx ends.
-func WaitReady(ctx context.Context, ready *os.File, exited <-chan struct{}, timeout time.Duration) error {
+func waitReady(ctx context.Context, ready *os.File, exited <-chan struct{}, timeout time.Duration) error {
 	defer ready.Close()
 	line := make(chan string, 1)
 	go func() {

@@ -204,7 +204,7 @@ func (r *Rig) StartServer(ctx context.Context, spec any) error {
 	}
 	r.srv, r.srvDone = srv, make(chan struct{})
 	go func() { r.srvErr = srv.Wait(); close(r.srvDone) }()
-	if err := WaitReady(ctx, ready, r.srvDone, 15*time.Second); err != nil {
+	if err := waitReady(ctx, ready, r.srvDone, 15*time.Second); err != nil {
 		return fmt.Errorf("server did not start listening (see %s): %w", r.LogPath(RoleServer), err)
 	}
 	return nil
@@ -277,9 +277,9 @@ func RecordStates(run *results.Run, server, client *transport.State) {
 	}
 }
 
-// A RoleJob is a role's spec: it says when the role must be done and where
+// A roleJob is a role's spec: it says when the role must be done and where
 // its result goes.
-type RoleJob interface {
+type roleJob interface {
 	RoleDeadline() time.Time
 	ResultPath() string
 }
@@ -289,14 +289,14 @@ type RoleJob interface {
 // job (jobs[role]) until the spec's deadline or SIGTERM, lets finish fill
 // in the result's role and error, writes the result and exits; otherwise
 // it returns at once.
-func ServeRole[S RoleJob, R any](env RoleEnv, jobs map[string]func(context.Context, S, *slog.Logger) (R, error),
+func ServeRole[S roleJob, R any](env RoleEnv, jobs map[string]func(context.Context, S, *slog.Logger) (R, error),
 	finish func(role string, res *R, err error, log *slog.Logger)) {
 	var spec S
 	role, log := env.Enter(&spec)
 	if role == "" {
 		return
 	}
-	ctx, cancel := RoleContext(spec.RoleDeadline())
+	ctx, cancel := roleContext(spec.RoleDeadline())
 	defer cancel()
 	var res R
 	var err error
@@ -307,7 +307,7 @@ func ServeRole[S RoleJob, R any](env RoleEnv, jobs map[string]func(context.Conte
 	}
 	finish(role, &res, err, log)
 	cancel()
-	ExitRole(spec.ResultPath(), res, err != nil, log)
+	exitRole(spec.ResultPath(), res, err != nil, log)
 }
 
 // Listen listens for the registered arm named arm on addr and tells the

@@ -64,9 +64,9 @@ func matrixFromRecord(rec matrixRecord) (*Matrix, error) {
 	return m, nil
 }
 
-// MergedRuns are the runs of several work directories, each one shard of
+// mergedRuns are the runs of several work directories, each one shard of
 // one matrix, read by LoadShards.
-type MergedRuns struct {
+type mergedRuns struct {
 	// Dirs are the work directories, as given.
 	Dirs []string
 	// Runs are every run they hold (results.Scan), sorted as
@@ -89,12 +89,12 @@ type MergedRuns struct {
 }
 
 // Complete reports whether every planned run has a record and none failed.
-func (m *MergedRuns) Complete() bool { return len(m.Missing) == 0 && m.Failed == 0 }
+func (m *mergedRuns) Complete() bool { return len(m.Missing) == 0 && m.Failed == 0 }
 
 // Note says, in one paragraph, what the merge lacks: "" when it is
 // complete. A merge that lacks runs is not an error (a shard may still be
 // running), but its summary covers only what is there.
-func (m *MergedRuns) Note() string {
+func (m *mergedRuns) Note() string {
 	if m.Complete() {
 		return ""
 	}
@@ -143,8 +143,8 @@ type shardDir struct {
 // and a run whose duration is not its matrix's. A run.json that is not
 // where its record says it belongs (a copy) is not counted but listed in
 // Ignored (results.Scan). Runs that no directory holds yet are not an
-// error: MergedRuns lists them.
-func LoadShards(dirs []string) (*MergedRuns, error) {
+// error: mergedRuns lists them.
+func LoadShards(dirs []string) (*mergedRuns, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("no work directories to merge")
 	}
@@ -157,7 +157,7 @@ func LoadShards(dirs []string) (*MergedRuns, error) {
 		return nil, err
 	}
 	first := sds[0]
-	merged := &MergedRuns{Dirs: dirs, Shards: max(1, first.m.Shard.Count)}
+	merged := &mergedRuns{Dirs: dirs, Shards: max(1, first.m.Shard.Count)}
 	full := first.m.FullPlan()
 	merged.Planned = len(full)
 	held, err := mergeRuns(sds, merged)
@@ -271,7 +271,7 @@ func sameMatrix(sds []shardDir) (map[int]string, error) {
 // by two directories, and then each run against its directory's share
 // and its matrix's duration. It returns the file that holds each run, by
 // runKey.
-func mergeRuns(sds []shardDir, merged *MergedRuns) (map[string]string, error) {
+func mergeRuns(sds []shardDir, merged *mergedRuns) (map[string]string, error) {
 	held := map[string]string{}
 	loaded := make([][]results.Run, len(sds))
 	for i, sd := range sds {
