@@ -147,6 +147,9 @@ const (
 	DefaultDepartureWindow = 200 * time.Microsecond
 )
 
+// MaxDepartureWindow bounds Options.EmulatorDepartureWindow.
+const MaxDepartureWindow = emulator.MaxDepartureWindow
+
 // LateMarkerPrefix starts every line Options.EmulatorLateMarker writes
 // to the trace marker.
 const LateMarkerPrefix = emulator.LateMarkerPrefix
@@ -273,8 +276,8 @@ func New(ctx context.Context, p Profile, opts Options) (*Link, error) {
 	case opts.Offload == OffloadKeep && opts.Backend == BackendInProcess:
 		return nil, fmt.Errorf("shapedlink: Options.Offload %q is for links with devices; the %q backend carries whole datagrams and has none, so leave it empty", OffloadKeep, BackendInProcess)
 	}
-	if w := opts.EmulatorDepartureWindow; w < 0 || w > emulator.MaxDepartureWindow {
-		return nil, fmt.Errorf("shapedlink: Options.EmulatorDepartureWindow is %v; give 0 (every segment at its due time) up to %v", w, emulator.MaxDepartureWindow)
+	if w := opts.EmulatorDepartureWindow; w < 0 || w > MaxDepartureWindow {
+		return nil, fmt.Errorf("shapedlink: Options.EmulatorDepartureWindow is %v; give 0 (every segment at its due time) up to %v", w, MaxDepartureWindow)
 	}
 	if opts.EmulatorDepartureWindow != 0 && opts.Backend != BackendEmulator && opts.Backend != BackendAuto {
 		return nil, fmt.Errorf("shapedlink: Options.EmulatorDepartureWindow batches the %q backend's departures; the %q backend has none to batch, so leave it 0 or use %q", BackendEmulator, opts.Backend, BackendEmulator)

@@ -18,12 +18,11 @@ type muxAdmit struct {
 
 	mu      sync.Mutex
 	waiting waitList
-	served  map[string]int
-	total   int // carriers served
+	served  peerCount // carriers served
 }
 
 func newMuxAdmit(o Options) *muxAdmit {
-	a := &muxAdmit{limit: o.CarrierLimit, peerLimit: o.CarrierPeerLimit, served: map[string]int{}}
+	a := &muxAdmit{limit: o.CarrierLimit, peerLimit: o.CarrierPeerLimit}
 	if a.limit == 0 {
 		a.limit = DefaultCarrierLimit
 	}
@@ -63,19 +62,15 @@ func (a *muxAdmit) serve(peer string) (release func(), err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	switch {
-	case a.served[peer] >= a.peerLimit:
-		return nil, fmt.Errorf("%s already has %d carriers served (Options.CarrierPeerLimit)", peer, a.served[peer])
-	case a.total >= a.limit:
-		return nil, fmt.Errorf("the listener already serves %d carriers (Options.CarrierLimit)", a.total)
+	case a.served.by[peer] >= a.peerLimit:
+		return nil, fmt.Errorf("%s already has %d carriers served (Options.CarrierPeerLimit)", peer, a.served.by[peer])
+	case a.served.total >= a.limit:
+		return nil, fmt.Errorf("the listener already serves %d carriers (Options.CarrierLimit)", a.served.total)
 	}
-	a.served[peer]++
-	a.total++
+	a.served.add(peer)
 	return sync.OnceFunc(func() {
 		a.mu.Lock()
-		if a.served[peer]--; a.served[peer] <= 0 {
-			delete(a.served, peer)
-		}
-		a.total--
+		a.served.remove(peer)
 		a.mu.Unlock()
 	}), nil
 }

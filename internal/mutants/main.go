@@ -76,7 +76,7 @@ var modelMutants = []mutant{
 		"if o.Backend != shapedlink.BackendNetem {", "if true {"},
 		"shapedlink/linkflag", "TestEmulatorDefaults"},
 	{edit{"linkflag: a departure window over 1ms accepted", "shapedlink/linkflag/linkflag.go",
-		"if f.window < 0 || f.window > time.Millisecond {", "if f.window < 0 {"},
+		"if f.window < 0 || f.window > shapedlink.MaxDepartureWindow {", "if f.window < 0 {"},
 		"shapedlink/linkflag", "TestEmulatorDefaults"},
 	{edit{"trace: a frame's unused bytes not left to the next", "shapedlink/internal/linkmodel/trace.go",
 		"m.traceLeft -= size\n\treturn m.oppTime(m.traceK)", "m.traceLeft = 0\n\treturn m.oppTime(m.traceK)"},

@@ -355,8 +355,8 @@ func (c *Config) checkNumbers(live bool) []error {
 	if (c.KeepAwake || c.DepartureWindow != 0) && shapedlink.Backend(c.Backend) == shapedlink.BackendNetem {
 		bad("-keep-awake and -departure-window set the emulator, and -backend is netem: leave -keep-awake out and give -departure-window 0, or use the emulator")
 	}
-	if c.DepartureWindow < 0 || c.DepartureWindow > time.Millisecond {
-		bad("-departure-window %v: give 0 (each segment at its due time) up to 1ms", c.DepartureWindow)
+	if c.DepartureWindow < 0 || c.DepartureWindow > shapedlink.MaxDepartureWindow {
+		bad("-departure-window %v: give 0 (each segment at its due time) up to %v", c.DepartureWindow, shapedlink.MaxDepartureWindow)
 	}
 	return append(errs, c.checkDisplay(live)...)
 }

@@ -151,8 +151,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("calibrate: KeepAwake (-keep-awake) keeps the CPUs awake for the emulator, and Link.Backend is %q: set it to %q or leave it empty, or turn KeepAwake off", c.Link.Backend, shapedlink.BackendEmulator)
 	case c.DepartureWindow != 0 && !emulatorMayRun(c.Link.Backend):
 		return fmt.Errorf("calibrate: DepartureWindow (-departure-window) batches the emulator's departures, and Link.Backend is %q: set it to %q or leave it empty, or give 0 (-departure-window 0)", c.Link.Backend, shapedlink.BackendEmulator)
-	case c.DepartureWindow < 0 || c.DepartureWindow > time.Millisecond:
-		return fmt.Errorf("calibrate: DepartureWindow %v: give 0 (each segment at its due time) up to 1ms", c.DepartureWindow)
+	case c.DepartureWindow < 0 || c.DepartureWindow > shapedlink.MaxDepartureWindow:
+		return fmt.Errorf("calibrate: DepartureWindow %v: give 0 (each segment at its due time) up to %v", c.DepartureWindow, shapedlink.MaxDepartureWindow)
 	case c.TraceLate < 0:
 		return fmt.Errorf("calibrate: TraceLate %v: give a positive lateness, or 0 for no trace", c.TraceLate)
 	case len(c.Profiles) == 0 && len(c.SweepRates) == 0 && len(c.IperfRates) == 0 && len(c.Qdiscs) == 0 && c.GSOLoss == nil && c.QUICGSO == nil:

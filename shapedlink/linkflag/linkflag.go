@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
@@ -213,8 +214,8 @@ func (f *Flags) Options() (shapedlink.Options, error) {
 // emulator (the defaults are then left unused and a setting given is
 // refused).
 func (f *Flags) emulatorOptions(o *shapedlink.Options) []error {
-	if f.window < 0 || f.window > time.Millisecond {
-		return []error{fmt.Errorf("-%s %v: give 0 (each segment at its due time) up to 1ms", NameDepartureWindow, f.window)}
+	if f.window < 0 || f.window > shapedlink.MaxDepartureWindow {
+		return []error{fmt.Errorf("-%s %v: give 0 (each segment at its due time) up to %v", NameDepartureWindow, f.window, shapedlink.MaxDepartureWindow)}
 	}
 	if o.Backend != shapedlink.BackendNetem {
 		o.EmulatorKeepAwake, o.EmulatorDepartureWindow = f.awake, f.window
@@ -300,15 +301,7 @@ func (f *Flags) lookupEnv(name string) (string, bool) {
 }
 
 // Given reports whether the flag name was given on the command line.
-func (f *Flags) Given(name string) bool {
-	given := false
-	f.fs.Visit(func(fl *flag.Flag) {
-		if fl.Name == name {
-			given = true
-		}
-	})
-	return given
-}
+func (f *Flags) Given(name string) bool { return cli.Given(f.fs, name) }
 
 // ParseProfiles parses a space-separated list of profiles, as -profiles
 // takes it: at least one, each valid and each once.
