@@ -21,9 +21,14 @@
 // its values, and an Apply that sets one value on a run and in its cell,
 // which names the run's directory. A new axis is a NewAxis (its values
 // recorded in results.Cell.Axes and named "_name-value" in the directory)
-// and, for a command-line flag, a NewAxisFlag listed in the command's
-// Defaults.Axes; matrix.json records it, and resume, shards, the merge and
-// the summary read it with nothing more.
+// and, for a command-line flag, a NewAxisFlag (or an AxisFlag whose Set
+// checks the values) listed in the command's Defaults.Axes; matrix.json
+// records it, and resume, shards, the merge and the summary read it with
+// nothing more. The built-in sessions and cap axes are made the same way,
+// each in a file of its own (plan_axis_sessions.go, plan_axis_cap.go: its
+// flag, its values' check, what a value sets on a run); they name their
+// values in cell fields of their own (results.Cell.Sessions and
+// BulkCapFraction), as their work directories always have.
 //
 // The link flags (-profiles, -backend, -mode, -offload, -seed and the
 // emulator's -keep-awake, off by default, and -departure-window, 200 us)
@@ -71,7 +76,8 @@
 // # Files
 //
 // The files are grouped by concern, each group named by its prefix:
-// plan_ (the Matrix, its axes and flags, matrix.json and the work
+// plan_ (the Matrix, its axes, one file for each optional built-in axis,
+// and flags, matrix.json and the work
 // directory's lock, the offload mode), run (the run loop, the Rig, the
 // progress line), role (the server and client processes: specs, the role
 // re-execution, the sessions role), shard (shards and the merge of their

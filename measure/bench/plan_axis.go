@@ -40,11 +40,20 @@ type Axis struct {
 // link setting). The name and values must pass results.CheckAxis, and each
 // value is given once; Matrix.Validate says so when they do not.
 func NewAxis(name string, values []string, set func(rc *RunConfig, value string)) Axis {
-	return Axis{Name: name, Label: name + " values", Values: values, Apply: func(rc *RunConfig, i int) bool {
+	return newAxis(name, name+" values", values, func(rc *RunConfig, i int) {
 		rc.Cell = rc.Cell.WithAxis(name, values[i])
 		if set != nil {
 			set(rc, values[i])
 		}
+	})
+}
+
+// newAxis is an axis that runs every value, apply setting value i on a run
+// and naming it in rc.Cell: NewAxis's, and the built-in sessions and cap
+// axes, which name their values in cell fields of their own.
+func newAxis(name, label string, values []string, apply func(rc *RunConfig, i int)) Axis {
+	return Axis{Name: name, Label: label, Values: values, Apply: func(rc *RunConfig, i int) bool {
+		apply(rc, i)
 		return true
 	}}
 }
@@ -68,12 +77,8 @@ const (
 // repeat of one cell) is a run of consecutive runs.
 func (m *Matrix) AllAxes() []Axis {
 	axes := []Axis{m.profileAxis(), m.ccAxis(), m.lossAxis()}
-	if len(m.Sessions) > 0 {
-		axes = append(axes, m.sessionsAxis())
-	}
-	if len(m.BulkCapFractions) > 0 {
-		axes = append(axes, m.capAxis())
-	}
+	axes = append(axes, m.sessionsAxis()...)
+	axes = append(axes, m.capAxis()...)
 	axes = append(axes, m.Axes...)
 	return append(axes, m.repeatAxis(), m.armAxis())
 }
@@ -140,31 +145,6 @@ func (m *Matrix) lossAxis() Axis {
 		}
 		rc.Profile = rc.Profile.WithLoss(losses[i])
 		rc.Cell.LossPct = losses[i]
-		return true
-	}}
-}
-
-// sessionsAxis runs that many sessions at once over the link.
-func (m *Matrix) sessionsAxis() Axis {
-	texts := make([]string, len(m.Sessions))
-	for i, n := range m.Sessions {
-		texts[i] = strconv.Itoa(n)
-	}
-	return Axis{Name: AxisSessions, Label: "session counts", Values: texts, Apply: func(rc *RunConfig, i int) bool {
-		rc.Sessions, rc.Cell.Sessions = m.Sessions[i], m.Sessions[i]
-		return true
-	}}
-}
-
-// capAxis paces the saturating channel to a fraction of the profile's
-// rate; 0 leaves it as the workload says (uncapped).
-func (m *Matrix) capAxis() Axis {
-	return Axis{Name: AxisCap, Label: "caps", Values: floatTexts(m.BulkCapFractions), Apply: func(rc *RunConfig, i int) bool {
-		if f := m.BulkCapFractions[i]; f != 0 {
-			rc.Cell.BulkCapFraction = f
-			rc.Cell.BulkRateCapBps = BulkCap(rc.Profile.RateMbit, f)
-			rc.Workload.BulkRateCap = rc.Cell.BulkRateCapBps
-		}
 		return true
 	}}
 }

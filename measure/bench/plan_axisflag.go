@@ -1,12 +1,8 @@
 package bench
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-	"slices"
-	"strconv"
-	"strings"
 )
 
 // An AxisFlag is a flag that gives a matrix an axis: a command lists it in
@@ -52,57 +48,4 @@ func NewAxisFlag(name, env, def, help string, set func(rc *RunConfig, value stri
 		m.Axes = append(m.Axes, NewAxis(name, values, set))
 		return nil
 	}}
-}
-
-// SessionsFlag is -sessions (env SESSIONS) with the default counts def:
-// the session counts of Matrix.Sessions, one cell each.
-func SessionsFlag(def string) AxisFlag {
-	return AxisFlag{Name: "sessions", Env: "SESSIONS", Default: def,
-		Help: "numbers of sessions sharing the link, one cell each, space-separated",
-		Set: func(m *Matrix, text string) (err error) {
-			m.Sessions, err = parseSessions(text)
-			return err
-		}}
-}
-
-// CapsFlag is -caps (env CAPS) with the default fractions def: the display
-// caps of Matrix.BulkCapFractions, one cell each.
-func CapsFlag(def string) AxisFlag {
-	return AxisFlag{Name: "caps", Env: "CAPS", Default: def,
-		Help: "display caps as fractions of the link rate (payload bit/s), one cell each, space-separated; 0 is uncapped",
-		Set: func(m *Matrix, text string) (err error) {
-			m.BulkCapFractions, err = parseCaps(text)
-			return err
-		}}
-}
-
-// parseSessions parses -sessions: at least one whole number, each once.
-func parseSessions(text string) ([]int, error) {
-	var sessions []int
-	for _, s := range strings.Fields(text) {
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return nil, fmt.Errorf("sessions %q is not a whole number (want counts such as \"1 2 4 8\")", s)
-		}
-		if slices.Contains(sessions, n) {
-			return nil, fmt.Errorf("sessions %q is given twice: give each count once", s)
-		}
-		sessions = append(sessions, n)
-	}
-	if len(sessions) == 0 {
-		return nil, errors.New("no session counts: give at least one, e.g. -sessions \"1 2 4 8\"")
-	}
-	return sessions, nil
-}
-
-// parseCaps parses -caps: at least one fraction, each once.
-func parseCaps(text string) ([]float64, error) {
-	caps, err := parseFloats(text, "cap", "0 0.5 0.8")
-	if err != nil {
-		return nil, err
-	}
-	if len(caps) == 0 {
-		return nil, errors.New("no caps: give at least one, e.g. -caps \"0.5 0.8\"")
-	}
-	return caps, nil
 }

@@ -179,19 +179,8 @@ func (m *Matrix) Validate() error {
 	if o := m.Link.Offload; o != shapedlink.OffloadWire && o != shapedlink.OffloadKeep {
 		errs = append(errs, fmt.Errorf("offload mode %q: give shapedlink.OffloadWire (wire-sized packets, the default) or shapedlink.OffloadKeep", o))
 	}
-	for _, n := range m.Sessions {
-		if n < 1 || n > MaxSessions {
-			errs = append(errs, fmt.Errorf("sessions %d is outside 1..%d", n, MaxSessions))
-		}
-	}
-	for _, f := range m.BulkCapFractions {
-		if !(f >= 0 && f <= 1) {
-			errs = append(errs, fmt.Errorf("bulk cap %v is outside [0, 1]: give a fraction of the link rate, such as 0.5 (0 is uncapped)", f))
-		}
-	}
-	if len(m.BulkCapFractions) > 0 && m.Workload.BulkRateCap != 0 {
-		errs = append(errs, fmt.Errorf("the workload already caps the display at %d bit/s: give either that or cap fractions, not both", m.Workload.BulkRateCap))
-	}
+	errs = append(errs, m.sessionsErrors()...)
+	errs = append(errs, m.capErrors()...)
 	if err := m.Shard.Validate(); err != nil {
 		errs = append(errs, err)
 	} else if len(errs) == 0 {
@@ -222,10 +211,6 @@ func (m *Matrix) size() int {
 	}
 	return n
 }
-
-// MaxSessions bounds Matrix.Sessions: 64 sessions of five channels is 320
-// connections on the tcp and quic-per-channel arms.
-const MaxSessions = 64
 
 // Plan lists the runs this process makes, in the order it makes them: the
 // whole matrix (FullPlan), or with Shard set that shard's share of it.
@@ -266,14 +251,6 @@ func OwnLoss(p shapedlink.Profile) float64 {
 		}
 	}
 	return math.Round(sum/2*1000) / 1000
-}
-
-// BulkCap is fraction of a link of rateMbit, in bits per second of payload
-// (rounded to the nearest bit/s), the unit of spicelike's BulkRateCap. The
-// link's rate counts wire bytes, so a cap of 1 is a little above what the
-// link can carry as payload.
-func BulkCap(rateMbit, fraction float64) int64 {
-	return int64(math.Round(rateMbit * 1e6 * fraction))
 }
 
 // matrixFile records what a work directory was made for.

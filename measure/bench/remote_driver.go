@@ -460,12 +460,6 @@ func (m *Matrix) validateRemote() []error {
 		m.Link.EmulatorKeepAwake || m.Link.EmulatorDepartureWindow != 0 {
 		errs = append(errs, errors.New("with -remote no link is built: a backend, privilege mode, emulator seed, offload mode or emulator setting does not apply"))
 	}
-	for _, f := range m.BulkCapFractions {
-		if f != 0 {
-			errs = append(errs, fmt.Errorf("cap %v is a fraction of the emulated link's rate, and with -remote there is none: give -caps 0", f))
-			break
-		}
-	}
 	return errs
 }
 

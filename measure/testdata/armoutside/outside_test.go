@@ -1,11 +1,11 @@
-// Package armoutside is a user's module that defines an arm of its own,
-// registers it, and measures it beside the built-in tcp arm in a one-cell
-// matrix of package bench, summary included.
 package armoutside
 
 import (
 	"context"
+	"flag"
+	"io"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -133,5 +133,50 @@ func TestOwnQUICArm(t *testing.T) {
 	}
 	if !strings.Contains(sum.String(), "| quic-own |") || !strings.Contains(sum.String(), "offload") {
 		t.Errorf("the summary does not read quic-own as QUIC:\n%s", sum.String())
+	}
+}
+
+// TestOwnAxisInAMatrix: this module's own axis (axis.go, and its command
+// cmd/echosizes) from its flag to the summary: a bad size is refused with
+// the flag's name, each size is a cell of its own that sets the run's echo
+// size, and the summary reads the cells apart.
+func TestOwnAxisInAMatrix(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the matrix builds network namespaces, which needs root: run this test as root")
+	}
+	parse := func(args ...string) (*bench.Matrix, error) {
+		fs := flag.NewFlagSet("echosizes", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		d := bench.Defaults{Profiles: "20:10", Losses: "1", CCs: bench.MatchedCC, Arms: "tcp", Repeats: 1,
+			Duration: 3 * time.Second, Warmup: time.Second, Workdir: t.TempDir(), Axes: []bench.AxisFlag{EchoSizesFlag("64 1024")}}
+		f := bench.NewFlags(fs, d, d)
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		return f.Matrix()
+	}
+	if _, err := parse("-echo-sizes", "64 8"); err == nil || !strings.Contains(err.Error(), "-echo-sizes") {
+		t.Errorf("-echo-sizes \"64 8\": %v, want a refusal naming -echo-sizes", err)
+	}
+	m, err := parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range m.FullPlan() {
+		if v, _ := rc.Cell.Axis("echo"); v != strconv.Itoa(rc.Workload.EchoSize) {
+			t.Errorf("cell %s: echo size %d, want the cell's %q", rc.Cell.Dir(), rc.Workload.EchoSize, v)
+		}
+	}
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var sum strings.Builder
+	if code := bench.Summarise(&sum, m.Workdir); code != bench.ExitOK {
+		t.Fatalf("the summary exited %d:\n%s", code, sum.String())
+	}
+	for _, want := range []string{"echo 64", "echo 1024"} {
+		if !strings.Contains(sum.String(), want) {
+			t.Errorf("the summary lacks the cell %q:\n%s", want, sum.String())
+		}
 	}
 }
