@@ -345,9 +345,10 @@ func TestCheckArgs(t *testing.T) {
 	}
 }
 
-// TestDocsCommandFlags builds every command that README.md and docs/ run
-// with `go run ./examples/NAME`, runs it with -h and checks that every flag
-// (and every VAR= in front of it) the docs give it is one it has.
+// TestDocsCommandFlags builds every command that README.md, docs/ and the
+// packages' doc comments run with `go run ./examples/NAME`, runs it with -h
+// and checks that every flag (and every VAR= in front of it) the docs give
+// it is one it has.
 func TestDocsCommandFlags(t *testing.T) {
 	var cmds []docCommand
 	for _, f := range docFiles(t) {
@@ -356,6 +357,19 @@ func TestDocsCommandFlags(t *testing.T) {
 			t.Fatal(err)
 		}
 		cmds = append(cmds, docCommands(f, string(b))...)
+	}
+	pkgCmds := 0
+	for _, f := range packageDocFiles(t) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, start := goPackageDoc(string(b))
+		found := docCommands(f, strings.Repeat("\n", max(0, start-1))+doc)
+		cmds, pkgCmds = append(cmds, found...), pkgCmds+len(found)
+	}
+	if pkgCmds == 0 {
+		t.Error("found no `go run ./examples/...` command in the packages' doc.go: the commands' package docs show theirs")
 	}
 	if len(cmds) == 0 {
 		t.Fatal("found no `go run ./examples/...` command in README.md or docs/: the pattern no longer matches how the docs write them")
@@ -569,19 +583,16 @@ func goPackageDoc(text string) (string, int) {
 // that file only.
 var refusedRE = regexp.MustCompile(`refused on purpose: ([^\n>]*)`)
 
-// docProfiles returns every profile in README.md, docs/ and the doc.go
-// files (Markdown: code spans and blocks; Go: the whole package comment,
-// which has no other mark for code), and the profiles marked as refused
-// on purpose, as file + " " + profile.
-func docProfiles(t *testing.T) (found []docProfile, refused map[string]bool) {
+// packageDocFiles lists every package's doc.go, as paths relative to the
+// repository root.
+func packageDocFiles(t *testing.T) []string {
 	t.Helper()
-	refused = map[string]bool{}
-	files := docFiles(t)
+	var files []string
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && path != "." && strings.HasPrefix(d.Name(), ".") {
+		if d.IsDir() && path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
 			return filepath.SkipDir
 		}
 		if d.Name() == "doc.go" {
@@ -592,6 +603,17 @@ func docProfiles(t *testing.T) (found []docProfile, refused map[string]bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return files
+}
+
+// docProfiles returns every profile in README.md, docs/ and the doc.go
+// files (Markdown: code spans and blocks; Go: the whole package comment,
+// which has no other mark for code), and the profiles marked as refused
+// on purpose, as file + " " + profile.
+func docProfiles(t *testing.T) (found []docProfile, refused map[string]bool) {
+	t.Helper()
+	refused = map[string]bool{}
+	files := append(docFiles(t), packageDocFiles(t)...)
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
