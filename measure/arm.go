@@ -65,6 +65,14 @@ type QUICArm interface {
 	QUIC() bool
 }
 
+// An ArmName is the name an arm is registered under (Register): a built-in
+// transport arm's (transport.ArmTCP, ...), tcp-mux, tcp-<controller>, or an
+// importer's own. A matrix names its arms by it; Lookup finds the arm.
+type ArmName string
+
+// QUIC reports whether the arm named n carries QUIC (IsQUIC).
+func (n ArmName) QUIC() bool { return IsQUIC(string(n)) }
+
 // IsQUIC reports whether the arm named name carries QUIC: a built-in QUIC
 // arm, or a registered QUICArm whose QUIC is true.
 func IsQUIC(name string) bool {

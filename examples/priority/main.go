@@ -2,9 +2,11 @@ package main
 
 import (
 	"os"
+	"slices"
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/transport"
 )
@@ -28,12 +30,10 @@ func main() {
 		defaults,
 		quick,
 		func(m *bench.Matrix) error {
-			for _, a := range m.Arms {
-				if a == transport.ArmQUICPriority {
-					return nil
-				}
+			prio := measure.ArmName(transport.ArmQUICPriority)
+			if !slices.Contains(m.Arms, prio) {
+				m.Arms = append(m.Arms, prio)
 			}
-			m.Arms = append(m.Arms, transport.ArmQUICPriority)
 			return nil
 		}))
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/gsocheck"
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/report/reporttest"
 	"github.com/shakenfist/quicbench/measure/results"
@@ -62,9 +63,9 @@ func matrix(profiles string, losses []float64, ccs string, arms string, repeats 
 	if err != nil {
 		panic(err)
 	}
-	var as []transport.Arm
+	var as []measure.ArmName
 	for _, a := range strings.Fields(arms) {
-		as = append(as, transport.Arm(a))
+		as = append(as, measure.ArmName(a))
 	}
 	w := spicelike.Defaults()
 	return bench.Matrix{Profiles: ps, ProfileText: strings.Fields(profiles), Losses: losses,
@@ -81,7 +82,7 @@ func ccarmFixture() shapeFixture {
 		name: "ccarm",
 		m:    matrix("80:10", []float64{1}, "reno cubic bbr", "tcp quic", 2),
 		edit: func(i int, rc bench.RunConfig, r *results.Run) bool {
-			if rc.Cell.CC == "bbr" && rc.Arm == transport.ArmTCP {
+			if rc.Cell.CC == "bbr" && rc.Arm == "tcp" {
 				switch rc.Repeat {
 				case 2:
 					fail(r, "client: dial tcp 198.18.0.1:4433: connect: connection refused (see client.log)")
@@ -137,7 +138,7 @@ func sessionsFixture() shapeFixture {
 					BulkBytesTotal: int64(mbit * 1e6 / 8 * 45),
 					ConnectTime:    base + time.Duration(k)*700*time.Microsecond,
 				}
-				if n == 4 && k == 3 && rc.Arm == transport.ArmQUIC && rc.Repeat == 1 {
+				if n == 4 && k == 3 && rc.Arm == "quic" && rc.Repeat == 1 {
 					s.Timeouts = 2
 					s.ChannelErrors = []string{"client inputs: echo 117: no reply within 10s"}
 				}
@@ -158,7 +159,7 @@ func sessionsFixture() shapeFixture {
 					}
 				}
 			}
-			if n == 4 && rc.Arm == transport.ArmTCP && rc.Repeat == 2 {
+			if n == 4 && rc.Arm == "tcp" && rc.Repeat == 2 {
 				fail(r, "client: 4 sessions: session 2: dial tcp 198.18.0.1:4433: i/o timeout (see client.log)")
 			}
 			return true
@@ -177,7 +178,7 @@ func cpucostKeepFixture() shapeFixture {
 		m:    m,
 		edit: func(i int, rc bench.RunConfig, r *results.Run) bool {
 			cpu := 900.0
-			if rc.Arm.IsQUIC() {
+			if rc.Arm.QUIC() {
 				cpu = 2600 + 150*float64(rc.Repeat)
 				r.GSOCounters = &gsocheck.Result{Verdict: gsocheck.Off, Reason: "no packet longer than 1442 bytes", Expected: 1442,
 					Used: 700000 + i, Total: 700000 + i, PooledMean: 1436.43 + 0.001*float64(i)}
@@ -253,7 +254,7 @@ func shardsFixture() shapeFixture {
 		m:      matrix("150:2", []float64{0, 1}, "reno", "tcp quic quic-per-channel", 2),
 		shards: 2,
 		edit: func(i int, rc bench.RunConfig, r *results.Run) bool {
-			return !(rc.Cell.LossPct == 1 && rc.Arm == transport.ArmQUICPerChannel && rc.Repeat == 2)
+			return !(rc.Cell.LossPct == 1 && rc.Arm == "quic-per-channel" && rc.Repeat == 2)
 		},
 	}
 }
@@ -337,9 +338,9 @@ func r95(rc bench.RunConfig) float64 {
 	}
 	p := base*1.1 + 12*rc.Cell.LossPct
 	switch rc.Arm {
-	case transport.ArmTCP:
+	case "tcp":
 		p += 4 + 9*rc.Cell.LossPct
-	case transport.ArmQUICPerChannel:
+	case "quic-per-channel":
 		p += 2
 	}
 	if rc.Cell.CC == "bbr" {
@@ -364,7 +365,7 @@ func baseRun(i int, rc bench.RunConfig, started time.Time) results.Run {
 		mbit = min(mbit, float64(c.BulkRateCapBps)/1e6*0.98)
 	}
 	connect := 2*c.RTTms + 0.4
-	if rc.Arm.IsQUIC() {
+	if rc.Arm.QUIC() {
 		connect = c.RTTms + 0.9
 	}
 	if c.RateMbit == 0 {
@@ -384,17 +385,17 @@ func baseRun(i int, rc bench.RunConfig, started time.Time) results.Run {
 	if c.Sessions == 0 && c.RTTms > 0 {
 		r.Timeouts = int(c.LossPct) * (rc.Repeat % 2) // a few under loss
 	}
-	server, client := transport.State{Arm: rc.Arm, Role: "server", Channels: 5, Started: r.SamplesStart.Add(-msDur(connect))},
-		transport.State{Arm: rc.Arm, Role: "client", Channels: 5, Started: r.SamplesStart.Add(-msDur(connect)), ConnectTime: r.ConnectTime}
+	server, client := transport.State{Arm: transport.Arm(rc.Arm), Role: "server", Channels: 5, Started: r.SamplesStart.Add(-msDur(connect))},
+		transport.State{Arm: transport.Arm(rc.Arm), Role: "client", Channels: 5, Started: r.SamplesStart.Add(-msDur(connect)), ConnectTime: r.ConnectTime}
 	for _, st := range []*transport.State{&server, &client} {
 		st.CongestionControl, st.RequestedCongestionControl = c.CC, c.CC
-		if rc.Arm.IsQUIC() {
+		if rc.Arm.QUIC() {
 			st.CongestionControl, st.RequestedCongestionControl = "newreno (quic-go, fixed)", ""
 		}
 		r.CongestionControl = append(r.CongestionControl, st.Role+": "+st.CongestionControl)
 	}
 	r.Server, r.Client = mustJSON(server), mustJSON(client)
-	if rc.Arm.IsQUIC() {
+	if rc.Arm.QUIC() {
 		r.QUICGSO = []bool{false}
 	}
 
@@ -440,7 +441,7 @@ func baseRun(i int, rc bench.RunConfig, started time.Time) results.Run {
 			{Direction: "client->server", ShaperCounters: shapedlink.ShaperCounters{Received: fwd / 3, Forwarded: fwd / 3}, LateP50Ms: 0.01, LateP99Ms: 0.07, LateMaxMs: 0.4},
 		}}
 	}
-	if rc.Arm.IsQUIC() {
+	if rc.Arm.QUIC() {
 		r.GSOQueue = &gsocheck.Result{Verdict: gsocheck.Off, Reason: "no sample exceeded 1442 bytes per slot", Expected: 1442,
 			Used: 300 + i, Total: 450, PooledMean: 1436.1 + 0.01*float64(i), Median: 1441, Max: 1442}
 	}
@@ -527,7 +528,7 @@ func scheduled(rc bench.RunConfig, r *results.Run) {
 		}
 		spans = append(spans, span{at.Sub(r.SamplesStart), at.Add(5 * time.Second).Sub(r.SamplesStart)})
 	}
-	tcp := rc.Arm == transport.ArmTCP
+	tcp := rc.Arm == "tcp"
 	back := 300 * time.Millisecond // how long after an event's end the round trip stays high
 	if tcp {
 		back = 1400 * time.Millisecond

@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/report/reporttest"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // writeSeedShards writes the seed's reno cells (80:10 at 0, 1 and 2% loss,
@@ -32,7 +32,7 @@ func writeSeedShards(t *testing.T, n int) []string {
 		t.Fatal(err)
 	}
 	m := &bench.Matrix{Profiles: []shapedlink.Profile{p}, ProfileText: []string{"80:10"}, Losses: []float64{0, 1, 2},
-		CCs: []string{"reno"}, Arms: []transport.Arm{transport.ArmTCP, transport.ArmQUIC}, Repeats: 5}
+		CCs: []string{"reno"}, Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 5}
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 45*time.Second, reporttest.Warmup
 	root := t.TempDir()

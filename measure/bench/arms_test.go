@@ -7,7 +7,6 @@ import (
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // A matrix takes any registered arm, tcp-mux and an importer's included,
@@ -19,12 +18,12 @@ func TestValidateTakesRegisteredArms(t *testing.T) {
 	}
 	m := &Matrix{
 		Profiles: []shapedlink.Profile{p}, ProfileText: []string{p.String()}, Losses: []float64{1}, CCs: []string{MatchedCC},
-		Arms: []transport.Arm{"tcp", "tcp-mux"}, Repeats: 1, Workload: spicelike.Defaults(), Workdir: t.TempDir(),
+		Arms: []measure.ArmName{"tcp", "tcp-mux"}, Repeats: 1, Workload: spicelike.Defaults(), Workdir: t.TempDir(),
 	}
 	if err := m.Validate(); err != nil {
 		t.Errorf("tcp and tcp-mux: %v", err)
 	}
-	m.Arms = []transport.Arm{"sctp"}
+	m.Arms = []measure.ArmName{"sctp"}
 	if err := m.Validate(); !errors.Is(err, measure.ErrUnknownArm) {
 		t.Errorf("an unknown arm: %v, want measure.ErrUnknownArm", err)
 	}

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // nestedLoopPlan is FullPlan as it was before the matrix became a list of
@@ -355,7 +355,7 @@ func TestArmsCheckedOnce(t *testing.T) {
 	if _, err := parseMatrix(t, nil, "-arms", "tcp quic-fast"); err == nil || !strings.Contains(err.Error(), `unknown arm "quic-fast"`) {
 		t.Errorf("-arms with an unknown arm: %v", err)
 	}
-	m := shardMatrix(t, []string{"80:10"}, []float64{1}, []string{MatchedCC}, []transport.Arm{"tcp", "sctp"}, 1)
+	m := shardMatrix(t, []string{"80:10"}, []float64{1}, []string{MatchedCC}, []measure.ArmName{"tcp", "sctp"}, 1)
 	m.Workdir = "w"
 	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), `unknown arm "sctp"`) {
 		t.Errorf("a matrix with an unknown arm: %v", err)

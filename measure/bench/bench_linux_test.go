@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/gsocheck"
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
@@ -25,7 +26,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func tinyMatrix(t *testing.T, arms ...transport.Arm) *Matrix {
+func tinyMatrix(t *testing.T, arms ...measure.ArmName) *Matrix {
 	t.Helper()
 	p, err := shapedlink.ParseProfile("20:10")
 	if err != nil {
@@ -44,7 +45,7 @@ func tinyMatrix(t *testing.T, arms ...transport.Arm) *Matrix {
 // separate server and client processes, and checks what was recorded.
 func TestMatrixEndToEnd(t *testing.T) {
 	shapedlinktest.Need(t)
-	m := tinyMatrix(t, transport.ArmTCP, transport.ArmQUIC, transport.ArmQUICPerChannel, transport.ArmQUICPriority)
+	m := tinyMatrix(t, "tcp", "quic", "quic-per-channel", "quic-priority")
 	m.Link.EmulatorKeepAwake, m.Link.EmulatorDepartureWindow = true, shapedlink.DefaultDepartureWindow // the commands' defaults
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatal(err)
@@ -143,7 +144,7 @@ func TestMatrixEndToEnd(t *testing.T) {
 // recorded for it, so a rerun does it again.
 func TestInterruptedRunIsNotRecorded(t *testing.T) {
 	shapedlinktest.Need(t)
-	m := tinyMatrix(t, transport.ArmQUIC)
+	m := tinyMatrix(t, "quic")
 	m.Workload.Duration = 20 * time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
@@ -181,7 +182,7 @@ func TestValidateRefusesBadMatrix(t *testing.T) {
 // resume sets both aside under names that say so and measures the runs.
 func TestFailedAndCorruptRunsAreRedone(t *testing.T) {
 	shapedlinktest.Need(t)
-	m := tinyMatrix(t, transport.ArmTCP, transport.ArmQUIC)
+	m := tinyMatrix(t, "tcp", "quic")
 	plan := m.Plan()
 	if err := os.MkdirAll(m.Workdir, 0o755); err != nil {
 		t.Fatal(err)
@@ -229,7 +230,7 @@ func TestFailedRunsAreCountedAndRetried(t *testing.T) {
 		l.Close()
 		t.Skip("this kernel has netem; the test needs a backend that fails")
 	}
-	m := tinyMatrix(t, transport.ArmTCP)
+	m := tinyMatrix(t, "tcp")
 	m.Link.Backend = shapedlink.BackendNetem
 	for attempt := 1; attempt <= 2; attempt++ {
 		err := m.Run(context.Background())

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // The arms are interleaved within each repeat of a cell, so drift on the
@@ -16,7 +16,7 @@ func ExampleMatrix_Plan() {
 	p, _ := shapedlink.ParseProfile("80:10")
 	m := &bench.Matrix{
 		Profiles: []shapedlink.Profile{p}, Losses: []float64{0, 1}, CCs: []string{"reno"},
-		Arms: []transport.Arm{"tcp", "quic"}, Repeats: 2, Workload: spicelike.Defaults(), Workdir: "results",
+		Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 2, Workload: spicelike.Defaults(), Workdir: "results",
 	}
 	for _, rc := range m.Plan() {
 		fmt.Println(rc.Cell.Dir(), rc.Arm, rc.Repeat, rc.Profile)
@@ -39,7 +39,7 @@ func ExampleNewAxis() {
 	gaps := []string{"20ms", "5ms"}
 	m := &bench.Matrix{
 		Profiles: []shapedlink.Profile{p}, Losses: []float64{1}, CCs: []string{"reno"},
-		Arms: []transport.Arm{"tcp", "quic"}, Repeats: 1, Workload: spicelike.Defaults(), Workdir: "results",
+		Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 1, Workload: spicelike.Defaults(), Workdir: "results",
 		Axes: []bench.Axis{bench.NewAxis("gap", gaps, func(rc *bench.RunConfig, v string) {
 			rc.Workload.EchoGap, _ = time.ParseDuration(v)
 		})},

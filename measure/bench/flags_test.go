@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/quicbench/transport"
+	"github.com/shakenfist/quicbench/measure"
 )
 
 // matrixEnv are the reference's variables NewFlags reads.
@@ -181,7 +181,7 @@ func TestExitCodes(t *testing.T) {
 // (naming what differs); neither refusal advises a rerun.
 func TestWorkdirClaims(t *testing.T) {
 	m := &Matrix{ProfileText: []string{"20:10"}, Losses: []float64{1}, CCs: []string{MatchedCC},
-		Arms: []transport.Arm{"tcp"}, Repeats: 1, Workdir: t.TempDir()}
+		Arms: []measure.ArmName{"tcp"}, Repeats: 1, Workdir: t.TempDir()}
 	release, err := m.claimWorkdir()
 	if err != nil {
 		t.Fatal(err)

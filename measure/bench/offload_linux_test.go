@@ -27,7 +27,7 @@ import (
 // super-packets for a QUIC failure nor warns about the link.
 func TestKeepOffloadEndToEnd(t *testing.T) {
 	shapedlinktest.Need(t)
-	m := tinyMatrix(t, transport.ArmTCP, transport.ArmQUIC)
+	m := tinyMatrix(t, "tcp", "quic")
 	p, err := shapedlink.ParseProfile("5:1000")
 	if err != nil {
 		t.Fatal(err)

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // TestOffloadFlag: -offload is wire unless keep is asked for, and any
@@ -56,7 +56,7 @@ func TestOffloadFlag(t *testing.T) {
 		}
 	}
 	m := &Matrix{ProfileText: []string{"20:10"}, Losses: []float64{0}, CCs: []string{MatchedCC},
-		Arms: []transport.Arm{"tcp"}, Repeats: 1, Workdir: t.TempDir()}
+		Arms: []measure.ArmName{"tcp"}, Repeats: 1, Workdir: t.TempDir()}
 	m.Workload = spicelike.Defaults()
 	m.Profiles, _ = shapedlink.ParseProfiles("20:10")
 	m.Link.Offload = "gso"
@@ -99,7 +99,7 @@ func TestOffloadFlagExitsUsage(t *testing.T) {
 func offloadMatrix(t *testing.T, dir string, o shapedlink.OffloadMode) *Matrix {
 	t.Helper()
 	m := &Matrix{ProfileText: []string{"5:1000"}, Losses: []float64{0}, CCs: []string{MatchedCC},
-		Arms: []transport.Arm{"tcp", "quic"}, Repeats: 1, Workdir: dir}
+		Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 1, Workdir: dir}
 	m.Link.Offload = o
 	return m
 }

@@ -3,8 +3,8 @@ package bench
 import (
 	"testing"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/shapedlink"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // TestPlanOwnLoss: a profile with a loss model of its own runs once, as
@@ -22,7 +22,7 @@ func TestPlanOwnLoss(t *testing.T) {
 		profiles, texts = append(profiles, p), append(texts, p.String())
 	}
 	m := &Matrix{Profiles: profiles, ProfileText: texts, Losses: []float64{0, 1}, CCs: []string{MatchedCC},
-		Arms: []transport.Arm{transport.ArmTCP, transport.ArmQUIC}, Repeats: 2}
+		Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 2}
 	type cell struct {
 		dir, profile string
 		loss         float64

@@ -329,17 +329,17 @@ func (f *Flags) applyQuick() {
 // armList is the -arms list, refusing an arm given twice, with
 // quic-per-channel added for -per-channel if the list lacks it. The names
 // are checked with the matrix (Matrix.Validate).
-func (f *Flags) armList() ([]transport.Arm, error) {
+func (f *Flags) armList() ([]measure.ArmName, error) {
 	names, err := uniqueFields(f.arms, "arm")
 	if err != nil {
 		return nil, err
 	}
-	var arms []transport.Arm
+	var arms []measure.ArmName
 	for _, n := range names {
-		arms = append(arms, transport.Arm(n))
+		arms = append(arms, measure.ArmName(n))
 	}
-	if f.perChannel && !slices.Contains(arms, transport.ArmQUICPerChannel) {
-		arms = append(arms, transport.ArmQUICPerChannel)
+	if pc := measure.ArmName(transport.ArmQUICPerChannel); f.perChannel && !slices.Contains(arms, pc) {
+		arms = append(arms, pc)
 	}
 	return arms, nil
 }

@@ -38,8 +38,12 @@ type Matrix struct {
 	// what quic-go's does) is loaded with for the run when CCs name it;
 	// the zero value is quicreno.Defaults().
 	Controller quicreno.Params
-	Arms       []transport.Arm
-	Repeats    int
+	// Arms are the arms every repeat runs, in order, by the names they
+	// are registered under (measure.Register); the summary reads each
+	// against tcp.
+	Arms []measure.ArmName
+	// Repeats is how many times each cell runs its arms.
+	Repeats int
 	// Workload is the spicelike configuration of every run.
 	Workload spicelike.Config
 	Workdir  string

@@ -12,9 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/spicelike"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // claim is a work directory this process holds, with what claiming it
@@ -101,14 +101,14 @@ func (m *Matrix) claimWorkdir() (*claim, error) {
 // run measures, so that a work directory is only ever resumed with the same
 // matrix. Workdir is for the reader and is not compared.
 type matrixRecord struct {
-	Profiles []string         `json:"profiles"`
-	Losses   []float64        `json:"losses"`
-	CCs      []string         `json:"ccs"`
-	Arms     []transport.Arm  `json:"arms"`
-	Repeats  int              `json:"repeats"`
-	Workload spicelike.Config `json:"workload"`
-	Workdir  string           `json:"workdir"`
-	Qlog     bool             `json:"qlog"`
+	Profiles []string          `json:"profiles"`
+	Losses   []float64         `json:"losses"`
+	CCs      []string          `json:"ccs"`
+	Arms     []measure.ArmName `json:"arms"`
+	Repeats  int               `json:"repeats"`
+	Workload spicelike.Config  `json:"workload"`
+	Workdir  string            `json:"workdir"`
+	Qlog     bool              `json:"qlog"`
 	// Backend is the link backend asked for: "" (netem where the kernel
 	// has it), "netem" or "emulator". Seed is the emulator's loss seed (0:
 	// random per run).

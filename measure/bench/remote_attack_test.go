@@ -153,7 +153,7 @@ func TestAdmitDisplaces(t *testing.T) {
 		t.Errorf("two /64s count as one source, %s", sa)
 	}
 
-	d := &Daemon{}
+	d := &daemon{}
 	conn := func(ip string) *addrConn { return &addrConn{addr: &net.TCPAddr{IP: net.ParseIP(ip), Port: 1}} }
 	var first []*preAuth
 	for range maxPreAuthPerSource {

@@ -39,8 +39,8 @@ type daemonConfig struct {
 	HandshakeTimeout time.Duration
 }
 
-// Daemon serves two-host runs, one session at a time.
-type Daemon struct {
+// daemon serves two-host runs, one session at a time.
+type daemon struct {
 	cfg  daemonConfig
 	log  *slog.Logger
 	ln   net.Listener
@@ -61,7 +61,7 @@ type Daemon struct {
 
 // listenDaemon checks cfg and listens on its address; Serve then answers
 // drivers.
-func listenDaemon(ctx context.Context, cfg daemonConfig) (*Daemon, error) {
+func listenDaemon(ctx context.Context, cfg daemonConfig) (*daemon, error) {
 	if len(cfg.Secret) < MinSecretLen {
 		return nil, fmt.Errorf("the daemon's secret is %d bytes; give at least %d", len(cfg.Secret), MinSecretLen)
 	}
@@ -96,18 +96,18 @@ func listenDaemon(ctx context.Context, cfg daemonConfig) (*Daemon, error) {
 		ln.Close()
 		return nil, err
 	}
-	return &Daemon{cfg: cfg, log: log, ln: ln, port: ln.Addr().(*net.TCPAddr).Port, dir: dir,
+	return &daemon{cfg: cfg, log: log, ln: ln, port: ln.Addr().(*net.TCPAddr).Port, dir: dir,
 		ended: make(chan struct{}, 1)}, nil
 }
 
 // Addr is the control address the daemon listens on.
-func (d *Daemon) Addr() net.Addr { return d.ln.Addr() }
+func (d *daemon) Addr() net.Addr { return d.ln.Addr() }
 
 // Serve answers drivers until ctx ends or no session has been open for the
 // idle timeout; then it ends every session (stopping its server), removes
 // its run directories and returns nil. It returns an error only if
 // accepting connections fails.
-func (d *Daemon) Serve(ctx context.Context) error {
+func (d *daemon) Serve(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer func() {
@@ -173,7 +173,7 @@ func (d *Daemon) Serve(ctx context.Context) error {
 
 // refuse sends one refusal line and logs it; retry says the driver may
 // try again at once.
-func (d *Daemon) refuse(cc *ctlConn, peer, why string, retry bool) {
+func (d *daemon) refuse(cc *ctlConn, peer, why string, retry bool) {
 	_ = cc.send(ctlMsg{Op: "refused", Why: why, Retry: retry}, d.cfg.HandshakeTimeout)
 	d.log.Warn("refused a driver", "peer", peer, "why", why)
 }
@@ -181,7 +181,7 @@ func (d *Daemon) refuse(cc *ctlConn, peer, why string, retry bool) {
 // handle is one connection: refused at once when a session is active,
 // else authenticated (admit bounds how many wait for a proof), then
 // served as the session.
-func (d *Daemon) handle(ctx context.Context, c net.Conn) {
+func (d *daemon) handle(ctx context.Context, c net.Conn) {
 	defer c.Close()
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
@@ -241,7 +241,7 @@ func (d *Daemon) handle(ctx context.Context, c net.Conn) {
 // deadline: its challenge sent and the driver's proof checked. It returns
 // the daemon's own proof, to send once the session is claimed, or the
 // reason to refuse, as the driver will read it.
-func (d *Daemon) authenticate(cc *ctlConn, deadline time.Time) (ctlMsg, error) {
+func (d *daemon) authenticate(cc *ctlConn, deadline time.Time) (ctlMsg, error) {
 	dnonce, err := newNonce()
 	if err != nil {
 		return ctlMsg{}, err

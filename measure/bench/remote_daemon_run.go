@@ -38,7 +38,7 @@ func (r *daemonRun) stop() {
 // session answers one authenticated driver's ops until it says bye, goes
 // quiet or breaks the protocol. A server still running when it ends is
 // stopped.
-func (d *Daemon) session(ctx context.Context, cc *ctlConn) error {
+func (d *daemon) session(ctx context.Context, cc *ctlConn) error {
 	var run *daemonRun
 	defer func() {
 		if run != nil {
@@ -101,7 +101,7 @@ func (r *daemonRun) deadline() time.Time { return r.started.Add(r.within) }
 // probe answers the driver's UDP echoes on the control port's number,
 // from the session's peer only, until the driver says it is done or
 // probeWindow passes.
-func (d *Daemon) probe(ctx context.Context, cc *ctlConn) error {
+func (d *daemon) probe(ctx context.Context, cc *ctlConn) error {
 	local := cc.c.LocalAddr().(*net.TCPAddr)
 	peer := cc.c.RemoteAddr().(*net.TCPAddr)
 	addr := net.JoinHostPort(local.IP.String(), strconv.Itoa(d.port))
@@ -154,7 +154,7 @@ func (d *Daemon) probe(ctx context.Context, cc *ctlConn) error {
 // start checks the driver's spec, completes it (address, certificate,
 // deadline, result path), starts the server where the daemon runs, and
 // answers ready once it listens. A reason not to run comes back as why.
-func (d *Daemon) start(ctx context.Context, cc *ctlConn, m ctlMsg) (*daemonRun, string) {
+func (d *daemon) start(ctx context.Context, cc *ctlConn, m ctlMsg) (*daemonRun, string) {
 	if m.Spec == nil {
 		return nil, "start without a spec"
 	}
@@ -171,7 +171,7 @@ func (d *Daemon) start(ctx context.Context, cc *ctlConn, m ctlMsg) (*daemonRun, 
 	if m.Within <= 0 || m.Within > MaxDuration+10*time.Minute {
 		return nil, fmt.Sprintf("a run of %v is outside (0, %v]", m.Within, MaxDuration+10*time.Minute)
 	}
-	if name := spec.Transport.CongestionControl; !measure.IsQUIC(string(spec.Arm)) && name != "" {
+	if name := spec.Transport.CongestionControl; !spec.Arm.QUIC() && name != "" {
 		if err := transport.CheckCongestionControl(name); err != nil {
 			return nil, "on the server's host: " + err.Error()
 		}
@@ -221,7 +221,7 @@ func (d *Daemon) start(ctx context.Context, cc *ctlConn, m ctlMsg) (*daemonRun, 
 // finish waits (20 s at most, as a run over a link does) for the server
 // to end now that the client has, then sends its result and the end of its
 // log.
-func (d *Daemon) finish(cc *ctlConn, run *daemonRun) error {
+func (d *daemon) finish(cc *ctlConn, run *daemonRun) error {
 	defer run.stop()
 	select {
 	case <-run.done:

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -42,7 +43,7 @@ func TestTwoHostMatrixAgreesWithSingleHost(t *testing.T) {
 	})
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 5*time.Second, time.Second
-	arms := []transport.Arm{transport.ArmTCP, transport.ArmQUIC}
+	arms := []measure.ArmName{"tcp", "quic"}
 	ctx := context.Background()
 
 	// The wrong secret first: refused before any run, nothing recorded.
@@ -196,7 +197,7 @@ func TestTwoHostOnLoopback(t *testing.T) {
 	td := startTestDaemon(t, daemonConfig{})
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 3*time.Second, time.Second
-	m := &Matrix{CCs: []string{MatchedCC}, Arms: []transport.Arm{transport.ArmTCP, transport.ArmQUIC}, Repeats: 1, Workload: w,
+	m := &Matrix{CCs: []string{MatchedCC}, Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 1, Workload: w,
 		Workdir: t.TempDir(), Remote: td.remote(testSecret)}
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatalf("%v\ndaemon log:\n%s", err, td.log.String())

@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/spicelike"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 var testSecret = []byte("a test secret, long enough")
@@ -44,7 +44,7 @@ func (s *syncBuffer) String() string {
 
 // testDaemon is a daemon on loopback, serving until the test ends.
 type testDaemon struct {
-	*Daemon
+	*daemon
 	log    *syncBuffer
 	served chan error
 }
@@ -65,7 +65,7 @@ func startTestDaemon(t *testing.T, cfg daemonConfig) *testDaemon {
 		cancel()
 		t.Fatal(err)
 	}
-	td := &testDaemon{Daemon: d, log: buf, served: make(chan error, 1)}
+	td := &testDaemon{daemon: d, log: buf, served: make(chan error, 1)}
 	go func() { td.served <- d.Serve(ctx) }()
 	t.Cleanup(func() {
 		cancel()
@@ -537,7 +537,7 @@ func TestRefusedDriverLeavesTheWorkdir(t *testing.T) {
 	w.Duration, w.Warmup = 3*time.Second, time.Second
 	root := t.TempDir()
 	workdir := filepath.Join(root, "results", "path-x")
-	m := &Matrix{CCs: []string{MatchedCC}, Arms: []transport.Arm{transport.ArmTCP}, Repeats: 1, Workload: w,
+	m := &Matrix{CCs: []string{MatchedCC}, Arms: []measure.ArmName{"tcp"}, Repeats: 1, Workload: w,
 		Workdir: workdir, Remote: wrong.remote(testSecret)}
 	if err := m.Run(context.Background()); !errors.Is(err, errRemoteAuth) {
 		t.Fatalf("the wrong daemon: %v, want a refusal", err)

@@ -30,7 +30,7 @@ const (
 // roleSpec is what a server or client process is told to do.
 type roleSpec struct {
 	RoleBase
-	Arm      transport.Arm    `json:"arm"`
+	Arm      measure.ArmName  `json:"arm"`
 	Workload spicelike.Config `json:"workload"`
 	// Sessions is how many sessions the server accepts and the client
 	// dials, all run at once; 0 or 1 is one.

@@ -26,7 +26,7 @@ import (
 type RunConfig struct {
 	Cell     results.Cell
 	Profile  shapedlink.Profile // loss included
-	Arm      transport.Arm
+	Arm      measure.ArmName
 	Repeat   int
 	Workload spicelike.Config
 	Workdir  string
@@ -143,7 +143,7 @@ func measureRun(ctx context.Context, rc RunConfig, dir string, run *results.Run,
 	cres, cerrRead := ReadResult[roleResult](clientSpec.Out)
 	sres, serrRead := ReadResult[roleResult](serverSpec.Out)
 	recordEnds(run, rc, sres, cres)
-	if measure.IsQUIC(string(rc.Arm)) {
+	if rc.Arm.QUIC() {
 		recordGSO(run, samples, counters, cerr)
 	}
 
@@ -347,7 +347,7 @@ func effectiveCC(rc RunConfig) string {
 	if cc, ok := measure.PinnedCC(string(rc.Arm)); ok {
 		return cc
 	}
-	if measure.IsQUIC(string(rc.Arm)) {
+	if rc.Arm.QUIC() {
 		return ""
 	}
 	return rc.Cell.CC
@@ -363,7 +363,7 @@ func transportOptions(rc RunConfig) (server, client transport.Options, err error
 		return server, client, err
 	}
 	var o transport.Options
-	if !measure.IsQUIC(string(rc.Arm)) {
+	if !rc.Arm.QUIC() {
 		o.CongestionControl = rc.Cell.CC
 	}
 	return measure.PrepareOptions(arm, rc.Workload, o)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // TestTwoSessionsEndToEnd runs two sessions at once over one emulated link,
@@ -16,7 +15,7 @@ import (
 // both sessions were measured and recorded apart.
 func TestTwoSessionsEndToEnd(t *testing.T) {
 	shapedlinktest.Need(t)
-	m := tinyMatrix(t, transport.ArmTCP, transport.ArmQUIC, transport.ArmQUICPerChannel)
+	m := tinyMatrix(t, "tcp", "quic", "quic-per-channel")
 	m.Losses = []float64{0}
 	m.Sessions = []int{2}
 	if err := m.Run(context.Background()); err != nil {
@@ -96,7 +95,7 @@ func TestTwoSessionsEndToEnd(t *testing.T) {
 // saturating channel's goodput follows the cap, not the link.
 func TestBulkCapEndToEnd(t *testing.T) {
 	shapedlinktest.Need(t)
-	m := tinyMatrix(t, transport.ArmTCP)
+	m := tinyMatrix(t, "tcp")
 	m.Losses = []float64{0}
 	m.BulkCapFractions = []float64{0.5}
 	if err := m.Run(context.Background()); err != nil {
@@ -120,7 +119,7 @@ func TestBulkCapEndToEnd(t *testing.T) {
 }
 
 func TestValidateRefusesBadSessionsAndCaps(t *testing.T) {
-	m := tinyMatrix(t, transport.ArmTCP)
+	m := tinyMatrix(t, "tcp")
 	m.Sessions = []int{0, MaxSessions + 1}
 	m.BulkCapFractions = []float64{-0.1, 1.5}
 	m.Workload.BulkRateCap = 1000
@@ -136,7 +135,7 @@ func TestValidateRefusesBadSessionsAndCaps(t *testing.T) {
 }
 
 func TestPlanCellsForSessionsAndCaps(t *testing.T) {
-	m := tinyMatrix(t, transport.ArmTCP, transport.ArmQUIC)
+	m := tinyMatrix(t, "tcp", "quic")
 	m.Sessions = []int{1, 4}
 	m.BulkCapFractions = []float64{0, 0.8}
 	plan := m.Plan()

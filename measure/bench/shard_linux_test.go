@@ -8,7 +8,6 @@ import (
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // TestShardsEndToEnd runs a tiny matrix (one cell, tcp and quic, two
@@ -17,7 +16,7 @@ import (
 // exactly the unsharded plan's runs, and its report has every cell.
 func TestShardsEndToEnd(t *testing.T) {
 	shapedlinktest.Need(t)
-	m := tinyMatrix(t, transport.ArmTCP, transport.ArmQUIC)
+	m := tinyMatrix(t, "tcp", "quic")
 	m.Repeats = 2
 	var dirs []string
 	for i := range 2 {

@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/report/reporttest"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // The shard variables are matrix variables too: clearEnv unsets them, so
@@ -25,7 +25,7 @@ import (
 func init() { matrixEnv = append(matrixEnv, EnvShard, EnvShards, EnvJobIndex) }
 
 // shardMatrix builds a matrix for planning (nothing here runs it).
-func shardMatrix(t *testing.T, profiles []string, losses []float64, ccs []string, arms []transport.Arm, repeats int) *Matrix {
+func shardMatrix(t *testing.T, profiles []string, losses []float64, ccs []string, arms []measure.ArmName, repeats int) *Matrix {
 	t.Helper()
 	m := &Matrix{Losses: losses, CCs: ccs, Arms: arms, Repeats: repeats, Workdir: "w"}
 	for _, s := range profiles {
@@ -42,7 +42,7 @@ func shardMatrix(t *testing.T, profiles []string, losses []float64, ccs []string
 	return m
 }
 
-var allArms = []transport.Arm{transport.ArmTCP, transport.ArmQUIC, transport.ArmQUICPerChannel, transport.ArmQUICPriority}
+var allArms = []measure.ArmName{"tcp", "quic", "quic-per-channel", "quic-priority"}
 
 // shardTestMatrices are matrices of 1 and more profiles (one with its own
 // loss model), losses, ccs, 1 to 4 arms, 1 to 5 repeats, sessions and caps.

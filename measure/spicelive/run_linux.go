@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -143,7 +144,7 @@ func runJob(ctx context.Context, c Config, j Job, cell results.Cell, prof shaped
 		}
 		w.Replay, w.Channels = replay, replay.ConfigChannels()
 	}
-	rc := bench.RunConfig{Cell: cell, Profile: prof, Arm: j.Arm, Repeat: j.Repeat, Workload: w, Workdir: c.ReadingDir(j.Reading),
+	rc := bench.RunConfig{Cell: cell, Profile: prof, Arm: measure.ArmName(j.Arm), Repeat: j.Repeat, Workload: w, Workdir: c.ReadingDir(j.Reading),
 		Link: c.linkOptions(log), Logger: log, Controller: c.controller()}
 	run, err := bench.RunOne(ctx, rc)
 	if err != nil && run.Failed != "" {

@@ -74,7 +74,7 @@ func TestMain(m *testing.M) {
 
 // runMatrix runs a one-cell matrix of arms (20:10 at 1% loss, short
 // runs) and returns it.
-func runMatrix(t *testing.T, repeats int, arms ...transport.Arm) *bench.Matrix {
+func runMatrix(t *testing.T, repeats int, arms ...measure.ArmName) *bench.Matrix {
 	t.Helper()
 	p, err := shapedlink.ParseProfile("20:10")
 	if err != nil {
