@@ -122,7 +122,7 @@ const readyFD = 3
 
 func runServer(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResult, error) {
 	res := roleResult{}
-	ln, err := Listen(ctx, spec.Arm, spec.Addr, spec.Transport)
+	ln, err := listenArm(ctx, spec.Arm, spec.Addr, spec.Transport)
 	if err != nil {
 		return res, err
 	}

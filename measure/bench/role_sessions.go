@@ -19,7 +19,7 @@ import (
 // session runs the same workload, and the client's side is the measurement.
 func runServers(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResult, error) {
 	res := roleResult{}
-	ln, err := Listen(ctx, spec.Arm, spec.Addr, spec.Transport)
+	ln, err := listenArm(ctx, spec.Arm, spec.Addr, spec.Transport)
 	if err != nil {
 		return res, err
 	}

@@ -310,9 +310,9 @@ func ServeRole[S roleJob, R any](env RoleEnv, jobs map[string]func(context.Conte
 	exitRole(spec.ResultPath(), res, err != nil, log)
 }
 
-// Listen listens for the registered arm named arm on addr and tells the
+// listenArm listens for the registered arm named arm on addr and tells the
 // orchestrator so (SignalReady): how a run's server starts.
-func Listen(ctx context.Context, arm measure.ArmName, addr string, o transport.Options) (measure.ArmListener, error) {
+func listenArm(ctx context.Context, arm measure.ArmName, addr string, o transport.Options) (measure.ArmListener, error) {
 	a, err := measure.Lookup(string(arm))
 	if err != nil {
 		return nil, err

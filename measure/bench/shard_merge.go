@@ -64,9 +64,9 @@ func matrixFromRecord(rec matrixRecord) (*Matrix, error) {
 	return m, nil
 }
 
-// mergedRuns are the runs of several work directories, each one shard of
+// Merged is the runs of several work directories, each one shard of
 // one matrix, read by LoadShards.
-type mergedRuns struct {
+type Merged struct {
 	// Dirs are the work directories, as given.
 	Dirs []string
 	// Runs are every run they hold (results.Scan), sorted as
@@ -89,12 +89,12 @@ type mergedRuns struct {
 }
 
 // Complete reports whether every planned run has a record and none failed.
-func (m *mergedRuns) Complete() bool { return len(m.Missing) == 0 && m.Failed == 0 }
+func (m *Merged) Complete() bool { return len(m.Missing) == 0 && m.Failed == 0 }
 
 // Note says, in one paragraph, what the merge lacks: "" when it is
 // complete. A merge that lacks runs is not an error (a shard may still be
 // running), but its summary covers only what is there.
-func (m *mergedRuns) Note() string {
+func (m *Merged) Note() string {
 	if m.Complete() {
 		return ""
 	}
@@ -143,8 +143,8 @@ type shardDir struct {
 // and a run whose duration is not its matrix's. A run.json that is not
 // where its record says it belongs (a copy) is not counted but listed in
 // Ignored (results.Scan). Runs that no directory holds yet are not an
-// error: mergedRuns lists them.
-func LoadShards(dirs []string) (*mergedRuns, error) {
+// error: Merged lists them.
+func LoadShards(dirs []string) (*Merged, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("no work directories to merge")
 	}
@@ -157,7 +157,7 @@ func LoadShards(dirs []string) (*mergedRuns, error) {
 		return nil, err
 	}
 	first := sds[0]
-	merged := &mergedRuns{Dirs: dirs, Shards: max(1, first.m.Shard.Count)}
+	merged := &Merged{Dirs: dirs, Shards: max(1, first.m.Shard.Count)}
 	full := first.m.FullPlan()
 	merged.Planned = len(full)
 	held, err := mergeRuns(sds, merged)
@@ -271,7 +271,7 @@ func sameMatrix(sds []shardDir) (map[int]string, error) {
 // by two directories, and then each run against its directory's share
 // and its matrix's duration. It returns the file that holds each run, by
 // runKey.
-func mergeRuns(sds []shardDir, merged *mergedRuns) (map[string]string, error) {
+func mergeRuns(sds []shardDir, merged *Merged) (map[string]string, error) {
 	held := map[string]string{}
 	loaded := make([][]results.Run, len(sds))
 	for i, sd := range sds {
