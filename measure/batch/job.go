@@ -1,0 +1,162 @@
+package batch
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/shakenfist/quicbench/measure/bench"
+)
+
+// Commands are the matrix commands a Job can run: the examples that take
+// -shard, -workdir and -no-summary.
+var Commands = []string{"headline", "priority", "ccarm", "sessions", "capped", "cpucost"}
+
+// Job describes one sharded matrix as a batch engine runs it. The Slurm
+// scripts and the Kubernetes manifests are both generated from it.
+type Job struct {
+	// Command is the matrix command (one of Commands); Args are further
+	// flags for it, the same for every shard.
+	Command string
+	Args    []string
+	// Shards is how many shards the matrix is split into: one task each.
+	Shards int
+	// Root is the results root on storage every task sees: shard i
+	// writes Root/shard-i, the merge writes Root/summary.md and
+	// Root/summary.json. Relative to Dir unless absolute.
+	Root string
+	// CPUs is how many CPUs each task asks for.
+	CPUs int
+	// Shared lets tasks share a node. By default each task has a node
+	// of its own, so that two timing runs never share a core.
+	Shared bool
+	// Bin is the directory holding the built commands (go build -o bin/
+	// ./examples/...); empty runs them with go run ./examples/NAME.
+	Bin string
+	// Dir is the directory the tasks start in: the repository's root on
+	// the nodes (Slurm) or in the image (Kubernetes). It must be
+	// absolute.
+	Dir string
+	// Name names the job; the merge job is Name-merge. Empty is
+	// quicbench-Command.
+	Name string
+	// Partition and Time are Slurm's --partition and --time, if set.
+	Partition, Time string
+	// Image and Claim are Kubernetes' container image and the
+	// ReadWriteMany volume claim mounted at Root.
+	Image, Claim string
+}
+
+// nameRE is what a Kubernetes object name allows (a DNS label), which
+// also suits Slurm; the merge job's suffix must still fit in 63.
+var nameRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,55}[a-z0-9])?$`)
+
+// reserved are the command's flags the job sets itself.
+var reserved = []string{"shard", "workdir", "no-summary", "serve", "remote"}
+
+// JobName is Name, or quicbench-Command when Name is empty.
+func (j Job) JobName() string {
+	if j.Name != "" {
+		return j.Name
+	}
+	return "quicbench-" + j.Command
+}
+
+// Validate checks the description; the error names the field and what it
+// takes.
+func (j Job) Validate() error {
+	var errs []error
+	if !slices.Contains(Commands, j.Command) {
+		errs = append(errs, fmt.Errorf("command %q is not a matrix command: give one of %s", j.Command, strings.Join(Commands, ", ")))
+	}
+	if j.Shards < 1 || j.Shards > bench.MaxShards {
+		errs = append(errs, fmt.Errorf("shards %d: give 1 to %d", j.Shards, bench.MaxShards))
+	}
+	if j.CPUs < 1 {
+		errs = append(errs, fmt.Errorf("cpus %d: a task needs at least 1", j.CPUs))
+	}
+	for what, v := range map[string]string{"root": j.Root, "dir": j.Dir, "bin": j.Bin, "partition": j.Partition, "time": j.Time, "image": j.Image, "claim": j.Claim} {
+		if strings.ContainsAny(v, " \t\n\r%'\"\\$`") {
+			errs = append(errs, fmt.Errorf("%s %q: no spaces, quotes, $, %%, ` or backslashes (it goes into #SBATCH lines and shell commands)", what, v))
+		}
+	}
+	if j.Root == "" {
+		errs = append(errs, errors.New("root is empty: give the results directory on storage every task sees"))
+	}
+	if !path.IsAbs(j.Dir) {
+		errs = append(errs, fmt.Errorf("dir %q is not absolute: give the repository's root as the tasks see it", j.Dir))
+	}
+	if !nameRE.MatchString(j.JobName()) {
+		errs = append(errs, fmt.Errorf("name %q: lower-case letters, digits and -, at most 57, starting and ending with a letter or digit", j.JobName()))
+	}
+	for _, a := range j.Args {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && slices.Contains(reserved, name) {
+			errs = append(errs, fmt.Errorf("the command's flag %s is the job's to set (each shard gets -shard, -workdir and -no-summary; -serve and -remote are not for shards)", a))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ShardDir is shard i's work directory under root.
+func ShardDir(root string, i int) string { return path.Join(root, fmt.Sprintf("shard-%d", i)) }
+
+// program is how a task starts the command name.
+func (j Job) program(name string) string {
+	if j.Bin == "" {
+		return "go run ./examples/" + name
+	}
+	return path.Join(j.Bin, name)
+}
+
+// TaskScript is the shell text a task runs, the same on every engine:
+// shard $index of $SHARDS into Root/shard-$index. index is the variable
+// the engine sets (SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX); SHARDS
+// must hold the count. The command replaces the shell, so the engine's
+// signals reach it.
+func (j Job) TaskScript(index string) string {
+	words := []string{"exec", j.program(j.Command),
+		"-shard", `"$` + index + `/$SHARDS"`,
+		"-workdir", quote(j.Root) + `/shard-"$` + index + `"`,
+		"-no-summary"}
+	for _, a := range j.Args {
+		words = append(words, quote(a))
+	}
+	return strings.Join(words, " ") + "\n"
+}
+
+// MergeScript is the shell text of the merge: summarise every shard
+// directory that a task has started into Root/summary.md and
+// Root/summary.json, then check every shard (batch -do check), and exit
+// non-zero if a step failed or a shard is incomplete.
+func (j Job) MergeScript() string {
+	var dirs []string
+	for i := range j.Shards {
+		dirs = append(dirs, quote(ShardDir(j.Root, i)))
+	}
+	root := quote(j.Root)
+	return fmt.Sprintf(`status=0
+set --
+for d in %s; do
+  if [ -f "$d/matrix.json" ]; then set -- "$@" "$d"; fi
+done
+if [ "$#" -gt 0 ]; then
+  %s "$@" > %s/summary.md || status=1
+  %s -json "$@" > %s/summary.json || status=1
+fi
+%s -do check -root %s -shards %d || status=1
+exit $status
+`, strings.Join(dirs, " "), j.program("summarise"), root, j.program("summarise"), root,
+		j.program("batch"), root, j.Shards)
+}
+
+// quote makes s one shell word.
+func quote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
