@@ -9,7 +9,7 @@
 //	squeue --me
 //	cat results/headline-shards/summary.md
 //	go run ./examples/batch -do resubmit -shards 6 -cpus 4 -bin bin -root results/headline-shards -- -repeats 5
-//	go run ./examples/batch -do kubernetes -shards 6 -bin bin -out deploy/out -- -repeats 5
+//	go run ./examples/batch -do kubernetes -shards 6 -bin bin -out results/headline-k8s -- -repeats 5
 //
 // -do slurm writes the sbatch scripts (NAME.sbatch, NAME-merge.sbatch)
 // into -out, by default the root; submit also submits them, the merge job
