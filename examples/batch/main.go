@@ -82,7 +82,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&j.Time, "time", "", "Slurm time limit per task, as --time takes it")
 	fs.StringVar(&j.Image, "image", batch.DefaultImage, "Kubernetes: the container image")
 	fs.StringVar(&j.Claim, "claim", batch.DefaultClaim, "Kubernetes: the ReadWriteMany volume claim mounted at the root")
-	fs.StringVar(&o.out, "out", "", "directory for the scripts or manifests (default: the root)")
+	fs.StringVar(&o.out, "out", "", "directory for the scripts or manifests (default: the root, under -dir for Slurm)")
 	fs.StringVar(&o.sbatch, "sbatch", "sbatch", "the sbatch program")
 	if err := cli.ParseWithArgs(fs, args); err != nil {
 		return nil, err
@@ -118,14 +118,25 @@ func (o *options) defaults() error {
 		}
 		j.Dir = wd
 	}
-	if o.out == "" {
+	if o.out == "" && o.do == "kubernetes" {
 		o.out = j.Root
+	} else if o.out == "" {
+		o.out = o.root()
 	}
 	if o.do == "check" {
 		// Only the root and the count matter.
 		return nil
 	}
 	return j.Validate()
+}
+
+// root is the results root as this process finds it: under -dir when
+// relative, as the tasks find it.
+func (o *options) root() string {
+	if filepath.IsAbs(o.job.Root) {
+		return o.job.Root
+	}
+	return filepath.Join(o.job.Dir, o.job.Root)
 }
 
 // errIncomplete: check found shards to run again (already printed).
@@ -136,7 +147,7 @@ func (o *options) do1(ctx context.Context, stdout io.Writer) error {
 	j := o.job
 	switch o.do {
 	case "check":
-		st, err := batch.Check(j.Root, j.Shards)
+		st, err := batch.Check(o.root(), j.Shards)
 		if err != nil {
 			return err
 		}
@@ -160,7 +171,7 @@ func (o *options) do1(ctx context.Context, stdout io.Writer) error {
 	case "submit":
 		return o.submit(ctx, stdout, files, nil)
 	case "resubmit":
-		st, err := batch.Check(j.Root, j.Shards)
+		st, err := batch.Check(o.root(), j.Shards)
 		if err != nil {
 			return err
 		}
