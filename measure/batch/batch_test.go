@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/report/reporttest"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // testJob is a valid job of n shards into root.
@@ -34,7 +34,7 @@ func seedMatrix(t *testing.T) *bench.Matrix {
 		t.Fatal(err)
 	}
 	return &bench.Matrix{Profiles: []shapedlink.Profile{p}, ProfileText: []string{"80:10"}, Losses: []float64{0, 1, 2},
-		CCs: []string{"reno"}, Arms: []transport.Arm{transport.ArmTCP, transport.ArmQUIC}, Repeats: 5}
+		CCs: []string{"reno"}, Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 5}
 }
 
 // TestShareSizeMatchesBench: the share Check expects of each shard is the
@@ -42,7 +42,7 @@ func seedMatrix(t *testing.T) *bench.Matrix {
 func TestShareSizeMatchesBench(t *testing.T) {
 	m := seedMatrix(t)
 	for _, losses := range [][]float64{{0}, {0, 1, 2}} {
-		for _, arms := range [][]transport.Arm{{transport.ArmTCP}, {transport.ArmTCP, transport.ArmQUIC, transport.ArmQUICPerChannel}} {
+		for _, arms := range [][]measure.ArmName{{"tcp"}, {"tcp", "quic", "quic-per-channel"}} {
 			for repeats := 1; repeats <= 5; repeats++ {
 				m.Losses, m.Arms, m.Repeats = losses, arms, repeats
 				m.Shard = bench.Shard{}
@@ -110,7 +110,7 @@ func TestCheck(t *testing.T) {
 	}{
 		"complete": {n: 3, line: "shard 2/3: complete, 10 of 10 runs"},
 		"a run missing": {n: 3, want: []int{1},
-			keep: func(i int, rc bench.RunConfig) bool { return i != 1 || rc.Repeat != 2 || rc.Arm != transport.ArmQUIC },
+			keep: func(i int, rc bench.RunConfig) bool { return i != 1 || rc.Repeat != 2 || rc.Arm != "quic" },
 			line: "shard 1/3: incomplete, 9 of 10 runs measured, 0 failed"},
 		"a run failed": {n: 2, want: []int{0},
 			edit: func(i int, r *results.Run) {
