@@ -170,6 +170,19 @@ func (l *dirLoop) close() {
 
 func (l *dirLoop) now() int64 { return int64(time.Since(l.base)) }
 
+// housekeep publishes the flows' figures and reads the socket's drops
+// when each is due.
+func (l *dirLoop) housekeep(now int64) {
+	if l.flowPub > 0 && now-l.lastFlowPub >= l.flowPub {
+		l.lastFlowPub = now
+		l.publishFlows()
+	}
+	if now-l.lastSocket > int64(100*time.Millisecond) {
+		l.lastSocket = now
+		l.readSocketDrops()
+	}
+}
+
 func (l *dirLoop) run() error {
 	l.tid = unix.Gettid()
 	for !l.stop.Load() {
@@ -197,14 +210,7 @@ func (l *dirLoop) run() error {
 			}
 		}
 		now = l.now()
-		if l.flowPub > 0 && now-l.lastFlowPub >= l.flowPub {
-			l.lastFlowPub = now
-			l.publishFlows()
-		}
-		if now-l.lastSocket > int64(100*time.Millisecond) {
-			l.lastSocket = now
-			l.readSocketDrops()
-		}
+		l.housekeep(now)
 		qnext, queued := l.model.NextDequeue()
 		if l.carry.Line.Len() == 0 && !queued {
 			// Idle: wake on the next arrival (its kernel timestamp makes
