@@ -62,10 +62,20 @@ var mutants = []edit{
 		"case c.Oversize > 0:", "case false:"},
 }
 
-// modelMutants break the link model and its descriptions, and the
+// modelMutants break the batch engines' shares, check and submission
+// (measure/batch), the link model and its descriptions, and the
 // command-line helpers (internal/cli, shapedlink/linkflag); their pure
-// tests (no namespace needed) must kill them.
+// tests (no namespace, no engine needed) must kill them.
 var modelMutants = []mutant{
+	{edit{"batch: a share's remainder given to one shard too many", "measure/batch/check.go",
+		"if i < units%n {", "if i <= units%n {"},
+		"measure/batch", "TestShareSizeMatchesBench|TestCheck"},
+	{edit{"batch: failed runs counted as measured", "measure/batch/check.go",
+		"if r.Failed != \"\" {\n\t\t\t\t\ts.Failed++", "if r.Failed == \"-\" {\n\t\t\t\t\ts.Failed++"},
+		"measure/batch", "TestCheck"},
+	{edit{"batch: the merge waits for the array to succeed (afterok), not to end", "measure/batch/slurm.go",
+		"\"--dependency=afterany:\"+id", "\"--dependency=afterok:\"+id"},
+		"measure/batch", "TestSubmit"},
 	{edit{"cli: a stray argument accepted", "internal/cli/cli.go",
 		"if fs.NArg() > 0 {", "if false && fs.NArg() > 0 {"},
 		"internal/cli", "TestParseAndExit"},

@@ -17,9 +17,11 @@ import (
 var wholePackages = []string{"stats", "gsocheck"}
 
 // trees are copied into the work module: the packages above, the link's
-// model (its pure tests need no namespace), and what they import from this
-// module (TestTreesHoldTheirImports checks the list is complete).
-var trees = []string{"stats", "gsocheck", "shapedlink", "internal/proc", "internal/buildinfo", "internal/cli"}
+// model (its pure tests need no namespace), the batch engines' scripts
+// (measure/batch, whose tests need no engine), and what they import from
+// this module (TestTreesHoldTheirImports checks the list is complete).
+var trees = []string{"stats", "gsocheck", "shapedlink", "internal/proc", "internal/buildinfo", "internal/cli",
+	"measure", "transport", "spicelike"}
 
 // workspace is the work module the mutants are applied in, a fresh copy
 // of the trees for each, and each test run's timeout.
