@@ -20,7 +20,7 @@
 //		link, err := shapedlink.New(ctx, p, shapedlink.Options{})
 //		...
 //		defer link.Close()
-//		link.Server().Do(func() error { /* listen on link.ServerAddr() */ })
+//		link.Server().Do(func() error { /* listen on link.ServerAddr() */ return nil })
 //		link.Client().Start(exec.Command("./client", link.ServerAddr().String()))
 //		samples, _ := link.Instruments().SampleQueue(runCtx, shapedlink.ServerEnd, 0)
 //		if err := link.Err(); err != nil { /* discard the run */ }
