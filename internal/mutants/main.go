@@ -63,13 +63,13 @@ var mutants = []edit{
 }
 
 // modelMutants break the batch engines' shares, check and submission
-// (measure/batch), the link model and its descriptions, and the
+// (measure/batch, and the shares it reads from bench's merge), the link model and its descriptions, and the
 // command-line helpers (internal/cli, shapedlink/linkflag); their pure
 // tests (no namespace, no engine needed) must kill them.
 var modelMutants = []mutant{
-	{edit{"batch: a share's remainder given to one shard too many", "measure/batch/check.go",
-		"if i < units%n {", "if i <= units%n {"},
-		"measure/batch", "TestShareSizeMatchesBench|TestCheck"},
+	{edit{"batch: each shard expected to hold an even split of the plan, not its share", "measure/bench/shard_merge.go",
+		"len(Shard{i, merged.Shards}.share(full))", "len(full)/merged.Shards"},
+		"measure/batch", "TestShareMatchesBench|TestCheck"},
 	{edit{"batch: failed runs counted as measured", "measure/batch/check.go",
 		"if r.Failed != \"\" {\n\t\t\t\t\ts.Failed++", "if r.Failed == \"-\" {\n\t\t\t\t\ts.Failed++"},
 		"measure/batch", "TestCheck"},

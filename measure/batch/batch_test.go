@@ -37,26 +37,22 @@ func seedMatrix(t *testing.T) *bench.Matrix {
 		CCs: []string{"reno"}, Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 5}
 }
 
-// TestShareSizeMatchesBench: the share Check expects of each shard is the
-// share bench plans for it, over matrices of several shapes and counts.
-func TestShareSizeMatchesBench(t *testing.T) {
+// TestShareMatchesBench: the share Check expects of each shard is the
+// share bench plans for it, for every count of shards up to 7 of the
+// seed's matrix (15 units of 2 arms), every shard complete.
+func TestShareMatchesBench(t *testing.T) {
 	m := seedMatrix(t)
-	for _, losses := range [][]float64{{0}, {0, 1, 2}} {
-		for _, arms := range [][]measure.ArmName{{"tcp"}, {"tcp", "quic", "quic-per-channel"}} {
-			for repeats := 1; repeats <= 5; repeats++ {
-				m.Losses, m.Arms, m.Repeats = losses, arms, repeats
-				m.Shard = bench.Shard{}
-				full := len(m.FullPlan())
-				units := full / len(arms)
-				for n := 1; n <= min(units, 7); n++ {
-					for i := range n {
-						m.Shard = bench.Shard{Index: i, Count: n}
-						if got, want := ShareSize(units, n, i)*len(arms), len(m.Plan()); got != want {
-							t.Errorf("%d losses, %d arms, %d repeats, shard %d/%d: ShareSize gives %d runs, bench plans %d",
-								len(losses), len(arms), repeats, i, n, got, want)
-						}
-					}
-				}
+	for n := 1; n <= 7; n++ {
+		root := t.TempDir()
+		writeShards(t, root, n, nil, nil)
+		st, err := Check(root, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range st.Shards {
+			m.Shard = bench.Shard{Index: i, Count: n}
+			if want := len(m.Plan()); s.Want != want || !s.Complete() {
+				t.Errorf("shard %d/%d: Check expects %d runs (complete %v), bench plans %d", i, n, s.Want, s.Complete(), want)
 			}
 		}
 	}

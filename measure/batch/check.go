@@ -18,9 +18,9 @@ type ShardState struct {
 	// Started: the directory has matrix.json, written when the shard's
 	// command began.
 	Started bool
-	// Want is the shard's share of the plan (0 while no directory holds
-	// a run, since the plan is read from the merge); Measured and Failed
-	// count its run records.
+	// Want is the shard's share of the plan (bench.Merged.ShardPlanned;
+	// 0 while no directory holds a run, since the plan is read from the
+	// merge); Measured and Failed count its run records.
 	Want, Measured, Failed int
 	// Problem, when set, says why the directory cannot be this shard's.
 	Problem string
@@ -80,8 +80,7 @@ func (st Status) Write(w io.Writer, name string) {
 
 // shardRecord is the part of matrix.json Check reads.
 type shardRecord struct {
-	Arms  []string `json:"arms"`
-	Shard string   `json:"shard"`
+	Shard string `json:"shard"`
 }
 
 // Check reads the work directories root/shard-0 ... root/shard-(n-1) and
@@ -94,7 +93,6 @@ func Check(root string, n int) (Status, error) {
 	}
 	var st Status
 	var started []string
-	arms, withRuns := 0, 0
 	for i := range n {
 		s := ShardState{Shard: bench.Shard{Index: i, Count: n}, Dir: ShardDir(root, i)}
 		var rec shardRecord
@@ -106,7 +104,7 @@ func Check(root string, n int) (Status, error) {
 		case rec.Shard != s.Shard.String():
 			s.Started, s.Problem = true, fmt.Sprintf("%s holds shard %q, not %s", s.Dir, rec.Shard, s.Shard)
 		default:
-			s.Started, arms = true, len(rec.Arms)
+			s.Started = true
 			l, err := results.Scan(s.Dir)
 			if err != nil {
 				return Status{}, err
@@ -120,13 +118,12 @@ func Check(root string, n int) (Status, error) {
 			}
 			if len(l.Runs) > 0 {
 				started = append(started, s.Dir)
-				withRuns++
 			}
 		}
 		st.Measured += s.Measured
 		st.Shards = append(st.Shards, s)
 	}
-	if withRuns == 0 {
+	if len(started) == 0 {
 		return st, nil
 	}
 	merged, err := bench.LoadShards(started)
@@ -137,21 +134,8 @@ func Check(root string, n int) (Status, error) {
 		return Status{}, fmt.Errorf("the directories under %s are shards of %d, not %d", root, merged.Shards, n)
 	}
 	st.Planned = merged.Planned
-	if arms < 1 || st.Planned%arms != 0 {
-		return Status{}, fmt.Errorf("%s: %d planned runs do not split into units of %d arms", root, st.Planned, arms)
-	}
 	for i := range st.Shards {
-		st.Shards[i].Want = ShareSize(st.Planned/arms, n, i) * arms
+		st.Shards[i].Want = merged.ShardPlanned[i]
 	}
 	return st, nil
-}
-
-// ShareSize is how many units (a repeat of a cell, all its arms) of a
-// plan of units units shard i of n runs: unit k goes to shard k mod n.
-func ShareSize(units, n, i int) int {
-	size := units / n
-	if i < units%n {
-		size++
-	}
-	return size
 }

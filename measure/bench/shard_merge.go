@@ -77,8 +77,10 @@ type Merged struct {
 	// Shards is the shard count every directory records (1 when one
 	// whole, unsharded directory was given).
 	Shards int
-	// Planned is how many runs the whole matrix has.
-	Planned int
+	// Planned is how many runs the whole matrix has; ShardPlanned how many
+	// of them each shard's share holds, by index.
+	Planned      int
+	ShardPlanned []int
 	// Missing are the planned runs no directory holds a record of, as
 	// cell/arm/rN, in plan order; Failed counts records of failed runs
 	// (the shard's command redoes them when run again).
@@ -173,6 +175,7 @@ func LoadShards(dirs []string) (*Merged, error) {
 		}
 	}
 	for i := range merged.Shards {
+		merged.ShardPlanned = append(merged.ShardPlanned, len(Shard{i, merged.Shards}.share(full)))
 		if _, ok := byShard[i]; !ok {
 			merged.AbsentShards = append(merged.AbsentShards, Shard{Index: i, Count: merged.Shards})
 		}

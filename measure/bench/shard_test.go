@@ -448,6 +448,11 @@ func TestLoadShardsMerges(t *testing.T) {
 	if !merged.Complete() || merged.Note() != "" || merged.Planned != len(want) || merged.Shards != 4 || len(merged.AbsentShards) != 0 {
 		t.Errorf("a complete merge: %+v, note %q", merged, merged.Note())
 	}
+	for i := range 4 {
+		if got, want := merged.ShardPlanned[i], len(shardPlan(m, i, 4)); got != want {
+			t.Errorf("shard %d/4: ShardPlanned %d, its share plans %d", i, got, want)
+		}
+	}
 	rep, err := report.Build(merged.Runs, report.Options{Source: strings.Join(dirs, ", ")})
 	if err != nil {
 		t.Fatal(err)
