@@ -158,6 +158,13 @@ var snippetImports = map[string]string{
 	"slog": "log/slog",
 }
 
+// snippetMainRE matches a snippet's own main; selectorRE a package's
+// exported name, pkg.Name, whose package the snippet then imports.
+var (
+	snippetMainRE = regexp.MustCompile(`(?m)^func main\(\)`)
+	selectorRE    = regexp.MustCompile(`\b([a-z][a-z0-9]*)\.[A-Z]`)
+)
+
 // snippetSource is the snippet of file as a file of package main: its
 // declarations as they are, or its statements as the body of a function,
 // with the prelude and the imports it names.
@@ -167,12 +174,12 @@ func snippetSource(file, code string, imports map[string]string) string {
 	if !snippetDeclRE.MatchString(code) {
 		body = "func snippet() error {\n" + code + "\nreturn nil\n}\n"
 	}
-	if !regexp.MustCompile(`(?m)^func main\(\)`).MatchString(code) {
+	if !snippetMainRE.MatchString(code) {
 		body += "\nfunc main() {}\n"
 	}
 	prelude, declared := snippetPrelude(file)
 	used := map[string]bool{}
-	for _, m := range regexp.MustCompile(`\b([a-z][a-z0-9]*)\.[A-Z]`).FindAllStringSubmatch(prelude+body, -1) {
+	for _, m := range selectorRE.FindAllStringSubmatch(prelude+body, -1) {
 		if p, ok := imports[m[1]]; ok && !declared[m[1]] {
 			used[p] = true
 		}

@@ -78,9 +78,10 @@ func (j Job) Validate() error {
 	if j.CPUs < 1 {
 		errs = append(errs, fmt.Errorf("cpus %d: a task needs at least 1", j.CPUs))
 	}
-	for what, v := range map[string]string{"root": j.Root, "dir": j.Dir, "bin": j.Bin, "partition": j.Partition, "time": j.Time, "image": j.Image, "claim": j.Claim} {
-		if strings.ContainsAny(v, " \t\n\r%'\"\\$`") {
-			errs = append(errs, fmt.Errorf("%s %q: no spaces, quotes, $, %%, ` or backslashes (it goes into #SBATCH lines and shell commands)", what, v))
+	for _, f := range []struct{ what, v string }{{"root", j.Root}, {"dir", j.Dir}, {"bin", j.Bin},
+		{"partition", j.Partition}, {"time", j.Time}, {"image", j.Image}, {"claim", j.Claim}} {
+		if strings.ContainsAny(f.v, " \t\n\r%'\"\\$`") {
+			errs = append(errs, fmt.Errorf("%s %q: no spaces, quotes, $, %%, ` or backslashes (it goes into #SBATCH lines and shell commands)", f.what, f.v))
 		}
 	}
 	if j.Root == "" {

@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"strconv"
@@ -13,14 +14,6 @@ const (
 	DefaultClaim = "quicbench-results"
 )
 
-// or is s, or def when s is empty.
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
 // BackoffLimitPerIndex is how many times the Indexed Job retries one
 // shard's pod; each retry resumes the shard's work directory.
 const BackoffLimitPerIndex = 2
@@ -29,8 +22,8 @@ const BackoffLimitPerIndex = 2
 // runs shard i) and the Job that merges them, to apply once the first
 // has finished, as YAML. Every pod mounts Claim at Root.
 func (j Job) Kubernetes() (shards, merge string) {
-	task := "SHARDS" // the count, as an environment variable of the pod
-	env := fmt.Sprintf("        env:\n        - name: %s\n          value: %s\n", task, strconv.Quote(strconv.Itoa(j.Shards)))
+	// The count, as the task line reads it, in the pod's environment.
+	env := fmt.Sprintf("        env:\n        - name: SHARDS\n          value: %s\n", strconv.Quote(strconv.Itoa(j.Shards)))
 	affinity := ""
 	if !j.Shared {
 		affinity = fmt.Sprintf(`      affinity:
@@ -84,7 +77,7 @@ func (j Job) container(name, script string, cpus int, env string, privileged boo
         - sh
         - -c
         - |
-`, name, or(j.Image, DefaultImage), j.Dir)
+`, name, cmp.Or(j.Image, DefaultImage), j.Dir)
 	for _, l := range strings.Split(strings.TrimRight(script, "\n"), "\n") {
 		b.WriteString("          " + l + "\n")
 	}
@@ -100,7 +93,7 @@ func (j Job) container(name, script string, cpus int, env string, privileged boo
       - name: results
         persistentVolumeClaim:
           claimName: %s
-`, j.mountPath(), or(j.Claim, DefaultClaim))
+`, j.mountPath(), cmp.Or(j.Claim, DefaultClaim))
 	return b.String()
 }
 
