@@ -43,9 +43,8 @@ func TestDisplayFlags(t *testing.T) {
 	}
 }
 
-// Without a live session no keys are typed, so a run shorter than the
-// warm-up and -key-timeout is taken (TestDisplayFlagsSayWhatIsWrong has
-// it refused with one).
+// Without a live session no keys are typed, so a run of any length is
+// taken (TestDisplayFlagsSayWhatIsWrong has a long one refused with one).
 func TestDisplayFlagsWithoutLiveSessions(t *testing.T) {
 	for _, readings := range []string{"replay synthetic", "synthetic"} {
 		c, _, err := parseFlags([]string{"-display", "video", "-duration", "20", "-readings", readings}, io.Discard, noEnv)
@@ -67,9 +66,9 @@ func TestDisplayFlagsSayWhatIsWrong(t *testing.T) {
 		{[]string{"-display", "images", "-frame-rate", "10"}, "-frame-rate is for -display video"},
 		{[]string{"-display", "images", "-display-size", "big"}, `-display-size "big"`},
 		{[]string{"-display", "video", "-display-size", "900x500"}, "-display-size 900x500"},
-		{[]string{"-display", "video", "-duration", "20"}, "give a longer run"},
-		{[]string{"-display", "video", "-duration", "20", "-readings", "replay synthetic", "-replay", "reference"}, "give a longer run"},
-		{[]string{"-record", "video", "-duration", "20"}, "give a longer run"},
+		{[]string{"-display", "video", "-duration", "600"}, "types 1200 keys"},
+		{[]string{"-display", "video", "-duration", "600", "-readings", "replay synthetic", "-replay", "reference"}, "types 1200 keys"},
+		{[]string{"-record", "video", "-duration", "600"}, "types 1200 keys"},
 		{[]string{"-summary", "-display", "video"}, "-display is not used by -summary"},
 	} {
 		_, _, err := parseFlags(tc.args, io.Discard, noEnv)

@@ -157,7 +157,15 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	}
 	link := linkFlags(fs, getenv)
 	losses := fs.String("losses", env("LOSSES", "0 1"), "per-direction loss levels in percent, space-separated; each profile (which carries no loss of its own) is run at each (env LOSSES)")
-	arms := fs.String("arms", "tcp quic quic-per-channel", "arms, space-separated: tcp, quic, quic-per-channel, tcp-mux")
+	armHelp := "arms, space-separated: tcp, tcp-<controller> (tcp-bbr, tcp-quicreno, ...), quic, quic-per-channel, tcp-mux; " +
+		"an arm of the live reading may carry settings after a plus sign (tcp-bbr+defer10+bounded), run beside the arms without them:"
+	for _, s := range spicelive.ArmSettings() {
+		armHelp += " +" + s.Name + ", " + s.About + ";"
+	}
+	arms := fs.String("arms", "tcp quic quic-per-channel", strings.TrimSuffix(armHelp, ";"))
+	order := fs.String("order", "", "the arms' order in each repeat: random (shuffled anew for each cell and repeat) or fixed (as -arms lists them); "+
+		"default the work directory's, random for a new one")
+	orderSeed := fs.Uint64("order-seed", 0, "with -order random, the shuffle's seed (default: the work directory's, or chosen when it is made; the summary names it)")
 	readings := fs.String("readings", strings.Join(spicelive.AllReadings(), " "), "readings per cell and arm: live, replay, synthetic")
 	repeats := fs.Int("repeats", atoi(env("REPEATS", "5")), "repeats per cell, arm and reading (env REPEATS)")
 	duration := &bench.Seconds{D: bench.ParseSeconds(env("DURATION", "45"))}
@@ -179,7 +187,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	frameRate := fs.Int("frame-rate", spicelive.DefaultFrameRate, "frames a second of -display video")
 	imageInterval := fs.Duration("image-interval", spicelive.DefaultImageInterval, "time between the images of -display images")
 	keyTimeout := fs.Duration("key-timeout", spicelive.DefaultKeyTimeout, "with a -display workload, how long a key may take to be drawn: "+
-		"keys are told apart by their glyphs, so they may overlap, and those typed in a run's last -key-timeout are not timed")
+		"keys are told apart by their glyphs, so they may overlap; after the typing the run waits for the last keys' answers up to this long, and a key not answered within it counts at it")
 	settings := spicelive.SettingsFlags(fs)
 	workdir := fs.String("workdir", env("WORKDIR", "results/spicelive"), "results directory; a rerun resumes it (env WORKDIR)")
 	summary := fs.Bool("summary", false, "only print the summary of -workdir")
@@ -214,7 +222,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	}
 	c := spicelive.Config{Repeats: *repeats, Duration: duration.D, Warmup: warmup.D, CC: *cc, KeyInterval: *keyInterval,
 		BusyInterval: *busyInterval, Settle: *settle, Reference: *reference, Control: *control,
-		Workdir: *workdir, SessionTimeout: time.Minute, Pixel: *pixel}
+		Workdir: *workdir, SessionTimeout: time.Minute, Pixel: *pixel, Order: *order, OrderSeed: *orderSeed}
 	errs = append(errs, settings(&c))
 	errs = append(errs, c.SetDisplayFlags(*display, *displaySize, *frameRate, *imageInterval, *keyTimeout, func(name string) bool { return cli.Given(fs, name) }))
 	if c.Display != spicelive.DisplayNone && !cli.Given(fs, "duration") && getenv("DURATION") == "" {

@@ -10,11 +10,12 @@ import (
 )
 
 // Names that go into file names (a cell's directory, a plot's) must be
-// names, never paths: an arm is lower-case words joined by hyphens, a
+// names, never paths: an arm is lower-case words joined by hyphens, with
+// any settings it carries each after a plus sign (tcp-bbr+defer10), a
 // congestion control a kernel module's name (at most 15 characters,
 // TCP_CA_NAME_MAX less its terminator).
 var (
-	armName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	armName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*(\+[a-z0-9]+)*$`)
 	ccName  = regexp.MustCompile(`^[A-Za-z0-9_-]{1,15}$`)
 )
 
@@ -27,14 +28,14 @@ const (
 )
 
 // maxArmName bounds an arm's name.
-const maxArmName = 32
+const maxArmName = 48
 
 // CheckArmName says why name cannot name an arm in a record, or nil: it
-// must be lower-case letters and digits, words joined by hyphens, at most
-// 32 characters.
+// must be lower-case letters and digits, words joined by hyphens, each
+// setting it carries after a plus sign, at most 48 characters.
 func CheckArmName(name string) error {
 	if len(name) > maxArmName || !armName.MatchString(name) {
-		return fmt.Errorf("arm %q is not an arm's name (lower-case letters and digits, words joined by hyphens, at most %d characters, as in quic-per-channel)", name, maxArmName)
+		return fmt.Errorf("arm %q is not an arm's name (lower-case letters and digits, words joined by hyphens, settings after a plus sign, at most %d characters, as in quic-per-channel or tcp-bbr+defer10)", name, maxArmName)
 	}
 	return nil
 }

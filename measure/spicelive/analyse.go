@@ -32,6 +32,10 @@ type Analysis struct {
 	// live figure's timeouts.
 	Unanswered   int             `json:"unanswered"`
 	UnansweredAt []time.Duration `json:"unanswered_at,omitempty"`
+	// Censored are, with a display workload (AnalyseGlyphs), the
+	// unanswered keys that had the whole timeout, each at the timeout: a
+	// run's percentiles count them there, as at least that long.
+	Censored []stats.Sample `json:"censored,omitempty"`
 	// Typed counts the keys typed into the client's screen; NotSent those
 	// of them that never reached the tunnel (Typed less Keys).
 	Typed   int `json:"typed"`

@@ -153,11 +153,15 @@ type KeySample struct {
 	Offset time.Duration `json:"offset_ns"`
 	Draw   time.Duration `json:"draw_ns"`
 	Pixel  time.Duration `json:"pixel_ns"`
+	// Censored is set for a key not answered within the timeout: Draw is
+	// then the timeout, and its KeyPath is not had.
+	Censored bool `json:"censored,omitempty"`
 	KeyPath
 }
 
 // RunKeys reads the timed keys of the live run in dir, a run of c, from
-// its traces and live.json.
+// its traces and live.json, the censored ones among them, in the order
+// they were typed.
 func RunKeys(c Config, dir string) ([]KeySample, *LiveRecord, error) {
 	var rec LiveRecord
 	b, err := os.ReadFile(filepath.Join(dir, LiveFile))
@@ -194,7 +198,7 @@ func RunKeys(c Config, dir string) ([]KeySample, *LiveRecord, error) {
 			}
 		}
 	}
-	out := make([]KeySample, len(a.Samples))
+	out := make([]KeySample, len(a.Samples), len(a.Samples)+len(a.Censored))
 	for i, s := range a.Samples {
 		px, ok := pixel[s.Offset]
 		if !ok {
@@ -202,6 +206,10 @@ func RunKeys(c Config, dir string) ([]KeySample, *LiveRecord, error) {
 		}
 		out[i] = KeySample{Offset: s.Offset, Draw: s.RTT, Pixel: px, KeyPath: paths[i]}
 	}
+	for _, s := range a.Censored {
+		out = append(out, KeySample{Offset: s.Offset, Draw: s.RTT, Pixel: -1, Censored: true})
+	}
+	slices.SortStableFunc(out, func(x, y KeySample) int { return cmpDur(x.Offset, y.Offset) })
 	return out, &rec, nil
 }
 
@@ -238,7 +246,7 @@ func medianWaits(c Config, dir string) (runWaits, error) {
 	var draw, up, server, unread, down []time.Duration
 	var ahead []int64
 	for _, k := range ks {
-		if k.Offset < c.Warmup {
+		if k.Offset < c.Warmup || k.Censored {
 			continue
 		}
 		draw, up, server, unread, down = append(draw, k.Draw), append(up, k.Up), append(server, k.Server), append(unread, k.Unread), append(down, k.Down)

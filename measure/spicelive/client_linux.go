@@ -40,7 +40,13 @@ type clientSpec struct {
 	// Pixel, when set, types the keys through a pixelWatch, which also
 	// times the typing xterm's pixel changes in spicy's window.
 	Pixel bool `json:"pixel,omitempty"`
+	// KeyTimeout, when set (a display workload), makes the client wait
+	// after the typing for the keys' answers, up to this after the last.
+	KeyTimeout time.Duration `json:"key_timeout_ns,omitempty"`
 }
+
+// answerPoll is how often the wait for the keys' answers checks them.
+const answerPoll = 250 * time.Millisecond
 
 // readiness watches the tunnel for a session that is up: the inputs
 // channel past its link stage, and a draw on the screen.
@@ -88,7 +94,12 @@ func runClient(ctx context.Context, base bench.RoleBase, spec clientSpec, log *s
 		return res, err
 	}
 	ready := &readiness{up: make(chan struct{})}
-	end := &spicetunnel.ClientEnd{Listener: ln, Carrier: carrier, Trace: tracer, Log: log, Events: ready.event}
+	answers := &answerWatch{start: tracer.Start()}
+	events := ready.event
+	if spec.KeyTimeout > 0 {
+		events = func(e spicetunnel.Event) { ready.event(e); answers.event(e) }
+	}
+	end := &spicetunnel.ClientEnd{Listener: ln, Carrier: carrier, Trace: tracer, Log: log, Events: events}
 	sctx, stopServe := context.WithCancel(ctx)
 	served := make(chan error, 1)
 	go func() {
@@ -102,7 +113,7 @@ func runClient(ctx context.Context, base bench.RoleBase, spec clientSpec, log *s
 		served <- err
 	}()
 
-	err = session(ctx, spec, tracer.Start(), ready, dead, &res, log)
+	err = session(ctx, spec, tracer.Start(), ready, answers, dead, &res, log)
 	stopServe()
 	if serr := <-served; err == nil {
 		err = serr
@@ -117,7 +128,7 @@ func runClient(ctx context.Context, base bench.RoleBase, spec clientSpec, log *s
 
 // session runs Xvfb and spicy, and types once the session is up; the
 // first death in dead ends it with that death.
-func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *readiness, dead *deaths, res *ClientResult, log *slog.Logger) error {
+func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *readiness, answers *answerWatch, dead *deaths, res *ClientResult, log *slog.Logger) error {
 	logf, err := os.Create(filepath.Join(spec.Dir, "x-client.log"))
 	if err != nil {
 		return err
@@ -179,6 +190,16 @@ func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *
 	}
 	if err := typeKeys(ctx, spec, press, dead, traceStart, res); err != nil {
 		return err
+	}
+	if spec.KeyTimeout > 0 {
+		if err := waitAnswers(ctx, answers, spec.Dir, res.TypingStart, res.TypingEnd, spec.KeyTimeout, answerPoll, dead); err != nil {
+			return err
+		}
+		if spec.Pixel {
+			time.Sleep(answerPoll) // the last draws' pixels
+		}
+		res.AnswersEnd = time.Since(traceStart)
+		log.Info("the keys' answers are in", "after_typing", res.AnswersEnd-res.TypingEnd)
 	}
 	res.Screenshot = takeScreenshot(ctx, display, win, spec.Dir, log)
 	if watch != nil {

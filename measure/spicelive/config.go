@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -42,13 +43,22 @@ type Config struct {
 	// Profiles are the cells' links, loss applied, in matrix order
 	// (shapedlink's profile grammar, e.g. "80:10:1").
 	Profiles []string `json:"profiles"`
-	// Arms are the tunnel's arms: tcp, quic, quic-per-channel, tcp-mux.
+	// Arms are the tunnel's arms: tcp, tcp-<controller>, quic,
+	// quic-per-channel, tcp-mux, each optionally carrying settings
+	// (SplitArm): "tcp-bbr+defer10+bounded".
 	Arms []transport.Arm `json:"arms"`
 	// Readings are ReadingLive, ReadingReplay and ReadingSynthetic, in the
 	// order each cell's repeat runs them.
 	Readings []string `json:"readings"`
 	// Repeats is the number of runs per cell, arm and reading.
 	Repeats int `json:"repeats"`
+	// Order is the arms' order within each repeat: OrderRandom, shuffled
+	// anew for each cell and repeat from OrderSeed, or OrderFixed, as
+	// listed. Empty is the work directory's order (fixed for one made
+	// before the choice existed), or random for a new one, with a seed
+	// chosen then and recorded.
+	Order     string `json:"order,omitempty"`
+	OrderSeed uint64 `json:"order_seed,omitempty"`
 	// Duration is each run's length (for a live run, the typing), of which
 	// the first Warmup is left out of the figures.
 	Duration time.Duration `json:"duration_ns"`
@@ -96,8 +106,9 @@ type Config struct {
 	FrameRate     int           `json:"frame_rate,omitempty"`
 	ImageInterval time.Duration `json:"image_interval_ns,omitempty"`
 	// KeyTimeout is, with a workload, how long a key may take to be
-	// drawn: keys are attributed by glyph (AnalyseGlyphs), and those
-	// pressed in the typing's last KeyTimeout are not timed.
+	// drawn: keys are attributed by glyph (AnalyseGlyphs), a run waits
+	// after its typing for its keys' answers up to KeyTimeout after the
+	// last, and a key not answered within it counts at it.
 	KeyTimeout time.Duration `json:"key_timeout_ns,omitempty"`
 
 	// Workdir holds the runs, one results tree per reading (ReadingDir).
@@ -151,7 +162,8 @@ func ParseArms(arms string) ([]transport.Arm, error) {
 	var out []transport.Arm
 	var errs []error
 	for _, s := range strings.Fields(arms) {
-		a, err := measure.ParseCarrierArm(s)
+		a := transport.Arm(s)
+		_, _, err := SplitArm(a)
 		switch {
 		case err != nil:
 			errs = append(errs, fmt.Errorf("-arms: %w", err))
@@ -217,6 +229,7 @@ func (c *Config) SetLists(profiles, losses, arms, readings string) error {
 	if len(c.Arms) == 0 || len(c.Readings) == 0 {
 		bad("no arms or no readings: give at least one of each")
 	}
+	errs = append(errs, c.checkArmSettings()...)
 	errs = append(errs, c.checkNumbers(c.runsLive())...)
 	return errors.Join(errs...)
 }
@@ -253,7 +266,7 @@ func (c Config) needsController() bool {
 		return true
 	}
 	for _, a := range c.Arms {
-		if cc, ok := measure.PinnedCC(string(a)); ok && cc == quicreno.Name {
+		if cc, ok := measure.PinnedCC(string(transportArm(a))); ok && cc == quicreno.Name {
 			return true
 		}
 	}
@@ -262,6 +275,7 @@ func (c Config) needsController() bool {
 
 // armController is what arm's record says of its controller.
 func (c Config) armController(arm transport.Arm) string {
+	arm = transportArm(arm)
 	cc := ""
 	switch pinned, ok := measure.PinnedCC(string(arm)); {
 	case ok:
@@ -308,6 +322,7 @@ func (c Config) validate(live bool) error {
 	}
 	_, err = ParseServerOptions(strings.Join(c.ServerOptions, " "))
 	errs = append(errs, err)
+	errs = append(errs, c.checkArmSettings()...)
 	errs = append(errs, c.checkNumbers(live)...)
 	return errors.Join(errs...)
 }
@@ -335,6 +350,12 @@ func (c *Config) checkNumbers(live bool) []error {
 	if c.Workdir == "" {
 		bad("-workdir is empty: name a results directory")
 	}
+	if c.Order != "" && c.Order != OrderRandom && c.Order != OrderFixed {
+		bad("-order %q: want random (the arms shuffled in each repeat) or fixed (as -arms lists them)", c.Order)
+	}
+	if c.OrderSeed != 0 && c.Order == OrderFixed {
+		bad("-order-seed %d shuffles the arms, and -order is fixed: leave one out", c.OrderSeed)
+	}
 	if c.NotSentLowat != 0 && (c.NotSentLowat < 1<<10 || c.NotSentLowat > 64<<20) {
 		bad("-notsent-lowat %d: want 0 (the kernel's default) or 1024 to 67108864 bytes", c.NotSentLowat)
 	}
@@ -361,11 +382,32 @@ func (c *Config) checkNumbers(live bool) []error {
 	return append(errs, c.checkDisplay(live)...)
 }
 
+// checkArmSettings refuses arms carrying settings where they mean
+// nothing: beside a reading other than live, or in the control.
+func (c Config) checkArmSettings() []error {
+	var errs []error
+	for _, a := range c.Arms {
+		if !strings.Contains(string(a), "+") {
+			continue
+		}
+		if c.Control || slices.ContainsFunc(c.Readings, func(r string) bool { return r != ReadingLive }) {
+			errs = append(errs, fmt.Errorf("-arms %s: an arm's settings are spice-server's and the tunnel's, so it runs in the live reading only: give -readings live", a))
+		}
+	}
+	return errs
+}
+
 // linkOptions are the options every link of the plan is built with.
 func (c Config) linkOptions(log *slog.Logger) shapedlink.Options {
 	return shapedlink.Options{Backend: shapedlink.Backend(c.Backend), Seed: c.Seed, Logger: log,
 		EmulatorKeepAwake: c.KeepAwake, EmulatorDepartureWindow: c.DepartureWindow}
 }
+
+// The arms' orders within a repeat (Config.Order).
+const (
+	OrderRandom = "random"
+	OrderFixed  = "fixed"
+)
 
 // Job is one run of the plan.
 type Job struct {
@@ -376,23 +418,38 @@ type Job struct {
 	Reading string
 	// Repeat counts from 1.
 	Repeat int
+	// Position is the arm's place in its repeat's order, from 1.
+	Position int
 }
 
 // Plan is every run, interleaved: for each cell and repeat, every arm and
 // reading in turn, so that what the machine does over time falls on all
-// of them alike.
+// of them alike; with OrderRandom the arms' order is shuffled anew for
+// each cell and repeat, so that a drift within a sitting falls on no arm
+// more than another.
 func (c Config) Plan() []Job {
 	var out []Job
-	for _, p := range c.Profiles {
+	for pi, p := range c.Profiles {
 		for r := 1; r <= c.Repeats; r++ {
-			for _, a := range c.Arms {
+			for i, a := range c.armOrder(pi, r) {
 				for _, rd := range c.Readings {
-					out = append(out, Job{Profile: p, Arm: a, Reading: rd, Repeat: r})
+					out = append(out, Job{Profile: p, Arm: a, Reading: rd, Repeat: r, Position: i + 1})
 				}
 			}
 		}
 	}
 	return out
+}
+
+// armOrder is the arms' order in repeat r of the profile at index pi.
+func (c Config) armOrder(pi, r int) []transport.Arm {
+	arms := slices.Clone(c.Arms)
+	if c.Order != OrderRandom {
+		return arms
+	}
+	rng := rand.New(rand.NewPCG(c.OrderSeed, uint64(pi)<<32|uint64(r)))
+	rng.Shuffle(len(arms), func(i, j int) { arms[i], arms[j] = arms[j], arms[i] })
+	return arms
 }
 
 // cell is the results cell of a profile.

@@ -133,8 +133,6 @@ func (c Config) checkDisplay(live bool) []error {
 	}
 	if c.KeyTimeout < time.Second || c.KeyTimeout > time.Minute {
 		bad("-key-timeout %v: want 1s to 1m", c.KeyTimeout)
-	} else if live && c.Warmup+c.KeyTimeout >= c.Duration {
-		bad("-duration %v: keys are timed after the %v warm-up and before the last %v (-key-timeout); give a longer run", c.Duration, c.Warmup, c.KeyTimeout)
 	}
 	if live && c.KeyInterval > 0 && int(c.Duration/c.KeyInterval) > MaxGlyphKeys {
 		bad("-duration %v at -key-interval %v types %d keys: the typing xterm holds %d without scrolling; give a shorter run or a longer interval",

@@ -37,17 +37,20 @@ const MaxGlyphKeys = (typingRows - 1) * keysPerLine
 // next line (and is not timed: it draws nothing). A key's draw is the
 // first display message after it that draws on the screen over the middle
 // of its glyph's cell; its interval is the draw's time less the key's.
-// Only keys pressed before typingEnd less timeout are timed, so that each
-// had the whole timeout to be answered whatever the others did: one not
-// answered within it counts as unanswered. Keys pressed later are counted
-// in Tail.
-func AnalyseGlyphs(tr *spicetrace.Trace, typing, busy spicetrace.Rect, typingStart, typingEnd, timeout time.Duration) Analysis {
+// A key not answered within timeout is unanswered, and is in Censored at
+// the timeout. With answersEnd zero (a run that stopped when its typing
+// did), only keys pressed before typingEnd less timeout are timed, so that
+// each had the whole timeout to be answered, and later ones are counted in
+// Tail. With answersEnd, the end of the wait for answers after the typing,
+// every key pressed before typingEnd is timed, and only one unanswered and
+// pressed after answersEnd less timeout is in Tail.
+func AnalyseGlyphs(tr *spicetrace.Trace, typing, busy spicetrace.Rect, typingStart, typingEnd, answersEnd, timeout time.Duration) Analysis {
 	a := Analysis{Method: MethodGlyph}
 	keys, draws := keysAndDraws(tr, typing, busy, typingStart, &a)
 	at := func(i int) time.Duration { return tr.Records[i].T }
 	echoOf := map[int]int{} // draw → how many keys it answered
 	var pairs [][2]int
-	for n, g := range glyphKeys(tr, keys, typing, typingEnd, timeout) {
+	for n, g := range glyphKeys(tr, keys, typing, tailFrom(typingEnd, answersEnd, timeout), timeout) {
 		k := g.rec
 		// The first draw after the key.
 		first, _ := slices.BinarySearchFunc(draws, at(k)+1, func(d int, t time.Duration) int { return cmp.Compare(at(d), t) })
@@ -74,9 +77,14 @@ func AnalyseGlyphs(tr *spicetrace.Trace, typing, busy spicetrace.Rect, typingSta
 				break
 			}
 		}
+		if echo < 0 && answersEnd > 0 && at(k) >= answersEnd-timeout {
+			a.Tail++
+			continue
+		}
 		if echo < 0 {
 			a.Unanswered++
 			a.UnansweredAt = append(a.UnansweredAt, at(k)-typingStart)
+			a.Censored = append(a.Censored, stats.Sample{Offset: at(k) - typingStart, RTT: timeout})
 			continue
 		}
 		a.Samples = append(a.Samples, stats.Sample{Offset: at(k) - typingStart, RTT: at(echo) - at(k)})
@@ -123,10 +131,19 @@ type glyphKey struct {
 	x, y int
 }
 
+// tailFrom is when the keys glyphKeys leaves untimed begin: the typing's
+// last timeout, or with a wait for answers after the typing, its end.
+func tailFrom(typingEnd, answersEnd, timeout time.Duration) time.Duration {
+	if answersEnd > 0 {
+		return typingEnd
+	}
+	return typingEnd - timeout
+}
+
 // glyphKeys places the key presses keys (records of tr, in time order)
 // in the typing xterm's cells and says which are timed, as AnalyseGlyphs
-// does.
-func glyphKeys(tr *spicetrace.Trace, keys []int, typing spicetrace.Rect, typingEnd, timeout time.Duration) []glyphKey {
+// does: those pressed from tail on are not.
+func glyphKeys(tr *spicetrace.Trace, keys []int, typing spicetrace.Rect, tail, timeout time.Duration) []glyphKey {
 	cellW, cellH := int(typing.Right-typing.Left)/typingCols, int(typing.Bottom-typing.Top)/typingRows
 	// The text area is centred in the window, less a pixel of border on
 	// each side; the middle of a cell is then off by at most a pixel.
@@ -150,7 +167,7 @@ func glyphKeys(tr *spicetrace.Trace, keys []int, typing spicetrace.Rect, typingE
 		case row >= typingRows:
 			// The xterm scrolled: every cell is redrawn.
 			g.x, g.y = 0, 0
-		case r.T >= typingEnd-timeout:
+		case r.T >= tail:
 			g.state = glyphTail
 		default:
 			g.state = glyphTimed
@@ -167,7 +184,7 @@ const MethodGlyph = "glyph"
 // with a display workload, else each key's first draw before the next.
 func analyseRun(c Config, tr *spicetrace.Trace, s *ServerResult, cl *ClientResult) Analysis {
 	if c.Display != DisplayNone {
-		return AnalyseGlyphs(tr, s.Typing, s.Busy, cl.TypingStart, cl.TypingEnd, c.KeyTimeout)
+		return AnalyseGlyphs(tr, s.Typing, s.Busy, cl.TypingStart, cl.TypingEnd, cl.AnswersEnd, c.KeyTimeout)
 	}
 	return Analyse(tr, s.Typing, s.Busy, cl.TypingStart)
 }

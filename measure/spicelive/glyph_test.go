@@ -42,7 +42,7 @@ func TestAnalyseGlyphsTimesEachKeyToItsGlyph(t *testing.T) {
 		key(ms(9000)),                         // in the last timeout of the typing
 		draw(ms(9100), glyphs(1, 3, 3), true),
 	}}
-	a := AnalyseGlyphs(tr, typingArea, busyArea, 0, 10*time.Second, 3*time.Second)
+	a := AnalyseGlyphs(tr, typingArea, busyArea, 0, 10*time.Second, 0, 3*time.Second)
 	var got []time.Duration
 	for _, s := range a.Samples {
 		got = append(got, s.RTT)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/shakenfist/quicbench/internal/hostcpu"
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/results"
@@ -101,21 +102,24 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 			run.Link.Shaper = &sh
 		}
 	}()
+	ar := c.forArm(j.Arm)
+	arm := transportArm(j.Arm)
 	o := tunnelOptions(c, j.Arm)
-	deadline := time.Now().Add(c.Duration + c.SessionTimeout + c.Settle + 2*time.Minute)
+	deadline := time.Now().Add(c.Duration + c.KeyTimeout + c.SessionTimeout + c.Settle + 2*time.Minute)
 	sbase, cbase, err := rig.RoleBases(o, deadline)
 	if err != nil {
 		return nil, err
 	}
-	if !j.Arm.IsQUIC() {
+	if !arm.IsQUIC() {
 		sbase.Transport.Certificate, cbase.Transport.Certificate = transport.Certificate{}, transport.Certificate{}
 	}
 	spiceAddr := net.JoinHostPort(rig.Link.ServerAddr().String(), strconv.Itoa(SpicePort))
-	sspec := liveSpec{RoleBase: sbase, Server: &serverSpec{Arm: j.Arm, SpiceAddr: spiceAddr, Password: password, Dir: dir, BusyInterval: c.BusyInterval,
-		Display: c.displaySpec(), Options: c.ServerOptions, SpiceRcvBuf: c.SpiceRcvBuf}}
-	cspec := liveSpec{RoleBase: cbase, Client: &clientSpec{Arm: j.Arm, Password: password, Dir: dir, Duration: c.Duration,
-		KeyInterval: c.KeyInterval, Settle: c.Settle, SessionTimeout: c.SessionTimeout, Pixel: c.Pixel}}
+	sspec := liveSpec{RoleBase: sbase, Server: &serverSpec{Arm: arm, SpiceAddr: spiceAddr, Password: password, Dir: dir, BusyInterval: c.BusyInterval,
+		Display: c.displaySpec(), Options: ar.serverOptions, SpiceRcvBuf: ar.spiceRcvBuf}}
+	cspec := liveSpec{RoleBase: cbase, Client: &clientSpec{Arm: arm, Password: password, Dir: dir, Duration: c.Duration,
+		KeyInterval: c.KeyInterval, Settle: c.Settle, SessionTimeout: c.SessionTimeout, Pixel: c.Pixel, KeyTimeout: c.KeyTimeout}}
 	defer rig.StopServer()
+	cpuFrom, cpuErr := hostcpu.Read()
 	if err := rig.StartServer(ctx, sspec); err != nil {
 		return nil, err
 	}
@@ -139,7 +143,12 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 	rig.StopServer() // it writes its result on SIGTERM
 	sres, serr := bench.ReadResult[liveResult](sbase.Out)
 	cres, cerr := bench.ReadResult[liveResult](cbase.Out)
-	rec := &LiveRecord{Server: sres.Server, Client: cres.Client}
+	rec := &LiveRecord{Server: sres.Server, Client: cres.Client, Position: j.Position}
+	if cpuTo, err := hostcpu.Read(); err == nil && cpuErr == nil {
+		use := hostcpu.Between(cpuFrom, cpuTo)
+		use.CPUs = hostcpu.CPUs()
+		rec.HostCPU = &use
+	}
 	end := outcome{serverEnded: serverEnded, server: sres, serverRead: serr, serverExit: rig.ServerErr(),
 		client: cres, clientRead: cerr, clientExit: cliErr}
 	if err := end.err(); err != nil {
@@ -217,6 +226,8 @@ func (rec *LiveRecord) analyse(c Config, tr *spicetrace.Trace) int {
 // the TCP arms' congestion control, and a new secret of the run's own,
 // which the server end's carrier listener asks every channel to prove.
 func tunnelOptions(c Config, arm transport.Arm) transport.Options {
+	lowat := c.forArm(arm).notSentLowat
+	arm = transportArm(arm)
 	o := transport.Options{CarrierSecret: []byte(rand.Text())}
 	if arm == transport.ArmTCP || string(arm) == measure.TCPMux.Name() {
 		o.CongestionControl = c.CC
@@ -224,43 +235,8 @@ func tunnelOptions(c Config, arm transport.Arm) transport.Options {
 	if cc, ok := measure.PinnedCC(string(arm)); ok {
 		o.CongestionControl = cc
 	}
-	if !arm.IsQUIC() && c.NotSentLowat > 0 {
-		o.NotSentLowat = c.NotSentLowat
+	if !arm.IsQUIC() && lowat > 0 {
+		o.NotSentLowat = lowat
 	}
 	return o
-}
-
-// fillRun puts a live run's figures into its run.json: the key-to-draw
-// samples as the round trips, the unanswered keys as timeouts, and the
-// display channel's goodput over the measured part of the typing.
-func fillRun(run *results.Run, c Config, rec *LiveRecord, tr *spicetrace.Trace) {
-	a := rec.Analysis
-	run.Samples = a.Samples
-	run.Timeouts = a.Unanswered
-	from := rec.Client.TypingStart + c.Warmup
-	to := rec.Client.TypingEnd
-	var window, total int64
-	for _, r := range tr.Records {
-		if r.ChannelType != "display" || r.Dir != spicetrace.ServerToClient {
-			continue
-		}
-		if r.T >= rec.Client.TypingStart && r.T < to {
-			total += int64(r.Size)
-			if r.T >= from {
-				window += int64(r.Size)
-			}
-		}
-	}
-	run.BulkBytes, run.BulkBytesTotal = window, total
-	if to > from {
-		run.ThroughputMbit = float64(window) * 8 / (to - from).Seconds() / 1e6
-	}
-	for _, ch := range rec.Client.Channels {
-		if ch.Error != "" {
-			run.ChannelErrors = append(run.ChannelErrors, fmt.Sprintf("client end, channel %d (%s): %s", ch.Channel, ch.ChannelType, ch.Error))
-		}
-		if ch.ParseError != "" {
-			run.ChannelErrors = append(run.ChannelErrors, fmt.Sprintf("client end, channel %d not followed: %s", ch.Channel, ch.ParseError))
-		}
-	}
 }

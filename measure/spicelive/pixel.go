@@ -299,7 +299,7 @@ func (rec *LiveRecord) analysePixels(c Config, dir string, tr *spicetrace.Trace)
 	}
 	var p PixelAnalysis
 	if c.Display != DisplayNone && hasChangedRects(pc) {
-		p = AnalysePixelGlyphs(pc, tr, rec.Server.Typing, rec.Client.TypingStart, rec.Client.TypingEnd, c.KeyTimeout, c.Warmup)
+		p = AnalysePixelGlyphs(pc, tr, rec.Server.Typing, rec.Client.TypingStart, rec.Client.TypingEnd, rec.Client.AnswersEnd, c.KeyTimeout, c.Warmup)
 	} else {
 		p = AnalysePixels(pc, tr, rec.Analysis, rec.Client.TypingStart, c.Warmup)
 	}

@@ -26,13 +26,14 @@ import (
 // Changed rectangles cover the middle of that cell as spicy shows it
 // (guestToWindow); a key with none, or that never reached the guest, is
 // unanswered.
-func AnalysePixelGlyphs(pc PixelCapture, tr *spicetrace.Trace, typing spicetrace.Rect, typingStart, typingEnd, timeout, warmup time.Duration) PixelAnalysis {
+func AnalysePixelGlyphs(pc PixelCapture, tr *spicetrace.Trace, typing spicetrace.Rect, typingStart, typingEnd, answersEnd, timeout, warmup time.Duration) PixelAnalysis {
 	p := PixelAnalysis{Method: MethodGlyph, Area: pc.Area, Typed: len(pc.Keys)}
 	var a Analysis
 	keys, _ := keysAndDraws(tr, typing, spicetrace.Rect{}, typingStart, &a)
-	gks := glyphKeys(tr, keys, typing, typingEnd, timeout)
+	tail := tailFrom(typingEnd, answersEnd, timeout)
+	gks := glyphKeys(tr, keys, typing, tail, timeout)
 	draws := map[time.Duration]time.Duration{}
-	for _, s := range AnalyseGlyphs(tr, typing, spicetrace.Rect{}, typingStart, typingEnd, timeout).Samples {
+	for _, s := range AnalyseGlyphs(tr, typing, spicetrace.Rect{}, typingStart, typingEnd, answersEnd, timeout).Samples {
 		draws[typingStart+s.Offset] = s.RTT
 	}
 	toWindow := guestToWindow(typing, pc.Area)
@@ -51,7 +52,7 @@ func AnalysePixelGlyphs(pc PixelCapture, tr *spicetrace.Trace, typing spicetrace
 			j++
 		}
 		switch {
-		case g == nil && tk.T >= typingEnd-timeout, g != nil && g.state == glyphTail:
+		case g == nil && tk.T >= tail, g != nil && g.state == glyphTail:
 			p.Tail++
 		case g != nil && g.state == glyphUntimed:
 			p.Untimed++

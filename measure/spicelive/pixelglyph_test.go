@@ -148,7 +148,7 @@ func glyphCapture() (PixelCapture, *spicetrace.Trace) {
 // timeout are not timed, as AnalyseGlyphs decides.
 func TestAnalysePixelGlyphs(t *testing.T) {
 	pc, tr := glyphCapture()
-	p := AnalysePixelGlyphs(pc, tr, typingArea, ms(500), 10*time.Second, 3*time.Second, 0)
+	p := AnalysePixelGlyphs(pc, tr, typingArea, ms(500), 10*time.Second, 0, 3*time.Second, 0)
 	want := []PixelKey{
 		{At: ms(500), Pixel: ms(1110), Tunnel: ms(8), Draw: ms(1092)},
 		{At: ms(1000), Pixel: ms(715), Tunnel: ms(8), Draw: ms(692)},
@@ -169,7 +169,7 @@ func TestAnalysePixelGlyphs(t *testing.T) {
 		t.Errorf("diff %+v, output %+v, early %d, max sync %v", p.Diff, p.Output, p.Early, p.MaxSync)
 	}
 	// The warm-up leaves the first key out of the figures, not the keys.
-	if p := AnalysePixelGlyphs(pc, tr, typingArea, ms(500), 10*time.Second, 3*time.Second, ms(800)); p.Diff.N != 2 || len(p.Keys) != 7 {
+	if p := AnalysePixelGlyphs(pc, tr, typingArea, ms(500), 10*time.Second, 0, 3*time.Second, ms(800)); p.Diff.N != 2 || len(p.Keys) != 7 {
 		t.Errorf("after an 800 ms warm-up: %d timed of %d keys, want 2 of 7", p.Diff.N, len(p.Keys))
 	}
 }

@@ -60,7 +60,7 @@ func pixelTable(w io.Writer, c Config, all map[string]map[string]map[transport.A
 	if slices.ContainsFunc(runs, func(r pixelRun) bool { return r.p.Method == MethodGlyph }) {
 		fmt.Fprint(w, " With a display workload keys are told apart by their glyphs: a key's pixel change is the first, within the key timeout, "+
 			"that covers the middle of its glyph's cell, and its key-to-draw the draw of that glyph; keys with no such change are counted, "+
-			"and not timed counts Returns and the keys typed in the last key timeout.")
+			"and not timed counts Returns and, in runs that stopped with their typing, the keys typed in its last key timeout.")
 	}
 	fmt.Fprint(w, "\n\n")
 	fmt.Fprintln(w, "| cell | arm | repeat | keys | timed | no pixel change | not timed | key-to-draw p50 | key-to-pixel p50 | pixel - draw p50 | p25-p75 | min-max | input p50 | output p50 | early |")

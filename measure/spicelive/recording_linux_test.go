@@ -67,7 +67,7 @@ func TestReplayPlaysTheShippedRecording(t *testing.T) {
 func TestRecordChecksTheKeys(t *testing.T) {
 	c := displayConfig("images")
 	c.Readings, c.Recording, c.Workdir = []string{ReadingSynthetic}, DisplayImages, t.TempDir()
-	c.Duration = 20 * time.Second
+	c.Duration = 10 * time.Minute
 	if err := c.Validate(); err != nil {
 		t.Fatalf("no keys typed: %v", err)
 	}
@@ -78,8 +78,8 @@ func TestRecordChecksTheKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	if _, err := Record(context.Background(), c, log); err == nil || !strings.Contains(err.Error(), "give a longer run") {
-		t.Errorf("Record of a 20s session with a 20s -key-timeout: %v, want it refused", err)
+	if _, err := Record(context.Background(), c, log); err == nil || !strings.Contains(err.Error(), "types 1200 keys") {
+		t.Errorf("Record of a 10-minute session typing 1200 keys: %v, want it refused", err)
 	}
 }
 

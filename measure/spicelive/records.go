@@ -1,11 +1,17 @@
 package spicelive
 
 import (
+	"cmp"
 	"errors"
+	"fmt"
+	"slices"
 	"time"
 
+	"github.com/shakenfist/quicbench/internal/hostcpu"
+	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicetunnel"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
+	"github.com/shakenfist/quicbench/stats"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -33,6 +39,11 @@ type LiveRecord struct {
 	Client *ClientResult `json:"client,omitempty"`
 	// Pixel is the key-to-pixel figure, when Config.Pixel asked for it.
 	Pixel *PixelAnalysis `json:"pixel,omitempty"`
+	// Position is the run's place in its repeat's order of arms, from 1.
+	Position int `json:"position,omitempty"`
+	// HostCPU is how the host's CPUs were spent from the server role's
+	// start to both roles' end.
+	HostCPU *hostcpu.Use `json:"host_cpu,omitempty"`
 }
 
 // ServerResult is what the server role reports.
@@ -58,6 +69,10 @@ type ClientResult struct {
 	TypingStart time.Duration `json:"typing_start_ns"`
 	TypingEnd   time.Duration `json:"typing_end_ns"`
 	Keys        int           `json:"keys"`
+	// AnswersEnd, with a display workload, is when the wait for the last
+	// keys' answers after the typing ended: each key answered, or the
+	// last one's timeout over. Zero in runs that stopped with the typing.
+	AnswersEnd time.Duration `json:"answers_end_ns,omitempty"`
 	// SessionUp is how long spicy took from its start to the first draw
 	// with the inputs channel linked.
 	SessionUp time.Duration `json:"session_up_ns"`
@@ -77,3 +92,40 @@ var ErrRunsFailed = errors.New("runs failed")
 // SettingsFile records in the work directory what it was made for: the
 // Config's JSON form.
 const SettingsFile = "spicelive.json"
+
+// fillRun puts a live run's figures into its run.json: the key-to-draw
+// samples as the round trips, with the censored keys at the timeout, the
+// unanswered keys as timeouts, and the
+// display channel's goodput over the measured part of the typing.
+func fillRun(run *results.Run, c Config, rec *LiveRecord, tr *spicetrace.Trace) {
+	a := rec.Analysis
+	run.Samples = append(slices.Clone(a.Samples), a.Censored...)
+	slices.SortStableFunc(run.Samples, func(x, y stats.Sample) int { return cmp.Compare(x.Offset, y.Offset) })
+	run.Timeouts = a.Unanswered
+	from := rec.Client.TypingStart + c.Warmup
+	to := rec.Client.TypingEnd
+	var window, total int64
+	for _, r := range tr.Records {
+		if r.ChannelType != "display" || r.Dir != spicetrace.ServerToClient {
+			continue
+		}
+		if r.T >= rec.Client.TypingStart && r.T < to {
+			total += int64(r.Size)
+			if r.T >= from {
+				window += int64(r.Size)
+			}
+		}
+	}
+	run.BulkBytes, run.BulkBytesTotal = window, total
+	if to > from {
+		run.ThroughputMbit = float64(window) * 8 / (to - from).Seconds() / 1e6
+	}
+	for _, ch := range rec.Client.Channels {
+		if ch.Error != "" {
+			run.ChannelErrors = append(run.ChannelErrors, fmt.Sprintf("client end, channel %d (%s): %s", ch.Channel, ch.ChannelType, ch.Error))
+		}
+		if ch.ParseError != "" {
+			run.ChannelErrors = append(run.ChannelErrors, fmt.Sprintf("client end, channel %d not followed: %s", ch.Channel, ch.ParseError))
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"time"
@@ -54,12 +55,15 @@ type jobRunner func(ctx context.Context, c Config, j Job, cell results.Cell, pro
 
 // runPlan is Run with each run made by runJob.
 func runPlan(ctx context.Context, c Config, progress io.Writer, log *slog.Logger, runJob jobRunner) error {
-	release, err := claimWorkdir(c)
+	release, err := claimWorkdir(&c)
 	if err != nil {
 		return err
 	}
 	defer release()
 	plan := c.Plan()
+	if c.Order == OrderRandom {
+		fmt.Fprintf(progress, "arms in a random order in each repeat, seed %d (-order-seed %d repeats it)\n", c.OrderSeed, c.OrderSeed)
+	}
 	var replay *spicelike.Replay
 	var replayErr error
 	failed := 0
@@ -216,6 +220,22 @@ func ensureReference(ctx context.Context, c Config, log *slog.Logger) (*spicelik
 	return rp, results.WriteJSON(filepath.Join(dir, replayFile), rp)
 }
 
+// adoptOrder fills c's order and seed, where it leaves them to be chosen,
+// from had's; a random order without a seed gets a new one.
+func adoptOrder(c *Config, had Config) {
+	if c.Order == "" {
+		c.Order = had.Order
+		if c.OrderSeed == 0 {
+			c.OrderSeed = had.OrderSeed
+		}
+	}
+	if c.Order == OrderRandom && c.OrderSeed == 0 {
+		if c.OrderSeed = had.OrderSeed; c.OrderSeed == 0 {
+			c.OrderSeed = rand.Uint64() | 1
+		}
+	}
+}
+
 // Record records the session the replay reading plays, once per work
 // directory, as Run's replay reading does with no Recording: a live
 // session over c.Reference on the tcp arm, with c's display workload,
@@ -226,7 +246,7 @@ func Record(ctx context.Context, c Config, log *slog.Logger) (*spicelike.Replay,
 	if err := c.validate(true); err != nil {
 		return nil, err
 	}
-	release, err := claimWorkdir(c)
+	release, err := claimWorkdir(&c)
 	if err != nil {
 		return nil, err
 	}
@@ -239,8 +259,9 @@ func Record(ctx context.Context, c Config, log *slog.Logger) (*spicelike.Replay,
 }
 
 // claimWorkdir makes and locks the work directory, and refuses one made
-// with other settings.
-func claimWorkdir(c Config) (func(), error) {
+// with other settings. An order left empty is the directory's, or for a
+// new one random with a seed chosen now; both are written to c.
+func claimWorkdir(c *Config) (func(), error) {
 	if err := os.MkdirAll(c.Workdir, 0o755); err != nil {
 		return nil, err
 	}
@@ -252,11 +273,16 @@ func claimWorkdir(c Config) (func(), error) {
 	var had Config
 	switch rerr := results.ReadJSON(path, &had); {
 	case rerr == nil:
-		if diffs := diffSettings(had, c); len(diffs) > 0 {
+		adoptOrder(c, had)
+		if had.Order == "" && c.Order == OrderFixed {
+			c.Order = "" // the fixed order of a directory made before the choice
+		}
+		if diffs := diffSettings(had, *c); len(diffs) > 0 {
 			err = fmt.Errorf("%w: %s was made with other settings (%s): give the same settings to resume it, or another -workdir",
 				ErrWorkdir, c.Workdir, diffs)
 		}
 	case errors.Is(rerr, os.ErrNotExist):
+		adoptOrder(c, Config{Order: OrderRandom})
 		err = results.WriteJSON(path, c)
 	default:
 		err = fmt.Errorf("%w: %v (remove %s if the directory holds no runs you need)", ErrWorkdir, rerr, path)

@@ -29,8 +29,9 @@ const (
 
 // keysHeader and runsHeader are the two files' first rows.
 var (
-	keysHeader = []string{"cell", "arm", "repeat", "key", "offset_ms", "draw_ms", "pixel_ms", "up_ms", "server_ms", "unread_ms", "down_ms", "ahead_bytes"}
-	runsHeader = []string{"cell", "arm", "repeat", "failed", "timeouts", "display_bytes", "display_mbit", "rate_by_second_mbit"}
+	keysHeader = []string{"cell", "arm", "repeat", "key", "offset_ms", "draw_ms", "pixel_ms", "up_ms", "server_ms", "unread_ms", "down_ms", "ahead_bytes", "censored"}
+	runsHeader = []string{"cell", "arm", "repeat", "failed", "timeouts", "display_bytes", "display_mbit", "rate_by_second_mbit",
+		"started_utc", "position", "late_p99_ms_s2c", "late_max_ms_s2c", "late_p99_ms_c2s", "late_max_ms_c2s", "cpu_busy", "cpu_steal", "censored"}
 )
 
 // WriteSamples writes the per-key samples of c.Workdir's live runs to
@@ -52,7 +53,7 @@ func WriteSamples(dir string, c Config) error {
 	for _, r := range runs {
 		base := []string{r.Cell.Dir(), r.Arm, strconv.Itoa(r.Repeat)}
 		if r.Failed != "" {
-			rows = append(rows, append(base, "true", "", "", "", ""))
+			rows = append(rows, append(base, "true", "", "", "", "", r.Started.UTC().Format(time.RFC3339), "", "", "", "", "", "", "", ""))
 			continue
 		}
 		rd := results.RunDir(c.ReadingDir(ReadingLive), r.Cell, r.Arm, r.Repeat)
@@ -61,8 +62,13 @@ func WriteSamples(dir string, c Config) error {
 			return err
 		}
 		for i, k := range ks {
-			keys = append(keys, append(append([]string{}, base...), strconv.Itoa(i+1), msText(k.Offset), msText(k.Draw), optMs(k.Pixel),
-				msText(k.Up), msText(k.Server), optMs(k.Unread), msText(k.Down), strconv.FormatInt(k.Ahead, 10)))
+			row := append(append([]string{}, base...), strconv.Itoa(i+1), msText(k.Offset), msText(k.Draw), optMs(k.Pixel))
+			if k.Censored {
+				row = append(row, "", "", "", "", "", "true")
+			} else {
+				row = append(row, msText(k.Up), msText(k.Server), optMs(k.Unread), msText(k.Down), strconv.FormatInt(k.Ahead, 10), "")
+			}
+			keys = append(keys, row)
 		}
 		row := append(base, "false", strconv.Itoa(r.Timeouts), strconv.FormatInt(r.BulkBytes, 10), strconv.FormatFloat(r.ThroughputMbit, 'f', 3, 64))
 		tr, err := readTrace(filepath.Join(rd, ClientTrace))
@@ -76,7 +82,7 @@ func WriteSamples(dir string, c Config) error {
 			}
 			rate += strconv.FormatFloat(m, 'f', 2, 64)
 		}
-		rows = append(rows, append(row, rate))
+		rows = append(rows, append(append(row, rate), runRecordColumns(r, rec)...))
 	}
 	return errors.Join(writeCSV(filepath.Join(dir, KeysCSV), keysHeader, keys), writeCSV(filepath.Join(dir, RunsCSV), runsHeader, rows))
 }
@@ -111,4 +117,28 @@ func writeRows(w io.Writer, header []string, rows [][]string) error {
 		return err
 	}
 	return cw.Error()
+}
+
+// runRecordColumns are a live run's columns that say when and how it ran:
+// its start, its place in its repeat's order, the emulator's lateness each
+// way, the host's CPU, and its keys counted at the timeout.
+func runRecordColumns(r results.Run, rec *LiveRecord) []string {
+	out := []string{r.Started.UTC().Format(time.RFC3339), ""}
+	if rec.Position > 0 {
+		out[1] = strconv.Itoa(rec.Position)
+	}
+	late := map[string][2]string{}
+	if sh := r.Link.Shaper; sh != nil {
+		for _, d := range sh.Directions {
+			late[d.Direction] = [2]string{strconv.FormatFloat(d.LateP99Ms, 'f', 3, 64), strconv.FormatFloat(d.LateMaxMs, 'f', 3, 64)}
+		}
+	}
+	s2c, c2s := late["server->client"], late["client->server"]
+	out = append(out, s2c[0], s2c[1], c2s[0], c2s[1])
+	if u := rec.HostCPU; u != nil {
+		out = append(out, strconv.FormatFloat(u.Busy, 'f', 3, 64), strconv.FormatFloat(u.Steal, 'f', 3, 64))
+	} else {
+		out = append(out, "", "")
+	}
+	return append(out, strconv.Itoa(len(rec.Analysis.Censored)))
 }

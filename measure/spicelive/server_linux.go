@@ -16,6 +16,7 @@ import (
 
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicetunnel"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 	"github.com/shakenfist/quicbench/transport"
@@ -159,6 +160,9 @@ func runServer(ctx context.Context, base bench.RoleBase, spec serverSpec, log *s
 	res.Typing = typing
 	if typing.Intersects(res.Busy) {
 		return res, fmt.Errorf("the typing xterm %+v and the busy one %+v overlap: their draws could not be told apart", typing, res.Busy)
+	}
+	if err := results.WriteJSON(filepath.Join(spec.Dir, areasFile), areas{Typing: typing, Busy: res.Busy}); err != nil {
+		return res, err
 	}
 	if spec.Display != nil {
 		p, rect, err := startDisplay(ctx, display, *spec.Display, logf, typing, res.Busy)

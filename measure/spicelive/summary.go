@@ -122,6 +122,7 @@ func Summarise(w io.Writer, c Config) error {
 	}
 	fmt.Fprintln(w)
 	settingsIntro(w, c)
+	orderIntro(w, c)
 	if c.Display != DisplayNone {
 		displayIntro(w, c)
 	}
@@ -134,10 +135,20 @@ func Summarise(w io.Writer, c Config) error {
 		if c.Display != DisplayNone {
 			displayTable(w, c, byReading)
 		}
+		runRecordTable(w, c, byReading)
 		waitTable(w, c, byReading)
 	}
 	pixelTable(w, c, all, cells)
 	return nil
+}
+
+// keyMs is a percentile of reading rd in ms, marked as at least that long
+// (≥) where it is a live key counted at the timeout.
+func (c Config) keyMs(rd string, d time.Duration) string {
+	if rd == ReadingLive && c.Display != DisplayNone && c.KeyTimeout > 0 && d >= c.KeyTimeout {
+		return "≥" + fms(d)
+	}
+	return fms(d)
 }
 
 func num(f float64) string {
@@ -163,7 +174,7 @@ func cellTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]*se
 				rep = fmt.Sprintf("%d of %d", sc.Measured, sc.Measured+sc.Unmeasured)
 			}
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s-%s | %.0f | %d | %.2f |\n", rd, arm, rep,
-				fms(sc.P50), fms(sc.P95), fms(sc.P99), fms(sc.Spread), fms(sc.P95Min), fms(sc.P95Max), sc.SamplesPerRun, sc.Timeouts, sc.Throughput.Median)
+				c.keyMs(rd, sc.P50), c.keyMs(rd, sc.P95), c.keyMs(rd, sc.P99), fms(sc.Spread), fms(sc.P95Min), fms(sc.P95Max), sc.SamplesPerRun, sc.Timeouts, sc.Throughput.Median)
 		}
 	}
 	fmt.Fprintln(w)
@@ -276,7 +287,7 @@ func repeatTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]*
 				v := " failed |"
 				if run.Failed == "" {
 					if sum, err := stats.SummariseRepeat(run.StatsRepeat(), c.Warmup); err == nil {
-						v = fmt.Sprintf(" %s / %s |", fms(sum.P50), fms(sum.P95))
+						v = fmt.Sprintf(" %s / %s |", c.keyMs(rd, sum.P50), c.keyMs(rd, sum.P95))
 					} else {
 						v = " no sample |"
 					}
@@ -361,7 +372,8 @@ func displayIntro(w io.Writer, c Config) {
 		fmt.Fprintf(w, ", a new image every %v", c.ImageInterval)
 	}
 	fmt.Fprintf(w, ". A live run whose display channel carried less than %.0f%% of the link's rate in its measured part did not saturate; "+
-		"keys are attributed by glyph, so they may overlap, and a key not drawn within %v is unanswered. "+
+		"keys are attributed by glyph, so they may overlap, and a key not drawn within %v is unanswered; in runs that waited for their keys' answers after the typing, "+
+		"such a key counts in the percentiles at that timeout, and a percentile at it reads as at least that long (≥). "+
 		"Beside each live run is the synthetic reading's bulk rate for the same arm, cell and loss, the transport's own ceiling on that link: "+
 		"a run that did not saturate is put down to the transport when its display carried at least %.0f%% of that ceiling, and to the workload otherwise.\n\n",
 		SaturatedShare*100, c.KeyTimeout, SaturatedShare*100)

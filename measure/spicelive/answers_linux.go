@@ -1,0 +1,78 @@
+package spicelive
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/spicetunnel"
+	"github.com/shakenfist/quicbench/spicelike/spicetrace"
+)
+
+// areasFile is where the server role writes the xterms' rectangles, in
+// the run's directory, for the client role's wait for answers.
+const areasFile = "areas.json"
+
+// areas are the typing and busy xterms' rectangles on the guest's screen.
+type areas struct {
+	Typing spicetrace.Rect `json:"typing"`
+	Busy   spicetrace.Rect `json:"busy"`
+}
+
+// answerWatch keeps, from the client end's events, the key presses and
+// the screen's draws: enough to tell, as the typing ends, which keys
+// still wait for their draws.
+type answerWatch struct {
+	start time.Time
+	mu    sync.Mutex
+	recs  []spicetrace.Record
+}
+
+// event keeps e when it is a key press or a draw on the screen.
+func (w *answerWatch) event(e spicetunnel.Event) {
+	key := e.Msg.Key != nil && e.Msg.Key.Down
+	draw := e.Msg.Draw != nil && e.Msg.Draw.Primary
+	if !key && !draw {
+		return
+	}
+	r := spicetunnel.Record(w.start, e.Channel, e.Type, e.ID, e.Known, e.Msg, e.At)
+	w.mu.Lock()
+	w.recs = append(w.recs, r)
+	w.mu.Unlock()
+}
+
+// pending counts the keys pressed from typingStart that no draw over their
+// glyph has answered yet, as AnalyseGlyphs reads them.
+func (w *answerWatch) pending(a areas, typingStart, timeout time.Duration) int {
+	w.mu.Lock()
+	tr := &spicetrace.Trace{Records: append([]spicetrace.Record(nil), w.recs...)}
+	w.mu.Unlock()
+	never := time.Duration(1<<62 - 1)
+	return AnalyseGlyphs(tr, a.Typing, a.Busy, typingStart, never, 0, timeout).Unanswered
+}
+
+// waitAnswers waits, after the typing, until every key typed has been
+// answered or the last one's timeout is over, checking every poll. It
+// returns early, with nil, when the areas cannot be read (the keys then
+// wait no longer than the typing did), and with the first death in dead.
+func waitAnswers(ctx context.Context, w *answerWatch, dir string, typingStart, typingEnd, timeout, poll time.Duration, dead *deaths) error {
+	var a areas
+	if err := results.ReadJSON(filepath.Join(dir, areasFile), &a); err != nil {
+		return nil
+	}
+	end := w.start.Add(typingEnd + timeout)
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	for time.Now().Before(end) && w.pending(a, typingStart, timeout) > 0 {
+		select {
+		case <-tick.C:
+		case <-dead.dead:
+			return dead.err()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return dead.err()
+}

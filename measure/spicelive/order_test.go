@@ -1,0 +1,177 @@
+package spicelive
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// armsOf is each repeat's arms in the order the plan runs them, and their
+// positions, for the live reading of c's first profile.
+func armsOf(c Config) (orders [][]transport.Arm, positions [][]int) {
+	for _, j := range c.Plan() {
+		if j.Profile != c.Profiles[0] || j.Reading != c.Readings[0] {
+			continue
+		}
+		for len(orders) < j.Repeat {
+			orders, positions = append(orders, nil), append(positions, nil)
+		}
+		orders[j.Repeat-1] = append(orders[j.Repeat-1], j.Arm)
+		positions[j.Repeat-1] = append(positions[j.Repeat-1], j.Position)
+	}
+	return orders, positions
+}
+
+// A random order runs every arm once in each repeat, in orders that
+// differ between repeats and that the seed repeats; a fixed order is the
+// arms' as listed.
+func TestPlanShufflesArmsPerRepeat(t *testing.T) {
+	c := goodConfig()
+	c.Arms = []transport.Arm{"tcp", "tcp-bbr", "tcp-quicreno", "quic", "quic-per-channel"}
+	c.Repeats = 10
+	c.Order, c.OrderSeed = OrderRandom, 42
+	orders, positions := armsOf(c)
+	distinct := map[string]bool{}
+	firsts := map[transport.Arm]bool{}
+	for r, o := range orders {
+		sorted := slices.Clone(o)
+		slices.Sort(sorted)
+		want := slices.Clone(c.Arms)
+		slices.Sort(want)
+		if !slices.Equal(sorted, want) {
+			t.Fatalf("repeat %d runs %v, want each of %v once", r+1, o, c.Arms)
+		}
+		if !slices.Equal(positions[r], []int{1, 2, 3, 4, 5}) {
+			t.Errorf("repeat %d positions %v, want 1 to 5", r+1, positions[r])
+		}
+		distinct[armList(o)] = true
+		firsts[o[0]] = true
+	}
+	if len(distinct) < 5 || len(firsts) < 3 {
+		t.Errorf("10 repeats gave %d distinct orders and %d distinct first arms: not shuffled per repeat", len(distinct), len(firsts))
+	}
+	again, _ := armsOf(c)
+	if !slices.EqualFunc(orders, again, slices.Equal) {
+		t.Error("the same seed gave another plan")
+	}
+	c.OrderSeed = 43
+	if other, _ := armsOf(c); slices.EqualFunc(orders, other, slices.Equal) {
+		t.Error("another seed gave the same plan")
+	}
+	c.Order, c.OrderSeed = OrderFixed, 0
+	fixed, _ := armsOf(c)
+	for r, o := range fixed {
+		if !slices.Equal(o, c.Arms) {
+			t.Errorf("fixed order, repeat %d: %v, want %v", r+1, o, c.Arms)
+		}
+	}
+}
+
+// A new work directory gets a random order with a seed, recorded and
+// reused on resume; one made before the choice keeps its fixed order; an
+// explicit order that differs from the directory's is refused.
+func TestWorkdirRecordsTheOrder(t *testing.T) {
+	c := goodConfig()
+	c.Workdir = t.TempDir()
+	release, err := claimWorkdir(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if c.Order != OrderRandom || c.OrderSeed == 0 {
+		t.Fatalf("a new directory: order %q seed %d, want random with a seed", c.Order, c.OrderSeed)
+	}
+	had, err := LoadConfig(c.Workdir)
+	if err != nil || had.OrderSeed != c.OrderSeed || had.Order != OrderRandom {
+		t.Fatalf("recorded %q %d (%v), want random %d", had.Order, had.OrderSeed, err, c.OrderSeed)
+	}
+	again := goodConfig()
+	again.Workdir = c.Workdir
+	release, err = claimWorkdir(&again)
+	if err != nil {
+		t.Fatalf("resuming: %v", err)
+	}
+	release()
+	if again.OrderSeed != c.OrderSeed {
+		t.Errorf("resumed with seed %d, want the directory's %d", again.OrderSeed, c.OrderSeed)
+	}
+	fixed := goodConfig()
+	fixed.Workdir, fixed.Order = c.Workdir, OrderFixed
+	if release, err := claimWorkdir(&fixed); err == nil {
+		release()
+		t.Error("a fixed order took a directory made with a random one")
+	} else if !strings.Contains(err.Error(), "order") {
+		t.Errorf("refused without naming the order: %v", err)
+	}
+
+	// A directory written before the order was recorded.
+	old := goodConfig()
+	old.Workdir = t.TempDir()
+	if err := results.WriteJSON(filepath.Join(old.Workdir, SettingsFile), old); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(old.Workdir, SettingsFile))
+	if strings.Contains(string(b), "order") {
+		t.Fatalf("the old settings already name an order: %s", b)
+	}
+	for _, o := range []string{"", OrderFixed} {
+		resume := goodConfig()
+		resume.Workdir, resume.Order = old.Workdir, o
+		release, err := claimWorkdir(&resume)
+		if err != nil {
+			t.Fatalf("resuming an old directory with order %q: %v", o, err)
+		}
+		release()
+		if resume.Order == OrderRandom {
+			t.Errorf("an old directory resumed with order %q runs at random", o)
+		}
+	}
+}
+
+// An arm carries its settings over the sitting's, and refuses one it
+// does not know, or one outside the live reading.
+func TestArmsCarrySettings(t *testing.T) {
+	base, sets, err := SplitArm("tcp-bbr+defer10+bounded")
+	if err != nil || base != "tcp-bbr" || len(sets) != 2 {
+		t.Fatalf("SplitArm = %s %v %v", base, sets, err)
+	}
+	c := goodConfig()
+	c.Readings = []string{ReadingLive}
+	c.Arms = []transport.Arm{"tcp-bbr", "tcp-bbr+defer10+bounded"}
+	c.ServerOptions = []string{"deferred-fps=5", "streaming-video=off"}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	r := c.forArm("tcp-bbr+defer10+bounded")
+	if !slices.Equal(r.serverOptions, []string{"streaming-video=off", "deferred-fps=10"}) || r.notSentLowat != 16<<10 || r.spiceRcvBuf != 64<<10 {
+		t.Errorf("with its settings: %+v", r)
+	}
+	if r := c.forArm("tcp-bbr"); !slices.Equal(r.serverOptions, c.ServerOptions) || r.notSentLowat != 0 || r.spiceRcvBuf != 0 {
+		t.Errorf("without: %+v", r)
+	}
+	if o := tunnelOptions(c, "tcp-bbr+bounded"); o.CongestionControl != "bbr" || o.NotSentLowat != 16<<10 {
+		t.Errorf("tunnel options %+v, want bbr with TCP_NOTSENT_LOWAT 16 KiB", o)
+	}
+	if o := tunnelOptions(c, "quic+bounded"); o.NotSentLowat != 0 {
+		t.Errorf("quic's tunnel options set TCP_NOTSENT_LOWAT: %+v", o)
+	}
+	for arm, want := range map[transport.Arm]string{
+		"tcp+fast":            `"+fast" is not a setting`,
+		"tcp+defer10+defer10": "names +defer10 twice",
+		"udp+defer10":         "udp",
+	} {
+		c.Arms = []transport.Arm{arm}
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("arm %s: %v, want %q", arm, err, want)
+		}
+	}
+	c.Arms, c.Readings = []transport.Arm{"tcp+defer10"}, []string{ReadingLive, ReadingSynthetic}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "live reading only") {
+		t.Errorf("a settings arm beside the synthetic reading: %v", err)
+	}
+}
