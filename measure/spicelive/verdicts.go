@@ -26,7 +26,8 @@ const KeyGoal = 300 * time.Millisecond
 type ArmFigures struct {
 	Cell string
 	Arm  string
-	// Draw is key-to-draw over each repeat's keys past the warm-up;
+	// Draw is key-to-draw over each repeat's keys past the warm-up, its
+	// Throughput the display's Mbit/s in each run's measured part;
 	// Pixel is key-to-pixel over the keys that have it, nil with none.
 	Draw  stats.Cell
 	Pixel *stats.Cell
@@ -128,8 +129,13 @@ func VerdictsFromSamples(dir string) (Verdicts, error) {
 		x := &run{repeat: rep}
 		if r[3] == "true" {
 			x.draw.Failed, x.pixel.Failed = "failed", "failed"
-		} else if x.draw.Timeouts, err = strconv.Atoi(r[4]); err != nil {
-			return Verdicts{}, fmt.Errorf("%s line %d: timeouts %q: %w", RunsCSV, i+2, r[4], err)
+		} else {
+			var err1, err2 error
+			x.draw.Timeouts, err1 = strconv.Atoi(r[4])
+			x.draw.ThroughputMbit, err2 = strconv.ParseFloat(r[6], 64)
+			if err := errors.Join(err1, err2); err != nil {
+				return Verdicts{}, fmt.Errorf("%s line %d: %w", RunsCSV, i+2, err)
+			}
 		}
 		if !slices.Contains(cells, r[0]) {
 			cells = append(cells, r[0])
@@ -261,7 +267,8 @@ func (v Verdict) Marker(dir string) string {
 // WriteMarkdown writes v's figures and verdicts as markdown tables, in
 // milliseconds: per cell each arm's key-to-draw (and key-to-pixel where
 // had) median over repeats of each repeat's p50, p95 and p99, its p95
-// spread and range, against the key goal; then every pair of arms.
+// spread and range, against the key goal, and the display's median
+// Mbit/s; then every pair of arms.
 func (v Verdicts) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(w, "Recomputed from the per-key samples in %s: the first %v of each run left out; each figure the median over repeats of each repeat's own percentile, ms. "+
 		"The key goal is a key-to-draw p95 of at most %v; verdicts read the difference of two arms' median p95s against the wider of their p95 spreads (stats.Compare).\n\n",
@@ -271,8 +278,8 @@ func (v Verdicts) WriteMarkdown(w io.Writer) error {
 		if a.Cell != last {
 			last = a.Cell
 			fmt.Fprintf(w, "### %s\n\n", a.Cell)
-			fmt.Fprintln(w, "| arm | repeats | p50 | p95 | p99 | p95 spread | p95 range | keys | unanswered | keys within goal | repeat p95s over goal | key goal | pixel p50 | pixel p95 |")
-			fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+			fmt.Fprintf(w, "| arm | repeats | p50 | p95 | p99 | p95 spread | p95 range | keys | unanswered | keys within %v | repeat p95s over %v | key goal | pixel p50 | pixel p95 | display Mbit/s |\n", KeyGoal, KeyGoal)
+			fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		}
 		d := a.Draw
 		goal := "missed"
@@ -287,8 +294,8 @@ func (v Verdicts) WriteMarkdown(w io.Writer) error {
 		if a.Keys > 0 {
 			share = 100 * float64(a.UnderGoal) / float64(a.Keys)
 		}
-		fmt.Fprintf(w, "| %s | %d of %d | %s | %s | %s | %s | %s-%s | %d | %d | %.0f%% | %d | %s | %s | %s |\n", a.Arm, d.Measured, d.Measured+d.Unmeasured,
-			fms(d.P50), fms(d.P95), fms(d.P99), fms(d.Spread), fms(d.P95Min), fms(d.P95Max), a.Keys, d.Timeouts, share, a.GoalMissed, goal, pp50, pp95)
+		fmt.Fprintf(w, "| %s | %d of %d | %s | %s | %s | %s | %s-%s | %d | %d | %.0f%% | %d | %s | %s | %s | %.2f |\n", a.Arm, d.Measured, d.Measured+d.Unmeasured,
+			fms(d.P50), fms(d.P95), fms(d.P99), fms(d.Spread), fms(d.P95Min), fms(d.P95Max), a.Keys, d.Timeouts, share, a.GoalMissed, goal, pp50, pp95, d.Throughput.Median)
 		if i+1 == len(v.Arms) || v.Arms[i+1].Cell != a.Cell {
 			fmt.Fprintln(w)
 			v.writePairs(w, a.Cell)
