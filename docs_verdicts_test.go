@@ -10,6 +10,9 @@ package quicbench_test
 //	<!-- goal DIR CELL ARM met -->            ARM's p95 is within spicelive.KeyGoal (or missed)
 //	<!-- verdict none -->                     the paragraph's verdicts are of runs without committed samples
 //
+// and a table of a directory's verdicts, as spicelive -verdicts DIR
+// prints it, between <!-- verdicts DIR begin --> and <!-- verdicts DIR end -->.
+//
 // DIR is the directory under docs/results, CELL the cell's directory
 // name (as in keys.csv). An arm written OTHER:ARM is that arm of the same
 // cell in docs/results/OTHER, for a comparison across two sittings.
@@ -296,5 +299,42 @@ func TestDocsVerdictMarksCanFail(t *testing.T) {
 		if (len(errs) > 0) != c.fail {
 			t.Errorf("%q: errors %v, want failing %v", c.text, errs, c.fail)
 		}
+	}
+}
+
+var verdictBlockRE = regexp.MustCompile(`(?s)<!-- verdicts (\S+) begin -->\n(.*?)<!-- verdicts (\S+) end -->`)
+
+// TestDocsVerdictTablesAreGenerated fails when a verdicts table in the
+// docs is not what spicelive -verdicts prints from its directory now.
+func TestDocsVerdictTablesAreGenerated(t *testing.T) {
+	blocks := 0
+	for _, f := range verdictDocs {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range verdictBlockRE.FindAllStringSubmatch(string(b), -1) {
+			blocks++
+			if m[1] != m[3] {
+				t.Errorf("%s: verdicts block begins with %s and ends with %s", f, m[1], m[3])
+				continue
+			}
+			dir := "docs/results/" + m[1]
+			v, err := spicelive.VerdictsFromSamples(dir)
+			if err != nil {
+				t.Errorf("%s: %v", f, err)
+				continue
+			}
+			var want strings.Builder
+			if err := v.WriteMarkdown(&want); err != nil {
+				t.Fatal(err)
+			}
+			if strings.TrimSpace(m[2]) != strings.TrimSpace(want.String()) {
+				t.Errorf("%s: the verdicts of %s are not what the samples give; regenerate them with\n\tgo run ./examples/spicelive -verdicts %s\nwant:\n%s", f, m[1], dir, want.String())
+			}
+		}
+	}
+	if blocks == 0 {
+		t.Errorf("no verdicts table in %v", verdictDocs)
 	}
 }

@@ -271,13 +271,14 @@ func (v Verdict) Marker(dir string) string {
 // Mbit/s; then every pair of arms.
 func (v Verdicts) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(w, "Recomputed from the per-key samples in %s: the first %v of each run left out; each figure the median over repeats of each repeat's own percentile, ms. "+
-		"The key goal is a key-to-draw p95 of at most %v; verdicts read the difference of two arms' median p95s against the wider of their p95 spreads (stats.Compare).\n\n",
-		v.Dir, v.Warmup, KeyGoal)
+		"The key goal column reads each arm's key-to-draw p95 against spicelive.KeyGoal, as docs/spice-live.md defines it; "+
+		"verdicts read the difference of two arms' median p95s against the wider of their p95 spreads (stats.Compare).\n\n",
+		v.Dir, v.Warmup)
 	var last string
 	for i, a := range v.Arms {
 		if a.Cell != last {
 			last = a.Cell
-			fmt.Fprintf(w, "### %s\n\n", a.Cell)
+			fmt.Fprintf(w, "Cell %s:\n\n", a.Cell)
 			fmt.Fprintf(w, "| arm | repeats | p50 | p95 | p99 | p95 spread | p95 range | keys | unanswered | keys within %v | repeat p95s over %v | key goal | pixel p50 | pixel p95 | display Mbit/s |\n", KeyGoal, KeyGoal)
 			fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		}
