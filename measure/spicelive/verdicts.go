@@ -40,7 +40,7 @@ type ArmFigures struct {
 }
 
 // MeetsGoal says whether the arm's key-to-draw p95 is within KeyGoal.
-func (a ArmFigures) MeetsGoal() bool { return a.Draw.P95 <= KeyGoal }
+func (a ArmFigures) MeetsGoal() bool { return a.Draw.Measured > 0 && a.Draw.P95 <= KeyGoal }
 
 // Verdict is arm B read against arm A in one cell by stats.Compare on
 // key-to-draw: a positive Delta means B's median p95 is higher.
@@ -187,9 +187,8 @@ func VerdictsFromSamples(dir string) (Verdicts, error) {
 					}
 				}
 			}
-			if f.Draw, err = stats.SummariseCell(draws, c.Warmup); err != nil {
-				return Verdicts{}, fmt.Errorf("%s: %s %s: %w", dir, cell, a, err)
-			}
+			// An arm with no measured repeat is kept, and compared with none.
+			f.Draw, _ = stats.SummariseCell(draws, c.Warmup)
 			for _, r := range f.Draw.Repeats {
 				if r.P95 > KeyGoal {
 					f.GoalMissed++
@@ -205,6 +204,9 @@ func VerdictsFromSamples(dir string) (Verdicts, error) {
 		v.Arms = append(v.Arms, figs...)
 		for i, a := range figs {
 			for _, b := range figs[i+1:] {
+				if a.Draw.Measured == 0 || b.Draw.Measured == 0 {
+					continue
+				}
 				cmpr, err := stats.Compare(a.Draw, b.Draw)
 				if err != nil {
 					return Verdicts{}, fmt.Errorf("%s: %s: %s against %s: %w", dir, cell, b.Arm, a.Arm, err)
@@ -295,8 +297,12 @@ func (v Verdicts) WriteMarkdown(w io.Writer) error {
 		if a.Keys > 0 {
 			share = 100 * float64(a.UnderGoal) / float64(a.Keys)
 		}
-		fmt.Fprintf(w, "| %s | %d of %d | %s | %s | %s | %s | %s-%s | %d | %d | %.0f%% | %d | %s | %s | %s | %.2f |\n", a.Arm, d.Measured, d.Measured+d.Unmeasured,
-			fms(d.P50), fms(d.P95), fms(d.P99), fms(d.Spread), fms(d.P95Min), fms(d.P95Max), a.Keys, d.Timeouts, share, a.GoalMissed, goal, pp50, pp95, d.Throughput.Median)
+		if d.Measured == 0 {
+			fmt.Fprintf(w, "| %s | 0 of %d | - | - | - | - | - | 0 | %d | - | - | - | - | - | - |\n", a.Arm, d.Unmeasured, d.Timeouts)
+		} else {
+			fmt.Fprintf(w, "| %s | %d of %d | %s | %s | %s | %s | %s-%s | %d | %d | %.0f%% | %d | %s | %s | %s | %.2f |\n", a.Arm, d.Measured, d.Measured+d.Unmeasured,
+				fms(d.P50), fms(d.P95), fms(d.P99), fms(d.Spread), fms(d.P95Min), fms(d.P95Max), a.Keys, d.Timeouts, share, a.GoalMissed, goal, pp50, pp95, d.Throughput.Median)
+		}
 		if i+1 == len(v.Arms) || v.Arms[i+1].Cell != a.Cell {
 			fmt.Fprintln(w)
 			v.writePairs(w, a.Cell)

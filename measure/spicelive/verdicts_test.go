@@ -88,7 +88,7 @@ func near(d time.Duration, ms float64) bool {
 // one arm clearly slower, one alike, and a marker that says so.
 func TestVerdictsFromSamplesPairs(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, SettingsFile), []byte(`{"arms":["tcp","quic","tcp-bbr"],"warmup_ns":1000000000}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, SettingsFile), []byte(`{"arms":["tcp","quic","tcp-bbr","quic-per-channel"],"warmup_ns":1000000000}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	runs := [][]string{}
@@ -113,6 +113,7 @@ func TestVerdictsFromSamplesPairs(t *testing.T) {
 			}
 		}
 	}
+	runs = append(runs, []string{"c", "quic-per-channel", "1", "true", "", "", "", ""})
 	if err := writeCSV(filepath.Join(dir, RunsCSV), runsHeader, runs); err != nil {
 		t.Fatal(err)
 	}
@@ -123,8 +124,12 @@ func TestVerdictsFromSamplesPairs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(v.Arms) != 3 || len(v.Pairs) != 3 {
-		t.Fatalf("%d arms and %d pairs, want 3 and 3", len(v.Arms), len(v.Pairs))
+	// quic-per-channel's one run failed: it is listed and compared with none.
+	if len(v.Arms) != 4 || len(v.Pairs) != 3 {
+		t.Fatalf("%d arms and %d pairs, want 4 and 3", len(v.Arms), len(v.Pairs))
+	}
+	if a, _ := v.Arm("c", "quic-per-channel"); a.Draw.Unmeasured != 1 || a.MeetsGoal() {
+		t.Errorf("quic-per-channel: %+v", a)
 	}
 	p, ok := v.Find("c", "tcp-bbr", "tcp")
 	if !ok || p.Verdict != stats.Worse || p.Marker("x") != "<!-- verdict x c tcp-bbr<tcp resolved -->" {
@@ -138,7 +143,8 @@ func TestVerdictsFromSamplesPairs(t *testing.T) {
 		t.Errorf("tcp-bbr: %+v", a)
 	}
 	var b strings.Builder
-	if err := v.WriteMarkdown(&b); err != nil || !strings.Contains(b.String(), "| tcp-bbr against tcp | -920.0 | 20.0 | better |") {
+	if err := v.WriteMarkdown(&b); err != nil || !strings.Contains(b.String(), "| tcp-bbr against tcp | -920.0 | 20.0 | better |") ||
+		!strings.Contains(b.String(), "| quic-per-channel | 0 of 1 | - |") {
 		t.Errorf("markdown: %v\n%s", err, b.String())
 	}
 }
