@@ -40,6 +40,9 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 	if m.summary {
 		return fromWorkdir(c.Workdir, stderr, func(c spicelive.Config) error { return spicelive.Summarise(stdout, c) })
 	}
+	if m.verdicts != "" {
+		return verdicts(m.verdicts, stdout, stderr)
+	}
 	if m.samples != "" {
 		return fromWorkdir(c.Workdir, stderr, func(c spicelive.Config) error { return spicelive.WriteSamples(m.samples, c) })
 	}
@@ -95,10 +98,12 @@ func record(ctx context.Context, c spicelive.Config, m mode, args []string, stdo
 }
 
 // mode is what the command does instead of running the matrix: -summary,
-// -samples (the directory), -record (the workload) and -record-span.
+// -samples (the directory), -verdicts (a samples directory), -record (the
+// workload) and -record-span.
 type mode struct {
 	summary    bool
 	samples    string
+	verdicts   string
 	record     string
 	recordSpan time.Duration
 }
@@ -111,6 +116,20 @@ func fromWorkdir(workdir string, stderr io.Writer, do func(spicelive.Config) err
 		return 1
 	}
 	if err := do(c); err != nil {
+		fmt.Fprintln(stderr, "spicelive:", err)
+		return 1
+	}
+	return 0
+}
+
+// verdicts prints the figures and verdicts recomputed from a samples
+// directory (spicelive.VerdictsFromSamples).
+func verdicts(dir string, stdout, stderr io.Writer) int {
+	v, err := spicelive.VerdictsFromSamples(dir)
+	if err == nil {
+		err = v.WriteMarkdown(stdout)
+	}
+	if err != nil {
 		fmt.Fprintln(stderr, "spicelive:", err)
 		return 1
 	}
@@ -192,6 +211,8 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	workdir := fs.String("workdir", env("WORKDIR", "results/spicelive"), "results directory; a rerun resumes it (env WORKDIR)")
 	summary := fs.Bool("summary", false, "only print the summary of -workdir")
 	samples := fs.String("samples", "", "only write the per-key samples of -workdir's live runs into this directory ("+spicelive.KeysCSV+", "+spicelive.RunsCSV+"): every timed key's figures and where its answer waited")
+	verdictsDir := fs.String("verdicts", "", "only print the figures and every pair of arms' verdict recomputed from this samples directory's "+
+		spicelive.KeysCSV+" and "+spicelive.RunsCSV+" (as -samples writes them, beside "+spicelive.SettingsFile+")")
 	replay := fs.String("replay", "", "the session the replay reading plays: reference (recorded over -reference once per -workdir) or a shipped recording ("+
 		strings.Join(spicelike.Recordings(), ", ")+"); default the -display workload's recording, reference with -display none")
 	record := fs.String("record", "", "only record the session of a display workload (video or images) over -reference (tcp arm) and write it to "+
@@ -206,10 +227,10 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	if err := cli.Parse(fs, args); err != nil {
 		return spicelive.Config{}, mode{}, err
 	}
-	m := mode{summary: *summary, samples: *samples, record: *record, recordSpan: *recordSpan}
-	errs := spicelive.UnusedFlags(fs, *summary || *samples != "", *control, *readings)
-	if *summary && *samples != "" {
-		errs = append(errs, errors.New("-summary and -samples: give one"))
+	m := mode{summary: *summary, samples: *samples, verdicts: *verdictsDir, record: *record, recordSpan: *recordSpan}
+	errs := spicelive.UnusedFlags(fs, *summary || *samples != "" || *verdictsDir != "", *control, *readings)
+	if n := btoi(*summary) + btoi(*samples != "") + btoi(*verdictsDir != ""); n > 1 {
+		errs = append(errs, errors.New("-summary, -samples and -verdicts: give one"))
 	}
 	if *record != "" {
 		errs = append(errs, spicelive.RecordFlags(fs, *record, *recordSpan)...)
@@ -258,4 +279,11 @@ func atoi(s string) int {
 		return -1 // refused by validation, with the reason
 	}
 	return n
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

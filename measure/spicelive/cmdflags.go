@@ -81,7 +81,7 @@ func UnusedFlags(fs *flag.FlagSet, summary, control bool, readings string) []err
 	var errs []error
 	fs.Visit(func(f *flag.Flag) {
 		switch {
-		case f.Name == "summary" || f.Name == "samples" || f.Name == "workdir":
+		case f.Name == "summary" || f.Name == "samples" || f.Name == "verdicts" || f.Name == "workdir":
 		case summary:
 			errs = append(errs, fmt.Errorf("-%s is not used by -summary or -samples, which read -workdir with the settings it was made with: leave it out", f.Name))
 		case control && (f.Name == "arms" || f.Name == "losses" || f.Name == "readings" || f.Name == "reference"):
