@@ -231,6 +231,9 @@ func msDuration(s string) (time.Duration, error) {
 }
 
 // readCSV reads a samples file's rows after checking its header.
+// samplesColumns is how many columns the first samples files had.
+const samplesColumns = 8
+
 func readCSV(path string, header []string) ([][]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -241,8 +244,10 @@ func readCSV(path string, header []string) ([][]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(rows) == 0 || !slices.Equal(rows[0], header) {
-		return nil, fmt.Errorf("%s: not a samples file: its first row is not %v", path, header)
+	// Columns are only ever added at the end: a file written before has a
+	// leading part of today's header, at least the first samplesColumns.
+	if len(rows) == 0 || len(rows[0]) < samplesColumns || len(rows[0]) > len(header) || !slices.Equal(rows[0], header[:len(rows[0])]) {
+		return nil, fmt.Errorf("%s: not a samples file: its first row is not %v or a leading part of it", path, header)
 	}
 	return rows[1:], nil
 }
