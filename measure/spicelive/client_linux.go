@@ -40,6 +40,9 @@ type clientSpec struct {
 	// Pixel, when set, types the keys through a pixelWatch, which also
 	// times the typing xterm's pixel changes in spicy's window.
 	Pixel bool `json:"pixel,omitempty"`
+	// Picture, when set, counts the display workload's frames in spicy's
+	// window while the keys are typed (ClientPictureFile).
+	Picture bool `json:"picture,omitempty"`
 }
 
 // readiness watches the tunnel for a session that is up: the inputs
@@ -177,7 +180,15 @@ func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *
 		defer watch.close()
 		press = watch.press
 	}
-	if err := typeKeys(ctx, spec, press, dead, traceStart, res); err != nil {
+	var pic *pictureWatch
+	if spec.Picture {
+		pic = watchClientPicture(display, win, spec.Dir, traceStart)
+	}
+	err = typeKeys(ctx, spec, press, dead, traceStart, res)
+	if pic != nil {
+		pic.finish(filepath.Join(spec.Dir, ClientPictureFile), log)
+	}
+	if err != nil {
 		return err
 	}
 	res.Screenshot = takeScreenshot(ctx, display, win, spec.Dir, log)

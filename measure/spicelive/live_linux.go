@@ -114,7 +114,8 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 	sspec := liveSpec{RoleBase: sbase, Server: &serverSpec{Arm: j.Arm, SpiceAddr: spiceAddr, Password: password, Dir: dir, BusyInterval: c.BusyInterval,
 		Display: c.displaySpec(), Options: c.ServerOptions, SpiceRcvBuf: c.SpiceRcvBuf}}
 	cspec := liveSpec{RoleBase: cbase, Client: &clientSpec{Arm: j.Arm, Password: password, Dir: dir, Duration: c.Duration,
-		KeyInterval: c.KeyInterval, Settle: c.Settle, SessionTimeout: c.SessionTimeout, Pixel: c.Pixel}}
+		KeyInterval: c.KeyInterval, Settle: c.Settle, SessionTimeout: c.SessionTimeout, Pixel: c.Pixel,
+		Picture: c.Display != DisplayNone}}
 	defer rig.StopServer()
 	if err := rig.StartServer(ctx, sspec); err != nil {
 		return nil, err
@@ -168,6 +169,9 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 		rec.Display = &l
 		if !l.Saturated {
 			log.Warn("the display did not saturate the link", "mbit", l.Mbit, "link_mbit", l.LinkMbit, "dir", dir)
+		}
+		if err := rec.analysePicture(c, dir, tr); err != nil {
+			log.Warn("no picture figures for this run", "err", err, "dir", dir)
 		}
 	}
 	return rec, nil

@@ -33,6 +33,9 @@ type LiveRecord struct {
 	Client *ClientResult `json:"client,omitempty"`
 	// Pixel is the key-to-pixel figure, when Config.Pixel asked for it.
 	Pixel *PixelAnalysis `json:"pixel,omitempty"`
+	// Picture is the display workload's frames at the client against
+	// those drawn, for a run with a display workload.
+	Picture *PictureRecord `json:"picture,omitempty"`
 }
 
 // ServerResult is what the server role reports.
