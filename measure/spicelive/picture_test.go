@@ -2,6 +2,10 @@ package spicelive
 
 import (
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,5 +144,53 @@ func TestWorkloadInWindow(t *testing.T) {
 	// Cut to a window narrower than the workload's right edge.
 	if got := workloadInWindow(typing, spicetrace.Rect{Left: 1, Top: 31, Right: 483, Bottom: 345}, workload, 1000, 798); got.Right != 1000 {
 		t.Errorf("cut to the window: %+v, want its right edge at 1000", got)
+	}
+}
+
+// TestReadRuns reads every committed runs.csv, written before the
+// picture's columns, and a new one with them, back to the same figures.
+func TestReadRuns(t *testing.T) {
+	paths, err := filepath.Glob("../../docs/results/spicelive*/runs.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _ := filepath.Glob("../../docs/results/spicelive*/*/runs.csv")
+	paths = append(paths, more...)
+	if len(paths) == 0 {
+		t.Fatal("no committed runs.csv found")
+	}
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := ReadRuns(f)
+		f.Close()
+		if err != nil || len(rows) == 0 {
+			t.Fatalf("%s: %d rows, %v", p, len(rows), err)
+		}
+		for _, r := range rows {
+			if r.Cell == "" || r.Arm == "" || r.Repeat < 1 || r.Picture != nil {
+				t.Errorf("%s: row %+v", p, r)
+			}
+		}
+	}
+	pic := &PictureRecord{ClientFrames: 300, DrawnFrames: 500, ClientFPS: 12.5, DrawnFPS: 20.83, Delivered: 0.6, Good: true,
+		StreamShare: 0.92, ImageShare: 0.01, BytesPerFrame: 4321}
+	base := []string{"80-10", "tcp", "1", "false", "0", "1000", "1.000", "1.00 2.00"}
+	var b strings.Builder
+	if err := writeRows(&b, runsHeader, [][]string{append(base, pictureCells(pic)...), append(slices.Clone(base[:3]), "true", "", "", "", "",
+		"", "", "", "", "", "", "", "", "")}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadRuns(strings.NewReader(b.String()))
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("%d rows, %v", len(rows), err)
+	}
+	if got := rows[0].Picture; got == nil || *got != *pic {
+		t.Errorf("picture read back as %+v, want %+v", got, pic)
+	}
+	if !rows[1].Failed || rows[1].Picture != nil {
+		t.Errorf("a failed run read back as %+v", rows[1])
 	}
 }

@@ -23,14 +23,17 @@ const (
 	KeysCSV = "keys.csv"
 	// RunsCSV has a row per live run: cell, arm, repeat, whether it
 	// failed, its timeouts, the display's bytes and Mbit/s in the measured
-	// part, and the display's rate over each second of the typing.
+	// part, and the display's rate over each second of the typing; then
+	// the picture's figures (pictureHeader), empty in files written
+	// before them (ReadRuns reads both).
 	RunsCSV = "runs.csv"
 )
 
 // keysHeader and runsHeader are the two files' first rows.
 var (
 	keysHeader = []string{"cell", "arm", "repeat", "key", "offset_ms", "draw_ms", "pixel_ms", "up_ms", "server_ms", "unread_ms", "down_ms", "ahead_bytes"}
-	runsHeader = []string{"cell", "arm", "repeat", "failed", "timeouts", "display_bytes", "display_mbit", "rate_by_second_mbit"}
+	runsHeader = append([]string{"cell", "arm", "repeat", "failed", "timeouts", "display_bytes", "display_mbit", "rate_by_second_mbit"},
+		pictureHeader...)
 )
 
 // WriteSamples writes the per-key samples of c.Workdir's live runs to
@@ -52,7 +55,8 @@ func WriteSamples(dir string, c Config) error {
 	for _, r := range runs {
 		base := []string{r.Cell.Dir(), r.Arm, strconv.Itoa(r.Repeat)}
 		if r.Failed != "" {
-			rows = append(rows, append(base, "true", "", "", "", ""))
+			row := append(base, "true")
+			rows = append(rows, append(row, make([]string, len(runsHeader)-len(row))...))
 			continue
 		}
 		rd := results.RunDir(c.ReadingDir(ReadingLive), r.Cell, r.Arm, r.Repeat)
@@ -76,7 +80,7 @@ func WriteSamples(dir string, c Config) error {
 			}
 			rate += strconv.FormatFloat(m, 'f', 2, 64)
 		}
-		rows = append(rows, append(row, rate))
+		rows = append(rows, append(append(row, rate), pictureCells(rec.Picture)...))
 	}
 	return errors.Join(writeCSV(filepath.Join(dir, KeysCSV), keysHeader, keys), writeCSV(filepath.Join(dir, RunsCSV), runsHeader, rows))
 }
