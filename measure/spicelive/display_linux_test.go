@@ -91,9 +91,12 @@ func TestLiveDisplayWorkloads(t *testing.T) {
 }
 
 // checkPicture checks a live run's picture figures are there and sane:
-// frames reached the client, no more of them than were drawn (give or
-// take a frame shown in two parts), and the workload's bytes, as a stream
-// or as images, most of the display channel's.
+// frames reached the client, hardly more of them than were drawn, and
+// the workload's bytes, as a stream or as images, most of the display
+// channel's. The client may count a few more: when Xspice catches up
+// after spice-server held it back, two frames drawn back to back can
+// fall in one read-back at the server, and spice-server still sends both
+// (seen: 48 at the client of 44 drawn).
 func checkPicture(t *testing.T, workload string, p *PictureRecord) {
 	t.Helper()
 	if p == nil {
@@ -102,8 +105,8 @@ func checkPicture(t *testing.T, workload string, p *PictureRecord) {
 	}
 	t.Logf("%s picture: %.1f frames/s at the client of %.1f drawn (%d of %d, workload %.0f/s), stream share %.0f%%, image share %.0f%%, %.0f bytes a frame",
 		workload, p.ClientFPS, p.DrawnFPS, p.ClientFrames, p.DrawnFrames, p.NominalFPS, 100*p.StreamShare, 100*p.ImageShare, p.BytesPerFrame)
-	if !(p.ClientFPS > 0) || !(p.DrawnFPS > 0) || p.ClientFPS > 1.1*p.DrawnFPS || p.DrawnFPS > 1.1*p.NominalFPS {
-		t.Errorf("%.2f frames/s at the client, %.2f drawn, the workload's %.0f: want some at the client, at most 110%% of those drawn, "+
+	if !(p.ClientFPS > 0) || !(p.DrawnFPS > 0) || p.ClientFPS > 1.25*p.DrawnFPS || p.DrawnFPS > 1.1*p.NominalFPS {
+		t.Errorf("%.2f frames/s at the client, %.2f drawn, the workload's %.0f: want some at the client, at most 125%% of those drawn, "+
 			"and no more drawn than 110%% of the workload's", p.ClientFPS, p.DrawnFPS, p.NominalFPS)
 	}
 	if p.StreamShare+p.ImageShare < 0.5 || p.BytesPerFrame <= 0 {
