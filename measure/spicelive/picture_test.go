@@ -194,3 +194,37 @@ func TestReadRuns(t *testing.T) {
 		t.Errorf("a failed run read back as %+v", rows[1])
 	}
 }
+
+// TestPictureColumns checks the display table's picture cells and marks:
+// good by the rule, not good under it, and Xspice's own rate flagged when
+// it drew under half the workload's.
+func TestPictureColumns(t *testing.T) {
+	for _, c := range []struct {
+		p    *PictureRecord
+		want []string
+		not  []string
+	}{
+		{&PictureRecord{ClientFPS: 12, DrawnFPS: 24, Delivered: 0.5, Good: true, StreamShare: 0.9, ImageShare: 0.05, BytesPerFrame: 20000, NominalFPS: 25},
+			[]string{"12.0 | 24.0 | 50% | 90% | 5% | 20.0 | good"}, []string{"not good", "Xspice drew"}},
+		{&PictureRecord{ClientFPS: 2, DrawnFPS: 20, Delivered: 0.1, StreamShare: 0.9, NominalFPS: 25},
+			[]string{"**not good**"}, []string{"Xspice drew"}},
+		{&PictureRecord{ClientFPS: 2, DrawnFPS: 2, Delivered: 1, Good: true, ImageShare: 0.9, NominalFPS: 25},
+			[]string{"| good; Xspice drew under 50% of the workload's 25 frames/s"}, []string{"not good"}},
+		{nil, []string{"no figures"}, nil},
+	} {
+		got := pictureColumns(c.p)
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%+v: %q lacks %q", c.p, got, w)
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(got, n) {
+				t.Errorf("%+v: %q has %q", c.p, got, n)
+			}
+		}
+		if n := strings.Count(got, "|"); n != 6 {
+			t.Errorf("%q: %d cells, want 7", got, n+1)
+		}
+	}
+}
