@@ -43,6 +43,9 @@ type clientSpec struct {
 	// KeyTimeout, when set (a display workload), makes the client wait
 	// after the typing for the keys' answers, up to this after the last.
 	KeyTimeout time.Duration `json:"key_timeout_ns,omitempty"`
+	// Picture, when set, counts the display workload's frames in spicy's
+	// window while the keys are typed (ClientPictureFile).
+	Picture bool `json:"picture,omitempty"`
 }
 
 // answerPoll is how often the wait for the keys' answers checks them.
@@ -188,7 +191,15 @@ func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *
 		defer watch.close()
 		press = watch.press
 	}
-	if err := typeKeys(ctx, spec, press, dead, traceStart, res); err != nil {
+	var pic *pictureWatch
+	if spec.Picture {
+		pic = watchClientPicture(display, win, spec.Dir, traceStart)
+	}
+	err = typeKeys(ctx, spec, press, dead, traceStart, res)
+	if pic != nil {
+		pic.finish(filepath.Join(spec.Dir, ClientPictureFile), log)
+	}
+	if err != nil {
 		return err
 	}
 	if spec.KeyTimeout > 0 {

@@ -60,6 +60,15 @@
 // same arm and cell (LimitedByTransport). DisplayMissing names the
 // packages the workloads need.
 //
+// Beside the keys, LiveRecord.Picture is the picture the run got: the
+// workload's distinct frames in spicy's window (DAMAGE on the client's
+// Xvfb, the workload's region read back and hashed) against those drawn
+// on Xspice's screen (the same, there), per second of the measured part;
+// the share of the display's bytes sent as a video stream and as images;
+// and its bytes per delivered frame. A good picture is one where at least
+// GoodPictureShare of the drawn frames reach the client. runs.csv and the
+// summary carry them; ReadRuns reads runs.csv with or without them.
+//
 // # The control
 //
 // With Config.Control, live sessions on the tcp arm run over lossless

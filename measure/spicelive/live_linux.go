@@ -117,7 +117,8 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 	sspec := liveSpec{RoleBase: sbase, Server: &serverSpec{Arm: arm, SpiceAddr: spiceAddr, Password: password, Dir: dir, BusyInterval: c.BusyInterval,
 		Display: c.displaySpec(), Options: ar.serverOptions, SpiceRcvBuf: ar.spiceRcvBuf}}
 	cspec := liveSpec{RoleBase: cbase, Client: &clientSpec{Arm: arm, Password: password, Dir: dir, Duration: c.Duration,
-		KeyInterval: c.KeyInterval, Settle: c.Settle, SessionTimeout: c.SessionTimeout, Pixel: c.Pixel, KeyTimeout: c.KeyTimeout}}
+		KeyInterval: c.KeyInterval, Settle: c.Settle, SessionTimeout: c.SessionTimeout, Pixel: c.Pixel, KeyTimeout: c.KeyTimeout,
+		Picture: c.Display != DisplayNone}}
 	defer rig.StopServer()
 	cpuFrom, cpuErr := hostcpu.Read()
 	if err := rig.StartServer(ctx, sspec); err != nil {
@@ -177,6 +178,9 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 		rec.Display = &l
 		if !l.Saturated {
 			log.Warn("the display did not saturate the link", "mbit", l.Mbit, "link_mbit", l.LinkMbit, "dir", dir)
+		}
+		if err := rec.analysePicture(c, dir, tr); err != nil {
+			log.Warn("no picture figures for this run", "err", err, "dir", dir)
 		}
 	}
 	return rec, nil

@@ -44,6 +44,9 @@ type LiveRecord struct {
 	// HostCPU is how the host's CPUs were spent from the server role's
 	// start to both roles' end.
 	HostCPU *hostcpu.Use `json:"host_cpu,omitempty"`
+	// Picture is the display workload's frames at the client against
+	// those drawn, for a run with a display workload.
+	Picture *PictureRecord `json:"picture,omitempty"`
 }
 
 // ServerResult is what the server role reports.

@@ -23,6 +23,10 @@ const (
 	StolenShare = 0.05
 )
 
+// recordHeader are runs.csv's columns of how each run ran
+// (runRecordColumns).
+var recordHeader = []string{"started_utc", "position", "late_p99_ms_s2c", "late_max_ms_s2c", "late_p99_ms_c2s", "late_max_ms_c2s", "cpu_busy", "cpu_steal", "censored"}
+
 // runFlags says why a live run's host or link may have distorted it: the
 // emulator's p99 lateness past report.ShaperLateLimit either way, or the
 // host's CPU past BusyHostShare or StolenShare; "" when neither.

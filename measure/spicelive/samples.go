@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -23,15 +24,17 @@ const (
 	KeysCSV = "keys.csv"
 	// RunsCSV has a row per live run: cell, arm, repeat, whether it
 	// failed, its timeouts, the display's bytes and Mbit/s in the measured
-	// part, and the display's rate over each second of the typing.
+	// part, and the display's rate over each second of the typing; then
+	// the picture's figures (pictureHeader), empty in files written
+	// before them (ReadRuns reads both).
 	RunsCSV = "runs.csv"
 )
 
 // keysHeader and runsHeader are the two files' first rows.
 var (
 	keysHeader = []string{"cell", "arm", "repeat", "key", "offset_ms", "draw_ms", "pixel_ms", "up_ms", "server_ms", "unread_ms", "down_ms", "ahead_bytes", "censored"}
-	runsHeader = []string{"cell", "arm", "repeat", "failed", "timeouts", "display_bytes", "display_mbit", "rate_by_second_mbit",
-		"started_utc", "position", "late_p99_ms_s2c", "late_max_ms_s2c", "late_p99_ms_c2s", "late_max_ms_c2s", "cpu_busy", "cpu_steal", "censored"}
+	runsHeader = slices.Concat([]string{"cell", "arm", "repeat", "failed", "timeouts", "display_bytes", "display_mbit", "rate_by_second_mbit"},
+		recordHeader, pictureHeader)
 )
 
 // WriteSamples writes the per-key samples of c.Workdir's live runs to
@@ -53,7 +56,8 @@ func WriteSamples(dir string, c Config) error {
 	for _, r := range runs {
 		base := []string{r.Cell.Dir(), r.Arm, strconv.Itoa(r.Repeat)}
 		if r.Failed != "" {
-			rows = append(rows, append(base, "true", "", "", "", "", r.Started.UTC().Format(time.RFC3339), "", "", "", "", "", "", "", ""))
+			row := append(base, "true", "", "", "", "", r.Started.UTC().Format(time.RFC3339))
+			rows = append(rows, append(row, make([]string, len(runsHeader)-len(row))...))
 			continue
 		}
 		rd := results.RunDir(c.ReadingDir(ReadingLive), r.Cell, r.Arm, r.Repeat)
@@ -82,7 +86,7 @@ func WriteSamples(dir string, c Config) error {
 			}
 			rate += strconv.FormatFloat(m, 'f', 2, 64)
 		}
-		rows = append(rows, append(append(row, rate), runRecordColumns(r, rec)...))
+		rows = append(rows, slices.Concat(row, []string{rate}, runRecordColumns(r, rec), pictureCells(rec.Picture)))
 	}
 	return errors.Join(writeCSV(filepath.Join(dir, KeysCSV), keysHeader, keys), writeCSV(filepath.Join(dir, RunsCSV), runsHeader, rows))
 }

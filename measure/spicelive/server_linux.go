@@ -174,6 +174,9 @@ func runServer(ctx context.Context, base bench.RoleBase, spec serverSpec, log *s
 			return res, dead.or(fmt.Errorf("the %s workload: %w", spec.Display.Workload, err))
 		}
 		res.Workload = &rect
+		if err := writeLayout(spec.Dir, res); err != nil {
+			return res, err
+		}
 	}
 	// No window manager: focus stays where it is put.
 	if err := focus(ctx, display, win); err != nil {
@@ -202,6 +205,10 @@ func serveTunnel(ctx context.Context, base bench.RoleBase, spec serverSpec, res 
 	end := &spicetunnel.ServerEnd{Listener: ln, Trace: tracer, Log: log, Dial: func(ctx context.Context) (net.Conn, error) {
 		return spiceDialer(spec.SpiceRcvBuf).DialContext(ctx, "tcp", spec.SpiceAddr)
 	}}
+	if res.Workload != nil {
+		pic := watchServerPicture(res, tracer.Start())
+		defer pic.finish(filepath.Join(spec.Dir, ServerPictureFile), log)
+	}
 	bench.SignalReady(ln.Addr())
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()

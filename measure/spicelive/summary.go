@@ -156,25 +156,38 @@ func num(f float64) string {
 }
 
 func cellTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]*series) {
-	fmt.Fprintln(w, "| reading | arm | repeats | p50 | p95 | p99 | p95 spread | p95 range | samples/run | unanswered or timed out | display Mbit/s |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+	pic := c.Display != DisplayNone
+	head, rule := "", ""
+	if pic {
+		head, rule = " frames/s at the client | of drawn | stream share |", "---|---|---|"
+	}
+	fmt.Fprintln(w, "| reading | arm | repeats | p50 | p95 | p99 | p95 spread | p95 range | samples/run | unanswered or timed out | display Mbit/s |"+head)
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|"+rule)
 	for _, rd := range c.Readings {
 		for _, arm := range c.Arms {
 			s := byReading[rd][arm]
 			if s == nil {
 				continue
 			}
+			tail := ""
+			if pic {
+				cells := []string{"-", "-", "-"}
+				if rd == ReadingLive {
+					cells = pictureMedians(c, s)
+				}
+				tail = " " + strings.Join(cells, " | ") + " |"
+			}
 			sc, err := s.summarise(c.Warmup)
 			if err != nil {
-				fmt.Fprintf(w, "| %s | %s | 0 of %d | - | - | - | - | - | - | %d | - |\n", rd, arm, len(s.runs), sc.Timeouts)
+				fmt.Fprintf(w, "| %s | %s | 0 of %d | - | - | - | - | - | - | %d | - |%s\n", rd, arm, len(s.runs), sc.Timeouts, tail)
 				continue
 			}
 			rep := fmt.Sprintf("%d", sc.Measured)
 			if sc.Unmeasured > 0 {
 				rep = fmt.Sprintf("%d of %d", sc.Measured, sc.Measured+sc.Unmeasured)
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s-%s | %.0f | %d | %.2f |\n", rd, arm, rep,
-				c.keyMs(rd, sc.P50), c.keyMs(rd, sc.P95), c.keyMs(rd, sc.P99), fms(sc.Spread), fms(sc.P95Min), fms(sc.P95Max), sc.SamplesPerRun, sc.Timeouts, sc.Throughput.Median)
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s-%s | %.0f | %d | %.2f |%s\n", rd, arm, rep,
+				c.keyMs(rd, sc.P50), c.keyMs(rd, sc.P95), c.keyMs(rd, sc.P99), fms(sc.Spread), fms(sc.P95Min), fms(sc.P95Max), sc.SamplesPerRun, sc.Timeouts, sc.Throughput.Median, tail)
 		}
 	}
 	fmt.Fprintln(w)
@@ -377,6 +390,10 @@ func displayIntro(w io.Writer, c Config) {
 		"Beside each live run is the synthetic reading's bulk rate for the same arm, cell and loss, the transport's own ceiling on that link: "+
 		"a run that did not saturate is put down to the transport when its display carried at least %.0f%% of that ceiling, and to the workload otherwise.\n\n",
 		SaturatedShare*100, c.KeyTimeout, SaturatedShare*100)
+	fmt.Fprintf(w, "The picture: frames/s at the client are the workload's distinct frames seen in spicy's window, and drawn those on Xspice's screen, "+
+		"over the same measured part; of drawn is the first over the second, the stream and image shares are the display channel's bytes sent "+
+		"as video stream frames and as images, and KB per frame its bytes per frame at the client. "+
+		"A run's picture is good when at least %.0f%% of the drawn frames reached the client (GoodPictureShare).\n\n", 100*GoodPictureShare)
 }
 
 // runDisplay is a live run's display throughput and timed keys.
@@ -386,6 +403,7 @@ type runDisplay struct {
 	share     float64
 	saturated bool
 	keys      int
+	picture   *PictureRecord
 }
 
 // liveDisplay reads each measured run of s: its display channel's
@@ -404,6 +422,7 @@ func liveDisplay(c Config, s *series) []runDisplay {
 		if sum, err := stats.SummariseRepeat(run.StatsRepeat(), c.Warmup); err == nil {
 			d.keys = sum.N
 		}
+		d.picture = runPicture(c, s.cell, s.arm, run.Repeat)
 		out = append(out, d)
 	}
 	return out
@@ -473,7 +492,8 @@ func displayTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]
 			if d.keys < MinTimedKeys {
 				marks = append(marks, fmt.Sprintf("fewer than %d timed keys", MinTimedKeys))
 			}
-			rows = append(rows, fmt.Sprintf("| %s | r%d | %.2f | %.0f%% | %s | %d | %s |", arm, d.repeat, d.mbit, d.share*100, synth, d.keys, strings.Join(marks, "; ")))
+			rows = append(rows, fmt.Sprintf("| %s | r%d | %.2f | %.0f%% | %s | %d | %s | %s |", arm, d.repeat, d.mbit, d.share*100, synth, d.keys, strings.Join(marks, "; "),
+				pictureColumns(d.picture)))
 		}
 	}
 	if len(rows) == 0 {
@@ -481,8 +501,9 @@ func displayTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]
 	}
 	fmt.Fprintln(w, "Each live run's display channel in its measured part, and its timed keys:")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| arm | repeat | display Mbit/s | of the link | synthetic bulk Mbit/s (the transport's ceiling) | timed keys | mark |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| arm | repeat | display Mbit/s | of the link | synthetic bulk Mbit/s (the transport's ceiling) | timed keys | mark | "+
+		"frames/s at the client | drawn | of drawn | stream share | image share | KB per frame | picture |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	fmt.Fprintln(w, strings.Join(rows, "\n"))
 	fmt.Fprintln(w)
 }

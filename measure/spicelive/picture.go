@@ -1,0 +1,407 @@
+package spicelive
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/spicelike/spicetrace"
+	"github.com/shakenfist/quicbench/stats"
+	"github.com/shakenfist/quicbench/transport"
+)
+
+// GoodPictureShare defines a good picture: a live run with a display
+// workload has one when at least this share of the frames the workload
+// drew at the server reached spicy's window at the client.
+const GoodPictureShare = 0.5
+
+// Files of the picture's capture, in a live run's directory.
+const (
+	// PictureLayoutFile is where the server role puts the typing xterm's
+	// and the workload's rectangles on Xspice's screen (a pictureLayout)
+	// for the client role, which maps the workload into spicy's window.
+	PictureLayoutFile = "picture-layout.json"
+	// ClientPictureFile and ServerPictureFile are the two roles'
+	// FrameCaptures of the workload's region.
+	ClientPictureFile = "picture-client.json"
+	ServerPictureFile = "picture-server.json"
+)
+
+// pictureLayout is the server's screen as the client role needs it.
+type pictureLayout struct {
+	Typing   spicetrace.Rect `json:"typing"`
+	Workload spicetrace.Rect `json:"workload"`
+}
+
+// FrameCapture is one role's watch of the display workload's region: on
+// the server, the workload's window on Xspice's screen; on the client,
+// the same part of the guest's screen in spicy's window. A frame is a
+// distinct state of the region's pixels: after damage touching it, the
+// region is read back, and a reading that differs from the last one is a
+// frame.
+type FrameCapture struct {
+	// Started is the wall-clock time of t = 0: the role's trace's start.
+	Started time.Time `json:"started"`
+	// Region is the watched region, in the watched window's coordinates.
+	Region spicetrace.Rect `json:"region"`
+	// Frames are the frames' times: when the last damage event touching
+	// the region before the reading that found it changed arrived.
+	Frames []time.Duration `json:"frames_ns"`
+	// Damage counts the damage events, InRegion those touching Region,
+	// and Reads the read-backs (one per batch of such events).
+	Damage   int `json:"damage"`
+	InRegion int `json:"in_region"`
+	Reads    int `json:"reads"`
+	// Error is why the watch stopped early or never started, if it did.
+	Error string `json:"error,omitempty"`
+}
+
+// PictureRecord is the picture a live run with a display workload got,
+// over its measured part (the typing after the warm-up): the workload's
+// frames that reached spicy's window against the frames it drew, and how
+// the display channel sent them (from the client end's trace).
+type PictureRecord struct {
+	Measured time.Duration `json:"measured_ns"`
+	// ClientFrames are the workload's distinct frames seen in spicy's
+	// window; DrawnFrames those drawn on Xspice's screen. ClientFPS and
+	// DrawnFPS are the same per second of Measured.
+	ClientFrames int     `json:"client_frames"`
+	DrawnFrames  int     `json:"drawn_frames"`
+	ClientFPS    float64 `json:"client_fps"`
+	DrawnFPS     float64 `json:"drawn_fps"`
+	// NominalFPS is the workload's own rate (Config.FrameRate, or one
+	// image per Config.ImageInterval). Xspice draws fewer when spice-server
+	// holds its X server back, which DrawnFPS then shows.
+	NominalFPS float64 `json:"nominal_fps,omitempty"`
+	// Delivered is ClientFrames over DrawnFrames, and Good says it reached
+	// GoodPictureShare.
+	Delivered float64 `json:"delivered"`
+	Good      bool    `json:"good"`
+	// StreamShare is the share of the display channel's bytes from the
+	// server that were video stream frames, ImageShare that of the other
+	// draws over the workload's window (images); the rest is the xterms'
+	// draws and the channel's other messages.
+	StreamShare float64 `json:"stream_share"`
+	ImageShare  float64 `json:"image_share"`
+	// BytesPerFrame is the display channel's bytes per frame that reached
+	// the client (0 when none did).
+	BytesPerFrame float64 `json:"bytes_per_frame"`
+	// Region is the workload's region in spicy's window.
+	Region spicetrace.Rect `json:"region"`
+}
+
+// frameCounter counts a region's frames from damage and read-backs into
+// its capture.
+type frameCounter struct {
+	c    *FrameCapture
+	seed maphash.Seed
+	sum  uint64 // the hash of the last state counted
+	have bool
+}
+
+func newFrameCounter(c *FrameCapture) *frameCounter {
+	return &frameCounter{c: c, seed: maphash.MakeSeed()}
+}
+
+// prime takes the region's first reading: the state frames change from.
+func (f *frameCounter) prime(img []byte) {
+	f.sum, f.have = maphash.Bytes(f.seed, img), true
+}
+
+// observe takes a batch of damage events as they arrived and, when any
+// touches the region, reads it back once (read) and counts a frame at the
+// last such event's time when the reading differs from the last state
+// counted. A batch is the events waiting when the last read-back ended,
+// so frames drawn faster than the region can be read back merge.
+func (f *frameCounter) observe(batch []damageSeen, read func() ([]byte, error)) error {
+	t, touched := time.Duration(0), false
+	for _, d := range batch {
+		f.c.Damage++
+		if d.area.Intersects(f.c.Region) {
+			f.c.InRegion++
+			t, touched = d.t, true
+		}
+	}
+	if !touched {
+		return nil
+	}
+	img, err := read()
+	if err != nil {
+		return err
+	}
+	f.c.Reads++
+	sum := maphash.Bytes(f.seed, img)
+	if f.have && sum == f.sum {
+		return nil
+	}
+	f.sum, f.have = sum, true
+	f.c.Frames = append(f.c.Frames, t)
+	return nil
+}
+
+// framesIn counts the times in [from, to) after shifting each by off.
+func framesIn(ts []time.Duration, off, from, to time.Duration) int {
+	n := 0
+	for _, t := range ts {
+		if t+off >= from && t+off < to {
+			n++
+		}
+	}
+	return n
+}
+
+// displayShares are the display channel's bytes from the server in
+// [from, to) of tr, a client-end trace: all of them, those of video stream
+// frames, and those of other draws touching workload (images).
+func displayShares(tr *spicetrace.Trace, workload spicetrace.Rect, from, to time.Duration) (total, stream, image int64) {
+	for _, r := range tr.Records {
+		if r.ChannelType != "display" || r.Dir != spicetrace.ServerToClient || r.T < from || r.T >= to {
+			continue
+		}
+		total += int64(r.Size)
+		switch {
+		case r.Draw == nil:
+		case r.Draw.Stream:
+			stream += int64(r.Size)
+		case r.Draw.Box.Intersects(workload):
+			image += int64(r.Size)
+		}
+	}
+	return total, stream, image
+}
+
+// analysePicture reads the picture of [from, to) of the client trace's
+// time from the two roles' captures and tr, the client end's trace, with
+// the workload at workload on Xspice's screen. The server's frame times
+// are moved onto the client's clock by the two captures' start times.
+func analysePicture(client, server FrameCapture, tr *spicetrace.Trace, workload spicetrace.Rect, from, to time.Duration) (PictureRecord, error) {
+	p := PictureRecord{Region: client.Region}
+	if to <= from {
+		return p, fmt.Errorf("a measured part from %v to %v", from, to)
+	}
+	for _, c := range []FrameCapture{client, server} {
+		if c.Error != "" {
+			return p, errors.New(c.Error)
+		}
+	}
+	p.Measured = to - from
+	p.ClientFrames = framesIn(client.Frames, 0, from, to)
+	p.DrawnFrames = framesIn(server.Frames, server.Started.Sub(client.Started), from, to)
+	p.ClientFPS = float64(p.ClientFrames) / p.Measured.Seconds()
+	p.DrawnFPS = float64(p.DrawnFrames) / p.Measured.Seconds()
+	if p.DrawnFrames > 0 {
+		p.Delivered = float64(p.ClientFrames) / float64(p.DrawnFrames)
+	}
+	p.Good = GoodPicture(p.ClientFrames, p.DrawnFrames)
+	total, stream, image := displayShares(tr, workload, from, to)
+	if total > 0 {
+		p.StreamShare = float64(stream) / float64(total)
+		p.ImageShare = float64(image) / float64(total)
+	}
+	if p.ClientFrames > 0 {
+		p.BytesPerFrame = float64(total) / float64(p.ClientFrames)
+	}
+	return p, nil
+}
+
+// GoodPicture says whether a run whose workload drew drawn frames, of
+// which atClient reached spicy's window, had a good picture: at least
+// GoodPictureShare of them.
+func GoodPicture(atClient, drawn int) bool {
+	return drawn > 0 && float64(atClient) >= GoodPictureShare*float64(drawn)
+}
+
+// regionPad is how far the workload's region in spicy's window reaches
+// past the mapped edges: the scale read from the typing xterm's area may
+// be off by a pixel over its width, which over the workload's far edge
+// comes to a few. The pad is the screen's static background, and short of
+// the xterms, displayGap away.
+const regionPad = displayGap/2 - 1
+
+// workloadInWindow maps the workload's rectangle on the guest's screen to
+// spicy's window, by the scale and offset that take the typing xterm
+// (typing, on the guest's screen) to its white area in the window (area;
+// guestToWindow), padded by regionPad and cut to the window's size.
+func workloadInWindow(typing, area, workload spicetrace.Rect, width, height int) spicetrace.Rect {
+	toWindow := guestToWindow(typing, area)
+	l, t := toWindow(int(workload.Left), int(workload.Top))
+	r, b := toWindow(int(workload.Right)-1, int(workload.Bottom)-1)
+	return spicetrace.Rect{Left: int32(max(l-regionPad, 0)), Top: int32(max(t-regionPad, 0)),
+		Right: int32(min(r+1+regionPad, width)), Bottom: int32(min(b+1+regionPad, height))}
+}
+
+// analysePicture reads the two roles' frame captures in dir and puts the
+// picture of the measured part into rec.Picture.
+func (rec *LiveRecord) analysePicture(c Config, dir string, tr *spicetrace.Trace) error {
+	if rec.Server == nil || rec.Server.Workload == nil || rec.Client == nil {
+		return errors.New("the run's record has no display workload's window")
+	}
+	var cl, sv FrameCapture
+	if err := results.ReadJSON(filepath.Join(dir, ClientPictureFile), &cl); err != nil {
+		return fmt.Errorf("the client's frame capture: %w", err)
+	}
+	if err := results.ReadJSON(filepath.Join(dir, ServerPictureFile), &sv); err != nil {
+		return fmt.Errorf("the server's frame capture: %w", err)
+	}
+	p, err := analysePicture(cl, sv, tr, *rec.Server.Workload, rec.Client.TypingStart+c.Warmup, rec.Client.TypingEnd)
+	if err != nil {
+		return err
+	}
+	switch {
+	case c.Display == DisplayVideo:
+		p.NominalFPS = float64(c.FrameRate)
+	case c.Display == DisplayImages && c.ImageInterval > 0:
+		p.NominalFPS = float64(time.Second) / float64(c.ImageInterval)
+	}
+	rec.Picture = &p
+	return nil
+}
+
+// runPicture is the picture of a live run of c, or nil when its record
+// has none.
+func runPicture(c Config, cell results.Cell, arm transport.Arm, repeat int) *PictureRecord {
+	var rec LiveRecord
+	if results.ReadJSON(filepath.Join(results.RunDir(c.ReadingDir(ReadingLive), cell, string(arm), repeat), LiveFile), &rec) != nil {
+		return nil
+	}
+	return rec.Picture
+}
+
+// pictureMedians are the medians, over s's measured live runs with a
+// picture, of frames per second at the client, the share of the drawn
+// frames that reached it, and the stream share, as table cells ("-" when
+// no run has a picture).
+func pictureMedians(c Config, s *series) []string {
+	var fps, of, stream []float64
+	for _, run := range s.runs {
+		if run.Failed != "" {
+			continue
+		}
+		if p := runPicture(c, s.cell, s.arm, run.Repeat); p != nil {
+			fps, of, stream = append(fps, p.ClientFPS), append(of, p.Delivered), append(stream, p.StreamShare)
+		}
+	}
+	if len(fps) == 0 {
+		return []string{"-", "-", "-"}
+	}
+	m := func(xs []float64) float64 { v, _ := stats.Median(xs); return v }
+	return []string{fmt.Sprintf("%.1f", m(fps)), fmt.Sprintf("%.0f%%", 100*m(of)), fmt.Sprintf("%.0f%%", 100*m(stream))}
+}
+
+// pictureColumns are a run's picture as the display table's cells:
+// frames per second at the client, drawn, the share delivered, the
+// stream and image shares, KB per delivered frame, and the mark against
+// the good-picture rule.
+func pictureColumns(p *PictureRecord) string {
+	if p == nil {
+		return "- | - | - | - | - | - | no figures"
+	}
+	mark := "good"
+	if !p.Good {
+		mark = fmt.Sprintf("**not good**: under %.0f%% of the drawn frames reached the client", 100*GoodPictureShare)
+	}
+	if p.NominalFPS > 0 && p.DrawnFPS < GoodPictureShare*p.NominalFPS {
+		mark += fmt.Sprintf("; Xspice drew under %.0f%% of the workload's %.0f frames/s", 100*GoodPictureShare, p.NominalFPS)
+	}
+	return fmt.Sprintf("%.1f | %.1f | %.0f%% | %.0f%% | %.0f%% | %.1f | %s", p.ClientFPS, p.DrawnFPS, 100*p.Delivered, 100*p.StreamShare,
+		100*p.ImageShare, p.BytesPerFrame/1000, mark)
+}
+
+// pictureHeader are runs.csv's picture columns, after its older ones:
+// the frames at the client and drawn in the measured part, the same per
+// second, the first over the second, the display's shares sent as a
+// video stream and as images, its bytes per frame at the client, and
+// whether the picture was good (GoodPictureShare). They are empty for a
+// run without the figures.
+var pictureHeader = []string{"client_frames", "drawn_frames", "client_fps", "drawn_fps", "of_drawn", "stream_share", "image_share",
+	"bytes_per_frame", "good_picture"}
+
+// pictureCells are p's runs.csv columns (pictureHeader), empty for nil.
+func pictureCells(p *PictureRecord) []string {
+	if p == nil {
+		return make([]string, len(pictureHeader))
+	}
+	f := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
+	return []string{strconv.Itoa(p.ClientFrames), strconv.Itoa(p.DrawnFrames), f(p.ClientFPS, 2), f(p.DrawnFPS, 2), f(p.Delivered, 3),
+		f(p.StreamShare, 3), f(p.ImageShare, 3), f(p.BytesPerFrame, 0), strconv.FormatBool(p.Good)}
+}
+
+// RunRow is one row of a runs.csv (RunsCSV) as ReadRuns reads it.
+type RunRow struct {
+	Cell, Arm string
+	Repeat    int
+	Failed    bool
+	// Fields are the row's columns by header name; a file written before
+	// a column was added has none of it.
+	Fields map[string]string
+	// Picture holds the picture's figures when the row has them.
+	Picture *PictureRecord
+}
+
+// ReadRuns reads a runs.csv written by WriteSamples, old or new: columns
+// are found by name, so a file without the picture's columns (or with
+// columns added after them) reads, its rows without Picture.
+func ReadRuns(r io.Reader) ([]RunRow, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	rows, err := cr.ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, errors.New("runs.csv: no header")
+	}
+	head := rows[0]
+	for _, want := range runsHeader[:4] {
+		if !slices.Contains(head, want) {
+			return nil, fmt.Errorf("runs.csv: no %q column in its header %v", want, head)
+		}
+	}
+	var out []RunRow
+	for i, row := range rows[1:] {
+		rr := RunRow{Fields: map[string]string{}}
+		for j, name := range head {
+			if j < len(row) {
+				rr.Fields[name] = row[j]
+			}
+		}
+		rr.Cell, rr.Arm = rr.Fields["cell"], rr.Fields["arm"]
+		if rr.Repeat, err = strconv.Atoi(rr.Fields["repeat"]); err != nil {
+			return nil, fmt.Errorf("runs.csv row %d: repeat %q", i+2, rr.Fields["repeat"])
+		}
+		rr.Failed = rr.Fields["failed"] == "true"
+		if rr.Picture, err = pictureFromFields(rr.Fields); err != nil {
+			return nil, fmt.Errorf("runs.csv row %d: %w", i+2, err)
+		}
+		out = append(out, rr)
+	}
+	return out, nil
+}
+
+// pictureFromFields reads the picture's columns of a runs.csv row, nil
+// when it has none.
+func pictureFromFields(f map[string]string) (*PictureRecord, error) {
+	if f["client_frames"] == "" {
+		return nil, nil
+	}
+	var p PictureRecord
+	var errs []error
+	atoi := func(s string) int { n, err := strconv.Atoi(s); errs = append(errs, err); return n }
+	num := func(s string) float64 { v, err := strconv.ParseFloat(s, 64); errs = append(errs, err); return v }
+	p.ClientFrames, p.DrawnFrames = atoi(f["client_frames"]), atoi(f["drawn_frames"])
+	p.ClientFPS, p.DrawnFPS, p.Delivered = num(f["client_fps"]), num(f["drawn_fps"]), num(f["of_drawn"])
+	p.StreamShare, p.ImageShare, p.BytesPerFrame = num(f["stream_share"]), num(f["image_share"]), num(f["bytes_per_frame"])
+	g, err := strconv.ParseBool(f["good_picture"])
+	p.Good = g
+	if err := errors.Join(append(errs, err)...); err != nil {
+		return nil, fmt.Errorf("the picture's columns: %w", err)
+	}
+	return &p, nil
+}

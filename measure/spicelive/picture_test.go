@@ -1,0 +1,231 @@
+package spicelive
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakenfist/quicbench/spicelike/spicetrace"
+)
+
+// TestFrameCounter feeds the counter batches of damage with the region's
+// state after each: it counts a frame only when the region's pixels
+// changed, not per damage event, per read-back, or for damage elsewhere.
+func TestFrameCounter(t *testing.T) {
+	region := spicetrace.Rect{Left: 100, Top: 0, Right: 200, Bottom: 50}
+	in := spicetrace.Rect{Left: 120, Top: 10, Right: 130, Bottom: 20}
+	out := spicetrace.Rect{Left: 0, Top: 0, Right: 50, Bottom: 50}
+	img := func(v byte) []byte { return []byte{v, v, v, v} }
+	steps := []struct {
+		batch []damageSeen
+		state byte // the region's pixels when read back
+	}{
+		{[]damageSeen{{t: 1, area: in}}, 1},                     // a frame
+		{[]damageSeen{{t: 2, area: in}, {t: 3, area: in}}, 2},   // one frame from two events
+		{[]damageSeen{{t: 4, area: in}}, 2},                     // redrawn the same: none
+		{[]damageSeen{{t: 5, area: out}}, 3},                    // damage elsewhere: not read
+		{[]damageSeen{{t: 6, area: out}, {t: 7, area: in}}, 3},  // a frame at the event inside
+		{[]damageSeen{{t: 8, area: in}}, 0},                     // back to the first state: a frame
+		{[]damageSeen{{t: 9, area: in}, {t: 10, area: out}}, 0}, // unchanged
+		{[]damageSeen{{t: 11, area: in}, {t: 12, area: in}}, 4}, // a frame at the last event inside
+	}
+	c := FrameCapture{Region: region}
+	f := newFrameCounter(&c)
+	f.prime(img(0))
+	for _, s := range steps {
+		if err := f.observe(s.batch, func() ([]byte, error) { return img(s.state), nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []time.Duration{1, 3, 7, 8, 12}
+	if len(c.Frames) != len(want) {
+		t.Fatalf("frames at %v, want %v", c.Frames, want)
+	}
+	for i := range want {
+		if c.Frames[i] != want[i] {
+			t.Fatalf("frames at %v, want %v", c.Frames, want)
+		}
+	}
+	if c.Damage != 12 || c.InRegion != 9 || c.Reads != 7 {
+		t.Errorf("damage %d, in region %d, reads %d; want 12, 9, 7", c.Damage, c.InRegion, c.Reads)
+	}
+}
+
+// TestAnalysePicture checks the frames and rates over the measured part,
+// the server's clock moved onto the client's, and the shares of the
+// display's bytes read from a synthetic client trace.
+func TestAnalysePicture(t *testing.T) {
+	workload := spicetrace.Rect{Left: 500, Top: 0, Right: 1000, Bottom: 500}
+	xterm := spicetrace.Rect{Left: 0, Top: 0, Right: 480, Bottom: 300}
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	rec := func(at, size int, d *spicetrace.Draw) spicetrace.Record {
+		return spicetrace.Record{T: ms(at), Dir: spicetrace.ServerToClient, ChannelType: "display", Size: size, Draw: d}
+	}
+	tr := &spicetrace.Trace{Records: []spicetrace.Record{
+		rec(500, 9999, &spicetrace.Draw{Box: workload, Stream: true}), // before the measured part
+		rec(1000, 6000, &spicetrace.Draw{Box: workload, Stream: true}),
+		rec(1500, 3000, &spicetrace.Draw{Box: workload}), // an image
+		rec(1600, 500, &spicetrace.Draw{Box: xterm}),     // a glyph
+		rec(1700, 500, nil), // not a draw
+		{T: ms(1800), Dir: spicetrace.ClientToServer, ChannelType: "display", Size: 7777},
+		{T: ms(1900), Dir: spicetrace.ServerToClient, ChannelType: "inputs", Size: 7777},
+		rec(3000, 9999, &spicetrace.Draw{Box: workload, Stream: true}), // at the end: out
+	}}
+	start := time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC)
+	// The server's trace started 100 ms after the client's.
+	client := FrameCapture{Started: start, Frames: []time.Duration{ms(900), ms(1000), ms(1400), ms(2000), ms(2999), ms(3000)}}
+	server := FrameCapture{Started: start.Add(ms(100))}
+	for i := 0; i < 12; i++ {
+		server.Frames = append(server.Frames, ms(800+100*i)) // 900 to 2000 on the client's clock
+	}
+	p, err := analysePicture(client, server, tr, workload, ms(1000), ms(3000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ClientFrames != 4 || p.DrawnFrames != 11 {
+		t.Errorf("%d frames at the client and %d drawn, want 4 and 11", p.ClientFrames, p.DrawnFrames)
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	if !near(p.ClientFPS, 2) || !near(p.DrawnFPS, 5.5) || !near(p.Delivered, 4.0/11) || p.Good {
+		t.Errorf("fps %v of %v, delivered %v, good %v; want 2 of 5.5, 4/11, not good", p.ClientFPS, p.DrawnFPS, p.Delivered, p.Good)
+	}
+	if !near(p.StreamShare, 0.6) || !near(p.ImageShare, 0.3) || !near(p.BytesPerFrame, 2500) {
+		t.Errorf("stream share %v, image share %v, bytes per frame %v; want 0.6, 0.3, 2500", p.StreamShare, p.ImageShare, p.BytesPerFrame)
+	}
+	if _, err := analysePicture(FrameCapture{Error: "no X"}, server, tr, workload, ms(1000), ms(3000)); err == nil {
+		t.Error("a capture that failed gave figures")
+	}
+}
+
+// TestGoodPicture checks the rule's edge: half the drawn frames is good.
+func TestGoodPicture(t *testing.T) {
+	for _, c := range []struct {
+		client, drawn int
+		good          bool
+	}{{5, 10, true}, {4, 10, false}, {10, 10, true}, {0, 0, false}, {3, 0, false}} {
+		if got := GoodPicture(c.client, c.drawn); got != c.good {
+			t.Errorf("GoodPicture(%d, %d) = %v, want %v", c.client, c.drawn, got, c.good)
+		}
+	}
+}
+
+// TestWorkloadInWindow maps the workload by the typing xterm's area: one
+// to one, and at half the scale.
+func TestWorkloadInWindow(t *testing.T) {
+	typing := spicetrace.Rect{Left: 0, Top: 0, Right: 484, Bottom: 316}
+	workload := spicetrace.Rect{Left: 492, Top: 0, Right: 1012, Bottom: 560}
+	for _, c := range []struct {
+		name   string
+		area   spicetrace.Rect
+		scale  float64
+		offset int32
+	}{
+		// One to one, the guest's screen 30 pixels down the window: the
+		// white area is the inside, a pixel in from each edge.
+		{"one to one", spicetrace.Rect{Left: 1, Top: 31, Right: 483, Bottom: 345}, 1, 30},
+		// At half the size.
+		{"half", spicetrace.Rect{Left: 1, Top: 31, Right: 242, Bottom: 188}, 0.5, 30},
+	} {
+		got := workloadInWindow(typing, c.area, workload, 2000, 2000)
+		sc := func(v int32) int32 { return int32(float64(v) * c.scale) }
+		want := spicetrace.Rect{Left: sc(workload.Left), Top: sc(workload.Top) + c.offset, Right: sc(workload.Right), Bottom: sc(workload.Bottom) + c.offset}
+		// It covers the workload, within the pad and the scale's error of
+		// a few pixels, and stops short of the typing xterm's border.
+		const slack = regionPad + 3
+		if got.Left > want.Left || got.Top > want.Top || got.Right < want.Right || got.Bottom < want.Bottom ||
+			got.Left < want.Left-slack || got.Right > want.Right+slack || got.Bottom > want.Bottom+slack || got.Left <= c.area.Right {
+			t.Errorf("%s: %+v, want %+v padded by at most %d and clear of the xterm's area %+v", c.name, got, want, slack, c.area)
+		}
+	}
+	// Cut to a window narrower than the workload's right edge.
+	if got := workloadInWindow(typing, spicetrace.Rect{Left: 1, Top: 31, Right: 483, Bottom: 345}, workload, 1000, 798); got.Right != 1000 {
+		t.Errorf("cut to the window: %+v, want its right edge at 1000", got)
+	}
+}
+
+// TestReadRuns reads every committed runs.csv, written before the
+// picture's columns, and a new one with them, back to the same figures.
+func TestReadRuns(t *testing.T) {
+	paths, err := filepath.Glob("../../docs/results/spicelive*/runs.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _ := filepath.Glob("../../docs/results/spicelive*/*/runs.csv")
+	paths = append(paths, more...)
+	if len(paths) == 0 {
+		t.Fatal("no committed runs.csv found")
+	}
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := ReadRuns(f)
+		f.Close()
+		if err != nil || len(rows) == 0 {
+			t.Fatalf("%s: %d rows, %v", p, len(rows), err)
+		}
+		for _, r := range rows {
+			if r.Cell == "" || r.Arm == "" || r.Repeat < 1 || r.Picture != nil {
+				t.Errorf("%s: row %+v", p, r)
+			}
+		}
+	}
+	pic := &PictureRecord{ClientFrames: 300, DrawnFrames: 500, ClientFPS: 12.5, DrawnFPS: 20.83, Delivered: 0.6, Good: true,
+		StreamShare: 0.92, ImageShare: 0.01, BytesPerFrame: 4321}
+	base := []string{"80-10", "tcp", "1", "false", "0", "1000", "1.000", "1.00 2.00"}
+	var b strings.Builder
+	failed := append(slices.Clone(base[:3]), "true")
+	failed = append(failed, make([]string, len(runsHeader)-len(failed))...)
+	if err := writeRows(&b, runsHeader, [][]string{slices.Concat(base, make([]string, len(recordHeader)), pictureCells(pic)), failed}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadRuns(strings.NewReader(b.String()))
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("%d rows, %v", len(rows), err)
+	}
+	if got := rows[0].Picture; got == nil || *got != *pic {
+		t.Errorf("picture read back as %+v, want %+v", got, pic)
+	}
+	if !rows[1].Failed || rows[1].Picture != nil {
+		t.Errorf("a failed run read back as %+v", rows[1])
+	}
+}
+
+// TestPictureColumns checks the display table's picture cells and marks:
+// good by the rule, not good under it, and Xspice's own rate flagged when
+// it drew under half the workload's.
+func TestPictureColumns(t *testing.T) {
+	for _, c := range []struct {
+		p    *PictureRecord
+		want []string
+		not  []string
+	}{
+		{&PictureRecord{ClientFPS: 12, DrawnFPS: 24, Delivered: 0.5, Good: true, StreamShare: 0.9, ImageShare: 0.05, BytesPerFrame: 20000, NominalFPS: 25},
+			[]string{"12.0 | 24.0 | 50% | 90% | 5% | 20.0 | good"}, []string{"not good", "Xspice drew"}},
+		{&PictureRecord{ClientFPS: 2, DrawnFPS: 20, Delivered: 0.1, StreamShare: 0.9, NominalFPS: 25},
+			[]string{"**not good**"}, []string{"Xspice drew"}},
+		{&PictureRecord{ClientFPS: 2, DrawnFPS: 2, Delivered: 1, Good: true, ImageShare: 0.9, NominalFPS: 25},
+			[]string{"| good; Xspice drew under 50% of the workload's 25 frames/s"}, []string{"not good"}},
+		{nil, []string{"no figures"}, nil},
+	} {
+		got := pictureColumns(c.p)
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%+v: %q lacks %q", c.p, got, w)
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(got, n) {
+				t.Errorf("%+v: %q has %q", c.p, got, n)
+			}
+		}
+		if n := strings.Count(got, "|"); n != 6 {
+			t.Errorf("%q: %d cells, want 7", got, n+1)
+		}
+	}
+}
