@@ -39,7 +39,12 @@
 // (spicelike.Recording) instead, and Record makes such a recording. The
 // synthetic reading is the headline's workload on the same link
 // and arm. All three run interleaved, cell by cell and repeat by repeat
-// (Config.Plan). Summarise gives each unresolved verdict, and every verdict
+// (Config.Plan), the arms in a random order per repeat from a recorded
+// seed (Config.Order, OrderSeed); an arm may carry deployment settings
+// after a plus sign (SplitArm, "tcp-bbr+defer10"). Each live run records
+// its place in that order and the host's CPU (LiveRecord.Position,
+// HostCPU), and the summary flags runs on a late emulator or a saturated
+// host. Summarise gives each unresolved verdict, and every verdict
 // of a lossy cell, the repeats per arm its spread would need
 // (stats.EstimateRepeats).
 //
@@ -52,7 +57,10 @@
 // it sends as lossless images; Config.DisplayWidth and DisplayHeight size
 // it (SetDisplay sets the defaults). The typing xterm then hides its
 // cursor and keys are read by AnalyseGlyphs, each timed to the draw of its
-// own glyph within Config.KeyTimeout, so keys may overlap. The run's
+// own glyph within Config.KeyTimeout, so keys may overlap. After the
+// typing the client waits for the last keys' answers, up to KeyTimeout
+// after the last key, so every key typed is timed; one never answered
+// counts in the run's samples at the timeout (Analysis.Censored). The run's
 // LiveRecord.Display says what the display channel carried in the
 // measured part; a run below SaturatedShare of the link's rate did not
 // saturate, and the summary says so beside the verdict and puts it down to
