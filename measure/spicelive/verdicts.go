@@ -37,6 +37,12 @@ type ArmFigures struct {
 	UnderGoal int
 	// GoalMissed counts the repeats whose own p95 is over KeyGoal.
 	GoalMissed int
+	// Pictures counts the measured runs with the picture's figures (none
+	// in directories recorded before it was measured), GoodPictures those
+	// whose picture was good; ClientFPS and DrawnFPS are the medians over
+	// them of the workload's frames a second at the client and drawn.
+	Pictures, GoodPictures int
+	ClientFPS, DrawnFPS    float64
 }
 
 // MeetsGoal says whether the arm's key-to-draw p95 is within KeyGoal.
@@ -105,9 +111,14 @@ func VerdictsFromSamples(dir string) (Verdicts, error) {
 	if err != nil {
 		return Verdicts{}, err
 	}
-	runs, err := readCSV(filepath.Join(dir, RunsCSV), runsHeader)
+	f, err := os.Open(filepath.Join(dir, RunsCSV))
 	if err != nil {
 		return Verdicts{}, err
+	}
+	runs, err := ReadRuns(f)
+	f.Close()
+	if err != nil {
+		return Verdicts{}, fmt.Errorf("%s: %w", filepath.Join(dir, RunsCSV), err)
 	}
 	keys, err := readCSV(filepath.Join(dir, KeysCSV), keysHeader)
 	if err != nil {
@@ -116,33 +127,30 @@ func VerdictsFromSamples(dir string) (Verdicts, error) {
 	type run struct {
 		repeat      int
 		draw, pixel stats.Repeat
+		picture     *PictureRecord
 	}
 	type arm struct{ cell, arm string }
 	byArm := map[arm][]*run{}
 	byRun := map[string]*run{}
 	var cells []string
 	for i, r := range runs {
-		rep, err := strconv.Atoi(r[2])
-		if err != nil {
-			return Verdicts{}, fmt.Errorf("%s line %d: repeat %q: %w", RunsCSV, i+2, r[2], err)
-		}
-		x := &run{repeat: rep}
-		if r[3] == "true" {
+		x := &run{repeat: r.Repeat, picture: r.Picture}
+		if r.Failed {
 			x.draw.Failed, x.pixel.Failed = "failed", "failed"
 		} else {
 			var err1, err2 error
-			x.draw.Timeouts, err1 = strconv.Atoi(r[4])
-			x.draw.ThroughputMbit, err2 = strconv.ParseFloat(r[6], 64)
+			x.draw.Timeouts, err1 = strconv.Atoi(r.Fields["timeouts"])
+			x.draw.ThroughputMbit, err2 = strconv.ParseFloat(r.Fields["display_mbit"], 64)
 			if err := errors.Join(err1, err2); err != nil {
 				return Verdicts{}, fmt.Errorf("%s line %d: %w", RunsCSV, i+2, err)
 			}
 		}
-		if !slices.Contains(cells, r[0]) {
-			cells = append(cells, r[0])
+		if !slices.Contains(cells, r.Cell) {
+			cells = append(cells, r.Cell)
 		}
-		k := arm{r[0], r[1]}
+		k := arm{r.Cell, r.Arm}
 		byArm[k] = append(byArm[k], x)
-		byRun[r[0]+" "+r[1]+" "+r[2]] = x
+		byRun[r.Cell+" "+r.Arm+" "+strconv.Itoa(r.Repeat)] = x
 	}
 	for i, k := range keys {
 		x := byRun[k[0]+" "+k[1]+" "+k[2]]
@@ -174,9 +182,17 @@ func VerdictsFromSamples(dir string) (Verdicts, error) {
 			slices.SortFunc(rs, func(x, y *run) int { return cmp.Compare(x.repeat, y.repeat) })
 			f := ArmFigures{Cell: cell, Arm: string(a)}
 			var draws, pixels []stats.Repeat
+			var clientFPS, drawnFPS []float64
 			hasPixel := false
 			for _, r := range rs {
 				draws, pixels = append(draws, r.draw), append(pixels, r.pixel)
+				if p := r.picture; p != nil && r.draw.Failed == "" {
+					clientFPS, drawnFPS = append(clientFPS, p.ClientFPS), append(drawnFPS, p.DrawnFPS)
+					f.Pictures++
+					if p.Good {
+						f.GoodPictures++
+					}
+				}
 				hasPixel = hasPixel || len(r.pixel.Samples) > 0
 				for _, s := range r.draw.Samples {
 					if s.Offset >= c.Warmup {
@@ -186,6 +202,9 @@ func VerdictsFromSamples(dir string) (Verdicts, error) {
 						}
 					}
 				}
+			}
+			if f.Pictures > 0 {
+				f.ClientFPS, f.DrawnFPS = medianFloat(clientFPS), medianFloat(drawnFPS)
 			}
 			// An arm with no measured repeat is kept, and compared with none.
 			f.Draw, _ = stats.SummariseCell(draws, c.Warmup)
@@ -219,6 +238,17 @@ func VerdictsFromSamples(dir string) (Verdicts, error) {
 		return Verdicts{}, fmt.Errorf("%s: no live runs in %s", dir, RunsCSV)
 	}
 	return v, nil
+}
+
+// medianFloat is the median of xs (which it sorts), the mean of the two
+// middle ones for an even count.
+func medianFloat(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // msDuration reads a figure in ms as keys.csv writes it.
@@ -281,13 +311,27 @@ func (v Verdicts) WriteMarkdown(w io.Writer) error {
 		"The key goal column reads each arm's key-to-draw p95 against spicelive.KeyGoal, as docs/spice-live.md defines it; "+
 		"verdicts read the difference of two arms' median p95s against the wider of their p95 spreads (stats.Compare).\n\n",
 		v.Dir, v.Warmup)
+	pictures := slices.ContainsFunc(v.Arms, func(a ArmFigures) bool { return a.Pictures > 0 })
 	var last string
 	for i, a := range v.Arms {
 		if a.Cell != last {
 			last = a.Cell
 			fmt.Fprintf(w, "Cell %s:\n\n", a.Cell)
-			fmt.Fprintf(w, "| arm | repeats | p50 | p95 | p99 | p95 spread | p95 range | keys | unanswered | keys within %v | repeat p95s over %v | key goal | pixel p50 | pixel p95 | display Mbit/s |\n", KeyGoal, KeyGoal)
-			fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+			fmt.Fprintf(w, "| arm | repeats | p50 | p95 | p99 | p95 spread | p95 range | keys | unanswered | keys within %v | repeat p95s over %v | key goal | pixel p50 | pixel p95 | display Mbit/s |", KeyGoal, KeyGoal)
+			rule := "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+			if pictures {
+				fmt.Fprint(w, " frames/s at the client | drawn | good pictures |")
+				rule += "---|---|---|"
+			}
+			fmt.Fprintln(w)
+			fmt.Fprintln(w, rule)
+		}
+		pic := ""
+		if pictures {
+			pic = " - | - | - |"
+			if a.Pictures > 0 {
+				pic = fmt.Sprintf(" %.1f | %.1f | %d of %d |", a.ClientFPS, a.DrawnFPS, a.GoodPictures, a.Pictures)
+			}
 		}
 		d := a.Draw
 		goal := "missed"
@@ -303,10 +347,10 @@ func (v Verdicts) WriteMarkdown(w io.Writer) error {
 			share = 100 * float64(a.UnderGoal) / float64(a.Keys)
 		}
 		if d.Measured == 0 {
-			fmt.Fprintf(w, "| %s | 0 of %d | - | - | - | - | - | 0 | %d | - | - | - | - | - | - |\n", a.Arm, d.Unmeasured, d.Timeouts)
+			fmt.Fprintf(w, "| %s | 0 of %d | - | - | - | - | - | 0 | %d | - | - | - | - | - | - |%s\n", a.Arm, d.Unmeasured, d.Timeouts, pic)
 		} else {
-			fmt.Fprintf(w, "| %s | %d of %d | %s | %s | %s | %s | %s-%s | %d | %d | %.0f%% | %d | %s | %s | %s | %.2f |\n", a.Arm, d.Measured, d.Measured+d.Unmeasured,
-				fms(d.P50), fms(d.P95), fms(d.P99), fms(d.Spread), fms(d.P95Min), fms(d.P95Max), a.Keys, d.Timeouts, share, a.GoalMissed, goal, pp50, pp95, d.Throughput.Median)
+			fmt.Fprintf(w, "| %s | %d of %d | %s | %s | %s | %s | %s-%s | %d | %d | %.0f%% | %d | %s | %s | %s | %.2f |%s\n", a.Arm, d.Measured, d.Measured+d.Unmeasured,
+				fms(d.P50), fms(d.P95), fms(d.P99), fms(d.Spread), fms(d.P95Min), fms(d.P95Max), a.Keys, d.Timeouts, share, a.GoalMissed, goal, pp50, pp95, d.Throughput.Median, pic)
 		}
 		if i+1 == len(v.Arms) || v.Arms[i+1].Cell != a.Cell {
 			fmt.Fprintln(w)

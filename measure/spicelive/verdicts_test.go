@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -153,3 +154,41 @@ func TestVerdictsFromSamplesPairs(t *testing.T) {
 func itoa(i int) string { return strconv.Itoa(i) }
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) }
+
+// A directory with the picture's columns gives each arm's frames a
+// second, medians over its measured runs, and the markdown shows them.
+func TestVerdictsReadThePicture(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, SettingsFile), []byte(`{"arms":["tcp","tcp-bbr"],"warmup_ns":0}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var runs, keys [][]string
+	for _, arm := range []string{"tcp", "tcp-bbr"} {
+		for r := 1; r <= 3; r++ {
+			fps := map[string]float64{"tcp": 2, "tcp-bbr": 10}[arm] + float64(r)
+			pic := &PictureRecord{ClientFrames: 100, DrawnFrames: 120, ClientFPS: fps, DrawnFPS: fps + 5, Delivered: 0.8, Good: arm == "tcp-bbr"}
+			row := slices.Concat([]string{"c", arm, itoa(r), "false", "0", "1", "1.0", ""}, make([]string, len(recordHeader)), pictureCells(pic))
+			runs = append(runs, row)
+			keys = append(keys, []string{"c", arm, itoa(r), "1", "0", "100", "", "0", "0", "", "0", "0", ""})
+		}
+	}
+	if err := writeCSV(filepath.Join(dir, RunsCSV), runsHeader, runs); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeCSV(filepath.Join(dir, KeysCSV), keysHeader, keys); err != nil {
+		t.Fatal(err)
+	}
+	v, err := VerdictsFromSamples(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := v.Arm("c", "tcp")
+	b, _ := v.Arm("c", "tcp-bbr")
+	if a.ClientFPS != 4 || a.DrawnFPS != 9 || a.Pictures != 3 || a.GoodPictures != 0 || b.ClientFPS != 12 || b.GoodPictures != 3 {
+		t.Errorf("tcp %+v, tcp-bbr %+v", a, b)
+	}
+	var md strings.Builder
+	if err := v.WriteMarkdown(&md); err != nil || !strings.Contains(md.String(), "| 4.0 | 9.0 | 0 of 3 |") || !strings.Contains(md.String(), "frames/s at the client") {
+		t.Errorf("markdown: %v\n%s", err, md.String())
+	}
+}
