@@ -36,15 +36,6 @@ var armSettings = []ArmSetting{
 // ArmSettings lists the settings an arm may carry.
 func ArmSettings() []ArmSetting { return slices.Clone(armSettings) }
 
-// armSettingsHelp is one line per setting, for the -arms help.
-func armSettingsHelp() string {
-	var b strings.Builder
-	for _, s := range armSettings {
-		fmt.Fprintf(&b, "; +%s: %s", s.Name, s.About)
-	}
-	return b.String()
-}
-
 // SplitArm returns the transport arm of a (what carries the channels) and
 // the settings it carries, in the order written.
 func SplitArm(a transport.Arm) (transport.Arm, []ArmSetting, error) {
