@@ -61,7 +61,8 @@ type FrameCapture struct {
 	// arrived; at the server, when the drawing's last damage event did.
 	Frames []time.Duration `json:"frames_ns"`
 	// Damage counts the damage events, InRegion those touching Region,
-	// and Reads the read-backs (one per batch of such events).
+	// and Reads the read-backs (one per batch of such events; none at
+	// the server).
 	Damage   int `json:"damage"`
 	InRegion int `json:"in_region"`
 	Reads    int `json:"reads"`
