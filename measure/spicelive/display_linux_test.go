@@ -93,10 +93,8 @@ func TestLiveDisplayWorkloads(t *testing.T) {
 // checkPicture checks a live run's picture figures are there and sane:
 // frames reached the client, hardly more of them than were drawn, and
 // the workload's bytes, as a stream or as images, most of the display
-// channel's. The client may count a few more: when Xspice catches up
-// after spice-server held it back, two frames drawn back to back can
-// fall in one read-back at the server, and spice-server still sends both
-// (seen: 48 at the client of 44 drawn).
+// channel's. The client may count a few more, should spicy show a frame
+// in two paints that a read-back falls between.
 func checkPicture(t *testing.T, workload string, p *PictureRecord) {
 	t.Helper()
 	if p == nil {

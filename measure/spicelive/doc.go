@@ -70,8 +70,9 @@
 //
 // Beside the keys, LiveRecord.Picture is the picture the run got: the
 // workload's distinct frames in spicy's window (DAMAGE on the client's
-// Xvfb, the workload's region read back and hashed) against those drawn
-// on Xspice's screen (the same, there), per second of the measured part;
+// Xvfb, the workload's region read back and hashed) against the drawings
+// over it on Xspice's screen (DAMAGE alone: reading Xspice's screen back
+// stalls its X server), per second of the measured part;
 // the share of the display's bytes sent as a video stream and as images;
 // and its bytes per delivered frame. A good picture is one where at least
 // GoodPictureShare of the drawn frames reach the client. runs.csv and the

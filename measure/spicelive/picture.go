@@ -42,20 +42,27 @@ type pictureLayout struct {
 
 // FrameCapture is one role's watch of the display workload's region: on
 // the server, the workload's window on Xspice's screen; on the client,
-// the same part of the guest's screen in spicy's window. A frame is a
-// distinct state of the region's pixels: after damage touching it, the
-// region is read back, and a reading that differs from the last one is a
-// frame.
+// the same part of the guest's screen in spicy's window.
+//
+// At the client a frame is a distinct state of the region's pixels: after
+// damage touching it, the region is read back, and a reading that differs
+// from the last one is a frame. At the server a frame is a drawing
+// operation that touched the region (DAMAGE alone, frameCounter.drawOp):
+// reading Xspice's screen back makes its driver wait for spice-server,
+// which stalls the X server, the typing and the workload for seconds on a
+// full display channel; and every drawing of the workload is a new frame.
 type FrameCapture struct {
 	// Started is the wall-clock time of t = 0: the role's trace's start.
 	Started time.Time `json:"started"`
 	// Region is the watched region, in the watched window's coordinates.
 	Region spicetrace.Rect `json:"region"`
-	// Frames are the frames' times: when the last damage event touching
-	// the region before the reading that found it changed arrived.
+	// Frames are the frames' times: at the client, when the last damage
+	// event touching the region before the reading that found it changed
+	// arrived; at the server, when the drawing's last damage event did.
 	Frames []time.Duration `json:"frames_ns"`
 	// Damage counts the damage events, InRegion those touching Region,
-	// and Reads the read-backs (one per batch of such events).
+	// and Reads the read-backs (one per batch of such events; none at
+	// the server).
 	Damage   int `json:"damage"`
 	InRegion int `json:"in_region"`
 	Reads    int `json:"reads"`
@@ -104,6 +111,24 @@ type frameCounter struct {
 	seed maphash.Seed
 	sum  uint64 // the hash of the last state counted
 	have bool
+	// opTouched says the drawing under way (drawOp) touched the region.
+	opTouched bool
+}
+
+// drawOp takes one damage event of a drawing, as the server's watch
+// counts: more says more events of the same drawing follow (DAMAGE's
+// "more" bit). A drawing that touched the region is a frame, at its last
+// event's time, however many rectangles it damaged.
+func (f *frameCounter) drawOp(t time.Duration, area spicetrace.Rect, more bool) {
+	f.c.Damage++
+	if area.Intersects(f.c.Region) {
+		f.c.InRegion++
+		f.opTouched = true
+	}
+	if !more && f.opTouched {
+		f.c.Frames = append(f.c.Frames, t)
+		f.opTouched = false
+	}
 }
 
 func newFrameCounter(c *FrameCapture) *frameCounter {

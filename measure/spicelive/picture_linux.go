@@ -23,6 +23,9 @@ import (
 // goroutine that does nothing else, and the region read back after each
 // batch of events touching it.
 type frameWatch struct {
+	// ops, when set, counts drawing operations over the region from
+	// DAMAGE alone, never reading the window back (the server's watch).
+	ops      bool
 	conn     *xgb.Conn
 	win      xproto.Window
 	dmg      damage.Damage
@@ -45,12 +48,12 @@ func readRect(conn *xgb.Conn, win xproto.Window, r spicetrace.Rect) ([]byte, err
 }
 
 // startFrameWatch watches region of win on conn, which it then owns;
-// times are from start.
-func startFrameWatch(conn *xgb.Conn, win xproto.Window, region spicetrace.Rect, start time.Time) (*frameWatch, error) {
+// times are from start. With ops it counts drawings from DAMAGE alone.
+func startFrameWatch(conn *xgb.Conn, win xproto.Window, region spicetrace.Rect, start time.Time, ops bool) (*frameWatch, error) {
 	if region.Empty() {
 		return nil, fmt.Errorf("an empty region %+v to watch", region)
 	}
-	w := &frameWatch{conn: conn, win: win, start: start, done: make(chan struct{})}
+	w := &frameWatch{ops: ops, conn: conn, win: win, start: start, done: make(chan struct{})}
 	w.capture = FrameCapture{Started: start, Region: region}
 	w.counter = newFrameCounter(&w.capture)
 	if err := damage.Init(conn); err != nil {
@@ -59,11 +62,14 @@ func startFrameWatch(conn *xgb.Conn, win xproto.Window, region spicetrace.Rect, 
 	if _, err := damage.QueryVersion(conn, 1, 1).Reply(); err != nil {
 		return nil, fmt.Errorf("DAMAGE's version: %w", err)
 	}
-	img, err := readRect(conn, win, region)
-	if err != nil {
-		return nil, fmt.Errorf("reading the workload's region %+v: %w", region, err)
+	if !ops {
+		img, err := readRect(conn, win, region)
+		if err != nil {
+			return nil, fmt.Errorf("reading the workload's region %+v: %w", region, err)
+		}
+		w.counter.prime(img)
 	}
-	w.counter.prime(img)
+	var err error
 	if w.dmg, err = damage.NewDamageId(conn); err != nil {
 		return nil, err
 	}
@@ -90,10 +96,23 @@ func (w *frameWatch) stamp(q *damageQueue) {
 			q.put(damageSeen{t: t, err: xerr}, false)
 		case damage.NotifyEvent:
 			a := e.Area
-			q.put(damageSeen{t: t, area: spicetrace.Rect{Top: int32(a.Y), Left: int32(a.X), Bottom: int32(a.Y) + int32(a.Height), Right: int32(a.X) + int32(a.Width)}}, false)
+			area := spicetrace.Rect{Top: int32(a.Y), Left: int32(a.X), Bottom: int32(a.Y) + int32(a.Height), Right: int32(a.X) + int32(a.Width)}
+			if w.ops {
+				w.mu.Lock()
+				if !w.stopping.Load() {
+					w.counter.drawOp(t, area, e.Level&damageMore != 0)
+				}
+				w.mu.Unlock()
+				continue
+			}
+			q.put(damageSeen{t: t, area: area}, false)
 		}
 	}
 }
+
+// damageMore is DAMAGE's bit in a notify event's level that says more
+// events of the same drawing follow.
+const damageMore = 0x80
 
 // check counts frames from each batch of damage events.
 func (w *frameWatch) check(q *damageQueue) {
@@ -173,8 +192,9 @@ func writeLayout(dir string, res ServerResult) error {
 	return results.WriteJSON(filepath.Join(dir, PictureLayoutFile), pictureLayout{Typing: res.Typing, Workload: *res.Workload})
 }
 
-// watchServerPicture watches the workload's window on Xspice's screen,
-// res.Display, from start (the server trace's).
+// watchServerPicture counts the drawings over the workload's window on
+// Xspice's screen, res.Display, from start (the server trace's), by
+// DAMAGE alone: it never reads Xspice's screen back (FrameCapture).
 func watchServerPicture(res ServerResult, start time.Time) *pictureWatch {
 	if res.Workload == nil {
 		return failedPicture(start, errors.New("no workload window"))
@@ -184,7 +204,7 @@ func watchServerPicture(res ServerResult, start time.Time) *pictureWatch {
 		return failedPicture(start, err)
 	}
 	root := xproto.Setup(conn).DefaultScreen(conn).Root
-	w, err := startFrameWatch(conn, root, *res.Workload, start)
+	w, err := startFrameWatch(conn, root, *res.Workload, start, true)
 	if err != nil {
 		conn.Close()
 		return failedPicture(start, fmt.Errorf("on Xspice's screen: %w", err))
@@ -213,7 +233,7 @@ func watchClientPicture(display, winID, dir string, start time.Time) *pictureWat
 	region, err := clientRegion(conn, win, lay)
 	if err == nil {
 		var w *frameWatch
-		if w, err = startFrameWatch(conn, win, region, start); err == nil {
+		if w, err = startFrameWatch(conn, win, region, start, false); err == nil {
 			return &pictureWatch{watch: w}
 		}
 	}

@@ -229,3 +229,35 @@ func TestPictureColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestDrawOps feeds the server's counter damage events of drawings: a
+// drawing that touched the region is one frame, however many rectangles
+// it damaged, and drawings elsewhere are none.
+func TestDrawOps(t *testing.T) {
+	region := spicetrace.Rect{Left: 100, Top: 0, Right: 200, Bottom: 50}
+	in := spicetrace.Rect{Left: 120, Top: 10, Right: 130, Bottom: 20}
+	out := spicetrace.Rect{Left: 0, Top: 0, Right: 50, Bottom: 50}
+	c := FrameCapture{Region: region}
+	f := newFrameCounter(&c)
+	for _, e := range []struct {
+		t    time.Duration
+		area spicetrace.Rect
+		more bool
+	}{
+		{1, in, false},                // a frame
+		{2, in, true}, {3, in, false}, // one frame in two rectangles
+		{4, out, false},                                // elsewhere
+		{5, in, true}, {6, out, true}, {7, out, false}, // a frame ending outside
+		{8, out, true}, {9, in, false}, // a frame
+		{10, in, false}, // a frame
+	} {
+		f.drawOp(e.t, e.area, e.more)
+	}
+	want := []time.Duration{1, 3, 7, 9, 10}
+	if !slices.Equal(c.Frames, want) {
+		t.Errorf("frames at %v, want %v", c.Frames, want)
+	}
+	if c.Damage != 10 || c.InRegion != 6 {
+		t.Errorf("damage %d, in region %d; want 10, 6", c.Damage, c.InRegion)
+	}
+}
