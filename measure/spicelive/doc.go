@@ -74,8 +74,9 @@
 // over it on Xspice's screen (DAMAGE alone: reading Xspice's screen back
 // stalls its X server), per second of the measured part;
 // the share of the display's bytes sent as a video stream and as images;
-// and its bytes per delivered frame. A good picture is one where at least
-// GoodPictureShare of the drawn frames reach the client. runs.csv and the
+// and its bytes per delivered frame. A good picture is one where the
+// client sees at least GoodPictureShare of the frames a second the
+// workload offers (GoodPicture). runs.csv and the
 // summary carry them; ReadRuns reads runs.csv with or without them.
 //
 // # The control

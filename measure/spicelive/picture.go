@@ -18,8 +18,10 @@ import (
 )
 
 // GoodPictureShare defines a good picture: a live run with a display
-// workload has one when at least this share of the frames the workload
-// drew at the server reached spicy's window at the client.
+// workload has one when spicy's window at the client showed at least this
+// share of the frames a second the workload offers (its own rate), what a
+// viewer sees whether the frames were lost on the way or never drawn
+// because spice-server held Xspice back.
 const GoodPictureShare = 0.5
 
 // Files of the picture's capture, in a live run's directory.
@@ -87,8 +89,8 @@ type PictureRecord struct {
 	// image per Config.ImageInterval). Xspice draws fewer when spice-server
 	// holds its X server back, which DrawnFPS then shows.
 	NominalFPS float64 `json:"nominal_fps,omitempty"`
-	// Delivered is ClientFrames over DrawnFrames, and Good says it reached
-	// GoodPictureShare.
+	// Delivered is ClientFrames over DrawnFrames; Good says ClientFPS
+	// reached GoodPictureShare of NominalFPS (GoodPicture).
 	Delivered float64 `json:"delivered"`
 	Good      bool    `json:"good"`
 	// StreamShare is the share of the display channel's bytes from the
@@ -224,7 +226,6 @@ func analysePicture(client, server FrameCapture, tr *spicetrace.Trace, workload 
 	if p.DrawnFrames > 0 {
 		p.Delivered = float64(p.ClientFrames) / float64(p.DrawnFrames)
 	}
-	p.Good = GoodPicture(p.ClientFrames, p.DrawnFrames)
 	total, stream, image := displayShares(tr, workload, from, to)
 	if total > 0 {
 		p.StreamShare = float64(stream) / float64(total)
@@ -236,11 +237,11 @@ func analysePicture(client, server FrameCapture, tr *spicetrace.Trace, workload 
 	return p, nil
 }
 
-// GoodPicture says whether a run whose workload drew drawn frames, of
-// which atClient reached spicy's window, had a good picture: at least
+// GoodPicture says whether a run whose client saw clientFPS frames a
+// second of a workload offering offeredFPS had a good picture: at least
 // GoodPictureShare of them.
-func GoodPicture(atClient, drawn int) bool {
-	return drawn > 0 && float64(atClient) >= GoodPictureShare*float64(drawn)
+func GoodPicture(clientFPS, offeredFPS float64) bool {
+	return offeredFPS > 0 && clientFPS >= GoodPictureShare*offeredFPS
 }
 
 // regionPad is how far the workload's region in spicy's window reaches
@@ -285,6 +286,7 @@ func (rec *LiveRecord) analysePicture(c Config, dir string, tr *spicetrace.Trace
 	case c.Display == DisplayImages && c.ImageInterval > 0:
 		p.NominalFPS = float64(time.Second) / float64(c.ImageInterval)
 	}
+	p.Good = GoodPicture(p.ClientFPS, p.NominalFPS)
 	rec.Picture = &p
 	return nil
 }
@@ -330,7 +332,7 @@ func pictureColumns(p *PictureRecord) string {
 	}
 	mark := "good"
 	if !p.Good {
-		mark = fmt.Sprintf("**not good**: under %.0f%% of the drawn frames reached the client", 100*GoodPictureShare)
+		mark = fmt.Sprintf("**not good**: the client saw under %.0f%% of the workload's %.0f frames/s", 100*GoodPictureShare, p.NominalFPS)
 	}
 	if p.NominalFPS > 0 && p.DrawnFPS < GoodPictureShare*p.NominalFPS {
 		mark += fmt.Sprintf("; Xspice drew under %.0f%% of the workload's %.0f frames/s", 100*GoodPictureShare, p.NominalFPS)

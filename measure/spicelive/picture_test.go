@@ -90,8 +90,8 @@ func TestAnalysePicture(t *testing.T) {
 		t.Errorf("%d frames at the client and %d drawn, want 4 and 11", p.ClientFrames, p.DrawnFrames)
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
-	if !near(p.ClientFPS, 2) || !near(p.DrawnFPS, 5.5) || !near(p.Delivered, 4.0/11) || p.Good {
-		t.Errorf("fps %v of %v, delivered %v, good %v; want 2 of 5.5, 4/11, not good", p.ClientFPS, p.DrawnFPS, p.Delivered, p.Good)
+	if !near(p.ClientFPS, 2) || !near(p.DrawnFPS, 5.5) || !near(p.Delivered, 4.0/11) {
+		t.Errorf("fps %v of %v, delivered %v; want 2 of 5.5, 4/11", p.ClientFPS, p.DrawnFPS, p.Delivered)
 	}
 	if !near(p.StreamShare, 0.6) || !near(p.ImageShare, 0.3) || !near(p.BytesPerFrame, 2500) {
 		t.Errorf("stream share %v, image share %v, bytes per frame %v; want 0.6, 0.3, 2500", p.StreamShare, p.ImageShare, p.BytesPerFrame)
@@ -101,14 +101,15 @@ func TestAnalysePicture(t *testing.T) {
 	}
 }
 
-// TestGoodPicture checks the rule's edge: half the drawn frames is good.
+// TestGoodPicture checks the rule's edge: half the workload's own rate
+// at the client is good, however few frames Xspice drew.
 func TestGoodPicture(t *testing.T) {
 	for _, c := range []struct {
-		client, drawn int
-		good          bool
-	}{{5, 10, true}, {4, 10, false}, {10, 10, true}, {0, 0, false}, {3, 0, false}} {
-		if got := GoodPicture(c.client, c.drawn); got != c.good {
-			t.Errorf("GoodPicture(%d, %d) = %v, want %v", c.client, c.drawn, got, c.good)
+		client, offered float64
+		good            bool
+	}{{12.5, 25, true}, {12.4, 25, false}, {25, 25, true}, {0, 0, false}, {3, 0, false}, {2.4, 25, false}} {
+		if got := GoodPicture(c.client, c.offered); got != c.good {
+			t.Errorf("GoodPicture(%v, %v) = %v, want %v", c.client, c.offered, got, c.good)
 		}
 	}
 }
@@ -209,8 +210,8 @@ func TestPictureColumns(t *testing.T) {
 			[]string{"12.0 | 24.0 | 50% | 90% | 5% | 20.0 | good"}, []string{"not good", "Xspice drew"}},
 		{&PictureRecord{ClientFPS: 2, DrawnFPS: 20, Delivered: 0.1, StreamShare: 0.9, NominalFPS: 25},
 			[]string{"**not good**"}, []string{"Xspice drew"}},
-		{&PictureRecord{ClientFPS: 2, DrawnFPS: 2, Delivered: 1, Good: true, ImageShare: 0.9, NominalFPS: 25},
-			[]string{"| good; Xspice drew under 50% of the workload's 25 frames/s"}, []string{"not good"}},
+		{&PictureRecord{ClientFPS: 2, DrawnFPS: 2, Delivered: 1, ImageShare: 0.9, NominalFPS: 25},
+			[]string{"**not good**: the client saw under 50% of the workload's 25 frames/s; Xspice drew under 50% of the workload's 25 frames/s"}, nil},
 		{nil, []string{"no figures"}, nil},
 	} {
 		got := pictureColumns(c.p)

@@ -393,7 +393,8 @@ func displayIntro(w io.Writer, c Config) {
 	fmt.Fprintf(w, "The picture: frames/s at the client are the workload's distinct frames seen in spicy's window, and drawn those on Xspice's screen, "+
 		"over the same measured part; of drawn is the first over the second, the stream and image shares are the display channel's bytes sent "+
 		"as video stream frames and as images, and KB per frame its bytes per frame at the client. "+
-		"A run's picture is good when at least %.0f%% of the drawn frames reached the client (GoodPictureShare).\n\n", 100*GoodPictureShare)
+		"A run's picture is good when the client saw at least %.0f%% of the frames a second the workload offers (GoodPictureShare), "+
+		"however many of them Xspice drew.\n\n", 100*GoodPictureShare)
 }
 
 // runDisplay is a live run's display throughput and timed keys.
