@@ -3,6 +3,7 @@ package spicelive
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -76,41 +77,32 @@ func armList(arms []transport.Arm) string {
 func runRecordTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]*series) {
 	var rows []string
 	flagged := 0
-	for _, arm := range c.Arms {
-		s := byReading[ReadingLive][arm]
-		if s == nil {
-			continue
+	eachLiveRun(c, byReading, func(arm transport.Arm, run results.Run, dir string) {
+		var rec LiveRecord
+		if err := results.ReadJSON(filepath.Join(dir, LiveFile), &rec); err != nil {
+			return
 		}
-		for _, run := range s.runs {
-			if run.Failed != "" {
-				continue
+		late := map[string]string{}
+		if sh := run.Link.Shaper; sh != nil {
+			for _, d := range sh.Directions {
+				late[d.Direction] = fmt.Sprintf("%.2f / %.2f", d.LateP99Ms, d.LateMaxMs)
 			}
-			var rec LiveRecord
-			if err := results.ReadJSON(results.RunDir(c.ReadingDir(ReadingLive), run.Cell, run.Arm, run.Repeat)+"/"+LiveFile, &rec); err != nil {
-				continue
-			}
-			late := map[string]string{}
-			if sh := run.Link.Shaper; sh != nil {
-				for _, d := range sh.Directions {
-					late[d.Direction] = fmt.Sprintf("%.2f / %.2f", d.LateP99Ms, d.LateMaxMs)
-				}
-			}
-			cpu := "-"
-			if u := rec.HostCPU; u != nil {
-				cpu = fmt.Sprintf("%.0f%% / %.1f%%", 100*u.Busy, 100*u.Steal)
-			}
-			pos := "-"
-			if rec.Position > 0 {
-				pos = fmt.Sprint(rec.Position)
-			}
-			flag := runFlags(run, &rec)
-			if flag != "" {
-				flagged++
-			}
-			rows = append(rows, fmt.Sprintf("| %s | r%d | %s | %s | %s | %s | %s | %d | %s |", arm, run.Repeat, run.Started.UTC().Format("2006-01-02 15:04:05"), pos,
-				orDash(late["server->client"]), orDash(late["client->server"]), cpu, len(rec.Analysis.Censored), flag))
 		}
-	}
+		cpu := "-"
+		if u := rec.HostCPU; u != nil {
+			cpu = fmt.Sprintf("%.0f%% / %.1f%%", 100*u.Busy, 100*u.Steal)
+		}
+		pos := "-"
+		if rec.Position > 0 {
+			pos = fmt.Sprint(rec.Position)
+		}
+		flag := runFlags(run, &rec)
+		if flag != "" {
+			flagged++
+		}
+		rows = append(rows, fmt.Sprintf("| %s | r%d | %s | %s | %s | %s | %s | %d | %s |", arm, run.Repeat, run.Started.UTC().Format("2006-01-02 15:04:05"), pos,
+			orDash(late["server->client"]), orDash(late["client->server"]), cpu, len(rec.Analysis.Censored), flag))
+	})
 	if len(rows) == 0 {
 		return
 	}

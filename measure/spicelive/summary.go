@@ -331,33 +331,40 @@ func settingsIntro(w io.Writer, c Config) {
 	}
 }
 
-// waitTable says, per live run, where its keys' answers waited
-// (KeyPaths): the medians of its keys past the warm-up. Runs whose traces
-// are gone are left out, with a note; with none left, so is the table.
-func waitTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]*series) {
-	var rows []string
-	missing := 0
+// eachLiveRun calls fn with each measured live run of a cell, arms in
+// c's order, and the run's directory.
+func eachLiveRun(c Config, byReading map[string]map[transport.Arm]*series, fn func(arm transport.Arm, run results.Run, dir string)) {
 	for _, arm := range c.Arms {
 		s := byReading[ReadingLive][arm]
 		if s == nil {
 			continue
 		}
 		for _, run := range s.runs {
-			if run.Failed != "" {
-				continue
+			if run.Failed == "" {
+				fn(arm, run, results.RunDir(c.ReadingDir(ReadingLive), run.Cell, run.Arm, run.Repeat))
 			}
-			m, err := medianWaits(c, results.RunDir(c.ReadingDir(ReadingLive), run.Cell, run.Arm, run.Repeat))
-			if err != nil {
-				missing++
-				continue
-			}
-			unread := "-"
-			if m.unread >= 0 {
-				unread = fms(m.unread)
-			}
-			rows = append(rows, fmt.Sprintf("| %s | r%d | %s | %s | %s | %s | %s | %.0f |", arm, run.Repeat, fms(m.draw), fms(m.up), fms(m.server), unread, fms(m.down), float64(m.ahead)/1000))
 		}
 	}
+}
+
+// waitTable says, per live run, where its keys' answers waited
+// (KeyPaths): the medians of its keys past the warm-up. Runs whose traces
+// are gone are left out, with a note; with none left, so is the table.
+func waitTable(w io.Writer, c Config, byReading map[string]map[transport.Arm]*series) {
+	var rows []string
+	missing := 0
+	eachLiveRun(c, byReading, func(arm transport.Arm, run results.Run, dir string) {
+		m, err := medianWaits(c, dir)
+		if err != nil {
+			missing++
+			return
+		}
+		unread := "-"
+		if m.unread >= 0 {
+			unread = fms(m.unread)
+		}
+		rows = append(rows, fmt.Sprintf("| %s | r%d | %s | %s | %s | %s | %s | %.0f |", arm, run.Repeat, fms(m.draw), fms(m.up), fms(m.server), unread, fms(m.down), float64(m.ahead)/1000))
+	})
 	if len(rows) == 0 {
 		return // no run's traces are here (an example, or a copied summary)
 	}
