@@ -124,9 +124,13 @@ func init() {
 	}
 }
 
-// armName is an arm's name: results.CheckArmName's rule, starting with a
-// letter.
+// armName is a registered arm's name: results.CheckArmName's rule without
+// settings, starting with a letter.
 var armName = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+
+// maxArmName bounds a registered arm's name, leaving room in a record's
+// arm for the settings a command may add after it.
+const maxArmName = 32
 
 // ErrUnknownArm is returned, wrapped, by Lookup for a name no arm has.
 var ErrUnknownArm = errors.New("unknown arm")
@@ -144,7 +148,7 @@ func Register(a Arm) error {
 		return fmt.Errorf("measure: Register: a nil %T", a)
 	}
 	name := a.Name()
-	if !armName.MatchString(name) || results.CheckArmName(name) != nil {
+	if len(name) > maxArmName || !armName.MatchString(name) || results.CheckArmName(name) != nil {
 		return fmt.Errorf("measure: Register: arm name %q: use lower-case letters and digits, words joined by single hyphens, at most 32 characters, starting with a letter, so that records can name it", name)
 	}
 	registry.Lock()
