@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -37,8 +38,8 @@ func run() int {
 	fs.DurationVar(&c.Duration, "duration", c.Duration, "length of each flow")
 	fs.DurationVar(&c.Warmup, "warmup", c.Warmup, "start of each flow left out of its goodput")
 	workdir := fs.String("workdir", "results/singleflow", "where results.json and summary.md are written")
-	beta := fs.Uint("quicreno-beta", uint(c.Controller.BetaPercent), "quicreno: percent of the window kept after a loss")
-	iw := fs.Uint("quicreno-iw", uint(c.Controller.InitialWindow), "quicreno: initial window, packets")
+	fs.Var((*uint32Flag)(&c.Controller.BetaPercent), "quicreno-beta", "quicreno: `percent` of the window kept after a loss")
+	fs.Var((*uint32Flag)(&c.Controller.InitialWindow), "quicreno-iw", "quicreno: initial window, in `packets`")
 	pacing := fs.Bool("quicreno-pacing", c.Controller.Pacing, "quicreno: ask the kernel to pace")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: singleflow [flags]\n\nOne bulk flow at a time per controller: goodput, back-off after a loss, initial window.\n\nflags:\n")
@@ -67,7 +68,7 @@ func run() int {
 	if c.Flows, err = singleflow.ParseFlows(strings.Fields(*flows)); err != nil {
 		return bad(err)
 	}
-	c.Controller.BetaPercent, c.Controller.InitialWindow, c.Controller.Pacing = uint32(*beta), uint32(*iw), *pacing
+	c.Controller.Pacing = *pacing
 	if err := c.Validate(); err != nil {
 		return bad(err)
 	}
@@ -149,4 +150,19 @@ func write(dir string, c singleflow.Config, rs []singleflow.Result) error {
 	}
 	md := singleflow.Markdown(singleflow.Summarise(rs), "tcp-"+quicreno.Name, "quic")
 	return os.WriteFile(filepath.Join(dir, "summary.md"), []byte(md), 0o644)
+}
+
+// uint32Flag is a flag holding a uint32: a value beyond its range is an
+// error, not wrapped around.
+type uint32Flag uint32
+
+func (f *uint32Flag) String() string { return strconv.FormatUint(uint64(*f), 10) }
+
+func (f *uint32Flag) Set(s string) error {
+	v, err := strconv.ParseUint(s, 10, 32)
+	if err != nil {
+		return fmt.Errorf("give a whole number from 0 to %d", uint32(math.MaxUint32))
+	}
+	*f = uint32Flag(v)
+	return nil
 }
