@@ -21,6 +21,7 @@ func TestRefusals(t *testing.T) {
 		{[]string{"-losses", "x"}, `"x" is not a number`},
 		{[]string{"-repeats", "0", "-flows", "quic"}, "repeats 0"},
 		{[]string{"-quicreno-beta", "100"}, "beta 100%"},
+		{[]string{"-flows", "quic tcp-quicreno2"}, `flow "tcp-quicreno2"`},
 		{[]string{"-quicreno-iw", "4294967297"}, `invalid value "4294967297" for flag -quicreno-iw`},
 		{[]string{"-quicreno-iw", "4294967296"}, `invalid value "4294967296" for flag -quicreno-iw`},
 		{[]string{"-quicreno-beta", "4294967366"}, `invalid value "4294967366" for flag -quicreno-beta`},

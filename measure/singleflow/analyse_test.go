@@ -128,3 +128,20 @@ func TestCellsWithoutEpisodesOrRuns(t *testing.T) {
 		t.Errorf("the table:\n%s", md)
 	}
 }
+
+// TestUnknownControllerRefused: a tcp flow whose controller the kernel
+// does not list, or that is not a controller's name, is refused by
+// Validate, before anything runs.
+func TestUnknownControllerRefused(t *testing.T) {
+	for _, name := range []string{"tcp-quicreno2", "tcp-nosuchcc", "tcp-../../x", "tcp-a b"} {
+		fs, err := ParseFlows([]string{name})
+		if err != nil {
+			continue
+		}
+		c := Defaults()
+		c.Flows = fs
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v; want it refused, named", name, err)
+		}
+	}
+}

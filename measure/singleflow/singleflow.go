@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/transport"
 	"github.com/shakenfist/quicbench/transport/quicreno"
@@ -112,6 +113,11 @@ func (c Config) Validate() error {
 		}
 		if f.Arm == transport.ArmQUIC && f.CC != "" {
 			errs = append(errs, fmt.Errorf("flow %q: quic-go's controller is fixed; leave CC empty", f.Name))
+		}
+		if f.Arm == transport.ArmTCP && f.CC != quicreno.Name {
+			if err := measure.CheckKernelCC(f.CC); err != nil {
+				errs = append(errs, fmt.Errorf("flow %q: %w", f.Name, err))
+			}
 		}
 	}
 	if c.Repeats < 1 || c.Repeats > 100 {
