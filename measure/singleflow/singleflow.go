@@ -65,6 +65,10 @@ type Config struct {
 	Link shapedlink.Options
 	// Controller is quicreno's settings when a flow uses it.
 	Controller quicreno.Params
+	// Skip, if set, is asked before each run, given a Result naming it
+	// (Profile, Loss, Flow, Repeat); true leaves the run out, as one
+	// already measured.
+	Skip func(Result) bool `json:"-"`
 	// StateDir, if set, receives each run's sender state (transport.State:
 	// the TCP_INFO series or quic-go's window series) as
 	// <profile>_<loss>_<flow>_r<N>.json.
