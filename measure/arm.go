@@ -389,6 +389,17 @@ func (t tcpWith) Prepare(o transport.Options, _ spicelike.Config) (server, clien
 // record can carry (no underscores: results refuse them in arm names).
 var ccName = regexp.MustCompile(`^[a-z][a-z0-9]{0,14}$`)
 
+// CheckKernelCC says why kernel TCP could not run congestion control cc
+// here: cc is not a controller's name, or the kernel does not list it
+// (tcp_available_congestion_control). A BPF controller such as quicreno
+// is checked by whoever loads it.
+func CheckKernelCC(cc string) error {
+	if !ccName.MatchString(cc) {
+		return fmt.Errorf("%q is not a TCP congestion control's name: give reno, cubic, bbr or another the kernel lists (tcp_available_congestion_control)", cc)
+	}
+	return transport.CheckCongestionControl(cc)
+}
+
 // PinnedCC returns the congestion control an arm named name pins
 // (TCPWith's), and false for every other arm, an importer's registered
 // arm named tcp-something among them.

@@ -3,12 +3,14 @@ package k8s
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/shakenfist/quicbench/measure/batch"
+	"go.yaml.in/yaml/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -27,11 +29,17 @@ var decoder = sync.OnceValues(func() (runtime.Decoder, error) {
 })
 
 // Decode reads one manifest as a batch/v1 Job, strictly: a field the API
-// does not have, a field given twice or another kind is an error.
+// does not have, a field given twice, another kind, more than one
+// document or a negative count is an error.
 func Decode(manifest string) (*batchv1.Job, error) {
 	d, err := decoder()
 	if err != nil {
 		return nil, err
+	}
+	if n, err := documents(manifest); err != nil {
+		return nil, err
+	} else if n != 1 {
+		return nil, fmt.Errorf("the manifest holds %d YAML documents, not 1: kubectl apply would create each", n)
 	}
 	obj, gvk, err := d.Decode([]byte(manifest), nil, nil)
 	if err != nil {
@@ -41,7 +49,55 @@ func Decode(manifest string) (*batchv1.Job, error) {
 	if !ok {
 		return nil, fmt.Errorf("the manifest is a %s, not a batch/v1 Job", gvk)
 	}
+	if err := nonNegative(job); err != nil {
+		return nil, err
+	}
 	return job, nil
+}
+
+// documents counts the non-empty YAML documents in manifest, as the
+// YAML parser the decoder uses reads them.
+func documents(manifest string) (int, error) {
+	dec := yaml.NewDecoder(strings.NewReader(manifest))
+	n := 0
+	for {
+		var v any
+		err := dec.Decode(&v)
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		if v != nil {
+			n++
+		}
+	}
+}
+
+// nonNegative refuses a negative count or time in the Job and its pod.
+func nonNegative(job *batchv1.Job) error {
+	s, p := job.Spec, job.Spec.Template.Spec
+	var errs []error
+	for _, f := range []struct {
+		name string
+		v    *int32
+	}{{"completions", s.Completions}, {"parallelism", s.Parallelism}, {"backoffLimit", s.BackoffLimit},
+		{"backoffLimitPerIndex", s.BackoffLimitPerIndex}, {"maxFailedIndexes", s.MaxFailedIndexes}, {"ttlSecondsAfterFinished", s.TTLSecondsAfterFinished}} {
+		if f.v != nil && *f.v < 0 {
+			errs = append(errs, fmt.Errorf("%s is %d: a count is not negative", f.name, *f.v))
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    *int64
+	}{{"activeDeadlineSeconds", s.ActiveDeadlineSeconds}, {"template's activeDeadlineSeconds", p.ActiveDeadlineSeconds},
+		{"terminationGracePeriodSeconds", p.TerminationGracePeriodSeconds}} {
+		if f.v != nil && *f.v < 0 {
+			errs = append(errs, fmt.Errorf("%s is %d: a time is not negative", f.name, *f.v))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Check says what in the decoded manifests does not run j: the Indexed

@@ -92,3 +92,78 @@ func TestBrokenManifestsRefused(t *testing.T) {
 		t.Error("a Pod decoded as a Job")
 	}
 }
+
+// TestDecodeRefusesMoreThanOneDocument: a Job followed by another
+// document (a Pod, after --- or a carriage return's line break) is
+// refused, where kubectl apply would create both.
+func TestDecodeRefusesMoreThanOneDocument(t *testing.T) {
+	shards, _ := jobs()[0].Kubernetes()
+	pod := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: evil\nspec:\n  hostPID: true\n"
+	for name, m := range map[string]string{
+		"--- then a Pod":     shards + "---\n" + pod,
+		"a Pod after \\r---": strings.ReplaceAll(shards+"---\n"+pod, "\n", "\r"),
+		"--- then the Job":   shards + "---\n" + shards,
+	} {
+		if _, err := Decode(m); err == nil || !strings.Contains(err.Error(), "documents, not 1") {
+			t.Errorf("%s: %v; want it refused", name, err)
+		}
+	}
+	if _, err := Decode("---\n" + shards + "---\n"); err != nil {
+		t.Errorf("one document between separators: %v", err)
+	}
+}
+
+// TestDecodeRefusesNegativeCounts: a negative completions, parallelism,
+// retry count or deadline is refused.
+func TestDecodeRefusesNegativeCounts(t *testing.T) {
+	shards, _ := jobs()[0].Kubernetes()
+	for from, to := range map[string]string{
+		"completions: 6":              "completions: -6",
+		"parallelism: 6":              "parallelism: -1",
+		"backoffLimitPerIndex: 2":     "backoffLimitPerIndex: -2",
+		"  completionMode: Indexed\n": "  completionMode: Indexed\n  activeDeadlineSeconds: -5\n",
+	} {
+		if !strings.Contains(shards, from) {
+			t.Fatalf("the manifest has no %q", from)
+		}
+		if _, err := Decode(strings.Replace(shards, from, to, 1)); err == nil || !strings.Contains(err.Error(), "is not negative") {
+			t.Errorf("%q: %v; want it refused", to, err)
+		}
+	}
+}
+
+// TestHostileArgumentsStayInTheScript: every argument the generator
+// accepts, however it tries to look like YAML, comes back from the
+// manifest as the same script, and one with a YAML line break is refused
+// before any manifest is made.
+func TestHostileArgumentsStayInTheScript(t *testing.T) {
+	for _, a := range []string{"-profiles=80:10\n      hostPID: true\n      initContainers:\n      - name: evil",
+		"x\n---\napiVersion: v1\nkind: Pod", "'\n\"#: |\n\t- [", "-profiles=80:10\n\n\n", "\u00a0\U0001f600"} {
+		j := jobs()[0]
+		j.Args = []string{a}
+		if err := j.Validate(); err != nil {
+			t.Errorf("%q refused: %v", a, err)
+			continue
+		}
+		shards, merge := j.Kubernetes()
+		s, err := Decode(shards)
+		if err != nil {
+			t.Errorf("%q: %v\n%s", a, err, shards)
+			continue
+		}
+		m, err := Decode(merge)
+		if err == nil {
+			err = Check(j, s, m)
+		}
+		if err != nil || s.Spec.Template.Spec.HostPID || len(s.Spec.Template.Spec.InitContainers) > 0 {
+			t.Errorf("%q: %v, hostPID %v", a, err, s.Spec.Template.Spec.HostPID)
+		}
+	}
+	for _, c := range []string{"\r", "\u0085", "\u2028", "\u2029"} {
+		j := jobs()[0]
+		j.Args = []string{"-profiles=80:10" + c + "      hostPID: true"}
+		if err := j.Validate(); err == nil {
+			t.Errorf("%q accepted", c)
+		}
+	}
+}

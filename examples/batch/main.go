@@ -56,6 +56,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, errIncomplete) {
 			return 1
 		}
+		if u, ok := errors.AsType[usageError](err); ok {
+			return cli.Exit(stderr, "batch", u.error)
+		}
 		fmt.Fprintf(stderr, "batch: %s\n", cli.Line(err))
 		return 1
 	}
@@ -139,6 +142,9 @@ func (o *options) root() string {
 	return filepath.Join(o.job.Dir, o.job.Root)
 }
 
+// usageError is a flag that disagrees with what is on disk: exit 2.
+type usageError struct{ error }
+
 // errIncomplete: check found shards to run again (already printed).
 var errIncomplete = errors.New("incomplete shards")
 
@@ -159,6 +165,16 @@ func (o *options) do1(ctx context.Context, stdout io.Writer) error {
 	case "kubernetes":
 		return o.writeKubernetes(stdout)
 	}
+	var st batch.Status
+	if o.do == "resubmit" {
+		var err error
+		if st, err = batch.Check(o.root(), j.Shards); err != nil {
+			return err
+		}
+		if err := st.OtherCount(o.root()); err != nil {
+			return usageError{err}
+		}
+	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
@@ -171,10 +187,6 @@ func (o *options) do1(ctx context.Context, stdout io.Writer) error {
 	case "submit":
 		return o.submit(ctx, stdout, files, nil)
 	case "resubmit":
-		st, err := batch.Check(o.root(), j.Shards)
-		if err != nil {
-			return err
-		}
 		st.Write(stdout, "batch")
 		inc := st.Incomplete()
 		if len(inc) == 0 {

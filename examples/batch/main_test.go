@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,5 +63,79 @@ func TestKubernetes(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "quicbench-headline-merge.yaml")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestBinInjection: a -bin with shell syntax is written as one quoted
+// word; running the scripts runs nothing it holds.
+func TestBinInjection(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh:", err)
+	}
+	dir := t.TempDir()
+	var stdout, stderr strings.Builder
+	if code := run(context.Background(), []string{"-do", "slurm", "-shards", "3", "-bin", "bin;id>pwned;", "-root", "res", "-dir", dir, "--", "-repeats", "1"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("status %d: %s", code, stderr.String())
+	}
+	for _, f := range []string{"quicbench-headline.sbatch", "quicbench-headline-merge.sbatch"} {
+		cmd := exec.Command("sh", filepath.Join(dir, "res", f))
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "SLURM_ARRAY_TASK_ID=0")
+		out, _ := cmd.CombinedOutput()
+		if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+			t.Fatalf("%s ran id from -bin:\n%s", f, out)
+		}
+	}
+}
+
+// TestKubernetesLineBreakRefused: a carriage return (or another YAML
+// line break) in a matrix flag is refused, exit 2, nothing written.
+func TestKubernetesLineBreakRefused(t *testing.T) {
+	for _, c := range []string{"\r", "\u2028", "\u2029", "\u0085"} {
+		out := t.TempDir()
+		var stdout, stderr strings.Builder
+		arg := "-profiles=80:10" + c + "      hostPID: true" + c + "      initContainers:"
+		code := run(context.Background(), []string{"-do", "kubernetes", "-shards", "2", "-root", "r", "-out", out, "--", arg}, &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), "line break") {
+			t.Errorf("%q: status %d, stderr %q; want 2 and the line break named", c, code, stderr.String())
+		}
+		if m, _ := filepath.Glob(filepath.Join(out, "*")); len(m) > 0 {
+			t.Errorf("%q: wrote %v", c, m)
+		}
+	}
+}
+
+// TestResubmitRefusals: a -shards other than the root's is refused with
+// exit 2 before a script is written; a symlinked shard directory is
+// refused by check and resubmit.
+func TestResubmitRefusals(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "r")
+	if err := os.MkdirAll(filepath.Join(root, "shard-0"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "shard-0", "matrix.json"), []byte(`{"shard":"0/2"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	var stdout, stderr strings.Builder
+	code := run(context.Background(), []string{"-do", "resubmit", "-shards", "3", "-root", root, "-dir", dir}, &stdout, &stderr)
+	if code != 2 || !strings.Contains(stderr.String(), "-shards 3: ") || !strings.Contains(stderr.String(), "is shard 0/2") {
+		t.Errorf("resubmit -shards 3 of a root of 2: status %d, stderr %q", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(root, "quicbench-headline.sbatch")); err == nil {
+		t.Error("the scripts were rewritten")
+	}
+	elsewhere := t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(root, "shard-1")); err != nil {
+		t.Fatal(err)
+	}
+	for _, do := range []string{"check", "resubmit"} {
+		stdout.Reset()
+		stderr.Reset()
+		code := run(context.Background(), []string{"-do", do, "-shards", "2", "-root", root, "-dir", dir}, &stdout, &stderr)
+		if code != 1 || !strings.Contains(stderr.String(), "shard-1 is a symbolic link") {
+			t.Errorf("%s with a symlinked shard: status %d, stderr %q", do, code, stderr.String())
+		}
 	}
 }

@@ -5,6 +5,10 @@
 //
 //	go run ./examples/singleflow -workdir results/singleflow
 //
+// Each run is added to -workdir's results.json as it ends; the same
+// command run again resumes the directory (measured runs are kept, failed
+// ones run again), and other settings are refused.
+//
 // Flows using quicreno (the BPF controller that copies quic-go's) need
 // root in the initial user namespace.
 package main

@@ -2,6 +2,8 @@ package main
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -207,5 +209,80 @@ func TestLinkFlags(t *testing.T) {
 	_, _, _ = parseFlags([]string{"-h"}, &help, noEnv)
 	if !strings.Contains(help.String(), "(env PROFILES)") {
 		t.Errorf("-h does not name $PROFILES:\n%s", help.String())
+	}
+}
+
+// TestControllersCheckedBeforeAnythingRuns: a -cc or a tcp-<cc> arm that
+// cannot run here is refused by the flags, exit 2, nothing made, and no
+// claim that a work directory holds results.
+func TestControllersCheckedBeforeAnythingRuns(t *testing.T) {
+	for _, args := range [][]string{{"-cc", "../../../../esc2"}, {"-cc", "quicreno2"}, {"-cc", "a b"}, {"-cc", ""},
+		{"-arms", "tcp tcp-quicreno2"}, {"-arms", "tcp-nosuchcc"}} {
+		_, _, err := parseFlags(args, io.Discard, noEnv)
+		if err == nil || !strings.Contains(err.Error(), args[0]) {
+			t.Fatalf("%q: %v; want it refused, naming %s", args, err, args[0])
+		}
+		dir := t.TempDir() + "/w"
+		var stdout, stderr strings.Builder
+		code := mainCode(append(args, "-workdir", dir), &stdout, &stderr)
+		if _, serr := os.Stat(dir); code != 2 || strings.Contains(stderr.String(), "kept in") || serr == nil {
+			t.Errorf("%q: exit %d, stderr %q, work directory made %v; want 2, no claim, nothing made", args, code, stderr.String(), serr == nil)
+		}
+	}
+	avail, err := transport.AvailableCongestionControl()
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, cc := range []string{"reno", "cubic", "bbr"} {
+		if !slices.Contains(avail, cc) {
+			continue
+		}
+		if _, _, err := parseFlags([]string{"-cc", cc, "-arms", "tcp tcp-" + cc}, io.Discard, noEnv); err != nil {
+			t.Errorf("-cc %s: %v", cc, err)
+		}
+	}
+}
+
+// TestHelpSaysTheArmFormsAndTheDisplayDuration: -h lists the
+// tcp-<controller> arms and -duration's default with -display.
+func TestHelpSaysTheArmFormsAndTheDisplayDuration(t *testing.T) {
+	var out strings.Builder
+	if _, _, err := parseFlags([]string{"-h"}, &out, noEnv); err == nil {
+		t.Fatal("-h: no flag.ErrHelp")
+	}
+	for _, want := range []string{"tcp-<controller> (tcp-bbr", "with a -display workload it is 1m30s", "reno, cubic, bbr", "+defer10"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("-h lacks %q", want)
+		}
+	}
+}
+
+// TestSamplesRefusesSymlinks: -samples does not write through a symbolic
+// link (the directory or a sample file), and leaves its target alone.
+func TestSamplesRefusesSymlinks(t *testing.T) {
+	for _, link := range []string{"", spicelive.KeysCSV, spicelive.RunsCSV} {
+		dir := t.TempDir()
+		target := filepath.Join(t.TempDir(), "precious")
+		if err := os.WriteFile(target, []byte("keep"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		samples := filepath.Join(dir, "s")
+		if link == "" {
+			if err := os.Symlink(filepath.Dir(target), samples); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			if err := os.Mkdir(samples, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, filepath.Join(samples, link)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var stdout, stderr strings.Builder
+		code := mainCode([]string{"-samples", samples, "-workdir", filepath.Join(dir, "w")}, &stdout, &stderr)
+		if b, _ := os.ReadFile(target); code != 2 || !strings.Contains(stderr.String(), "is a symbolic link") || string(b) != "keep" {
+			t.Errorf("link %q: exit %d, stderr %q, target %q", link, code, stderr.String(), b)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,6 +45,9 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 		return verdicts(m.verdicts, stdout, stderr)
 	}
 	if m.samples != "" {
+		if err := noSymlinks(m.samples); err != nil {
+			return cli.Exit(stderr, "spicelive", err)
+		}
 		return fromWorkdir(c.Workdir, stderr, func(c spicelive.Config) error { return spicelive.WriteSamples(m.samples, c) })
 	}
 	err = c.CheckPrograms(m.record != "")
@@ -70,7 +74,9 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 		return 2
 	case err != nil && !errors.Is(err, spicelive.ErrRunsFailed):
 		fmt.Fprintln(stderr, "spicelive:", err)
-		fmt.Fprintf(stderr, "spicelive: what was measured is kept in %s; the same command resumes it\n", c.Workdir)
+		if _, serr := os.Stat(c.Workdir); serr == nil {
+			fmt.Fprintf(stderr, "spicelive: what was measured is kept in %s; the same command resumes it\n", c.Workdir)
+		}
 		return 1
 	}
 	// The summary reports what was measured, failed runs included; how
@@ -95,6 +101,18 @@ func record(ctx context.Context, c spicelive.Config, m mode, args []string, stdo
 	}
 	fmt.Fprintf(stdout, "%s: span %v, %d keys, display %.2f Mbit/s to the client\n", path, rp.Span, rp.Keys, rp.ChannelMbit("display", true))
 	return 0
+}
+
+// noSymlinks refuses a -samples directory that is, or whose sample
+// files are, symbolic links: writing the samples would overwrite what
+// they point to.
+func noSymlinks(dir string) error {
+	for _, p := range []string{dir, filepath.Join(dir, spicelive.KeysCSV), filepath.Join(dir, spicelive.RunsCSV)} {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("-samples: %s is a symbolic link, which the samples would be written through: give a directory of its own", p)
+		}
+	}
+	return nil
 }
 
 // mode is what the command does instead of running the matrix: -summary,
@@ -189,10 +207,11 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	repeats := fs.Int("repeats", atoi(env("REPEATS", "5")), "repeats per cell, arm and reading (env REPEATS)")
 	duration := &bench.Seconds{D: bench.ParseSeconds(env("DURATION", "45"))}
 	fs.Var(duration, "duration", "length of each run in seconds (or a duration such as 45s), warm-up included; a live run types for this long "+
-		"(env DURATION); with a -display workload the default is "+strconv.Itoa(int(spicelive.DefaultDisplayDuration.Seconds()))+", for 100 timed keys")
+		"(env DURATION); the default below is without -display: with a -display workload it is "+spicelive.DefaultDisplayDuration.String()+", for 100 timed keys")
 	warmup := &bench.Seconds{D: bench.ParseSeconds(env("WARMUP", "5"))}
 	fs.Var(warmup, "warmup", "leading part of each run left out of the figures, in seconds or as a duration (env WARMUP)")
-	cc := fs.String("cc", "reno", "TCP congestion control of the tcp arm: reno (the kernel's), or quicreno, a BPF controller that does what quic-go's does (needs root on the host)")
+	cc := fs.String("cc", "reno", "TCP congestion control of the tcp and tcp-mux arms: a kernel controller (reno, cubic, bbr, or another tcp_available_congestion_control lists), "+
+		"or quicreno, a BPF controller that does what quic-go's does (needs root on the host)")
 	keyInterval := fs.Duration("key-interval", 500*time.Millisecond, "time between keystrokes; a key not answered before the next one is counted, not timed")
 	busyInterval := fs.Duration("busy-interval", 50*time.Millisecond, "time between the busy xterm's lines")
 	settle := fs.Duration("settle", 2*time.Second, "wait after the session is up before typing")

@@ -295,3 +295,101 @@ func TestSubmit(t *testing.T) {
 		t.Error("parseJobID took sbatch's wordy output")
 	}
 }
+
+// TestShellMetacharactersStayWords: a -bin, a root and an argument full
+// of shell syntax reach the shell as words; nothing in them runs.
+func TestShellMetacharactersStayWords(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh to run the scripts:", err)
+	}
+	dir := t.TempDir()
+	j := testJob(2, "r;id>pwned-root;")
+	j.Dir, j.Bin = dir, "bin;id>pwned;"
+	j.Args = []string{"-profiles", "$(id>pwned-arg)", "`id>pwned-tick`", "a|id>pwned-pipe", "&id>pwned-amp&", "(id>pwned-sub)", "<x"}
+	if err := j.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, script := range []string{j.SlurmArray(), j.SlurmMerge(), j.TaskScript("JOB_COMPLETION_INDEX"), j.MergeScript()} {
+		cmd := exec.Command("sh", "-c", script)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "SLURM_ARRAY_TASK_ID=0", "JOB_COMPLETION_INDEX=1", "SHARDS=2")
+		out, _ := cmd.CombinedOutput()
+		m, _ := filepath.Glob(filepath.Join(dir, "*pwned*"))
+		if len(m) > 0 {
+			t.Fatalf("the script ran what a value held (%v):\n%s\n%s", m, script, out)
+		}
+	}
+	if a := j.SlurmArray(); !strings.Contains(a, `exec 'bin;id>pwned;/headline'`) {
+		t.Errorf("the program is not one quoted word:\n%s", a)
+	}
+}
+
+// TestYAMLLineBreaksRefused: every character YAML reads as a line break
+// (other than a newline inside an argument, which the block keeps) and
+// control characters are refused, naming the value.
+func TestYAMLLineBreaksRefused(t *testing.T) {
+	for _, c := range []string{"\r", "\u0085", "\u2028", "\u2029", "\ufeff", "\x00", "\x1b", "\x7f", "\xff"} {
+		j := testJob(2, "r")
+		j.Args = []string{"-profiles=80:10" + c + "      hostPID: true"}
+		if err := j.Validate(); err == nil || !strings.Contains(err.Error(), "the command's argument") {
+			t.Errorf("argument with %q: %v; want it refused", c, err)
+		}
+		j = testJob(2, "r")
+		j.Image = "img" + c + "x"
+		if err := j.Validate(); err == nil || !strings.Contains(err.Error(), "image") {
+			t.Errorf("image with %q: %v; want it refused", c, err)
+		}
+	}
+	j := testJob(2, "r")
+	j.Args = []string{"-profiles", "80:10\n90:5"}
+	if err := j.Validate(); err != nil {
+		t.Errorf("a newline inside an argument: %v", err)
+	}
+}
+
+// TestCheckRefusesSymlinkedShard: a shard directory that is a symbolic
+// link is an error, not a shard with nothing measured.
+func TestCheckRefusesSymlinkedShard(t *testing.T) {
+	root := t.TempDir()
+	writeShards(t, root, 2, nil, nil)
+	elsewhere := filepath.Join(t.TempDir(), "moved")
+	if err := os.Rename(ShardDir(root, 1), elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, ShardDir(root, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Check(root, 2); err == nil || !strings.Contains(err.Error(), "shard-1 is a symbolic link") {
+		t.Errorf("a symlinked shard: %v; want it refused", err)
+	}
+}
+
+// TestOtherCount: a root of two shards checked as one or three says so;
+// checked as two, it does not.
+func TestOtherCount(t *testing.T) {
+	root := t.TempDir()
+	writeShards(t, root, 2, nil, nil)
+	for n, want := range map[int]string{1: "shard-0/matrix.json is shard 0/2", 3: "shard-0/matrix.json is shard 0/2", 2: ""} {
+		st, err := Check(root, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = st.OtherCount(root)
+		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
+			t.Errorf("checked as %d: %v; want %q", n, err, want)
+		}
+	}
+	root = t.TempDir()
+	for _, d := range []string{ShardDir(root, 0), ShardDir(root, 1)} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := Check(root, 1)
+	if err == nil {
+		err = st.OtherCount(root)
+	}
+	if err == nil || !strings.Contains(err.Error(), "shard-1 is there, a shard beyond 1") {
+		t.Errorf("a root with shard-1 checked as one shard: %v", err)
+	}
+}

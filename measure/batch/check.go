@@ -24,6 +24,9 @@ type ShardState struct {
 	Want, Measured, Failed int
 	// Problem, when set, says why the directory cannot be this shard's.
 	Problem string
+	// Count is the shard count the directory's matrix.json names, when
+	// it is not the count checked for.
+	Count int
 }
 
 // Complete reports whether the shard measured its whole share.
@@ -83,10 +86,28 @@ type shardRecord struct {
 	Shard string `json:"shard"`
 }
 
+// OtherCount says whether the root holds shards of another count than
+// the one checked for: a started shard's matrix.json names another
+// count, or the directory of a shard beyond the count is there. Resubmit
+// refuses such a root.
+func (st Status) OtherCount(root string) error {
+	n := len(st.Shards)
+	for _, s := range st.Shards {
+		if s.Count != 0 {
+			return fmt.Errorf("-shards %d: %s/matrix.json is shard %d/%d; give the count the root was run with", n, s.Dir, s.Shard.Index, s.Count)
+		}
+	}
+	if _, err := os.Lstat(ShardDir(root, n)); err == nil {
+		return fmt.Errorf("-shards %d: %s is there, a shard beyond %d; give the count the root was run with", n, ShardDir(root, n), n)
+	}
+	return nil
+}
+
 // Check reads the work directories root/shard-0 ... root/shard-(n-1) and
 // says what each holds against its share of the matrix. The directories
 // that have started must be shards of one matrix (bench.LoadShards); an
-// error means they are not, or could not be read.
+// error means they are not, could not be read, or one is a symbolic link
+// (a shard's directory is a directory under the root).
 func Check(root string, n int) (Status, error) {
 	if n < 1 || n > bench.MaxShards {
 		return Status{}, fmt.Errorf("shards %d: give 1 to %d", n, bench.MaxShards)
@@ -95,6 +116,9 @@ func Check(root string, n int) (Status, error) {
 	var started []string
 	for i := range n {
 		s := ShardState{Shard: bench.Shard{Index: i, Count: n}, Dir: ShardDir(root, i)}
+		if fi, err := os.Lstat(s.Dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return Status{}, fmt.Errorf("%s is a symbolic link: a shard's directory must be a directory under the root; move what it points to there in its place", s.Dir)
+		}
 		var rec shardRecord
 		err := results.ReadJSON(filepath.Join(s.Dir, "matrix.json"), &rec)
 		switch {
@@ -103,6 +127,9 @@ func Check(root string, n int) (Status, error) {
 			return Status{}, err
 		case rec.Shard != s.Shard.String():
 			s.Started, s.Problem = true, fmt.Sprintf("%s holds shard %q, not %s", s.Dir, rec.Shard, s.Shard)
+			if sh, err := bench.ParseShard(rec.Shard); err == nil && sh.Count != n {
+				s.Count = sh.Count
+			}
 		default:
 			s.Started = true
 			l, err := results.Scan(s.Dir)

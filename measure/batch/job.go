@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/shakenfist/quicbench/measure/bench"
 )
@@ -93,7 +94,16 @@ func (j Job) Validate() error {
 	if !nameRE.MatchString(j.JobName()) {
 		errs = append(errs, fmt.Errorf("name %q: lower-case letters, digits and -, at most 57, starting and ending with a letter or digit", j.JobName()))
 	}
+	for _, f := range []struct{ what, v string }{{"root", j.Root}, {"dir", j.Dir}, {"bin", j.Bin}, {"name", j.Name},
+		{"partition", j.Partition}, {"time", j.Time}, {"image", j.Image}, {"claim", j.Claim}} {
+		if err := manifestSafe(f.v, false); err != nil {
+			errs = append(errs, fmt.Errorf("%s %q: %w", f.what, f.v, err))
+		}
+	}
 	for _, a := range j.Args {
+		if err := manifestSafe(a, true); err != nil {
+			errs = append(errs, fmt.Errorf("the command's argument %q: %w", a, err))
+		}
 		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if strings.HasPrefix(a, "-") && slices.Contains(reserved, name) {
 			errs = append(errs, fmt.Errorf("the command's flag %s is the job's to set (each shard gets -shard, -workdir and -no-summary; -serve and -remote are not for shards)", a))
@@ -102,15 +112,33 @@ func (j Job) Validate() error {
 	return errors.Join(errs...)
 }
 
+// manifestSafe refuses what would not stay one value in the generated
+// YAML: a character YAML reads as a line break other than \n (\r, U+0085,
+// U+2028, U+2029), \n itself unless newline, a byte-order mark, and any
+// character YAML does not allow in a document.
+func manifestSafe(s string, newline bool) error {
+	if !utf8.ValidString(s) {
+		return errors.New("not valid UTF-8")
+	}
+	for _, r := range s {
+		ok := r == '\t' || (r == '\n' && newline) || (r >= 0x20 && r <= 0x7e) ||
+			(r >= 0xa0 && r <= 0xd7ff && r != 0x2028 && r != 0x2029) || (r >= 0xe000 && r <= 0xfffd && r != 0xfeff) || r >= 0x10000
+		if !ok {
+			return fmt.Errorf("the character %U is a line break or a control character in YAML and would change the Kubernetes manifest; give the value without it", r)
+		}
+	}
+	return nil
+}
+
 // ShardDir is shard i's work directory under root.
 func ShardDir(root string, i int) string { return path.Join(root, fmt.Sprintf("shard-%d", i)) }
 
-// program is how a task starts the command name.
+// program is how a task starts the command name, as shell words.
 func (j Job) program(name string) string {
 	if j.Bin == "" {
-		return "go run ./examples/" + name
+		return "go run " + quote("./examples/"+name)
 	}
-	return path.Join(j.Bin, name)
+	return quote(path.Join(j.Bin, name))
 }
 
 // TaskScript is the shell text a task runs, the same on every engine:

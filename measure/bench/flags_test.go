@@ -260,3 +260,13 @@ func FuzzMatrixFlags(f *testing.F) {
 		}
 	})
 }
+
+// TestArmsHelpNamesTheControllerForm: -arms' help lists tcp-<controller>
+// beside the registered arms.
+func TestArmsHelpNamesTheControllerForm(t *testing.T) {
+	fs := flag.NewFlagSet("headline", flag.ContinueOnError)
+	NewFlags(fs, Defaults{Arms: "tcp quic"}, Defaults{})
+	if u := fs.Lookup("arms").Usage; !strings.Contains(u, "tcp-<controller>") {
+		t.Errorf("-arms' help: %q", u)
+	}
+}

@@ -37,6 +37,10 @@ type daemonConfig struct {
 	// greeting to its proof of the secret; zero is 5 s. How many may be
 	// under way at once is bounded per source address (remote_preauth.go).
 	HandshakeTimeout time.Duration
+	// now, when set, is the daemon's clock, and idleTicks, when set, the
+	// idle timer's ticks (tests).
+	now       func() time.Time
+	idleTicks <-chan time.Time
 }
 
 // daemon serves two-host runs, one session at a time.
@@ -47,10 +51,10 @@ type daemon struct {
 	port int
 	dir  string
 
-	ended chan struct{} // a session ended: restart the idle countdown
-
 	mu     sync.Mutex
 	active string // the peer of the authenticated session, if any
+	// lastEnd is when the last session ended, or Serve began.
+	lastEnd time.Time
 	// preAuth are the connections waiting for a proof of the secret, by
 	// source, oldest first, preAuthCount how many in all (admit).
 	preAuth      map[string][]*preAuth
@@ -70,6 +74,9 @@ func listenDaemon(ctx context.Context, cfg daemonConfig) (*daemon, error) {
 	}
 	if cfg.HandshakeTimeout < 0 {
 		return nil, fmt.Errorf("the handshake timeout %v is negative", cfg.HandshakeTimeout)
+	}
+	if cfg.now == nil {
+		cfg.now = time.Now
 	}
 	if cfg.IdleTimeout < 0 {
 		return nil, fmt.Errorf("-idle-timeout %v is negative: give a duration such as 30m", cfg.IdleTimeout)
@@ -96,8 +103,7 @@ func listenDaemon(ctx context.Context, cfg daemonConfig) (*daemon, error) {
 		ln.Close()
 		return nil, err
 	}
-	return &daemon{cfg: cfg, log: log, ln: ln, port: ln.Addr().(*net.TCPAddr).Port, dir: dir,
-		ended: make(chan struct{}, 1)}, nil
+	return &daemon{cfg: cfg, log: log, ln: ln, port: ln.Addr().(*net.TCPAddr).Port, dir: dir}, nil
 }
 
 // Addr is the control address the daemon listens on.
@@ -132,9 +138,15 @@ func (d *daemon) Serve(ctx context.Context) error {
 			}
 		}
 	}()
+	d.mu.Lock()
+	d.lastEnd = d.cfg.now()
+	d.mu.Unlock()
 	var idle <-chan time.Time
 	var timer *time.Timer
-	if d.cfg.IdleTimeout > 0 {
+	switch {
+	case d.cfg.IdleTimeout > 0 && d.cfg.idleTicks != nil:
+		idle = d.cfg.idleTicks
+	case d.cfg.IdleTimeout > 0:
 		timer = time.NewTimer(d.cfg.IdleTimeout)
 		defer timer.Stop()
 		idle = timer.C
@@ -146,18 +158,14 @@ func (d *daemon) Serve(ctx context.Context) error {
 		case <-ctx.Done():
 			d.log.Info("stopping")
 			return nil
-		case <-idle:
-			d.mu.Lock()
-			busy := d.active != ""
-			d.mu.Unlock()
-			if !busy {
+		case at := <-idle:
+			wait := d.idleLeft(at)
+			if wait <= 0 {
 				d.log.Info("no session for the idle timeout; exiting", "idle_timeout", d.cfg.IdleTimeout)
 				return nil
 			}
-			timer.Reset(d.cfg.IdleTimeout)
-		case <-d.ended:
 			if timer != nil {
-				timer.Reset(d.cfg.IdleTimeout)
+				timer.Reset(wait)
 			}
 		case c := <-conns:
 			wg.Add(1)
@@ -169,6 +177,19 @@ func (d *daemon) Serve(ctx context.Context) error {
 			return fmt.Errorf("accepting drivers on %s: %w", d.ln.Addr(), err)
 		}
 	}
+}
+
+// idleLeft is how much of the idle timeout is left at the idle timer's
+// tick at: all of it while a session is open, else the timeout less the
+// time from the last session's end (or Serve's start) to at; 0 or less
+// means the daemon has been idle long enough.
+func (d *daemon) idleLeft(at time.Time) time.Duration {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.active != "" {
+		return d.cfg.IdleTimeout
+	}
+	return d.cfg.IdleTimeout - at.Sub(d.lastEnd)
 }
 
 // refuse sends one refusal line and logs it; retry says the driver may
@@ -220,12 +241,8 @@ func (d *daemon) handle(ctx context.Context, c net.Conn) {
 	d.mu.Unlock()
 	defer func() {
 		d.mu.Lock()
-		d.active = ""
+		d.active, d.lastEnd = "", d.cfg.now()
 		d.mu.Unlock()
-		select {
-		case d.ended <- struct{}{}:
-		default:
-		}
 	}()
 	if err := cc.send(welcome, d.cfg.HandshakeTimeout); err != nil {
 		d.log.Warn("sending the daemon's proof", "peer", peer, "err", err)

@@ -322,6 +322,67 @@ func TestDaemonIdleTimeout(t *testing.T) {
 	}
 }
 
+// TestDaemonIdleTickAsSessionEnds makes the race happen: the idle timer
+// fires at the moment a session ends (on a clock the test sets). The
+// daemon keeps serving until the idle timeout has passed since that end,
+// then exits at the next tick.
+func TestDaemonIdleTickAsSessionEnds(t *testing.T) {
+	const idle = time.Minute
+	var mu sync.Mutex
+	clock := time.Unix(1e9, 0)
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	set := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); clock = time.Unix(1e9, 0).Add(d) }
+	ticks := make(chan time.Time)
+	td := startTestDaemon(t, daemonConfig{IdleTimeout: idle, now: now, idleTicks: ticks})
+	tickAt := func(what string, at time.Time) {
+		t.Helper()
+		select {
+		case ticks <- at:
+		case err := <-td.served:
+			td.served <- err
+			t.Fatalf("%s: the daemon ended (%v) at %v after it began, idle timeout %v", what, err, now().Sub(time.Unix(1e9, 0)), idle)
+		}
+	}
+	tick := func(what string) { t.Helper(); tickAt(what, now()) }
+	set(2 * idle)
+	r := td.remote(testSecret)
+	if err := r.Connect(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tick("a tick during the session")
+	r.Close()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		td.mu.Lock()
+		active := td.active
+		td.mu.Unlock()
+		if active == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the session did not end within 10 s of the driver closing it")
+		}
+	}
+	// The tick comes as the session ends, long after the daemon began.
+	tick("the tick as the session ends")
+	set(3*idle - time.Second)
+	tick("a tick a second short of the idle timeout after the end")
+	tick("the next tick, to see the one before was taken without exiting")
+	// A tick from before the session's end, read after it.
+	tickAt("a stale tick", time.Unix(1e9, 0).Add(2*idle-time.Second))
+	tick("the tick after a stale one")
+	set(3 * idle)
+	ticks <- now()
+	select {
+	case err := <-td.served:
+		td.served <- err
+		if err != nil {
+			t.Errorf("Serve: %v, want nil", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the daemon still serves at the idle timeout after the session ended")
+	}
+}
+
 // TestProbeAnswersOnlyThePeer runs the path probe over loopback, and
 // checks that the daemon answers the session's peer only, and only while
 // the probe lasts.

@@ -1,6 +1,7 @@
 package singleflow
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -64,17 +65,43 @@ type Cell struct {
 	Runs    int     `json:"runs"`
 	Failed  int     `json:"failed"`
 	// Goodput is the median over runs, Min and Max the range, Spread
-	// Max - Min.
+	// Max - Min; with no measured run they are 0 here and null in JSON.
 	Goodput, GoodputMin, GoodputMax, Spread float64
 	// Backoff is the median over every loss episode of every run; Episodes
-	// how many there were.
+	// how many there were. With no episode Backoff is 0 here and null in
+	// JSON.
 	Backoff  float64 `json:"backoff"`
 	Episodes int     `json:"episodes"`
-	// InitialWindow and FirstRTTBytes are medians over runs.
+	// InitialWindow and FirstRTTBytes are medians over runs (0 here and
+	// null in JSON with no measured run).
 	InitialWindow    float64 `json:"initial_window_packets"`
 	FirstRTTBytes    float64 `json:"first_rtt_bytes"`
 	FirstRTTCapBytes int64   `json:"first_rtt_cap_bytes"`
 	Controller       string  `json:"controller"`
+}
+
+// MarshalJSON writes the medians of what was not measured (no run, or
+// no loss episode) as null.
+func (c Cell) MarshalJSON() ([]byte, error) {
+	type plain Cell
+	some := func(v float64, ok bool) *float64 {
+		if !ok {
+			return nil
+		}
+		return &v
+	}
+	ran := c.Runs > 0
+	return json.Marshal(struct {
+		plain
+		Goodput       *float64 `json:"Goodput"`
+		GoodputMin    *float64 `json:"GoodputMin"`
+		GoodputMax    *float64 `json:"GoodputMax"`
+		Spread        *float64 `json:"Spread"`
+		Backoff       *float64 `json:"backoff"`
+		InitialWindow *float64 `json:"initial_window_packets"`
+		FirstRTTBytes *float64 `json:"first_rtt_bytes"`
+	}{plain(c), some(c.Goodput, ran), some(c.GoodputMin, ran), some(c.GoodputMax, ran), some(c.Spread, ran),
+		some(c.Backoff, c.Episodes > 0), some(c.InitialWindow, ran), some(c.FirstRTTBytes, ran)})
 }
 
 // Summarise groups results into cells, in the order they first appear.
@@ -94,7 +121,7 @@ func Summarise(rs []Result) []Cell {
 	}
 	var out []Cell
 	for _, k := range order {
-		c := Cell{Profile: k.p, Loss: k.l, Flow: k.f, Backoff: math.NaN(), Goodput: math.NaN(), InitialWindow: math.NaN(), FirstRTTBytes: math.NaN()}
+		c := Cell{Profile: k.p, Loss: k.l, Flow: k.f}
 		var gp, iw, fb, bo []float64
 		for _, r := range groups[k] {
 			c.Controller = r.Controller
@@ -174,6 +201,10 @@ func Markdown(cells []Cell, flow, ref string) string {
 		bo := "-"
 		if c.Episodes > 0 {
 			bo = fmt.Sprintf("%.2f (%d)", c.Backoff, c.Episodes)
+		}
+		if c.Runs == 0 {
+			fmt.Fprintf(&b, "| %s | %g%% | %s | %s | - | - | %s | - | - (%.1f) |\n", c.Profile, c.Loss, c.Flow, runs, bo, float64(c.FirstRTTCapBytes)/1000)
+			continue
 		}
 		fmt.Fprintf(&b, "| %s | %g%% | %s | %s | %.2f (%.2f-%.2f) | %.2f | %s | %.0f | %.1f (%.1f) |\n",
 			c.Profile, c.Loss, c.Flow, runs, c.Goodput, c.GoodputMin, c.GoodputMax, c.Spread, bo, c.InitialWindow,

@@ -1,7 +1,9 @@
 package singleflow
 
 import (
+	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,5 +95,53 @@ func TestParseFlows(t *testing.T) {
 	c.Repeats = 0
 	if err := c.Validate(); err == nil {
 		t.Error("accepted a flow given twice and 0 repeats")
+	}
+}
+
+// TestCellsWithoutEpisodesOrRuns: a cell with no loss episode and one
+// whose every run failed encode as JSON, their missing medians null, and
+// the table shows them as "-".
+func TestCellsWithoutEpisodesOrRuns(t *testing.T) {
+	rs := []Result{
+		{Profile: "20:20", Loss: 0, Flow: "quic", GoodputMbit: 19},
+		{Profile: "20:20", Loss: 0, Flow: "tcp-reno", Error: "dialling: refused"},
+	}
+	cells := Summarise(rs)
+	b, err := json.Marshal(struct{ Cells []Cell }{cells})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct{ Cells []map[string]any }
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	q, x := back.Cells[0], back.Cells[1]
+	if q["backoff"] != nil || q["Goodput"] != 19.0 || q["episodes"] != 0.0 || q["flow"] != "quic" {
+		t.Errorf("the cell without an episode: %s", b)
+	}
+	for _, k := range []string{"Goodput", "GoodputMin", "GoodputMax", "Spread", "backoff", "initial_window_packets", "first_rtt_bytes"} {
+		if v, ok := x[k]; !ok || v != nil {
+			t.Errorf("the failed cell's %s is %v, want null: %s", k, v, b)
+		}
+	}
+	if md := Markdown(cells, "tcp-reno", "quic"); strings.Contains(md, "NaN") || !strings.Contains(md, "| tcp-reno | 0 (1 failed) | - |") {
+		t.Errorf("the table:\n%s", md)
+	}
+}
+
+// TestUnknownControllerRefused: a tcp flow whose controller the kernel
+// does not list, or that is not a controller's name, is refused by
+// Validate, before anything runs.
+func TestUnknownControllerRefused(t *testing.T) {
+	for _, name := range []string{"tcp-quicreno2", "tcp-nosuchcc", "tcp-../../x", "tcp-a b"} {
+		fs, err := ParseFlows([]string{name})
+		if err != nil {
+			continue
+		}
+		c := Defaults()
+		c.Flows = fs
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v; want it refused, named", name, err)
+		}
 	}
 }

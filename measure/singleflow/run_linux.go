@@ -18,10 +18,11 @@ import (
 	"github.com/shakenfist/quicbench/transport/quicreno"
 )
 
-// Run measures every flow of c, calling progress (if not nil) after each
-// run. A flow that fails is returned with its Error set; Run's error is
-// for what stops the whole comparison (bad configuration, the controller
-// refused, ctx done).
+// Run measures every flow of c that c.Skip does not leave out, calling
+// progress (if not nil) after each run. A flow that fails is returned
+// with its Error set; Run's error is for what stops the whole comparison
+// (bad configuration, the controller refused, ctx done). A run that ctx
+// ended is neither returned nor reported.
 func Run(ctx context.Context, c Config, progress func(Result)) ([]Result, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("singleflow: %w", err)
@@ -47,8 +48,15 @@ func Run(ctx context.Context, c Config, progress func(Result)) ([]Result, error)
 					if err := ctx.Err(); err != nil {
 						return out, err
 					}
+					id := Result{Profile: p.String(), Loss: loss, Flow: f.Name, Repeat: r}
+					if c.Skip != nil && c.Skip(id) {
+						continue
+					}
 					res := runOne(ctx, c, p.WithLoss(loss), f, r, cert)
-					res.Profile, res.Loss, res.Flow, res.Repeat = p.String(), loss, f.Name, r
+					if err := ctx.Err(); err != nil {
+						return out, err
+					}
+					res.Profile, res.Loss, res.Flow, res.Repeat = id.Profile, id.Loss, id.Flow, id.Repeat
 					out = append(out, res)
 					if progress != nil {
 						progress(res)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/transport"
 	"github.com/shakenfist/quicbench/transport/quicreno"
@@ -64,6 +65,10 @@ type Config struct {
 	Link shapedlink.Options
 	// Controller is quicreno's settings when a flow uses it.
 	Controller quicreno.Params
+	// Skip, if set, is asked before each run, given a Result naming it
+	// (Profile, Loss, Flow, Repeat); true leaves the run out, as one
+	// already measured.
+	Skip func(Result) bool `json:"-"`
 	// StateDir, if set, receives each run's sender state (transport.State:
 	// the TCP_INFO series or quic-go's window series) as
 	// <profile>_<loss>_<flow>_r<N>.json.
@@ -112,6 +117,11 @@ func (c Config) Validate() error {
 		}
 		if f.Arm == transport.ArmQUIC && f.CC != "" {
 			errs = append(errs, fmt.Errorf("flow %q: quic-go's controller is fixed; leave CC empty", f.Name))
+		}
+		if f.Arm == transport.ArmTCP && f.CC != quicreno.Name {
+			if err := measure.CheckKernelCC(f.CC); err != nil {
+				errs = append(errs, fmt.Errorf("flow %q: %w", f.Name, err))
+			}
 		}
 	}
 	if c.Repeats < 1 || c.Repeats > 100 {

@@ -317,9 +317,6 @@ func (c Config) validate(live bool) error {
 	if c.SessionTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("SessionTimeout %v: want a positive wait for the session to come up (the command waits a minute)", c.SessionTimeout))
 	}
-	if c.needsController() {
-		errs = append(errs, quicreno.CheckLoad())
-	}
 	_, err = ParseServerOptions(strings.Join(c.ServerOptions, " "))
 	errs = append(errs, err)
 	errs = append(errs, c.checkArmSettings()...)
@@ -379,6 +376,7 @@ func (c *Config) checkNumbers(live bool) []error {
 	if c.DepartureWindow < 0 || c.DepartureWindow > shapedlink.MaxDepartureWindow {
 		bad("-departure-window %v: give 0 (each segment at its due time) up to %v", c.DepartureWindow, shapedlink.MaxDepartureWindow)
 	}
+	errs = append(errs, c.checkControllers()...)
 	return append(errs, c.checkDisplay(live)...)
 }
 
@@ -393,6 +391,29 @@ func (c Config) checkArmSettings() []error {
 		if c.Control || slices.ContainsFunc(c.Readings, func(r string) bool { return r != ReadingLive }) {
 			errs = append(errs, fmt.Errorf("-arms %s: an arm's settings are spice-server's and the tunnel's, so it runs in the live reading only: give -readings live", a))
 		}
+	}
+	return errs
+}
+
+// checkControllers says why -cc or an arm's own controller (tcp-<cc>)
+// could not run here: quicreno cannot be loaded, or the kernel does not
+// list the controller.
+func (c *Config) checkControllers() []error {
+	var errs []error
+	if c.CC != quicreno.Name {
+		if err := measure.CheckKernelCC(c.CC); err != nil {
+			errs = append(errs, fmt.Errorf("-cc: %w", err))
+		}
+	}
+	for _, a := range c.Arms {
+		if cc, ok := measure.PinnedCC(string(transportArm(a))); ok && cc != quicreno.Name {
+			if err := measure.CheckKernelCC(cc); err != nil {
+				errs = append(errs, fmt.Errorf("-arms %s: %w", a, err))
+			}
+		}
+	}
+	if c.needsController() {
+		errs = append(errs, quicreno.CheckLoad())
 	}
 	return errs
 }

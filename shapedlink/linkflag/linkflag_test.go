@@ -115,6 +115,19 @@ func TestEmulatorDefaults(t *testing.T) {
 	}
 }
 
+// TestKeepAwakeHelpSaysTheDefault: -keep-awake's help says off by
+// default only where it is, and on where it is.
+func TestKeepAwakeHelpSaysTheDefault(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		Register(fs, Config{Flags: Emulator, KeepAwake: on})
+		fl := fs.Lookup(NameKeepAwake)
+		if (fl.DefValue == "true") != on || strings.Contains(fl.Usage, "off by default") == on || strings.Contains(fl.Usage, "on by default") != on {
+			t.Errorf("default %s, help %q", fl.DefValue, fl.Usage)
+		}
+	}
+}
+
 // TestOptionsRefused: every wrong value is refused, all of them in one
 // error, each naming its flag and what it takes.
 func TestOptionsRefused(t *testing.T) {
