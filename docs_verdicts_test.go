@@ -35,8 +35,8 @@ import (
 var verdictDocs = []string{"README.md", "docs/spice-live.md", "docs/controllers.md"}
 
 var (
-	verdictMarkRE = regexp.MustCompile(`<!-- verdict (\S+) (\S+) ([a-z0-9./:-]+)([<=])([a-z0-9./:-]+) (resolved|unresolved) -->`)
-	goalMarkRE    = regexp.MustCompile(`<!-- goal (\S+) (\S+) ([a-z0-9-]+) (met|missed) -->`)
+	verdictMarkRE = regexp.MustCompile(`<!-- verdict (\S+) (\S+) ([a-z0-9./:+-]+)([<=])([a-z0-9./:+-]+) (resolved|unresolved) -->`)
+	goalMarkRE    = regexp.MustCompile(`<!-- goal (\S+) (\S+) ([a-z0-9+-]+) (met|missed) -->`)
 	noneMarkRE    = regexp.MustCompile(`<!-- verdict none -->`)
 	anyMarkRE     = regexp.MustCompile(`<!-- (verdict|goal) `)
 	resolvedRE    = regexp.MustCompile(`(?i)\b(un)?resolve[sd]?\b`)

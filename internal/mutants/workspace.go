@@ -20,7 +20,7 @@ var wholePackages = []string{"stats", "gsocheck"}
 // model (its pure tests need no namespace), the batch engines' scripts
 // (measure/batch, whose tests need no engine), and what they import from
 // this module (TestTreesHoldTheirImports checks the list is complete).
-var trees = []string{"stats", "gsocheck", "shapedlink", "internal/proc", "internal/buildinfo", "internal/cli",
+var trees = []string{"stats", "gsocheck", "shapedlink", "internal/proc", "internal/buildinfo", "internal/cli", "internal/hostcpu",
 	"measure", "transport", "spicelike"}
 
 // workspace is the work module the mutants are applied in, a fresh copy
