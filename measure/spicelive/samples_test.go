@@ -67,7 +67,7 @@ func msDur(ms float64) time.Duration {
 
 // repeatRow matches a row of a summary's table of each repeat's own p50 /
 // p95: the arm, then one "p50 / p95" per repeat.
-var repeatRow = regexp.MustCompile(`^\| live \| ([a-z0-9-]+) \|((?: [0-9.]+ / [0-9.]+ \|)+)`)
+var repeatRow = regexp.MustCompile(`^\| live \| ([a-z0-9+-]+) \|((?: ≥?[0-9.]+ / ≥?[0-9.]+ \|)+)`)
 
 // summaryRepeats reads each arm's rows of per-repeat p50 / p95 from a
 // summary.md, in ms.
@@ -89,7 +89,7 @@ func summaryRepeats(t *testing.T, path string) map[string][][][2]float64 {
 		var row [][2]float64
 		for _, c := range strings.Split(strings.Trim(m[2], " |"), "|") {
 			var p50, p95 float64
-			if _, err := fmt.Sscanf(strings.TrimSpace(c), "%g / %g", &p50, &p95); err != nil {
+			if _, err := fmt.Sscanf(strings.ReplaceAll(strings.TrimSpace(c), "≥", ""), "%g / %g", &p50, &p95); err != nil {
 				t.Fatalf("%s: %q: %v", path, c, err)
 			}
 			row = append(row, [2]float64{p50, p95})

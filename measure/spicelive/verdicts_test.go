@@ -53,7 +53,7 @@ func summaryCellRows(t *testing.T, path string) map[string][3]float64 {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	row := regexp.MustCompile(`^\| live \| ([a-z0-9-]+) \| [0-9 of]+ \| ([0-9.]+) \| ([0-9.]+) \| [0-9.]+ \| ([0-9.]+) \|`)
+	row := regexp.MustCompile(`^\| live \| ([a-z0-9+-]+) \| [0-9 of]+ \| ([0-9.]+) \| ([0-9.]+) \| [0-9.]+ \| ([0-9.]+) \|`)
 	out := map[string][3]float64{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
