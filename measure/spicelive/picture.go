@@ -432,3 +432,10 @@ func pictureFromFields(f map[string]string) (*PictureRecord, error) {
 	}
 	return &p, nil
 }
+
+// damageSeen is a damage event of the window, as it arrived.
+type damageSeen struct {
+	t    time.Duration
+	area spicetrace.Rect
+	err  error
+}

@@ -100,12 +100,6 @@ func dialX(display string) (*xgb.Conn, error) {
 	return conn, nil
 }
 
-// damageSeen is a damage event of the window, as it arrived.
-type damageSeen struct {
-	t    time.Duration
-	area spicetrace.Rect
-	err  error
-}
 
 func (w *pixelWatch) now() time.Duration { return time.Since(w.start) }
 
