@@ -100,7 +100,6 @@ func dialX(display string) (*xgb.Conn, error) {
 	return conn, nil
 }
 
-
 func (w *pixelWatch) now() time.Duration { return time.Since(w.start) }
 
 // setup checks the extensions, reads the keyboard map, finds the typing
