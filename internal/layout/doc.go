@@ -1,0 +1,55 @@
+// Command layout prints the figures the project's layout rules are
+// judged by (issue 57), so that docs can quote them with a command anyone
+// can run. From the module root:
+//
+//	go run ./internal/layout                       # the whole report
+//	go run ./internal/layout -json                 # the same, as JSON
+//	go run ./internal/layout -files ./shapedlink   # one package's files on floors
+//	go run ./internal/layout -check internal/layout/known.txt
+//	go run ./internal/layout -known > internal/layout/known.txt
+//
+// It lists the module's packages with the go command, then parses and
+// type-checks their non-test files for the host system (packages outside
+// the module are read from the compiler's export data). It reports:
+//
+//   - Per package: its non-test .go files (every system's) and their
+//     lines, flagging a package under measure/ with more than 15; its
+//     import floor (1 for a package that imports none of the module's,
+//     else one above the highest it imports).
+//   - Exported names no other package uses: top-level names and methods
+//     of exported types, declared in a library's non-generated files,
+//     that no other package's non-test code (commands under examples/
+//     and internal/ included) refers to. A type also counts as used when
+//     a value of it shows in other packages' code, or when it is part of
+//     something used (a parameter, result, exported field or variable's
+//     type). A method counts as used when it completes an interface
+//     declared or used in the module, error, or a standard one
+//     (fmt.Stringer, flag.Value, json.Marshaler, io.Writer,
+//     sort.Interface and the rest of stdInterfaces). Tests never count,
+//     neither the package's own (Examples included) nor other packages';
+//     the report notes a name only other packages' tests use, or only
+//     its own Examples or package comment name.
+//   - Comment blocks (comments with no blank line between them) of 15
+//     lines or more in any .go file but doc.go and generated files, by
+//     file, line, length and the declaration they document or sit in.
+//   - Rooms: for the module root and each directory with two or more,
+//     each subdirectory holding packages is a room (the directory's own
+//     package is room "."); a room stands above the rooms its packages
+//     import, and imports that run back up are counted.
+//   - Files: inside each package, a file stands above the files that
+//     declare the top-level names and methods it uses; arrows are pairs
+//     of files, and those that must run back up (the files use each
+//     other in a circle) are the fewest any order allows: exact for
+//     circles of up to 23 files, else a greedy order improved by moves.
+//
+// -check compares the violations with a committed list, one a line:
+//
+//	files PKG N             a package under measure/ with N > 15 files
+//	unused PKG NAME         an exported name nothing outside PKG uses
+//	comment FILE@ANCHOR N   a comment block of N lines outside doc.go
+//	imports-up DIR N        N imports between DIR's rooms running back up
+//
+// and exits 1 naming each violation not in it, or larger than it says (a
+// ratchet: known ones may go, new ones fail). Files running back up
+// inside a package are reported, not checked.
+package main

@@ -1,0 +1,488 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Unused is an exported name that no code outside its package uses.
+type Unused struct {
+	Package string `json:"package"` // relative to the module path
+	Name    string `json:"name"`    // Name, or Type.Method
+	Pos     string `json:"pos"`     // file:line
+	// Note says where the name does appear, when only other packages'
+	// tests use it or only its own package's Examples or package comment
+	// name it.
+	Note string `json:"note,omitempty"`
+}
+
+// unusedExports finds the exported names declared in the non-test,
+// non-generated files of the module's library packages (commands
+// export nothing) that no other package's non-test code uses. A use is
+// a reference to the name, a value of the type in other code, or, for a
+// method, completing an interface that the module declares or uses or
+// that stdInterfaces lists. Tests never count: neither the package's own
+// nor other packages'.
+func unusedExports(m *module) []Unused {
+	used := map[types.Object]bool{}
+	mark := func(o types.Object) {
+		switch o := o.(type) {
+		case *types.Func:
+			o = o.Origin()
+			used[o] = true
+		case *types.Var:
+			used[o.Origin()] = true
+		default:
+			used[o] = true
+		}
+	}
+	// References and values in other packages' code.
+	for _, q := range m.Pkgs {
+		for _, o := range q.Info.Uses {
+			if o.Pkg() != nil && o.Pkg() != q.Types {
+				mark(o)
+			}
+		}
+		// Files the host build leaves out (other systems' files) are
+		// read without types: pkg.Name selectors mark top-level names.
+		for _, name := range q.Other {
+			markSyntactic(m, name, mark)
+		}
+	}
+	// A type counts as used when a value of it shows in other code,
+	// named or not (r := pkg.New() uses pkg.T).
+	outsideType := map[types.Object]bool{}
+	for _, q := range m.Pkgs {
+		seen := map[types.Type]bool{}
+		local := map[types.Object]bool{}
+		var walk func(t types.Type)
+		walk = func(t types.Type) {
+			if t == nil || seen[t] {
+				return
+			}
+			seen[t] = true
+			switch t := t.(type) {
+			case *types.Named:
+				if o := t.Origin().Obj(); o.Pkg() != nil && o.Pkg() != q.Types {
+					local[o] = true
+				}
+				for i := 0; i < t.TypeArgs().Len(); i++ {
+					walk(t.TypeArgs().At(i))
+				}
+			case *types.Alias:
+				if o := t.Obj(); o.Pkg() != nil && o.Pkg() != q.Types {
+					local[o] = true
+				}
+				walk(types.Unalias(t))
+			case *types.Pointer:
+				walk(t.Elem())
+			case *types.Slice:
+				walk(t.Elem())
+			case *types.Array:
+				walk(t.Elem())
+			case *types.Chan:
+				walk(t.Elem())
+			case *types.Map:
+				walk(t.Key())
+				walk(t.Elem())
+			case *types.Signature:
+				walk(t.Params())
+				walk(t.Results())
+			case *types.Tuple:
+				for i := 0; i < t.Len(); i++ {
+					walk(t.At(i).Type())
+				}
+			case *types.Struct:
+				for i := 0; i < t.NumFields(); i++ {
+					walk(t.Field(i).Type())
+				}
+			}
+		}
+		for _, tv := range q.Info.Types {
+			walk(tv.Type)
+		}
+		for o := range local {
+			outsideType[o] = true
+		}
+	}
+	for o := range outsideType {
+		used[o] = true
+	}
+
+	// Methods that complete an interface.
+	ifaces := interfaces(m)
+	for _, q := range m.Pkgs {
+		var named []*types.Named
+		for _, o := range q.Info.Defs {
+			if tn, ok := o.(*types.TypeName); ok && !tn.IsAlias() {
+				if n, ok := tn.Type().(*types.Named); ok && n.TypeParams().Len() == 0 {
+					if _, isIface := n.Underlying().(*types.Interface); !isIface {
+						named = append(named, n)
+					}
+				}
+			}
+		}
+		for _, n := range named {
+			var t types.Type = n
+			if _, isPtr := n.Underlying().(*types.Pointer); !isPtr {
+				t = types.NewPointer(n)
+			}
+			ms := types.NewMethodSet(t)
+			if ms.Len() == 0 {
+				continue
+			}
+			have := map[string]bool{}
+			for i := 0; i < ms.Len(); i++ {
+				have[ms.At(i).Obj().Name()] = true
+			}
+		next:
+			for _, in := range ifaces {
+				for i := 0; i < in.NumMethods(); i++ {
+					if !have[in.Method(i).Name()] {
+						continue next
+					}
+				}
+				if !types.Implements(n, in) && !types.Implements(t, in) {
+					continue
+				}
+				for i := 0; i < in.NumMethods(); i++ {
+					im := in.Method(i)
+					if o, _, _ := types.LookupFieldOrMethod(t, true, im.Pkg(), im.Name()); o != nil {
+						mark(o)
+					}
+				}
+			}
+		}
+	}
+
+	// A type that is part of what is used (a parameter, result or
+	// exported field of it, or the type of a used variable or constant)
+	// counts as used: it cannot be unexported without hiding part of an
+	// API that is used.
+	var work []types.Object
+	for o := range used {
+		work = append(work, o)
+	}
+	inModule := func(o types.Object) bool {
+		_, ok := m.byPath[pkgPath(o)]
+		return ok
+	}
+	for len(work) > 0 {
+		o := work[len(work)-1]
+		work = work[:len(work)-1]
+		var t types.Type
+		switch o := o.(type) {
+		case *types.TypeName:
+			if o.IsAlias() {
+				t = types.Unalias(o.Type())
+			} else {
+				t = o.Type().Underlying()
+			}
+		default:
+			t = o.Type()
+		}
+		apiTypes(t, map[types.Type]bool{}, func(tn *types.TypeName) {
+			if !used[tn] && inModule(tn) {
+				used[tn] = true
+				work = append(work, tn)
+			}
+		})
+	}
+
+	// Other packages' tests do not count, but are noted.
+	inTests := map[types.Object]bool{}
+	for _, q := range m.Pkgs {
+		for _, name := range q.Tests {
+			markSyntactic(m, name, func(o types.Object) {
+				if o.Pkg() != q.Types {
+					inTests[o] = true
+				}
+			})
+		}
+	}
+
+	var out []Unused
+	for _, p := range m.Pkgs {
+		examples, docWords := ownMentions(p)
+		add := func(o types.Object, name string) {
+			if used[o] {
+				return
+			}
+			pos := m.Fset.Position(o.Pos())
+			u := Unused{Package: p.Rel, Name: name, Pos: m.relFile(pos.Filename) + ":" + strconv.Itoa(pos.Line)}
+			last := name[strings.LastIndex(name, ".")+1:]
+			switch {
+			case inTests[o]:
+				u.Note = "used only by other packages' tests"
+			case examples[last] && docWords[last]:
+				u.Note = "named only in its own Examples and package comment"
+			case examples[last]:
+				u.Note = "named only in its own Examples"
+			case docWords[last]:
+				u.Note = "named only in its package comment"
+			}
+			out = append(out, u)
+		}
+		for _, c := range candidates(m, p) {
+			add(c.obj, c.name)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Package != out[j].Package {
+			return out[i].Package < out[j].Package
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// interfaces returns the interfaces whose methods count as used when a
+// type completes them: every interface type declared in or appearing in
+// the module's non-test code (parameters, results and fields of what it
+// uses included), and those stdInterfaces names.
+func interfaces(m *module) []*types.Interface {
+	set := map[*types.Interface]bool{}
+	add := func(t types.Type) {
+		if in, ok := t.Underlying().(*types.Interface); ok && in.IsMethodSet() && in.NumMethods() > 0 {
+			if n, ok := t.(*types.Named); ok && n.TypeParams().Len() > 0 {
+				return
+			}
+			set[in] = true
+		}
+	}
+	for _, q := range m.Pkgs {
+		seen := map[types.Type]bool{}
+		var walk func(t types.Type)
+		walk = func(t types.Type) {
+			if t == nil || seen[t] {
+				return
+			}
+			seen[t] = true
+			add(t)
+			switch t := t.(type) {
+			case *types.Pointer:
+				walk(t.Elem())
+			case *types.Slice:
+				walk(t.Elem())
+			case *types.Array:
+				walk(t.Elem())
+			case *types.Chan:
+				walk(t.Elem())
+			case *types.Map:
+				walk(t.Key())
+				walk(t.Elem())
+			case *types.Signature:
+				walk(t.Params())
+				walk(t.Results())
+			case *types.Tuple:
+				for i := 0; i < t.Len(); i++ {
+					walk(t.At(i).Type())
+				}
+			case *types.Struct:
+				for i := 0; i < t.NumFields(); i++ {
+					walk(t.Field(i).Type())
+				}
+			case *types.Named:
+				if s, ok := t.Underlying().(*types.Struct); ok {
+					walk(s)
+				}
+			}
+		}
+		for _, tv := range q.Info.Types {
+			walk(tv.Type)
+		}
+		for _, o := range q.Info.Defs {
+			if o != nil {
+				walk(o.Type())
+			}
+		}
+		for _, o := range q.Info.Uses {
+			walk(o.Type())
+		}
+	}
+	add(types.Universe.Lookup("error").Type())
+	for path, names := range stdInterfaces {
+		for _, n := range names {
+			if o := m.std[path].Scope().Lookup(n); o != nil {
+				add(o.Type())
+			}
+		}
+	}
+	out := make([]*types.Interface, 0, len(set))
+	for in := range set {
+		out = append(out, in)
+	}
+	return out
+}
+
+// markSyntactic reads a file the type checker did not and marks the
+// top-level names of module packages it selects (pkg.Name).
+func markSyntactic(m *module, name string, mark func(types.Object)) {
+	f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.SkipObjectResolution)
+	if err != nil {
+		return
+	}
+	imports := map[string]*pkg{}
+	for _, is := range f.Imports {
+		path, _ := strconv.Unquote(is.Path.Value)
+		p, ok := m.byPath[path]
+		if !ok {
+			continue
+		}
+		local := p.Name
+		if is.Name != nil {
+			local = is.Name.Name
+		}
+		imports[local] = p
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if x, ok := sel.X.(*ast.Ident); ok {
+				if p, ok := imports[x.Name]; ok {
+					if o := p.Types.Scope().Lookup(sel.Sel.Name); o != nil {
+						mark(o)
+					}
+				}
+			}
+		}
+		return true
+	})
+}
+
+var word = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// ownMentions returns the identifiers named in p's Example functions and
+// the words of its package comment, to say why an unused name exists.
+func ownMentions(p *pkg) (examples, doc map[string]bool) {
+	examples, doc = map[string]bool{}, map[string]bool{}
+	fset := token.NewFileSet()
+	for _, name := range p.Tests {
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			continue
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && strings.HasPrefix(fd.Name.Name, "Example") {
+				ast.Inspect(fd, func(n ast.Node) bool {
+					if id, ok := n.(*ast.Ident); ok {
+						examples[id.Name] = true
+					}
+					return true
+				})
+			}
+		}
+	}
+	for _, f := range p.Syntax {
+		if f.Doc != nil {
+			for _, w := range word.FindAllString(f.Doc.Text(), -1) {
+				doc[w] = true
+			}
+		}
+	}
+	return examples, doc
+}
+
+// candidate is an exported name: a top-level name or a method of an
+// exported type.
+type candidate struct {
+	obj  types.Object
+	name string // Name or Type.Method
+}
+
+// candidates returns the exported names declared in p's non-generated
+// files: top-level names and the methods of exported types. A command
+// (package main) has none: nothing can import it.
+func candidates(m *module, p *pkg) []candidate {
+	if p.Name == "main" {
+		return nil
+	}
+	var out []candidate
+	add := func(o types.Object, name string) {
+		if !p.Generated[m.Fset.Position(o.Pos()).Filename] {
+			out = append(out, candidate{o, name})
+		}
+	}
+	scope := p.Types.Scope()
+	for _, name := range scope.Names() {
+		o := scope.Lookup(name)
+		if !o.Exported() {
+			continue
+		}
+		add(o, name)
+		tn, ok := o.(*types.TypeName)
+		if !ok || tn.IsAlias() {
+			continue
+		}
+		n, ok := tn.Type().(*types.Named)
+		if !ok {
+			continue
+		}
+		for i := 0; i < n.NumMethods(); i++ {
+			if f := n.Method(i); f.Exported() {
+				add(f, name+"."+f.Name())
+			}
+		}
+	}
+	return out
+}
+
+func pkgPath(o types.Object) string {
+	if o.Pkg() == nil {
+		return ""
+	}
+	return o.Pkg().Path()
+}
+
+// apiTypes calls visit for each named type t is made of: the element
+// types of composite types, the parameters and results of signatures,
+// the exported fields of structs and the methods of interfaces.
+func apiTypes(t types.Type, seen map[types.Type]bool, visit func(*types.TypeName)) {
+	if t == nil || seen[t] {
+		return
+	}
+	seen[t] = true
+	switch t := t.(type) {
+	case *types.Named:
+		visit(t.Origin().Obj())
+		for i := 0; i < t.TypeArgs().Len(); i++ {
+			apiTypes(t.TypeArgs().At(i), seen, visit)
+		}
+	case *types.Alias:
+		visit(t.Obj())
+		apiTypes(types.Unalias(t), seen, visit)
+	case *types.Pointer:
+		apiTypes(t.Elem(), seen, visit)
+	case *types.Slice:
+		apiTypes(t.Elem(), seen, visit)
+	case *types.Array:
+		apiTypes(t.Elem(), seen, visit)
+	case *types.Chan:
+		apiTypes(t.Elem(), seen, visit)
+	case *types.Map:
+		apiTypes(t.Key(), seen, visit)
+		apiTypes(t.Elem(), seen, visit)
+	case *types.Signature:
+		apiTypes(t.Params(), seen, visit)
+		apiTypes(t.Results(), seen, visit)
+	case *types.Tuple:
+		for i := 0; i < t.Len(); i++ {
+			apiTypes(t.At(i).Type(), seen, visit)
+		}
+	case *types.Struct:
+		for i := 0; i < t.NumFields(); i++ {
+			if f := t.Field(i); f.Exported() {
+				apiTypes(f.Type(), seen, visit)
+			}
+		}
+	case *types.Interface:
+		for i := 0; i < t.NumMethods(); i++ {
+			apiTypes(t.Method(i).Type(), seen, visit)
+		}
+	}
+}

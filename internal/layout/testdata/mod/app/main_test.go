@@ -1,0 +1,9 @@
+package main
+
+import (
+	"testing"
+
+	"example.com/fixture/lib"
+)
+
+func TestOther(t *testing.T) { lib.OnlyOtherTests() }

@@ -1,0 +1,7 @@
+package files
+
+func b() {
+	if false {
+		a()
+	}
+}

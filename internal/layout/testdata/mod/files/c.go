@@ -1,0 +1,5 @@
+package files
+
+func c() { a() }
+
+var _ = c

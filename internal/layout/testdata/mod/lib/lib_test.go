@@ -1,0 +1,9 @@
+package lib_test
+
+import (
+	"testing"
+
+	"example.com/fixture/lib"
+)
+
+func TestUnused(t *testing.T) { lib.Unused(); _ = lib.Limit }

@@ -1,0 +1,3 @@
+package big
+
+func f02() {}
