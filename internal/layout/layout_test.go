@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fixture is the analysis of testdata/mod, a module made to hold one
@@ -230,4 +231,18 @@ func permute(p []int, k int, f func([]int)) {
 		permute(p, k+1, f)
 		p[k], p[i] = p[i], p[k]
 	}
+}
+
+// TestModuleKnown checks the module itself against known.txt: a
+// violation of the layout rules that is not listed there fails.
+func TestModuleKnown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the module's analysis takes 10-20 s (more with a cold build cache)")
+	}
+	start := time.Now()
+	var out, errb bytes.Buffer
+	if code := run([]string{"-C", "../..", "-check", "known.txt"}, &out, &errb); code != 0 {
+		t.Errorf("exit %d:\n%s%s", code, out.String(), errb.String())
+	}
+	t.Logf("%s(%.1fs)", out.String(), time.Since(start).Seconds())
 }
