@@ -57,62 +57,15 @@ func unusedExports(m *module) []Unused {
 	}
 	// A type counts as used when a value of it shows in other code,
 	// named or not (r := pkg.New() uses pkg.T).
-	outsideType := map[types.Object]bool{}
 	for _, q := range m.Pkgs {
 		seen := map[types.Type]bool{}
-		local := map[types.Object]bool{}
-		var walk func(t types.Type)
-		walk = func(t types.Type) {
-			if t == nil || seen[t] {
-				return
-			}
-			seen[t] = true
-			switch t := t.(type) {
-			case *types.Named:
-				if o := t.Origin().Obj(); o.Pkg() != nil && o.Pkg() != q.Types {
-					local[o] = true
-				}
-				for i := 0; i < t.TypeArgs().Len(); i++ {
-					walk(t.TypeArgs().At(i))
-				}
-			case *types.Alias:
-				if o := t.Obj(); o.Pkg() != nil && o.Pkg() != q.Types {
-					local[o] = true
-				}
-				walk(types.Unalias(t))
-			case *types.Pointer:
-				walk(t.Elem())
-			case *types.Slice:
-				walk(t.Elem())
-			case *types.Array:
-				walk(t.Elem())
-			case *types.Chan:
-				walk(t.Elem())
-			case *types.Map:
-				walk(t.Key())
-				walk(t.Elem())
-			case *types.Signature:
-				walk(t.Params())
-				walk(t.Results())
-			case *types.Tuple:
-				for i := 0; i < t.Len(); i++ {
-					walk(t.At(i).Type())
-				}
-			case *types.Struct:
-				for i := 0; i < t.NumFields(); i++ {
-					walk(t.Field(i).Type())
-				}
-			}
-		}
 		for _, tv := range q.Info.Types {
-			walk(tv.Type)
+			apiTypes(tv.Type, seen, func(tn *types.TypeName) {
+				if tn.Pkg() != nil && tn.Pkg() != q.Types {
+					used[tn] = true
+				}
+			})
 		}
-		for o := range local {
-			outsideType[o] = true
-		}
-	}
-	for o := range outsideType {
-		used[o] = true
 	}
 
 	// Methods that complete an interface.
