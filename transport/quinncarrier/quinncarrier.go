@@ -26,9 +26,9 @@ var Controllers = []string{"cubic", "bbr", "newreno"}
 
 // The settings the reference pinned, which every end is started with.
 const (
-	Datagram         = 1400
-	ConnectionWindow = transport.ConnectionReceiveWindow
-	StreamWindow     = transport.StreamReceiveWindow
+	datagram         = 1400
+	connectionWindow = transport.ConnectionReceiveWindow
+	streamWindow     = transport.StreamReceiveWindow
 )
 
 // Config is one run of the carrier.
@@ -176,8 +176,8 @@ type Report struct {
 	Server, Client EndStats
 }
 
-// ReadyTimeout bounds how long Start waits for each end to say it is ready.
-const ReadyTimeout = 20 * time.Second
+// readyTimeout bounds how long Start waits for each end to say it is ready.
+const readyTimeout = 20 * time.Second
 
 // stopTimeout is how long Stop waits for an end to exit after SIGTERM
 // before it kills it.
@@ -231,7 +231,8 @@ type Carrier struct {
 // Start starts the server end, waits until it is ready, starts the client
 // end towards it and waits until it has connected and listens for every
 // channel. It fails with a clear error when either end does not get
-// there within ReadyTimeout, and then leaves neither running.
+// there within 20 s, and then leaves neither running. ctx bounds the
+// start only; Stop or Kill ends the ends.
 func Start(ctx context.Context, c Config, e Ends) (*Carrier, error) {
 	if err := c.check(e); err != nil {
 		return nil, err
@@ -247,8 +248,8 @@ func Start(ctx context.Context, c Config, e Ends) (*Carrier, error) {
 	if err := writeCertificate(certFile, keyFile); err != nil {
 		return nil, err
 	}
-	common := []string{"--cc", c.Controller, "--datagram", strconv.Itoa(Datagram),
-		"--connection-window", strconv.Itoa(ConnectionWindow), "--stream-window", strconv.Itoa(StreamWindow),
+	common := []string{"--cc", c.Controller, "--datagram", strconv.Itoa(datagram),
+		"--connection-window", strconv.Itoa(connectionWindow), "--stream-window", strconv.Itoa(streamWindow),
 		"--initial-window", strconv.Itoa(c.InitialWindow), "--cert", certFile}
 	if c.Segmentation != "" {
 		common = append(common, "--segmentation", c.Segmentation)
@@ -367,7 +368,7 @@ func startEnd(ctx context.Context, s Starter, bin string, args []string) (*end, 
 		e.err = cmd.Wait()
 		close(e.done)
 	}()
-	timer := time.NewTimer(ReadyTimeout)
+	timer := time.NewTimer(readyTimeout)
 	defer timer.Stop()
 	select {
 	case r := <-lines:
@@ -376,7 +377,7 @@ func startEnd(ctx context.Context, s Starter, bin string, args []string) (*end, 
 	case <-e.done:
 		err = fmt.Errorf("it exited before it was ready (%v): %s", e.err, e.stderr.String())
 	case <-timer.C:
-		err = fmt.Errorf("not ready within %v: %s", ReadyTimeout, e.stderr.String())
+		err = fmt.Errorf("not ready within %v: %s", readyTimeout, e.stderr.String())
 	case <-ctx.Done():
 		err = ctx.Err()
 	}

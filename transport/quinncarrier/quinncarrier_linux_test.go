@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -139,10 +140,14 @@ func exchange(t *testing.T, link *shapedlink.Link, addrs []string, got <-chan st
 	}
 }
 
+// priorities are the channels' stream priorities in these tests: the
+// interactive channel's raised, as the priority arm will.
+var priorities = []int{0, 7, 0, 0, 0}
+
 func startCarrier(t *testing.T, link *shapedlink.Link, cc, seg string) (*quinncarrier.Carrier, []string, <-chan string) {
 	t.Helper()
 	addrs, got := targets(t, link, 5)
-	car, err := quinncarrier.Start(t.Context(), quinncarrier.Config{Controller: cc, Segmentation: seg, Dir: t.TempDir()},
+	car, err := quinncarrier.Start(t.Context(), quinncarrier.Config{Controller: cc, Segmentation: seg, Priorities: priorities, Dir: t.TempDir()},
 		quinncarrier.Ends{Server: link.Server(), Client: link.Client(), Listen: net.JoinHostPort(link.ServerAddr().String(), "0"), Targets: addrs})
 	if err != nil {
 		t.Fatal(err)
@@ -158,6 +163,9 @@ func checkSettings(t *testing.T, who string, s quinncarrier.Settings, cc string)
 	}
 	if s.Datagram != 1400 || s.PMTUD || s.ConnectionWindow != 16<<20 || s.StreamWindow != 8<<20 || s.TLS != "1.3" {
 		t.Errorf("%s: settings %+v, want datagram 1400 without PMTUD, windows 16 MB and 8 MB, TLS 1.3", who, s)
+	}
+	if !slices.Equal(s.Priorities, priorities) {
+		t.Errorf("%s: stream priorities %v, want %v", who, s.Priorities, priorities)
 	}
 	if s.InitialWindow == 0 || s.Quinn == "" || s.Quinn == "unknown" {
 		t.Errorf("%s: no initial window (%d) or quinn version (%q) recorded", who, s.InitialWindow, s.Quinn)
