@@ -62,6 +62,13 @@ pub struct SendCounters {
     pub quinn_gso_segments: AtomicU64,
 }
 
+/// How many datagrams of at most seg bytes len bytes make (usize::div_ceil
+/// needs Rust 1.73; Debian 12's is 1.63).
+#[allow(clippy::manual_div_ceil)]
+fn pieces(len: usize, seg: usize) -> usize {
+    (len + seg - 1) / seg
+}
+
 #[derive(Debug)]
 pub struct OneDatagramSocket {
     inner: Box<dyn AsyncUdpSocket>,
@@ -89,7 +96,7 @@ impl OneDatagramSocket {
         if let Poll::Ready(Ok(n)) = r {
             for t in &transmits[..n] {
                 let seg = t.segment_size.unwrap_or(t.contents.len()).max(1);
-                let count = (t.contents.len() + seg - 1) / seg;
+                let count = pieces(t.contents.len(), seg);
                 self.count_transmit(count);
                 self.note(count, seg.min(t.contents.len()));
             }
@@ -118,7 +125,7 @@ impl AsyncUdpSocket for OneDatagramSocket {
                 Some(s) if s > 0 && s < len => s,
                 _ => len.max(1),
             };
-            let count = (len + seg - 1) / seg;
+            let count = pieces(len, seg);
             let key = (t.contents.as_ptr() as usize, len);
             let mut sent = match self.partial {
                 Some((p, l, n)) if (p, l) == key => n,
