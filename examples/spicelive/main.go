@@ -19,6 +19,7 @@ import (
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
@@ -66,7 +67,7 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 	}
 	err = spicelive.Run(ctx, c, stderr, log)
 	switch {
-	case ctx.Err() != nil || errors.Is(err, bench.ErrInterrupted):
+	case ctx.Err() != nil || errors.Is(err, results.ErrInterrupted):
 		fmt.Fprintf(stderr, "spicelive: interrupted; what was measured is kept in %s and the same command resumes it\n", c.Workdir)
 		return 130
 	case errors.Is(err, spicelive.ErrWorkdir):

@@ -399,7 +399,7 @@ func baseRun(i int, rc bench.RunConfig, started time.Time) results.Run {
 		r.QUICGSO = []bool{false}
 	}
 
-	if rc.Remote != nil {
+	if rc.Cell.Profile == results.PathProfile {
 		return r // twoHostFixture fills in the rest
 	}
 	p := rc.Profile

@@ -74,7 +74,7 @@ func nestedLoopPlan(m *Matrix) []RunConfig {
 								plan = append(plan, RunConfig{
 									Cell: cell, Profile: lp, Arm: arm, Repeat: r,
 									Workload: w, Workdir: m.Workdir, Link: m.Link,
-									Qlog: m.Qlog, Logger: m.Logger, Sessions: n, Remote: m.Remote,
+									Qlog: m.Qlog, Logger: m.Logger, Sessions: n,
 								})
 							}
 						}

@@ -150,8 +150,8 @@ func TestInterruptedRunIsNotRecorded(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	err := m.Run(ctx)
-	if !errors.Is(err, ErrInterrupted) {
-		t.Fatalf("err = %v, want ErrInterrupted", err)
+	if !errors.Is(err, results.ErrInterrupted) {
+		t.Fatalf("err = %v, want results.ErrInterrupted", err)
 	}
 	if d := time.Since(start); d > 15*time.Second {
 		t.Errorf("interruption took %v to take effect", d)

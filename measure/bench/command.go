@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/shakenfist/quicbench/internal/cli"
+	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
@@ -126,7 +127,7 @@ func ExitCode(err error) int {
 		return ExitOK
 	case errors.Is(err, ErrWorkdir), errors.Is(err, errRemoteAuth), errors.Is(err, ErrEnvironment):
 		return ExitUsage
-	case errors.Is(err, ErrInterrupted):
+	case errors.Is(err, results.ErrInterrupted):
 		return ExitInterrupted
 	}
 	return ExitFailed

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/measure"
+	"github.com/shakenfist/quicbench/measure/results"
 )
 
 // matrixEnv are the reference's variables NewFlags reads.
@@ -165,7 +166,7 @@ func TestExitCodes(t *testing.T) {
 		{errors.New("writing run.json: no space left on device"), ExitFailed},
 		{ErrWorkdir, ExitUsage},
 		{errors.Join(errors.New("x"), ErrWorkdir), ExitUsage},
-		{ErrInterrupted, ExitInterrupted},
+		{results.ErrInterrupted, ExitInterrupted},
 	} {
 		if got := ExitCode(c.err); got != c.want {
 			t.Errorf("ExitCode(%v) = %d, want %d", c.err, got, c.want)

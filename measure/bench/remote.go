@@ -41,7 +41,7 @@ import (
 
 // remoteProtocol is the version of the two-host control protocol. A daemon
 // and a driver of different versions refuse each other.
-const remoteProtocol = 1
+const remoteProtocol = 2
 
 // MinSecretLen is the shortest shared secret two-host mode accepts, in
 // bytes.
@@ -105,8 +105,8 @@ type ctlMsg struct {
 	Run string `json:"run,omitempty"`
 	// Spec is the server's spec without addresses, certificate or
 	// deadline; Within is how long from the start the server may run.
-	Spec   *roleSpec     `json:"spec,omitempty"`
-	Within time.Duration `json:"within_ns,omitempty"`
+	Spec   json.RawMessage `json:"spec,omitempty"`
+	Within time.Duration   `json:"within_ns,omitempty"`
 	// Port is the UDP port of the probe (probing) or the data port
 	// (ready); Addr the server's data address as the daemon sees it.
 	Port        int                    `json:"port,omitempty"`
@@ -116,9 +116,9 @@ type ctlMsg struct {
 	Echoed int `json:"echoed,omitempty"`
 	// Result is the server's roleResult, Log the end of its log and Exit
 	// its exit status.
-	Result *roleResult `json:"result,omitempty"`
-	Log    string      `json:"log,omitempty"`
-	Exit   string      `json:"exit,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Log    string          `json:"log,omitempty"`
+	Exit   string          `json:"exit,omitempty"`
 }
 
 // ctlConn reads and writes control messages on one connection.

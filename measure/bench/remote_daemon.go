@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/rig"
+
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
@@ -19,7 +21,7 @@ import (
 type daemonConfig struct {
 	// Addr is the control address to listen on, such as 0.0.0.0:7390.
 	// The path probe answers on UDP at the same port number, and each
-	// run's server listens on ServerPort (TCP and UDP).
+	// run's server listens on rig.ServerPort (TCP and UDP).
 	Addr string
 	// Secret is the shared secret a driver must prove it holds, at least
 	// MinSecretLen bytes.
@@ -152,7 +154,7 @@ func (d *daemon) Serve(ctx context.Context) error {
 		idle = timer.C
 	}
 	d.log.Info("two-host daemon listening", "addr", d.ln.Addr().String(), "probe", "udp port "+strconv.Itoa(d.port),
-		"data", "tcp and udp port "+strconv.Itoa(ServerPort), "idle_timeout", d.cfg.IdleTimeout)
+		"data", "tcp and udp port "+strconv.Itoa(rig.ServerPort), "idle_timeout", d.cfg.IdleTimeout)
 	for {
 		select {
 		case <-ctx.Done():

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -10,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/shakenfist/quicbench/measure/rig"
 
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/transport"
@@ -30,7 +33,7 @@ type daemonRun struct {
 // stop ends the run's server if it still runs and removes its directory.
 func (r *daemonRun) stop() {
 	if r.cmd != nil {
-		StopRole(r.cmd, r.done)
+		rig.StopRole(r.cmd, r.done)
 	}
 	os.RemoveAll(r.dir)
 }
@@ -155,10 +158,13 @@ func (d *daemon) probe(ctx context.Context, cc *ctlConn) error {
 // deadline, result path), starts the server where the daemon runs, and
 // answers ready once it listens. A reason not to run comes back as why.
 func (d *daemon) start(ctx context.Context, cc *ctlConn, m ctlMsg) (*daemonRun, string) {
-	if m.Spec == nil {
+	var spec roleSpec
+	if len(m.Spec) == 0 {
 		return nil, "start without a spec"
 	}
-	spec := *m.Spec
+	if err := json.Unmarshal(m.Spec, &spec); err != nil {
+		return nil, "a spec that does not parse: " + err.Error()
+	}
 	if _, err := measure.Lookup(string(spec.Arm)); err != nil {
 		return nil, err.Error()
 	}
@@ -189,29 +195,29 @@ func (d *daemon) start(ctx context.Context, cc *ctlConn, m ctlMsg) (*daemonRun, 
 	if err := os.MkdirAll(run.dir, 0o700); err != nil {
 		return nil, err.Error()
 	}
-	run.out = filepath.Join(run.dir, RoleServer+".json")
+	run.out = filepath.Join(run.dir, rig.RoleServer+".json")
 	// Only what the daemon decides: where to listen, its own key, where
 	// the result goes, no files of the driver's choosing.
-	spec.RoleBase = RoleBase{Role: RoleServer, Addr: net.JoinHostPort(host, strconv.Itoa(ServerPort)),
+	spec.RoleBase = rig.RoleBase{Role: rig.RoleServer, Addr: net.JoinHostPort(host, strconv.Itoa(rig.ServerPort)),
 		Transport: spec.Transport, Out: run.out, Deadline: run.started.Add(m.Within)}
 	spec.Transport.Certificate = cert
 	spec.Transport.QlogDir = ""
-	cmd, ready, err := benchRoles.StartServer(ctx, d.cfg.Namespace, RoleServer, spec, run.dir)
+	cmd, ready, err := benchRoles.StartServer(ctx, d.cfg.Namespace, rig.RoleServer, spec, run.dir)
 	if err != nil {
 		os.RemoveAll(run.dir)
 		return nil, err.Error()
 	}
 	run.cmd, run.done = cmd, make(chan struct{})
 	go func() { run.err = cmd.Wait(); close(run.done) }()
-	if err := waitReady(ctx, ready, run.done, 15*time.Second); err != nil {
-		StopRole(run.cmd, run.done)
-		tail := logTail(filepath.Join(run.dir, RoleServer+".log"), 2048)
+	if err := rig.WaitReady(ctx, ready, run.done, 15*time.Second); err != nil {
+		rig.StopRole(run.cmd, run.done)
+		tail := logTail(filepath.Join(run.dir, rig.RoleServer+".log"), 2048)
 		run.stop()
 		return nil, fmt.Sprintf("the server did not start listening: %v; the end of its log: %s", err, clip(tail, 2048))
 	}
 	d.log.Info("server listening", "run", m.Run, "arm", spec.Arm, "addr", spec.Addr)
 	clientCert := cert.ClientOnly()
-	if err := cc.send(ctlMsg{Op: "ready", Addr: spec.Addr, Port: ServerPort, Certificate: &clientCert}, remoteOpTimeout); err != nil {
+	if err := cc.send(ctlMsg{Op: "ready", Addr: spec.Addr, Port: rig.ServerPort, Certificate: &clientCert}, remoteOpTimeout); err != nil {
 		run.stop()
 		return nil, err.Error()
 	}
@@ -227,14 +233,14 @@ func (d *daemon) finish(cc *ctlConn, run *daemonRun) error {
 	case <-run.done:
 	case <-time.After(20 * time.Second):
 		d.log.Warn("server still running 20s after the client ended; stopping it", "run", run.name)
-		StopRole(run.cmd, run.done)
+		rig.StopRole(run.cmd, run.done)
 	}
-	msg := ctlMsg{Op: "result", Log: logTail(filepath.Join(run.dir, RoleServer+".log"), remoteLogTail)}
+	msg := ctlMsg{Op: "result", Log: logTail(filepath.Join(run.dir, rig.RoleServer+".log"), remoteLogTail)}
 	if run.err != nil {
 		msg.Exit = run.err.Error()
 	}
-	if res, err := ReadResult[roleResult](run.out); err == nil {
-		msg.Result = &res
+	if res, err := rig.ReadResult[json.RawMessage](run.out); err == nil {
+		msg.Result = res
 	} else {
 		msg.Why = "the server wrote no result: " + err.Error()
 	}

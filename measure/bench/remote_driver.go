@@ -10,10 +10,13 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/shakenfist/quicbench/measure/rig"
 
 	"github.com/shakenfist/quicbench/internal/buildinfo"
 	"github.com/shakenfist/quicbench/measure/results"
@@ -38,6 +41,8 @@ type Remote struct {
 	// the client processes live in (tests, embedding); nil is this
 	// process's own.
 	Local *shapedlink.Namespace
+	// logger receives the runs' warnings; nil is slog.Default.
+	logger *slog.Logger
 
 	mu   sync.Mutex
 	sess *remoteSession // open session, if any
@@ -317,8 +322,12 @@ func (e errDaemonRun) Error() string { return "the daemon could not start the se
 // start asks the daemon to start the run's server and waits until it
 // listens: the data address to dial (the daemon's address as dialled, at
 // the port the daemon gives) and the server's certificate, without its key.
-func (r *Remote) start(s *remoteSession, name string, spec roleSpec, within time.Duration) (string, transport.Certificate, error) {
-	if err := s.cc.send(ctlMsg{Op: "start", Run: name, Spec: &spec, Within: within}, remoteOpTimeout); err != nil {
+func (r *Remote) start(s *remoteSession, name string, spec any, within time.Duration) (string, transport.Certificate, error) {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return "", transport.Certificate{}, err
+	}
+	if err := s.cc.send(ctlMsg{Op: "start", Run: name, Spec: b, Within: within}, remoteOpTimeout); err != nil {
 		return "", transport.Certificate{}, err
 	}
 	// The daemon makes a key and waits up to 15 s for the server.
@@ -346,107 +355,128 @@ func (r *Remote) finish(s *remoteSession) (ctlMsg, error) {
 	return s.cc.expect("result", remoteOpTimeout)
 }
 
-// measureRemote is measure for a run between two hosts: probe the path,
-// start the server on the daemon's host, run the client here, and record
-// both ends as a run over a link does. There is no link, so no queue is
-// sampled and the GSO checks that need one are not made.
-func measureRemote(ctx context.Context, rc RunConfig, dir string, run *results.Run, log *slog.Logger) error {
-	r := rc.Remote
+// Ready opens the session with the daemon before any run, so that a
+// refusal (wrong secret, busy, another version) comes before anything
+// runs rather than as a failed run each.
+func (r *Remote) Ready(ctx context.Context) error { return r.Connect(ctx) }
+
+// Open readies one run between the two hosts: it records the path as
+// found (no link, so no host state but the code that ran here) and a
+// probe of it taken now. p is ignored: nothing is emulated.
+func (r *Remote) Open(ctx context.Context, dir string, _ shapedlink.Profile, run *results.Run) (rig.Stage, error) {
+	log := r.log()
 	run.Link = results.Link{Backend: "none", Applied: []string{"nothing emulated: the path to the daemon at " + r.Addr + " as found"}}
-	// No link, so no host state but the code that ran here: the driver's
-	// module, version, commit and Go.
 	if b, err := json.Marshal(buildinfo.Read()); err == nil {
 		run.Host = b
 	}
 	s, err := r.session(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	st := &remoteStage{r: r, s: s, dir: dir, name: fmt.Sprintf("%s/%s/r%d", run.Cell.Dir(), run.Arm, run.Repeat), log: log}
 	// An interruption ends the session, so the daemon stops the server.
-	stop := context.AfterFunc(ctx, func() { r.drop(s) })
-	defer stop()
-	broken := func(what string, err error) error {
-		r.drop(s)
-		return fmt.Errorf("%s (session with the daemon at %s): %w; the next run opens a new session", what, r.Addr, err)
-	}
+	st.stop = context.AfterFunc(ctx, func() { r.drop(s) })
 	probe, err := r.probe(ctx, s)
 	if err != nil {
-		return broken("probing the path", err)
+		st.stop()
+		return nil, st.broken("probing the path", err)
 	}
 	run.Link.Probe = &probe
 	if probe.Answered == 0 {
 		log.Warn("no probe echo came back: is UDP open to the daemon's port?", "peer", probe.Peer)
 	}
+	return st, nil
+}
 
-	sopts, copts, err := transportOptions(rc)
-	if err != nil {
-		return err
+func (r *Remote) log() *slog.Logger {
+	if r.logger == nil {
+		return slog.Default()
 	}
-	// The daemon makes its own key pair and gives the client its half.
-	sopts.Certificate, copts.Certificate = transport.Certificate{}, transport.Certificate{}
-	within := rc.Workload.Duration + 2*time.Minute
-	serverSpec := roleSpec{RoleBase: RoleBase{Role: RoleServer, Transport: sopts}, Arm: rc.Arm, Workload: rc.Workload, Sessions: rc.Sessions}
+	return r.logger
+}
+
+// remoteStage is one run between the two hosts: the server on the
+// daemon's host, the client here in r.Local.
+type remoteStage struct {
+	r    *Remote
+	s    *remoteSession
+	dir  string
+	name string
+	log  *slog.Logger
+	stop func() bool
+	// started: the daemon runs the run's server until finish.
+	started, finished bool
+}
+
+// broken drops the session after err, which the next run opens anew.
+func (st *remoteStage) broken(what string, err error) error {
+	st.r.drop(st.s)
+	return fmt.Errorf("%s (session with the daemon at %s): %w; the next run opens a new session", what, st.r.Addr, err)
+}
+
+// StartServer asks the daemon to start the server: the daemon makes its
+// own key pair, listens where it chooses and gives the client its half.
+func (st *remoteStage) StartServer(_ context.Context, o transport.Options, within time.Duration, spec func(rig.RoleBase) any) (rig.RoleBase, error) {
+	o.Certificate, o.QlogDir = transport.Certificate{}, ""
+	sspec := spec(rig.RoleBase{Role: rig.RoleServer, Transport: o})
 	// What was asked of the daemon; it adds the address, its own key and
 	// the deadline.
-	if err := results.WriteJSON(filepath.Join(dir, RoleServer+"-spec.json"), serverSpec); err != nil {
-		return err
+	if err := results.WriteJSON(filepath.Join(st.dir, rig.RoleServer+"-spec.json"), sspec); err != nil {
+		return rig.RoleBase{}, err
 	}
-	name := fmt.Sprintf("%s/%s/r%d", rc.Cell.Dir(), rc.Arm, rc.Repeat)
-	addr, cert, err := r.start(s, name, serverSpec, within)
+	addr, cert, err := st.r.start(st.s, st.name, sspec, within)
 	var notStarted errDaemonRun
 	switch {
 	case errors.As(err, &notStarted):
-		return err
+		return rig.RoleBase{}, err
 	case err != nil:
-		return broken("starting the server", err)
+		return rig.RoleBase{}, st.broken("starting the server", err)
 	}
-	clientSpec := serverSpec
-	clientSpec.RoleBase = RoleBase{Role: RoleClient, Addr: addr, Transport: copts,
-		Out: filepath.Join(dir, RoleClient+".json"), Deadline: time.Now().Add(within)}
-	clientSpec.Transport.Certificate = cert
-	if rc.Qlog {
-		clientSpec.Transport.QlogDir = dir
+	st.started = true
+	c := rig.RoleBase{Role: rig.RoleClient, Addr: addr, Out: filepath.Join(st.dir, rig.RoleClient+".json"), Deadline: time.Now().Add(within)}
+	c.Transport.Certificate = cert
+	return c, nil
+}
+
+// StartClient starts the client here, in r.Local.
+func (st *remoteStage) StartClient(ctx context.Context, spec any, extra ...*os.File) (*exec.Cmd, error) {
+	return benchRoles.Start(ctx, st.r.Local, rig.RoleClient, spec, st.dir, extra...)
+}
+
+// EndServer asks the daemon to end the server (it gives it 20 s) and
+// keeps the server's result and the end of its log in the run's
+// directory.
+func (st *remoteStage) EndServer(context.Context, time.Duration) (bool, error) {
+	st.finished = true
+	fin, err := st.r.finish(st.s)
+	if err != nil {
+		return false, st.broken("collecting the server's result", err)
 	}
-	cli, cliStartErr := benchRoles.Start(ctx, r.Local, RoleClient, clientSpec, dir)
-	var cliErr error
-	if cliStartErr == nil {
-		cliErr = cli.Wait()
+	logPath := filepath.Join(st.dir, rig.RoleServer+".log")
+	if err := os.WriteFile(logPath, []byte(fin.Log), 0o644); err != nil {
+		st.log.Warn("writing the server's log", "err", err)
 	}
-	// Whatever the client did, the daemon ends the server and reports.
-	fin, finErr := r.finish(s)
-	if cliStartErr != nil {
-		return cliStartErr
-	}
-	var sres roleResult
-	if finErr == nil {
-		if err := os.WriteFile(filepath.Join(dir, RoleServer+".log"), []byte(fin.Log), 0o644); err != nil {
-			log.Warn("writing the server's log", "err", err)
+	if fin.Result != nil {
+		if err := results.WriteJSON(filepath.Join(st.dir, rig.RoleServer+".json"), fin.Result); err != nil {
+			st.log.Warn("writing the server's result", "err", err)
 		}
-		if fin.Result != nil {
-			sres = *fin.Result
-			if err := results.WriteJSON(filepath.Join(dir, RoleServer+".json"), sres); err != nil {
-				log.Warn("writing the server's result", "err", err)
-			}
-		}
-	}
-	cres, cerrRead := ReadResult[roleResult](clientSpec.Out)
-	recordEnds(run, rc, sres, cres)
-	if err := clientOutcome(cres, cerrRead, cliErr, filepath.Join(dir, RoleClient+".log")); err != nil {
-		return err
-	}
-	if finErr != nil {
-		return broken("collecting the server's result", finErr)
-	}
-	switch {
-	case fin.Result == nil:
-		log.Warn("the server wrote no result", "why", fin.Why, "log", filepath.Join(dir, RoleServer+".log"))
-	case sres.Err != "":
-		log.Warn("server reported an error", "err", sres.Err)
+	} else {
+		st.log.Warn("the server wrote no result", "why", fin.Why, "log", logPath)
 	}
 	if fin.Exit != "" {
-		log.Warn("server exited with an error", "err", fin.Exit, "log", filepath.Join(dir, RoleServer+".log"))
+		st.log.Warn("server exited with an error", "err", fin.Exit, "log", logPath)
 	}
-	return nil
+	return fin.Exit == "", nil
+}
+
+// Close ends a server the run left running: the daemon then stops it.
+func (st *remoteStage) Close(*results.Run) {
+	st.stop()
+	if st.started && !st.finished {
+		if _, err := st.r.finish(st.s); err != nil {
+			st.r.drop(st.s)
+		}
+	}
 }
 
 // validateRemote checks a two-host matrix: the daemon's address and the
