@@ -14,6 +14,7 @@ import (
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/report/reporttest"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/stats"
@@ -231,7 +232,7 @@ func profilesFixture() shapeFixture {
 func twoHostFixture() shapeFixture {
 	m := matrix("80:10", nil, "reno", "tcp quic", 2)
 	m.Profiles, m.ProfileText, m.Link = nil, nil, shapedlink.Options{}
-	m.Remote = &bench.Remote{Addr: "198.18.0.2:7400"}
+	m.Remote = &twohost.Client{Addr: "198.18.0.2:7400"}
 	return shapeFixture{
 		name: "two-host",
 		m:    m,

@@ -17,6 +17,7 @@ import (
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
@@ -117,10 +118,10 @@ func planTestMatrices(t *testing.T) map[string]*Matrix {
 	capsOwn.BulkCapFractions = []float64{0.8, 0}
 	ms["caps, own loss, no reno"] = capsOwn
 	remote := shardMatrix(t, nil, nil, []string{MatchedCC, "cubic"}, allArms[:2], 3)
-	remote.Remote = &Remote{Addr: "198.18.0.2:7000"}
+	remote.Remote = &twohost.Client{Addr: "198.18.0.2:7000"}
 	ms["two hosts"] = remote
 	remoteS := shardMatrix(t, nil, nil, []string{MatchedCC}, allArms[:2], 2)
-	remoteS.Remote, remoteS.Sessions = &Remote{Addr: "198.18.0.2:7000"}, []int{2, 1}
+	remoteS.Remote, remoteS.Sessions = &twohost.Client{Addr: "198.18.0.2:7000"}, []int{2, 1}
 	ms["two hosts, sessions"] = remoteS
 	ms["no arms"] = shardMatrix(t, []string{"80:10"}, []float64{1}, []string{MatchedCC}, nil, 2)
 	ms["no repeats"] = shardMatrix(t, []string{"80:10"}, []float64{1}, []string{MatchedCC}, allArms[:2], 0)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
@@ -125,7 +126,7 @@ func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.Is(err, ErrWorkdir), errors.Is(err, errRemoteAuth), errors.Is(err, ErrEnvironment):
+	case errors.Is(err, ErrWorkdir), errors.Is(err, twohost.ErrRefused), errors.Is(err, ErrEnvironment):
 		return ExitUsage
 	case errors.Is(err, results.ErrInterrupted):
 		return ExitInterrupted

@@ -13,6 +13,7 @@ import (
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 )
@@ -206,7 +207,7 @@ func TestOffloadRemoteRefused(t *testing.T) {
 	m := offloadMatrix(t, t.TempDir(), shapedlink.OffloadKeep)
 	m.ProfileText, m.Losses = nil, nil
 	m.Workload = spicelike.Defaults()
-	m.Remote = &Remote{Addr: "198.18.0.2:7390", Secret: []byte(strings.Repeat("s", MinSecretLen))}
+	m.Remote = &twohost.Client{Addr: "198.18.0.2:7390", Secret: []byte(strings.Repeat("s", twohost.MinSecretLen))}
 	if err := m.Validate(); err == nil || err.Error() != "with -remote no link is built: a backend, privilege mode, emulator seed, offload mode or emulator setting does not apply" {
 		t.Errorf("a two-host matrix keeping offloads: %v, want it refused", err)
 	}

@@ -18,8 +18,8 @@ import (
 	"github.com/shakenfist/quicbench/transport"
 )
 
-// Defaults are a command's matrix defaults; each can be overridden by the
-// original Rust bench's environment variable and then by a flag.
+// Defaults are a command's matrix defaults; each can be overridden by its
+// environment variable and then by a flag.
 type Defaults struct {
 	Profiles, Losses, CCs, Arms string
 	Repeats                     int
@@ -49,15 +49,13 @@ type Flags struct {
 	axisTexts                          []string
 	repeatsEnvErr                      error
 	shard                              string
-	// twoHost are -serve, -remote, -secret-file and -idle-timeout
-	// (remote_flags.go).
+	// twoHost are -serve, -remote, -secret-file and -idle-timeout.
 	twoHost twoHostFlags
 }
 
 // NewFlags registers the shared flags on fs. Each default comes from d,
-// overridden by the environment variables the original Rust bench used
-// (PROFILES, LOSSES, CCS, REPEATS, DURATION, WARMUP, WORKDIR), so its
-// commands carry over. quick is the -quick preset. The link flags
+// overridden by its environment variable (PROFILES, LOSSES, CCS, REPEATS,
+// DURATION, WARMUP, WORKDIR). quick is the -quick preset. The link flags
 // (-profiles, -backend, -mode, -offload, -seed, -keep-awake,
 // -departure-window) are package linkflag's. -per-channel is registered
 // only where d.Arms lacks quic-per-channel.

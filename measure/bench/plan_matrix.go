@@ -12,6 +12,7 @@ import (
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/loop"
 	"github.com/shakenfist/quicbench/measure/rig"
+	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
@@ -75,7 +76,7 @@ type Matrix struct {
 	// daemon it names, over the path as found: Profiles, Losses and Link
 	// must then be empty, and the matrix has one cell per congestion
 	// control and session count, named results.PathProfile.
-	Remote *Remote
+	Remote *twohost.Client
 	// Progress receives progress lines; a terminal gets one updating line.
 	Progress io.Writer
 	Logger   *slog.Logger
@@ -358,7 +359,7 @@ func (m *Matrix) Run(ctx context.Context) error {
 // else on a fresh link on this machine each.
 func (m *Matrix) ends(log *slog.Logger) loop.Ends {
 	if m.Remote != nil {
-		m.Remote.logger = log
+		m.Remote.Logger, m.Remote.Env = log, benchRoles
 		return m.Remote
 	}
 	return rig.Local{Env: benchRoles, Link: m.Link, Log: log}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
@@ -52,7 +53,7 @@ func matrixFromRecord(rec matrixRecord) (*Matrix, error) {
 	if rec.Remote != "" {
 		// A two-host matrix plans one pseudo-profile, the path; the
 		// address is enough to plan it (nothing here connects).
-		m.Remote = &Remote{Addr: rec.Remote}
+		m.Remote = &twohost.Client{Addr: rec.Remote}
 	}
 	if rec.Shard != "" {
 		s, err := ParseShard(rec.Shard)

@@ -16,6 +16,7 @@ import (
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/report/reporttest"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 )
@@ -317,7 +318,7 @@ func TestMatrixRecordRoundTrip(t *testing.T) {
 	withAll.Shard = Shard{2, 3}
 	ms["everything"] = withAll
 	twoHostM := shardMatrix(t, []string{"80:10"}, []float64{0}, []string{MatchedCC}, allArms[:2], 3)
-	twoHostM.Remote, twoHostM.Shard = &Remote{Addr: "198.18.0.2:7000"}, Shard{1, 2}
+	twoHostM.Remote, twoHostM.Shard = &twohost.Client{Addr: "198.18.0.2:7000"}, Shard{1, 2}
 	ms["two-host"] = twoHostM
 	for name, m := range ms {
 		rec := m.record()
@@ -632,7 +633,7 @@ func TestLoadShardsTwoHost(t *testing.T) {
 	var dirs []string
 	for i, addr := range []string{"198.18.0.2:7000", "198.18.0.6:7000"} {
 		s := *m
-		s.Remote, s.Shard, s.Workdir = &Remote{Addr: addr}, Shard{i, 2}, filepath.Join(root, fmt.Sprint(i))
+		s.Remote, s.Shard, s.Workdir = &twohost.Client{Addr: addr}, Shard{i, 2}, filepath.Join(root, fmt.Sprint(i))
 		writeWorkdir(t, &s)
 		dirs = append(dirs, s.Workdir)
 	}

@@ -110,11 +110,11 @@ type RoleBase struct {
 	Deadline time.Time `json:"deadline"`
 }
 
-// RoleDeadline bounds the role's whole process.
-func (b RoleBase) RoleDeadline() time.Time { return b.Deadline }
+// roleDeadline bounds the role's whole process.
+func (b RoleBase) roleDeadline() time.Time { return b.Deadline }
 
-// ResultPath is where the role writes its result.
-func (b RoleBase) ResultPath() string { return b.Out }
+// resultPath is where the role writes its result.
+func (b RoleBase) resultPath() string { return b.Out }
 
 // RoleBases are the server's and the client's RoleBase for this run, with
 // transport options o and a new certificate for the server's address: all
@@ -124,16 +124,16 @@ func (r *Rig) RoleBases(o transport.Options, deadline time.Time) (server, client
 	if err != nil {
 		return server, client, err
 	}
-	server = RoleBase{Role: RoleServer, Addr: r.Addr, Transport: o, Out: r.ResultPath(RoleServer), Deadline: deadline}
+	server = RoleBase{Role: RoleServer, Addr: r.Addr, Transport: o, Out: r.resultPath(RoleServer), Deadline: deadline}
 	server.Transport.Certificate = cert
 	client = server
-	client.Role, client.Out = RoleClient, r.ResultPath(RoleClient)
+	client.Role, client.Out = RoleClient, r.resultPath(RoleClient)
 	client.Transport.Certificate = cert.ClientOnly()
 	return server, client, nil
 }
 
-// ResultPath is where role writes its result.
-func (r *Rig) ResultPath(role string) string { return filepath.Join(r.Dir, role+".json") }
+// resultPath is where role writes its result.
+func (r *Rig) resultPath(role string) string { return filepath.Join(r.Dir, role+".json") }
 
 // LogPath is where role's output goes.
 func (r *Rig) LogPath(role string) string { return filepath.Join(r.Dir, role+".log") }

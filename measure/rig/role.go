@@ -74,11 +74,11 @@ func (e RoleEnv) Start(ctx context.Context, ns *shapedlink.Namespace, role strin
 	return cmd, nil
 }
 
-// Enter tells whether this process was started by Start: it returns the
+// enter tells whether this process was started by Start: it returns the
 // role and a logger that names it, with the role's spec read into spec, or
 // "" when this process is not a role (the orchestrator). A role whose spec
 // cannot be read ends the process with status 2.
-func (e RoleEnv) Enter(spec any) (string, *slog.Logger) {
+func (e RoleEnv) enter(spec any) (string, *slog.Logger) {
 	role := os.Getenv(e.Role)
 	if role == "" {
 		return "", nil
@@ -168,8 +168,8 @@ func ReadResult[R any](path string) (R, error) {
 // A roleJob is a role's spec: it says when the role must be done and where
 // its result goes.
 type roleJob interface {
-	RoleDeadline() time.Time
-	ResultPath() string
+	roleDeadline() time.Time
+	resultPath() string
 }
 
 // ServeRole must be called first thing in main (and TestMain). In a
@@ -180,11 +180,11 @@ type roleJob interface {
 func ServeRole[S roleJob, R any](env RoleEnv, jobs map[string]func(context.Context, S, *slog.Logger) (R, error),
 	finish func(role string, res *R, err error, log *slog.Logger)) {
 	var spec S
-	role, log := env.Enter(&spec)
+	role, log := env.enter(&spec)
 	if role == "" {
 		return
 	}
-	ctx, cancel := roleContext(spec.RoleDeadline())
+	ctx, cancel := roleContext(spec.roleDeadline())
 	defer cancel()
 	var res R
 	var err error
@@ -195,7 +195,7 @@ func ServeRole[S roleJob, R any](env RoleEnv, jobs map[string]func(context.Conte
 	}
 	finish(role, &res, err, log)
 	cancel()
-	exitRole(spec.ResultPath(), res, err != nil, log)
+	exitRole(spec.resultPath(), res, err != nil, log)
 }
 
 // SignalReady tells the orchestrator that the server is listening, on the
