@@ -35,8 +35,8 @@ func tinyMatrix(t *testing.T, arms ...measure.ArmName) *Matrix {
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 3*time.Second, time.Second
 	return &Matrix{
-		Profiles: []shapedlink.Profile{p}, ProfileText: []string{p.String()},
-		Losses: []float64{1}, CCs: []string{MatchedCC}, Arms: arms, Repeats: 1,
+		Profiles: []shapedlink.Profile{p},
+		Losses:   []float64{1}, CCs: []string{MatchedCC}, Arms: arms, Repeats: 1,
 		Workload: w, Workdir: t.TempDir(),
 	}
 }

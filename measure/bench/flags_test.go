@@ -65,15 +65,15 @@ func TestQuickLetsExplicitValuesThrough(t *testing.T) {
 	if m.Repeats != 1 || m.Workload.Duration != 8*time.Second {
 		t.Errorf("-quick -duration 8s -repeats 1 gave %d repeats of %v", m.Repeats, m.Workload.Duration)
 	}
-	if got := strings.Join(m.ProfileText, " "); got != testQuick.Profiles || len(m.Losses) != 1 || m.Workdir != testQuick.Workdir {
+	if got := strings.Join(profileTexts(m.Profiles), " "); got != testQuick.Profiles || len(m.Losses) != 1 || m.Workdir != testQuick.Workdir {
 		t.Errorf("quick's own values not applied: profiles %q losses %v workdir %s", got, m.Losses, m.Workdir)
 	}
 	m, err = parseMatrix(t, map[string]string{"LOSSES": "0 2", "WORKDIR": "results/y"}, "-quick", "-profiles", "20:5")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.ProfileText[0] != "20:5" || len(m.Losses) != 2 || m.Workdir != "results/y" || m.Repeats != testQuick.Repeats {
-		t.Errorf("flag and variables with -quick: profiles %v losses %v workdir %s repeats %d", m.ProfileText, m.Losses, m.Workdir, m.Repeats)
+	if m.Profiles[0].String() != "20:5" || len(m.Losses) != 2 || m.Workdir != "results/y" || m.Repeats != testQuick.Repeats {
+		t.Errorf("flag and variables with -quick: profiles %v losses %v workdir %s repeats %d", profileTexts(m.Profiles), m.Losses, m.Workdir, m.Repeats)
 	}
 }
 
@@ -181,7 +181,7 @@ func TestExitCodes(t *testing.T) {
 // holds it (naming its pid), and when it was made for another matrix
 // (naming what differs); neither refusal advises a rerun.
 func TestWorkdirClaims(t *testing.T) {
-	m := &Matrix{ProfileText: []string{"20:10"}, Losses: []float64{1}, CCs: []string{MatchedCC},
+	m := &Matrix{Profiles: testProfiles(t, "20:10"), Losses: []float64{1}, CCs: []string{MatchedCC},
 		Arms: []measure.ArmName{"tcp"}, Repeats: 1, Workdir: t.TempDir()}
 	release, err := m.claimWorkdir()
 	if err != nil {

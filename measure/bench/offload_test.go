@@ -56,7 +56,7 @@ func TestOffloadFlag(t *testing.T) {
 			}
 		}
 	}
-	m := &Matrix{ProfileText: []string{"20:10"}, Losses: []float64{0}, CCs: []string{MatchedCC},
+	m := &Matrix{Losses: []float64{0}, CCs: []string{MatchedCC},
 		Arms: []measure.ArmName{"tcp"}, Repeats: 1, Workdir: t.TempDir()}
 	m.Workload = spicelike.Defaults()
 	m.Profiles, _ = shapedlink.ParseProfiles("20:10")
@@ -99,7 +99,7 @@ func TestOffloadFlagExitsUsage(t *testing.T) {
 // offloadMatrix is a small matrix for the work-directory tests.
 func offloadMatrix(t *testing.T, dir string, o shapedlink.OffloadMode) *Matrix {
 	t.Helper()
-	m := &Matrix{ProfileText: []string{"5:1000"}, Losses: []float64{0}, CCs: []string{MatchedCC},
+	m := &Matrix{Profiles: testProfiles(t, "5:1000"), Losses: []float64{0}, CCs: []string{MatchedCC},
 		Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 1, Workdir: dir}
 	m.Link.Offload = o
 	return m
@@ -205,7 +205,7 @@ func TestOffloadRecord(t *testing.T) {
 // backend is (the flag itself is refused with -remote: TestRemoteFlags).
 func TestOffloadRemoteRefused(t *testing.T) {
 	m := offloadMatrix(t, t.TempDir(), shapedlink.OffloadKeep)
-	m.ProfileText, m.Losses = nil, nil
+	m.Profiles, m.Losses = nil, nil
 	m.Workload = spicelike.Defaults()
 	m.Remote = &twohost.Client{Addr: "198.18.0.2:7390", Secret: []byte(strings.Repeat("s", twohost.MinSecretLen))}
 	if err := m.Validate(); err == nil || err.Error() != "with -remote no link is built: a backend, privilege mode, emulator seed, offload mode or emulator setting does not apply" {
@@ -241,4 +241,18 @@ func TestNetemKeepWarnedOnce(t *testing.T) {
 			t.Errorf("%+v: warned %d times, want %d:\n%s", c.link, got, c.want, out.String())
 		}
 	}
+}
+
+// testProfiles parses profile texts a test gives.
+func testProfiles(t *testing.T, texts ...string) []shapedlink.Profile {
+	t.Helper()
+	var ps []shapedlink.Profile
+	for _, text := range texts {
+		p, err := shapedlink.ParseProfile(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	return ps
 }

@@ -263,7 +263,7 @@ func (f *Flags) Matrix() (*Matrix, error) {
 	}
 	m := &Matrix{
 		Shard:    shard,
-		Profiles: profiles, ProfileText: profileTexts(profiles), Losses: losses, CCs: ccs,
+		Profiles: profiles, Losses: losses, CCs: ccs,
 		Arms: arms, Repeats: f.repeats, Workload: w, Workdir: f.workdir, Qlog: f.qlog,
 		Link: link, Progress: os.Stderr,
 	}
@@ -356,6 +356,7 @@ func (f *Flags) linkCells() ([]shapedlink.Profile, []float64, error) {
 	return profiles, losses, nil
 }
 
+// profileTexts are profiles as matrix.json records them.
 func profileTexts(profiles []shapedlink.Profile) []string {
 	var texts []string
 	for _, p := range profiles {

@@ -29,9 +29,7 @@ type Matrix struct {
 	// Profiles are link profiles; their own loss, if any, is replaced by
 	// each of Losses.
 	Profiles []shapedlink.Profile
-	// ProfileText is Profiles as given, for the record.
-	ProfileText []string
-	Losses      []float64
+	Losses   []float64
 	// CCs are the kernel TCP congestion controls for the tcp arm. "reno"
 	// is the headline (matched with quic-go's NewReno); any other is a
 	// sensitivity cell.

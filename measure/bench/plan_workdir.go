@@ -143,7 +143,7 @@ func (m *Matrix) record() matrixRecord {
 		ctl = m.controller().String()
 	}
 	return matrixRecord{
-		Profiles: m.ProfileText, Losses: m.Losses, CCs: m.CCs, Arms: m.Arms, Repeats: m.Repeats,
+		Profiles: profileTexts(m.Profiles), Losses: m.Losses, CCs: m.CCs, Arms: m.Arms, Repeats: m.Repeats,
 		Workload: m.Workload, Workdir: m.Workdir, Qlog: m.Qlog,
 		Backend: string(m.Link.Backend), Seed: m.Link.Seed, Offload: offloadRecord(m.Link.Offload),
 		KeepAwake: m.Link.EmulatorKeepAwake, DepartureWindow: m.Link.EmulatorDepartureWindow,

@@ -130,7 +130,7 @@ func TestTwoHostMatrixAgreesWithSingleHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one := &Matrix{Profiles: []shapedlink.Profile{p}, ProfileText: []string{p.String()}, Losses: []float64{0},
+	one := &Matrix{Profiles: []shapedlink.Profile{p}, Losses: []float64{0},
 		CCs: []string{MatchedCC}, Arms: arms, Repeats: 2, Workload: w, Workdir: t.TempDir()}
 	if err := one.Run(ctx); err != nil {
 		t.Fatalf("single-host matrix: %v", err)

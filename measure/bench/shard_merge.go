@@ -22,7 +22,7 @@ import (
 // privilege).
 func matrixFromRecord(rec matrixRecord) (*Matrix, error) {
 	m := &Matrix{
-		ProfileText: rec.Profiles, Losses: rec.Losses, CCs: rec.CCs, Arms: rec.Arms, Repeats: rec.Repeats,
+		Losses: rec.Losses, CCs: rec.CCs, Arms: rec.Arms, Repeats: rec.Repeats,
 		Workload: rec.Workload, Workdir: rec.Workdir, Qlog: rec.Qlog,
 		Link: shapedlink.Options{Backend: shapedlink.Backend(rec.Backend), Seed: rec.Seed, Offload: rec.Offload.mode(),
 			EmulatorKeepAwake: rec.KeepAwake, EmulatorDepartureWindow: rec.DepartureWindow},

@@ -34,7 +34,7 @@ func shardMatrix(t *testing.T, profiles []string, losses []float64, ccs []string
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.Profiles, m.ProfileText = append(m.Profiles, p), append(m.ProfileText, p.String())
+		m.Profiles = append(m.Profiles, p)
 	}
 	m.Workload = spicelike.Defaults()
 	// As fakeRun records its runs: the merge refuses a run whose duration

@@ -32,7 +32,7 @@ func (stage) StartServer(context.Context, transport.Options, time.Duration, func
 }
 func (stage) StartClient(context.Context, any, ...*os.File) (*exec.Cmd, error) { return nil, nil }
 func (stage) EndServer(context.Context, time.Duration) (bool, error)           { return true, nil }
-func (stage) Close(*results.Run)                                                {}
+func (stage) Close(*results.Run)                                               {}
 
 // job is one run whose client "measures" a throughput.
 type job struct{ dir string }

@@ -82,7 +82,7 @@ func runMatrix(t *testing.T, repeats int, arms ...measure.ArmName) *bench.Matrix
 	}
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 3*time.Second, time.Second
-	m := &bench.Matrix{Profiles: []shapedlink.Profile{p}, ProfileText: []string{p.String()}, Losses: []float64{1},
+	m := &bench.Matrix{Profiles: []shapedlink.Profile{p}, Losses: []float64{1},
 		CCs: []string{bench.MatchedCC}, Arms: arms, Repeats: repeats, Workload: w, Workdir: t.TempDir()}
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatal(err)
