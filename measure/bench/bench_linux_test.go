@@ -235,8 +235,8 @@ func TestFailedRunsAreCountedAndRetried(t *testing.T) {
 	for attempt := 1; attempt <= 2; attempt++ {
 		err := m.Run(context.Background())
 		var rf *RunsFailedError
-		if !errors.As(err, &rf) || rf.Failed != 1 || rf.Total != 1 || ExitCode(err) != ExitFailed {
-			t.Fatalf("attempt %d: %v (exit %d), want 1 of 1 runs failed and exit %d", attempt, err, ExitCode(err), ExitFailed)
+		if !errors.As(err, &rf) || rf.Failed != 1 || rf.Total != 1 {
+			t.Fatalf("attempt %d: %v, want 1 of 1 runs failed", attempt, err)
 		}
 		rc := m.Plan()[0]
 		run, st, _ := results.Check(rc.Dir(), rc.Cell, string(rc.Arm), rc.Repeat)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/loop"
@@ -362,3 +363,13 @@ func (m *Matrix) ends(log *slog.Logger) loop.Ends {
 	}
 	return rig.Local{Env: benchRoles, Link: m.Link, Log: log}
 }
+
+// MaxDuration bounds a run's length (and its warm-up).
+const MaxDuration = 24 * time.Hour
+
+// Bounds on a matrix, so that a typo cannot plan a run that outlives the
+// machine or exhausts its memory.
+const (
+	MaxRepeats = 1000
+	MaxRuns    = 100000
+)

@@ -22,77 +22,6 @@ import (
 // The matrix's side of two-host mode: its flags, a refused driver, and
 // (remote_linux_test.go) runs against a daemon.
 
-// TestRemoteFlags: -remote makes a matrix of the path's cells, refuses
-// what would shape a link, and never records the secret.
-func TestRemoteFlags(t *testing.T) {
-	secretFile := filepath.Join(t.TempDir(), "bench.secret")
-	if err := os.WriteFile(secretFile, append(testSecret, '\n'), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	m, err := parseMatrix(t, nil, "-remote", "server.example:7390", "-secret-file", secretFile, "-caps", "0", "-sessions", "1", "-repeats", "2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Remote == nil || m.Remote.Addr != "server.example:7390" || string(m.Remote.Secret) != string(testSecret) {
-		t.Fatalf("Remote %+v", m.Remote)
-	}
-	plan := m.Plan()
-	if len(plan) != 2*2 { // 1 cell x 2 repeats x tcp, quic
-		t.Errorf("%d runs planned, want 4", len(plan))
-	}
-	for _, rc := range plan {
-		c := rc.Cell
-		if c.Profile != results.PathProfile || c.RTTms != 0 || c.RateMbit != 0 || c.LossPct != 0 {
-			t.Errorf("a two-host cell: %+v", c)
-		}
-		if !strings.HasPrefix(c.Dir(), "path_reno") || !strings.Contains(c.Title(), "as found") {
-			t.Errorf("a two-host cell is named %q, titled %q", c.Dir(), c.Title())
-		}
-	}
-	rec, _ := json.Marshal(m.record())
-	if !strings.Contains(string(rec), `"remote":"server.example:7390"`) || strings.Contains(string(rec), string(testSecret)) {
-		t.Errorf("matrix.json: %s; want the daemon's address and not the secret", rec)
-	}
-	if m.Link.EmulatorKeepAwake || m.Link.EmulatorDepartureWindow != 0 || strings.Contains(string(rec), "keep_awake") {
-		t.Errorf("a two-host matrix has the emulator's settings (%+v, matrix.json %s); no link is built", m.Link, rec)
-	}
-
-	for _, tc := range []struct {
-		env  map[string]string
-		args []string
-		want string
-	}{
-		{nil, []string{"-profiles", "80:10"}, "-profiles"},
-		{nil, []string{"-losses", "1"}, "-losses"},
-		{map[string]string{"PROFILES": "80:10"}, nil, "PROFILES"},
-		{nil, []string{"-backend", "netem"}, "-backend"},
-		{nil, []string{"-seed", "3"}, "-seed"},
-		{nil, []string{"-offload", "keep"}, "-offload"},
-		{nil, []string{"-offload", "wire"}, "-offload"},
-		{nil, []string{"-keep-awake=false"}, "-keep-awake"},
-		{nil, []string{"-departure-window", "0"}, "-departure-window"},
-		{nil, []string{"-caps", "0 0.5"}, "-caps 0"},
-		{nil, []string{"-idle-timeout", "1m"}, "-idle-timeout"},
-	} {
-		args := append([]string{"-remote", "server.example:7390", "-secret-file", secretFile, "-caps", "0"}, tc.args...)
-		if _, err := parseMatrix(t, tc.env, args...); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v %v: %v, want an error naming %q", tc.env, tc.args, err, tc.want)
-		}
-	}
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"-remote", "server.example:7390", "-caps", "0"}, "-secret-file is required"},
-		{[]string{"-remote", "server.example", "-secret-file", secretFile, "-caps", "0"}, "HOST:PORT"},
-		{[]string{"-secret-file", secretFile}, "only with -serve or -remote"},
-	} {
-		if _, err := parseMatrix(t, nil, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: %v, want an error naming %q", tc.args, err, tc.want)
-		}
-	}
-}
-
 // TestRefusedDriverLeavesTheWorkdir: a matrix refused by the daemon (here
 // another daemon, with another secret: the wrong -remote) runs nothing and
 // leaves the work directory as it found it, so the corrected command, at
@@ -211,12 +140,14 @@ func (td *testDaemon) remote(secret []byte) *twohost.Client {
 	return &twohost.Client{Addr: td.Addr().String(), Secret: secret}
 }
 
-// TestRefusalExitsAsUsage: a daemon's refusal is the command's usage
-// error.
-func TestRefusalExitsAsUsage(t *testing.T) {
-	td := startTestDaemon(t, twohost.DaemonConfig{})
-	err := td.remote([]byte("not the daemon's secret at all")).Connect(context.Background())
-	if !errors.Is(err, twohost.ErrRefused) || ExitCode(err) != ExitUsage {
-		t.Fatalf("a wrong secret: %v, exit code %d, want twohost.ErrRefused and %d", err, ExitCode(err), ExitUsage)
+// TestRemoteRecord: matrix.json records the daemon's address, never the
+// secret, and no emulator settings.
+func TestRemoteRecord(t *testing.T) {
+	m := &Matrix{CCs: []string{MatchedCC}, Arms: allArms[:2], Repeats: 2,
+		Remote: &twohost.Client{Addr: "server.example:7390", Secret: testSecret}}
+	rec, _ := json.Marshal(m.record())
+	if !strings.Contains(string(rec), `"remote":"server.example:7390"`) || strings.Contains(string(rec), string(testSecret)) ||
+		strings.Contains(string(rec), "keep_awake") {
+		t.Errorf("matrix.json: %s; want the daemon's address and neither the secret nor the emulator's settings", rec)
 	}
 }

@@ -1,8 +1,7 @@
-package bench
+package benchcmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,15 +13,13 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/internal/cli"
-	"github.com/shakenfist/quicbench/measure"
+	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/twohost"
-	"github.com/shakenfist/quicbench/shapedlink"
-	"github.com/shakenfist/quicbench/transport"
 )
 
-// DefaultIdleTimeout is how long a daemon waits without a session before
+// defaultIdleTimeout is how long a daemon waits without a session before
 // it exits, unless -idle-timeout says otherwise.
-const DefaultIdleTimeout = 30 * time.Minute
+const defaultIdleTimeout = 30 * time.Minute
 
 // twoHostFlags are the flags of two-host mode, registered on every matrix
 // command.
@@ -37,7 +34,7 @@ func (t *twoHostFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.remote, "remote", "", "run the matrix against the two-host daemon at HOST:PORT over the path as found: "+
 		"the server runs there, the client here, no link is emulated (so -profiles, -losses, -backend, -mode, -seed, -offload, -keep-awake and -departure-window do not apply); needs -secret-file")
 	fs.StringVar(&t.secretFile, "secret-file", "", fmt.Sprintf("with -serve or -remote: the file holding the secret both hosts share (at least %d bytes, mode 600)", twohost.MinSecretLen))
-	fs.DurationVar(&t.idleTimeout, "idle-timeout", DefaultIdleTimeout, "with -serve: exit after this long with no session (0: never)")
+	fs.DurationVar(&t.idleTimeout, "idle-timeout", defaultIdleTimeout, "with -serve: exit after this long with no session (0: never)")
 }
 
 // refuseLinkFlags refuses, in a matrix with -remote, the flags and
@@ -110,8 +107,7 @@ func serveMain(name string, f *Flags) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	d, err := twohost.Listen(ctx, twohost.DaemonConfig{Env: benchRoles, Check: checkSpec, MaxWithin: MaxDuration + 10*time.Minute,
-		Addr: f.twoHost.serve, Secret: secret, IdleTimeout: f.twoHost.idleTimeout,
+	d, err := bench.ListenTwoHost(ctx, twohost.DaemonConfig{Addr: f.twoHost.serve, Secret: secret, IdleTimeout: f.twoHost.idleTimeout,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)).With("daemon", name)})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
@@ -125,51 +121,4 @@ func serveMain(name string, f *Flags) int {
 		return ExitInterrupted
 	}
 	return ExitOK
-}
-
-// checkSpec says why the two-host daemon will not run the server a driver
-// asks for: an arm it does not know, a workload that does not validate, a
-// session count out of range, or a congestion control its host lacks.
-func checkSpec(raw json.RawMessage) error {
-	var spec roleSpec
-	if err := json.Unmarshal(raw, &spec); err != nil {
-		return err
-	}
-	if _, err := measure.Lookup(string(spec.Arm)); err != nil {
-		return err
-	}
-	if err := spec.Workload.Validate(); err != nil {
-		return err
-	}
-	if spec.Sessions < 0 || spec.Sessions > MaxSessions {
-		return fmt.Errorf("sessions %d is outside 0..%d", spec.Sessions, MaxSessions)
-	}
-	if name := spec.Transport.CongestionControl; !spec.Arm.QUIC() && name != "" {
-		if err := transport.CheckCongestionControl(name); err != nil {
-			return fmt.Errorf("on the server's host: %w", err)
-		}
-	}
-	return nil
-}
-
-// validateRemote checks a two-host matrix: the daemon's address and the
-// secret, and nothing that only an emulated link can give.
-func (m *Matrix) validateRemote() []error {
-	errs := m.Remote.Validate()
-	if len(m.Profiles) > 0 || len(m.Losses) > 0 {
-		errs = append(errs, errors.New("with -remote the path is used as found: link profiles and loss levels do not apply"))
-	}
-	if m.Link.Backend != "" || m.Link.Mode != "" || m.Link.Seed != 0 || m.Link.Offload != shapedlink.OffloadWire ||
-		m.Link.EmulatorKeepAwake || m.Link.EmulatorDepartureWindow != 0 {
-		errs = append(errs, errors.New("with -remote no link is built: a backend, privilege mode, emulator seed, offload mode or emulator setting does not apply"))
-	}
-	return errs
-}
-
-// remoteAddr is the daemon's address for matrix.json, or "".
-func (m *Matrix) remoteAddr() string {
-	if m.Remote == nil {
-		return ""
-	}
-	return m.Remote.Addr
 }
