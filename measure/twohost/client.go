@@ -447,7 +447,8 @@ func (st *remoteStage) StartClient(ctx context.Context, spec any, extra ...*os.F
 
 // EndServer asks the daemon to end the server (it gives it 20 s) and
 // keeps the server's result and the end of its log in the run's
-// directory.
+// directory. The daemon does not say whether it had to stop the server;
+// one that exited cleanly counts as having ended by itself.
 func (st *remoteStage) EndServer(context.Context, time.Duration) (bool, error) {
 	st.finished = true
 	fin, err := st.r.finish(st.s)
