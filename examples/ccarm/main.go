@@ -7,15 +7,16 @@ import (
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/benchcmd"
 )
 
 // defaults is the matrix the command runs; quick is its -quick preset.
 var (
-	defaults = bench.Defaults{
+	defaults = benchcmd.Defaults{
 		Profiles: "80:10 150:2", Losses: "0 1 2", CCs: "reno cubic bbr", Arms: "tcp quic",
 		Repeats: 5, Duration: 45 * time.Second, Warmup: 5 * time.Second, Workdir: "results/ccarm",
 	}
-	quick = bench.Defaults{
+	quick = benchcmd.Defaults{
 		Profiles: "80:10", Losses: "1", Repeats: 3, Duration: 15 * time.Second, Warmup: 5 * time.Second,
 		Workdir: "results/ccarm-quick",
 	}
@@ -23,7 +24,7 @@ var (
 
 func main() {
 	gorun.Follow()
-	os.Exit(bench.Main("ccarm",
+	os.Exit(benchcmd.Main("ccarm",
 		"The tcp arm with reno, cubic and bbr, the quic arm (quic-go NewReno) for reference; non-reno cells are sensitivity cells.",
 		defaults,
 		quick,

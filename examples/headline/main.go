@@ -6,6 +6,7 @@ import (
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/benchcmd"
 	"github.com/shakenfist/quicbench/stats"
 )
 
@@ -15,14 +16,14 @@ import (
 // reading is the full matrix's in docs/headline.md, and the quick run says
 // whether it found the same.
 var (
-	defaults = bench.Defaults{
+	defaults = benchcmd.Defaults{
 		Profiles: "80:10 150:2", Losses: "0 1 2", CCs: bench.MatchedCC, Arms: "tcp quic",
 		Repeats: 5, Duration: 45 * time.Second, Warmup: 5 * time.Second, Workdir: "results/headline",
 	}
-	quick = bench.Defaults{
+	quick = benchcmd.Defaults{
 		Profiles: "80:10", Losses: "1", Repeats: 3, Duration: 30 * time.Second, Warmup: 5 * time.Second,
 		Workdir: "results/quick",
-		Readings: []bench.Reading{{
+		Readings: []benchcmd.Reading{{
 			Cell: "80ms-10mbit_loss1_reno", A: "tcp", B: "quic",
 			Verdict: stats.Worse, DeltaMs: 61.5, ThresholdMs: 12.0, Source: "docs/headline.md",
 		}},
@@ -31,7 +32,7 @@ var (
 
 func main() {
 	gorun.Follow()
-	os.Exit(bench.Main("headline",
+	os.Exit(benchcmd.Main("headline",
 		"Five SPICE-shaped channels as five TCP connections (tcp) against one QUIC connection with five streams (quic), "+
 			"per profile, loss level and TCP congestion control, interleaved.",
 		defaults,

@@ -8,16 +8,17 @@ import (
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/benchcmd"
 	"github.com/shakenfist/quicbench/transport"
 )
 
 // defaults is the matrix the command runs; quick is its -quick preset.
 var (
-	defaults = bench.Defaults{
+	defaults = benchcmd.Defaults{
 		Profiles: "80:10", Losses: "0 1 2", CCs: bench.MatchedCC, Arms: "tcp quic quic-priority",
 		Repeats: 5, Duration: 45 * time.Second, Warmup: 5 * time.Second, Workdir: "results/priority",
 	}
-	quick = bench.Defaults{
+	quick = benchcmd.Defaults{
 		Profiles: "80:10", Losses: "1", Repeats: 3, Duration: 15 * time.Second, Warmup: 5 * time.Second,
 		Workdir: "results/priority-quick",
 	}
@@ -25,7 +26,7 @@ var (
 
 func main() {
 	gorun.Follow()
-	os.Exit(bench.Main("priority",
+	os.Exit(benchcmd.Main("priority",
 		"The quic arm with and without a send priority on the interactive stream, beside tcp, interleaved in one run.",
 		defaults,
 		quick,

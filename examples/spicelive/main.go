@@ -18,7 +18,8 @@ import (
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/internal/cli"
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/benchcmd"
+	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
@@ -66,7 +67,7 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 	}
 	err = spicelive.Run(ctx, c, stderr, log)
 	switch {
-	case ctx.Err() != nil || errors.Is(err, bench.ErrInterrupted):
+	case ctx.Err() != nil || errors.Is(err, results.ErrInterrupted):
 		fmt.Fprintf(stderr, "spicelive: interrupted; what was measured is kept in %s and the same command resumes it\n", c.Workdir)
 		return 130
 	case errors.Is(err, spicelive.ErrWorkdir):
@@ -205,10 +206,10 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	orderSeed := fs.Uint64("order-seed", 0, "with -order random, the shuffle's seed (default: the work directory's, or chosen when it is made; the summary names it)")
 	readings := fs.String("readings", strings.Join(spicelive.AllReadings(), " "), "readings per cell and arm: live, replay, synthetic")
 	repeats := fs.Int("repeats", atoi(env("REPEATS", "5")), "repeats per cell, arm and reading (env REPEATS)")
-	duration := &bench.Seconds{D: bench.ParseSeconds(env("DURATION", "45"))}
+	duration := &benchcmd.Seconds{D: benchcmd.ParseSeconds(env("DURATION", "45"))}
 	fs.Var(duration, "duration", "length of each run in seconds (or a duration such as 45s), warm-up included; a live run types for this long "+
 		"(env DURATION); the default below is without -display: with a -display workload it is "+spicelive.DefaultDisplayDuration.String()+", for 100 timed keys")
-	warmup := &bench.Seconds{D: bench.ParseSeconds(env("WARMUP", "5"))}
+	warmup := &benchcmd.Seconds{D: benchcmd.ParseSeconds(env("WARMUP", "5"))}
 	fs.Var(warmup, "warmup", "leading part of each run left out of the figures, in seconds or as a duration (env WARMUP)")
 	cc := fs.String("cc", "reno", "TCP congestion control of the tcp and tcp-mux arms: a kernel controller (reno, cubic, bbr, or another tcp_available_congestion_control lists), "+
 		"or quicreno, a BPF controller that does what quic-go's does (needs root on the host)")

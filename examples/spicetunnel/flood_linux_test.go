@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/spicetunnel"
+	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -67,7 +67,7 @@ func TestServerEndOutlivesAFlood(t *testing.T) {
 		}
 	}()
 	secretPath := secretFile(t)
-	secret, err := bench.ReadSecretFile(secretPath)
+	secret, err := twohost.ReadSecretFile(secretPath)
 	if err != nil {
 		t.Fatal(err)
 	}

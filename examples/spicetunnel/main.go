@@ -15,8 +15,8 @@ import (
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/spicetunnel"
+	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -136,7 +136,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // runEnd runs the configured end until ctx ends and returns what every
 // channel carried.
 func runEnd(ctx context.Context, c config, log *slog.Logger) ([]spicetunnel.ChannelStats, error) {
-	secret, err := bench.ReadSecretFile(c.secret)
+	secret, err := twohost.ReadSecretFile(c.secret)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/report/reporttest"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/stats"
@@ -68,7 +69,7 @@ func matrix(profiles string, losses []float64, ccs string, arms string, repeats 
 		as = append(as, measure.ArmName(a))
 	}
 	w := spicelike.Defaults()
-	return bench.Matrix{Profiles: ps, ProfileText: strings.Fields(profiles), Losses: losses,
+	return bench.Matrix{Profiles: ps, Losses: losses,
 		CCs: strings.Fields(ccs), Arms: as, Repeats: repeats, Workload: w,
 		Link: shapedlink.Options{Backend: shapedlink.BackendEmulator, Seed: 0, Offload: shapedlink.OffloadWire}}
 }
@@ -230,8 +231,8 @@ func profilesFixture() shapeFixture {
 // no link, a probe of the path before each run, no offload evidence.
 func twoHostFixture() shapeFixture {
 	m := matrix("80:10", nil, "reno", "tcp quic", 2)
-	m.Profiles, m.ProfileText, m.Link = nil, nil, shapedlink.Options{}
-	m.Remote = &bench.Remote{Addr: "198.18.0.2:7400"}
+	m.Profiles, m.Link = nil, shapedlink.Options{}
+	m.Remote = &twohost.Client{Addr: "198.18.0.2:7400"}
 	return shapeFixture{
 		name: "two-host",
 		m:    m,
@@ -309,7 +310,7 @@ func (f shapeFixture) write(root string) error {
 
 // matrixJSON is matrix.json as the matrix commands write it.
 func matrixJSON(m bench.Matrix) map[string]any {
-	rec := map[string]any{"profiles": m.ProfileText, "losses": m.Losses, "ccs": m.CCs, "arms": m.Arms,
+	rec := map[string]any{"profiles": profileTexts(m.Profiles), "losses": m.Losses, "ccs": m.CCs, "arms": m.Arms,
 		"repeats": m.Repeats, "workload": m.Workload, "workdir": m.Workdir, "qlog": false}
 	if m.Link.Backend != "" {
 		rec["backend"] = m.Link.Backend
@@ -399,7 +400,7 @@ func baseRun(i int, rc bench.RunConfig, started time.Time) results.Run {
 		r.QUICGSO = []bool{false}
 	}
 
-	if rc.Remote != nil {
+	if rc.Cell.Profile == results.PathProfile {
 		return r // twoHostFixture fills in the rest
 	}
 	p := rc.Profile
@@ -583,3 +584,12 @@ func mustJSON(v any) json.RawMessage {
 }
 
 func msDur(ms float64) time.Duration { return time.Duration(math.Round(ms * 1e6)) }
+
+// profileTexts are profiles as matrix.json records them.
+func profileTexts(ps []shapedlink.Profile) []string {
+	var texts []string
+	for _, p := range ps {
+		texts = append(texts, p.String())
+	}
+	return texts
+}

@@ -31,7 +31,7 @@ func writeSeedShards(t *testing.T, n int) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &bench.Matrix{Profiles: []shapedlink.Profile{p}, ProfileText: []string{"80:10"}, Losses: []float64{0, 1, 2},
+	m := &bench.Matrix{Profiles: []shapedlink.Profile{p}, Losses: []float64{0, 1, 2},
 		CCs: []string{"reno"}, Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 5}
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 45*time.Second, reporttest.Warmup
@@ -41,7 +41,7 @@ func writeSeedShards(t *testing.T, n int) []string {
 	for i := range n {
 		dir := filepath.Join(root, fmt.Sprintf("shard-%d", i))
 		// matrix.json as the matrix commands write it.
-		rec := map[string]any{"profiles": m.ProfileText, "losses": m.Losses, "ccs": m.CCs, "arms": m.Arms,
+		rec := map[string]any{"profiles": []string{"80:10"}, "losses": m.Losses, "ccs": m.CCs, "arms": m.Arms,
 			"repeats": m.Repeats, "workload": w, "workdir": dir, "qlog": false, "shard": fmt.Sprintf("%d/%d", i, n)}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)

@@ -33,7 +33,7 @@ func seedMatrix(t *testing.T) *bench.Matrix {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &bench.Matrix{Profiles: []shapedlink.Profile{p}, ProfileText: []string{"80:10"}, Losses: []float64{0, 1, 2},
+	return &bench.Matrix{Profiles: []shapedlink.Profile{p}, Losses: []float64{0, 1, 2},
 		CCs: []string{"reno"}, Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 5}
 }
 
@@ -71,7 +71,7 @@ func writeShards(t *testing.T, root string, n int, keep func(i int, rc bench.Run
 	w.Duration, w.Warmup = 45*time.Second, reporttest.Warmup
 	for i := range n {
 		dir := ShardDir(root, i)
-		rec := map[string]any{"profiles": m.ProfileText, "losses": m.Losses, "ccs": m.CCs, "arms": m.Arms,
+		rec := map[string]any{"profiles": []string{"80:10"}, "losses": m.Losses, "ccs": m.CCs, "arms": m.Arms,
 			"repeats": m.Repeats, "workload": w, "workdir": dir, "qlog": false, "shard": fmt.Sprintf("%d/%d", i, n)}
 		if err := results.WriteJSON(filepath.Join(dir, "matrix.json"), rec); err != nil {
 			t.Fatal(err)

@@ -17,7 +17,7 @@ func TestValidateTakesRegisteredArms(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := &Matrix{
-		Profiles: []shapedlink.Profile{p}, ProfileText: []string{p.String()}, Losses: []float64{1}, CCs: []string{MatchedCC},
+		Profiles: []shapedlink.Profile{p}, Losses: []float64{1}, CCs: []string{MatchedCC},
 		Arms: []measure.ArmName{"tcp", "tcp-mux"}, Repeats: 1, Workload: spicelike.Defaults(), Workdir: t.TempDir(),
 	}
 	if err := m.Validate(); err != nil {

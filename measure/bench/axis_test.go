@@ -3,9 +3,6 @@ package bench
 import (
 	"encoding/json"
 	"errors"
-	"flag"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -17,6 +14,7 @@ import (
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
@@ -66,7 +64,7 @@ func nestedLoopPlan(m *Matrix) []RunConfig {
 						w := m.Workload
 						if capf != 0 {
 							cell.BulkCapFraction = capf
-							cell.BulkRateCapBps = BulkCap(p.RateMbit, capf)
+							cell.BulkRateCapBps = bulkCap(p.RateMbit, capf)
 							w.BulkRateCap = cell.BulkRateCapBps
 						}
 						for r := 1; r <= m.Repeats; r++ {
@@ -74,7 +72,7 @@ func nestedLoopPlan(m *Matrix) []RunConfig {
 								plan = append(plan, RunConfig{
 									Cell: cell, Profile: lp, Arm: arm, Repeat: r,
 									Workload: w, Workdir: m.Workdir, Link: m.Link,
-									Qlog: m.Qlog, Logger: m.Logger, Sessions: n, Remote: m.Remote,
+									Qlog: m.Qlog, Logger: m.Logger, Sessions: n,
 								})
 							}
 						}
@@ -117,10 +115,10 @@ func planTestMatrices(t *testing.T) map[string]*Matrix {
 	capsOwn.BulkCapFractions = []float64{0.8, 0}
 	ms["caps, own loss, no reno"] = capsOwn
 	remote := shardMatrix(t, nil, nil, []string{MatchedCC, "cubic"}, allArms[:2], 3)
-	remote.Remote = &Remote{Addr: "198.18.0.2:7000"}
+	remote.Remote = &twohost.Client{Addr: "198.18.0.2:7000"}
 	ms["two hosts"] = remote
 	remoteS := shardMatrix(t, nil, nil, []string{MatchedCC}, allArms[:2], 2)
-	remoteS.Remote, remoteS.Sessions = &Remote{Addr: "198.18.0.2:7000"}, []int{2, 1}
+	remoteS.Remote, remoteS.Sessions = &twohost.Client{Addr: "198.18.0.2:7000"}, []int{2, 1}
 	ms["two hosts, sessions"] = remoteS
 	ms["no arms"] = shardMatrix(t, []string{"80:10"}, []float64{1}, []string{MatchedCC}, nil, 2)
 	ms["no repeats"] = shardMatrix(t, []string{"80:10"}, []float64{1}, []string{MatchedCC}, allArms[:2], 0)
@@ -164,50 +162,22 @@ func TestPlanMatchesNestedLoops(t *testing.T) {
 	}
 }
 
-// TestAllAxesOrder: the built-in axes in plan order, sessions and cap only
-// when set, a matrix's own axes before repeat and arm.
-func TestAllAxesOrder(t *testing.T) {
-	m := shardMatrix(t, []string{"80:10"}, []float64{1}, []string{MatchedCC}, allArms[:2], 2)
-	names := func() []string {
-		var out []string
-		for _, a := range m.AllAxes() {
-			out = append(out, a.Name)
+// TestRecordsWithoutAxesUnchanged: a matrix without axes of its own
+// records no "axes" in matrix.json or in a cell, so every record written
+// before reads, compares and resumes as it did.
+func TestRecordsWithoutAxesUnchanged(t *testing.T) {
+	for name, m := range planTestMatrices(t) {
+		b, _ := json.Marshal(m.record())
+		if strings.Contains(string(b), `"axes"`) {
+			t.Errorf("%s: matrix.json names axes: %s", name, b)
 		}
-		return out
-	}
-	if got := names(); !slices.Equal(got, []string{"profile", "cc", "loss", "repeat", "arm"}) {
-		t.Errorf("headline axes %v", got)
-	}
-	m.Sessions, m.BulkCapFractions = []int{1}, []float64{0.5}
-	m.Axes = []Axis{NewAxis("gap", []string{"20ms"}, nil)}
-	if got := names(); !slices.Equal(got, []string{"profile", "cc", "loss", "sessions", "cap", "gap", "repeat", "arm"}) {
-		t.Errorf("every axis %v", got)
-	}
-}
-
-// gapFlag is a matrix axis of the test's own, added as a command would
-// add one: the interactive channel's gap after each echo.
-func gapFlag(def string) AxisFlag {
-	return NewAxisFlag("gap", "GAPS", def, "gaps after each echo, one cell each", func(rc *RunConfig, v string) {
-		d, err := time.ParseDuration(v)
-		if err == nil {
-			rc.Workload.EchoGap = d
+		for _, rc := range m.FullPlan() {
+			if b, _ := json.Marshal(rc.Cell); strings.Contains(string(b), "axes") {
+				t.Errorf("%s: a cell names axes: %s", name, b)
+				break
+			}
 		}
-	})
-}
-
-func parseGapMatrix(t *testing.T, args ...string) (*Matrix, error) {
-	t.Helper()
-	clearEnv(t)
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	d := testDefaults
-	d.Axes = []AxisFlag{gapFlag("20ms 5ms")}
-	f := NewFlags(fs, d, testQuick)
-	if err := fs.Parse(args); err != nil {
-		return nil, err
 	}
-	return f.Matrix()
 }
 
 // TestOwnAxis: an axis of a command's own, from its flag to the summary:
@@ -215,7 +185,7 @@ func parseGapMatrix(t *testing.T, args ...string) (*Matrix, error) {
 // set in each run, are recorded in matrix.json (a resume with other
 // values is refused), and merge and summarise like the built-in axes.
 func TestOwnAxis(t *testing.T) {
-	m, err := parseGapMatrix(t, "-profiles", "80:10", "-losses", "0 1", "-repeats", "2")
+	m, err := gapMatrix(t, "20ms", "5ms")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +223,7 @@ func TestOwnAxis(t *testing.T) {
 	if !strings.Contains(string(b), `"axes": [`) || !strings.Contains(string(b), `"name": "gap"`) {
 		t.Errorf("matrix.json does not record the axis:\n%s", b)
 	}
-	other, err := parseGapMatrix(t, "-profiles", "80:10", "-losses", "0 1", "-repeats", "2", "-gap", "20ms")
+	other, err := gapMatrix(t, "20ms")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,22 +261,36 @@ func TestOwnAxis(t *testing.T) {
 	}
 }
 
-// TestOwnAxisRefused: a matrix's own axis must have a name and values a
-// cell can record, each once, and values its runs are named apart by.
-func TestOwnAxisRefused(t *testing.T) {
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"-gap", "5ms 5ms"}, `gap "5ms" is given twice`},
-		{[]string{"-gap", ""}, "-gap is empty"},
-		{[]string{"-gap", "5_ms"}, `axis gap: value "5_ms"`},
-		{[]string{"-gap", "5MS"}, `axis gap: value "5MS"`},
-	} {
-		if _, err := parseGapMatrix(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: %v, want an error containing %q", c.args, err, c.want)
-		}
+// gapMatrix is a matrix of one profile, two losses and two repeats with an
+// axis of the test's own, added as a command would add one: the
+// interactive channel's gap after each echo.
+func gapMatrix(t *testing.T, gaps ...string) (*Matrix, error) {
+	t.Helper()
+	m := shardMatrix(t, []string{"80:10"}, []float64{0, 1}, []string{MatchedCC}, []measure.ArmName{"tcp", "quic"}, 2)
+	m.Axes = []Axis{NewAxis("gap", gaps, func(rc *RunConfig, v string) {
+		d, _ := time.ParseDuration(v)
+		rc.Workload.EchoGap = d
+	})}
+	return m, m.Validate()
+}
+
+// TestArmsCheckedByMatrix: an unknown arm is refused by the matrix, naming
+// it, whether it came from -arms (benchcmd's TestArmsFlagChecked) or from
+// code.
+func TestArmsCheckedByMatrix(t *testing.T) {
+	m := shardMatrix(t, []string{"80:10"}, []float64{1}, []string{MatchedCC}, []measure.ArmName{"tcp", "sctp"}, 1)
+	m.Workdir = "w"
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), `unknown arm "sctp"`) {
+		t.Errorf("a matrix with an unknown arm: %v", err)
 	}
+	if err := validArm("quic"); err != nil {
+		t.Errorf("validArm(quic): %v", err)
+	}
+}
+
+// TestOwnAxisRefusedFromCode: an axis given from code is refused with a
+// clear error when its name or values cannot make cells of their own.
+func TestOwnAxisRefusedFromCode(t *testing.T) {
 	base := func() *Matrix {
 		m := shardMatrix(t, []string{"80:10"}, []float64{1}, []string{MatchedCC}, allArms[:2], 2)
 		m.Workdir = "w"
@@ -331,52 +315,23 @@ func TestOwnAxisRefused(t *testing.T) {
 	}
 }
 
-// TestRecordsWithoutAxesUnchanged: a matrix without axes of its own
-// records no "axes" in matrix.json or in a cell, so every record written
-// before reads, compares and resumes as it did.
-func TestRecordsWithoutAxesUnchanged(t *testing.T) {
-	for name, m := range planTestMatrices(t) {
-		b, _ := json.Marshal(m.record())
-		if strings.Contains(string(b), `"axes"`) {
-			t.Errorf("%s: matrix.json names axes: %s", name, b)
+// TestAllAxesOrder: the built-in axes in plan order, sessions and cap only
+// when set, a matrix's own axes before repeat and arm.
+func TestAllAxesOrder(t *testing.T) {
+	m := shardMatrix(t, []string{"80:10"}, []float64{1}, []string{MatchedCC}, allArms[:2], 2)
+	names := func() []string {
+		var out []string
+		for _, a := range m.AllAxes() {
+			out = append(out, a.Name)
 		}
-		for _, rc := range m.FullPlan() {
-			if b, _ := json.Marshal(rc.Cell); strings.Contains(string(b), "axes") {
-				t.Errorf("%s: a cell names axes: %s", name, b)
-				break
-			}
-		}
+		return out
 	}
-}
-
-// TestArmsCheckedOnce: an unknown arm is refused by the matrix, naming it,
-// whether it came from -arms or from code.
-func TestArmsCheckedOnce(t *testing.T) {
-	if _, err := parseMatrix(t, nil, "-arms", "tcp quic-fast"); err == nil || !strings.Contains(err.Error(), `unknown arm "quic-fast"`) {
-		t.Errorf("-arms with an unknown arm: %v", err)
+	if got := names(); !slices.Equal(got, []string{"profile", "cc", "loss", "repeat", "arm"}) {
+		t.Errorf("headline axes %v", got)
 	}
-	m := shardMatrix(t, []string{"80:10"}, []float64{1}, []string{MatchedCC}, []measure.ArmName{"tcp", "sctp"}, 1)
-	m.Workdir = "w"
-	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), `unknown arm "sctp"`) {
-		t.Errorf("a matrix with an unknown arm: %v", err)
-	}
-	if err := validArm("quic"); err != nil {
-		t.Errorf("validArm(quic): %v", err)
-	}
-}
-
-// TestOpeningLineNamesEveryAxis: Main's count of cells names each further
-// axis by its label.
-func TestOpeningLineNamesEveryAxis(t *testing.T) {
-	m, err := parseGapMatrix(t, "-profiles", "80:10", "-losses", "0 1", "-repeats", "2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var labels []string
-	for _, a := range m.AllAxes() {
-		labels = append(labels, fmt.Sprintf("%d %s", len(a.Values), a.Label))
-	}
-	if got := strings.Join(labels, " x "); got != "1 profiles x 1 ccs x 2 losses x 2 gap values x 2 repeats x 2 arms" {
-		t.Errorf("axes %q", got)
+	m.Sessions, m.BulkCapFractions = []int{1}, []float64{0.5}
+	m.Axes = []Axis{NewAxis("gap", []string{"20ms"}, nil)}
+	if got := names(); !slices.Equal(got, []string{"profile", "cc", "loss", "sessions", "cap", "gap", "repeat", "arm"}) {
+		t.Errorf("every axis %v", got)
 	}
 }

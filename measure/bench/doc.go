@@ -1,19 +1,20 @@
-// Package bench is the run loop every example command shares, written once:
-// a Matrix of profiles x loss levels x TCP congestion controls x repeats,
-// each cell running every arm interleaved (tcp, quic, tcp, quic, ...), each
-// run on a fresh shapedlink.Link with the server and the client re-executed
-// from the same binary as separate processes inside their namespaces
-// (Main calls MaybeRunRole first; a command with a main of its own calls
-// it before anything else), the server's egress queue
-// sampled and its egress-hook counters read while they run, and one
+// Package bench is the five-channel matrix experiment the example commands
+// share: a Matrix of profiles x loss levels x TCP congestion controls x
+// repeats, each cell running every arm interleaved (tcp, quic, tcp, quic,
+// ...). Each run is a RunConfig, a job on package loop: on a fresh
+// shapedlink.Link (rig.Local) or between two hosts (package twohost), with
+// the server and the client re-executed from the same binary as separate
+// processes (benchcmd.Main calls MaybeRunRole first; a command with a main
+// of its own calls it before anything else), the server's egress queue sampled
+// and its egress-hook counters read while they run over a link, and one
 // run.json per run written atomically (package results).
 //
 // A rerun skips every run already recorded, so an interrupted matrix
 // resumes; an interrupted run is not recorded and is redone; a run that
 // fails for any other reason is recorded with its reason and counted as
-// unmeasured by the summary. Main wraps all of it for a command: flags with
-// the original Rust bench's environment variables (PROFILES, LOSSES, ...) as defaults, progress on
-// stderr, and the summary (package report) on stdout at the end.
+// unmeasured by the summary. Package benchcmd is the command side: flags
+// with environment variables (PROFILES, LOSSES, ...) as defaults, progress
+// on stderr, and the summary (package report) on stdout at the end.
 //
 // A matrix is a list of axes (Matrix.AllAxes): profile, congestion
 // control, loss, sessions and cap when set, the matrix's own axes
@@ -21,19 +22,19 @@
 // its values, and an Apply that sets one value on a run and in its cell,
 // which names the run's directory. A new axis is a NewAxis (its values
 // recorded in results.Cell.Axes and named "_name-value" in the directory)
-// and, for a command-line flag, a NewAxisFlag (or an AxisFlag whose Set
-// checks the values) listed in the command's Defaults.Axes; matrix.json
-// records it, and resume, shards, the merge and the summary read it with
-// nothing more. The built-in sessions and cap axes are made the same way,
-// each in a file of its own (plan_axis_sessions.go, plan_axis_cap.go: its
-// flag, its values' check, what a value sets on a run); they name their
-// values in cell fields of their own (results.Cell.Sessions and
-// BulkCapFraction), as their work directories always have.
+// and, for a command-line flag, a benchcmd.NewAxisFlag listed in the
+// command's benchcmd.Defaults.Axes; matrix.json records it, and resume,
+// shards, the merge and the summary read it with nothing more. The
+// built-in sessions and cap axes are made the same way, each in a file of
+// its own (plan_axis_sessions.go, plan_axis_cap.go: its values' check and
+// what a value sets on a run; their flags are benchcmd's SessionsFlag and
+// CapsFlag); they name their values in cell fields of their own
+// (results.Cell.Sessions and BulkCapFraction), as their work directories
+// always have.
 //
 // The link flags (-profiles, -backend, -mode, -offload, -seed and the
-// emulator's -keep-awake, off by default, and -departure-window, 200 us)
-// are package
-// linkflag's, registered by NewFlags. Every link of a matrix is built with
+// emulator's -keep-awake and -departure-window) are package linkflag's,
+// registered by benchcmd.NewFlags. Every link of a matrix is built with
 // Matrix.Link; the commands' -offload flag sets its Offload. The default, wire, pins every device to
 // wire-sized packets, as the reference bench's links were. With keep
 // (shapedlink.OffloadKeep) the ends keep TSO, GSO and checksum offload
@@ -65,22 +66,6 @@
 // segment while QUIC is: Run prints a warning and the summary repeats it;
 // use -backend emulator for keep-mode comparisons.
 //
-// Commands whose runs are not a matrix run (fallback, pathchange) share
-// the same steps through their parts: RecordRun (a fresh directory, one
-// run.json, interruption and failure handled as above), a Rig (the link,
-// the server started and awaited, the client started, both stopped),
-// RoleBases for the parts of their role specs every role has, ServeRole
-// for the role processes' side, and RecordWorkload and RecordStates for
-// what a spicelike workload measured.
-//
-// # Files
-//
-// The files are grouped by concern, each group named by its prefix:
-// plan_ (the Matrix, its axes, one file for each optional built-in axis,
-// and flags, matrix.json and the work
-// directory's lock, the offload mode), run (the run loop, the Rig, the
-// progress line), role (the server and client processes: specs, the role
-// re-execution, the sessions role), shard (shards and the merge of their
-// work directories), summary (the summary and -quick's findings) and
-// remote_ (the two-host daemon and its driver); command.go is Main.
+// A command whose runs are not a matrix's supplies a loop.Job of its own
+// and runs on the same loop (as pathchange does).
 package bench

@@ -32,7 +32,7 @@ func TestKeepOffloadEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Profiles, m.ProfileText, m.Losses = []shapedlink.Profile{p}, []string{p.String()}, []float64{0}
+	m.Profiles, m.Losses = []shapedlink.Profile{p}, []float64{0}
 	m.Link = shapedlink.Options{Backend: shapedlink.BackendEmulator, Offload: shapedlink.OffloadKeep}
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatal(err)

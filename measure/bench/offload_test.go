@@ -13,92 +13,15 @@ import (
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 )
 
-// TestOffloadFlag: -offload is wire unless keep is asked for, and any
-// other value is refused naming the flag, the value and both choices.
-func TestOffloadFlag(t *testing.T) {
-	for _, c := range []struct {
-		args []string
-		want shapedlink.OffloadMode
-	}{
-		{nil, shapedlink.OffloadWire},
-		{[]string{"-offload", "wire"}, shapedlink.OffloadWire},
-		{[]string{"-offload", "keep"}, shapedlink.OffloadKeep},
-		{[]string{"-quick", "-offload", "keep"}, shapedlink.OffloadKeep},
-	} {
-		m, err := parseMatrix(t, nil, c.args...)
-		if err != nil {
-			t.Errorf("%q: %v", c.args, err)
-			continue
-		}
-		if m.Link.Offload != c.want {
-			t.Errorf("%q: offload mode %q, want %q", c.args, m.Link.Offload, c.want)
-		}
-		for _, rc := range m.Plan() {
-			if rc.Link.Offload != c.want {
-				t.Fatalf("%q: a run of the plan builds its link with offload %q, want %q", c.args, rc.Link.Offload, c.want)
-			}
-		}
-	}
-	for _, bad := range []string{"", "Keep", "gso", "on", "wire "} {
-		_, err := parseMatrix(t, nil, "-offload", bad)
-		if err == nil {
-			t.Errorf("-offload %q was accepted", bad)
-			continue
-		}
-		for _, want := range []string{`-offload "` + bad + `"`, "use wire", "or keep"} {
-			if !strings.Contains(err.Error(), want) {
-				t.Errorf("-offload %q: %v, want an error containing %q", bad, err, want)
-			}
-		}
-	}
-	m := &Matrix{ProfileText: []string{"20:10"}, Losses: []float64{0}, CCs: []string{MatchedCC},
-		Arms: []measure.ArmName{"tcp"}, Repeats: 1, Workdir: t.TempDir()}
-	m.Workload = spicelike.Defaults()
-	m.Profiles, _ = shapedlink.ParseProfiles("20:10")
-	m.Link.Offload = "gso"
-	if err := m.Validate(); err == nil || !strings.HasPrefix(err.Error(), `offload mode "gso"`) {
-		t.Errorf("a matrix built with offload mode \"gso\": %v, want it refused by name", err)
-	}
-}
-
-// TestOffloadFlagExitsUsage: the command refuses a bad -offload with exit
-// code 2 and the reason on stderr, before anything runs.
-func TestOffloadFlagExitsUsage(t *testing.T) {
-	if os.Geteuid() != 0 {
-		// Without root, Main re-executes itself into a user namespace,
-		// here the test binary.
-		t.Skip("Main is called in process only as root")
-	}
-	clearEnv(t)
-	stderr, err := os.CreateTemp(t.TempDir(), "stderr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stderr.Close()
-	workdir := filepath.Join(t.TempDir(), "w")
-	args, errOut := os.Args, os.Stderr
-	// -repeats 0 as well: were the refusal lost, the matrix would still
-	// be refused rather than run.
-	os.Args, os.Stderr = []string{"cpucost", "-offload", "gso", "-repeats", "0", "-workdir", workdir}, stderr
-	code := Main("cpucost", "test", testDefaults, testQuick, nil)
-	os.Args, os.Stderr = args, errOut
-	out, _ := os.ReadFile(stderr.Name())
-	if code != ExitUsage || !strings.Contains(string(out), `cpucost: -offload "gso" is not an offload mode: use wire`) {
-		t.Errorf("-offload gso: exit %d, stderr %q; want exit %d and the refusal", code, out, ExitUsage)
-	}
-	if _, err := os.Stat(workdir); err == nil {
-		t.Errorf("a refused command made its work directory")
-	}
-}
-
 // offloadMatrix is a small matrix for the work-directory tests.
 func offloadMatrix(t *testing.T, dir string, o shapedlink.OffloadMode) *Matrix {
 	t.Helper()
-	m := &Matrix{ProfileText: []string{"5:1000"}, Losses: []float64{0}, CCs: []string{MatchedCC},
+	m := &Matrix{Profiles: testProfiles(t, "5:1000"), Losses: []float64{0}, CCs: []string{MatchedCC},
 		Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 1, Workdir: dir}
 	m.Link.Offload = o
 	return m
@@ -123,8 +46,8 @@ func TestOffloadResumeRefused(t *testing.T) {
 		if release, err = offloadMatrix(t, dir, c.asked).claimWorkdir(); err == nil {
 			release.release()
 		}
-		if !errors.Is(err, ErrWorkdir) || !strings.Contains(err.Error(), c.want) || ExitCode(err) != ExitUsage {
-			t.Errorf("resuming %q with %q: %v (exit %d), want a refusal saying %q", c.had, c.asked, err, ExitCode(err), c.want)
+		if !errors.Is(err, ErrWorkdir) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("resuming %q with %q: %v, want a refusal saying %q", c.had, c.asked, err, c.want)
 		}
 		if release, err = offloadMatrix(t, dir, c.had).claimWorkdir(); err != nil {
 			t.Errorf("resuming %q with %q: %v", c.had, c.had, err)
@@ -204,9 +127,9 @@ func TestOffloadRecord(t *testing.T) {
 // backend is (the flag itself is refused with -remote: TestRemoteFlags).
 func TestOffloadRemoteRefused(t *testing.T) {
 	m := offloadMatrix(t, t.TempDir(), shapedlink.OffloadKeep)
-	m.ProfileText, m.Losses = nil, nil
+	m.Profiles, m.Losses = nil, nil
 	m.Workload = spicelike.Defaults()
-	m.Remote = &Remote{Addr: "198.18.0.2:7390", Secret: []byte(strings.Repeat("s", MinSecretLen))}
+	m.Remote = &twohost.Client{Addr: "198.18.0.2:7390", Secret: []byte(strings.Repeat("s", twohost.MinSecretLen))}
 	if err := m.Validate(); err == nil || err.Error() != "with -remote no link is built: a backend, privilege mode, emulator seed, offload mode or emulator setting does not apply" {
 		t.Errorf("a two-host matrix keeping offloads: %v, want it refused", err)
 	}
@@ -239,5 +162,36 @@ func TestNetemKeepWarnedOnce(t *testing.T) {
 		if got := strings.Count(out.String(), "warning: "+report.NetemKeepWarning); got != c.want {
 			t.Errorf("%+v: warned %d times, want %d:\n%s", c.link, got, c.want, out.String())
 		}
+	}
+}
+
+// testProfiles parses profile texts a test gives.
+func testProfiles(t *testing.T, texts ...string) []shapedlink.Profile {
+	t.Helper()
+	var ps []shapedlink.Profile
+	for _, text := range texts {
+		p, err := shapedlink.ParseProfile(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+// TestEmulatorSettingsRecorded: matrix.json records the emulator's
+// departure window and keep-awake as asked, so a work directory is
+// resumed with the same settings.
+func TestEmulatorSettingsRecorded(t *testing.T) {
+	m := shardMatrix(t, []string{"80:10"}, []float64{0}, []string{MatchedCC}, allArms[:2], 1)
+	m.Link.EmulatorDepartureWindow = 200 * time.Microsecond
+	rec, _ := json.Marshal(m.record())
+	if !strings.Contains(string(rec), `"departure_window_ns":200000`) || strings.Contains(string(rec), "keep_awake") {
+		t.Errorf("matrix.json %s; want the 200us window recorded and no keep_awake", rec)
+	}
+	off := *m
+	off.Link.EmulatorKeepAwake, off.Link.EmulatorDepartureWindow = true, 0
+	if diff := diffRecords(m.record(), off.record()); len(diff) != 2 {
+		t.Errorf("keep-awake and no window: differences %v; want both named", diff)
 	}
 }

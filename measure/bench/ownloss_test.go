@@ -13,15 +13,14 @@ import (
 // level's loss, as before.
 func TestPlanOwnLoss(t *testing.T) {
 	var profiles []shapedlink.Profile
-	var texts []string
 	for _, s := range []string{"80:10", "80:10,loss=ge:0.33667/33.333", "80:10,down.loss=2,up.loss=1/25"} {
 		p, err := shapedlink.ParseProfile(s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		profiles, texts = append(profiles, p), append(texts, p.String())
+		profiles = append(profiles, p)
 	}
-	m := &Matrix{Profiles: profiles, ProfileText: texts, Losses: []float64{0, 1}, CCs: []string{MatchedCC},
+	m := &Matrix{Profiles: profiles, Losses: []float64{0, 1}, CCs: []string{MatchedCC},
 		Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 2}
 	type cell struct {
 		dir, profile string

@@ -85,7 +85,7 @@ func (m *Matrix) AllAxes() []Axis {
 
 // baseRun is what every run of the matrix shares before any axis sets it.
 func (m *Matrix) baseRun() RunConfig {
-	return RunConfig{Workload: m.Workload, Workdir: m.Workdir, Link: m.Link, Qlog: m.Qlog, Logger: m.Logger, Remote: m.Remote}
+	return RunConfig{Workload: m.Workload, Workdir: m.Workdir, Link: m.Link, Qlog: m.Qlog, Logger: m.Logger}
 }
 
 // profileAxis sets the run's profile (its loss is the loss axis's) and

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"errors"
 	"fmt"
 	"math"
 )
@@ -9,31 +8,8 @@ import (
 // The cap axis: each fraction in Matrix.BulkCapFractions is a cell of its
 // own, the saturating (display) channel paced to that fraction of the
 // link's rate (results.Cell.BulkCapFraction, "_cap0.5" in the cell's
-// directory). This file is all of the axis: its flag, its values' check
-// and what a value sets on a run.
-
-// CapsFlag is -caps (env CAPS) with the default fractions def: the display
-// caps of Matrix.BulkCapFractions, one cell each.
-func CapsFlag(def string) AxisFlag {
-	return AxisFlag{Name: "caps", Env: "CAPS", Default: def,
-		Help: "display caps as fractions of the link rate (payload bit/s), one cell each, space-separated; 0 is uncapped",
-		Set: func(m *Matrix, text string) (err error) {
-			m.BulkCapFractions, err = parseCaps(text)
-			return err
-		}}
-}
-
-// parseCaps parses -caps: at least one fraction, each once.
-func parseCaps(text string) ([]float64, error) {
-	caps, err := parseFloats(text, "cap", "0 0.5 0.8")
-	if err != nil {
-		return nil, err
-	}
-	if len(caps) == 0 {
-		return nil, errors.New("no caps: give at least one, e.g. -caps \"0.5 0.8\"")
-	}
-	return caps, nil
-}
+// directory). This file is the axis: its values' check and
+// what a value sets on a run (its flag is benchcmd.CapsFlag).
 
 // capErrors says what is wrong with Matrix.BulkCapFractions: a fraction
 // outside [0, 1], a workload with a cap of its own, or a cap between two
@@ -69,16 +45,16 @@ func (m *Matrix) capAxis() []Axis {
 	return []Axis{newAxis(AxisCap, "caps", floatTexts(m.BulkCapFractions), func(rc *RunConfig, i int) {
 		if f := m.BulkCapFractions[i]; f != 0 {
 			rc.Cell.BulkCapFraction = f
-			rc.Cell.BulkRateCapBps = BulkCap(rc.Profile.RateMbit, f)
+			rc.Cell.BulkRateCapBps = bulkCap(rc.Profile.RateMbit, f)
 			rc.Workload.BulkRateCap = rc.Cell.BulkRateCapBps
 		}
 	})}
 }
 
-// BulkCap is fraction of a link of rateMbit, in bits per second of payload
+// bulkCap is fraction of a link of rateMbit, in bits per second of payload
 // (rounded to the nearest bit/s), the unit of spicelike's BulkRateCap. The
 // link's rate counts wire bytes, so a cap of 1 is a little above what the
 // link can carry as payload.
-func BulkCap(rateMbit, fraction float64) int64 {
+func bulkCap(rateMbit, fraction float64) int64 {
 	return int64(math.Round(rateMbit * 1e6 * fraction))
 }

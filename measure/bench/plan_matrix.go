@@ -8,9 +8,12 @@ import (
 	"log/slog"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/loop"
+	"github.com/shakenfist/quicbench/measure/rig"
+	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
@@ -27,9 +30,7 @@ type Matrix struct {
 	// Profiles are link profiles; their own loss, if any, is replaced by
 	// each of Losses.
 	Profiles []shapedlink.Profile
-	// ProfileText is Profiles as given, for the record.
-	ProfileText []string
-	Losses      []float64
+	Losses   []float64
 	// CCs are the kernel TCP congestion controls for the tcp arm. "reno"
 	// is the headline (matched with quic-go's NewReno); any other is a
 	// sensitivity cell.
@@ -74,7 +75,7 @@ type Matrix struct {
 	// daemon it names, over the path as found: Profiles, Losses and Link
 	// must then be empty, and the matrix has one cell per congestion
 	// control and session count, named results.PathProfile.
-	Remote *Remote
+	Remote *twohost.Client
 	// Progress receives progress lines; a terminal gets one updating line.
 	Progress io.Writer
 	Logger   *slog.Logger
@@ -306,30 +307,22 @@ func (m *Matrix) Run(ctx context.Context) error {
 	defer claimed.release()
 
 	plan := m.Plan()
-	var todo []RunConfig
-	retried := 0
-	for _, rc := range plan {
-		_, st, err := results.Check(rc.Dir(), rc.Cell, string(rc.Arm), rc.Repeat)
-		switch st {
-		case results.Measured:
-			continue
-		case results.FailedRun:
-			retried++
-		case results.Corrupt:
-			log.Warn("a run record does not validate; it will be set aside and the run redone", "dir", rc.Dir(), "err", err)
-		}
-		todo = append(todo, rc)
+	jobs := make([]loop.Job, len(plan))
+	for i, rc := range plan {
+		jobs[i] = rc
 	}
-	if m.Remote != nil && len(todo) > 0 {
-		// Refused (wrong secret, busy, another version) before anything
-		// runs, rather than as a failed run each; and then the work
-		// directory is left as it was, so that the corrected command is
-		// not refused for a matrix.json this one wrote.
-		if err := m.Remote.Connect(ctx); err != nil {
+	todo, retried := loop.Pending(jobs, log)
+	ends := m.ends(log)
+	if len(todo) > 0 {
+		// Refused before anything runs, rather than as a failed run
+		// each; and then the work directory is left as it was, so that
+		// the corrected command is not refused for a matrix.json this one
+		// wrote.
+		if err := ends.Ready(ctx); err != nil {
 			claimed.undo()
 			return err
 		}
-		defer m.Remote.Close()
+		defer ends.Close()
 	}
 	if m.needsController() && len(todo) > 0 {
 		// Registered for the whole matrix, for every namespace; the
@@ -351,36 +344,32 @@ func (m *Matrix) Run(ctx context.Context) error {
 		prog.line(fmt.Sprintf("resuming %s: %d runs already measured, %d to do (%d of them failed before and are retried)",
 			which, done, len(todo), retried))
 	}
-	failed := 0
-	for _, rc := range todo {
-		// What a failed or corrupt attempt left is kept, under a name
-		// that says so, before the run is redone.
-		if _, st, _ := results.Check(rc.Dir(), rc.Cell, string(rc.Arm), rc.Repeat); st == results.FailedRun || st == results.Corrupt {
-			why := "failed"
-			if st == results.Corrupt {
-				why = "corrupt"
-			}
-			if _, err := results.SetAside(rc.Dir(), why); err != nil {
-				return err
-			}
-		}
-		prog.start(rc)
-		run, err := RunOne(ctx, rc)
-		switch {
-		case errors.Is(err, ErrInterrupted):
-			prog.line(fmt.Sprintf("interrupted during %s %s r%d; it will be redone on the next run", rc.Cell.Dir(), rc.Arm, rc.Repeat))
-			return err
-		case err != nil && run.Failed == "":
-			return fmt.Errorf("%s %s r%d: %w", rc.Cell.Dir(), rc.Arm, rc.Repeat, err)
-		case err != nil:
-			failed++
-			prog.line(fmt.Sprintf("%s %s r%d FAILED: %s", rc.Cell.Dir(), rc.Arm, rc.Repeat, run.Failed))
-		}
-		prog.linkWarnings(run.Link)
-		prog.finished(run)
+	failed, err := loop.Run(ctx, ends, todo, prog, log)
+	if err != nil {
+		return err
 	}
 	if failed > 0 {
 		return &RunsFailedError{Failed: failed, Total: len(plan)}
 	}
 	return nil
 }
+
+// ends is where the matrix's runs run: between two hosts with Remote set,
+// else on a fresh link on this machine each.
+func (m *Matrix) ends(log *slog.Logger) loop.Ends {
+	if m.Remote != nil {
+		m.Remote.Logger, m.Remote.Env = log, benchRoles
+		return m.Remote
+	}
+	return rig.Local{Env: benchRoles, Link: m.Link, Log: log}
+}
+
+// MaxDuration bounds a run's length (and its warm-up).
+const MaxDuration = 24 * time.Hour
+
+// Bounds on a matrix, so that a typo cannot plan a run that outlives the
+// machine or exhausts its memory.
+const (
+	MaxRepeats = 1000
+	MaxRuns    = 100000
+)

@@ -18,6 +18,7 @@ import (
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
 	"github.com/shakenfist/quicbench/spicelike"
@@ -37,7 +38,7 @@ import (
 func TestTwoHostMatrixAgreesWithSingleHost(t *testing.T) {
 	shapedlinktest.Need(t)
 	link := shapedlinktest.New(t, "20:10")
-	td := startTestDaemon(t, daemonConfig{
+	td := startTestDaemon(t, twohost.DaemonConfig{
 		Addr:      net.JoinHostPort(link.ServerAddr().String(), "7390"),
 		Namespace: link.Server(),
 	})
@@ -48,17 +49,17 @@ func TestTwoHostMatrixAgreesWithSingleHost(t *testing.T) {
 
 	// The wrong secret first: refused before any run, nothing recorded.
 	bad := &Matrix{CCs: []string{MatchedCC}, Arms: arms, Repeats: 2, Workload: w, Workdir: t.TempDir(),
-		Remote: &Remote{Addr: td.Addr().String(), Secret: []byte("the wrong secret, long enough"), Local: link.Client()}}
+		Remote: &twohost.Client{Addr: td.Addr().String(), Secret: []byte("the wrong secret, long enough"), Local: link.Client()}}
 	err := bad.Run(ctx)
-	if !errors.Is(err, errRemoteAuth) || !strings.Contains(err.Error(), "wrong proof") || ExitCode(err) != ExitUsage {
-		t.Errorf("the wrong secret: %v (exit %d), want a refusal saying the proof was wrong, exit %d", err, ExitCode(err), ExitUsage)
+	if !errors.Is(err, twohost.ErrRefused) || !strings.Contains(err.Error(), "wrong proof") {
+		t.Errorf("the wrong secret: %v, want a refusal saying the proof was wrong", err)
 	}
 	if runs, err := results.Load(bad.Workdir); err == nil {
 		t.Errorf("a refused matrix recorded %d runs", len(runs))
 	}
 
 	two := &Matrix{CCs: []string{MatchedCC}, Arms: arms, Repeats: 2, Workload: w, Workdir: t.TempDir(),
-		Remote: &Remote{Addr: td.Addr().String(), Secret: testSecret, Local: link.Client()}}
+		Remote: &twohost.Client{Addr: td.Addr().String(), Secret: testSecret, Local: link.Client()}}
 	if err := two.Run(ctx); err != nil {
 		t.Fatalf("two-host matrix: %v\ndaemon log:\n%s", err, td.log.String())
 	}
@@ -129,7 +130,7 @@ func TestTwoHostMatrixAgreesWithSingleHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one := &Matrix{Profiles: []shapedlink.Profile{p}, ProfileText: []string{p.String()}, Losses: []float64{0},
+	one := &Matrix{Profiles: []shapedlink.Profile{p}, Losses: []float64{0},
 		CCs: []string{MatchedCC}, Arms: arms, Repeats: 2, Workload: w, Workdir: t.TempDir()}
 	if err := one.Run(ctx); err != nil {
 		t.Fatalf("single-host matrix: %v", err)
@@ -194,7 +195,7 @@ func median(xs []float64) float64 {
 // process's own network namespace, over loopback: the way the commands
 // run, with no namespace given to the daemon or the driver.
 func TestTwoHostOnLoopback(t *testing.T) {
-	td := startTestDaemon(t, daemonConfig{})
+	td := startTestDaemon(t, twohost.DaemonConfig{})
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 3*time.Second, time.Second
 	m := &Matrix{CCs: []string{MatchedCC}, Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 1, Workload: w,

@@ -2,8 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,11 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/rig"
+
+	"golang.org/x/sys/unix"
+
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
-	"golang.org/x/sys/unix"
 )
 
 // The server and client of a run are the example binary itself, re-executed
@@ -29,7 +30,7 @@ const (
 
 // roleSpec is what a server or client process is told to do.
 type roleSpec struct {
-	RoleBase
+	rig.RoleBase
 	Arm      measure.ArmName  `json:"arm"`
 	Workload spicelike.Config `json:"workload"`
 	// Sessions is how many sessions the server accepts and the client
@@ -39,18 +40,22 @@ type roleSpec struct {
 
 // roleResult is what a server or client process reports.
 type roleResult struct {
-	Role   string                  `json:"role"`
-	Err    string                  `json:"error,omitempty"`
-	Client *spicelike.ClientResult `json:"client,omitempty"`
-	Server *spicelike.ServerResult `json:"server,omitempty"`
-	State  *transport.State        `json:"state,omitempty"`
-	Usage  *results.Usage          `json:"usage,omitempty"`
-	// Sessions is every session's result when the spec asked for more
-	// than one; Client, Server and State are then session 0's.
+	Role  string         `json:"role"`
+	Err   string         `json:"error,omitempty"`
+	Usage *results.Usage `json:"usage,omitempty"`
+	// Sessions is every session's result, one for a run of one session.
 	Sessions []roleSession `json:"sessions,omitempty"`
 }
 
-// roleSession is one session's part of a multi-session roleResult.
+// first is session 0's result, or none.
+func (r roleResult) first() roleSession {
+	if len(r.Sessions) == 0 {
+		return roleSession{}
+	}
+	return r.Sessions[0]
+}
+
+// roleSession is one session's part of a roleResult.
 type roleSession struct {
 	Client *spicelike.ClientResult `json:"client,omitempty"`
 	Server *spicelike.ServerResult `json:"server,omitempty"`
@@ -61,14 +66,14 @@ type roleSession struct {
 // started as a run's server or client it does that job and exits; otherwise
 // it returns at once.
 func MaybeRunRole() {
-	ServeRole(benchRoles, map[string]func(context.Context, roleSpec, *slog.Logger) (roleResult, error){
-		RoleServer: func(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResult, error) {
+	rig.ServeRole(benchRoles, map[string]func(context.Context, roleSpec, *slog.Logger) (roleResult, error){
+		rig.RoleServer: func(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResult, error) {
 			if spec.Sessions > 1 {
 				return runServers(ctx, spec, log)
 			}
 			return runServer(ctx, spec, log)
 		},
-		RoleClient: func(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResult, error) {
+		rig.RoleClient: func(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResult, error) {
 			if spec.Sessions > 1 {
 				return runClients(ctx, spec, log)
 			}
@@ -117,9 +122,6 @@ func vmHWM(status string) int64 {
 	return 0
 }
 
-// readyFD is the pipe on which the server says it is listening.
-const readyFD = 3
-
 func runServer(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResult, error) {
 	res := roleResult{}
 	ln, err := listenArm(ctx, spec.Arm, spec.Addr, spec.Transport)
@@ -128,12 +130,15 @@ func runServer(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResult
 	}
 	defer ln.Close()
 	log.Info("listening", "arm", spec.Arm, "addr", ln.Addr().String())
-	res.Server, res.State, err = measure.Serve(ctx, ln, spec.Workload)
-	if res.Server != nil {
-		log.Info("done", "bulk_bytes", res.Server.BulkBytesWritten, "echoes", res.Server.Echoes)
+	out, st, err := measure.Serve(ctx, ln, spec.Workload)
+	if out != nil {
+		log.Info("done", "bulk_bytes", out.BulkBytesWritten, "echoes", out.Echoes)
 	}
-	if err == nil && res.Server == nil {
+	if err == nil && out == nil {
 		err = ctx.Err()
+	}
+	if out != nil || st != nil {
+		res.Sessions = []roleSession{{Server: out, State: st}}
 	}
 	return res, err
 }
@@ -144,10 +149,13 @@ func runClient(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResult
 	if err != nil {
 		return res, err
 	}
-	res.Client, res.State, err = measure.Client(ctx, arm, spec.Addr, spec.Transport, spec.Workload)
-	if out := res.Client; out != nil {
-		log.Info("done", "arm", spec.Arm, "connect_time", res.State.ConnectTime, "samples", len(out.Samples),
+	out, st, err := measure.Client(ctx, arm, spec.Addr, spec.Transport, spec.Workload)
+	if out != nil {
+		log.Info("done", "arm", spec.Arm, "connect_time", st.ConnectTime, "samples", len(out.Samples),
 			"timeouts", out.Timeouts, "bulk_mbps", out.BulkMbps)
+	}
+	if out != nil || st != nil {
+		res.Sessions = []roleSession{{Client: out, State: st}}
 	}
 	return res, err
 }
@@ -160,16 +168,20 @@ func readWriters(chs []io.ReadWriteCloser) []io.ReadWriter {
 	return out
 }
 
-var errNoResult = errors.New("the process wrote no result")
-
-// encodeState turns a transport state into raw JSON for the run record.
-func encodeState(s *transport.State) json.RawMessage {
-	if s == nil {
-		return nil
-	}
-	b, err := json.Marshal(s)
+// listenArm listens for the registered arm named arm on addr and tells the
+// orchestrator so (rig.SignalReady): how a run's server starts.
+func listenArm(ctx context.Context, arm measure.ArmName, addr string, o transport.Options) (measure.ArmListener, error) {
+	a, err := measure.Lookup(string(arm))
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	return b
+	ln, err := a.Listen(ctx, addr, o)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	rig.SignalReady(ln.Addr())
+	return ln, nil
 }
+
+// benchRoles is the matrix's pair of role variables.
+var benchRoles = rig.RoleEnv{Role: envRole, Spec: envSpec}

@@ -61,7 +61,6 @@ func runServers(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResul
 		}
 		res.Sessions[i] = roleSession{Server: out, State: &st}
 	}
-	res.Server, res.State = res.Sessions[0].Server, res.Sessions[0].State
 	// As in runServer: wait for each client session to close before closing
 	// ours, all at once so one slow session does not hold up the others.
 	var wg sync.WaitGroup
@@ -134,6 +133,5 @@ func runClients(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResul
 		}
 		res.Sessions[i] = roleSession{Client: out, State: &st}
 	}
-	res.Client, res.State = res.Sessions[0].Client, res.Sessions[0].State
 	return res, errors.Join(errs...)
 }

@@ -9,20 +9,20 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/shakenfist/quicbench/gsocheck"
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/measure/report"
+	"github.com/shakenfist/quicbench/measure/loop"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/rig"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
 	"github.com/shakenfist/quicbench/transport/quicreno"
 )
 
-// RunConfig is one run: one cell, one arm, one repeat.
+// RunConfig is one run: one cell, one arm, one repeat. It is a loop.Job.
 type RunConfig struct {
 	Cell     results.Cell
 	Profile  shapedlink.Profile // loss included
@@ -42,10 +42,6 @@ type RunConfig struct {
 	// its own channels; 0 or 1 is one. With Sessions set (1 included) the
 	// run records results.Run.Sessions.
 	Sessions int
-	// Remote, when set, makes the run between two hosts: the server on
-	// the daemon's host, the client here, over the path as found, with no
-	// link built (Matrix.Remote).
-	Remote *Remote
 }
 
 // Dir is the run's results directory.
@@ -53,157 +49,97 @@ func (rc RunConfig) Dir() string {
 	return results.RunDir(rc.Workdir, rc.Cell, string(rc.Arm), rc.Repeat)
 }
 
-// ErrInterrupted marks a run stopped by its context: it is not recorded, so
-// a rerun does it again.
-var ErrInterrupted = errors.New("run interrupted")
-
-// RunOne builds a fresh link, runs the server and client as separate
-// processes inside its namespaces, samples the server's egress queue and
-// counters while they run, and writes run.json atomically. A run that fails
-// for any reason but interruption is recorded with Failed set, so the
-// summary counts it; an interrupted run is not recorded at all. Either way
-// the link is gone when RunOne returns. With rc.Remote set no link is
-// built: the server runs on the daemon's host (measureRemote).
+// RunOne makes rc's run on a fresh link on this machine (loop.One with
+// rig.Local): the server and client as separate processes inside its
+// namespaces, the server's egress queue and counters sampled while they
+// run, and run.json written atomically. A run that fails for any reason
+// but interruption is recorded with Failed set, so the summary counts it;
+// an interrupted run is not recorded at all (results.ErrInterrupted).
 func RunOne(ctx context.Context, rc RunConfig) (results.Run, error) {
-	log := rc.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	dir := rc.Dir()
-	var failed error
-	run, err := RecordRun(ctx, dir, NewRun(rc.Cell, string(rc.Arm), rc.Repeat, rc.Workload), log, func(run *results.Run) error {
-		failed = measureRun(ctx, rc, dir, run, log)
-		return failed
-	}, nil)
-	if err != nil {
-		return run, err
-	}
-	return run, failed
+	return loop.One(ctx, rig.Local{Env: benchRoles, Link: rc.Link, Log: rc.Logger}, rc, rc.Logger)
 }
 
-// measure is one run over a fresh link: the server, then the client with
-// the server's egress queue sampled beside it, then what both ends and the
-// link recorded, into run. With rc.Remote set it is measureRemote.
-func measureRun(ctx context.Context, rc RunConfig, dir string, run *results.Run, log *slog.Logger) error {
+// Start is the run's directory, profile and starting record.
+func (rc RunConfig) Start() (string, shapedlink.Profile, results.Run) {
+	run := results.NewRun(rc.Cell, string(rc.Arm), measure.IsQUIC(string(rc.Arm)), rc.Repeat, rc.Workload.Duration, rc.Workload.Warmup)
 	if effectiveCC(rc) == quicreno.Name {
 		run.TCPController = rc.Controller
 	}
-	if rc.Remote != nil {
-		return measureRemote(ctx, rc, dir, run, log)
-	}
-	rig, err := NewRig(ctx, benchRoles, dir, rc.Profile, rc.Link)
-	if err != nil {
-		return err
-	}
-	defer rig.Close()
-	link := rig.Link
-	run.Link = rig.LinkRecord()
-	// Read the emulator's counters last (deferred calls run in reverse),
-	// before Close stops it, and for failed runs too.
-	defer recordLinkEnd(link, run, log)
-	if run.Host, err = rig.HostRecord(&run.Link); err != nil {
-		log.Warn("host state", "err", err)
-	}
-	serverSpec, clientSpec, err := roleSpecs(rc, rig, dir)
-	if err != nil {
-		return err
-	}
-
-	// The server first; it says on a pipe when it is listening. Whatever
-	// happens, it does not outlive the run.
-	defer rig.StopServer()
-	if err := rig.StartServer(ctx, serverSpec); err != nil {
-		return err
-	}
-
-	// Sample the server's egress queue (the direction the display loads)
-	// while the client runs.
-	stopSampling := sampleServerQueue(ctx, link)
-	cli, err := rig.StartClient(ctx, clientSpec)
-	if err != nil {
-		stopSampling()
-		return err
-	}
-	cliErr := cli.Wait()
-	samples, err := stopSampling()
-	if err != nil {
-		log.Warn("queue sampling ended early", "err", err)
-	}
-	writeQueueFiles(dir, samples, log)
-	counters, cerr := link.Instruments().EgressCounters(shapedlink.ServerEnd)
-
-	// The server ends once the client has closed its channels.
-	select {
-	case <-rig.ServerDone():
-	case <-time.After(20 * time.Second):
-		log.Warn("server still running 20s after the client ended; stopping it")
-	case <-ctx.Done():
-	}
-
-	cres, cerrRead := ReadResult[roleResult](clientSpec.Out)
-	sres, serrRead := ReadResult[roleResult](serverSpec.Out)
-	recordEnds(run, rc, sres, cres)
-	if rc.Arm.QUIC() {
-		recordGSO(run, samples, counters, cerr)
-	}
-
-	if err := clientOutcome(cres, cerrRead, cliErr, rig.LogPath(RoleClient)); err != nil {
-		return err
-	}
-	if serrRead == nil && sres.Err != "" {
-		log.Warn("server reported an error", "err", sres.Err)
-	}
-	select {
-	case <-rig.ServerDone():
-		if err := rig.ServerErr(); err != nil {
-			log.Warn("server exited with an error", "err", err, "log", rig.LogPath(RoleServer))
-		}
-	default:
-	}
-	return nil
+	return rc.Dir(), rc.Profile, run
 }
 
-// recordLinkEnd puts into run what the link can say only at the end: the
-// schedule's start and the changes it applied, and the emulator's own
-// counters, with a warning when they say it may have distorted the run.
-func recordLinkEnd(link *shapedlink.Link, run *results.Run, log *slog.Logger) {
-	if start := link.Instruments().ScheduleStart(); !start.IsZero() {
-		run.Link.ScheduleStart = start
-		var err error
-		if run.Link.Changes, err = link.Instruments().AppliedChanges(); err != nil {
-			log.Warn("the link's schedule", "err", err)
-		}
-	}
-	if sh, ok := link.Instruments().ShaperStats(); ok {
-		run.Link.Shaper = &sh
-		if why := sh.Distorted(report.ShaperLateLimit); why != "" {
-			log.Warn("the emulator may have distorted this run", "why", why)
-		}
-	}
-}
-
-// roleSpecs are what the server and client processes of rc are told to
-// do, their transports writing qlog into dir when rc asks.
-func roleSpecs(rc RunConfig, rig *Rig, dir string) (server, client roleSpec, err error) {
+// Roles are what the run's server and client are told: the arm's
+// transport options (qlog into dir when rc asks), the workload and the
+// sessions.
+func (rc RunConfig) Roles(_ context.Context, _ rig.Stage, dir string) (loop.Roles, error) {
 	so, co, err := transportOptions(rc)
 	if err != nil {
-		return server, client, err
+		return loop.Roles{}, err
 	}
 	if rc.Qlog {
 		so.QlogDir, co.QlogDir = dir, dir
 	}
-	sbase, cbase, err := rig.RoleBases(so, time.Now().Add(rc.Workload.Duration+2*time.Minute))
-	if err != nil {
-		return server, client, err
+	spec := func(b rig.RoleBase) any {
+		return roleSpec{RoleBase: b, Arm: rc.Arm, Workload: rc.Workload, Sessions: rc.Sessions}
 	}
-	// The rig's certificate pair names the server's address; the rest is
-	// what the arm prepared for each end.
-	co.Certificate = cbase.Transport.Certificate
-	cbase.Transport = co
-	server = roleSpec{RoleBase: sbase, Arm: rc.Arm, Workload: rc.Workload, Sessions: rc.Sessions}
-	client = server
-	client.RoleBase = cbase
-	return server, client, nil
+	return loop.Roles{Server: so, Client: co, Within: rc.Workload.Duration + 2*time.Minute, Linger: 20 * time.Second,
+		ServerSpec: spec, ClientSpec: spec}, nil
+}
+
+// Drive runs the client; over a link the server's egress queue (the
+// direction the display loads) is sampled beside it, and a QUIC run's
+// offload evidence recorded.
+func (rc RunConfig) Drive(ctx context.Context, st rig.Stage, spec any, run *results.Run) (exit, err error) {
+	link := rig.LinkOf(st)
+	if link == nil {
+		cli, err := st.StartClient(ctx, spec)
+		if err != nil {
+			return nil, err
+		}
+		return cli.Wait(), nil
+	}
+	stopSampling := sampleServerQueue(ctx, link)
+	cli, err := st.StartClient(ctx, spec)
+	if err != nil {
+		stopSampling()
+		return nil, err
+	}
+	exit = cli.Wait()
+	samples, err := stopSampling()
+	if err != nil {
+		rc.log().Warn("queue sampling ended early", "err", err)
+	}
+	writeQueueFiles(rc.Dir(), samples, rc.log())
+	counters, cerr := link.Instruments().EgressCounters(shapedlink.ServerEnd)
+	if rc.Arm.QUIC() {
+		recordGSO(run, samples, counters, cerr)
+	}
+	return exit, nil
+}
+
+// Finish records what the two ends reported, and says whether the client
+// measured.
+func (rc RunConfig) Finish(run *results.Run, e loop.Ended) error {
+	cres, cerrRead := rig.ReadResult[roleResult](e.Client)
+	sres, serrRead := rig.ReadResult[roleResult](e.Server)
+	recordEnds(run, rc, sres, cres)
+	if err := clientOutcome(cres, cerrRead, e.ClientExit, e.ClientLog); err != nil {
+		return err
+	}
+	if serrRead == nil && sres.Err != "" {
+		rc.log().Warn("server reported an error", "err", sres.Err)
+	}
+	return nil
+}
+
+// Extra writes nothing: run.json is the matrix's whole record.
+func (RunConfig) Extra(results.Run) error { return nil }
+
+func (rc RunConfig) log() *slog.Logger {
+	if rc.Logger == nil {
+		return slog.Default()
+	}
+	return rc.Logger
 }
 
 // sampleServerQueue samples the server end's egress queue until the
@@ -261,28 +197,21 @@ func recordGSO(run *results.Run, samples []shapedlink.QueueSample, counters shap
 // memory, and the workload's figures. A run over a link and a run between
 // two hosts record both ends alike through it.
 func recordEnds(run *results.Run, rc RunConfig, sres, cres roleResult) {
-	RecordStates(run, sres.State, cres.State)
-	states := []*transport.State{sres.State, cres.State}
-	if len(sres.Sessions) > 0 || len(cres.Sessions) > 0 {
-		// Every session's connections, not only session 0's.
-		states = nil
-		for _, rs := range [][]roleSession{sres.Sessions, cres.Sessions} {
-			for _, s := range rs {
-				states = append(states, s.State)
+	s0, c0 := sres.first(), cres.first()
+	rig.RecordStates(run, s0.State, c0.State)
+	// Every session's connections, the server's first.
+	for _, rs := range [][]roleSession{sres.Sessions, cres.Sessions} {
+		for _, s := range rs {
+			if st := s.State; st != nil {
+				run.CongestionControl = append(run.CongestionControl, st.Role+": "+st.CongestionControl)
+				for _, q := range st.QUIC {
+					run.QUICGSO = append(run.QUICGSO, q.GSO)
+				}
 			}
 		}
 	}
-	for _, st := range states {
-		if st == nil {
-			continue
-		}
-		run.CongestionControl = append(run.CongestionControl, st.Role+": "+st.CongestionControl)
-		for _, q := range st.QUIC {
-			run.QUICGSO = append(run.QUICGSO, q.GSO)
-		}
-	}
 	run.ServerUsage, run.ClientUsage = sres.Usage, cres.Usage
-	RecordWorkload(run, cres.Client, sres.Server)
+	rig.RecordWorkload(run, c0.Client, s0.Server)
 	if rc.Sessions >= 1 {
 		recordSessions(run, cres)
 	}
@@ -297,18 +226,18 @@ func clientOutcome(cres roleResult, readErr, exitErr error, logPath string) erro
 		return fmt.Errorf("client: %s (see client.log)", cres.Err)
 	case readErr != nil:
 		return fmt.Errorf("client wrote no result (%v; exit: %v); see %s", readErr, exitErr, logPath)
-	case cres.Client == nil:
+	case cres.first().Client == nil:
 		return errors.New("client result has no measurement")
 	}
 	return nil
 }
 
-// recordSessions fills run.Sessions from the client's per-session results
-// (or its single result), and makes BulkBytesTotal the sum over sessions.
+// recordSessions fills run.Sessions from the client's per-session results,
+// and makes BulkBytesTotal the sum over sessions.
 func recordSessions(run *results.Run, cres roleResult) {
 	rs := cres.Sessions
-	if len(rs) == 0 && cres.Client != nil {
-		rs = []roleSession{{Client: cres.Client, State: cres.State}}
+	if len(rs) == 1 && rs[0].Client == nil {
+		rs = nil // one session that measured nothing
 	}
 	var total int64
 	for i, s := range rs {
@@ -367,30 +296,6 @@ func transportOptions(rc RunConfig) (server, client transport.Options, err error
 		o.CongestionControl = rc.Cell.CC
 	}
 	return measure.PrepareOptions(arm, rc.Workload, o)
-}
-
-// waitReady waits for a server's readiness line on ready (closing it),
-// until the server exits, timeout passes or ctx ends.
-func waitReady(ctx context.Context, ready *os.File, exited <-chan struct{}, timeout time.Duration) error {
-	defer ready.Close()
-	line := make(chan string, 1)
-	go func() {
-		s, _ := bufio.NewReader(ready).ReadString('\n')
-		line <- strings.TrimSpace(s)
-	}()
-	select {
-	case s := <-line:
-		if s == "" {
-			return errors.New("it exited before listening")
-		}
-		return nil
-	case <-exited:
-		return errors.New("it exited before listening")
-	case <-time.After(timeout):
-		return fmt.Errorf("no readiness after %v", timeout)
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 func gsoSamples(in []shapedlink.QueueSample) []gsocheck.Sample {

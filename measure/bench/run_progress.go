@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -42,11 +43,12 @@ func (p *progress) remaining() time.Duration {
 	return time.Duration(left) * per
 }
 
-func (p *progress) start(rc RunConfig) {
+// Start shows the run about to start.
+func (p *progress) Start(run results.Run) {
 	if p.w == nil {
 		return
 	}
-	p.currentRun = fmt.Sprintf("%s  %-16s r%d", rc.Cell.Dir(), rc.Arm, rc.Repeat)
+	p.currentRun = fmt.Sprintf("%s  %-16s r%d", run.Cell.Dir(), run.Arm, run.Repeat)
 	msg := fmt.Sprintf("[%d/%d] %s  elapsed %s  remaining ~%s",
 		p.done+1, p.total, p.currentRun, time.Since(p.startedAt).Round(time.Second), p.remaining().Round(time.Second))
 	if p.tty {
@@ -54,6 +56,19 @@ func (p *progress) start(rc RunConfig) {
 	} else {
 		fmt.Fprintln(p.w, msg)
 	}
+}
+
+// Done shows how the run ended.
+func (p *progress) Done(run results.Run, err error) {
+	switch {
+	case errors.Is(err, results.ErrInterrupted):
+		p.line(fmt.Sprintf("interrupted during %s %s r%d; it will be redone on the next run", run.Cell.Dir(), run.Arm, run.Repeat))
+		return
+	case run.Failed != "":
+		p.line(fmt.Sprintf("%s %s r%d FAILED: %s", run.Cell.Dir(), run.Arm, run.Repeat, run.Failed))
+	}
+	p.linkWarnings(run.Link)
+	p.finished(run)
 }
 
 func (p *progress) finished(run results.Run) {

@@ -120,7 +120,7 @@ func TestBulkCapEndToEnd(t *testing.T) {
 
 func TestValidateRefusesBadSessionsAndCaps(t *testing.T) {
 	m := tinyMatrix(t, "tcp")
-	m.Sessions = []int{0, MaxSessions + 1}
+	m.Sessions = []int{0, maxSessions + 1}
 	m.BulkCapFractions = []float64{-0.1, 1.5}
 	m.Workload.BulkRateCap = 1000
 	err := m.Validate()

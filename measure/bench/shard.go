@@ -2,11 +2,8 @@ package bench
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
-
-	"github.com/shakenfist/quicbench/internal/cli"
 )
 
 // Shard is one share of a matrix, so that several identical machines can
@@ -133,18 +130,18 @@ func (m *Matrix) shardFits() error {
 	return nil
 }
 
-// planSummary is the count in Main's opening line: "R runs", or for a
+// PlanSummary is the count in Main's opening line: "R runs", or for a
 // shard "shard i/n: R of T runs".
-func (m *Matrix) planSummary(plan []RunConfig) string {
+func (m *Matrix) PlanSummary(plan []RunConfig) string {
 	if m.Shard.Whole() {
 		return fmt.Sprintf("%d runs", len(plan))
 	}
 	return fmt.Sprintf("shard %s: %d of %d runs", m.Shard, len(plan), len(m.FullPlan()))
 }
 
-// shardSummaryNote is the line printed after a shard's summary, saying that
+// ShardSummaryNote is the line printed after a shard's summary, saying that
 // it covers the shard only and how to merge; "" for the whole matrix.
-func (m *Matrix) shardSummaryNote(name string) string {
+func (m *Matrix) ShardSummaryNote(name string) string {
 	if m.Shard.Whole() {
 		return ""
 	}
@@ -163,10 +160,10 @@ const (
 	EnvShards = "SHARDS"
 )
 
-// resolveShard chooses the shard: -shard when given, else SHARD, else
+// ResolveShard chooses the shard: -shard when given, else SHARD, else
 // JOB_COMPLETION_INDEX with the count in SHARDS; else the whole matrix.
 // lookup reads the environment.
-func resolveShard(flagValue string, flagGiven bool, lookup func(string) (string, bool)) (Shard, error) {
+func ResolveShard(flagValue string, flagGiven bool, lookup func(string) (string, bool)) (Shard, error) {
 	if flagGiven {
 		s, err := ParseShard(flagValue)
 		if err != nil {
@@ -206,14 +203,4 @@ func resolveShard(flagValue string, flagGiven bool, lookup func(string) (string,
 		return Shard{}, fmt.Errorf("%s=%s with %s=%s: %w", EnvJobIndex, index, EnvShards, count, err)
 	}
 	return s, nil
-}
-
-// shardFlagHelp is -shard's help text; it names the variables it reads.
-const shardFlagHelp = "run only shard i of n of the matrix (i counts from 0: 0/4 to 3/4), one (cell, repeat) with all its arms at a time, " +
-	"so that n identical machines share it; summarise merges their work directories (env SHARD; " +
-	"or JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets it, with the count in SHARDS)"
-
-// shardSetting is the shard the flags and the environment choose.
-func (f *Flags) shardSetting() (Shard, error) {
-	return resolveShard(f.shard, cli.Given(f.fs, "shard"), os.LookupEnv)
 }

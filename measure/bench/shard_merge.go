@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
@@ -21,7 +22,7 @@ import (
 // privilege).
 func matrixFromRecord(rec matrixRecord) (*Matrix, error) {
 	m := &Matrix{
-		ProfileText: rec.Profiles, Losses: rec.Losses, CCs: rec.CCs, Arms: rec.Arms, Repeats: rec.Repeats,
+		Losses: rec.Losses, CCs: rec.CCs, Arms: rec.Arms, Repeats: rec.Repeats,
 		Workload: rec.Workload, Workdir: rec.Workdir, Qlog: rec.Qlog,
 		Link: shapedlink.Options{Backend: shapedlink.Backend(rec.Backend), Seed: rec.Seed, Offload: rec.Offload.mode(),
 			EmulatorKeepAwake: rec.KeepAwake, EmulatorDepartureWindow: rec.DepartureWindow},
@@ -52,7 +53,7 @@ func matrixFromRecord(rec matrixRecord) (*Matrix, error) {
 	if rec.Remote != "" {
 		// A two-host matrix plans one pseudo-profile, the path; the
 		// address is enough to plan it (nothing here connects).
-		m.Remote = &Remote{Addr: rec.Remote}
+		m.Remote = &twohost.Client{Addr: rec.Remote}
 	}
 	if rec.Shard != "" {
 		s, err := ParseShard(rec.Shard)

@@ -16,13 +16,10 @@ import (
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/report/reporttest"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 )
-
-// The shard variables are matrix variables too: clearEnv unsets them, so
-// that a test run inside a Kubernetes Job does not inherit a shard.
-func init() { matrixEnv = append(matrixEnv, EnvShard, EnvShards, EnvJobIndex) }
 
 // shardMatrix builds a matrix for planning (nothing here runs it).
 func shardMatrix(t *testing.T, profiles []string, losses []float64, ccs []string, arms []measure.ArmName, repeats int) *Matrix {
@@ -33,7 +30,7 @@ func shardMatrix(t *testing.T, profiles []string, losses []float64, ccs []string
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.Profiles, m.ProfileText = append(m.Profiles, p), append(m.ProfileText, p.String())
+		m.Profiles = append(m.Profiles, p)
 	}
 	m.Workload = spicelike.Defaults()
 	// As fakeRun records its runs: the merge refuses a run whose duration
@@ -217,7 +214,7 @@ func TestShardFromEnvironment(t *testing.T) {
 		{"bad SHARD", map[string]string{"SHARD": "4/4"}, nil, Shard{}, "SHARD=\"4/4\""},
 		{"bad flag", nil, []string{"-shard", "3"}, Shard{}, "-shard: shard \"3\""},
 	} {
-		got, err := resolveShard(flagValue(tc.args), len(tc.args) > 0, func(k string) (string, bool) {
+		got, err := ResolveShard(flagValue(tc.args), len(tc.args) > 0, func(k string) (string, bool) {
 			v, ok := tc.env[k]
 			return v, ok
 		})
@@ -235,35 +232,6 @@ func flagValue(args []string) string {
 		return args[1]
 	}
 	return ""
-}
-
-// TestShardFlagReachesTheMatrix: every matrix command's flags carry -shard
-// and the variables into Matrix.Shard, and Validate refuses more shards
-// than the matrix has units.
-func TestShardFlagReachesTheMatrix(t *testing.T) {
-	m, err := parseMatrix(t, map[string]string{"SHARD": "1/2"}, "-shard", "2/5", "-repeats", "1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Shard != (Shard{2, 5}) {
-		t.Errorf("-shard 2/5 with SHARD=1/2 gave %v", m.Shard)
-	}
-	if m, err = parseMatrix(t, map[string]string{"JOB_COMPLETION_INDEX": "1", "SHARDS": "3"}); err != nil {
-		t.Errorf("JOB_COMPLETION_INDEX=1 SHARDS=3: %v", err)
-	} else if m.Shard != (Shard{1, 3}) {
-		t.Errorf("JOB_COMPLETION_INDEX=1 SHARDS=3 gave %v", m.Shard)
-	}
-	if _, err := parseMatrix(t, map[string]string{"JOB_COMPLETION_INDEX": "1"}); err == nil || !strings.Contains(err.Error(), "SHARDS") {
-		t.Errorf("JOB_COMPLETION_INDEX without SHARDS: %v", err)
-	}
-	// 2 profiles x 1 loss x 1 cc x 1 session count x 1 cap x 2 repeats is 4 units.
-	args := []string{"-losses", "1", "-repeats", "2", "-sessions", "1", "-caps", "0"}
-	if _, err := parseMatrix(t, nil, append(args, "-shard", "3/4")...); err != nil {
-		t.Errorf("4 shards of 4 units: %v", err)
-	}
-	if _, err := parseMatrix(t, nil, append(args, "-shard", "0/5")...); err == nil || !strings.Contains(err.Error(), "at most 4 shards") {
-		t.Errorf("5 shards of 4 units: %v", err)
-	}
 }
 
 // TestShardRecord: matrix.json records the shard only when there is one,
@@ -317,7 +285,7 @@ func TestMatrixRecordRoundTrip(t *testing.T) {
 	withAll.Shard = Shard{2, 3}
 	ms["everything"] = withAll
 	twoHostM := shardMatrix(t, []string{"80:10"}, []float64{0}, []string{MatchedCC}, allArms[:2], 3)
-	twoHostM.Remote, twoHostM.Shard = &Remote{Addr: "198.18.0.2:7000"}, Shard{1, 2}
+	twoHostM.Remote, twoHostM.Shard = &twohost.Client{Addr: "198.18.0.2:7000"}, Shard{1, 2}
 	ms["two-host"] = twoHostM
 	for name, m := range ms {
 		rec := m.record()
@@ -367,18 +335,18 @@ func planKeys(plan []RunConfig) []string {
 
 func TestShardLines(t *testing.T) {
 	m := shardMatrix(t, []string{"80:10"}, []float64{0, 1, 2}, []string{MatchedCC}, allArms[:2], 5)
-	if got := m.planSummary(m.Plan()); got != "30 runs" {
+	if got := m.PlanSummary(m.Plan()); got != "30 runs" {
 		t.Errorf("unsharded: %q", got)
 	}
-	if m.shardSummaryNote("headline") != "" {
+	if m.ShardSummaryNote("headline") != "" {
 		t.Error("an unsharded matrix has a shard note")
 	}
 	m.Shard = Shard{1, 4}
 	// 15 units: shards 0 to 2 take 4, shard 3 takes 3.
-	if got := m.planSummary(m.Plan()); got != "shard 1/4: 8 of 30 runs" {
+	if got := m.PlanSummary(m.Plan()); got != "shard 1/4: 8 of 30 runs" {
 		t.Errorf("shard 1/4: %q", got)
 	}
-	if got := m.shardSummaryNote("headline"); !strings.Contains(got, "shard 1/4 only (8 of 30 runs)") || !strings.Contains(got, "go run ./examples/summarise DIR1 DIR2") {
+	if got := m.ShardSummaryNote("headline"); !strings.Contains(got, "shard 1/4 only (8 of 30 runs)") || !strings.Contains(got, "go run ./examples/summarise DIR1 DIR2") {
 		t.Errorf("shard 1/4's note: %q", got)
 	}
 }
@@ -604,7 +572,7 @@ func TestHeadlineShareExample(t *testing.T) {
 		t.Errorf("%d units, want 30", u)
 	}
 	m.Shard = Shard{0, 6}
-	if got := m.planSummary(m.Plan()); got != "shard 0/6: 10 of 60 runs" {
+	if got := m.PlanSummary(m.Plan()); got != "shard 0/6: 10 of 60 runs" {
 		t.Errorf("opening line %q", got)
 	}
 	want := []string{
@@ -632,7 +600,7 @@ func TestLoadShardsTwoHost(t *testing.T) {
 	var dirs []string
 	for i, addr := range []string{"198.18.0.2:7000", "198.18.0.6:7000"} {
 		s := *m
-		s.Remote, s.Shard, s.Workdir = &Remote{Addr: addr}, Shard{i, 2}, filepath.Join(root, fmt.Sprint(i))
+		s.Remote, s.Shard, s.Workdir = &twohost.Client{Addr: addr}, Shard{i, 2}, filepath.Join(root, fmt.Sprint(i))
 		writeWorkdir(t, &s)
 		dirs = append(dirs, s.Workdir)
 	}

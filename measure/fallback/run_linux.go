@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/rig"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/transport"
 )
@@ -18,15 +18,15 @@ import (
 // The server and client are the program re-executed inside the server and
 // client namespaces, as measure/bench does, so the client's
 // timing is not disturbed by the server's work in the same process. The
-// server listens on bench.ServerPort, QUIC on UDP and TCP, same number.
+// server listens on rig.ServerPort, QUIC on UDP and TCP, same number.
 
 // roles names this experiment's role variables ("server" or "client", and
 // the path of the roleSpec JSON).
-var roles = bench.RoleEnv{Role: "QUICBENCH_FALLBACK_ROLE", Spec: "QUICBENCH_FALLBACK_SPEC"}
+var roles = rig.RoleEnv{Role: "QUICBENCH_FALLBACK_ROLE", Spec: "QUICBENCH_FALLBACK_SPEC"}
 
 // roleSpec is what a server or client process is told to do.
 type roleSpec struct {
-	bench.RoleBase
+	rig.RoleBase
 	Arm      string        `json:"arm"`
 	Connects int           `json:"connects"`
 	GiveUp   time.Duration `json:"give_up_ns"`
@@ -53,9 +53,9 @@ func Prepare() error { return shapedlink.Reexec() }
 // MaybeRunRole does the role's job and exits. Otherwise it returns at
 // once.
 func MaybeRunRole() {
-	bench.ServeRole(roles, map[string]func(context.Context, roleSpec, *slog.Logger) (roleResult, error){
-		bench.RoleServer: runServer,
-		bench.RoleClient: runClient,
+	rig.ServeRole(roles, map[string]func(context.Context, roleSpec, *slog.Logger) (roleResult, error){
+		rig.RoleServer: runServer,
+		rig.RoleClient: runClient,
 	}, func(role string, res *roleResult, err error, log *slog.Logger) {
 		res.Role = role
 		if err != nil {
@@ -75,7 +75,7 @@ func runServer(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResult
 		return res, fmt.Errorf("listen on %s: %w", spec.Addr, err)
 	}
 	defer ln.Close()
-	bench.SignalReady(ln.QUICAddr(), ln.TCPAddr())
+	rig.SignalReady(ln.QUICAddr(), ln.TCPAddr())
 	log.Info("listening", "quic", ln.QUICAddr().String(), "tcp", ln.TCPAddr().String())
 	for {
 		s, err := ln.Accept(ctx)
@@ -198,36 +198,36 @@ func runJob(ctx context.Context, cfg Config, j job, log *slog.Logger) (Record, e
 		Channels: cfg.Channels, GiveUp: cfg.GiveUp, Gap: cfg.Gap, Started: time.Now()}
 	defer func() { rec.Finished = time.Now() }()
 	dir := filepath.Join(cfg.dir(j.profile), j.arm)
-	if err := bench.ResetDir(dir); err != nil {
+	if err := results.ResetDir(dir); err != nil {
 		return rec, err
 	}
-	rig, err := bench.NewRig(ctx, roles, dir, j.profile, cfg.Link)
+	rg, err := rig.NewRig(ctx, roles, dir, j.profile, cfg.Link)
 	if err != nil {
 		return rec, err
 	}
-	defer rig.Close()
-	rec.Link = rig.LinkRecord()
-	rec.Host, _ = rig.HostRecord(&rec.Link)
+	defer rg.Close()
+	rec.Link = rg.LinkRecord()
+	rec.Host, _ = rg.HostRecord(&rec.Link)
 	var block *shapedlink.Filter
 	if j.arm == ArmFallbackBlocked {
-		if block, err = rig.Link.Control().BlockUDP(shapedlink.ClientEnd); err != nil {
+		if block, err = rg.Link.Control().BlockUDP(shapedlink.ClientEnd); err != nil {
 			return rec, fmt.Errorf("blocking UDP: %w", err)
 		}
 	}
 
 	perConnect := cfg.GiveUp + cfg.Gap + 30*time.Second
 	deadline := time.Now().Add(time.Duration(cfg.Connects)*perConnect + time.Minute)
-	sbase, cbase, err := rig.RoleBases(transport.Options{Channels: cfg.Channels, CongestionControl: "reno"}, deadline)
+	sbase, cbase, err := rg.RoleBases(transport.Options{Channels: cfg.Channels, CongestionControl: "reno"}, deadline)
 	if err != nil {
 		return rec, err
 	}
 	srvSpec := roleSpec{RoleBase: sbase, Arm: j.arm}
 	cliSpec := roleSpec{RoleBase: cbase, Arm: j.arm, Connects: cfg.Connects, GiveUp: cfg.GiveUp, Gap: cfg.Gap}
 
-	if err := rig.StartServer(ctx, srvSpec); err != nil {
+	if err := rg.StartServer(ctx, srvSpec); err != nil {
 		return rec, err
 	}
-	cli, err := rig.StartClient(ctx, cliSpec)
+	cli, err := rg.StartClient(ctx, cliSpec)
 	if err != nil {
 		return rec, err
 	}
@@ -239,11 +239,11 @@ func runJob(ctx context.Context, cfg Config, j job, log *slog.Logger) (Record, e
 		}
 		rec.UDPBlocked = &Dropped{Filter: block.String(), Packets: d.Packets, Bytes: d.Bytes}
 	}
-	rig.StopServer() // it writes its result on SIGTERM
+	rg.StopServer() // it writes its result on SIGTERM
 
 	var cres, sres roleResult
 	if err := results.ReadJSON(cliSpec.Out, &cres); err != nil {
-		return rec, fmt.Errorf("client wrote no result (%v; exit: %v); see %s", err, cliErr, rig.LogPath(bench.RoleClient))
+		return rec, fmt.Errorf("client wrote no result (%v; exit: %v); see %s", err, cliErr, rg.LogPath(rig.RoleClient))
 	}
 	rec.Results = cres.Connects
 	if err := results.ReadJSON(srvSpec.Out, &sres); err == nil {

@@ -7,14 +7,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
+
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/rig"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
-	"github.com/vishvananda/netlink"
-	"golang.org/x/sys/unix"
 )
 
 // noRouteFor takes the client namespace's route to the link's /24 away
@@ -80,7 +81,7 @@ func TestBreakFirstNoRoute(t *testing.T) {
 	if !rec.Survived {
 		t.Errorf("QUIC did not survive 300 ms without a route: %s; client errors %v, server errors %v", rec.Why, rec.ClientErrors, rec.ServerErrors)
 	}
-	cres, err := bench.ReadResult[roleResult](filepath.Join(rc.dir(), "client.json"))
+	cres, err := rig.ReadResult[roleResult](filepath.Join(rc.dir(), "client.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/rig"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
 )
@@ -24,11 +24,11 @@ import (
 // The server and client are the program re-executed inside their
 // namespaces with these variables set (names of their own, so the bench
 // package's run loop never mistakes them for its processes).
-var roles = bench.RoleEnv{Role: "QUICBENCH_PATHCHANGE_ROLE", Spec: "QUICBENCH_PATHCHANGE_SPEC"}
+var roles = rig.RoleEnv{Role: "QUICBENCH_PATHCHANGE_ROLE", Spec: "QUICBENCH_PATHCHANGE_SPEC"}
 
 // File descriptors the client inherits: it writes requests to the
 // orchestrator on ctrlOutFD ("remove") and reads the answers on ctrlInFD.
-// (The server's readiness pipe is bench.Rig's.)
+// (The server's readiness pipe is rig.Rig's.)
 const (
 	ctrlOutFD = 3
 	ctrlInFD  = 4
@@ -36,7 +36,7 @@ const (
 
 // roleSpec is what a server or client process is told to do.
 type roleSpec struct {
-	bench.RoleBase
+	rig.RoleBase
 	Arm      transport.Arm    `json:"arm"`
 	Workload spicelike.Config `json:"workload"`
 	// Change is the path change the client makes; nil on the server.
@@ -86,9 +86,9 @@ func MaybeRunRole() {
 			return run(ctx, spec, events)
 		}
 	}
-	bench.ServeRole(roles, map[string]func(context.Context, roleSpec, *slog.Logger) (roleResult, error){
-		bench.RoleServer: withEvents(bench.RoleServer, runServer),
-		bench.RoleClient: withEvents(bench.RoleClient, runClient),
+	rig.ServeRole(roles, map[string]func(context.Context, roleSpec, *slog.Logger) (roleResult, error){
+		rig.RoleServer: withEvents(rig.RoleServer, runServer),
+		rig.RoleClient: withEvents(rig.RoleClient, runClient),
 	}, func(role string, res *roleResult, err error, log *slog.Logger) {
 		if events == nil { // an unknown role
 			events = &eventLog{side: role, log: log}
@@ -140,7 +140,7 @@ func runServer(ctx context.Context, spec roleSpec, events *eventLog) (roleResult
 		return res, fmt.Errorf("listen on %s: %w", spec.Addr, err)
 	}
 	defer ln.Close()
-	bench.SignalReady(ln.Addr())
+	rig.SignalReady(ln.Addr())
 	sess, err := ln.Accept(ctx)
 	if err != nil {
 		return res, fmt.Errorf("accept: %w", err)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/shakenfist/quicbench/gsocheck"
 	"github.com/shakenfist/quicbench/measure"
@@ -135,12 +134,6 @@ func repeatNumber(runs []results.Run, dir, arm string, i int) int {
 	return i + 1
 }
 
-// ShaperLateLimit is the emulator lateness (99th percentile, either
-// direction) above which a run is flagged: about one 1500-byte frame's
-// serialisation at 10 Mbit/s, small against the headline profiles' delays
-// but worth knowing.
-const ShaperLateLimit = time.Millisecond
-
 // WithoutRealTime reports whether the emulator ran without real-time
 // scheduling priority, so that its timing competed with the endpoints'.
 func WithoutRealTime(sh shapedlink.ShaperReport) bool {
@@ -157,7 +150,7 @@ func shaperTrouble(runs []results.Run, dir, arm string) string {
 		if r.Arm != arm || r.Cell.Dir() != dir || r.Link.Shaper == nil {
 			continue
 		}
-		if why := r.Link.Shaper.Distorted(ShaperLateLimit); why != "" {
+		if why := r.Link.Shaper.Distorted(results.ShaperLateLimit); why != "" {
 			parts = append(parts, fmt.Sprintf("r%d: %s", r.Repeat, why))
 		}
 		if WithoutRealTime(*r.Link.Shaper) {

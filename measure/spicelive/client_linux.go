@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/rig"
 	"github.com/shakenfist/quicbench/measure/spicetunnel"
 	"github.com/shakenfist/quicbench/spicelike/spiceproto"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
@@ -75,7 +75,7 @@ func (r *readiness) event(e spicetunnel.Event) {
 // takes a screenshot. Should Xvfb, spicy or the tunnel's client end stop
 // before that is done, the session is dead: it stops at once and fails,
 // saying which.
-func runClient(ctx context.Context, base bench.RoleBase, spec clientSpec, log *slog.Logger) (ClientResult, error) {
+func runClient(ctx context.Context, base rig.RoleBase, spec clientSpec, log *slog.Logger) (ClientResult, error) {
 	var res ClientResult
 	dead := newDeaths()
 	carrier, err := measure.DialCarrier(ctx, spec.Arm, base.Addr, base.Transport)

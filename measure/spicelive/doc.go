@@ -7,7 +7,7 @@
 //
 // # A live run
 //
-// Each live run builds a fresh link (bench.NewRig) and starts the calling
+// Each live run builds a fresh link (rig.NewRig) and starts the calling
 // binary again in both namespaces. In the server namespace: Xspice (Xorg
 // with the spiceqxl driver, a 1024x768 screen, listening for SPICE on the
 // namespace's address at SpicePort, plain TCP, a fixed ticket), an xterm

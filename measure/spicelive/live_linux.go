@@ -15,6 +15,7 @@ import (
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/rig"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 	"github.com/shakenfist/quicbench/transport"
@@ -23,11 +24,11 @@ import (
 // The live session's roles: this binary re-executed in the server
 // namespace (Xspice and the tunnel's server end) and in the client
 // namespace (the tunnel's client end, spicy, the keystrokes).
-var liveRoles = bench.RoleEnv{Role: "QUICBENCH_SPICELIVE_ROLE", Spec: "QUICBENCH_SPICELIVE_SPEC"}
+var liveRoles = rig.RoleEnv{Role: "QUICBENCH_SPICELIVE_ROLE", Spec: "QUICBENCH_SPICELIVE_SPEC"}
 
 // liveSpec is either role's spec.
 type liveSpec struct {
-	bench.RoleBase
+	rig.RoleBase
 	Server *serverSpec `json:"server,omitempty"`
 	Client *clientSpec `json:"client,omitempty"`
 }
@@ -46,15 +47,15 @@ type liveResult struct {
 // call it first thing in main (and in TestMain).
 func MaybeRunRole() {
 	bench.MaybeRunRole()
-	bench.ServeRole(liveRoles, map[string]func(context.Context, liveSpec, *slog.Logger) (liveResult, error){
-		bench.RoleServer: func(ctx context.Context, spec liveSpec, log *slog.Logger) (liveResult, error) {
+	rig.ServeRole(liveRoles, map[string]func(context.Context, liveSpec, *slog.Logger) (liveResult, error){
+		rig.RoleServer: func(ctx context.Context, spec liveSpec, log *slog.Logger) (liveResult, error) {
 			if spec.Server == nil {
 				return liveResult{}, errors.New("the server role's spec has no server part")
 			}
 			r, err := runServer(ctx, spec.RoleBase, *spec.Server, log)
 			return liveResult{Server: &r}, err
 		},
-		bench.RoleClient: func(ctx context.Context, spec liveSpec, log *slog.Logger) (liveResult, error) {
+		rig.RoleClient: func(ctx context.Context, spec liveSpec, log *slog.Logger) (liveResult, error) {
 			if spec.Client == nil {
 				return liveResult{}, errors.New("the client role's spec has no client part")
 			}
@@ -75,7 +76,7 @@ func MaybeRunRole() {
 // before Run, after MaybeRunRole.
 func Prepare() error { return shapedlink.Reexec() }
 
-// password is the session's fixed ticket: the session is a test rig on
+// password is the session's fixed ticket: the session is a test rg on
 // addresses no one else reaches.
 const password = "quicbench"
 
@@ -88,17 +89,17 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 	if err != nil {
 		return nil, err
 	}
-	rig, err := bench.NewRig(ctx, liveRoles, dir, prof, c.linkOptions(log))
+	rg, err := rig.NewRig(ctx, liveRoles, dir, prof, c.linkOptions(log))
 	if err != nil {
 		return nil, err
 	}
-	defer rig.Close()
-	run.Link = rig.LinkRecord()
-	if run.Host, err = rig.HostRecord(&run.Link); err != nil {
+	defer rg.Close()
+	run.Link = rg.LinkRecord()
+	if run.Host, err = rg.HostRecord(&run.Link); err != nil {
 		log.Warn("host state", "err", err)
 	}
 	defer func() {
-		if sh, ok := rig.Link.Instruments().ShaperStats(); ok {
+		if sh, ok := rg.Link.Instruments().ShaperStats(); ok {
 			run.Link.Shaper = &sh
 		}
 	}()
@@ -106,25 +107,25 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 	arm := transportArm(j.Arm)
 	o := tunnelOptions(c, j.Arm)
 	deadline := time.Now().Add(c.Duration + c.KeyTimeout + c.SessionTimeout + c.Settle + 2*time.Minute)
-	sbase, cbase, err := rig.RoleBases(o, deadline)
+	sbase, cbase, err := rg.RoleBases(o, deadline)
 	if err != nil {
 		return nil, err
 	}
 	if !arm.IsQUIC() {
 		sbase.Transport.Certificate, cbase.Transport.Certificate = transport.Certificate{}, transport.Certificate{}
 	}
-	spiceAddr := net.JoinHostPort(rig.Link.ServerAddr().String(), strconv.Itoa(SpicePort))
+	spiceAddr := net.JoinHostPort(rg.Link.ServerAddr().String(), strconv.Itoa(SpicePort))
 	sspec := liveSpec{RoleBase: sbase, Server: &serverSpec{Arm: arm, SpiceAddr: spiceAddr, Password: password, Dir: dir, BusyInterval: c.BusyInterval,
 		Display: c.displaySpec(), Options: ar.serverOptions, SpiceRcvBuf: ar.spiceRcvBuf}}
 	cspec := liveSpec{RoleBase: cbase, Client: &clientSpec{Arm: arm, Password: password, Dir: dir, Duration: c.Duration,
 		KeyInterval: c.KeyInterval, Settle: c.Settle, SessionTimeout: c.SessionTimeout, Pixel: c.Pixel, KeyTimeout: c.KeyTimeout,
 		Picture: c.Display != DisplayNone}}
-	defer rig.StopServer()
+	defer rg.StopServer()
 	cpuFrom, cpuErr := hostcpu.Read()
-	if err := rig.StartServer(ctx, sspec); err != nil {
+	if err := rg.StartServer(ctx, sspec); err != nil {
 		return nil, err
 	}
-	cli, err := rig.StartClient(ctx, cspec)
+	cli, err := rg.StartClient(ctx, cspec)
 	if err != nil {
 		return nil, err
 	}
@@ -137,25 +138,25 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 	serverEnded := false
 	select {
 	case <-cliDone:
-	case <-rig.ServerDone():
+	case <-rg.ServerDone():
 		serverEnded = true
-		bench.StopRole(cli, cliDone)
+		rig.StopRole(cli, cliDone)
 	}
-	rig.StopServer() // it writes its result on SIGTERM
-	sres, serr := bench.ReadResult[liveResult](sbase.Out)
-	cres, cerr := bench.ReadResult[liveResult](cbase.Out)
+	rg.StopServer() // it writes its result on SIGTERM
+	sres, serr := rig.ReadResult[liveResult](sbase.Out)
+	cres, cerr := rig.ReadResult[liveResult](cbase.Out)
 	rec := &LiveRecord{Server: sres.Server, Client: cres.Client, Position: j.Position}
 	if cpuTo, err := hostcpu.Read(); err == nil && cpuErr == nil {
 		use := hostcpu.Between(cpuFrom, cpuTo)
 		use.CPUs = hostcpu.CPUs()
 		rec.HostCPU = &use
 	}
-	end := outcome{serverEnded: serverEnded, server: sres, serverRead: serr, serverExit: rig.ServerErr(),
+	end := outcome{serverEnded: serverEnded, server: sres, serverRead: serr, serverExit: rg.ServerErr(),
 		client: cres, clientRead: cerr, clientExit: cliErr}
 	if err := end.err(); err != nil {
 		return rec, err
 	}
-	bench.RecordStates(run, rec.Server.State, rec.Client.State)
+	rig.RecordStates(run, rec.Server.State, rec.Client.State)
 	tr, err := readTrace(filepath.Join(dir, ClientTrace))
 	if err != nil {
 		return rec, err

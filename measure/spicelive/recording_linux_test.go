@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
@@ -37,7 +37,7 @@ func TestReplayPlaysTheShippedRecording(t *testing.T) {
 		}
 		played = replay
 		w := spicelike.Config{Duration: c.Duration, Warmup: c.Warmup}
-		return bench.RecordRun(ctx, dir, bench.NewRun(cell, string(j.Arm), j.Repeat, w), log, func(*results.Run) error { return errors.New("not run") }, nil)
+		return results.RecordRun(ctx, dir, results.NewRun(cell, string(j.Arm), measure.IsQUIC(string(j.Arm)), j.Repeat, w.Duration, w.Warmup), log, func(*results.Run) error { return errors.New("not run") }, nil)
 	}
 	var progress bytes.Buffer
 	if err := runPlan(context.Background(), c, &progress, log, fake); !errors.Is(err, ErrRunsFailed) {

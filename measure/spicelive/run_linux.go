@@ -32,7 +32,7 @@ import (
 // It returns nil when every run was measured; an error wrapping
 // ErrRunsFailed when some failed (each run.json says why); ErrWorkdir
 // when the work directory is locked or was made with other settings; and
-// bench.ErrInterrupted when ctx ended. Summarise reads what it recorded.
+// results.ErrInterrupted when ctx ended. Summarise reads what it recorded.
 // The process must call MaybeRunRole first thing, as Run starts the
 // roles as this binary again, and Prepare before Run.
 func Run(ctx context.Context, c Config, progress io.Writer, log *slog.Logger) error {
@@ -93,7 +93,7 @@ func runPlan(ctx context.Context, c Config, progress io.Writer, log *slog.Logger
 			fmt.Fprintf(progress, "recording the session to replay over %s (tcp arm)\n", c.Reference)
 			replay, replayErr = ensureReference(ctx, c, log)
 			if ctx.Err() != nil {
-				return fmt.Errorf("%w: while recording the reference session", bench.ErrInterrupted)
+				return fmt.Errorf("%w: while recording the reference session", results.ErrInterrupted)
 			}
 			if replayErr != nil {
 				fmt.Fprintf(progress, "no reference recording, so no replay: %v\n", replayErr)
@@ -102,7 +102,7 @@ func runPlan(ctx context.Context, c Config, progress io.Writer, log *slog.Logger
 		fmt.Fprintf(progress, "[%d/%d] %s %s %s r%d ... ", i+1, len(plan), j.Reading, j.Profile, j.Arm, j.Repeat)
 		run, err := runJob(ctx, c, j, cell, prof, dir, replay, replayErr, log)
 		switch {
-		case errors.Is(err, bench.ErrInterrupted):
+		case errors.Is(err, results.ErrInterrupted):
 			fmt.Fprintln(progress, "interrupted; it is redone on the next run")
 			return err
 		case err != nil && run.Failed == "":
@@ -142,7 +142,7 @@ func runJob(ctx context.Context, c Config, j Job, cell results.Cell, prof shaped
 		return recordLive(ctx, c, j, cell, dir, log)
 	case ReadingReplay:
 		if replayErr != nil {
-			return bench.RecordRun(ctx, dir, bench.NewRun(cell, string(j.Arm), j.Repeat, w), log, func(*results.Run) error {
+			return results.RecordRun(ctx, dir, results.NewRun(cell, string(j.Arm), measure.IsQUIC(string(j.Arm)), j.Repeat, w.Duration, w.Warmup), log, func(*results.Run) error {
 				return fmt.Errorf("no session to replay: %w", replayErr)
 			}, nil)
 		}
@@ -161,7 +161,7 @@ func runJob(ctx context.Context, c Config, j Job, cell results.Cell, prof shaped
 func recordLive(ctx context.Context, c Config, j Job, cell results.Cell, dir string, log *slog.Logger) (results.Run, error) {
 	w := spicelike.Config{Duration: c.Duration, Warmup: c.Warmup}
 	var rec *LiveRecord
-	return bench.RecordRun(ctx, dir, bench.NewRun(cell, string(j.Arm), j.Repeat, w), log, func(run *results.Run) error {
+	return results.RecordRun(ctx, dir, results.NewRun(cell, string(j.Arm), measure.IsQUIC(string(j.Arm)), j.Repeat, w.Duration, w.Warmup), log, func(run *results.Run) error {
 		var err error
 		run.TCPController = c.armController(j.Arm)
 		rec, err = measureLive(ctx, c, j, dir, run, log)
@@ -253,7 +253,7 @@ func Record(ctx context.Context, c Config, log *slog.Logger) (*spicelike.Replay,
 	defer release()
 	rp, err := ensureReference(ctx, c, log)
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("%w: while recording the session", bench.ErrInterrupted)
+		return nil, fmt.Errorf("%w: while recording the session", results.ErrInterrupted)
 	}
 	return rp, err
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/transport"
 )
@@ -29,13 +28,13 @@ const (
 var recordHeader = []string{"started_utc", "position", "late_p99_ms_s2c", "late_max_ms_s2c", "late_p99_ms_c2s", "late_max_ms_c2s", "cpu_busy", "cpu_steal", "censored"}
 
 // runFlags says why a live run's host or link may have distorted it: the
-// emulator's p99 lateness past report.ShaperLateLimit either way, or the
+// emulator's p99 lateness past results.ShaperLateLimit either way, or the
 // host's CPU past BusyHostShare or StolenShare; "" when neither.
 func runFlags(run results.Run, rec *LiveRecord) string {
 	var why []string
 	if sh := run.Link.Shaper; sh != nil {
 		for _, d := range sh.Directions {
-			if d.LateP99Ms > float64(report.ShaperLateLimit)/float64(time.Millisecond) {
+			if d.LateP99Ms > float64(results.ShaperLateLimit)/float64(time.Millisecond) {
 				why = append(why, fmt.Sprintf("the emulator late by %.2f ms at p99 (%s)", d.LateP99Ms, d.Direction))
 			}
 		}
@@ -109,7 +108,7 @@ func runRecordTable(w io.Writer, c Config, byReading map[string]map[transport.Ar
 	fmt.Fprintf(w, "How each live run ran: its start (UTC), its place in its repeat's order, the emulator's lateness p99 / max each way (ms), "+
 		"the host's CPU busy / stolen over the run, and its keys not answered within %v, counted at it. "+
 		"A run is flagged where the emulator was late by more than %v at p99 or the host's CPUs were more than %.0f%% busy or %.0f%% stolen (%d flagged):\n\n",
-		c.KeyTimeout, report.ShaperLateLimit, 100*BusyHostShare, 100*StolenShare, flagged)
+		c.KeyTimeout, results.ShaperLateLimit, 100*BusyHostShare, 100*StolenShare, flagged)
 	fmt.Fprintln(w, "| arm | repeat | started | place | late server->client | late client->server | CPU busy / stolen | at the timeout | flag |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	fmt.Fprintln(w, strings.Join(rows, "\n"))

@@ -15,8 +15,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/rig"
 	"github.com/shakenfist/quicbench/measure/spicetunnel"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 	"github.com/shakenfist/quicbench/transport"
@@ -99,7 +99,7 @@ type serverSpec struct {
 // channels to it until told to stop. Should Xspice or an xterm exit
 // before that, the session is dead: it stops at once and fails, saying
 // which.
-func runServer(ctx context.Context, base bench.RoleBase, spec serverSpec, log *slog.Logger) (ServerResult, error) {
+func runServer(ctx context.Context, base rig.RoleBase, spec serverSpec, log *slog.Logger) (ServerResult, error) {
 	var res ServerResult
 	dead := newDeaths()
 	logf, err := os.Create(filepath.Join(spec.Dir, "x-server.log"))
@@ -187,7 +187,7 @@ func runServer(ctx context.Context, base bench.RoleBase, spec serverSpec, log *s
 
 // serveTunnel runs the tunnel's server end until ctx ends, or until the
 // session dies: then it fails with the death.
-func serveTunnel(ctx context.Context, base bench.RoleBase, spec serverSpec, res ServerResult, dead *deaths, log *slog.Logger) (ServerResult, error) {
+func serveTunnel(ctx context.Context, base rig.RoleBase, spec serverSpec, res ServerResult, dead *deaths, log *slog.Logger) (ServerResult, error) {
 	ln, err := measure.ListenCarrier(ctx, spec.Arm, base.Addr, base.Transport)
 	if err != nil {
 		return res, fmt.Errorf("listening for carriers on %s: %w", base.Addr, err)
@@ -209,7 +209,7 @@ func serveTunnel(ctx context.Context, base bench.RoleBase, spec serverSpec, res 
 		pic := watchServerPicture(res, tracer.Start())
 		defer pic.finish(filepath.Join(spec.Dir, ServerPictureFile), log)
 	}
-	bench.SignalReady(ln.Addr())
+	rig.SignalReady(ln.Addr())
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go func() {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
@@ -135,7 +135,7 @@ func TestFailedRunIsRedoneOnResume(t *testing.T) {
 		_ *spicelike.Replay, _ error, log *slog.Logger) (results.Run, error) {
 		calls++
 		w := spicelike.Config{Duration: c.Duration, Warmup: c.Warmup}
-		return bench.RecordRun(ctx, dir, bench.NewRun(cell, string(j.Arm), j.Repeat, w), log, func(run *results.Run) error {
+		return results.RecordRun(ctx, dir, results.NewRun(cell, string(j.Arm), measure.IsQUIC(string(j.Arm)), j.Repeat, w.Duration, w.Warmup), log, func(run *results.Run) error {
 			if calls == 1 {
 				return errors.New("the session died: Xorg exited 6.0s into the run (signal: killed)")
 			}

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/rig"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 	"github.com/shakenfist/quicbench/transport"
@@ -197,7 +197,7 @@ func TestLiveDeadSession(t *testing.T) {
 			dir := results.RunDir(c.ReadingDir(ReadingLive), cell, "tcp", 1)
 			// Once the session is up, typing starts after -settle.
 			waitUntil(t, done, 60*time.Second, "the session up", func() bool {
-				b, _ := os.ReadFile(filepath.Join(dir, bench.RoleClient+".log"))
+				b, _ := os.ReadFile(filepath.Join(dir, rig.RoleClient+".log"))
 				return bytes.Contains(b, []byte("the session is up"))
 			})
 			time.Sleep(c.Settle + 1500*time.Millisecond)

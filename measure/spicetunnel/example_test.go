@@ -9,8 +9,8 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/spicetunnel"
+	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/spicelike/spiceproto"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 	"github.com/shakenfist/quicbench/transport"
@@ -39,7 +39,7 @@ func ExampleRecord() {
 func ExampleRunEnd() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	secret, err := bench.ReadSecretFile("tunnel.secret") // mode 0600, at least 16 bytes
+	secret, err := twohost.ReadSecretFile("tunnel.secret") // mode 0600, at least 16 bytes
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -101,7 +101,7 @@ func bytesText(n uint64) string {
 
 // LateLimit is the emulator lateness (99th percentile, either direction)
 // above which Warnings says that the host, not the profile, timed the
-// link: the bench's own threshold (report.ShaperLateLimit).
+// link: the bench's own threshold (results.ShaperLateLimit).
 const LateLimit = time.Millisecond
 
 // Warnings say where the emulator's counters show that the link was not

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/benchcmd"
 )
 
 // EchoSizes is this module's own axis: each size, in bytes, of the
@@ -28,8 +29,8 @@ func EchoSizes(sizes []int) bench.Axis {
 
 // EchoSizesFlag is -echo-sizes (env ECHO_SIZES), the EchoSizes axis with
 // the default sizes def; each size must be 16 to 65535 bytes.
-func EchoSizesFlag(def string) bench.AxisFlag {
-	return bench.AxisFlag{Name: "echo-sizes", Env: "ECHO_SIZES", Default: def,
+func EchoSizesFlag(def string) benchcmd.AxisFlag {
+	return benchcmd.AxisFlag{Name: "echo-sizes", Env: "ECHO_SIZES", Default: def,
 		Help: "sizes in bytes of the interactive request and its echo, one cell each, space-separated",
 		Set: func(m *bench.Matrix, text string) error {
 			var sizes []int

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/benchcmd"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
@@ -82,7 +83,7 @@ func runMatrix(t *testing.T, repeats int, arms ...measure.ArmName) *bench.Matrix
 	}
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 3*time.Second, time.Second
-	m := &bench.Matrix{Profiles: []shapedlink.Profile{p}, ProfileText: []string{p.String()}, Losses: []float64{1},
+	m := &bench.Matrix{Profiles: []shapedlink.Profile{p}, Losses: []float64{1},
 		CCs: []string{bench.MatchedCC}, Arms: arms, Repeats: repeats, Workload: w, Workdir: t.TempDir()}
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatal(err)
@@ -96,7 +97,7 @@ func TestOwnArmInAMatrix(t *testing.T) {
 	}
 	m := runMatrix(t, 2, "tcp", "tcp-lowat")
 	var sum strings.Builder
-	if code := bench.Summarise(&sum, m.Workdir); code != bench.ExitOK {
+	if code := benchcmd.Summarise(&sum, m.Workdir); code != benchcmd.ExitOK {
 		t.Fatalf("the summary exited %d", code)
 	}
 	for _, want := range []string{"| 1% | tcp-lowat |", "### Reading them: tcp-lowat against TCP"} {
@@ -128,7 +129,7 @@ func TestOwnQUICArm(t *testing.T) {
 		}
 	}
 	var sum strings.Builder
-	if code := bench.Summarise(&sum, m.Workdir); code != bench.ExitOK {
+	if code := benchcmd.Summarise(&sum, m.Workdir); code != benchcmd.ExitOK {
 		t.Fatalf("the summary exited %d:\n%s", code, sum.String())
 	}
 	if !strings.Contains(sum.String(), "| quic-own |") || !strings.Contains(sum.String(), "offload") {
@@ -147,9 +148,9 @@ func TestOwnAxisInAMatrix(t *testing.T) {
 	parse := func(args ...string) (*bench.Matrix, error) {
 		fs := flag.NewFlagSet("echosizes", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		d := bench.Defaults{Profiles: "20:10", Losses: "1", CCs: bench.MatchedCC, Arms: "tcp", Repeats: 1,
-			Duration: 3 * time.Second, Warmup: time.Second, Workdir: t.TempDir(), Axes: []bench.AxisFlag{EchoSizesFlag("64 1024")}}
-		f := bench.NewFlags(fs, d, d)
+		d := benchcmd.Defaults{Profiles: "20:10", Losses: "1", CCs: bench.MatchedCC, Arms: "tcp", Repeats: 1,
+			Duration: 3 * time.Second, Warmup: time.Second, Workdir: t.TempDir(), Axes: []benchcmd.AxisFlag{EchoSizesFlag("64 1024")}}
+		f := benchcmd.NewFlags(fs, d, d)
 		if err := fs.Parse(args); err != nil {
 			return nil, err
 		}
@@ -171,7 +172,7 @@ func TestOwnAxisInAMatrix(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sum strings.Builder
-	if code := bench.Summarise(&sum, m.Workdir); code != bench.ExitOK {
+	if code := benchcmd.Summarise(&sum, m.Workdir); code != benchcmd.ExitOK {
 		t.Fatalf("the summary exited %d:\n%s", code, sum.String())
 	}
 	for _, want := range []string{"echo 64", "echo 1024"} {

@@ -8,20 +8,21 @@ import (
 
 	"example.com/armoutside"
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/benchcmd"
 )
 
 var (
-	defaults = bench.Defaults{
+	defaults = benchcmd.Defaults{
 		Profiles: "80:10", Losses: "0 1", CCs: bench.MatchedCC, Arms: "tcp quic",
 		Repeats: 3, Duration: 30 * time.Second, Warmup: 5 * time.Second, Workdir: "results/echosizes",
-		Axes: []bench.AxisFlag{armoutside.EchoSizesFlag("64 1024 8192")},
+		Axes: []benchcmd.AxisFlag{armoutside.EchoSizesFlag("64 1024 8192")},
 	}
-	quick = bench.Defaults{
+	quick = benchcmd.Defaults{
 		Profiles: "80:10", Losses: "1", Repeats: 2, Duration: 10 * time.Second, Warmup: 3 * time.Second,
 		Workdir: "results/echosizes-quick",
 	}
 )
 
 func main() {
-	os.Exit(bench.Main("echosizes", "tcp against quic, one cell per size of the interactive echo.", defaults, quick, nil))
+	os.Exit(benchcmd.Main("echosizes", "tcp against quic, one cell per size of the interactive echo.", defaults, quick, nil))
 }

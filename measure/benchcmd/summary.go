@@ -1,4 +1,4 @@
-package bench
+package benchcmd
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/results"
 )
@@ -14,7 +15,7 @@ import (
 // into workdir/plots. The run.json files it did not count (LoadWorkdir)
 // are named on stderr.
 func Summarise(w io.Writer, workdir string) int {
-	l, err := LoadWorkdir(workdir)
+	l, err := bench.LoadWorkdir(workdir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return ExitFailed

@@ -1,7 +1,6 @@
-package bench
+package benchcmd
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,11 +10,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/quicbench/measure"
+	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/twohost"
+	"github.com/shakenfist/quicbench/shapedlink"
+
+	"github.com/shakenfist/quicbench/measure/results"
 )
 
-// matrixEnv are the reference's variables NewFlags reads.
-var matrixEnv = []string{"PROFILES", "LOSSES", "CCS", "REPEATS", "DURATION", "WARMUP", "WORKDIR", "SESSIONS", "CAPS"}
+// matrixEnv are the variables NewFlags reads, the shard's included, which
+// clearEnv unsets so that a test inside a Kubernetes Job inherits no shard.
+var matrixEnv = []string{"PROFILES", "LOSSES", "CCS", "REPEATS", "DURATION", "WARMUP", "WORKDIR", "SESSIONS", "CAPS",
+	bench.EnvShard, bench.EnvShards, bench.EnvJobIndex}
 
 // clearEnv unsets the matrix variables for one test, so that the machine's
 // environment cannot decide its outcome.
@@ -30,14 +35,14 @@ func clearEnv(t *testing.T) {
 }
 
 var (
-	testDefaults = Defaults{Profiles: "80:10 150:2", Losses: "0 1 2", CCs: MatchedCC, Arms: "tcp quic",
+	testDefaults = Defaults{Profiles: "80:10 150:2", Losses: "0 1 2", CCs: bench.MatchedCC, Arms: "tcp quic",
 		Repeats: 5, Duration: 45 * time.Second, Warmup: 5 * time.Second, Workdir: "results/x"}
 	testQuick = Defaults{Profiles: "80:10", Losses: "1", Repeats: 3, Duration: 30 * time.Second,
 		Warmup: 5 * time.Second, Workdir: "results/x-quick"}
 )
 
 // parseMatrix parses args as a matrix command would, with env set first.
-func parseMatrix(t *testing.T, env map[string]string, args ...string) (*Matrix, error) {
+func parseMatrix(t *testing.T, env map[string]string, args ...string) (*bench.Matrix, error) {
 	t.Helper()
 	clearEnv(t)
 	for k, v := range env {
@@ -64,39 +69,36 @@ func TestQuickLetsExplicitValuesThrough(t *testing.T) {
 	if m.Repeats != 1 || m.Workload.Duration != 8*time.Second {
 		t.Errorf("-quick -duration 8s -repeats 1 gave %d repeats of %v", m.Repeats, m.Workload.Duration)
 	}
-	if got := strings.Join(m.ProfileText, " "); got != testQuick.Profiles || len(m.Losses) != 1 || m.Workdir != testQuick.Workdir {
+	if got := profilesText(m.Profiles); got != testQuick.Profiles || len(m.Losses) != 1 || m.Workdir != testQuick.Workdir {
 		t.Errorf("quick's own values not applied: profiles %q losses %v workdir %s", got, m.Losses, m.Workdir)
 	}
 	m, err = parseMatrix(t, map[string]string{"LOSSES": "0 2", "WORKDIR": "results/y"}, "-quick", "-profiles", "20:5")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.ProfileText[0] != "20:5" || len(m.Losses) != 2 || m.Workdir != "results/y" || m.Repeats != testQuick.Repeats {
-		t.Errorf("flag and variables with -quick: profiles %v losses %v workdir %s repeats %d", m.ProfileText, m.Losses, m.Workdir, m.Repeats)
+	if m.Profiles[0].String() != "20:5" || len(m.Losses) != 2 || m.Workdir != "results/y" || m.Repeats != testQuick.Repeats {
+		t.Errorf("flag and variables with -quick: profiles %v losses %v workdir %s repeats %d", profilesText(m.Profiles), m.Losses, m.Workdir, m.Repeats)
 	}
 }
 
 // TestEmulatorSettings: a matrix command batches the emulator's
 // departures within 200 us and leaves its CPUs to idle unless told
-// otherwise, and matrix.json records what was asked, so a work directory
-// is resumed with the same settings.
+// otherwise (bench's TestEmulatorSettingsRecorded: matrix.json records
+// them).
 func TestEmulatorSettings(t *testing.T) {
 	m, err := parseMatrix(t, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, _ := json.Marshal(m.record())
-	if m.Link.EmulatorKeepAwake || m.Link.EmulatorDepartureWindow != 200*time.Microsecond ||
-		!strings.Contains(string(rec), `"departure_window_ns":200000`) || strings.Contains(string(rec), "keep_awake") {
-		t.Errorf("defaults: %+v, matrix.json %s; want a 200us window, recorded, and the CPUs left to idle", m.Link, rec)
+	if m.Link.EmulatorKeepAwake || m.Link.EmulatorDepartureWindow != 200*time.Microsecond {
+		t.Errorf("defaults: %+v; want a 200us window and the CPUs left to idle", m.Link)
 	}
 	off, err := parseMatrix(t, nil, "-keep-awake", "-departure-window", "0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	diff := diffRecords(m.record(), off.record())
-	if !off.Link.EmulatorKeepAwake || off.Link.EmulatorDepartureWindow != 0 || len(diff) != 2 {
-		t.Errorf("-keep-awake -departure-window 0: %+v, differences from the defaults %v; want both changed and both named", off.Link, diff)
+	if !off.Link.EmulatorKeepAwake || off.Link.EmulatorDepartureWindow != 0 {
+		t.Errorf("-keep-awake -departure-window 0: %+v; want both changed", off.Link)
 	}
 }
 
@@ -161,62 +163,20 @@ func TestExitCodes(t *testing.T) {
 		want int
 	}{
 		{nil, ExitOK},
-		{&RunsFailedError{Failed: 2, Total: 12}, ExitFailed},
+		{&bench.RunsFailedError{Failed: 2, Total: 12}, ExitFailed},
 		{errors.New("writing run.json: no space left on device"), ExitFailed},
-		{ErrWorkdir, ExitUsage},
-		{errors.Join(errors.New("x"), ErrWorkdir), ExitUsage},
-		{ErrInterrupted, ExitInterrupted},
+		{bench.ErrWorkdir, ExitUsage},
+		{errors.Join(errors.New("x"), bench.ErrWorkdir), ExitUsage},
+		{results.ErrInterrupted, ExitInterrupted},
+		{fmt.Errorf("%w: wrong proof", twohost.ErrRefused), ExitUsage},
 	} {
 		if got := ExitCode(c.err); got != c.want {
 			t.Errorf("ExitCode(%v) = %d, want %d", c.err, got, c.want)
 		}
 	}
-	if err := (&RunsFailedError{Failed: 2, Total: 12}); !errors.Is(err, ErrRunsFailed) || !strings.Contains(err.Error(), "2 of 12 runs failed") {
+	if err := (&bench.RunsFailedError{Failed: 2, Total: 12}); !errors.Is(err, bench.ErrRunsFailed) || !strings.Contains(err.Error(), "2 of 12 runs failed") {
 		t.Errorf("RunsFailedError: %v", err)
 	}
-}
-
-// TestWorkdirClaims: a work directory is refused while another command
-// holds it (naming its pid), and when it was made for another matrix
-// (naming what differs); neither refusal advises a rerun.
-func TestWorkdirClaims(t *testing.T) {
-	m := &Matrix{ProfileText: []string{"20:10"}, Losses: []float64{1}, CCs: []string{MatchedCC},
-		Arms: []measure.ArmName{"tcp"}, Repeats: 1, Workdir: t.TempDir()}
-	release, err := m.claimWorkdir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = m.claimWorkdir()
-	if !errors.Is(err, ErrWorkdir) || !strings.Contains(err.Error(), fmt.Sprintf("process %d", os.Getpid())) {
-		t.Errorf("second claim while held: %v, want ErrWorkdir naming pid %d", err, os.Getpid())
-	}
-	release.release()
-
-	other := *m
-	other.Repeats = 2
-	other.Link.Backend = "emulator"
-	other.Workload.Duration = time.Minute
-	_, err = other.claimWorkdir()
-	if !errors.Is(err, ErrWorkdir) {
-		t.Fatalf("a different matrix: %v, want ErrWorkdir", err)
-	}
-	for _, want := range []string{"repeats: 1 there, 2 asked", `backend: "" there, "emulator" asked`, "workload.duration: 0 there, 60000000000 asked"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("refusal does not say %q: %v", want, err)
-		}
-	}
-	if strings.Contains(err.Error(), "run the same command again") {
-		t.Errorf("refusal advises a rerun that cannot help: %v", err)
-	}
-	if ExitCode(err) != ExitUsage {
-		t.Errorf("exit code %d for a refused work directory, want %d", ExitCode(err), ExitUsage)
-	}
-	// The same matrix is welcome again.
-	release, err = m.claimWorkdir()
-	if err != nil {
-		t.Fatalf("the same matrix refused: %v", err)
-	}
-	release.release()
 }
 
 // FuzzMatrixFlags: whatever the command line and the reference's variables
@@ -247,8 +207,8 @@ func FuzzMatrixFlags(f *testing.F) {
 		if err := m.Validate(); err != nil {
 			t.Fatalf("Matrix returned a matrix that does not validate: %v", err)
 		}
-		if n := m.size(); n > MaxRuns {
-			t.Fatalf("%d runs planned, more than %d", n, MaxRuns)
+		if n := len(m.FullPlan()); n > bench.MaxRuns {
+			t.Fatalf("%d runs planned, more than %d", n, bench.MaxRuns)
 		}
 		seen := map[string]bool{}
 		for _, rc := range m.Plan() {
@@ -269,4 +229,13 @@ func TestArmsHelpNamesTheControllerForm(t *testing.T) {
 	if u := fs.Lookup("arms").Usage; !strings.Contains(u, "tcp-<controller>") {
 		t.Errorf("-arms' help: %q", u)
 	}
+}
+
+// profilesText is profiles as -profiles would give them.
+func profilesText(ps []shapedlink.Profile) string {
+	var texts []string
+	for _, p := range ps {
+		texts = append(texts, p.String())
+	}
+	return strings.Join(texts, " ")
 }

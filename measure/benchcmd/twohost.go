@@ -1,4 +1,4 @@
-package bench
+package benchcmd
 
 import (
 	"context"
@@ -13,11 +13,13 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/internal/cli"
+	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/twohost"
 )
 
-// DefaultIdleTimeout is how long a daemon waits without a session before
+// defaultIdleTimeout is how long a daemon waits without a session before
 // it exits, unless -idle-timeout says otherwise.
-const DefaultIdleTimeout = 30 * time.Minute
+const defaultIdleTimeout = 30 * time.Minute
 
 // twoHostFlags are the flags of two-host mode, registered on every matrix
 // command.
@@ -28,11 +30,11 @@ type twoHostFlags struct {
 
 func (t *twoHostFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.serve, "serve", "", fmt.Sprintf("run the two-host daemon on this control address (e.g. 0.0.0.0:%d) instead of a matrix: "+
-		"the server end of runs driven with -remote from another host; needs -secret-file (docs/two-hosts.md)", DefaultRemotePort))
+		"the server end of runs driven with -remote from another host; needs -secret-file (docs/two-hosts.md)", twohost.DefaultPort))
 	fs.StringVar(&t.remote, "remote", "", "run the matrix against the two-host daemon at HOST:PORT over the path as found: "+
 		"the server runs there, the client here, no link is emulated (so -profiles, -losses, -backend, -mode, -seed, -offload, -keep-awake and -departure-window do not apply); needs -secret-file")
-	fs.StringVar(&t.secretFile, "secret-file", "", fmt.Sprintf("with -serve or -remote: the file holding the secret both hosts share (at least %d bytes, mode 600)", MinSecretLen))
-	fs.DurationVar(&t.idleTimeout, "idle-timeout", DefaultIdleTimeout, "with -serve: exit after this long with no session (0: never)")
+	fs.StringVar(&t.secretFile, "secret-file", "", fmt.Sprintf("with -serve or -remote: the file holding the secret both hosts share (at least %d bytes, mode 600)", twohost.MinSecretLen))
+	fs.DurationVar(&t.idleTimeout, "idle-timeout", defaultIdleTimeout, "with -serve: exit after this long with no session (0: never)")
 }
 
 // refuseLinkFlags refuses, in a matrix with -remote, the flags and
@@ -62,7 +64,7 @@ func (t *twoHostFlags) refuseLinkFlags(explicit func(flagName, env string) bool)
 // remoteFor is the matrix's Remote for the flags given: nil without
 // -remote (where -secret-file and -idle-timeout are refused), else the
 // daemon's address with the secret read from -secret-file.
-func (t *twoHostFlags) remoteFor(fs *flag.FlagSet) (*Remote, error) {
+func (t *twoHostFlags) remoteFor(fs *flag.FlagSet) (*twohost.Client, error) {
 	if t.remote == "" {
 		switch {
 		case cli.Given(fs, "secret-file"):
@@ -75,11 +77,11 @@ func (t *twoHostFlags) remoteFor(fs *flag.FlagSet) (*Remote, error) {
 	if cli.Given(fs, "idle-timeout") {
 		return nil, errors.New("-idle-timeout applies to the daemon (-serve), not to -remote")
 	}
-	secret, err := ReadSecretFile(t.secretFile)
+	secret, err := twohost.ReadSecretFile(t.secretFile)
 	if err != nil {
 		return nil, err
 	}
-	return &Remote{Addr: t.remote, Secret: secret}, nil
+	return &twohost.Client{Addr: t.remote, Secret: secret}, nil
 }
 
 // serveMain is Main with -serve: the two-host daemon until its idle
@@ -98,14 +100,14 @@ func serveMain(name string, f *Flags) int {
 			name, strings.Join(other, ", "))
 		return ExitUsage
 	}
-	secret, err := ReadSecretFile(f.twoHost.secretFile)
+	secret, err := twohost.ReadSecretFile(f.twoHost.secretFile)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return ExitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	d, err := listenDaemon(ctx, daemonConfig{Addr: f.twoHost.serve, Secret: secret, IdleTimeout: f.twoHost.idleTimeout,
+	d, err := bench.ListenTwoHost(ctx, twohost.DaemonConfig{Addr: f.twoHost.serve, Secret: secret, IdleTimeout: f.twoHost.idleTimeout,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)).With("daemon", name)})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)

@@ -1,9 +1,11 @@
-package bench
+package twohost
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -11,7 +13,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/shakenfist/quicbench/measure"
+	"github.com/shakenfist/quicbench/measure/rig"
+
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -30,7 +33,7 @@ type daemonRun struct {
 // stop ends the run's server if it still runs and removes its directory.
 func (r *daemonRun) stop() {
 	if r.cmd != nil {
-		StopRole(r.cmd, r.done)
+		rig.StopRole(r.cmd, r.done)
 	}
 	os.RemoveAll(r.dir)
 }
@@ -38,7 +41,7 @@ func (r *daemonRun) stop() {
 // session answers one authenticated driver's ops until it says bye, goes
 // quiet or breaks the protocol. A server still running when it ends is
 // stopped.
-func (d *daemon) session(ctx context.Context, cc *ctlConn) error {
+func (d *Daemon) session(ctx context.Context, cc *ctlConn) error {
 	var run *daemonRun
 	defer func() {
 		if run != nil {
@@ -101,7 +104,7 @@ func (r *daemonRun) deadline() time.Time { return r.started.Add(r.within) }
 // probe answers the driver's UDP echoes on the control port's number,
 // from the session's peer only, until the driver says it is done or
 // probeWindow passes.
-func (d *daemon) probe(ctx context.Context, cc *ctlConn) error {
+func (d *Daemon) probe(ctx context.Context, cc *ctlConn) error {
 	local := cc.c.LocalAddr().(*net.TCPAddr)
 	peer := cc.c.RemoteAddr().(*net.TCPAddr)
 	addr := net.JoinHostPort(local.IP.String(), strconv.Itoa(d.port))
@@ -154,27 +157,23 @@ func (d *daemon) probe(ctx context.Context, cc *ctlConn) error {
 // start checks the driver's spec, completes it (address, certificate,
 // deadline, result path), starts the server where the daemon runs, and
 // answers ready once it listens. A reason not to run comes back as why.
-func (d *daemon) start(ctx context.Context, cc *ctlConn, m ctlMsg) (*daemonRun, string) {
-	if m.Spec == nil {
+func (d *Daemon) start(ctx context.Context, cc *ctlConn, m ctlMsg) (*daemonRun, string) {
+	if len(m.Spec) == 0 {
 		return nil, "start without a spec"
 	}
-	spec := *m.Spec
-	if _, err := measure.Lookup(string(spec.Arm)); err != nil {
+	var spec map[string]json.RawMessage
+	var base rig.RoleBase
+	if err := json.Unmarshal(m.Spec, &spec); err != nil {
+		return nil, "a spec that does not parse: " + err.Error()
+	}
+	if err := json.Unmarshal(m.Spec, &base); err != nil {
+		return nil, "a spec that does not parse: " + err.Error()
+	}
+	if m.Within <= 0 || m.Within > d.cfg.MaxWithin {
+		return nil, fmt.Sprintf("a run of %v is outside (0, %v]", m.Within, d.cfg.MaxWithin)
+	}
+	if err := d.cfg.Check(m.Spec); err != nil {
 		return nil, err.Error()
-	}
-	if err := spec.Workload.Validate(); err != nil {
-		return nil, err.Error()
-	}
-	if spec.Sessions < 0 || spec.Sessions > MaxSessions {
-		return nil, fmt.Sprintf("sessions %d is outside 0..%d", spec.Sessions, MaxSessions)
-	}
-	if m.Within <= 0 || m.Within > MaxDuration+10*time.Minute {
-		return nil, fmt.Sprintf("a run of %v is outside (0, %v]", m.Within, MaxDuration+10*time.Minute)
-	}
-	if name := spec.Transport.CongestionControl; !spec.Arm.QUIC() && name != "" {
-		if err := transport.CheckCongestionControl(name); err != nil {
-			return nil, "on the server's host: " + err.Error()
-		}
 	}
 	host := cc.c.LocalAddr().(*net.TCPAddr).IP.String()
 	cert, err := transport.NewCertificate(host)
@@ -189,29 +188,33 @@ func (d *daemon) start(ctx context.Context, cc *ctlConn, m ctlMsg) (*daemonRun, 
 	if err := os.MkdirAll(run.dir, 0o700); err != nil {
 		return nil, err.Error()
 	}
-	run.out = filepath.Join(run.dir, RoleServer+".json")
+	run.out = filepath.Join(run.dir, rig.RoleServer+".json")
 	// Only what the daemon decides: where to listen, its own key, where
 	// the result goes, no files of the driver's choosing.
-	spec.RoleBase = RoleBase{Role: RoleServer, Addr: net.JoinHostPort(host, strconv.Itoa(ServerPort)),
-		Transport: spec.Transport, Out: run.out, Deadline: run.started.Add(m.Within)}
-	spec.Transport.Certificate = cert
-	spec.Transport.QlogDir = ""
-	cmd, ready, err := benchRoles.StartServer(ctx, d.cfg.Namespace, RoleServer, spec, run.dir)
+	base = rig.RoleBase{Role: rig.RoleServer, Addr: net.JoinHostPort(host, strconv.Itoa(rig.ServerPort)),
+		Transport: base.Transport, Out: run.out, Deadline: run.started.Add(m.Within)}
+	base.Transport.Certificate = cert
+	base.Transport.QlogDir = ""
+	if err := completeSpec(spec, base); err != nil {
+		os.RemoveAll(run.dir)
+		return nil, err.Error()
+	}
+	cmd, ready, err := d.cfg.Env.StartServer(ctx, d.cfg.Namespace, rig.RoleServer, spec, run.dir)
 	if err != nil {
 		os.RemoveAll(run.dir)
 		return nil, err.Error()
 	}
 	run.cmd, run.done = cmd, make(chan struct{})
 	go func() { run.err = cmd.Wait(); close(run.done) }()
-	if err := waitReady(ctx, ready, run.done, 15*time.Second); err != nil {
-		StopRole(run.cmd, run.done)
-		tail := logTail(filepath.Join(run.dir, RoleServer+".log"), 2048)
+	if err := rig.WaitReady(ctx, ready, run.done, 15*time.Second); err != nil {
+		rig.StopRole(run.cmd, run.done)
+		tail := logTail(filepath.Join(run.dir, rig.RoleServer+".log"), 2048)
 		run.stop()
 		return nil, fmt.Sprintf("the server did not start listening: %v; the end of its log: %s", err, clip(tail, 2048))
 	}
-	d.log.Info("server listening", "run", m.Run, "arm", spec.Arm, "addr", spec.Addr)
+	d.log.Info("server listening", "run", m.Run, "addr", base.Addr)
 	clientCert := cert.ClientOnly()
-	if err := cc.send(ctlMsg{Op: "ready", Addr: spec.Addr, Port: ServerPort, Certificate: &clientCert}, remoteOpTimeout); err != nil {
+	if err := cc.send(ctlMsg{Op: "ready", Addr: base.Addr, Port: rig.ServerPort, Certificate: &clientCert}, remoteOpTimeout); err != nil {
 		run.stop()
 		return nil, err.Error()
 	}
@@ -221,20 +224,20 @@ func (d *daemon) start(ctx context.Context, cc *ctlConn, m ctlMsg) (*daemonRun, 
 // finish waits (20 s at most, as a run over a link does) for the server
 // to end now that the client has, then sends its result and the end of its
 // log.
-func (d *daemon) finish(cc *ctlConn, run *daemonRun) error {
+func (d *Daemon) finish(cc *ctlConn, run *daemonRun) error {
 	defer run.stop()
 	select {
 	case <-run.done:
 	case <-time.After(20 * time.Second):
 		d.log.Warn("server still running 20s after the client ended; stopping it", "run", run.name)
-		StopRole(run.cmd, run.done)
+		rig.StopRole(run.cmd, run.done)
 	}
-	msg := ctlMsg{Op: "result", Log: logTail(filepath.Join(run.dir, RoleServer+".log"), remoteLogTail)}
+	msg := ctlMsg{Op: "result", Log: logTail(filepath.Join(run.dir, rig.RoleServer+".log"), remoteLogTail)}
 	if run.err != nil {
 		msg.Exit = run.err.Error()
 	}
-	if res, err := ReadResult[roleResult](run.out); err == nil {
-		msg.Result = &res
+	if res, err := rig.ReadResult[json.RawMessage](run.out); err == nil {
+		msg.Result = res
 	} else {
 		msg.Why = "the server wrote no result: " + err.Error()
 	}
@@ -260,4 +263,19 @@ func logTail(path string, max int64) string {
 		return "(log unreadable: " + err.Error() + ")"
 	}
 	return string(b)
+}
+
+// completeSpec sets spec's role base fields to base's, keeping the rest of
+// the experiment's spec as the driver sent it.
+func completeSpec(spec map[string]json.RawMessage, base rig.RoleBase) error {
+	b, err := json.Marshal(base)
+	if err != nil {
+		return err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return err
+	}
+	maps.Copy(spec, fields)
+	return nil
 }

@@ -1,4 +1,4 @@
-package bench
+package twohost
 
 import (
 	"fmt"
@@ -55,7 +55,7 @@ func sourceOf(a net.Addr) string {
 
 // admit counts c among the connections waiting for a proof, displacing
 // one that has waited longer if a bound is reached. d.mu must be held.
-func (d *daemon) admit(c net.Conn) *preAuth {
+func (d *Daemon) admit(c net.Conn) *preAuth {
 	d.preAuthSeq++
 	p := &preAuth{conn: c, source: sourceOf(c.RemoteAddr()), since: time.Now(), seq: d.preAuthSeq}
 	if d.preAuth == nil {
@@ -90,7 +90,7 @@ func (d *daemon) admit(c net.Conn) *preAuth {
 
 // forget removes p from the connections waiting for a proof, if it is
 // still among them. d.mu must be held.
-func (d *daemon) forget(p *preAuth) {
+func (d *Daemon) forget(p *preAuth) {
 	q := d.preAuth[p.source]
 	for i, x := range q {
 		if x == p {

@@ -1,4 +1,4 @@
-package bench
+package benchcmd
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	"syscall"
 
 	"github.com/shakenfist/quicbench/internal/cli"
+	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
@@ -18,8 +21,8 @@ import (
 // one, parse the flags, get the privilege to build links, run the matrix and
 // print the summary; or, with -serve, run the two-host daemon instead
 // (docs/two-hosts.md). It returns the process exit code.
-func Main(name, about string, d, quick Defaults, adjust func(*Matrix) error) int {
-	MaybeRunRole()
+func Main(name, about string, d, quick Defaults, adjust func(*bench.Matrix) error) int {
+	bench.MaybeRunRole()
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s [flags]\n\n%s\n\nflags:\n", name, about)
@@ -60,7 +63,7 @@ func Main(name, about string, d, quick Defaults, adjust func(*Matrix) error) int
 	extra := ""
 	for _, a := range m.AllAxes() {
 		switch a.Name {
-		case AxisProfile, AxisLoss, AxisCC, AxisRepeat, AxisArm:
+		case bench.AxisProfile, bench.AxisLoss, bench.AxisCC, bench.AxisRepeat, bench.AxisArm:
 			// Named in the line below.
 		default:
 			extra += fmt.Sprintf(" x %d %s", len(a.Values), a.Label)
@@ -71,7 +74,7 @@ func Main(name, about string, d, quick Defaults, adjust func(*Matrix) error) int
 		cells = "the path to " + m.Remote.Addr
 	}
 	fmt.Fprintf(os.Stderr, "%s: %s (%s x %d ccs%s x %d repeats x %d arms) of %v into %s\n",
-		name, m.planSummary(plan), cells, len(m.CCs), extra, m.Repeats, len(m.Arms), m.Workload.Duration, m.Workdir)
+		name, m.PlanSummary(plan), cells, len(m.CCs), extra, m.Repeats, len(m.Arms), m.Workload.Duration, m.Workdir)
 	runErr := m.Run(ctx)
 	code := ExitCode(runErr)
 	switch {
@@ -82,7 +85,7 @@ func Main(name, about string, d, quick Defaults, adjust func(*Matrix) error) int
 	case code == ExitInterrupted:
 		fmt.Fprintf(os.Stderr, "%s: interrupted; what was measured is kept in %s, and the same command resumes it\n", name, m.Workdir)
 		return code
-	case errors.Is(runErr, ErrRunsFailed):
+	case errors.Is(runErr, bench.ErrRunsFailed):
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, runErr)
 	default:
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, runErr)
@@ -93,11 +96,11 @@ func Main(name, about string, d, quick Defaults, adjust func(*Matrix) error) int
 		if c := Summarise(os.Stdout, m.Workdir); c != ExitOK && code == ExitOK {
 			code = c
 		}
-		if note := m.shardSummaryNote(name); note != "" {
+		if note := m.ShardSummaryNote(name); note != "" {
 			fmt.Fprintln(os.Stderr, note)
 		}
 		if f.quick && len(quick.Readings) > 0 {
-			PrintFindings(os.Stdout, name, m.Workdir, quick.Readings)
+			printFindings(os.Stdout, name, m.Workdir, quick.Readings)
 		}
 	}
 	return code
@@ -124,9 +127,9 @@ func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.Is(err, ErrWorkdir), errors.Is(err, errRemoteAuth), errors.Is(err, ErrEnvironment):
+	case errors.Is(err, bench.ErrWorkdir), errors.Is(err, twohost.ErrRefused), errors.Is(err, bench.ErrEnvironment):
 		return ExitUsage
-	case errors.Is(err, ErrInterrupted):
+	case errors.Is(err, results.ErrInterrupted):
 		return ExitInterrupted
 	}
 	return ExitFailed

@@ -1,7 +1,8 @@
-package bench
+package rig
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -25,9 +26,6 @@ type RoleEnv struct {
 	Role string // e.g. "QUICBENCH_ROLE"; its value is the role's name
 	Spec string // e.g. "QUICBENCH_SPEC"; its value is the spec's path
 }
-
-// benchRoles is the run loop's own pair.
-var benchRoles = RoleEnv{Role: envRole, Spec: envSpec}
 
 // Start re-executes this binary as role inside ns (or, when ns is nil, in
 // this process's own network namespace): spec is written to
@@ -76,11 +74,11 @@ func (e RoleEnv) Start(ctx context.Context, ns *shapedlink.Namespace, role strin
 	return cmd, nil
 }
 
-// Enter tells whether this process was started by Start: it returns the
+// enter tells whether this process was started by Start: it returns the
 // role and a logger that names it, with the role's spec read into spec, or
 // "" when this process is not a role (the orchestrator). A role whose spec
 // cannot be read ends the process with status 2.
-func (e RoleEnv) Enter(spec any) (string, *slog.Logger) {
+func (e RoleEnv) enter(spec any) (string, *slog.Logger) {
 	role := os.Getenv(e.Role)
 	if role == "" {
 		return "", nil
@@ -116,7 +114,7 @@ func exitRole(out string, res any, failed bool, log *slog.Logger) {
 }
 
 // StartServer starts role like Start, with a readiness pipe as its
-// descriptor 3, and returns the pipe's read end for waitReady.
+// descriptor 3, and returns the pipe's read end for WaitReady.
 func (e RoleEnv) StartServer(ctx context.Context, ns *shapedlink.Namespace, role string, spec any, dir string) (*exec.Cmd, *os.File, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -146,5 +144,65 @@ func StopRole(cmd *exec.Cmd, done <-chan struct{}) {
 	case <-time.After(5 * time.Second):
 		_ = cmd.Process.Kill()
 		<-done
+	}
+}
+
+// readyFD is the pipe on which the server says it is listening.
+const readyFD = 3
+
+var errNoResult = errors.New("the process wrote no result")
+
+// ReadResult reads what a role process wrote to path, or says why there is
+// none.
+func ReadResult[R any](path string) (R, error) {
+	var r R
+	if err := results.ReadJSON(path, &r); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return r, errNoResult
+		}
+		return r, err
+	}
+	return r, nil
+}
+
+// A roleJob is a role's spec: it says when the role must be done and where
+// its result goes.
+type roleJob interface {
+	roleDeadline() time.Time
+	resultPath() string
+}
+
+// ServeRole must be called first thing in main (and TestMain). In a
+// process started as one of env's roles it reads the spec, runs the role's
+// job (jobs[role]) until the spec's deadline or SIGTERM, lets finish fill
+// in the result's role and error, writes the result and exits; otherwise
+// it returns at once.
+func ServeRole[S roleJob, R any](env RoleEnv, jobs map[string]func(context.Context, S, *slog.Logger) (R, error),
+	finish func(role string, res *R, err error, log *slog.Logger)) {
+	var spec S
+	role, log := env.enter(&spec)
+	if role == "" {
+		return
+	}
+	ctx, cancel := roleContext(spec.roleDeadline())
+	defer cancel()
+	var res R
+	var err error
+	if job, ok := jobs[role]; ok {
+		res, err = job(ctx, spec, log)
+	} else {
+		err = fmt.Errorf("unknown %s %q", env.Role, role)
+	}
+	finish(role, &res, err, log)
+	cancel()
+	exitRole(spec.resultPath(), res, err != nil, log)
+}
+
+// SignalReady tells the orchestrator that the server is listening, on the
+// readiness pipe Rig.StartServer gave it, with its addresses.
+func SignalReady(addrs ...any) {
+	if ready := os.NewFile(readyFD, "ready"); ready != nil {
+		fmt.Fprintln(ready, addrs...)
+		ready.Close()
 	}
 }

@@ -1,26 +1,4 @@
-package bench
-
-// Two-host mode: the control protocol shared by the daemon (-serve, on the
-// server's host) and the driver (-remote, on the client's host). See
-// docs/two-hosts.md.
-//
-// One TCP connection carries a session. The daemon speaks first:
-//
-//	daemon: {"op":"hello","version":1,"nonce":DN}           (or "refused": busy)
-//	driver: {"op":"auth","version":1,"nonce":CN,"proof":HMAC(secret, "client"|DN|CN)}
-//	daemon: {"op":"welcome","proof":HMAC(secret, "server"|CN|DN)}   (or "refused")
-//
-// Each side checks the other's proof, so each shows it holds the secret
-// without sending it, and a recorded exchange is no use again (both nonces
-// are fresh). After that, newline-delimited JSON messages, one op each,
-// every read under a deadline; per run:
-//
-//	driver: probe          daemon: probing {port}   (UDP echoes on that port)
-//	driver: probe-done     daemon: probed {echoed}
-//	driver: start {spec}   daemon: ready {addr, port, certificate} or error {why}
-//	driver: finish         daemon: result {result, log, exit}
-//
-// and "bye" to end the session.
+package twohost
 
 import (
 	"bufio"
@@ -41,7 +19,7 @@ import (
 
 // remoteProtocol is the version of the two-host control protocol. A daemon
 // and a driver of different versions refuse each other.
-const remoteProtocol = 1
+const remoteProtocol = 2
 
 // MinSecretLen is the shortest shared secret two-host mode accepts, in
 // bytes.
@@ -64,9 +42,9 @@ const (
 	// remoteLogTail is how much of the end of the server's log comes back
 	// with its result.
 	remoteLogTail = 64 << 10
-	// DefaultRemotePort is the control port the documentation uses; the
+	// DefaultPort is the control port the documentation uses; the
 	// UDP probe uses the same number.
-	DefaultRemotePort = 7390
+	DefaultPort = 7390
 )
 
 // The path probe: probeCount echoes of probeSize bytes, probeGap apart,
@@ -83,11 +61,11 @@ const (
 // probeMagic starts every probe datagram; the daemon answers nothing else.
 var probeMagic = []byte("qbprobe1")
 
-// errRemoteAuth marks a two-host session that could not start: the daemon
+// ErrRefused marks a two-host session that could not start: the daemon
 // refused the driver (wrong secret, a run already in progress, another
 // protocol version), or the daemon could not prove it holds the secret.
 // Nothing was run.
-var errRemoteAuth = errors.New("two-host session refused")
+var ErrRefused = errors.New("two-host session refused")
 
 // ctlMsg is every message of the control protocol; Op says which fields
 // matter.
@@ -105,8 +83,8 @@ type ctlMsg struct {
 	Run string `json:"run,omitempty"`
 	// Spec is the server's spec without addresses, certificate or
 	// deadline; Within is how long from the start the server may run.
-	Spec   *roleSpec     `json:"spec,omitempty"`
-	Within time.Duration `json:"within_ns,omitempty"`
+	Spec   json.RawMessage `json:"spec,omitempty"`
+	Within time.Duration   `json:"within_ns,omitempty"`
 	// Port is the UDP port of the probe (probing) or the data port
 	// (ready); Addr the server's data address as the daemon sees it.
 	Port        int                    `json:"port,omitempty"`
@@ -116,9 +94,9 @@ type ctlMsg struct {
 	Echoed int `json:"echoed,omitempty"`
 	// Result is the server's roleResult, Log the end of its log and Exit
 	// its exit status.
-	Result *roleResult `json:"result,omitempty"`
-	Log    string      `json:"log,omitempty"`
-	Exit   string      `json:"exit,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Log    string          `json:"log,omitempty"`
+	Exit   string          `json:"exit,omitempty"`
 }
 
 // ctlConn reads and writes control messages on one connection.

@@ -1,4 +1,4 @@
-package bench
+package benchcmd
 
 import (
 	"fmt"
@@ -21,8 +21,8 @@ type Reading struct {
 	Source               string // e.g. "docs/headline.md"
 }
 
-// Finding sets what a run found in a cell beside a Reading of it.
-type Finding struct {
+// finding sets what a run found in a cell beside a Reading of it.
+type finding struct {
 	Reading Reading
 	// Found is the run's own comparison; nil when the run has no such
 	// cell or arms (Err says why).
@@ -32,10 +32,10 @@ type Finding struct {
 }
 
 // Same reports whether the run reads the cell as the fuller matrix did.
-func (f Finding) Same() bool { return f.Found != nil && f.Found.Verdict == f.Reading.Verdict }
+func (f finding) Same() bool { return f.Found != nil && f.Found.Verdict == f.Reading.Verdict }
 
-// String is the one line PrintFindings prints.
-func (f Finding) String() string {
+// String is the one line printFindings prints.
+func (f finding) String() string {
 	r := f.Reading
 	full := fmt.Sprintf("%s %+.1f ms, threshold %.1f ms (%s)", reading(r.Verdict, report.ArmLabel(r.B)), r.DeltaMs, r.ThresholdMs, r.Source)
 	if f.Found == nil {
@@ -56,15 +56,15 @@ func reading(v stats.Verdict, arm string) string {
 	return fmt.Sprintf("%s %s by", arm, v)
 }
 
-// Findings compares the runs' cells with the readings.
-func Findings(runs []results.Run, readings []Reading) ([]Finding, error) {
+// findings compares the runs' cells with the readings.
+func findings(runs []results.Run, readings []Reading) ([]finding, error) {
 	rep, err := report.Build(runs, report.Options{})
 	if err != nil {
 		return nil, err
 	}
-	var out []Finding
+	var out []finding
 	for _, r := range readings {
-		f := Finding{Reading: r, Err: "no such cell"}
+		f := finding{Reading: r, Err: "no such cell"}
 		for _, c := range rep.Cells {
 			if c.Dir != r.Cell {
 				continue
@@ -81,13 +81,13 @@ func Findings(runs []results.Run, readings []Reading) ([]Finding, error) {
 	return out, nil
 }
 
-// PrintFindings prints one line per reading: what the runs in workdir found
+// printFindings prints one line per reading: what the runs in workdir found
 // in that cell and whether it is the fuller matrix's reading.
-func PrintFindings(w io.Writer, name, workdir string, readings []Reading) {
+func printFindings(w io.Writer, name, workdir string, readings []Reading) {
 	runs, err := results.Load(workdir)
 	if err == nil {
-		var fs []Finding
-		if fs, err = Findings(runs, readings); err == nil {
+		var fs []finding
+		if fs, err = findings(runs, readings); err == nil {
 			for _, f := range fs {
 				fmt.Fprintf(w, "%s -quick: %s\n", name, f)
 			}

@@ -1,4 +1,4 @@
-package bench
+package benchcmd
 
 import (
 	"flag"
@@ -12,14 +12,15 @@ import (
 
 	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure"
+	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
 )
 
-// Defaults are a command's matrix defaults; each can be overridden by the
-// original Rust bench's environment variable and then by a flag.
+// Defaults are a command's matrix defaults; each can be overridden by its
+// environment variable and then by a flag.
 type Defaults struct {
 	Profiles, Losses, CCs, Arms string
 	Repeats                     int
@@ -31,7 +32,7 @@ type Defaults struct {
 	Axes []AxisFlag
 	// Readings are what the full matrix found in cells a -quick run also
 	// measures; after its summary, a -quick run prints one line per
-	// reading saying what it found beside it (PrintFindings).
+	// reading saying what it found beside it (printFindings).
 	Readings []Reading
 }
 
@@ -49,15 +50,13 @@ type Flags struct {
 	axisTexts                          []string
 	repeatsEnvErr                      error
 	shard                              string
-	// twoHost are -serve, -remote, -secret-file and -idle-timeout
-	// (remote_flags.go).
+	// twoHost are -serve, -remote, -secret-file and -idle-timeout.
 	twoHost twoHostFlags
 }
 
 // NewFlags registers the shared flags on fs. Each default comes from d,
-// overridden by the environment variables the original Rust bench used
-// (PROFILES, LOSSES, CCS, REPEATS, DURATION, WARMUP, WORKDIR), so its
-// commands carry over. quick is the -quick preset. The link flags
+// overridden by its environment variable (PROFILES, LOSSES, CCS, REPEATS,
+// DURATION, WARMUP, WORKDIR). quick is the -quick preset. The link flags
 // (-profiles, -backend, -mode, -offload, -seed, -keep-awake,
 // -departure-window) are package linkflag's. -per-channel is registered
 // only where d.Arms lacks quic-per-channel.
@@ -130,9 +129,6 @@ func (d *durationFlag) setEnv(name string) {
 	}
 }
 
-// MaxDuration bounds a run's length (and its warm-up).
-const MaxDuration = 24 * time.Hour
-
 // Seconds is a flag.Value holding a duration given as seconds ("45", as
 // the reference bench's DURATION and WARMUP) or a Go duration ("45s"),
 // from 0 to MaxDuration.
@@ -167,25 +163,18 @@ func parseSeconds(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	var d time.Duration
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if math.IsNaN(f) || f < 0 || f > MaxDuration.Seconds() {
-			return 0, fmt.Errorf("%q is not a number of seconds from 0 to %v", s, MaxDuration)
+		if math.IsNaN(f) || f < 0 || f > bench.MaxDuration.Seconds() {
+			return 0, fmt.Errorf("%q is not a number of seconds from 0 to %v", s, bench.MaxDuration)
 		}
 		d = time.Duration(f * float64(time.Second))
 	} else if d, err = time.ParseDuration(s); err != nil {
 		return 0, fmt.Errorf("%q is neither seconds nor a duration such as 45s", s)
 	}
-	if d < 0 || d > MaxDuration {
-		return 0, fmt.Errorf("%q is outside 0 to %v", s, MaxDuration)
+	if d < 0 || d > bench.MaxDuration {
+		return 0, fmt.Errorf("%q is outside 0 to %v", s, bench.MaxDuration)
 	}
 	return d, nil
 }
-
-// Bounds on a matrix, so that a typo cannot plan a run that outlives the
-// machine or exhausts its memory.
-const (
-	MaxRepeats = 1000
-	MaxRuns    = 100000
-)
 
 // parseFloats parses a space-separated list of finite numbers, naming what
 // they are (what) and giving an example in errors; a repeated value (after
@@ -221,7 +210,7 @@ func uniqueFields(s, what string) ([]string, error) {
 // Matrix builds the matrix the flags describe. With -quick, the preset
 // replaces the defaults; flags given on the command line and the
 // variables set in the environment still override it.
-func (f *Flags) Matrix() (*Matrix, error) {
+func (f *Flags) Matrix() (*bench.Matrix, error) {
 	if err := f.envError(); err != nil {
 		return nil, err
 	}
@@ -263,9 +252,9 @@ func (f *Flags) Matrix() (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Matrix{
+	m := &bench.Matrix{
 		Shard:    shard,
-		Profiles: profiles, ProfileText: profileTexts(profiles), Losses: losses, CCs: ccs,
+		Profiles: profiles, Losses: losses, CCs: ccs,
 		Arms: arms, Repeats: f.repeats, Workload: w, Workdir: f.workdir, Qlog: f.qlog,
 		Link: link, Progress: os.Stderr,
 	}
@@ -358,14 +347,6 @@ func (f *Flags) linkCells() ([]shapedlink.Profile, []float64, error) {
 	return profiles, losses, nil
 }
 
-func profileTexts(profiles []shapedlink.Profile) []string {
-	var texts []string
-	for _, p := range profiles {
-		texts = append(texts, p.String())
-	}
-	return texts
-}
-
 // armNames lists every registered arm for the flag's help.
 func armNames() string { return strings.Join(measure.ArmNames(), " ") }
 
@@ -380,4 +361,14 @@ func (d Defaults) String() string {
 	}
 	return fmt.Sprintf("profiles %q, losses %q, ccs %q, arms %q%s, %d repeats of %v (%v warm-up): %d runs into %s",
 		d.Profiles, d.Losses, d.CCs, d.Arms, extra, d.Repeats, d.Duration, d.Warmup, n, d.Workdir)
+}
+
+// shardFlagHelp is -shard's help text; it names the variables it reads.
+const shardFlagHelp = "run only shard i of n of the matrix (i counts from 0: 0/4 to 3/4), one (cell, repeat) with all its arms at a time, " +
+	"so that n identical machines share it; summarise merges their work directories (env SHARD; " +
+	"or JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets it, with the count in SHARDS)"
+
+// shardSetting is the shard the flags and the environment choose.
+func (f *Flags) shardSetting() (bench.Shard, error) {
+	return bench.ResolveShard(f.shard, cli.Given(f.fs, "shard"), os.LookupEnv)
 }

@@ -1,4 +1,4 @@
-package bench
+package twohost
 
 import (
 	"context"
@@ -10,10 +10,13 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/shakenfist/quicbench/measure/rig"
 
 	"github.com/shakenfist/quicbench/internal/buildinfo"
 	"github.com/shakenfist/quicbench/measure/results"
@@ -22,13 +25,12 @@ import (
 	"github.com/shakenfist/quicbench/transport"
 )
 
-// Remote makes a matrix run between two hosts (docs/two-hosts.md): each
-// run's server runs on the host of a daemon started with -serve, its client
-// here, over the path between them as found. No link is built, so the
-// matrix has no profiles or loss levels: one cell per congestion control
-// (and session count), named results.PathProfile, and each run records a
-// short probe of the path taken just before it (results.Link.Probe).
-type Remote struct {
+// Client is the driver's side of two-host mode, the ends of an
+// experiment's runs (loop.Ends): each run's server runs on the host of a
+// Daemon, its client here, over the path between them as found. No link is
+// built; each run records a short probe of the path taken just before it
+// (results.Link.Probe).
+type Client struct {
 	// Addr is the daemon's control address, HOST:PORT.
 	Addr string
 	// Secret is the secret shared with the daemon (ReadSecretFile), at
@@ -38,6 +40,11 @@ type Remote struct {
 	// the client processes live in (tests, embedding); nil is this
 	// process's own.
 	Local *shapedlink.Namespace
+	// Env names the client processes' role variables: the roles of the
+	// experiment whose specs the daemon's server is given.
+	Env rig.RoleEnv
+	// Logger receives the runs' warnings; nil is slog.Default.
+	Logger *slog.Logger
 
 	mu   sync.Mutex
 	sess *remoteSession // open session, if any
@@ -46,12 +53,12 @@ type Remote struct {
 	source net.IP
 }
 
-// validate checks the address and the secret.
-func (r *Remote) validate() []error {
+// Validate says what is wrong with the address and the secret.
+func (r *Client) Validate() []error {
 	var errs []error
 	host, port, err := net.SplitHostPort(r.Addr)
 	if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
-		errs = append(errs, fmt.Errorf("-remote %q is not HOST:PORT (e.g. server.example:%d)", r.Addr, DefaultRemotePort))
+		errs = append(errs, fmt.Errorf("-remote %q is not HOST:PORT (e.g. server.example:%d)", r.Addr, DefaultPort))
 	}
 	if len(r.Secret) < MinSecretLen {
 		errs = append(errs, fmt.Errorf("the shared secret is %d bytes; give at least %d", len(r.Secret), MinSecretLen))
@@ -70,7 +77,7 @@ type remoteSession struct {
 
 // dial makes a connection of network to address from the driver's
 // namespace.
-func (r *Remote) dial(ctx context.Context, network, address string) (net.Conn, error) {
+func (r *Client) dial(ctx context.Context, network, address string) (net.Conn, error) {
 	if r.Local != nil {
 		return r.Local.DialContext(ctx, network, address)
 	}
@@ -82,15 +89,15 @@ func (r *Remote) dial(ctx context.Context, network, address string) (net.Conn, e
 }
 
 // Connect opens an authenticated session with the daemon unless one is
-// open. A refusal, either way, wraps errRemoteAuth; a daemon that cannot
+// open. A refusal, either way, wraps ErrRefused; a daemon that cannot
 // be reached does not.
-func (r *Remote) Connect(ctx context.Context) error {
+func (r *Client) Connect(ctx context.Context) error {
 	_, err := r.session(ctx)
 	return err
 }
 
 // session returns the open session, opening one if need be.
-func (r *Remote) session(ctx context.Context) (*remoteSession, error) {
+func (r *Client) session(ctx context.Context) (*remoteSession, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.sess != nil {
@@ -105,7 +112,7 @@ func (r *Remote) session(ctx context.Context) (*remoteSession, error) {
 }
 
 // openRetries is how many times a driver tries again when the daemon
-// displaced its connection before its proof (remote_preauth.go), with
+// displaced its connection before its proof (preauth.go), with
 // openRetryGap, doubling, between tries.
 const (
 	openRetries  = 4
@@ -120,7 +127,7 @@ func (e errRetry) Unwrap() error { return e.error }
 // openSession opens a session, trying again when the daemon says it may
 // (a connection displaced by newer ones before its proof, as when
 // someone floods the daemon with connections from the driver's address).
-func (r *Remote) openSession(ctx context.Context) (*remoteSession, error) {
+func (r *Client) openSession(ctx context.Context) (*remoteSession, error) {
 	gap := openRetryGap
 	for try := 0; ; try++ {
 		s, err := r.open(ctx)
@@ -139,7 +146,7 @@ func (r *Remote) openSession(ctx context.Context) (*remoteSession, error) {
 
 // drop closes s, if it is still the open session, so that the next run
 // opens another: after an error its state is unknown.
-func (r *Remote) drop(s *remoteSession) {
+func (r *Client) drop(s *remoteSession) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.sess == s {
@@ -150,7 +157,7 @@ func (r *Remote) drop(s *remoteSession) {
 
 // Close ends the session, if one is open: the daemon then accepts the next
 // driver.
-func (r *Remote) Close() {
+func (r *Client) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.sess != nil {
@@ -162,7 +169,7 @@ func (r *Remote) Close() {
 
 // open dials the daemon and runs the driver's half of the handshake: it
 // proves it holds the secret, and checks that the daemon does too.
-func (r *Remote) open(ctx context.Context) (*remoteSession, error) {
+func (r *Client) open(ctx context.Context) (*remoteSession, error) {
 	dctx, cancel := context.WithTimeout(ctx, remoteHandshakeTimeout)
 	defer cancel()
 	c, err := r.dial(dctx, "tcp", r.Addr)
@@ -181,16 +188,16 @@ func (r *Remote) open(ctx context.Context) (*remoteSession, error) {
 	case err != nil:
 		return fail(fmt.Errorf("%s did not greet as a quicbench daemon: %v", r.Addr, err))
 	case m.Op == "refused" && m.Retry:
-		return fail(errRetry{fmt.Errorf("%w: the daemon at %s refused: %s", errRemoteAuth, r.Addr, m.Why)})
+		return fail(errRetry{fmt.Errorf("%w: the daemon at %s refused: %s", ErrRefused, r.Addr, m.Why)})
 	case m.Op == "refused":
-		return fail(fmt.Errorf("%w: the daemon at %s refused: %s", errRemoteAuth, r.Addr, m.Why))
+		return fail(fmt.Errorf("%w: the daemon at %s refused: %s", ErrRefused, r.Addr, m.Why))
 	case m.Op != "hello":
 		return fail(fmt.Errorf("%s did not greet as a quicbench daemon (it sent %q)", r.Addr, m.Op))
 	case m.Version != remoteProtocol:
 		return fail(fmt.Errorf("%w: the daemon at %s speaks protocol version %d and this driver %d: run the same quicbench version on both hosts",
-			errRemoteAuth, r.Addr, m.Version, remoteProtocol))
+			ErrRefused, r.Addr, m.Version, remoteProtocol))
 	case len(m.Nonce) != remoteNonceLen:
-		return fail(fmt.Errorf("%w: the daemon at %s sent a %d-byte challenge, not %d", errRemoteAuth, r.Addr, len(m.Nonce), remoteNonceLen))
+		return fail(fmt.Errorf("%w: the daemon at %s sent a %d-byte challenge, not %d", ErrRefused, r.Addr, len(m.Nonce), remoteNonceLen))
 	}
 	dnonce := m.Nonce
 	cnonce, err := newNonce()
@@ -206,12 +213,12 @@ func (r *Remote) open(ctx context.Context) (*remoteSession, error) {
 	case err != nil:
 		return fail(fmt.Errorf("the daemon at %s did not answer the proof: %v", r.Addr, err))
 	case m.Op == "refused" && m.Retry:
-		return fail(errRetry{fmt.Errorf("%w: the daemon at %s refused: %s", errRemoteAuth, r.Addr, m.Why)})
+		return fail(errRetry{fmt.Errorf("%w: the daemon at %s refused: %s", ErrRefused, r.Addr, m.Why)})
 	case m.Op == "refused":
-		return fail(fmt.Errorf("%w: the daemon at %s refused: %s", errRemoteAuth, r.Addr, m.Why))
+		return fail(fmt.Errorf("%w: the daemon at %s refused: %s", ErrRefused, r.Addr, m.Why))
 	case m.Op != "welcome" || !hmac.Equal(m.Proof, remoteProof(r.Secret, "server", cnonce, dnonce)):
-		return fail(fmt.Errorf("%w: the daemon at %s could not prove it holds the secret (another -secret-file, or not the bench's daemon); nothing was run",
-			errRemoteAuth, r.Addr))
+		return fail(fmt.Errorf("%w: the daemon at %s could not prove it holds the secret (another -secret-file, or not the bench's Daemon); nothing was run",
+			ErrRefused, r.Addr))
 	}
 	cc.limit = remoteMaxLine
 	ip := c.RemoteAddr().(*net.TCPAddr).IP
@@ -220,7 +227,7 @@ func (r *Remote) open(ctx context.Context) (*remoteSession, error) {
 
 // probe sends probeCount UDP echoes of probeSize bytes, probeGap apart, to
 // the daemon's probe port and says what came back.
-func (r *Remote) probe(ctx context.Context, s *remoteSession) (results.PathProbe, error) {
+func (r *Client) probe(ctx context.Context, s *remoteSession) (results.PathProbe, error) {
 	var p results.PathProbe
 	if err := s.cc.send(ctlMsg{Op: "probe"}, remoteOpTimeout); err != nil {
 		return p, err
@@ -317,8 +324,12 @@ func (e errDaemonRun) Error() string { return "the daemon could not start the se
 // start asks the daemon to start the run's server and waits until it
 // listens: the data address to dial (the daemon's address as dialled, at
 // the port the daemon gives) and the server's certificate, without its key.
-func (r *Remote) start(s *remoteSession, name string, spec roleSpec, within time.Duration) (string, transport.Certificate, error) {
-	if err := s.cc.send(ctlMsg{Op: "start", Run: name, Spec: &spec, Within: within}, remoteOpTimeout); err != nil {
+func (r *Client) start(s *remoteSession, name string, spec any, within time.Duration) (string, transport.Certificate, error) {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return "", transport.Certificate{}, err
+	}
+	if err := s.cc.send(ctlMsg{Op: "start", Run: name, Spec: b, Within: within}, remoteOpTimeout); err != nil {
 		return "", transport.Certificate{}, err
 	}
 	// The daemon makes a key and waits up to 15 s for the server.
@@ -336,7 +347,7 @@ func (r *Remote) start(s *remoteSession, name string, spec roleSpec, within time
 
 // finish tells the daemon the client has ended and returns its answer:
 // the server's result, the end of its log and its exit status.
-func (r *Remote) finish(s *remoteSession) (ctlMsg, error) {
+func (r *Client) finish(s *remoteSession) (ctlMsg, error) {
 	if err := s.cc.send(ctlMsg{Op: "finish"}, remoteOpTimeout); err != nil {
 		return ctlMsg{}, err
 	}
@@ -346,127 +357,127 @@ func (r *Remote) finish(s *remoteSession) (ctlMsg, error) {
 	return s.cc.expect("result", remoteOpTimeout)
 }
 
-// measureRemote is measure for a run between two hosts: probe the path,
-// start the server on the daemon's host, run the client here, and record
-// both ends as a run over a link does. There is no link, so no queue is
-// sampled and the GSO checks that need one are not made.
-func measureRemote(ctx context.Context, rc RunConfig, dir string, run *results.Run, log *slog.Logger) error {
-	r := rc.Remote
+// Ready opens the session with the daemon before any run, so that a
+// refusal (wrong secret, busy, another version) comes before anything
+// runs rather than as a failed run each.
+func (r *Client) Ready(ctx context.Context) error { return r.Connect(ctx) }
+
+// Open readies one run between the two hosts: it records the path as
+// found (no link, so no host state but the code that ran here) and a
+// probe of it taken now. p is ignored: nothing is emulated.
+func (r *Client) Open(ctx context.Context, dir string, _ shapedlink.Profile, run *results.Run) (rig.Stage, error) {
+	log := r.log()
 	run.Link = results.Link{Backend: "none", Applied: []string{"nothing emulated: the path to the daemon at " + r.Addr + " as found"}}
-	// No link, so no host state but the code that ran here: the driver's
-	// module, version, commit and Go.
 	if b, err := json.Marshal(buildinfo.Read()); err == nil {
 		run.Host = b
 	}
 	s, err := r.session(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	st := &remoteStage{r: r, s: s, dir: dir, name: fmt.Sprintf("%s/%s/r%d", run.Cell.Dir(), run.Arm, run.Repeat), log: log}
 	// An interruption ends the session, so the daemon stops the server.
-	stop := context.AfterFunc(ctx, func() { r.drop(s) })
-	defer stop()
-	broken := func(what string, err error) error {
-		r.drop(s)
-		return fmt.Errorf("%s (session with the daemon at %s): %w; the next run opens a new session", what, r.Addr, err)
-	}
+	st.stop = context.AfterFunc(ctx, func() { r.drop(s) })
 	probe, err := r.probe(ctx, s)
 	if err != nil {
-		return broken("probing the path", err)
+		st.stop()
+		return nil, st.broken("probing the path", err)
 	}
 	run.Link.Probe = &probe
 	if probe.Answered == 0 {
 		log.Warn("no probe echo came back: is UDP open to the daemon's port?", "peer", probe.Peer)
 	}
+	return st, nil
+}
 
-	sopts, copts, err := transportOptions(rc)
-	if err != nil {
-		return err
+func (r *Client) log() *slog.Logger {
+	if r.Logger == nil {
+		return slog.Default()
 	}
-	// The daemon makes its own key pair and gives the client its half.
-	sopts.Certificate, copts.Certificate = transport.Certificate{}, transport.Certificate{}
-	within := rc.Workload.Duration + 2*time.Minute
-	serverSpec := roleSpec{RoleBase: RoleBase{Role: RoleServer, Transport: sopts}, Arm: rc.Arm, Workload: rc.Workload, Sessions: rc.Sessions}
+	return r.Logger
+}
+
+// remoteStage is one run between the two hosts: the server on the
+// daemon's host, the client here in r.Local.
+type remoteStage struct {
+	r    *Client
+	s    *remoteSession
+	dir  string
+	name string
+	log  *slog.Logger
+	stop func() bool
+	// started: the daemon runs the run's server until finish.
+	started, finished bool
+}
+
+// broken drops the session after err, which the next run opens anew.
+func (st *remoteStage) broken(what string, err error) error {
+	st.r.drop(st.s)
+	return fmt.Errorf("%s (session with the daemon at %s): %w; the next run opens a new session", what, st.r.Addr, err)
+}
+
+// StartServer asks the daemon to start the server: the daemon makes its
+// own key pair, listens where it chooses and gives the client its half.
+func (st *remoteStage) StartServer(_ context.Context, o transport.Options, within time.Duration, spec func(rig.RoleBase) any) (rig.RoleBase, error) {
+	o.Certificate, o.QlogDir = transport.Certificate{}, ""
+	sspec := spec(rig.RoleBase{Role: rig.RoleServer, Transport: o})
 	// What was asked of the daemon; it adds the address, its own key and
 	// the deadline.
-	if err := results.WriteJSON(filepath.Join(dir, RoleServer+"-spec.json"), serverSpec); err != nil {
-		return err
+	if err := results.WriteJSON(filepath.Join(st.dir, rig.RoleServer+"-spec.json"), sspec); err != nil {
+		return rig.RoleBase{}, err
 	}
-	name := fmt.Sprintf("%s/%s/r%d", rc.Cell.Dir(), rc.Arm, rc.Repeat)
-	addr, cert, err := r.start(s, name, serverSpec, within)
+	addr, cert, err := st.r.start(st.s, st.name, sspec, within)
 	var notStarted errDaemonRun
 	switch {
 	case errors.As(err, &notStarted):
-		return err
+		return rig.RoleBase{}, err
 	case err != nil:
-		return broken("starting the server", err)
+		return rig.RoleBase{}, st.broken("starting the server", err)
 	}
-	clientSpec := serverSpec
-	clientSpec.RoleBase = RoleBase{Role: RoleClient, Addr: addr, Transport: copts,
-		Out: filepath.Join(dir, RoleClient+".json"), Deadline: time.Now().Add(within)}
-	clientSpec.Transport.Certificate = cert
-	if rc.Qlog {
-		clientSpec.Transport.QlogDir = dir
+	st.started = true
+	c := rig.RoleBase{Role: rig.RoleClient, Addr: addr, Out: filepath.Join(st.dir, rig.RoleClient+".json"), Deadline: time.Now().Add(within)}
+	c.Transport.Certificate = cert
+	return c, nil
+}
+
+// StartClient starts the client here, in r.Local.
+func (st *remoteStage) StartClient(ctx context.Context, spec any, extra ...*os.File) (*exec.Cmd, error) {
+	return st.r.Env.Start(ctx, st.r.Local, rig.RoleClient, spec, st.dir, extra...)
+}
+
+// EndServer asks the daemon to end the server (it gives it 20 s) and
+// keeps the server's result and the end of its log in the run's
+// directory. The daemon does not say whether it had to stop the server;
+// one that exited cleanly counts as having ended by itself.
+func (st *remoteStage) EndServer(context.Context, time.Duration) (bool, error) {
+	st.finished = true
+	fin, err := st.r.finish(st.s)
+	if err != nil {
+		return false, st.broken("collecting the server's result", err)
 	}
-	cli, cliStartErr := benchRoles.Start(ctx, r.Local, RoleClient, clientSpec, dir)
-	var cliErr error
-	if cliStartErr == nil {
-		cliErr = cli.Wait()
+	logPath := filepath.Join(st.dir, rig.RoleServer+".log")
+	if err := os.WriteFile(logPath, []byte(fin.Log), 0o644); err != nil {
+		st.log.Warn("writing the server's log", "err", err)
 	}
-	// Whatever the client did, the daemon ends the server and reports.
-	fin, finErr := r.finish(s)
-	if cliStartErr != nil {
-		return cliStartErr
-	}
-	var sres roleResult
-	if finErr == nil {
-		if err := os.WriteFile(filepath.Join(dir, RoleServer+".log"), []byte(fin.Log), 0o644); err != nil {
-			log.Warn("writing the server's log", "err", err)
+	if fin.Result != nil {
+		if err := results.WriteJSON(filepath.Join(st.dir, rig.RoleServer+".json"), fin.Result); err != nil {
+			st.log.Warn("writing the server's result", "err", err)
 		}
-		if fin.Result != nil {
-			sres = *fin.Result
-			if err := results.WriteJSON(filepath.Join(dir, RoleServer+".json"), sres); err != nil {
-				log.Warn("writing the server's result", "err", err)
-			}
-		}
-	}
-	cres, cerrRead := ReadResult[roleResult](clientSpec.Out)
-	recordEnds(run, rc, sres, cres)
-	if err := clientOutcome(cres, cerrRead, cliErr, filepath.Join(dir, RoleClient+".log")); err != nil {
-		return err
-	}
-	if finErr != nil {
-		return broken("collecting the server's result", finErr)
-	}
-	switch {
-	case fin.Result == nil:
-		log.Warn("the server wrote no result", "why", fin.Why, "log", filepath.Join(dir, RoleServer+".log"))
-	case sres.Err != "":
-		log.Warn("server reported an error", "err", sres.Err)
+	} else {
+		st.log.Warn("the server wrote no result", "why", fin.Why, "log", logPath)
 	}
 	if fin.Exit != "" {
-		log.Warn("server exited with an error", "err", fin.Exit, "log", filepath.Join(dir, RoleServer+".log"))
+		st.log.Warn("server exited with an error", "err", fin.Exit, "log", logPath)
 	}
-	return nil
+	return fin.Exit == "", nil
 }
 
-// validateRemote checks a two-host matrix: the daemon's address and the
-// secret, and nothing that only an emulated link can give.
-func (m *Matrix) validateRemote() []error {
-	errs := m.Remote.validate()
-	if len(m.Profiles) > 0 || len(m.Losses) > 0 {
-		errs = append(errs, errors.New("with -remote the path is used as found: link profiles and loss levels do not apply"))
+// Close ends a server the run left running: the daemon then stops it.
+func (st *remoteStage) Close(*results.Run) {
+	st.stop()
+	if st.started && !st.finished {
+		if _, err := st.r.finish(st.s); err != nil {
+			st.r.drop(st.s)
+		}
 	}
-	if m.Link.Backend != "" || m.Link.Mode != "" || m.Link.Seed != 0 || m.Link.Offload != shapedlink.OffloadWire ||
-		m.Link.EmulatorKeepAwake || m.Link.EmulatorDepartureWindow != 0 {
-		errs = append(errs, errors.New("with -remote no link is built: a backend, privilege mode, emulator seed, offload mode or emulator setting does not apply"))
-	}
-	return errs
-}
-
-// remoteAddr is the daemon's address for matrix.json, or "".
-func (m *Matrix) remoteAddr() string {
-	if m.Remote == nil {
-		return ""
-	}
-	return m.Remote.Addr
 }

@@ -1,4 +1,4 @@
-package bench
+package twohost
 
 import (
 	"bufio"
@@ -17,9 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
-	"github.com/shakenfist/quicbench/spicelike"
+	"github.com/shakenfist/quicbench/measure/rig"
 )
 
 var testSecret = []byte("a test secret, long enough")
@@ -44,12 +43,12 @@ func (s *syncBuffer) String() string {
 
 // testDaemon is a daemon on loopback, serving until the test ends.
 type testDaemon struct {
-	*daemon
+	*Daemon
 	log    *syncBuffer
 	served chan error
 }
 
-func startTestDaemon(t *testing.T, cfg daemonConfig) *testDaemon {
+func startTestDaemon(t *testing.T, cfg DaemonConfig) *testDaemon {
 	t.Helper()
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
@@ -57,15 +56,20 @@ func startTestDaemon(t *testing.T, cfg daemonConfig) *testDaemon {
 	if cfg.Secret == nil {
 		cfg.Secret = testSecret
 	}
+	if cfg.Check == nil {
+		cfg.Env = rig.RoleEnv{Role: "QUICBENCH_TWOHOST_TEST_ROLE", Spec: "QUICBENCH_TWOHOST_TEST_SPEC"}
+		cfg.Check = func(json.RawMessage) error { return nil }
+		cfg.MaxWithin = time.Hour
+	}
 	buf := &syncBuffer{}
 	cfg.Logger = slog.New(slog.NewTextHandler(buf, nil))
 	ctx, cancel := context.WithCancel(context.Background())
-	d, err := listenDaemon(ctx, cfg)
+	d, err := Listen(ctx, cfg)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
 	}
-	td := &testDaemon{daemon: d, log: buf, served: make(chan error, 1)}
+	td := &testDaemon{Daemon: d, log: buf, served: make(chan error, 1)}
 	go func() { td.served <- d.Serve(ctx) }()
 	t.Cleanup(func() {
 		cancel()
@@ -78,8 +82,8 @@ func startTestDaemon(t *testing.T, cfg daemonConfig) *testDaemon {
 	return td
 }
 
-func (td *testDaemon) remote(secret []byte) *Remote {
-	return &Remote{Addr: td.Addr().String(), Secret: secret}
+func (td *testDaemon) remote(secret []byte) *Client {
+	return &Client{Addr: td.Addr().String(), Secret: secret}
 }
 
 // rawHello dials the daemon as a client that speaks the protocol by hand,
@@ -124,7 +128,7 @@ func expectRefusedAndClosed(t *testing.T, c net.Conn, r *bufio.Reader, want stri
 }
 
 func TestRemoteHandshake(t *testing.T) {
-	td := startTestDaemon(t, daemonConfig{})
+	td := startTestDaemon(t, DaemonConfig{})
 	r := td.remote(testSecret)
 	if err := r.Connect(context.Background()); err != nil {
 		t.Fatalf("the same secret was refused: %v", err)
@@ -133,17 +137,14 @@ func TestRemoteHandshake(t *testing.T) {
 }
 
 func TestRemoteRefusesWrongSecret(t *testing.T) {
-	td := startTestDaemon(t, daemonConfig{})
+	td := startTestDaemon(t, DaemonConfig{})
 	r := td.remote([]byte("not the daemon's secret at all"))
 	err := r.Connect(context.Background())
-	if !errors.Is(err, errRemoteAuth) || !strings.Contains(err.Error(), "wrong proof") {
-		t.Fatalf("a wrong secret: %v, want errRemoteAuth saying the proof was wrong", err)
-	}
-	if ExitCode(err) != ExitUsage {
-		t.Errorf("exit code %d for a refusal, want %d", ExitCode(err), ExitUsage)
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "wrong proof") {
+		t.Fatalf("a wrong secret: %v, want ErrRefused saying the proof was wrong", err)
 	}
 	waitFor(t, "the daemon to log the refusal", func() bool { return strings.Contains(td.log.String(), "refused a driver") })
-	// The refused driver did not take the daemon: the right one gets in.
+	// The refused driver did not take the Daemon: the right one gets in.
 	good := td.remote(testSecret)
 	if err := good.Connect(context.Background()); err != nil {
 		t.Errorf("after a refusal, the right secret: %v", err)
@@ -152,7 +153,7 @@ func TestRemoteRefusesWrongSecret(t *testing.T) {
 }
 
 func TestRemoteRefusesGarbage(t *testing.T) {
-	td := startTestDaemon(t, daemonConfig{})
+	td := startTestDaemon(t, DaemonConfig{})
 	c, r, hello := rawHello(t, td.Addr().String())
 	if hello.Op != "hello" || hello.Version != remoteProtocol || len(hello.Nonce) != remoteNonceLen {
 		t.Fatalf("greeting %+v", hello)
@@ -164,7 +165,7 @@ func TestRemoteRefusesGarbage(t *testing.T) {
 }
 
 func TestRemoteRefusesSilence(t *testing.T) {
-	td := startTestDaemon(t, daemonConfig{HandshakeTimeout: 300 * time.Millisecond})
+	td := startTestDaemon(t, DaemonConfig{HandshakeTimeout: 300 * time.Millisecond})
 	c, r, _ := rawHello(t, td.Addr().String())
 	expectRefusedAndClosed(t, c, r, "no proof")
 }
@@ -172,7 +173,7 @@ func TestRemoteRefusesSilence(t *testing.T) {
 // TestRemoteRefusesBadProof: a proof made for another challenge (a
 // replay), with another secret, or none at all, is refused.
 func TestRemoteRefusesBadProof(t *testing.T) {
-	td := startTestDaemon(t, daemonConfig{})
+	td := startTestDaemon(t, DaemonConfig{})
 	for name, proof := range map[string]func(dn, cn []byte) []byte{
 		"replayed":       func(dn, cn []byte) []byte { return remoteProof(testSecret, "client", make([]byte, remoteNonceLen), cn) },
 		"another secret": func(dn, cn []byte) []byte { return remoteProof([]byte("another secret, 16+ bytes"), "client", dn, cn) },
@@ -190,7 +191,7 @@ func TestRemoteRefusesBadProof(t *testing.T) {
 }
 
 func TestRemoteRefusesOtherVersion(t *testing.T) {
-	td := startTestDaemon(t, daemonConfig{})
+	td := startTestDaemon(t, DaemonConfig{})
 	c, r, hello := rawHello(t, td.Addr().String())
 	cn := make([]byte, remoteNonceLen)
 	b, _ := json.Marshal(ctlMsg{Op: "auth", Version: remoteProtocol + 1, Nonce: cn, Proof: remoteProof(testSecret, "client", hello.Nonce, cn)})
@@ -237,15 +238,15 @@ func TestDriverRefusesDaemonWithoutSecret(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := &Remote{Addr: fakeDaemon(t, remoteProtocol, answer), Secret: testSecret}
+			r := &Client{Addr: fakeDaemon(t, remoteProtocol, answer), Secret: testSecret}
 			err := r.Connect(context.Background())
-			if !errors.Is(err, errRemoteAuth) || !strings.Contains(err.Error(), "could not prove") {
-				t.Errorf("a daemon without the secret: %v, want errRemoteAuth saying it could not prove it", err)
+			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "could not prove") {
+				t.Errorf("a daemon without the secret: %v, want ErrRefused saying it could not prove it", err)
 			}
 		})
 	}
 	// The control: a daemon that does hold the secret is accepted.
-	r := &Remote{Addr: fakeDaemon(t, remoteProtocol, func(a ctlMsg, dn []byte) []byte {
+	r := &Client{Addr: fakeDaemon(t, remoteProtocol, func(a ctlMsg, dn []byte) []byte {
 		return remoteProof(testSecret, "server", a.Nonce, dn)
 	}), Secret: testSecret}
 	if err := r.Connect(context.Background()); err != nil {
@@ -255,22 +256,22 @@ func TestDriverRefusesDaemonWithoutSecret(t *testing.T) {
 }
 
 func TestDriverRefusesOtherVersion(t *testing.T) {
-	r := &Remote{Addr: fakeDaemon(t, remoteProtocol+1, func(ctlMsg, []byte) []byte { return nil }), Secret: testSecret}
+	r := &Client{Addr: fakeDaemon(t, remoteProtocol+1, func(ctlMsg, []byte) []byte { return nil }), Secret: testSecret}
 	err := r.Connect(context.Background())
-	if !errors.Is(err, errRemoteAuth) || !strings.Contains(err.Error(), "protocol version") {
-		t.Errorf("a daemon of another version: %v, want errRemoteAuth naming the version", err)
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "protocol version") {
+		t.Errorf("a daemon of another version: %v, want ErrRefused naming the version", err)
 	}
 }
 
 func TestRemoteRefusesSecondSession(t *testing.T) {
-	td := startTestDaemon(t, daemonConfig{})
+	td := startTestDaemon(t, DaemonConfig{})
 	first := td.remote(testSecret)
 	if err := first.Connect(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	second := td.remote(testSecret)
 	err := second.Connect(context.Background())
-	if !errors.Is(err, errRemoteAuth) || !strings.Contains(err.Error(), "one run at a time") {
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "one run at a time") {
 		t.Fatalf("a second session: %v, want a busy refusal", err)
 	}
 	// Refused before any proof: a busy daemon says so even to a stranger.
@@ -291,7 +292,7 @@ func TestRemoteRefusesSecondSession(t *testing.T) {
 
 func TestDaemonIdleTimeout(t *testing.T) {
 	const idle = 500 * time.Millisecond
-	td := startTestDaemon(t, daemonConfig{IdleTimeout: idle})
+	td := startTestDaemon(t, DaemonConfig{IdleTimeout: idle})
 	// A session, held longer than the idle timeout, keeps it up.
 	r := td.remote(testSecret)
 	if err := r.Connect(context.Background()); err != nil {
@@ -333,7 +334,7 @@ func TestDaemonIdleTickAsSessionEnds(t *testing.T) {
 	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
 	set := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); clock = time.Unix(1e9, 0).Add(d) }
 	ticks := make(chan time.Time)
-	td := startTestDaemon(t, daemonConfig{IdleTimeout: idle, now: now, idleTicks: ticks})
+	td := startTestDaemon(t, DaemonConfig{IdleTimeout: idle, now: now, idleTicks: ticks})
 	tickAt := func(what string, at time.Time) {
 		t.Helper()
 		select {
@@ -387,7 +388,7 @@ func TestDaemonIdleTickAsSessionEnds(t *testing.T) {
 // checks that the daemon answers the session's peer only, and only while
 // the probe lasts.
 func TestProbeAnswersOnlyThePeer(t *testing.T) {
-	td := startTestDaemon(t, daemonConfig{})
+	td := startTestDaemon(t, DaemonConfig{})
 	r := td.remote(testSecret)
 	s, err := r.session(context.Background())
 	if err != nil {
@@ -482,77 +483,6 @@ func TestReadSecretFile(t *testing.T) {
 	}
 }
 
-// TestRemoteFlags: -remote makes a matrix of the path's cells, refuses
-// what would shape a link, and never records the secret.
-func TestRemoteFlags(t *testing.T) {
-	secretFile := filepath.Join(t.TempDir(), "bench.secret")
-	if err := os.WriteFile(secretFile, append(testSecret, '\n'), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	m, err := parseMatrix(t, nil, "-remote", "server.example:7390", "-secret-file", secretFile, "-caps", "0", "-sessions", "1", "-repeats", "2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Remote == nil || m.Remote.Addr != "server.example:7390" || string(m.Remote.Secret) != string(testSecret) {
-		t.Fatalf("Remote %+v", m.Remote)
-	}
-	plan := m.Plan()
-	if len(plan) != 2*2 { // 1 cell x 2 repeats x tcp, quic
-		t.Errorf("%d runs planned, want 4", len(plan))
-	}
-	for _, rc := range plan {
-		c := rc.Cell
-		if c.Profile != results.PathProfile || c.RTTms != 0 || c.RateMbit != 0 || c.LossPct != 0 || rc.Remote != m.Remote {
-			t.Errorf("a two-host cell: %+v", c)
-		}
-		if !strings.HasPrefix(c.Dir(), "path_reno") || !strings.Contains(c.Title(), "as found") {
-			t.Errorf("a two-host cell is named %q, titled %q", c.Dir(), c.Title())
-		}
-	}
-	rec, _ := json.Marshal(m.record())
-	if !strings.Contains(string(rec), `"remote":"server.example:7390"`) || strings.Contains(string(rec), string(testSecret)) {
-		t.Errorf("matrix.json: %s; want the daemon's address and not the secret", rec)
-	}
-	if m.Link.EmulatorKeepAwake || m.Link.EmulatorDepartureWindow != 0 || strings.Contains(string(rec), "keep_awake") {
-		t.Errorf("a two-host matrix has the emulator's settings (%+v, matrix.json %s); no link is built", m.Link, rec)
-	}
-
-	for _, tc := range []struct {
-		env  map[string]string
-		args []string
-		want string
-	}{
-		{nil, []string{"-profiles", "80:10"}, "-profiles"},
-		{nil, []string{"-losses", "1"}, "-losses"},
-		{map[string]string{"PROFILES": "80:10"}, nil, "PROFILES"},
-		{nil, []string{"-backend", "netem"}, "-backend"},
-		{nil, []string{"-seed", "3"}, "-seed"},
-		{nil, []string{"-offload", "keep"}, "-offload"},
-		{nil, []string{"-offload", "wire"}, "-offload"},
-		{nil, []string{"-keep-awake=false"}, "-keep-awake"},
-		{nil, []string{"-departure-window", "0"}, "-departure-window"},
-		{nil, []string{"-caps", "0 0.5"}, "-caps 0"},
-		{nil, []string{"-idle-timeout", "1m"}, "-idle-timeout"},
-	} {
-		args := append([]string{"-remote", "server.example:7390", "-secret-file", secretFile, "-caps", "0"}, tc.args...)
-		if _, err := parseMatrix(t, tc.env, args...); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v %v: %v, want an error naming %q", tc.env, tc.args, err, tc.want)
-		}
-	}
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"-remote", "server.example:7390", "-caps", "0"}, "-secret-file is required"},
-		{[]string{"-remote", "server.example", "-secret-file", secretFile, "-caps", "0"}, "HOST:PORT"},
-		{[]string{"-secret-file", secretFile}, "only with -serve or -remote"},
-	} {
-		if _, err := parseMatrix(t, nil, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: %v, want an error naming %q", tc.args, err, tc.want)
-		}
-	}
-}
-
 // waitFor polls cond for up to 5 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -568,7 +498,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // validate; a possible one does.
 func TestPathProbeValidates(t *testing.T) {
 	now := time.Now()
-	run := results.Run{Schema: results.SchemaVersion, Cell: results.Cell{Profile: results.PathProfile, CC: MatchedCC}, Arm: "tcp", Repeat: 1,
+	run := results.Run{Schema: results.SchemaVersion, Cell: results.Cell{Profile: results.PathProfile, CC: "reno"}, Arm: "tcp", Repeat: 1,
 		Started: now, Finished: now.Add(time.Second), Duration: 5 * time.Second, Warmup: time.Second}
 	run.Link.Probe = &results.PathProbe{Sent: 50, Answered: 49, LossPct: 2, RTTMinMs: 20, RTTP50Ms: 21, RTTP90Ms: 22, RTTMaxMs: 30, At: now}
 	if err := run.Validate(); err != nil {
@@ -583,58 +513,5 @@ func TestPathProbeValidates(t *testing.T) {
 		if err := run.Validate(); err == nil || !strings.Contains(err.Error(), "probe") {
 			t.Errorf("%s: %v, want an error about the probe", name, err)
 		}
-	}
-}
-
-// TestRefusedDriverLeavesTheWorkdir: a matrix refused by the daemon (here
-// another daemon, with another secret: the wrong -remote) runs nothing and
-// leaves the work directory as it found it, so the corrected command, at
-// the right daemon, is not refused for a matrix.json the first wrote. A
-// directory that held something before keeps it.
-func TestRefusedDriverLeavesTheWorkdir(t *testing.T) {
-	wrong := startTestDaemon(t, daemonConfig{Secret: []byte("another daemon's secret, long enough")})
-	right := startTestDaemon(t, daemonConfig{})
-	w := spicelike.Defaults()
-	w.Duration, w.Warmup = 3*time.Second, time.Second
-	root := t.TempDir()
-	workdir := filepath.Join(root, "results", "path-x")
-	m := &Matrix{CCs: []string{MatchedCC}, Arms: []measure.ArmName{"tcp"}, Repeats: 1, Workload: w,
-		Workdir: workdir, Remote: wrong.remote(testSecret)}
-	if err := m.Run(context.Background()); !errors.Is(err, errRemoteAuth) {
-		t.Fatalf("the wrong daemon: %v, want a refusal", err)
-	}
-	if _, err := os.Lstat(filepath.Join(root, "results")); !errors.Is(err, os.ErrNotExist) {
-		ents, _ := os.ReadDir(workdir)
-		t.Errorf("the refused matrix left %s behind (%v; holding %v)", filepath.Join(root, "results"), err, ents)
-	}
-	fixed := *m
-	fixed.Remote = right.remote(testSecret)
-	c, err := fixed.claimWorkdir()
-	if err != nil {
-		t.Fatalf("the corrected command: %v", err)
-	}
-	c.release()
-
-	// A directory that was there keeps what it held, matrix.json too.
-	other := *m
-	other.Workdir = t.TempDir()
-	keep := filepath.Join(other.Workdir, "notes.txt")
-	if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := other.Run(context.Background()); !errors.Is(err, errRemoteAuth) {
-		t.Fatalf("the wrong daemon: %v, want a refusal", err)
-	}
-	if ents, _ := os.ReadDir(other.Workdir); len(ents) != 1 || ents[0].Name() != "notes.txt" {
-		t.Errorf("after the refusal %s holds %v, want only notes.txt", other.Workdir, ents)
-	}
-	if err := results.WriteJSON(filepath.Join(other.Workdir, matrixFile), other.record()); err != nil {
-		t.Fatal(err)
-	}
-	if err := other.Run(context.Background()); !errors.Is(err, errRemoteAuth) {
-		t.Fatalf("the wrong daemon: %v, want a refusal", err)
-	}
-	if _, err := os.Stat(filepath.Join(other.Workdir, matrixFile)); err != nil {
-		t.Errorf("a matrix.json that was there before the refusal: %v", err)
 	}
 }

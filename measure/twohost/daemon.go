@@ -1,8 +1,9 @@
-package bench
+package twohost
 
 import (
 	"context"
 	"crypto/hmac"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,14 +13,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/rig"
+
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
-// daemonConfig is the server end of two-host mode.
-type daemonConfig struct {
+// DaemonConfig is the server end of two-host mode.
+type DaemonConfig struct {
 	// Addr is the control address to listen on, such as 0.0.0.0:7390.
 	// The path probe answers on UDP at the same port number, and each
-	// run's server listens on ServerPort (TCP and UDP).
+	// run's server listens on rig.ServerPort (TCP and UDP).
 	Addr string
 	// Secret is the shared secret a driver must prove it holds, at least
 	// MinSecretLen bytes.
@@ -35,17 +38,23 @@ type daemonConfig struct {
 	Logger *slog.Logger
 	// HandshakeTimeout bounds a connection's whole handshake, from its
 	// greeting to its proof of the secret; zero is 5 s. How many may be
-	// under way at once is bounded per source address (remote_preauth.go).
+	// under way at once is bounded per source address (preauth.go).
 	HandshakeTimeout time.Duration
+	// Env names the server processes' role variables, and Check says why
+	// the daemon will not run a driver's spec (its experiment's checks),
+	// or nil. MaxWithin bounds how long a run's server may run.
+	Env       rig.RoleEnv
+	Check     func(spec json.RawMessage) error
+	MaxWithin time.Duration
 	// now, when set, is the daemon's clock, and idleTicks, when set, the
 	// idle timer's ticks (tests).
 	now       func() time.Time
 	idleTicks <-chan time.Time
 }
 
-// daemon serves two-host runs, one session at a time.
-type daemon struct {
-	cfg  daemonConfig
+// Daemon serves two-host runs, one session at a time.
+type Daemon struct {
+	cfg  DaemonConfig
 	log  *slog.Logger
 	ln   net.Listener
 	port int
@@ -63,14 +72,17 @@ type daemon struct {
 	runs         int
 }
 
-// listenDaemon checks cfg and listens on its address; Serve then answers
+// Listen checks cfg and listens on its address; Serve then answers
 // drivers.
-func listenDaemon(ctx context.Context, cfg daemonConfig) (*daemon, error) {
+func Listen(ctx context.Context, cfg DaemonConfig) (*Daemon, error) {
 	if len(cfg.Secret) < MinSecretLen {
 		return nil, fmt.Errorf("the daemon's secret is %d bytes; give at least %d", len(cfg.Secret), MinSecretLen)
 	}
 	if cfg.HandshakeTimeout == 0 {
 		cfg.HandshakeTimeout = daemonHandshakeTimeout
+	}
+	if cfg.Check == nil || cfg.Env.Role == "" || cfg.MaxWithin <= 0 {
+		return nil, errors.New("the daemon needs its experiment's role variables, its spec check and a longest run")
 	}
 	if cfg.HandshakeTimeout < 0 {
 		return nil, fmt.Errorf("the handshake timeout %v is negative", cfg.HandshakeTimeout)
@@ -82,7 +94,7 @@ func listenDaemon(ctx context.Context, cfg daemonConfig) (*daemon, error) {
 		return nil, fmt.Errorf("-idle-timeout %v is negative: give a duration such as 30m", cfg.IdleTimeout)
 	}
 	if _, _, err := net.SplitHostPort(cfg.Addr); err != nil {
-		return nil, fmt.Errorf("-serve %q is not HOST:PORT (e.g. 0.0.0.0:%d): %v", cfg.Addr, DefaultRemotePort, err)
+		return nil, fmt.Errorf("-serve %q is not HOST:PORT (e.g. 0.0.0.0:%d): %v", cfg.Addr, DefaultPort, err)
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -103,17 +115,17 @@ func listenDaemon(ctx context.Context, cfg daemonConfig) (*daemon, error) {
 		ln.Close()
 		return nil, err
 	}
-	return &daemon{cfg: cfg, log: log, ln: ln, port: ln.Addr().(*net.TCPAddr).Port, dir: dir}, nil
+	return &Daemon{cfg: cfg, log: log, ln: ln, port: ln.Addr().(*net.TCPAddr).Port, dir: dir}, nil
 }
 
 // Addr is the control address the daemon listens on.
-func (d *daemon) Addr() net.Addr { return d.ln.Addr() }
+func (d *Daemon) Addr() net.Addr { return d.ln.Addr() }
 
 // Serve answers drivers until ctx ends or no session has been open for the
 // idle timeout; then it ends every session (stopping its server), removes
 // its run directories and returns nil. It returns an error only if
 // accepting connections fails.
-func (d *daemon) Serve(ctx context.Context) error {
+func (d *Daemon) Serve(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer func() {
@@ -152,7 +164,7 @@ func (d *daemon) Serve(ctx context.Context) error {
 		idle = timer.C
 	}
 	d.log.Info("two-host daemon listening", "addr", d.ln.Addr().String(), "probe", "udp port "+strconv.Itoa(d.port),
-		"data", "tcp and udp port "+strconv.Itoa(ServerPort), "idle_timeout", d.cfg.IdleTimeout)
+		"data", "tcp and udp port "+strconv.Itoa(rig.ServerPort), "idle_timeout", d.cfg.IdleTimeout)
 	for {
 		select {
 		case <-ctx.Done():
@@ -183,7 +195,7 @@ func (d *daemon) Serve(ctx context.Context) error {
 // tick at: all of it while a session is open, else the timeout less the
 // time from the last session's end (or Serve's start) to at; 0 or less
 // means the daemon has been idle long enough.
-func (d *daemon) idleLeft(at time.Time) time.Duration {
+func (d *Daemon) idleLeft(at time.Time) time.Duration {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.active != "" {
@@ -194,7 +206,7 @@ func (d *daemon) idleLeft(at time.Time) time.Duration {
 
 // refuse sends one refusal line and logs it; retry says the driver may
 // try again at once.
-func (d *daemon) refuse(cc *ctlConn, peer, why string, retry bool) {
+func (d *Daemon) refuse(cc *ctlConn, peer, why string, retry bool) {
 	_ = cc.send(ctlMsg{Op: "refused", Why: why, Retry: retry}, d.cfg.HandshakeTimeout)
 	d.log.Warn("refused a driver", "peer", peer, "why", why)
 }
@@ -202,7 +214,7 @@ func (d *daemon) refuse(cc *ctlConn, peer, why string, retry bool) {
 // handle is one connection: refused at once when a session is active,
 // else authenticated (admit bounds how many wait for a proof), then
 // served as the session.
-func (d *daemon) handle(ctx context.Context, c net.Conn) {
+func (d *Daemon) handle(ctx context.Context, c net.Conn) {
 	defer c.Close()
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
@@ -258,7 +270,7 @@ func (d *daemon) handle(ctx context.Context, c net.Conn) {
 // deadline: its challenge sent and the driver's proof checked. It returns
 // the daemon's own proof, to send once the session is claimed, or the
 // reason to refuse, as the driver will read it.
-func (d *daemon) authenticate(cc *ctlConn, deadline time.Time) (ctlMsg, error) {
+func (d *Daemon) authenticate(cc *ctlConn, deadline time.Time) (ctlMsg, error) {
 	dnonce, err := newNonce()
 	if err != nil {
 		return ctlMsg{}, err

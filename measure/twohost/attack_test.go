@@ -1,4 +1,4 @@
-package bench
+package twohost
 
 import (
 	"bufio"
@@ -29,7 +29,7 @@ func idleConn(addr string, from net.IP) (net.Conn, error) {
 
 // driverFrom is a driver with the test secret whose control connection
 // comes from the address from.
-func driverFrom(td *testDaemon, from string) *Remote {
+func driverFrom(td *testDaemon, from string) *Client {
 	r := td.remote(testSecret)
 	r.source = net.ParseIP(from)
 	return r
@@ -40,7 +40,7 @@ func driverFrom(td *testDaemon, from string) *Remote {
 // not keep a driver out, whether it comes from another address or from
 // the attacker's own.
 func TestDaemonAdmitsDriverPastIdleConnections(t *testing.T) {
-	td := startTestDaemon(t, daemonConfig{})
+	td := startTestDaemon(t, DaemonConfig{})
 	attacker := net.ParseIP("127.0.0.1")
 	held := 0
 	for range 3 * maxPreAuth {
@@ -71,7 +71,7 @@ func TestDaemonAdmitsDriverPastIdleConnections(t *testing.T) {
 // new idle connection as soon as one of its own ends, for as long as the
 // test runs, does not keep a driver from another address out.
 func TestDaemonAdmitsDriverPastReopenedConnections(t *testing.T) {
-	td := startTestDaemon(t, daemonConfig{HandshakeTimeout: 500 * time.Millisecond})
+	td := startTestDaemon(t, DaemonConfig{HandshakeTimeout: 500 * time.Millisecond})
 	attacker := net.ParseIP("127.0.0.1")
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -153,7 +153,7 @@ func TestAdmitDisplaces(t *testing.T) {
 		t.Errorf("two /64s count as one source, %s", sa)
 	}
 
-	d := &daemon{}
+	d := &Daemon{}
 	conn := func(ip string) *addrConn { return &addrConn{addr: &net.TCPAddr{IP: net.ParseIP(ip), Port: 1}} }
 	var first []*preAuth
 	for range maxPreAuthPerSource {

@@ -1,0 +1,20 @@
+// Package benchcmd is the command side of the matrix experiment (package
+// bench) that the example commands share: their Defaults, the flags every
+// matrix command has (NewFlags, with an environment variable behind most
+// of them), the flags of axes (AxisFlag, NewAxisFlag, SessionsFlag,
+// CapsFlag), and Main, which parses a command's arguments into a
+// bench.Matrix once, prints its progress, runs it, prints the summary and
+// picks the exit code (ExitCode). -serve runs the two-host daemon instead
+// (package twohost).
+//
+// A command is a main that calls Main:
+//
+//	func main() {
+//		d := benchcmd.Defaults{Profiles: "80:10", Losses: "1", CCs: "reno", Arms: "tcp quic",
+//			Repeats: 5, Duration: 45 * time.Second, Warmup: 5 * time.Second, Workdir: "results/mybench"}
+//		os.Exit(benchcmd.Main("mybench", "tcp against quic", d, d, nil))
+//	}
+//
+// The library packages below it take values: a bench.Matrix, validated
+// once by Matrix.Validate.
+package benchcmd
