@@ -1,21 +1,22 @@
-package report
+package render
 
 import (
 	"fmt"
 	"strconv"
 
 	"github.com/shakenfist/quicbench/gsocheck"
+	"github.com/shakenfist/quicbench/measure/report"
 )
 
-func (r *Report) mdThroughput(m *md) {
+func mdThroughput(r *report.Report, m *md) {
 	m.p("## Throughput of the saturating channel")
 	m.p("")
 	m.p(proseThroughput)
 	m.p("")
-	arms := r.allArms()
+	arms := allArms(r)
 	m.header(append([]string{"profile", "loss", "cc"}, arms...)...)
 	for _, c := range r.Cells {
-		cols := []string{CellTitle(c.Cell), pct(c.Cell.LossPct), ccLabel(c.Cell)}
+		cols := []string{report.CellTitle(c.Cell), pct(c.Cell.LossPct), ccLabel(c.Cell)}
 		for _, name := range arms {
 			a := c.Arm(name)
 			switch {
@@ -33,7 +34,7 @@ func (r *Report) mdThroughput(m *md) {
 	m.p("")
 }
 
-func (r *Report) allArms() []string {
+func allArms(r *report.Report) []string {
 	var arms []string
 	for _, c := range r.Cells {
 		for _, a := range c.Arms {
@@ -42,11 +43,11 @@ func (r *Report) allArms() []string {
 			}
 		}
 	}
-	sortArms(arms)
+	report.SortArms(arms)
 	return arms
 }
 
-func (r *Report) mdConnect(m *md) {
+func mdConnect(r *report.Report, m *md) {
 	m.p("## Connect time")
 	m.p("")
 	if len(r.ConnectTime) == 0 {
@@ -62,12 +63,12 @@ func (r *Report) mdConnect(m *md) {
 			arms = append(arms, row.Arm)
 		}
 	}
-	sortArms(arms)
+	report.SortArms(arms)
 	m.header(append([]string{"profile"}, arms...)...)
 	for i := 0; i < len(r.ConnectTime); {
 		j := i
 		cols := []string{r.ConnectTime[i].Title}
-		byArm := map[string]ConnectRow{}
+		byArm := map[string]report.ConnectRow{}
 		for j < len(r.ConnectTime) && r.ConnectTime[j].Title == r.ConnectTime[i].Title {
 			byArm[r.ConnectTime[j].Arm] = r.ConnectTime[j]
 			j++
@@ -85,7 +86,7 @@ func (r *Report) mdConnect(m *md) {
 	m.p("")
 }
 
-func (r *Report) mdGSO(m *md) {
+func mdGSO(r *report.Report, m *md) {
 	m.p("## Was segmentation offload off?")
 	m.p("")
 	m.p(proseGSO)
@@ -93,7 +94,7 @@ func (r *Report) mdGSO(m *md) {
 	rows := 0
 	for _, c := range r.Cells {
 		for _, a := range c.Arms {
-			if !a.quic() {
+			if !a.QUIC() {
 				continue
 			}
 			if rows == 0 {
@@ -101,7 +102,7 @@ func (r *Report) mdGSO(m *md) {
 			}
 			rows++
 			if len(a.GSO) == 0 {
-				m.row(CellTitle(c.Cell), pct(c.Cell.LossPct), ccLabel(c.Cell), a.Arm, "none recorded", "not verified", "-", "-", "-", "-")
+				m.row(report.CellTitle(c.Cell), pct(c.Cell.LossPct), ccLabel(c.Cell), a.Arm, "none recorded", "not verified", "-", "-", "-", "-")
 				continue
 			}
 			for _, g := range a.GSO {
@@ -117,7 +118,7 @@ func (r *Report) mdGSO(m *md) {
 				} else {
 					used = fmt.Sprintf("%d packets, %d oversize", g.Used, g.Oversize)
 				}
-				m.row(CellTitle(c.Cell), pct(c.Cell.LossPct), ccLabel(c.Cell), a.Arm, g.Source, verdict, mean, maxCol, strconv.Itoa(g.Expected), used)
+				m.row(report.CellTitle(c.Cell), pct(c.Cell.LossPct), ccLabel(c.Cell), a.Arm, g.Source, verdict, mean, maxCol, strconv.Itoa(g.Expected), used)
 			}
 		}
 	}
@@ -127,7 +128,7 @@ func (r *Report) mdGSO(m *md) {
 	m.p("")
 }
 
-func countFor(g GSOSummary) int {
+func countFor(g report.GSOSummary) int {
 	switch g.Verdict {
 	case gsocheck.Off:
 		return g.Off
@@ -137,7 +138,7 @@ func countFor(g GSOSummary) int {
 	return g.Inconclusive
 }
 
-func (r *Report) mdWarnings(m *md) {
+func mdWarnings(r *report.Report, m *md) {
 	m.p("## Warnings")
 	m.p("")
 	m.p(proseWarnings)

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bufio"
@@ -6,37 +6,39 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/results"
 )
 
 // Markdown builds a report from runs and writes it to w as markdown.
-func Markdown(w io.Writer, runs []results.Run, opts Options) error {
-	rep, err := Build(runs, opts)
+func Markdown(w io.Writer, runs []results.Run, opts report.Options) error {
+	rep, err := report.Build(runs, opts)
 	if err != nil {
 		return err
 	}
-	return rep.WriteMarkdown(w)
+	return WriteMarkdown(w, rep)
 }
 
 // WriteMarkdown writes the report as markdown: tables a transport engineer
 // can paste into a write-up, milliseconds with one decimal.
-func (r *Report) WriteMarkdown(w io.Writer) error {
+func WriteMarkdown(w io.Writer, r *report.Report) error {
 	bw := bufio.NewWriter(w)
 	m := &md{w: bw}
-	r.mdHeader(m)
-	for _, g := range r.groups() {
-		r.mdGroup(m, g)
+	mdHeader(r, m)
+	for _, g := range groups(r) {
+		mdGroup(r, m, g)
 	}
-	r.mdSessions(m)
-	r.mdCapped(m)
-	r.mdThroughput(m)
-	r.mdRecovery(m)
-	r.mdCPU(m)
-	r.mdConnect(m)
-	r.mdGSO(m)
-	r.mdWarnings(m)
-	r.mdHost(m)
+	mdSessions(r, m)
+	mdCapped(r, m)
+	mdThroughput(r, m)
+	mdRecovery(r, m)
+	mdCPU(r, m)
+	mdConnect(r, m)
+	mdGSO(r, m)
+	mdWarnings(r, m)
+	mdHost(r, m)
 	return bw.Flush()
 }
 
@@ -97,7 +99,7 @@ func (f *footnotes) write(m *md) {
 	}
 }
 
-func interval(iv Interval, notes *footnotes) string {
+func interval(iv report.Interval, notes *footnotes) string {
 	s := fmt.Sprintf("%s-%s (%.1f%%)", f1(iv.LoMs), f1(iv.HiMs), 100*iv.Level)
 	if !iv.Enough && iv.Note != "" {
 		s += notes.mark(iv.Note)
@@ -105,7 +107,7 @@ func interval(iv Interval, notes *footnotes) string {
 	return s
 }
 
-func utest(cp Comparison, notes *footnotes) string {
+func utest(cp report.Comparison, notes *footnotes) string {
 	s := pvalue(cp.U.P)
 	if !cp.U.Enough && cp.U.Note != "" {
 		s += notes.mark(cp.U.Note)
@@ -167,3 +169,5 @@ func plural(n int, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,19 +1,21 @@
-package report
+package render
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/shakenfist/quicbench/measure/report"
 )
 
 // group is the cells that share a congestion-control setting.
 type group struct {
 	cc          string
 	sensitivity bool
-	cells       []*CellReport
+	cells       []*report.CellReport
 }
 
-func (r *Report) groups() []group {
+func groups(r *report.Report) []group {
 	var gs []group
 	for i := range r.Cells {
 		c := &r.Cells[i]
@@ -21,7 +23,7 @@ func (r *Report) groups() []group {
 			gs[n-1].cells = append(gs[n-1].cells, c)
 			continue
 		}
-		gs = append(gs, group{cc: c.Cell.CC, sensitivity: c.Cell.Sensitivity, cells: []*CellReport{c}})
+		gs = append(gs, group{cc: c.Cell.CC, sensitivity: c.Cell.Sensitivity, cells: []*report.CellReport{c}})
 	}
 	return gs
 }
@@ -33,7 +35,7 @@ func (g group) title() string {
 	return fmt.Sprintf(titleHeadline, g.cc)
 }
 
-func (r *Report) mdHeader(m *md) {
+func mdHeader(r *report.Report, m *md) {
 	m.p("# quicbench summary")
 	m.p("")
 	src := ""
@@ -54,7 +56,7 @@ func (r *Report) mdHeader(m *md) {
 	m.p("")
 }
 
-func (r *Report) mdGroup(m *md, g group) {
+func mdGroup(r *report.Report, m *md, g group) {
 	m.p("## %s", g.title())
 	m.p("")
 	if g.sensitivity {
@@ -72,10 +74,10 @@ func (r *Report) mdGroup(m *md, g group) {
 	// One table per profile.
 	for i := 0; i < len(g.cells); {
 		j := i
-		for j < len(g.cells) && CellTitle(g.cells[j].Cell) == CellTitle(g.cells[i].Cell) {
+		for j < len(g.cells) && report.CellTitle(g.cells[j].Cell) == report.CellTitle(g.cells[i].Cell) {
 			j++
 		}
-		m.p("### %s", CellTitle(g.cells[i].Cell))
+		m.p("### %s", report.CellTitle(g.cells[i].Cell))
 		m.p("")
 		if g.cells[i].Cell.Sessions > 1 {
 			m.p(proseSessionZero, g.cells[i].Cell.Sessions)
@@ -98,7 +100,7 @@ func (r *Report) mdGroup(m *md, g group) {
 	}
 	// One reading table per pair of arms.
 	for _, pr := range groupPairs(g) {
-		m.p("### Reading them: %s against %s", ArmLabel(pr[1]), ArmLabel(pr[0]))
+		m.p("### Reading them: %s against %s", report.ArmLabel(pr[1]), report.ArmLabel(pr[0]))
 		m.p("")
 		m.p(proseReading, pr[1], pr[0], pr[1])
 		m.p("")
@@ -110,7 +112,7 @@ func (r *Report) mdGroup(m *md, g group) {
 					continue
 				}
 				if cp.Error != "" {
-					m.row(CellTitle(c.Cell), pct(c.Cell.LossPct), "-", "-", "not compared: "+cp.Error, "-", "-", "-")
+					m.row(report.CellTitle(c.Cell), pct(c.Cell.LossPct), "-", "-", "not compared: "+cp.Error, "-", "-", "-")
 					continue
 				}
 				verdict := cp.Reading
@@ -119,7 +121,7 @@ func (r *Report) mdGroup(m *md, g group) {
 				if cp.Reason != "" && (c.Arm(cp.A).Measured < 2 || c.Arm(cp.B).Measured < 2) {
 					verdict += notes.mark(cp.Reason)
 				}
-				m.row(CellTitle(c.Cell), pct(c.Cell.LossPct), fmt.Sprintf("%+.1f", cp.DeltaMs), f1(cp.ThresholdMs), verdict,
+				m.row(report.CellTitle(c.Cell), pct(c.Cell.LossPct), fmt.Sprintf("%+.1f", cp.DeltaMs), f1(cp.ThresholdMs), verdict,
 					interval(c.Arm(cp.A).P95Interval, notes), interval(c.Arm(cp.B).P95Interval, notes), utest(cp, notes))
 			}
 		}

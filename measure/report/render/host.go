@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/shapedlink"
 )
 
-func (r *Report) mdHost(m *md) {
+func mdHost(r *report.Report, m *md) {
 	m.p("## Host state and link")
 	m.p("")
 	kv, err := flattenJSON(r.Host)
@@ -33,7 +35,7 @@ func (r *Report) mdHost(m *md) {
 	if l.Seed != 0 {
 		line += fmt.Sprintf("; loss seed %d", l.Seed)
 	}
-	if keptOffload(l) {
+	if l.Offload == string(shapedlink.OffloadKeep) {
 		line += fmt.Sprintf("; offload %s (%s)", l.Offload, offloadMeaning(l))
 	}
 	m.p("%s. As applied for %s:", line, r.LinkFrom)
@@ -129,7 +131,7 @@ func flattenJSON(raw json.RawMessage) ([][2]string, error) {
 // offloadMeaning says what a link that kept its ends' segmentation
 // offload (Link.Offload "keep") did with kernel TCP's super-packets.
 func offloadMeaning(l results.Link) string {
-	if NetemKeptOffload(l) {
+	if report.NetemKeptOffload(l) {
 		return "the ends kept the kernel's offloads (TSO, GSO, checksum; GRO as the kernel sets it, off on a veth); netem judged each super-packet whole, see the warnings"
 	}
 	return "the ends kept the kernel's offloads (TSO, GSO, checksum; GRO as the kernel sets it, off on a veth); the link judged every wire segment of a super-packet on its own"

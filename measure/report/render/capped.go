@@ -1,14 +1,16 @@
-package report
+package render
 
 import (
 	"fmt"
+
+	"github.com/shakenfist/quicbench/measure/report"
 )
 
 // mdCapped writes the capped-display section when any cell capped the
 // saturating channel: per profile, congestion control, sessions and loss,
 // the tcp-against-quic reading at each cap beside the uncapped cell, if the
 // runs hold one, so a reader sees directly whether the penalty shrinks.
-func (r *Report) mdCapped(m *md) {
+func mdCapped(r *report.Report, m *md) {
 	found := false
 	for _, c := range r.Cells {
 		if c.Cell.BulkCapFraction != 0 {
@@ -33,7 +35,7 @@ func (r *Report) mdCapped(m *md) {
 		sessions        int
 	}
 	var order []key
-	byKey := map[key][]*CellReport{}
+	byKey := map[key][]*report.CellReport{}
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		k := key{c.Cell.RTTms, c.Cell.RateMbit, c.Cell.LossPct, c.Cell.CC, c.Cell.Sessions}
@@ -60,18 +62,18 @@ func (r *Report) mdCapped(m *md) {
 			if c.Cell.Sessions != 0 {
 				title += ", " + plural(c.Cell.Sessions, "session")
 			}
-			tcp, quic := c.Arm(ArmTCP), c.Arm(ArmQUIC)
+			tcp, quic := c.Arm(report.ArmTCP), c.Arm(report.ArmQUIC)
 			cols := []string{title, pct(c.Cell.LossPct), ccLabel(c.Cell), capLabel}
-			for _, a := range []*ArmReport{tcp, quic} {
+			for _, a := range []*report.ArmReport{tcp, quic} {
 				if a == nil || a.Measured == 0 {
 					cols = append(cols, "-", "-")
 					continue
 				}
 				cols = append(cols, f1(a.P95Ms), f1(a.SpreadMs))
 			}
-			var cp *Comparison
+			var cp *report.Comparison
 			for i := range c.Comparisons {
-				if c.Comparisons[i].A == ArmTCP && c.Comparisons[i].B == ArmQUIC {
+				if c.Comparisons[i].A == report.ArmTCP && c.Comparisons[i].B == report.ArmQUIC {
 					cp = &c.Comparisons[i]
 				}
 			}
@@ -83,7 +85,7 @@ func (r *Report) mdCapped(m *md) {
 			default:
 				cols = append(cols, fmt.Sprintf("%+.1f", cp.DeltaMs), f1(cp.ThresholdMs), cp.Reading)
 			}
-			for _, a := range []*ArmReport{tcp, quic} {
+			for _, a := range []*report.ArmReport{tcp, quic} {
 				if a == nil || a.Measured == 0 {
 					cols = append(cols, "-")
 					continue

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/results"
 )
 
@@ -29,12 +30,12 @@ const PlotIndex = "plots.md"
 
 // Plots builds a report from runs and writes its plots under dir (created
 // if missing). It returns the files written.
-func Plots(dir string, runs []results.Run, opts Options) ([]string, error) {
-	rep, err := Build(runs, opts)
+func Plots(dir string, runs []results.Run, opts report.Options) ([]string, error) {
+	rep, err := report.Build(runs, opts)
 	if err != nil {
 		return nil, err
 	}
-	return rep.WritePlots(dir)
+	return WritePlots(dir, rep)
 }
 
 // plotStem matches the names WritePlots writes under: one path element,
@@ -59,7 +60,7 @@ const maxCDFPoints = 2000
 // run's interactive round trips against time with the scheduled changes
 // marked; where <cell> is results.Cell.Dir(), and an index (PlotIndex)
 // with a caption for each. It returns the files written.
-func (r *Report) WritePlots(dir string) ([]string, error) {
+func WritePlots(dir string, r *report.Report) ([]string, error) {
 	if dir == "" {
 		return nil, errors.New("report: no plot directory given")
 	}
@@ -74,7 +75,7 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 		c := &r.Cells[i]
 		fmt.Fprintf(&index, "## %s\n\n", c.Label())
 		var makers []maker
-		for _, mk := range []func(*CellReport) (*plot.Plot, string, string, error){cdfPlot, p95Plot, throughputPlot} {
+		for _, mk := range []func(*report.CellReport) (*plot.Plot, string, string, error){cdfPlot, p95Plot, throughputPlot} {
 			makers = append(makers, func() (*plot.Plot, string, string, error) { return mk(c) })
 		}
 		for k := range c.Arms {
@@ -158,15 +159,15 @@ func createPlotFile(name string) (*os.File, error) {
 // every other arm grey.
 func armColor(arm string) color.Color {
 	switch arm {
-	case ArmTCP:
+	case report.ArmTCP:
 		return color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff} // blue
-	case ArmQUIC:
+	case report.ArmQUIC:
 		return color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff} // red
-	case ArmQUICPerChannel:
+	case report.ArmQUICPerChannel:
 		return color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff} // green
-	case ArmQUICPriority:
+	case report.ArmQUICPriority:
 		return color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff} // purple
-	case ArmTCPMux:
+	case report.ArmTCPMux:
 		return color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff} // orange
 	}
 	return color.RGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff} // grey
@@ -181,7 +182,7 @@ func newPlot(title, x, y string) *plot.Plot {
 	return p
 }
 
-func cdfPlot(c *CellReport) (*plot.Plot, string, string, error) {
+func cdfPlot(c *report.CellReport) (*plot.Plot, string, string, error) {
 	p := newPlot(c.Label()+": interactive round trip", "round trip (ms)", "fraction of round trips at or below")
 	p.Legend.Top = false
 	p.Legend.Left = false
@@ -189,10 +190,10 @@ func cdfPlot(c *CellReport) (*plot.Plot, string, string, error) {
 	var counts []string
 	drawn := 0
 	for _, a := range c.Arms {
-		if len(a.pooled) == 0 {
+		if len(a.Pooled()) == 0 {
 			continue
 		}
-		xs := slices.Clone(a.pooled)
+		xs := slices.Clone(a.Pooled())
 		slices.Sort(xs)
 		n := len(xs)
 		pts := plotter.XYs{{X: xs[0], Y: 0}}
@@ -225,7 +226,7 @@ func cdfPlot(c *CellReport) (*plot.Plot, string, string, error) {
 
 // dots draws per-repeat values per arm, side by side along a nominal X axis,
 // with a short bar at each arm's median.
-func dots(p *plot.Plot, c *CellReport, values func(*ArmReport) []float64, median func(*ArmReport) float64) (int, error) {
+func dots(p *plot.Plot, c *report.CellReport, values func(*report.ArmReport) []float64, median func(*report.ArmReport) float64) (int, error) {
 	var names []string
 	drawn := 0
 	for i := range c.Arms {
@@ -265,9 +266,9 @@ func dots(p *plot.Plot, c *CellReport, values func(*ArmReport) []float64, median
 	return drawn, nil
 }
 
-func p95Plot(c *CellReport) (*plot.Plot, string, string, error) {
+func p95Plot(c *report.CellReport) (*plot.Plot, string, string, error) {
 	p := newPlot(c.Label()+": p95 of each repeat", "", "repeat p95 round trip (ms)")
-	drawn, err := dots(p, c, func(a *ArmReport) []float64 { return a.RepeatP95Ms }, func(a *ArmReport) float64 { return a.P95Ms })
+	drawn, err := dots(p, c, func(a *report.ArmReport) []float64 { return a.RepeatP95Ms }, func(a *report.ArmReport) float64 { return a.P95Ms })
 	if err != nil || drawn == 0 {
 		return nil, "", "", err
 	}
@@ -286,9 +287,9 @@ func p95Plot(c *CellReport) (*plot.Plot, string, string, error) {
 	return p, c.Dir + "_p95-by-repeat", caption, nil
 }
 
-func throughputPlot(c *CellReport) (*plot.Plot, string, string, error) {
+func throughputPlot(c *report.CellReport) (*plot.Plot, string, string, error) {
 	p := newPlot(c.Label()+": saturating channel throughput", "", "goodput after warm-up (Mbit/s)")
-	drawn, err := dots(p, c, func(a *ArmReport) []float64 { return a.RepeatThroughputMbit }, func(a *ArmReport) float64 { return a.ThroughputMbit.Median })
+	drawn, err := dots(p, c, func(a *report.ArmReport) []float64 { return a.RepeatThroughputMbit }, func(a *report.ArmReport) float64 { return a.ThroughputMbit.Median })
 	if err != nil || drawn == 0 {
 		return nil, "", "", err
 	}
