@@ -7,7 +7,7 @@ package quicbench_test
 //
 //	<!-- verdict DIR CELL A<B resolved -->    A's median p95 is lower than B's, resolved by the rule
 //	<!-- verdict DIR CELL A<B unresolved -->  lower, but inside the wider spread
-//	<!-- goal DIR CELL ARM met -->            ARM's p95 is within summary.KeyGoal (or missed)
+//	<!-- goal DIR CELL ARM met -->            ARM's p95 is within spicelive.KeyGoal (or missed)
 //	<!-- verdict none -->                     the paragraph's verdicts are of runs without committed samples
 //
 // and a table of a directory's verdicts, as spicelive -verdicts DIR
@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/measure/spicelive/summary"
 	"github.com/shakenfist/quicbench/stats"
 )
@@ -210,7 +211,7 @@ func checkVerdictMarks(p docParagraph, load func(dir string) (summary.Verdicts, 
 			continue
 		}
 		if met := m[4] == "met"; met != a.MeetsGoal() {
-			errs = append(errs, fmt.Sprintf("%s: states %s but %s's key-to-draw p95 is %.1f ms against the %v goal", where, m[0], m[3], a.Draw.P95.Seconds()*1000, summary.KeyGoal))
+			errs = append(errs, fmt.Sprintf("%s: states %s but %s's key-to-draw p95 is %.1f ms against the %v goal", where, m[0], m[3], a.Draw.P95.Seconds()*1000, spicelive.KeyGoal))
 		}
 	}
 	if n := len(anyMarkRE.FindAllString(p.text, -1)); n > len(verdictMarkRE.FindAllString(p.text, -1))+len(goalMarkRE.FindAllString(p.text, -1))+len(noneMarkRE.FindAllString(p.text, -1)) {

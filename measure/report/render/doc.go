@@ -19,5 +19,5 @@
 //	runs, err := results.Load(workdir)
 //	if err != nil { ... }
 //	err = render.Markdown(os.Stdout, runs, report.Options{Source: workdir})
-//	files, err := render.Plots(filepath.Join(workdir, "plots"), runs, report.Options{})
+//	files, err := render.Plots(workdir+"/plots", runs, report.Options{})
 package render

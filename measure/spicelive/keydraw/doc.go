@@ -18,10 +18,12 @@
 // each key, into a PixelAnalysis beside key-to-draw. KeyPaths splits each
 // timed key into up, inside spice-server and down.
 //
-// Use:
+// Use, with a live run's client trace (spicelive.ReadTrace of its
+// spicelive.ClientTrace):
 //
-//	tr, err := spicelive.ReadTrace(filepath.Join(dir, spicelive.ClientTrace))
-//	if err != nil { ... }
-//	a := keydraw.Analyse(tr, typing, busy, typingStart)
+//	typing := spicetrace.Rect{Right: 484, Bottom: 316}
+//	busy := spicetrace.Rect{Top: 400, Right: 484, Bottom: 534}
+//	a := keydraw.Analyse(clientTrace, typing, busy, from)
 //	fmt.Println(a.Samples) // each key's offset and key-to-draw
+
 package keydraw

@@ -11,11 +11,13 @@
 // Analyse reads the two captures and the client end's trace into a
 // PictureRecord; GoodPicture is the rule a picture is judged by.
 //
-// Use, in the server role and then the client role:
+// Use, after a run, with the two roles' captures (ClientPictureFile and
+// ServerPictureFile in its directory) and its client trace:
 //
-//	picture.WriteLayout(dir, typing, &workload)
-//	w := picture.WatchServer(display, &workload, traceStart)
-//	defer w.Finish(filepath.Join(dir, picture.ServerPictureFile), log)
-//
-// and, after the run, picture.Analyse(client, server, tr, workload, from, to).
+//	var client, server picture.FrameCapture
+//	workload := spicetrace.Rect{Left: 492, Right: 1012, Bottom: 560}
+//	p, err := picture.Analyse(client, server, clientTrace, workload, from, to)
+//	if err != nil { ... }
+//	fmt.Println(p.ClientFPS, picture.GoodPicture(p.ClientFPS, 25))
+
 package picture

@@ -18,11 +18,6 @@ import (
 	"github.com/shakenfist/quicbench/stats"
 )
 
-// KeyGoal is the key goal the docs read live cells against: an arm meets
-// it in a cell when its key-to-draw p95 (the median over repeats of each
-// repeat's own p95, the figure the verdicts compare) is at most KeyGoal.
-const KeyGoal = 300 * time.Millisecond
-
 // ArmFigures is one arm's live figures in one cell, recomputed from a
 // samples directory's keys.csv and runs.csv.
 type ArmFigures struct {
@@ -34,10 +29,10 @@ type ArmFigures struct {
 	Draw  stats.Cell
 	Pixel *stats.Cell
 	// Keys counts the timed keys past the warm-up over all repeats, and
-	// UnderGoal those of them drawn within KeyGoal.
+	// UnderGoal those of them drawn within spicelive.KeyGoal.
 	Keys      int
 	UnderGoal int
-	// GoalMissed counts the repeats whose own p95 is over KeyGoal.
+	// GoalMissed counts the repeats whose own p95 is over spicelive.KeyGoal.
 	GoalMissed int
 	// Pictures counts the measured runs with the picture's figures (none
 	// in directories recorded before it was measured), GoodPictures those
@@ -47,8 +42,8 @@ type ArmFigures struct {
 	ClientFPS, DrawnFPS    float64
 }
 
-// MeetsGoal says whether the arm's key-to-draw p95 is within KeyGoal.
-func (a ArmFigures) MeetsGoal() bool { return a.Draw.Measured > 0 && a.Draw.P95 <= KeyGoal }
+// MeetsGoal says whether the arm's key-to-draw p95 is within spicelive.KeyGoal.
+func (a ArmFigures) MeetsGoal() bool { return a.Draw.Measured > 0 && a.Draw.P95 <= spicelive.KeyGoal }
 
 // Verdict is arm B read against arm A in one cell by stats.Compare on
 // key-to-draw: a positive Delta means B's median p95 is higher.
@@ -199,7 +194,7 @@ func VerdictsFromSamples(dir string) (Verdicts, error) {
 				for _, s := range r.draw.Samples {
 					if s.Offset >= c.Warmup {
 						f.Keys++
-						if s.RTT <= KeyGoal {
+						if s.RTT <= spicelive.KeyGoal {
 							f.UnderGoal++
 						}
 					}
@@ -211,7 +206,7 @@ func VerdictsFromSamples(dir string) (Verdicts, error) {
 			// An arm with no measured repeat is kept, and compared with none.
 			f.Draw, _ = stats.SummariseCell(draws, c.Warmup)
 			for _, r := range f.Draw.Repeats {
-				if r.P95 > KeyGoal {
+				if r.P95 > spicelive.KeyGoal {
 					f.GoalMissed++
 				}
 			}
@@ -319,7 +314,7 @@ func (v Verdicts) WriteMarkdown(w io.Writer) error {
 		if a.Cell != last {
 			last = a.Cell
 			fmt.Fprintf(w, "Cell %s:\n\n", a.Cell)
-			fmt.Fprintf(w, "| arm | repeats | p50 | p95 | p99 | p95 spread | p95 range | keys | unanswered | keys within %v | repeat p95s over %v | key goal | pixel p50 | pixel p95 | display Mbit/s |", KeyGoal, KeyGoal)
+			fmt.Fprintf(w, "| arm | repeats | p50 | p95 | p99 | p95 spread | p95 range | keys | unanswered | keys within %v | repeat p95s over %v | key goal | pixel p50 | pixel p95 | display Mbit/s |", spicelive.KeyGoal, spicelive.KeyGoal)
 			rule := "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 			if pictures {
 				fmt.Fprint(w, " frames/s at the client | drawn | good pictures |")

@@ -11,9 +11,10 @@
 // Use, in a role:
 //
 //	dead := xsession.NewDeaths()
-//	x, display, err := xsession.StartXServer(ctx, "Xvfb", args, nil, logf)
+//	x, display, err := xsession.StartXServer(ctx, "Xvfb", args, nil, os.Stderr)
 //	if err != nil { ... }
 //	defer xsession.StopAll([]*xsession.Program{x})
 //	dead.Watch(x)
 //	win, rect, err := xsession.WindowRect(ctx, display, "spicy")
+
 package xsession

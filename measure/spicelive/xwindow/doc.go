@@ -10,7 +10,11 @@
 //
 //	conn, err := xwindow.Dial(":1")
 //	if err != nil { ... }
+//	defer conn.Close()
 //	q := xwindow.NewQueue()
-//	go func() { q.Put(xwindow.Damage{T: t, Area: area}, false) }()
-//	for _, d := range q.Take() { ... }
+//	go q.Put(xwindow.Damage{T: time.Second, Area: spicetrace.Rect{Right: 10, Bottom: 10}}, false)
+//	for _, d := range q.Take() {
+//		fmt.Println(d.T, d.Area)
+//	}
+
 package xwindow
