@@ -3,7 +3,7 @@ package quicbench_test
 // The verdicts the docs state about live runs whose per-key samples are
 // committed are checked against those samples: each such sentence
 // carries a marker, an HTML comment right after it, that says what it
-// states, and spicelive.VerdictsFromSamples says whether that is so.
+// states, and summary.VerdictsFromSamples says whether that is so.
 //
 //	<!-- verdict DIR CELL A<B resolved -->    A's median p95 is lower than B's, resolved by the rule
 //	<!-- verdict DIR CELL A<B unresolved -->  lower, but inside the wider spread
@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/measure/spicelive"
+	"github.com/shakenfist/quicbench/measure/spicelive/summary"
 	"github.com/shakenfist/quicbench/stats"
 )
 
@@ -58,13 +59,13 @@ type docParagraph struct {
 func sampleDirs(t *testing.T) map[string]bool {
 	t.Helper()
 	out := map[string]bool{}
-	for _, pat := range []string{"docs/results/*/" + spicelive.KeysCSV, "docs/results/*/*/" + spicelive.KeysCSV} {
+	for _, pat := range []string{"docs/results/*/" + summary.KeysCSV, "docs/results/*/*/" + summary.KeysCSV} {
 		files, err := filepath.Glob(pat)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, f := range files {
-			out[spicelive.ResultsName(filepath.Dir(f))] = true
+			out[summary.ResultsName(filepath.Dir(f))] = true
 		}
 	}
 	return out
@@ -153,18 +154,18 @@ func docParagraphs(file, text string, samples map[string]bool) []docParagraph {
 // checkVerdictMarks checks every marker of a paragraph against the
 // samples, and that a paragraph about a samples directory that states a
 // verdict or the key goal carries one.
-func checkVerdictMarks(p docParagraph, load func(dir string) (spicelive.Verdicts, error)) []string {
+func checkVerdictMarks(p docParagraph, load func(dir string) (summary.Verdicts, error)) []string {
 	var errs []string
 	where := fmt.Sprintf("%s:%d", p.file, p.line)
 	for _, m := range verdictMarkRE.FindAllStringSubmatch(p.text, -1) {
-		var figs [2]spicelive.ArmFigures
+		var figs [2]summary.ArmFigures
 		var err error
 		for i, tok := range []string{m[3], m[5]} {
 			dir, arm, other := strings.Cut(tok, ":")
 			if !other {
 				dir, arm = m[1], tok
 			}
-			var v spicelive.Verdicts
+			var v summary.Verdicts
 			if v, err = load(dir); err != nil {
 				break
 			}
@@ -234,15 +235,15 @@ func TestDocsVerdictsMatchSamples(t *testing.T) {
 	if len(samples) == 0 {
 		t.Fatal("no committed per-key samples under docs/results")
 	}
-	cache := map[string]spicelive.Verdicts{}
-	load := func(dir string) (spicelive.Verdicts, error) {
+	cache := map[string]summary.Verdicts{}
+	load := func(dir string) (summary.Verdicts, error) {
 		if v, ok := cache[dir]; ok {
 			return v, nil
 		}
 		if !samples[dir] {
-			return spicelive.Verdicts{}, fmt.Errorf("docs/results/%s holds no per-key samples", dir)
+			return summary.Verdicts{}, fmt.Errorf("docs/results/%s holds no per-key samples", dir)
 		}
-		v, err := spicelive.VerdictsFromSamples(filepath.Join("docs", "results", dir))
+		v, err := summary.VerdictsFromSamples(filepath.Join("docs", "results", dir))
 		if err == nil {
 			cache[dir] = v
 		}
@@ -269,14 +270,14 @@ func TestDocsVerdictsMatchSamples(t *testing.T) {
 // TestDocsVerdictMarksCanFail checks the checker on made-up paragraphs:
 // a wrong verdict, a wrong goal and an unmarked verdict each fail.
 func TestDocsVerdictMarksCanFail(t *testing.T) {
-	v := spicelive.Verdicts{Arms: []spicelive.ArmFigures{{Cell: "c", Arm: "a"}, {Cell: "c", Arm: "b"}}}
+	v := summary.Verdicts{Arms: []summary.ArmFigures{{Cell: "c", Arm: "a"}, {Cell: "c", Arm: "b"}}}
 	for i, p95 := range []time.Duration{250e6, 2250e6} {
 		d := &v.Arms[i].Draw
 		d.Measured, d.P95, d.P95Min, d.P95Max, d.Spread = 2, p95, p95-500e6, p95+500e6, 1000e6
 		d.Repeats = []stats.RepeatSummary{{N: 1}, {N: 1}}
 		d.Repeats[0].P95, d.Repeats[1].P95 = p95-500e6, p95+500e6
 	}
-	load := func(string) (spicelive.Verdicts, error) { return v, nil }
+	load := func(string) (summary.Verdicts, error) { return v, nil }
 	for _, c := range []struct {
 		text string
 		fail bool
@@ -320,7 +321,7 @@ func TestDocsVerdictTablesAreGenerated(t *testing.T) {
 				continue
 			}
 			dir := "docs/results/" + m[1]
-			v, err := spicelive.VerdictsFromSamples(dir)
+			v, err := summary.VerdictsFromSamples(dir)
 			if err != nil {
 				t.Errorf("%s: %v", f, err)
 				continue

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/measure/spicelive"
+	"github.com/shakenfist/quicbench/measure/spicelive/summary"
+	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -152,7 +154,7 @@ func TestReplaySource(t *testing.T) {
 		}
 	}
 	c, m, err := parseFlags([]string{"-record", "images", "-record-span", "20s", "-workdir", "x"}, io.Discard, noEnv)
-	if err != nil || m.record != "images" || m.recordSpan != 20*time.Second || c.Display != spicelive.DisplayImages || c.Recording != "" ||
+	if err != nil || m.record != "images" || m.recordSpan != 20*time.Second || c.Display != xsession.DisplayImages || c.Recording != "" ||
 		!slices.Equal(c.Readings, []string{spicelive.ReadingReplay}) || !slices.Equal(c.Arms, []transport.Arm{transport.ArmTCP}) {
 		t.Errorf("-record images: %+v %+v %v", c, m, err)
 	}
@@ -260,7 +262,7 @@ func TestHelpSaysTheArmFormsAndTheDisplayDuration(t *testing.T) {
 // TestSamplesRefusesSymlinks: -samples does not write through a symbolic
 // link (the directory or a sample file), and leaves its target alone.
 func TestSamplesRefusesSymlinks(t *testing.T) {
-	for _, link := range []string{"", spicelive.KeysCSV, spicelive.RunsCSV} {
+	for _, link := range []string{"", summary.KeysCSV, summary.RunsCSV} {
 		dir := t.TempDir()
 		target := filepath.Join(t.TempDir(), "precious")
 		if err := os.WriteFile(target, []byte("keep"), 0o644); err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/measure/spicelive"
+	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 )
 
 // -display chooses a workload with its knobs' defaults and a run long
@@ -16,14 +17,14 @@ func TestDisplayFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Display != spicelive.DisplayNone || c.DisplayWidth != 0 || c.FrameRate != 0 || c.ImageInterval != 0 || c.KeyTimeout != 0 || c.Duration != 45*time.Second {
+	if c.Display != xsession.DisplayNone || c.DisplayWidth != 0 || c.FrameRate != 0 || c.ImageInterval != 0 || c.KeyTimeout != 0 || c.Duration != 45*time.Second {
 		t.Errorf("no workload: %+v", c)
 	}
 	c, _, err = parseFlags([]string{"-display", "video"}, io.Discard, noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Display != spicelive.DisplayVideo || c.DisplayWidth != spicelive.DefaultVideoWidth || c.DisplayHeight != spicelive.DefaultVideoHeight ||
+	if c.Display != xsession.DisplayVideo || c.DisplayWidth != spicelive.DefaultVideoWidth || c.DisplayHeight != spicelive.DefaultVideoHeight ||
 		c.FrameRate != spicelive.DefaultFrameRate || c.ImageInterval != 0 || c.KeyTimeout != spicelive.DefaultKeyTimeout ||
 		c.Duration != spicelive.DefaultDisplayDuration {
 		t.Errorf("-display video: %+v", c)
@@ -33,7 +34,7 @@ func TestDisplayFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Display != spicelive.DisplayImages || c.DisplayWidth != 300 || c.DisplayHeight != 200 || c.ImageInterval != time.Second ||
+	if c.Display != xsession.DisplayImages || c.DisplayWidth != 300 || c.DisplayHeight != 200 || c.ImageInterval != time.Second ||
 		c.KeyTimeout != 30*time.Second || c.Duration != 100*time.Second || c.FrameRate != 0 {
 		t.Errorf("-display images with its knobs: %+v", c)
 	}

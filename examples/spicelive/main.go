@@ -21,6 +21,8 @@ import (
 	"github.com/shakenfist/quicbench/measure/benchcmd"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive"
+	"github.com/shakenfist/quicbench/measure/spicelive/summary"
+	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
 	"github.com/shakenfist/quicbench/spicelike"
@@ -40,7 +42,7 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 		return cli.Exit(stderr, "spicelive", err)
 	}
 	if m.summary {
-		return fromWorkdir(c.Workdir, stderr, func(c spicelive.Config) error { return spicelive.Summarise(stdout, c) })
+		return fromWorkdir(c.Workdir, stderr, func(c spicelive.Config) error { return summary.Summarise(stdout, c) })
 	}
 	if m.verdicts != "" {
 		return verdicts(m.verdicts, stdout, stderr)
@@ -49,7 +51,7 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 		if err := noSymlinks(m.samples); err != nil {
 			return cli.Exit(stderr, "spicelive", err)
 		}
-		return fromWorkdir(c.Workdir, stderr, func(c spicelive.Config) error { return spicelive.WriteSamples(m.samples, c) })
+		return fromWorkdir(c.Workdir, stderr, func(c spicelive.Config) error { return summary.WriteSamples(m.samples, c) })
 	}
 	err = c.CheckPrograms(m.record != "")
 	if err == nil {
@@ -82,7 +84,7 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 	}
 	// The summary reports what was measured, failed runs included; how
 	// many failed is said after it.
-	if err = errors.Join(err, spicelive.Summarise(stdout, c)); err != nil {
+	if err = errors.Join(err, summary.Summarise(stdout, c)); err != nil {
 		fmt.Fprintln(stderr, "spicelive:", err)
 		return 1
 	}
@@ -108,7 +110,7 @@ func record(ctx context.Context, c spicelive.Config, m mode, args []string, stdo
 // files are, symbolic links: writing the samples would overwrite what
 // they point to.
 func noSymlinks(dir string) error {
-	for _, p := range []string{dir, filepath.Join(dir, spicelive.KeysCSV), filepath.Join(dir, spicelive.RunsCSV)} {
+	for _, p := range []string{dir, filepath.Join(dir, summary.KeysCSV), filepath.Join(dir, summary.RunsCSV)} {
 		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 			return fmt.Errorf("-samples: %s is a symbolic link, which the samples would be written through: give a directory of its own", p)
 		}
@@ -142,9 +144,9 @@ func fromWorkdir(workdir string, stderr io.Writer, do func(spicelive.Config) err
 }
 
 // verdicts prints the figures and verdicts recomputed from a samples
-// directory (spicelive.VerdictsFromSamples).
+// directory (summary.VerdictsFromSamples).
 func verdicts(dir string, stdout, stderr io.Writer) int {
-	v, err := spicelive.VerdictsFromSamples(dir)
+	v, err := summary.VerdictsFromSamples(dir)
 	if err == nil {
 		err = v.WriteMarkdown(stdout)
 	}
@@ -229,10 +231,10 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 		"keys are told apart by their glyphs, so they may overlap; after the typing the run waits for the last keys' answers up to this long, and a key not answered within it counts at it")
 	settings := spicelive.SettingsFlags(fs)
 	workdir := fs.String("workdir", env("WORKDIR", "results/spicelive"), "results directory; a rerun resumes it (env WORKDIR)")
-	summary := fs.Bool("summary", false, "only print the summary of -workdir")
-	samples := fs.String("samples", "", "only write the per-key samples of -workdir's live runs into this directory ("+spicelive.KeysCSV+", "+spicelive.RunsCSV+"): every timed key's figures and where its answer waited")
+	summaryOnly := fs.Bool("summary", false, "only print the summary of -workdir")
+	samples := fs.String("samples", "", "only write the per-key samples of -workdir's live runs into this directory ("+summary.KeysCSV+", "+summary.RunsCSV+"): every timed key's figures and where its answer waited")
 	verdictsDir := fs.String("verdicts", "", "only print the figures and every pair of arms' verdict recomputed from this samples directory's "+
-		spicelive.KeysCSV+" and "+spicelive.RunsCSV+" (as -samples writes them, beside "+spicelive.SettingsFile+")")
+		summary.KeysCSV+" and "+summary.RunsCSV+" (as -samples writes them, beside "+spicelive.SettingsFile+")")
 	replay := fs.String("replay", "", "the session the replay reading plays: reference (recorded over -reference once per -workdir) or a shipped recording ("+
 		strings.Join(spicelike.Recordings(), ", ")+"); default the -display workload's recording, reference with -display none")
 	record := fs.String("record", "", "only record the session of a display workload (video or images) over -reference (tcp arm) and write it to "+
@@ -247,9 +249,9 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	if err := cli.Parse(fs, args); err != nil {
 		return spicelive.Config{}, mode{}, err
 	}
-	m := mode{summary: *summary, samples: *samples, verdicts: *verdictsDir, record: *record, recordSpan: *recordSpan}
-	errs := spicelive.UnusedFlags(fs, *summary || *samples != "" || *verdictsDir != "", *control, *readings)
-	if n := btoi(*summary) + btoi(*samples != "") + btoi(*verdictsDir != ""); n > 1 {
+	m := mode{summary: *summaryOnly, samples: *samples, verdicts: *verdictsDir, record: *record, recordSpan: *recordSpan}
+	errs := spicelive.UnusedFlags(fs, *summaryOnly || *samples != "" || *verdictsDir != "", *control, *readings)
+	if n := btoi(*summaryOnly) + btoi(*samples != "") + btoi(*verdictsDir != ""); n > 1 {
 		errs = append(errs, errors.New("-summary, -samples and -verdicts: give one"))
 	}
 	if *record != "" {
@@ -266,7 +268,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 		Workdir: *workdir, SessionTimeout: time.Minute, Pixel: *pixel, Order: *order, OrderSeed: *orderSeed}
 	errs = append(errs, settings(&c))
 	errs = append(errs, c.SetDisplayFlags(*display, *displaySize, *frameRate, *imageInterval, *keyTimeout, func(name string) bool { return cli.Given(fs, name) }))
-	if c.Display != spicelive.DisplayNone && !cli.Given(fs, "duration") && getenv("DURATION") == "" {
+	if c.Display != xsession.DisplayNone && !cli.Given(fs, "duration") && getenv("DURATION") == "" {
 		c.Duration = spicelive.DefaultDisplayDuration
 	}
 	if c.Control {
@@ -283,7 +285,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	case *record != "", *replay == "reference":
 	case *replay != "":
 		c.Recording = *replay
-	case c.Display != spicelive.DisplayNone && replaying:
+	case c.Display != xsession.DisplayNone && replaying:
 		c.Recording = c.Display
 	}
 	if *replay != "" && !replaying {

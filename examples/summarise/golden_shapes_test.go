@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/shakenfist/quicbench/measure/report"
+	"github.com/shakenfist/quicbench/measure/report/render"
 )
 
 // shapesGolden holds what summarise prints for each fixture in shapesDir.
@@ -102,14 +103,14 @@ func checkGolden(t *testing.T, path string, got []byte) {
 // the last place.
 func checkPlots(t *testing.T, dir, golden string) {
 	t.Helper()
-	index, err := os.ReadFile(filepath.Join(dir, report.PlotIndex))
+	index, err := os.ReadFile(filepath.Join(dir, render.PlotIndex))
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, golden+".md", index)
 	var sums bytes.Buffer
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() == report.PlotIndex {
+		if err != nil || d.IsDir() || d.Name() == render.PlotIndex {
 			return err
 		}
 		b, err := os.ReadFile(p)
@@ -208,7 +209,7 @@ func TestGoldenDocsResults(t *testing.T) {
 				t.Errorf("%s does not encode back to what it holds: %s", p, where)
 			}
 			var md bytes.Buffer
-			if err := rep.WriteMarkdown(&md); err != nil {
+			if err := render.WriteMarkdown(&md, &rep); err != nil {
 				t.Fatal(err)
 			}
 			committed := filepath.Join(filepath.Dir(p), "summary.md")

@@ -13,6 +13,7 @@ import (
 	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/report"
+	"github.com/shakenfist/quicbench/measure/report/render"
 	"github.com/shakenfist/quicbench/measure/results"
 )
 
@@ -85,16 +86,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *plotDir != "" {
-		files, err := rep.WritePlots(*plotDir)
+		files, err := render.WritePlots(*plotDir, rep)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "summarise: wrote %d plot files to %s (index: %s)\n", len(files), *plotDir, report.PlotIndex)
+		fmt.Fprintf(stderr, "summarise: wrote %d plot files to %s (index: %s)\n", len(files), *plotDir, render.PlotIndex)
 	}
 	if *asJSON {
 		return rep.WriteJSON(stdout)
 	}
-	return rep.WriteMarkdown(stdout)
+	return render.WriteMarkdown(stdout, rep)
 }
 
 // loadRuns reads one results directory (bench.LoadWorkdir), or merges the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shakenfist/quicbench/gsocheck"
 	"github.com/shakenfist/quicbench/measure/report"
+	"github.com/shakenfist/quicbench/measure/report/render"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
@@ -126,7 +127,7 @@ func checkKeptSummary(t *testing.T, runs []results.Run) {
 		}
 	}
 	var md strings.Builder
-	if err := report.Markdown(&md, runs, report.Options{}); err != nil {
+	if err := render.Markdown(&md, runs, report.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "; offload keep (") {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/report"
+	"github.com/shakenfist/quicbench/measure/report/render"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -117,12 +118,12 @@ func TestTwoHostMatrixAgreesWithSingleHost(t *testing.T) {
 
 	// The summary and the plots take the path's cell as any other.
 	var md bytes.Buffer
-	if err := report.Markdown(&md, tworuns, report.Options{Source: two.Workdir}); err != nil {
+	if err := render.Markdown(&md, tworuns, report.Options{Source: two.Workdir}); err != nil {
 		t.Errorf("summary of the two-host runs: %v", err)
 	} else if !strings.Contains(md.String(), "path between two hosts, as found") {
 		t.Errorf("the summary does not name the path's cell:\n%s", md.String())
 	}
-	if _, err := report.Plots(t.TempDir(), tworuns, report.Options{Source: two.Workdir}); err != nil {
+	if _, err := render.Plots(t.TempDir(), tworuns, report.Options{Source: two.Workdir}); err != nil {
 		t.Errorf("plots of the two-host runs: %v", err)
 	}
 

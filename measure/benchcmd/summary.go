@@ -8,6 +8,7 @@ import (
 
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/report"
+	"github.com/shakenfist/quicbench/measure/report/render"
 	"github.com/shakenfist/quicbench/measure/results"
 )
 
@@ -25,11 +26,11 @@ func Summarise(w io.Writer, workdir string) int {
 	}
 	runs := l.Runs
 	opts := report.Options{Source: workdir}
-	if err := report.Markdown(w, runs, opts); err != nil {
+	if err := render.Markdown(w, runs, opts); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return ExitFailed
 	}
-	if files, err := report.Plots(filepath.Join(workdir, "plots"), runs, opts); err != nil {
+	if files, err := render.Plots(filepath.Join(workdir, "plots"), runs, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "plots:", err)
 	} else {
 		fmt.Fprintf(os.Stderr, "%d plot files in %s\n", len(files), filepath.Join(workdir, "plots"))

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"strings"
 	"testing"
 	"time"
 
@@ -38,15 +36,4 @@ func TestCPUSummary(t *testing.T) {
 		t.Error("summary from runs without usable records")
 	}
 
-	rep := &Report{Cells: []CellReport{{Cell: results.Cell{RTTms: 80, RateMbit: 10, CC: "reno"}, Arms: []ArmReport{{Arm: "quic", CPU: c}}}}}
-	var b bytes.Buffer
-	rep.mdCPU(&md{w: &b})
-	if !strings.Contains(b.String(), "| 80 ms / 10 Mbit | 0% | reno | quic | 20.00 (10.00-30.00) | 7.00 (5.00-9.00) | 40.0 | 20.0 | 3 |") {
-		t.Errorf("markdown:\n%s", b.String())
-	}
-	b.Reset()
-	(&Report{Cells: []CellReport{{Arms: []ArmReport{{Arm: "tcp"}}}}}).mdCPU(&md{w: &b})
-	if b.Len() != 0 {
-		t.Errorf("a CPU section with nothing to show:\n%s", b.String())
-	}
 }

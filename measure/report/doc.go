@@ -12,27 +12,22 @@
 // test printed beside the rule, never instead of it. Offload evidence is
 // gsocheck's, per run, gathered per arm.
 //
-// Build makes a Report once; WriteMarkdown, WriteJSON and WritePlots render
-// it. Markdown, JSON and Plots do both in one call for a command that only
-// wants one output:
+// Build makes a Report once: per cell and arm the figures, the readings
+// between arms, throughput, connect times, offload evidence, CPU cost,
+// recovery after scheduled link changes and the warnings. WriteJSON writes
+// it as JSON, and JSON does both in one call; package measure/report/render
+// writes it as markdown and plots:
 //
 //	runs, err := results.Load(workdir)
 //	if err != nil { ... }
-//	err = report.Markdown(os.Stdout, runs, report.Options{Source: workdir})
+//	rep, err := report.Build(runs, report.Options{Source: workdir})
+//	if err != nil { ... }
+//	err = render.WriteMarkdown(os.Stdout, rep)
 //
-// The markdown has, in order: one section per congestion-control setting
-// (the headline, matched cells first, then each sensitivity setting, labelled
-// as such), each with a table per profile (loss | arm | p50 | p95 | p99 |
-// p95 spread | p95 range | samples/run | timeouts | repeats) and a reading
-// table per pair of arms (every arm against tcp, quic-priority against
-// quic, and quic against tcp-mux); throughput per cell and arm; connect
-// time per profile and arm; the offload check per QUIC cell; a warnings
-// section that lists every cell and arm with a timeout, an unmeasured
-// repeat or offload not verified off (and runs whose link kept
+// The warnings list every cell and arm with a timeout, an unmeasured
+// repeat or offload not verified off, and runs whose link kept
 // segmentation offload on netem, which judged kernel TCP's super-packets
-// whole), and says "None" when there is nothing;
-// and the host state and the link as applied, from the first run, its
-// offload mode named when the link's ends kept their offloads.
+// whole.
 //
 // Cells set apart from the headline's are titled so (CellTitle): "80 ms /
 // 10 Mbit, 4 sessions", "80 ms / 10 Mbit, display capped at 50% (5

@@ -179,7 +179,7 @@ type ArmReport struct {
 
 	stats    stats.Cell
 	pooled   []float64 // post-warm-up round trips in ms, pooled over measured repeats
-	timeline *timeline // the first run with scheduled changes, for its plot
+	timeline *Timeline // the first run with scheduled changes, for its plot
 }
 
 // Interval is stats.Interval in milliseconds.
@@ -300,9 +300,16 @@ func runsQUIC(arm string, rs []results.Run) bool {
 	return false
 }
 
-// quic reports whether the arm is read as QUIC: by its name, or because
+// QUIC reports whether the arm is read as QUIC: by its name, or because
 // its runs had offload evidence, which only a QUIC arm's get (runsQUIC).
-func (a *ArmReport) quic() bool { return IsQUIC(a.Arm) || a.GSO != nil }
+func (a *ArmReport) QUIC() bool { return IsQUIC(a.Arm) || a.GSO != nil }
+
+// Pooled is the arm's post-warm-up round trips in ms, pooled over its
+// measured repeats.
+func (a *ArmReport) Pooled() []float64 { return a.pooled }
+
+// Timeline is the arm's first run with scheduled changes, or nil.
+func (a *ArmReport) Timeline() *Timeline { return a.timeline }
 
 // ArmLabel is how an arm is named in prose: "QUIC" for the plain quic arm,
 // the arm's own name otherwise.
@@ -314,4 +321,15 @@ func ArmLabel(arm string) string {
 		return "TCP"
 	}
 	return arm
+}
+
+// pct is a loss level as the tables write it: "1%".
+func pct(loss float64) string { return strconv.FormatFloat(loss, 'f', -1, 64) + "%" }
+
+// plural is n of noun, in the plural unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -83,7 +83,8 @@ func compareProfiles(a, b results.Cell, la, lb float64) int {
 	return cmp.Compare(la, lb)
 }
 
-func sortArms(arms []string) {
+// SortArms sorts arms into the order the tables list them (compareArms).
+func SortArms(arms []string) {
 	for i := 1; i < len(arms); i++ {
 		for j := i; j > 0 && compareArms(arms[j-1], arms[j]) > 0; j-- {
 			arms[j-1], arms[j] = arms[j], arms[j-1]

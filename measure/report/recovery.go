@@ -1,16 +1,8 @@
 package report
 
 import (
-	"fmt"
-	"image/color"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -33,8 +25,8 @@ const (
 	recoveredWithin = 0.10
 )
 
-// EventRecovery is one event in one run.
-type EventRecovery struct {
+// eventRecovery is one event in one run.
+type eventRecovery struct {
 	Set   string  `json:"set"` // "down" (a blackout) or "rate" (a step down)
 	AtMs  float64 `json:"at_ms"`
 	EndMs float64 `json:"end_ms"` // when the link was back (up, or the rate restored)
@@ -112,16 +104,16 @@ func later(a, b time.Time) time.Time {
 	return a
 }
 
-// Recoveries finds the disturbances in r (a blackout, a step down of the
+// recoveries finds the disturbances in r (a blackout, a step down of the
 // rate) that start after its warm-up with a baseline before them, and how
 // long after each ended the interactive channel was back. The round trip
 // crosses both directions, so events of either count.
-func Recoveries(r results.Run) []EventRecovery {
+func recoveries(r results.Run) []eventRecovery {
 	if r.SamplesStart.IsZero() || len(r.Link.Changes) == 0 {
 		return nil
 	}
 	evs := events(r)
-	var out []EventRecovery
+	var out []eventRecovery
 	for i, e := range evs {
 		at, end := e.start.Sub(r.SamplesStart), e.end.Sub(r.SamplesStart)
 		if at < r.Warmup+baselineWindow {
@@ -131,7 +123,7 @@ func Recoveries(r results.Run) []EventRecovery {
 		if i+1 < len(evs) {
 			limit = evs[i+1].start.Sub(r.SamplesStart)
 		}
-		er := EventRecovery{Set: e.set, AtMs: ms(at), EndMs: ms(end), Baseline: baseline(r.Samples, at), Recovery: -1}
+		er := eventRecovery{Set: e.set, AtMs: ms(at), EndMs: ms(end), Baseline: baseline(r.Samples, at), Recovery: -1}
 		if er.Baseline > 0 {
 			er.Recovery = recovery(r.Samples, end, limit, er.Baseline)
 		}
@@ -224,7 +216,7 @@ func recoverySummaries(rs []results.Run) []RecoverySummary {
 				continue
 			}
 			var mine []float64
-			for _, e := range Recoveries(r) {
+			for _, e := range recoveries(r) {
 				if e.Set != set {
 					continue
 				}
@@ -261,46 +253,12 @@ func median(v []float64) float64 {
 	return v[(len(v)-1)/2]
 }
 
-func (r *Report) mdRecovery(m *md) {
-	found := false
-	for _, c := range r.Cells {
-		for _, a := range c.Arms {
-			found = found || len(a.Recovery) > 0
-		}
-	}
-	if !found {
-		return
-	}
-	m.p("## Recovery after the link's scheduled events")
-	m.p("")
-	m.p("%s", proseRecovery)
-	m.p("")
-	m.header("profile", "loss", "arm", "event", "events", "not recovered", "median ms", "max ms", "per-repeat medians ms")
-	for _, c := range r.Cells {
-		for _, a := range c.Arms {
-			for _, s := range a.Recovery {
-				var reps []string
-				for _, v := range s.RepeatMedianMs {
-					reps = append(reps, strconv.FormatFloat(v, 'f', 0, 64))
-				}
-				event := "blackout"
-				if s.Set == "rate" {
-					event = "rate step down"
-				}
-				m.row(CellTitle(c.Cell), pct(c.Cell.LossPct), ArmLabel(a.Arm), event, strconv.Itoa(s.Events), strconv.Itoa(s.NotRecovered),
-					fmt.Sprintf("%.0f", s.MedianMs), fmt.Sprintf("%.0f", s.MaxMs), strings.Join(reps, ", "))
-			}
-		}
-	}
-	m.p("")
-}
-
-// timeline is one run's interactive round trips against time, with the
+// Timeline is one run's interactive round trips against time, with the
 // link's scheduled changes, for the timeline plot.
-type timeline struct {
-	repeat  int
-	samples []stats.Sample
-	events  []EventMark
+type Timeline struct {
+	Repeat  int
+	Samples []stats.Sample
+	Events  []EventMark
 }
 
 // EventMark is a scheduled change placed on a run's sample time axis.
@@ -310,56 +268,18 @@ type EventMark struct {
 }
 
 // firstTimeline is the first unfailed run of rs with scheduled changes.
-func firstTimeline(rs []results.Run) *timeline {
+func firstTimeline(rs []results.Run) *Timeline {
 	for _, r := range rs {
 		if r.Failed != "" || r.SamplesStart.IsZero() || len(r.Link.Changes) == 0 {
 			continue
 		}
-		tl := &timeline{repeat: r.Repeat, samples: r.Samples}
+		tl := &Timeline{Repeat: r.Repeat, Samples: r.Samples}
 		for _, c := range r.Link.Changes {
 			if at := c.At.Sub(r.SamplesStart); at >= 0 {
-				tl.events = append(tl.events, EventMark{At: at, Set: c.Set})
+				tl.Events = append(tl.Events, EventMark{At: at, Set: c.Set})
 			}
 		}
 		return tl
 	}
 	return nil
-}
-
-// timelinePlot draws arm a's first scheduled run: its interactive round
-// trips against time, with a grey line at each scheduled change (dashed
-// for a link coming back up or a rate going back).
-func timelinePlot(c *CellReport, a *ArmReport) (*plot.Plot, string, string, error) {
-	tl := a.timeline
-	if tl == nil || len(tl.samples) == 0 {
-		return nil, "", "", nil
-	}
-	p := newPlot(fmt.Sprintf("%s, r%d: interactive round trip", a.Arm, tl.repeat), "time since the channels opened (s)", "round trip (ms)")
-	pts := make(plotter.XYs, len(tl.samples))
-	top := 0.0
-	for i, s := range tl.samples {
-		pts[i] = plotter.XY{X: s.Offset.Seconds(), Y: ms(s.RTT)}
-		top = max(top, ms(s.RTT))
-	}
-	l, err := plotter.NewLine(pts)
-	if err != nil {
-		return nil, "", "", err
-	}
-	l.Color = armColor(a.Arm)
-	l.Width = vg.Points(1)
-	p.Add(l)
-	p.Y.Min = 0
-	for _, e := range tl.events {
-		m, err := plotter.NewLine(plotter.XYs{{X: e.At.Seconds(), Y: 0}, {X: e.At.Seconds(), Y: top * 1.05}})
-		if err != nil {
-			return nil, "", "", err
-		}
-		m.Color = color.Gray{Y: 0x80}
-		if e.Set == "up" {
-			m.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
-		}
-		p.Add(m)
-	}
-	caption := fmt.Sprintf(captionTimeline, c.Label(), a.Arm, tl.repeat, len(tl.samples), len(tl.events))
-	return p, c.Dir + "_" + a.Arm + "_timeline", caption, nil
 }

@@ -51,7 +51,7 @@ func TestRecoveries(t *testing.T) {
 		SamplesStart: start,
 		Link:         results.Link{Changes: changes},
 	}
-	got := Recoveries(r)
+	got := recoveries(r)
 	if len(got) != 2 {
 		t.Fatalf("events %+v, want the blackout at 10 s (both directions, once) and the step down at 20 s", got)
 	}
@@ -71,7 +71,7 @@ func TestRecoveries(t *testing.T) {
 			r.Samples[i].RTT = 200 * time.Millisecond
 		}
 	}
-	if got := Recoveries(r); len(got) != 2 || got[1].Recovery != -1 {
+	if got := recoveries(r); len(got) != 2 || got[1].Recovery != -1 {
 		t.Errorf("a channel that never recovers: %+v, want -1", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/shakenfist/quicbench/gsocheck"
 	"github.com/shakenfist/quicbench/measure/report"
+	"github.com/shakenfist/quicbench/measure/report/render"
 	"github.com/shakenfist/quicbench/measure/report/reporttest"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -39,7 +40,7 @@ func loadSeed(t *testing.T, mutate func([]results.Run)) []results.Run {
 func markdown(t *testing.T, runs []results.Run, opts report.Options) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := report.Markdown(&b, runs, opts); err != nil {
+	if err := render.Markdown(&b, runs, opts); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -287,7 +288,7 @@ func TestOtherArmsAreComparedToo(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := rep.WriteMarkdown(&b); err != nil {
+	if err := render.WriteMarkdown(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	for _, h := range []string{"### Reading them: QUIC against TCP", "### Reading them: quic-per-channel against TCP", "### Reading them: quic-priority against QUIC"} {
@@ -300,7 +301,7 @@ func TestOtherArmsAreComparedToo(t *testing.T) {
 func TestPlotsAreWritten(t *testing.T) {
 	runs := loadSeed(t, nil)
 	dir := filepath.Join(t.TempDir(), "plots")
-	files, err := report.Plots(dir, runs, report.Options{})
+	files, err := render.Plots(dir, runs, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +326,7 @@ func TestPlotsAreWritten(t *testing.T) {
 			t.Errorf("%s%s.svg is not an SVG (%d bytes)", cell, stem, len(svg))
 		}
 	}
-	idx, err := os.ReadFile(filepath.Join(dir, report.PlotIndex))
+	idx, err := os.ReadFile(filepath.Join(dir, render.PlotIndex))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +356,7 @@ func TestPlotsStayInTheirDirectory(t *testing.T) {
 			}
 			root := t.TempDir()
 			dir := filepath.Join(root, "a", "b", "plots")
-			_, err := report.Plots(dir, runs, report.Options{})
+			_, err := render.Plots(dir, runs, report.Options{})
 			if err == nil || !strings.Contains(err.Error(), "not a plain file name") {
 				t.Errorf("plots from a %s holding a path: %v, want a refusal", name, err)
 			}
@@ -382,7 +383,7 @@ func TestAnArmWithNoMeasuredRepeatIsReportedNotFatal(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := rep.WriteMarkdown(&b); err != nil {
+	if err := render.WriteMarkdown(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()
@@ -396,7 +397,7 @@ func TestAnArmWithNoMeasuredRepeatIsReportedNotFatal(t *testing.T) {
 			t.Errorf("markdown lacks %q", want)
 		}
 	}
-	if _, err := rep.WritePlots(t.TempDir()); err != nil {
+	if _, err := render.WritePlots(t.TempDir(), rep); err != nil {
 		t.Errorf("plots with an empty arm: %v", err)
 	}
 }
@@ -408,15 +409,15 @@ func TestPlotsDoNotFollowLinks(t *testing.T) {
 	runs := loadSeed(t, nil)
 	root := t.TempDir()
 	dir := filepath.Join(root, "plots")
-	if _, err := report.Plots(dir, runs, report.Options{}); err != nil {
+	if _, err := render.Plots(dir, runs, report.Options{}); err != nil {
 		t.Fatalf("first write: %v", err)
 	}
 	// A second write replaces what the first wrote.
-	if _, err := report.Plots(dir, runs, report.Options{}); err != nil {
+	if _, err := render.Plots(dir, runs, report.Options{}); err != nil {
 		t.Fatalf("writing over earlier plots: %v", err)
 	}
 	victim := filepath.Join(root, "victim")
-	for _, name := range []string{runs[0].Cell.Dir() + "_rtt-cdf.png", report.PlotIndex} {
+	for _, name := range []string{runs[0].Cell.Dir() + "_rtt-cdf.png", render.PlotIndex} {
 		if err := os.WriteFile(victim, []byte("keep me"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -425,7 +426,7 @@ func TestPlotsDoNotFollowLinks(t *testing.T) {
 		if err := os.Symlink(victim, link); err != nil {
 			t.Skipf("no symbolic links here: %v", err)
 		}
-		_, err := report.Plots(dir, runs, report.Options{})
+		_, err := render.Plots(dir, runs, report.Options{})
 		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("%s a link: %v, want a refusal", name, err)
 		}

@@ -52,7 +52,7 @@ func warnings(rep *Report, runs []results.Run) []Warning {
 			if a.Unmeasured > 0 {
 				add(a.Arm, WarnUnmeasured, fmt.Sprintf(warnUnmeasured, a.Unmeasured, a.Runs, strings.Join(a.Failures, "; ")))
 			}
-			if a.quic() {
+			if a.QUIC() {
 				if missing, total := gsoMissing(runs, c.Dir, a.Arm); len(missing) > 0 {
 					add(a.Arm, WarnGSO, fmt.Sprintf(warnNoGSO,
 						len(missing), total, strings.Join(missing, ", ")))
@@ -73,7 +73,7 @@ func warnings(rep *Report, runs []results.Run) []Warning {
 			if d := shaperTrouble(runs, c.Dir, a.Arm); d != "" {
 				add(a.Arm, WarnShaper, d)
 			}
-			if want := expectedCC(c.Cell.CC, a.Arm, a.quic()); want != "" {
+			if want := expectedCC(c.Cell.CC, a.Arm, a.QUIC()); want != "" {
 				for _, cc := range a.CongestionControl {
 					// An entry is "role: controller" (or, in older
 					// records, the controller alone).
@@ -175,3 +175,50 @@ func expectedCC(cellCC, arm string, quic bool) string {
 	}
 	return cellCC
 }
+
+// The details of warnings (Warning.Detail): formats where the comment names
+// arguments, else plain text.
+const (
+	// warnNoTCP is for a cell with no tcp arm.
+	warnNoTCP = "no tcp arm in this cell, so nothing to read the QUIC arms against"
+	// warnOnlyTCP is for a cell with nothing but the tcp arm.
+	warnOnlyTCP = "only the tcp arm was recorded in this cell"
+	// warnNotCompared is for a pair of arms that could not be compared
+	// (%s: arm B, arm A, why).
+	warnNotCompared = "%s against %s: %s"
+	// warnSessionTimeouts is for timeouts in any session of a
+	// multi-session arm (%d: timeouts, sessions).
+	warnSessionTimeouts = "%d interactive exchange(s) timed out across the %d sessions (per session in the sessions section)"
+	// warnTimeouts is for timeouts in an arm (%d: timeouts; %s: how many in
+	// which repeat).
+	warnTimeouts = "%d interactive exchange(s) timed out (%s); a timeout ends the channel, so that repeat has fewer samples"
+	// warnUnmeasured is for unmeasured repeats (%d: unmeasured, runs; %s:
+	// the reasons).
+	warnUnmeasured = "%d of %d repeats unmeasured: %s"
+	// warnNoGSO is for runs with no offload evidence (%d: missing, runs;
+	// %s: which).
+	warnNoGSO = "no GSO evidence (neither queue samples nor egress counters) in %d of %d runs (%s), " +
+		"so offload was not verified off there"
+	// warnGSOVerdict is for offload evidence not saying off (%s: source,
+	// verdict; %d: runs not off, runs, on, inconclusive).
+	warnGSOVerdict = "GSO check from %s: %s in %d of %d runs (on %d, inconclusive %d)"
+	// warnQUICGSO is for quic-go reporting GSO in use (%d: runs).
+	warnQUICGSO = "quic-go reported GSO in use on a connection in %d run(s)"
+	// warnCC is for a socket whose controller is not the one asked for
+	// (%s: asked for; %q: reported).
+	warnCC = "asked for %s but a socket reported %q"
+	// warnBackends is for runs on more than one link backend (%s: the
+	// backends, quoted).
+	warnBackends = "runs used different link backends: %s; cells may not be comparable"
+	// NetemKeepWarning is for runs whose link kept segmentation offload
+	// on netem.
+	NetemKeepWarning = "the link kept segmentation offload (-offload keep) on netem, which judges each of kernel TCP's " +
+		"super-packets (up to 64 KiB) as one packet (one loss draw, one slot of the limit, reordered and duplicated whole) " +
+		"while the QUIC arms' datagrams are judged one by one: the arms were not shaped alike; " +
+		"-backend emulator judges every wire segment"
+	// warnNoRealTime is one run's shaper without real-time priority (%d:
+	// repeat; %s: the priority it had).
+	warnNoRealTime = "r%d: the emulator ran without real-time priority (%s)"
+	// warnShaper prefixes the runs whose shaper counters flag trouble.
+	warnShaper = "the emulator's own counters flag "
+)

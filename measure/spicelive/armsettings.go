@@ -16,7 +16,7 @@ import (
 type ArmSetting struct {
 	// Name is the setting's name in an arm.
 	Name string
-	// ServerOptions are spice-server settings it adds (ParseServerOptions).
+	// ServerOptions are spice-server settings it adds (xsession.ParseServerOptions).
 	ServerOptions []string
 	// NotSentLowat and SpiceRcvBuf are the tunnel's buffers it sets, as
 	// Config's fields of the same names.

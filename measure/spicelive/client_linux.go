@@ -14,6 +14,9 @@ import (
 
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/rig"
+	"github.com/shakenfist/quicbench/measure/spicelive/keydraw"
+	"github.com/shakenfist/quicbench/measure/spicelive/picture"
+	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/measure/spicetunnel"
 	"github.com/shakenfist/quicbench/spicelike/spiceproto"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
@@ -44,7 +47,7 @@ type clientSpec struct {
 	// after the typing for the keys' answers, up to this after the last.
 	KeyTimeout time.Duration `json:"key_timeout_ns,omitempty"`
 	// Picture, when set, counts the display workload's frames in spicy's
-	// window while the keys are typed (ClientPictureFile).
+	// window while the keys are typed (picture.ClientPictureFile).
 	Picture bool `json:"picture,omitempty"`
 }
 
@@ -77,7 +80,7 @@ func (r *readiness) event(e spicetunnel.Event) {
 // saying which.
 func runClient(ctx context.Context, base rig.RoleBase, spec clientSpec, log *slog.Logger) (ClientResult, error) {
 	var res ClientResult
-	dead := newDeaths()
+	dead := xsession.NewDeaths()
 	carrier, err := measure.DialCarrier(ctx, spec.Arm, base.Addr, base.Transport)
 	if err != nil {
 		return res, fmt.Errorf("the tunnel's carrier to %s: %w", base.Addr, err)
@@ -97,10 +100,10 @@ func runClient(ctx context.Context, base rig.RoleBase, spec clientSpec, log *slo
 		return res, err
 	}
 	ready := &readiness{up: make(chan struct{})}
-	answers := &answerWatch{start: tracer.Start()}
+	answers := xsession.NewAnswerWatch(tracer.Start())
 	events := ready.event
 	if spec.KeyTimeout > 0 {
-		events = func(e spicetunnel.Event) { ready.event(e); answers.event(e) }
+		events = func(e spicetunnel.Event) { ready.event(e); answers.Event(e) }
 	}
 	end := &spicetunnel.ClientEnd{Listener: ln, Carrier: carrier, Trace: tracer, Log: log, Events: events}
 	sctx, stopServe := context.WithCancel(ctx)
@@ -111,7 +114,7 @@ func runClient(ctx context.Context, base rig.RoleBase, spec clientSpec, log *slo
 			if err == nil {
 				err = errors.New("it stopped accepting spicy's connections")
 			}
-			dead.died(fmt.Errorf("the tunnel's client end stopped before the run ended: %w", err))
+			dead.Died(fmt.Errorf("the tunnel's client end stopped before the run ended: %w", err))
 		}
 		served <- err
 	}()
@@ -131,79 +134,79 @@ func runClient(ctx context.Context, base rig.RoleBase, spec clientSpec, log *slo
 
 // session runs Xvfb and spicy, and types once the session is up; the
 // first death in dead ends it with that death.
-func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *readiness, answers *answerWatch, dead *deaths, res *ClientResult, log *slog.Logger) error {
+func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *readiness, answers *xsession.AnswerWatch, dead *xsession.Deaths, res *ClientResult, log *slog.Logger) error {
 	logf, err := os.Create(filepath.Join(spec.Dir, "x-client.log"))
 	if err != nil {
 		return err
 	}
 	defer logf.Close()
-	var progs []*program
-	defer func() { stopAll(progs) }()
-	xvfb, display, err := startXServer(ctx, "Xvfb", []string{"-screen", "0", "1280x1024x24", "-nolisten", "tcp"}, nil, logf)
+	var progs []*xsession.Program
+	defer func() { xsession.StopAll(progs) }()
+	xvfb, display, err := xsession.StartXServer(ctx, "Xvfb", []string{"-screen", "0", "1280x1024x24", "-nolisten", "tcp"}, nil, logf)
 	if err != nil {
 		return fmt.Errorf("starting the client's X server (Xvfb): %w", err)
 	}
 	progs = append(progs, xvfb)
-	dead.watch(xvfb)
+	dead.Watch(xvfb)
 	host, port, _ := net.SplitHostPort(ClientListen)
 	started := time.Now()
-	spicy, err := startProgram("spicy", []string{"-h", host, "-p", port, "-w", spec.Password}, []string{"DISPLAY=" + display}, logf)
+	spicy, err := xsession.StartProgram("spicy", []string{"-h", host, "-p", port, "-w", spec.Password}, []string{"DISPLAY=" + display}, logf)
 	if err != nil {
 		return err
 	}
 	progs = append(progs, spicy)
-	dead.watch(spicy)
+	dead.Watch(spicy)
 	select {
 	case <-ready.up:
 		res.SessionUp = time.Since(started)
 		log.Info("the session is up", "after", res.SessionUp)
-	case <-dead.dead:
-		return fmt.Errorf("before it was up, %w (see x-client.log)", dead.err())
+	case <-dead.Dead():
+		return fmt.Errorf("before it was up, %w (see x-client.log)", dead.Err())
 	case <-time.After(spec.SessionTimeout):
 		return fmt.Errorf("the session was not up within %v (inputs linked: %v, a draw seen: %v; see x-client.log and the traces)",
 			spec.SessionTimeout, ready.inputs.Load(), ready.drawn.Load())
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	win, winRect, err := windowRect(ctx, display, "spice display.*")
+	win, winRect, err := xsession.WindowRect(ctx, display, "spice display.*")
 	if err != nil {
-		return dead.or(fmt.Errorf("spicy's window: %w", err))
+		return dead.Or(fmt.Errorf("spicy's window: %w", err))
 	}
-	if err := focus(ctx, display, win); err != nil {
-		return dead.or(err)
+	if err := xsession.Focus(ctx, display, win); err != nil {
+		return dead.Or(err)
 	}
 	select {
 	case <-time.After(spec.Settle):
-	case <-dead.dead:
-		return dead.err()
+	case <-dead.Dead():
+		return dead.Err()
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	press := func(k string) error {
-		_, err := xtool(ctx, display, 5*time.Second, "xdotool", "key", k)
+		_, err := xsession.XTool(ctx, display, 5*time.Second, "xdotool", "key", k)
 		return err
 	}
-	var watch *pixelWatch
+	var watch *keydraw.PixelWatch
 	if spec.Pixel {
-		if watch, err = startPixelWatch(display, win, winRect, traceStart); err != nil {
-			return dead.or(fmt.Errorf("the pixel watch on spicy's window: %w", err))
+		if watch, err = keydraw.StartPixelWatch(display, win, winRect, traceStart); err != nil {
+			return dead.Or(fmt.Errorf("the pixel watch on spicy's window: %w", err))
 		}
-		defer watch.close()
-		press = watch.press
+		defer watch.Close()
+		press = watch.Press
 	}
-	var pic *pictureWatch
+	var pic *picture.Watch
 	if spec.Picture {
-		pic = watchClientPicture(display, win, spec.Dir, traceStart)
+		pic = picture.WatchClient(display, win, spec.Dir, traceStart)
 	}
 	err = typeKeys(ctx, spec, press, dead, traceStart, res)
 	if pic != nil {
-		pic.finish(filepath.Join(spec.Dir, ClientPictureFile), log)
+		pic.Finish(filepath.Join(spec.Dir, picture.ClientPictureFile), log)
 	}
 	if err != nil {
 		return err
 	}
 	if spec.KeyTimeout > 0 {
-		if err := waitAnswers(ctx, answers, spec.Dir, res.TypingStart, res.TypingEnd, spec.KeyTimeout, answerPoll, dead); err != nil {
+		if err := xsession.WaitAnswers(ctx, answers, spec.Dir, res.TypingStart, res.TypingEnd, spec.KeyTimeout, answerPoll, dead); err != nil {
 			return err
 		}
 		if spec.Pixel {
@@ -214,18 +217,18 @@ func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *
 	}
 	res.Screenshot = takeScreenshot(ctx, display, win, spec.Dir, log)
 	if watch != nil {
-		if err := watch.finish(spec.Dir); err != nil {
-			return dead.or(fmt.Errorf("the pixel watch on spicy's window: %w", err))
+		if err := watch.Finish(spec.Dir); err != nil {
+			return dead.Or(fmt.Errorf("the pixel watch on spicy's window: %w", err))
 		}
 	}
 	// A death during the screenshot still leaves the last keys unanswered.
-	return dead.err()
+	return dead.Err()
 }
 
 // typeKeys presses a key every KeyInterval for Duration: the letters in
 // turn, and Return after every 40th so the lines stay short. It stops at
 // the session's first death, with that death.
-func typeKeys(ctx context.Context, spec clientSpec, press func(key string) error, dead *deaths, traceStart time.Time, res *ClientResult) error {
+func typeKeys(ctx context.Context, spec clientSpec, press func(key string) error, dead *xsession.Deaths, traceStart time.Time, res *ClientResult) error {
 	tick := time.NewTicker(spec.KeyInterval)
 	defer tick.Stop()
 	start := time.Now()
@@ -235,22 +238,22 @@ func typeKeys(ctx context.Context, spec clientSpec, press func(key string) error
 		if n%41 == 40 {
 			k = "Return"
 		}
-		if err := dead.err(); err != nil {
+		if err := dead.Err(); err != nil {
 			return fmt.Errorf("after %d keys, %w (see x-client.log)", res.Keys, err)
 		}
 		if err := press(k); err != nil {
-			return dead.or(err)
+			return dead.Or(err)
 		}
 		res.Keys++
 		select {
 		case <-tick.C:
-		case <-dead.dead:
+		case <-dead.Dead():
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
 	res.TypingEnd = time.Since(traceStart)
-	return dead.err()
+	return dead.Err()
 }
 
 // takeScreenshot saves spicy's window win as a PNG with ImageMagick's
@@ -262,7 +265,7 @@ func takeScreenshot(ctx context.Context, display, win, dir string, log *slog.Log
 		return ""
 	}
 	path := filepath.Join(dir, Screenshot)
-	if _, err := xtool(ctx, display, 20*time.Second, "import", "-window", win, path); err != nil {
+	if _, err := xsession.XTool(ctx, display, 20*time.Second, "import", "-window", win, path); err != nil {
 		log.Warn("no screenshot", "err", err)
 		return ""
 	}

@@ -12,11 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/spicelike"
 )
 
-// WriteRecording records the session of workload (DisplayVideo or
-// DisplayImages) over c.Reference (Record), keeps its first span (0 keeps
+// WriteRecording records the session of workload (xsession.DisplayVideo or
+// xsession.DisplayImages) over c.Reference (Record), keeps its first span (0 keeps
 // it all), names cmdline (the command's arguments) as its source, and
 // writes it as <c.Workdir>/<workload>.json.gz: a file for
 // spicelike/recordings.
@@ -59,7 +60,7 @@ func withoutWorkdir(args []string) []string {
 // flags recording does not use.
 func RecordFlags(fs *flag.FlagSet, record string, span time.Duration) []error {
 	var errs []error
-	if record != DisplayVideo && record != DisplayImages {
+	if record != xsession.DisplayVideo && record != xsession.DisplayImages {
 		errs = append(errs, fmt.Errorf("-record %q: want video or images, the display workload to record", record))
 	}
 	if span < 0 {
@@ -100,11 +101,11 @@ func UnusedFlags(fs *flag.FlagSet, summary, control bool, readings string) []err
 // returns puts what was given into a Config, saying what is wrong.
 func SettingsFlags(fs *flag.FlagSet) func(*Config) error {
 	serverOptions := fs.String("server-options", "", "spice-server settings, space-separated name=value, as Xspice's options of those names: "+
-		strings.Join(ServerOptionNames(), ", ")+" (for example \"streaming-video=all jpeg-wan-compression=always\"); default: spice-server's own")
+		strings.Join(xsession.ServerOptionNames(), ", ")+" (for example \"streaming-video=all jpeg-wan-compression=always\"); default: spice-server's own")
 	notSentLowat := fs.Int("notsent-lowat", 0, "TCP_NOTSENT_LOWAT in bytes on the TCP arms' carrier sockets, at both tunnel ends: how much each lets wait unsent (0: the kernel's default, unbounded)")
 	spiceRcvBuf := fs.Int("spice-rcvbuf", 0, "SO_RCVBUF in bytes of the tunnel's connections to spice-server: how much of its output waits unread (0: the kernel's default, autotuned)")
 	return func(c *Config) error {
-		opts, err := ParseServerOptions(*serverOptions)
+		opts, err := xsession.ParseServerOptions(*serverOptions)
 		c.ServerOptions, c.NotSentLowat, c.SpiceRcvBuf = opts, *notSentLowat, *spiceRcvBuf
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/transport"
 	"github.com/shakenfist/quicbench/transport/quicreno"
@@ -80,7 +81,7 @@ type Config struct {
 	Recording string `json:"recording,omitempty"`
 	// Control, when set, makes this the control: live sessions on the tcp
 	// arm over lossless links differing in their round trip, checked by
-	// Summarise. Arms must then be tcp alone and Readings live alone.
+	// summary.Summarise. Arms must then be tcp alone and Readings live alone.
 	Control bool `json:"control,omitempty"`
 	// Backend is the link backend: netem, emulator, or empty to choose.
 	Backend string `json:"backend,omitempty"`
@@ -95,7 +96,7 @@ type Config struct {
 	DepartureWindow time.Duration `json:"departure_window_ns,omitempty"`
 
 	// Display is the display workload beside the typed-into xterm:
-	// DisplayVideo, DisplayImages, or DisplayNone (empty). Its knobs are
+	// xsession.DisplayVideo, DisplayImages, or DisplayNone (empty). Its knobs are
 	// the window's size in pixels, the video's FrameRate (frames a
 	// second), the images' ImageInterval and KeyTimeout; they are zero
 	// without a workload (SetDisplay sets their defaults).
@@ -105,7 +106,7 @@ type Config struct {
 	FrameRate     int           `json:"frame_rate,omitempty"`
 	ImageInterval time.Duration `json:"image_interval_ns,omitempty"`
 	// KeyTimeout is, with a workload, how long a key may take to be
-	// drawn: keys are attributed by glyph (AnalyseGlyphs), a run waits
+	// drawn: keys are attributed by glyph (keydraw.AnalyseGlyphs), a run waits
 	// after its typing for its keys' answers up to KeyTimeout after the
 	// last, and a key not answered within it counts at it.
 	KeyTimeout time.Duration `json:"key_timeout_ns,omitempty"`
@@ -120,7 +121,7 @@ type Config struct {
 	Pixel bool `json:"pixel,omitempty"`
 
 	// ServerOptions are spice-server settings, name=value, named as
-	// Xspice's options (ServerOptionNames): "streaming-video=all".
+	// Xspice's options (xsession.ServerOptionNames): "streaming-video=all".
 	ServerOptions []string `json:"server_options,omitempty"`
 	// NotSentLowat, when positive, is TCP_NOTSENT_LOWAT in bytes on the
 	// carriers' TCP sockets (the TCP arms, both tunnel ends): how much
@@ -131,6 +132,11 @@ type Config struct {
 	// server end lets wait unread.
 	SpiceRcvBuf int `json:"spice_rcvbuf,omitempty"`
 }
+
+// KeyGoal is the key goal the docs read live cells against: an arm meets
+// it in a cell when its key-to-draw p95 (the median over repeats of each
+// repeat's own p95, the figure the verdicts compare) is at most KeyGoal.
+const KeyGoal = 300 * time.Millisecond
 
 // MaxRepeats bounds Config.Repeats.
 const MaxRepeats = 1000
@@ -316,7 +322,7 @@ func (c Config) validate(live bool) error {
 	if c.SessionTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("SessionTimeout %v: want a positive wait for the session to come up (the command waits a minute)", c.SessionTimeout))
 	}
-	_, err = ParseServerOptions(strings.Join(c.ServerOptions, " "))
+	_, err = xsession.ParseServerOptions(strings.Join(c.ServerOptions, " "))
 	errs = append(errs, err)
 	errs = append(errs, c.checkArmSettings()...)
 	errs = append(errs, c.checkNumbers(live)...)
@@ -453,10 +459,10 @@ func (c Config) CheckPrograms(recording bool) error {
 	if !recording && !slices.Contains(c.Readings, ReadingLive) && !(slices.Contains(c.Readings, ReadingReplay) && c.Recording == "") {
 		return nil
 	}
-	if miss := MissingPrograms(); miss != "" {
+	if miss := xsession.MissingPrograms(); miss != "" {
 		return fmt.Errorf("a live session cannot run here: %s", miss)
 	}
-	if miss := DisplayMissing(); miss != "" && c.Display != DisplayNone {
+	if miss := xsession.DisplayMissing(); miss != "" && c.Display != xsession.DisplayNone {
 		return fmt.Errorf("the display workload cannot run here: %s", miss)
 	}
 	return nil

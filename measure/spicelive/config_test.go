@@ -1,10 +1,13 @@
 package spicelive
 
 import (
+	"flag"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -54,5 +57,51 @@ func TestValidateSaysWhatIsWrong(t *testing.T) {
 	c.KeepAwake, c.DepartureWindow = true, time.Millisecond
 	if err := c.Validate(); err != nil {
 		t.Errorf("the emulator's settings with the backend left to choose: %v", err)
+	}
+}
+func TestValidateServerOptions(t *testing.T) {
+	c := goodConfig()
+	c.ServerOptions = []string{"jpeg-wan-compression=sometimes"}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "jpeg-wan-compression") {
+		t.Errorf("Validate with a bad server option: %v", err)
+	}
+}
+
+func TestSettingsFlags(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	set := SettingsFlags(fs)
+	if err := fs.Parse([]string{"-server-options", "deferred-fps=10", "-notsent-lowat", "16384", "-spice-rcvbuf", "65536"}); err != nil {
+		t.Fatal(err)
+	}
+	var c Config
+	if err := set(&c); err != nil || !slices.Equal(c.ServerOptions, []string{"deferred-fps=10"}) || c.NotSentLowat != 16384 || c.SpiceRcvBuf != 65536 {
+		t.Errorf("SettingsFlags gave %+v, %v", c, err)
+	}
+	fs = flag.NewFlagSet("t", flag.ContinueOnError)
+	set = SettingsFlags(fs)
+	_ = fs.Parse([]string{"-server-options", "deferred-fps"})
+	if err := set(&c); err == nil {
+		t.Error("a setting without a value was taken")
+	}
+}
+
+func TestNoWorkloadHasNoDisplaySpec(t *testing.T) {
+	if goodConfig().displaySpec() != nil {
+		t.Error("no workload has a spec")
+	}
+	if s := displayConfig(xsession.DisplayImages).displaySpec(); s == nil || s.Workload != xsession.DisplayImages || s.Width != DefaultImageWidth {
+		t.Errorf("the images workload's spec: %+v", s)
+	}
+}
+func TestDiffSettingsNamesWhatDiffers(t *testing.T) {
+	a := Config{Profiles: []string{"80:10"}, Repeats: 5, KeyInterval: 500 * time.Millisecond, Workdir: "a"}
+	b := a
+	b.Repeats, b.KeyInterval, b.Workdir = 3, time.Second, "b"
+	d := diffSettings(a, b)
+	if !strings.Contains(d, "repeats: 5 there, 3 asked") || !strings.Contains(d, "key_interval_ns") || strings.Contains(d, "profiles") {
+		t.Errorf("diff %q", d)
+	}
+	if diffSettings(a, a) != "" {
+		t.Error("a config differs from itself")
 	}
 }

@@ -7,22 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/spicelive/keydraw"
+	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
-)
-
-// The display workloads: what runs on Xspice's screen beside the typed-into
-// xterm to fill the display channel (Config.Display).
-const (
-	// DisplayNone runs no workload: the two xterms alone.
-	DisplayNone = ""
-	// DisplayVideo redraws a window at Config.FrameRate frames a second,
-	// smooth moving content that spice-server's stream detection sends as
-	// a video stream.
-	DisplayVideo = "video"
-	// DisplayImages draws a new noise image in a window every
-	// Config.ImageInterval, too seldom to be taken for video, compressing
-	// badly.
-	DisplayImages = "images"
 )
 
 // The display workloads' defaults, tuned so that both decisive links
@@ -51,19 +38,13 @@ const SaturatedShare = 0.7
 // its measured part; the summary marks runs with fewer.
 const MinTimedKeys = 100
 
-// screen is Xspice's screen size (xspiceConf's mode).
-var screen = spicetrace.Rect{Right: 1024, Bottom: 768}
-
-// displayGap is the gap between the xterms and the workload's window.
-const displayGap = 8
-
 // ParseDisplay reads a display workload's name: none, video or images
-// (none is DisplayNone, the empty string).
+// (none is xsession.DisplayNone, the empty string).
 func ParseDisplay(s string) (string, error) {
 	switch s {
-	case "none", DisplayNone:
-		return DisplayNone, nil
-	case DisplayVideo, DisplayImages:
+	case "none", xsession.DisplayNone:
+		return xsession.DisplayNone, nil
+	case xsession.DisplayVideo, xsession.DisplayImages:
 		return s, nil
 	}
 	return "", fmt.Errorf("-display %q: want none, video or images", s)
@@ -78,19 +59,19 @@ func (c *Config) SetDisplay(workload string) error {
 		return err
 	}
 	c.Display = w
-	if w == DisplayNone {
+	if w == xsession.DisplayNone {
 		return nil
 	}
 	if c.DisplayWidth == 0 && c.DisplayHeight == 0 {
 		c.DisplayWidth, c.DisplayHeight = DefaultImageWidth, DefaultImageHeight
-		if w == DisplayVideo {
+		if w == xsession.DisplayVideo {
 			c.DisplayWidth, c.DisplayHeight = DefaultVideoWidth, DefaultVideoHeight
 		}
 	}
-	if w == DisplayVideo && c.FrameRate == 0 {
+	if w == xsession.DisplayVideo && c.FrameRate == 0 {
 		c.FrameRate = DefaultFrameRate
 	}
-	if w == DisplayImages && c.ImageInterval == 0 {
+	if w == xsession.DisplayImages && c.ImageInterval == 0 {
 		c.ImageInterval = DefaultImageInterval
 	}
 	if c.KeyTimeout == 0 {
@@ -120,7 +101,7 @@ func (c Config) checkDisplay(live bool) []error {
 		bad("-display %q: want video, images, or empty for none", c.Display)
 		return errs
 	}
-	if c.Display == DisplayNone {
+	if c.Display == xsession.DisplayNone {
 		if c.DisplayWidth != 0 || c.DisplayHeight != 0 || c.FrameRate != 0 || c.ImageInterval != 0 || c.KeyTimeout != 0 {
 			bad("-display-size, -frame-rate, -image-interval and -key-timeout go with a display workload: give -display video or images, or leave them out")
 		}
@@ -128,25 +109,25 @@ func (c Config) checkDisplay(live bool) []error {
 	}
 	// The window goes right of the xterms (484 pixels wide with Debian's
 	// fixed font) on the 1024x768 screen.
-	if c.DisplayWidth < 96 || c.DisplayWidth > 520 || c.DisplayHeight < 96 || c.DisplayHeight > int(screen.Bottom) {
-		bad("-display-size %dx%d: want 96 to 520 pixels wide (it sits right of the xterms) and 96 to %d high", c.DisplayWidth, c.DisplayHeight, screen.Bottom)
+	if c.DisplayWidth < 96 || c.DisplayWidth > 520 || c.DisplayHeight < 96 || c.DisplayHeight > int(xsession.Screen.Bottom) {
+		bad("-display-size %dx%d: want 96 to 520 pixels wide (it sits right of the xterms) and 96 to %d high", c.DisplayWidth, c.DisplayHeight, xsession.Screen.Bottom)
 	}
 	if c.KeyTimeout < time.Second || c.KeyTimeout > time.Minute {
 		bad("-key-timeout %v: want 1s to 1m", c.KeyTimeout)
 	}
-	if live && c.KeyInterval > 0 && int(c.Duration/c.KeyInterval) > MaxGlyphKeys {
+	if live && c.KeyInterval > 0 && int(c.Duration/c.KeyInterval) > keydraw.MaxGlyphKeys {
 		bad("-duration %v at -key-interval %v types %d keys: the typing xterm holds %d without scrolling; give a shorter run or a longer interval",
-			c.Duration, c.KeyInterval, int(c.Duration/c.KeyInterval), MaxGlyphKeys)
+			c.Duration, c.KeyInterval, int(c.Duration/c.KeyInterval), keydraw.MaxGlyphKeys)
 	}
 	switch c.Display {
-	case DisplayVideo:
+	case xsession.DisplayVideo:
 		if c.FrameRate < 5 || c.FrameRate > 60 {
 			bad("-frame-rate %d: want 5 to 60 frames a second (spice-server takes updates closer than 200 ms for video)", c.FrameRate)
 		}
 		if c.ImageInterval != 0 {
 			bad("-image-interval is the images workload's: leave it out with -display video")
 		}
-	case DisplayImages:
+	case xsession.DisplayImages:
 		if c.ImageInterval < 100*time.Millisecond || c.ImageInterval > 10*time.Second {
 			bad("-image-interval %v: want 100ms to 10s", c.ImageInterval)
 		}
@@ -155,78 +136,6 @@ func (c Config) checkDisplay(live bool) []error {
 		}
 	}
 	return errs
-}
-
-// displaySpec is the server role's display workload.
-type displaySpec struct {
-	Workload      string        `json:"workload"`
-	Width         int           `json:"width"`
-	Height        int           `json:"height"`
-	FrameRate     int           `json:"frame_rate,omitempty"`
-	ImageInterval time.Duration `json:"image_interval_ns,omitempty"`
-}
-
-// displaySpec is c's workload for the server role, or nil for none.
-func (c Config) displaySpec() *displaySpec {
-	if c.Display == DisplayNone {
-		return nil
-	}
-	return &displaySpec{Workload: c.Display, Width: c.DisplayWidth, Height: c.DisplayHeight, FrameRate: c.FrameRate, ImageInterval: c.ImageInterval}
-}
-
-// displayTitle is the workload window's name (gst-launch's ximagesink
-// names its window after the program).
-const displayTitle = "gst-launch-1.0"
-
-// pipeline is the gst-launch-1.0 pipeline that draws the workload: a live
-// test source at the workload's size and rate into an X window.
-//
-// Video is the zone plate moving in time: smooth rings that change every
-// frame, which spice-server's stream detection counts as natural content
-// and sends as a video stream (MJPEG), and which compresses badly as one.
-// Images are colour noise, a fresh image each time read from descriptor
-// 3 (the caller gives it /dev/urandom), at a rate too low for stream
-// detection, which no image codec can shrink.
-func (d displaySpec) pipeline() ([]string, error) {
-	var src []string
-	var rate string
-	switch d.Workload {
-	case DisplayVideo:
-		src = []string{"videotestsrc", "is-live=true", "pattern=zone-plate", "kx2=20", "ky2=20", "kt=1", "kt2=3"}
-		rate = fmt.Sprintf("%d/1", d.FrameRate)
-	case DisplayImages:
-		ms := d.ImageInterval.Milliseconds()
-		if ms <= 0 {
-			return nil, fmt.Errorf("images workload with an interval of %v", d.ImageInterval)
-		}
-		// Raw frames read from descriptor 3 (random bytes): rawvideoparse
-		// stamps them at the rate, and the sink shows each in its turn.
-		rate = fmt.Sprintf("1000/%d", ms)
-		src = []string{"fdsrc", "fd=3", "!", "rawvideoparse", fmt.Sprintf("width=%d", d.Width), fmt.Sprintf("height=%d", d.Height),
-			"format=bgrx", "framerate=" + rate}
-	default:
-		return nil, fmt.Errorf("no display workload %q: want video or images", d.Workload)
-	}
-	if d.Width <= 0 || d.Height <= 0 {
-		return nil, fmt.Errorf("display workload of %dx%d pixels", d.Width, d.Height)
-	}
-	args := append([]string{"-q"}, src...)
-	args = append(args, "!", fmt.Sprintf("video/x-raw,width=%d,height=%d,framerate=%s", d.Width, d.Height, rate),
-		"!", "videoconvert", "!", "ximagesink", "sync=true", "force-aspect-ratio=false")
-	return args, nil
-}
-
-// placeDisplay is where the workload's window goes: right of the xterms,
-// at the top of the screen, or an error when it would not fit there.
-func placeDisplay(width, height int, xterms ...spicetrace.Rect) (x, y int, err error) {
-	for _, r := range xterms {
-		x = max(x, int(r.Right)+displayGap)
-	}
-	if x+width > int(screen.Right) || height > int(screen.Bottom) {
-		return 0, 0, fmt.Errorf("a %dx%d workload window does not fit right of the xterms (from x=%d) on the %dx%d screen: make -display-size smaller",
-			width, height, x, screen.Right, screen.Bottom)
-	}
-	return x, 0, nil
 }
 
 // DisplayLoad is what the display channel carried from the server over
@@ -290,4 +199,12 @@ func Saturated(displayMbit, linkMbit float64) bool {
 // same arm's synthetic bulk channel carries on the same link and loss.
 func LimitedByTransport(displayMbit, ceilingMbit float64) bool {
 	return ceilingMbit > 0 && displayMbit >= SaturatedShare*ceilingMbit
+}
+
+// displaySpec is c's workload for the server role, or nil for none.
+func (c Config) displaySpec() *xsession.DisplaySpec {
+	if c.Display == xsession.DisplayNone {
+		return nil
+	}
+	return &xsession.DisplaySpec{Workload: c.Display, Width: c.DisplayWidth, Height: c.DisplayHeight, FrameRate: c.FrameRate, ImageInterval: c.ImageInterval}
 }

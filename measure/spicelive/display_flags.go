@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 )
 
 // SetDisplayFlags sets c's display workload and its knobs from a
@@ -17,17 +19,17 @@ func (c *Config) SetDisplayFlags(display, size string, frameRate int, imageInter
 		return err
 	}
 	var errs []error
-	for _, k := range []struct{ name, use string }{{"display-size", ""}, {"frame-rate", DisplayVideo},
-		{"image-interval", DisplayImages}, {"key-timeout", ""}} {
+	for _, k := range []struct{ name, use string }{{"display-size", ""}, {"frame-rate", xsession.DisplayVideo},
+		{"image-interval", xsession.DisplayImages}, {"key-timeout", ""}} {
 		switch {
 		case !given(k.name):
-		case c.Display == DisplayNone:
+		case c.Display == xsession.DisplayNone:
 			errs = append(errs, fmt.Errorf("-%s goes with a display workload: give -display video or images, or leave it out", k.name))
 		case k.use != "" && k.use != c.Display:
 			errs = append(errs, fmt.Errorf("-%s is for -display %s: leave it out with -display %s", k.name, k.use, c.Display))
 		}
 	}
-	if c.Display == DisplayNone || len(errs) > 0 {
+	if c.Display == xsession.DisplayNone || len(errs) > 0 {
 		return errors.Join(errs...)
 	}
 	if size != "" {
@@ -39,9 +41,9 @@ func (c *Config) SetDisplayFlags(display, size string, frameRate int, imageInter
 	}
 	c.KeyTimeout = keyTimeout
 	switch c.Display {
-	case DisplayVideo:
+	case xsession.DisplayVideo:
 		c.FrameRate = frameRate
-	case DisplayImages:
+	case xsession.DisplayImages:
 		c.ImageInterval = imageInterval
 	}
 	return nil

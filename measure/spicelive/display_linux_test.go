@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/spicelive/keydraw"
+	"github.com/shakenfist/quicbench/measure/spicelive/picture"
+	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -26,13 +29,13 @@ func TestLiveDisplayWorkloads(t *testing.T) {
 		t.Skip("two live sessions; -short skips them")
 	}
 	needLive(t)
-	if miss := DisplayMissing(); miss != "" {
+	if miss := xsession.DisplayMissing(); miss != "" {
 		t.Skip("no display workload here: " + miss)
 	}
 	if left := ours(t); len(left) > 0 {
 		t.Skipf("a live session's programs are already running here: %v", left)
 	}
-	for _, w := range []string{DisplayVideo, DisplayImages} {
+	for _, w := range []string{xsession.DisplayVideo, xsession.DisplayImages} {
 		t.Run(w, func(t *testing.T) {
 			c := smokeConfig(t, "20:2", transport.ArmTCP)
 			c.Duration, c.Warmup = 20*time.Second, 3*time.Second
@@ -66,12 +69,12 @@ func TestLiveDisplayWorkloads(t *testing.T) {
 				t.Logf("%s: %.2f Mbit/s on the display, %.0f%% of the link, %.0f%% of it video stream frames", w, d.Mbit, d.Share*100,
 					100*float64(d.StreamBytes)/float64(max(1, d.Bytes)))
 			}
-			if w == DisplayImages && d != nil && d.StreamBytes > 0 {
+			if w == xsession.DisplayImages && d != nil && d.StreamBytes > 0 {
 				t.Errorf("noise images were sent as %d bytes of video stream", d.StreamBytes)
 			}
 			checkPicture(t, w, rec.Picture)
 			a := rec.Analysis
-			if a.Method != MethodGlyph || a.Keys == 0 || a.TypingDraws == 0 {
+			if a.Method != keydraw.MethodGlyph || a.Keys == 0 || a.TypingDraws == 0 {
 				t.Errorf("analysis %q: %d keys, %d typing draws", a.Method, a.Keys, a.TypingDraws)
 			}
 			for _, s := range a.Samples {
@@ -95,7 +98,7 @@ func TestLiveDisplayWorkloads(t *testing.T) {
 // the workload's bytes, as a stream or as images, most of the display
 // channel's. The client may count a few more, should spicy show a frame
 // in two paints that a read-back falls between.
-func checkPicture(t *testing.T, workload string, p *PictureRecord) {
+func checkPicture(t *testing.T, workload string, p *picture.PictureRecord) {
 	t.Helper()
 	if p == nil {
 		t.Error("no picture figures in the run's record")

@@ -1,17 +1,14 @@
 package spicelive
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
-	"github.com/shakenfist/quicbench/stats"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -95,11 +92,11 @@ func displayConfig(w string) Config {
 
 func TestSetDisplaySetsTheWorkloadsDefaults(t *testing.T) {
 	v, im := displayConfig("video"), displayConfig("images")
-	if v.Display != DisplayVideo || v.DisplayWidth != DefaultVideoWidth || v.DisplayHeight != DefaultVideoHeight || v.FrameRate != DefaultFrameRate ||
+	if v.Display != xsession.DisplayVideo || v.DisplayWidth != DefaultVideoWidth || v.DisplayHeight != DefaultVideoHeight || v.FrameRate != DefaultFrameRate ||
 		v.ImageInterval != 0 || v.KeyTimeout != DefaultKeyTimeout {
 		t.Errorf("video: %+v", v)
 	}
-	if im.Display != DisplayImages || im.DisplayWidth != DefaultImageWidth || im.ImageInterval != DefaultImageInterval || im.FrameRate != 0 {
+	if im.Display != xsession.DisplayImages || im.DisplayWidth != DefaultImageWidth || im.ImageInterval != DefaultImageInterval || im.FrameRate != 0 {
 		t.Errorf("images: %+v", im)
 	}
 	for _, c := range []Config{v, im} {
@@ -108,7 +105,7 @@ func TestSetDisplaySetsTheWorkloadsDefaults(t *testing.T) {
 		}
 	}
 	n := goodConfig()
-	if err := n.SetDisplay("none"); err != nil || n.Display != DisplayNone || n.KeyTimeout != 0 {
+	if err := n.SetDisplay("none"); err != nil || n.Display != xsession.DisplayNone || n.KeyTimeout != 0 {
 		t.Errorf("none: %v %+v", err, n)
 	}
 	if err := n.SetDisplay("movie"); err == nil || !strings.Contains(err.Error(), `"movie"`) {
@@ -179,12 +176,14 @@ func TestKeyChecksOnlyWithLiveSessions(t *testing.T) {
 			live bool
 		}{
 			{"live", func(c *Config) { c.Readings = []string{ReadingLive} }, true},
-			{"all three", func(c *Config) { c.Readings, c.Recording = AllReadings(), DisplayVideo }, true},
+			{"all three", func(c *Config) { c.Readings, c.Recording = AllReadings(), xsession.DisplayVideo }, true},
 			{"control", func(c *Config) {
 				c.Control, c.Arms, c.Readings = true, []transport.Arm{transport.ArmTCP}, []string{ReadingLive}
 			}, true},
 			{"replay recorded here", func(c *Config) { c.Readings = []string{ReadingReplay, ReadingSynthetic} }, true},
-			{"replay shipped", func(c *Config) { c.Readings, c.Recording = []string{ReadingReplay, ReadingSynthetic}, DisplayVideo }, false},
+			{"replay shipped", func(c *Config) {
+				c.Readings, c.Recording = []string{ReadingReplay, ReadingSynthetic}, xsession.DisplayVideo
+			}, false},
 			{"synthetic", func(c *Config) { c.Readings = []string{ReadingSynthetic} }, false},
 		} {
 			c := displayConfig("video")
@@ -201,137 +200,5 @@ func TestKeyChecksOnlyWithLiveSessions(t *testing.T) {
 				t.Errorf("%s for %s, where no keys are typed: %v, want it taken", k.name, r.name, err)
 			}
 		}
-	}
-}
-
-func TestPipelines(t *testing.T) {
-	v, err := displayConfig("video").displaySpec().pipeline()
-	if err != nil {
-		t.Fatal(err)
-	}
-	vs := strings.Join(v, " ")
-	for _, want := range []string{"videotestsrc is-live=true pattern=zone-plate", "video/x-raw,width=520,height=560,framerate=25/1", "! ximagesink"} {
-		if !strings.Contains(vs, want) {
-			t.Errorf("the video pipeline %q lacks %q", vs, want)
-		}
-	}
-	c := displayConfig("images")
-	c.ImageInterval = 400 * time.Millisecond
-	im, err := c.displaySpec().pipeline()
-	if err != nil {
-		t.Fatal(err)
-	}
-	is := strings.Join(im, " ")
-	for _, want := range []string{"fdsrc fd=3 ! rawvideoparse width=260 height=200 format=bgrx framerate=1000/400", "! ximagesink"} {
-		if !strings.Contains(is, want) {
-			t.Errorf("the images pipeline %q lacks %q", is, want)
-		}
-	}
-	if goodConfig().displaySpec() != nil {
-		t.Error("no workload has a spec")
-	}
-	if _, err := (displaySpec{Workload: "movie", Width: 10, Height: 10}).pipeline(); err == nil {
-		t.Error("an unknown workload has a pipeline")
-	}
-}
-
-func TestPlaceDisplayRightOfTheXterms(t *testing.T) {
-	x, y, err := placeDisplay(520, 560, typingArea, busyArea)
-	if err != nil || x != 492 || y != 0 {
-		t.Errorf("placed at %d,%d (%v), want 492,0", x, y, err)
-	}
-	r := spicetrace.Rect{Left: int32(x), Top: int32(y), Right: int32(x + 520), Bottom: int32(y + 560)}
-	if r.Intersects(typingArea) || r.Intersects(busyArea) || r.Right > screen.Right {
-		t.Errorf("%+v overlaps an xterm or leaves the screen", r)
-	}
-	if _, _, err := placeDisplay(540, 100, typingArea, busyArea); err == nil || !strings.Contains(err.Error(), "does not fit") {
-		t.Errorf("a window too wide: %v", err)
-	}
-}
-
-// writeDisplayRuns writes live runs of arm with the given display
-// throughputs, each with keys samples after a 1 s warm-up.
-func writeDisplayRuns(t *testing.T, c Config, reading string, arm transport.Arm, cell results.Cell, base time.Duration, keys int, mbit ...float64) {
-	t.Helper()
-	for i, m := range mbit {
-		r := fakeRun(cell, arm, i+1, base)
-		r.Samples = nil
-		for k := range keys {
-			r.Samples = append(r.Samples, stats.Sample{Offset: time.Second + time.Duration(k)*500*time.Millisecond, RTT: base + time.Duration(k%20)*time.Millisecond})
-		}
-		r.ThroughputMbit = m
-		if err := results.WriteJSON(filepath.Join(results.RunDir(c.ReadingDir(reading), cell, string(arm), i+1), results.RunFile), r); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// With a workload the summary lists each live run's display against the
-// link and beside the synthetic reading's bulk rate for the same arm and
-// cell, marks the runs that did not saturate it (putting each down to the
-// transport or the workload by that rate, or saying it is absent) or timed
-// too few keys, and names the first beside the live verdict; without one
-// it says nothing of the kind.
-func TestSummaryMarksRunsThatDidNotSaturate(t *testing.T) {
-	c := displayConfig(DisplayVideo)
-	c.Workdir, c.Readings, c.Arms, c.Repeats, c.Warmup = t.TempDir(), []string{ReadingLive, ReadingSynthetic}, []transport.Arm{transport.ArmTCP, transport.ArmQUIC}, 2, time.Second
-	cell, _, _ := c.cell("80:10:1")
-	cell.CC = "reno"
-	writeDisplayRuns(t, c, ReadingLive, transport.ArmTCP, cell, ms(900), 120, 9.1, 7.0)
-	writeDisplayRuns(t, c, ReadingLive, transport.ArmQUIC, cell, ms(1900), 120, 6.9, 8.2)
-	writeDisplayRuns(t, c, ReadingSynthetic, transport.ArmTCP, cell, ms(200), 50, 2.5, 2.7)
-	var out bytes.Buffer
-	if err := Summarise(&out, c); err != nil {
-		t.Fatal(err)
-	}
-	s := out.String()
-	for _, want := range []string{
-		"Display workload: video, a 520x560 window at 25 frames a second.",
-		"the synthetic reading's bulk rate for the same arm, cell and loss, the transport's own ceiling on that link",
-		"| live | quic against tcp | +1000.0 |",
-		"Did not saturate: quic r1 (6.90 Mbit/s).",
-		"| tcp | r1 | 9.10 | 91% | 2.60 | 120 |  |",
-		"| tcp | r2 | 7.00 | 70% | 2.60 | 120 |  |",
-		"| quic | r1 | 6.90 | 69% | none: no synthetic reading of this arm in this cell | 120 | did not saturate; no synthetic reading to tell the transport's limit from the workload's |",
-	} {
-		if !strings.Contains(s, want) {
-			t.Errorf("the summary lacks %q:\n%s", want, s)
-		}
-	}
-	// Under loss the transport's own ceiling decides: quic's synthetic
-	// bulk at 7 Mbit/s puts a 6.9 display down to the transport, at 10
-	// to the workload.
-	for _, tc := range []struct {
-		ceiling float64
-		want    string
-	}{
-		{7, "| quic | r1 | 6.90 | 69% | 7.00 | 120 | did not saturate: the transport's limit (99% of its synthetic 7.00) |"},
-		{10, "| quic | r1 | 6.90 | 69% | 10.00 | 120 | did not saturate: the workload's limit (69% of the transport's synthetic 10.00) |"},
-	} {
-		ceiling, want := tc.ceiling, tc.want
-		writeDisplayRuns(t, c, ReadingSynthetic, transport.ArmQUIC, cell, ms(200), 50, ceiling, ceiling)
-		out.Reset()
-		if err := Summarise(&out, c); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("the summary lacks %q:\n%s", want, out.String())
-		}
-	}
-	writeDisplayRuns(t, c, ReadingLive, transport.ArmQUIC, cell, ms(1900), 80, 8.2)
-	out.Reset()
-	if err := Summarise(&out, c); err != nil {
-		t.Fatal(err)
-	}
-	if want := "| quic | r1 | 8.20 | 82% | 10.00 | 80 | fewer than 100 timed keys |"; !strings.Contains(out.String(), want) {
-		t.Errorf("the summary lacks %q:\n%s", want, out.String())
-	}
-	c.Display, c.DisplayWidth, c.DisplayHeight, c.FrameRate, c.KeyTimeout = DisplayNone, 0, 0, 0, 0
-	out.Reset()
-	if err := Summarise(&out, c); err != nil {
-		t.Fatal(err)
-	}
-	if s := out.String(); strings.Contains(s, "saturate") || strings.Contains(s, "Display workload") {
-		t.Errorf("a summary without a workload speaks of one:\n%s", s)
 	}
 }

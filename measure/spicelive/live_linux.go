@@ -16,6 +16,7 @@ import (
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/rig"
+	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 	"github.com/shakenfist/quicbench/transport"
@@ -119,7 +120,7 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 		Display: c.displaySpec(), Options: ar.serverOptions, SpiceRcvBuf: ar.spiceRcvBuf}}
 	cspec := liveSpec{RoleBase: cbase, Client: &clientSpec{Arm: arm, Password: password, Dir: dir, Duration: c.Duration,
 		KeyInterval: c.KeyInterval, Settle: c.Settle, SessionTimeout: c.SessionTimeout, Pixel: c.Pixel, KeyTimeout: c.KeyTimeout,
-		Picture: c.Display != DisplayNone}}
+		Picture: c.Display != xsession.DisplayNone}}
 	defer rg.StopServer()
 	cpuFrom, cpuErr := hostcpu.Read()
 	if err := rg.StartServer(ctx, sspec); err != nil {
@@ -157,7 +158,7 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 		return rec, err
 	}
 	rig.RecordStates(run, rec.Server.State, rec.Client.State)
-	tr, err := readTrace(filepath.Join(dir, ClientTrace))
+	tr, err := ReadTrace(filepath.Join(dir, ClientTrace))
 	if err != nil {
 		return rec, err
 	}
@@ -170,7 +171,7 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 		}
 	}
 	fillRun(run, c, rec, tr)
-	if c.Display != DisplayNone {
+	if c.Display != xsession.DisplayNone {
 		l, err := displayLoad(tr, rec.Client.TypingStart+c.Warmup, rec.Client.TypingEnd, prof.RateMbit)
 		if err != nil {
 			return rec, fmt.Errorf("the display's load: %w", err)
@@ -223,8 +224,8 @@ func (o outcome) err() error {
 // counting as unanswered the keys typed that never reached the tunnel,
 // and returns how many did not.
 func (rec *LiveRecord) analyse(c Config, tr *spicetrace.Trace) int {
-	rec.Analysis = analyseRun(c, tr, rec.Server, rec.Client)
-	return rec.Analysis.countTyped(rec.Client.Keys)
+	rec.Analysis = AnalyseRun(c, tr, rec.Server, rec.Client)
+	return rec.Analysis.CountTyped(rec.Client.Keys)
 }
 
 // tunnelOptions are both tunnel ends' transport options for a run of arm:

@@ -1,6 +1,7 @@
 package spicelive
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -46,7 +47,7 @@ func TestPlanShufflesArmsPerRepeat(t *testing.T) {
 		if !slices.Equal(positions[r], []int{1, 2, 3, 4, 5}) {
 			t.Errorf("repeat %d positions %v, want 1 to 5", r+1, positions[r])
 		}
-		distinct[armList(o)] = true
+		distinct[fmt.Sprint(o)] = true
 		firsts[o[0]] = true
 	}
 	if len(distinct) < 5 || len(firsts) < 3 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
@@ -66,7 +67,7 @@ func TestReplayPlaysTheShippedRecording(t *testing.T) {
 // session left in the work directory would otherwise be returned).
 func TestRecordChecksTheKeys(t *testing.T) {
 	c := displayConfig("images")
-	c.Readings, c.Recording, c.Workdir = []string{ReadingSynthetic}, DisplayImages, t.TempDir()
+	c.Readings, c.Recording, c.Workdir = []string{ReadingSynthetic}, xsession.DisplayImages, t.TempDir()
 	c.Duration = 10 * time.Minute
 	if err := c.Validate(); err != nil {
 		t.Fatalf("no keys typed: %v", err)

@@ -4,11 +4,16 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/shakenfist/quicbench/internal/hostcpu"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/spicelive/keydraw"
+	"github.com/shakenfist/quicbench/measure/spicelive/picture"
+	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/measure/spicetunnel"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 	"github.com/shakenfist/quicbench/stats"
@@ -30,7 +35,7 @@ const (
 // LiveRecord is what a live run adds to its run.json, in LiveFile.
 type LiveRecord struct {
 	// Analysis is the key-to-draw figure read from the client trace.
-	Analysis Analysis `json:"analysis"`
+	Analysis keydraw.Analysis `json:"analysis"`
 	// Display is what the display channel carried in the measured part,
 	// for a run with a display workload.
 	Display *DisplayLoad `json:"display,omitempty"`
@@ -38,7 +43,7 @@ type LiveRecord struct {
 	Server *ServerResult `json:"server,omitempty"`
 	Client *ClientResult `json:"client,omitempty"`
 	// Pixel is the key-to-pixel figure, when Config.Pixel asked for it.
-	Pixel *PixelAnalysis `json:"pixel,omitempty"`
+	Pixel *keydraw.PixelAnalysis `json:"pixel,omitempty"`
 	// Position is the run's place in its repeat's order of arms, from 1.
 	Position int `json:"position,omitempty"`
 	// HostCPU is how the host's CPUs were spent from the server role's
@@ -46,7 +51,7 @@ type LiveRecord struct {
 	HostCPU *hostcpu.Use `json:"host_cpu,omitempty"`
 	// Picture is the display workload's frames at the client against
 	// those drawn, for a run with a display workload.
-	Picture *PictureRecord `json:"picture,omitempty"`
+	Picture *picture.PictureRecord `json:"picture,omitempty"`
 }
 
 // ServerResult is what the server role reports.
@@ -131,4 +136,71 @@ func fillRun(run *results.Run, c Config, rec *LiveRecord, tr *spicetrace.Trace) 
 			run.ChannelErrors = append(run.ChannelErrors, fmt.Sprintf("client end, channel %d not followed: %s", ch.Channel, ch.ParseError))
 		}
 	}
+}
+
+// AnalyseRun is the key-to-draw analysis of a live run of c: by glyph
+// with a display workload, else each key's first draw before the next.
+func AnalyseRun(c Config, tr *spicetrace.Trace, s *ServerResult, cl *ClientResult) keydraw.Analysis {
+	if c.Display != xsession.DisplayNone {
+		return keydraw.AnalyseGlyphs(tr, s.Typing, s.Busy, cl.TypingStart, cl.TypingEnd, cl.AnswersEnd, c.KeyTimeout)
+	}
+	return keydraw.Analyse(tr, s.Typing, s.Busy, cl.TypingStart)
+}
+
+// analysePixels reads the client role's keydraw.PixelCapture in dir and puts the
+// key-to-pixel figure of a live run of c into rec.Pixel
+// (keydraw.AnalyseCapture).
+func (rec *LiveRecord) analysePixels(c Config, dir string, tr *spicetrace.Trace) error {
+	var pc keydraw.PixelCapture
+	if err := results.ReadJSON(filepath.Join(dir, keydraw.PixelCaptureFile), &pc); err != nil {
+		return fmt.Errorf("key-to-pixel was asked for, and the client role's capture cannot be read: %w", err)
+	}
+	if len(pc.Keys) != rec.Client.Keys {
+		return fmt.Errorf("the pixel capture has %d keys, and the client role typed %d", len(pc.Keys), rec.Client.Keys)
+	}
+	p, err := keydraw.AnalyseCapture(pc, tr, rec.Analysis, rec.Server.Typing, c.Display != xsession.DisplayNone,
+		rec.Client.TypingStart, rec.Client.TypingEnd, rec.Client.AnswersEnd, c.KeyTimeout, c.Warmup)
+	if err != nil {
+		return err
+	}
+	rec.Pixel = &p
+	return nil
+}
+
+// analysePicture reads the two roles' frame captures in dir and puts the
+// picture of the measured part into rec.Picture.
+func (rec *LiveRecord) analysePicture(c Config, dir string, tr *spicetrace.Trace) error {
+	if rec.Server == nil || rec.Server.Workload == nil || rec.Client == nil {
+		return errors.New("the run's record has no display workload's window")
+	}
+	var cl, sv picture.FrameCapture
+	if err := results.ReadJSON(filepath.Join(dir, picture.ClientPictureFile), &cl); err != nil {
+		return fmt.Errorf("the client's frame capture: %w", err)
+	}
+	if err := results.ReadJSON(filepath.Join(dir, picture.ServerPictureFile), &sv); err != nil {
+		return fmt.Errorf("the server's frame capture: %w", err)
+	}
+	p, err := picture.Analyse(cl, sv, tr, *rec.Server.Workload, rec.Client.TypingStart+c.Warmup, rec.Client.TypingEnd)
+	if err != nil {
+		return err
+	}
+	switch {
+	case c.Display == xsession.DisplayVideo:
+		p.NominalFPS = float64(c.FrameRate)
+	case c.Display == xsession.DisplayImages && c.ImageInterval > 0:
+		p.NominalFPS = float64(time.Second) / float64(c.ImageInterval)
+	}
+	p.Good = picture.GoodPicture(p.ClientFPS, p.NominalFPS)
+	rec.Picture = &p
+	return nil
+}
+
+// ReadTrace reads the trace file at path, such as a live run's ClientTrace.
+func ReadTrace(path string) (*spicetrace.Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return spicetrace.Read(f)
 }

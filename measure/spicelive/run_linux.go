@@ -32,7 +32,7 @@ import (
 // It returns nil when every run was measured; an error wrapping
 // ErrRunsFailed when some failed (each run.json says why); ErrWorkdir
 // when the work directory is locked or was made with other settings; and
-// results.ErrInterrupted when ctx ended. Summarise reads what it recorded.
+// results.ErrInterrupted when ctx ended. summary.Summarise reads what it recorded.
 // The process must call MaybeRunRole first thing, as Run starts the
 // roles as this binary again, and Prepare before Run.
 func Run(ctx context.Context, c Config, progress io.Writer, log *slog.Logger) error {
@@ -203,15 +203,15 @@ func ensureReference(ctx context.Context, c Config, log *slog.Logger) (*spicelik
 	if err := results.ReadJSON(filepath.Join(dir, LiveFile), &rec); err != nil {
 		return nil, err
 	}
-	client, err := readTrace(filepath.Join(dir, ClientTrace))
+	client, err := ReadTrace(filepath.Join(dir, ClientTrace))
 	if err != nil {
 		return nil, err
 	}
-	server, err := readTrace(filepath.Join(dir, ServerTrace))
+	server, err := ReadTrace(filepath.Join(dir, ServerTrace))
 	if err != nil {
 		return nil, err
 	}
-	analyseRun(c, client, rec.Server, rec.Client).Tag(client)
+	AnalyseRun(c, client, rec.Server, rec.Client).Tag(client)
 	rp, err := spicelike.ReplayFromTraces(client, server, rec.Client.TypingStart, rec.Client.TypingEnd)
 	if err != nil {
 		return nil, err

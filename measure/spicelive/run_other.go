@@ -21,9 +21,6 @@ func MaybeRunRole() { bench.MaybeRunRole() }
 // Prepare fails: live sessions run on Linux only.
 func Prepare() error { return errLinuxOnly }
 
-// MissingPrograms is empty: Prepare says why nothing runs here.
-func MissingPrograms() string { return "" }
-
 // Run fails: live sessions run on Linux only.
 func Run(context.Context, Config, io.Writer, *slog.Logger) error { return errLinuxOnly }
 

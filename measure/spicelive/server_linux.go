@@ -17,6 +17,8 @@ import (
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/rig"
+	"github.com/shakenfist/quicbench/measure/spicelive/picture"
+	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/measure/spicetunnel"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 	"github.com/shakenfist/quicbench/transport"
@@ -88,7 +90,7 @@ type serverSpec struct {
 	// BusyInterval is the pause between the busy xterm's lines.
 	BusyInterval time.Duration `json:"busy_interval_ns"`
 	// Display is the display workload, or nil for none.
-	Display *displaySpec `json:"display,omitempty"`
+	Display *xsession.DisplaySpec `json:"display,omitempty"`
 	// Options are Config.ServerOptions.
 	Options []string `json:"options,omitempty"`
 	// SpiceRcvBuf is Config.SpiceRcvBuf.
@@ -101,14 +103,14 @@ type serverSpec struct {
 // which.
 func runServer(ctx context.Context, base rig.RoleBase, spec serverSpec, log *slog.Logger) (ServerResult, error) {
 	var res ServerResult
-	dead := newDeaths()
+	dead := xsession.NewDeaths()
 	logf, err := os.Create(filepath.Join(spec.Dir, "x-server.log"))
 	if err != nil {
 		return res, err
 	}
 	defer logf.Close()
-	var progs []*program
-	defer func() { stopAll(progs) }()
+	var progs []*xsession.Program
+	defer func() { xsession.StopAll(progs) }()
 	conf := filepath.Join(spec.Dir, "xspice.conf")
 	if err := os.WriteFile(conf, []byte(xspiceConf), 0o644); err != nil {
 		return res, err
@@ -118,22 +120,22 @@ func runServer(ctx context.Context, base rig.RoleBase, spec serverSpec, log *slo
 		return res, fmt.Errorf("spice address %q: %w", spec.SpiceAddr, err)
 	}
 	env := []string{"XSPICE_ADDR=" + host, "XSPICE_PORT=" + port, "XSPICE_PASSWORD=" + spec.Password, "QXL_NUM_HEADS=1"}
-	env = append(env, serverEnv(spec.Options)...)
+	env = append(env, xsession.ServerEnv(spec.Options)...)
 	xargs := []string{"-config", conf, "-noreset", "-nolisten", "tcp", "-logfile", filepath.Join(spec.Dir, "xorg.log")}
 	typingCmd := "exec cat >/dev/null"
 	if spec.Display != nil {
-		// Keys are told apart by their glyphs (AnalyseGlyphs): no cursor
+		// Keys are told apart by their glyphs (keydraw.AnalyseGlyphs): no cursor
 		// draws beside them, and no key repeated by an X server that a
 		// full display channel holds up between a key's press and release.
 		xargs = append(xargs, "-ardelay", "60000")
 		typingCmd = `printf '\033[?25l'; ` + typingCmd
 	}
-	xorg, display, err := startXServer(ctx, "Xorg", xargs, env, logf, spec.Dir)
+	xorg, display, err := xsession.StartXServer(ctx, "Xorg", xargs, env, logf, spec.Dir)
 	if err != nil {
 		return res, fmt.Errorf("starting Xspice: %w", err)
 	}
 	progs = append(progs, xorg)
-	dead.watch(xorg)
+	dead.Watch(xorg)
 	res.Display = display
 	log.Info("Xspice is up", "display", display, "spice", spec.SpiceAddr)
 	denv := []string{"DISPLAY=" + display}
@@ -143,51 +145,51 @@ func runServer(ctx context.Context, base rig.RoleBase, spec serverSpec, log *slo
 		{"-T", typingTitle, "-geometry", typingGeometry, "-e", "sh", "-c", typingCmd},
 		{"-T", busyTitle, "-geometry", busyGeometry, "-e", "sh", "-c", busyLoop},
 	} {
-		p, err := startProgram("xterm", x, denv, logf)
+		p, err := xsession.StartProgram("xterm", x, denv, logf)
 		if err != nil {
 			return res, err
 		}
 		progs = append(progs, p)
-		dead.watch(p)
+		dead.Watch(p)
 	}
-	win, typing, err := windowRect(ctx, display, typingTitle)
+	win, typing, err := xsession.WindowRect(ctx, display, typingTitle)
 	if err != nil {
-		return res, dead.or(fmt.Errorf("the typing xterm: %w", err))
+		return res, dead.Or(fmt.Errorf("the typing xterm: %w", err))
 	}
-	if _, res.Busy, err = windowRect(ctx, display, busyTitle); err != nil {
-		return res, dead.or(fmt.Errorf("the busy xterm: %w", err))
+	if _, res.Busy, err = xsession.WindowRect(ctx, display, busyTitle); err != nil {
+		return res, dead.Or(fmt.Errorf("the busy xterm: %w", err))
 	}
 	res.Typing = typing
 	if typing.Intersects(res.Busy) {
 		return res, fmt.Errorf("the typing xterm %+v and the busy one %+v overlap: their draws could not be told apart", typing, res.Busy)
 	}
-	if err := results.WriteJSON(filepath.Join(spec.Dir, areasFile), areas{Typing: typing, Busy: res.Busy}); err != nil {
+	if err := results.WriteJSON(filepath.Join(spec.Dir, xsession.AreasFile), xsession.Areas{Typing: typing, Busy: res.Busy}); err != nil {
 		return res, err
 	}
 	if spec.Display != nil {
-		p, rect, err := startDisplay(ctx, display, *spec.Display, logf, typing, res.Busy)
+		p, rect, err := xsession.StartDisplay(ctx, display, *spec.Display, logf, typing, res.Busy)
 		if p != nil {
 			progs = append(progs, p)
-			dead.watch(p)
+			dead.Watch(p)
 		}
 		if err != nil {
-			return res, dead.or(fmt.Errorf("the %s workload: %w", spec.Display.Workload, err))
+			return res, dead.Or(fmt.Errorf("the %s workload: %w", spec.Display.Workload, err))
 		}
 		res.Workload = &rect
-		if err := writeLayout(spec.Dir, res); err != nil {
+		if err := picture.WriteLayout(spec.Dir, res.Typing, res.Workload); err != nil {
 			return res, err
 		}
 	}
 	// No window manager: focus stays where it is put.
-	if err := focus(ctx, display, win); err != nil {
-		return res, dead.or(err)
+	if err := xsession.Focus(ctx, display, win); err != nil {
+		return res, dead.Or(err)
 	}
 	return serveTunnel(ctx, base, spec, res, dead, log)
 }
 
 // serveTunnel runs the tunnel's server end until ctx ends, or until the
 // session dies: then it fails with the death.
-func serveTunnel(ctx context.Context, base rig.RoleBase, spec serverSpec, res ServerResult, dead *deaths, log *slog.Logger) (ServerResult, error) {
+func serveTunnel(ctx context.Context, base rig.RoleBase, spec serverSpec, res ServerResult, dead *xsession.Deaths, log *slog.Logger) (ServerResult, error) {
 	ln, err := measure.ListenCarrier(ctx, spec.Arm, base.Addr, base.Transport)
 	if err != nil {
 		return res, fmt.Errorf("listening for carriers on %s: %w", base.Addr, err)
@@ -206,15 +208,15 @@ func serveTunnel(ctx context.Context, base rig.RoleBase, spec serverSpec, res Se
 		return spiceDialer(spec.SpiceRcvBuf).DialContext(ctx, "tcp", spec.SpiceAddr)
 	}}
 	if res.Workload != nil {
-		pic := watchServerPicture(res, tracer.Start())
-		defer pic.finish(filepath.Join(spec.Dir, ServerPictureFile), log)
+		pic := picture.WatchServer(res.Display, res.Workload, tracer.Start())
+		defer pic.Finish(filepath.Join(spec.Dir, picture.ServerPictureFile), log)
 	}
 	rig.SignalReady(ln.Addr())
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go func() {
 		select {
-		case <-dead.dead:
+		case <-dead.Dead():
 			stop()
 		case <-sctx.Done():
 		}
@@ -225,9 +227,9 @@ func serveTunnel(ctx context.Context, base rig.RoleBase, spec serverSpec, res Se
 		if err == nil {
 			err = errors.New("the tunnel's server end stopped serving before the run ended")
 		}
-		dead.died(err)
+		dead.Died(err)
 	}
-	if derr := dead.err(); derr != nil {
+	if derr := dead.Err(); derr != nil {
 		err = derr
 	}
 	st := ln.State()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
@@ -20,68 +21,17 @@ import (
 	"github.com/shakenfist/quicbench/transport"
 )
 
-// startSleep starts sleep for a minute as a session's program would be.
-func startSleep(t *testing.T) *program {
-	t.Helper()
-	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer null.Close()
-	p, err := startProgram("sleep", []string{"60"}, nil, null)
-	if err != nil {
-		t.Skip(err)
-	}
-	t.Cleanup(func() { p.stop(time.Second) })
-	return p
-}
-
-// The first program to exit is the session's death, named with its exit
-// status; what dies after it changes nothing.
-func TestDeathsNameTheFirstExit(t *testing.T) {
-	d := newDeaths()
-	long := startSleep(t)
-	d.watch(long)
-	time.Sleep(100 * time.Millisecond)
-	if err := d.err(); err != nil {
-		t.Fatalf("a death with everything running: %v", err)
-	}
-	killed := startSleep(t)
-	killed.name = "Xorg"
-	d.watch(killed)
-	killed.stop(0)
-	select {
-	case <-d.dead:
-	case <-time.After(10 * time.Second):
-		t.Fatal("a program was killed, and no death was seen")
-	}
-	long.stop(0)
-	err := d.err()
-	if err == nil || !strings.Contains(err.Error(), "Xorg exited") || !strings.Contains(err.Error(), "signal: terminated") {
-		t.Errorf("got %v, want Xorg's exit by signal", err)
-	}
-	if got := d.or(errors.New("xdotool: cannot open display")); got == nil || !strings.Contains(got.Error(), "Xorg exited") {
-		t.Errorf("an error the death caused is told as %v", got)
-	}
-	if d.or(nil) != nil {
-		t.Error("or(nil) made an error of nothing")
-	}
-}
-
 // Typing stops at the session's death and fails with it: keys typed into
 // an X server whose client (spicy) is gone never reach the tunnel.
 func TestTypingStopsAtADeath(t *testing.T) {
-	d := newDeaths()
-	spicy := startSleep(t)
-	spicy.name = "spicy"
-	d.watch(spicy)
+	d := xsession.NewDeaths()
 	spec := clientSpec{Duration: 10 * time.Second, KeyInterval: 20 * time.Millisecond}
 	var res ClientResult
 	pressed := 0
 	press := func(string) error {
 		pressed++
 		if pressed == 5 {
-			_ = spicy.cmd.Process.Kill()
+			d.Died(errors.New("spicy exited (signal: killed)"))
 		}
 		return nil
 	}

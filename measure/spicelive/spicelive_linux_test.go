@@ -16,8 +16,8 @@ import (
 
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/rig"
+	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
-	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 // needLive skips a test that needs a live session where one cannot run.
 func needLive(t *testing.T) {
 	t.Helper()
-	if miss := MissingPrograms(); miss != "" {
+	if miss := xsession.MissingPrograms(); miss != "" {
 		t.Skip("no live SPICE session here: " + miss)
 	}
 	shapedlinktest.Need(t)
@@ -105,7 +105,7 @@ func TestLiveSmoke(t *testing.T) {
 			t.Errorf("%s: %d busy draws and %d typing draws for %d keys", arm, a.BusyDraws, a.TypingDraws, len(a.Samples))
 		}
 		for _, f := range []string{ClientTrace, ServerTrace} {
-			tr, err := readTrace(filepath.Join(dir, f))
+			tr, err := ReadTrace(filepath.Join(dir, f))
 			if err != nil {
 				t.Errorf("%s %s: %v", arm, f, err)
 				continue
@@ -126,30 +126,6 @@ func TestLiveSmoke(t *testing.T) {
 	}
 }
 
-// TestLiveControl is the control: on a lossless link, the median
-// key-to-draw moves by the change of the round trip, no key is answered
-// faster than the round trip, and the busy area's draws, which would have
-// been faster, are not counted.
-func TestLiveControl(t *testing.T) {
-	if testing.Short() {
-		t.Skip("two live sessions; -short skips them")
-	}
-	needLive(t)
-	c := smokeConfig(t, DefaultControlProfiles, transport.ArmTCP)
-	c.Control = true
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	var progress bytes.Buffer
-	if err := Run(context.Background(), c, &progress, log); err != nil {
-		t.Fatalf("%v\n%s", err, progress.String())
-	}
-	var out bytes.Buffer
-	err := Summarise(&out, c)
-	t.Logf("test output:\n%s", out.String())
-	if err != nil {
-		t.Error(err)
-	}
-}
-
 // Both tunnel ends get the same options, so the server end's secret is
 // the client end's; each run has a secret of its own.
 func TestTunnelHasASecret(t *testing.T) {
@@ -160,18 +136,6 @@ func TestTunnelHasASecret(t *testing.T) {
 	}
 	if a.CongestionControl != "reno" || b.CongestionControl != "" {
 		t.Errorf("congestion control: tcp %q, quic %q", a.CongestionControl, b.CongestionControl)
-	}
-}
-
-func TestParseGeometry(t *testing.T) {
-	win, r, err := parseGeometry("WINDOW=2097164\nX=0\nY=400\nWIDTH=484\nHEIGHT=134\nSCREEN=0\n")
-	if err != nil || win != "2097164" || r != (spicetrace.Rect{Top: 400, Left: 0, Bottom: 534, Right: 484}) {
-		t.Errorf("got %s %+v %v", win, r, err)
-	}
-	for _, bad := range []string{"", "WINDOW=1\nX=0\nY=0\nWIDTH=0\nHEIGHT=5\n", "X=0\nY=0\nWIDTH=4\nHEIGHT=5\n", "WINDOW=1\nY=0\nWIDTH=4\nHEIGHT=5\n"} {
-		if _, _, err := parseGeometry(bad); err == nil {
-			t.Errorf("parseGeometry(%q) took it", bad)
-		}
 	}
 }
 
