@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure/batch"
@@ -82,9 +83,14 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&j.Dir, "dir", "", "the repository's root where the tasks run (default: this directory for Slurm, /usr/src/quicbench in the image for Kubernetes)")
 	fs.StringVar(&j.Name, "name", "", "job name (default quicbench-COMMAND); the merge job is NAME-merge")
 	fs.StringVar(&j.Partition, "partition", "", "Slurm partition")
-	fs.StringVar(&j.Time, "time", "", "Slurm time limit per task, as --time takes it")
-	fs.StringVar(&j.Image, "image", batch.DefaultImage, "Kubernetes: the container image")
-	fs.StringVar(&j.Claim, "claim", batch.DefaultClaim, "Kubernetes: the ReadWriteMany volume claim mounted at the root")
+	fs.StringVar(&j.Time, "time", "", "time limit per task, as Slurm's --time takes it (minutes, M:S, H:M:S, D-H, D-H:M or D-H:M:S); Kubernetes: each pod's activeDeadlineSeconds, required")
+	fs.StringVar(&j.Image, "image", batch.DefaultImage, "Kubernetes: the container image (bash deploy/image/build builds it)")
+	fs.StringVar(&j.Claim, "claim", "", "Kubernetes: an existing ReadWriteMany volume claim to mount at the root (default: generate NAME-RUNID-results)")
+	fs.StringVar(&j.RunID, "run-id", "", "Kubernetes: this run's id, in every object's name (NAME-RUNID), so two runs never collide; the same id again resumes the run (default: the time now, UTC, as YYYYMMDD-HHMMSS)")
+	fs.StringVar(&j.Namespace, "namespace", batch.DefaultNamespace, "Kubernetes: the namespace, generated with the Pod Security label privileged (the shards' containers are privileged)")
+	fs.StringVar(&j.Memory, "memory", batch.DefaultMemory, "Kubernetes: each pod's memory request and limit (requests equal limits: Guaranteed QoS)")
+	fs.StringVar(&j.Storage, "storage", batch.DefaultStorage, "Kubernetes: the size of the generated results claim")
+	fs.StringVar(&j.StorageClass, "storage-class", "", "Kubernetes: the generated claim's storage class, one that provides ReadWriteMany (default: the cluster's default class)")
 	fs.StringVar(&o.out, "out", "", "directory for the scripts or manifests (default: the root, under -dir for Slurm)")
 	fs.StringVar(&o.sbatch, "sbatch", "sbatch", "the sbatch program")
 	if err := cli.ParseWithArgs(fs, args); err != nil {
@@ -120,6 +126,9 @@ func (o *options) defaults() error {
 			return err
 		}
 		j.Dir = wd
+	}
+	if j.RunID == "" && o.do == "kubernetes" {
+		j.RunID = time.Now().UTC().Format("20060102-150405")
 	}
 	if o.out == "" && o.do == "kubernetes" {
 		o.out = j.Root
@@ -218,20 +227,32 @@ func (o *options) submit(ctx context.Context, stdout io.Writer, files batch.Slur
 	return nil
 }
 
-// writeKubernetes writes NAME.yaml and NAME-merge.yaml into -out.
+// writeKubernetes writes the namespace, the claim (unless -claim names
+// one), the Indexed Job and the merge Job into -out, one document each.
 func (o *options) writeKubernetes(stdout io.Writer) error {
+	m, err := o.job.Kubernetes()
+	if err != nil {
+		return usageError{err}
+	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
-	shards, merge := o.job.Kubernetes()
-	name := o.job.JobName()
-	a, b := filepath.Join(o.out, name+".yaml"), filepath.Join(o.out, name+"-merge.yaml")
-	for p, text := range map[string]string{a: shards, b: merge} {
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+	name := o.job.KubeName()
+	var files []string
+	for _, f := range []struct{ suffix, text string }{
+		{"-namespace", m.Namespace}, {"-claim", m.Claim}, {"", m.Shards}, {"-merge", m.Merge}} {
+		if f.text == "" {
+			continue
+		}
+		p := filepath.Join(o.out, name+f.suffix+".yaml")
+		if err := os.WriteFile(p, []byte(f.text), 0o644); err != nil {
 			return err
 		}
+		files = append(files, p)
 	}
-	fmt.Fprintf(stdout, "batch: wrote %s and %s\n", a, b)
-	fmt.Fprintf(stdout, "batch: kubectl apply -f %s && kubectl wait --for=condition=complete --timeout=-1s job/%s; kubectl apply -f %s\n", a, name, b)
+	merge := files[len(files)-1]
+	fmt.Fprintf(stdout, "batch: wrote %s\n", strings.Join(files, ", "))
+	fmt.Fprintf(stdout, "batch: apply with: kubectl apply -f %s; then, once the wait in docs/shards.md ends: kubectl apply -f %s\n",
+		strings.Join(files[:len(files)-1], " -f "), merge)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -50,19 +51,63 @@ func TestCheckAndResubmit(t *testing.T) {
 	}
 }
 
-// TestKubernetes writes both manifests.
+// TestKubernetes writes the namespace, the claim, the Indexed Job and
+// the merge Job, named with the run id, and says how to apply them.
 func TestKubernetes(t *testing.T) {
 	out := t.TempDir()
 	var stdout, stderr strings.Builder
-	if code := run(context.Background(), []string{"-do", "kubernetes", "-shards", "3", "-out", out}, &stdout, &stderr); code != 0 {
+	if code := run(context.Background(), []string{"-do", "kubernetes", "-shards", "3", "-time", "90", "-run-id", "r7", "-out", out}, &stdout, &stderr); code != 0 {
 		t.Fatalf("status %d: %s", code, stderr.String())
 	}
-	b, err := os.ReadFile(filepath.Join(out, "quicbench-headline.yaml"))
-	if err != nil || !strings.Contains(string(b), "completions: 3") || !strings.Contains(string(b), "workingDir: /usr/src/quicbench") {
+	for _, f := range []string{"quicbench-headline-r7-namespace.yaml", "quicbench-headline-r7-claim.yaml", "quicbench-headline-r7.yaml", "quicbench-headline-r7-merge.yaml"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "quicbench-headline-r7.yaml"))
+	if err != nil || !strings.Contains(string(b), "completions: 3") || !strings.Contains(string(b), `workingDir: "/usr/src/quicbench"`) ||
+		!strings.Contains(string(b), "activeDeadlineSeconds: 5400") {
 		t.Errorf("the Indexed Job: %v\n%s", err, b)
 	}
-	if _, err := os.Stat(filepath.Join(out, "quicbench-headline-merge.yaml")); err != nil {
-		t.Error(err)
+	if !strings.Contains(stdout.String(), "kubectl apply -f "+filepath.Join(out, "quicbench-headline-r7-namespace.yaml")) {
+		t.Errorf("stdout %q names no kubectl apply", stdout.String())
+	}
+
+	// An existing claim: none is generated. No run id: the time now.
+	out = t.TempDir()
+	stdout.Reset()
+	if code := run(context.Background(), []string{"-do", "kubernetes", "-shards", "2", "-time", "1:00:00", "-claim", "team", "-out", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("status %d: %s", code, stderr.String())
+	}
+	m, _ := filepath.Glob(filepath.Join(out, "*"))
+	if len(m) != 3 || !regexp.MustCompile(`/quicbench-headline-20[0-9]{6}-[0-9]{6}\.yaml$`).MatchString(strings.Join(m, "\n")) ||
+		strings.Contains(strings.Join(m, " "), "-claim.yaml") {
+		t.Errorf("with -claim and no -run-id: wrote %v", m)
+	}
+}
+
+// TestKubernetesRefusals: no -time, a bad run id or size: exit 2, one
+// line, nothing written.
+func TestKubernetesRefusals(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-run-id", "r1"}, "no time limit"},
+		{[]string{"-time", "90", "-run-id", "R1"}, `run id "R1"`},
+		{[]string{"-time", "90", "-run-id", "a_b"}, `run id "a_b"`},
+		{[]string{"-time", "90", "-run-id", "r1", "-memory", "2GB"}, `memory "2GB"`},
+		{[]string{"-time", "90", "-run-id", "r1", "-namespace", "default;"}, `namespace "default;"`},
+	} {
+		out := t.TempDir()
+		var stdout, stderr strings.Builder
+		code := run(context.Background(), append([]string{"-do", "kubernetes", "-shards", "2", "-out", out}, c.args...), &stdout, &stderr)
+		if code != 2 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%q: status %d, stderr %q; want 2 and one line with %q", c.args, code, stderr.String(), c.want)
+		}
+		if m, _ := filepath.Glob(filepath.Join(out, "*")); len(m) > 0 {
+			t.Errorf("%q: wrote %v", c.args, m)
+		}
 	}
 }
 
@@ -95,7 +140,7 @@ func TestKubernetesLineBreakRefused(t *testing.T) {
 		out := t.TempDir()
 		var stdout, stderr strings.Builder
 		arg := "-profiles=80:10" + c + "      hostPID: true" + c + "      initContainers:"
-		code := run(context.Background(), []string{"-do", "kubernetes", "-shards", "2", "-root", "r", "-out", out, "--", arg}, &stdout, &stderr)
+		code := run(context.Background(), []string{"-do", "kubernetes", "-shards", "2", "-root", "r", "-time", "90", "-out", out, "--", arg}, &stdout, &stderr)
 		if code != 2 || !strings.Contains(stderr.String(), "line break") {
 			t.Errorf("%q: status %d, stderr %q; want 2 and the line break named", c, code, stderr.String())
 		}

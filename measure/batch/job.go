@@ -46,9 +46,23 @@ type Job struct {
 	Name string
 	// Partition and Time are Slurm's --partition and --time, if set.
 	Partition, Time string
-	// Image and Claim are Kubernetes' container image and the
-	// ReadWriteMany volume claim mounted at Root.
-	Image, Claim string
+	// Image is Kubernetes' container image.
+	Image string
+	// RunID names this run's Kubernetes objects (KubeName), so that two
+	// runs never collide.
+	RunID string
+	// Namespace is the Kubernetes namespace, generated with the Pod
+	// Security label the privileged shards need; empty is
+	// DefaultNamespace.
+	Namespace string
+	// Claim is an existing ReadWriteMany volume claim to mount at Root;
+	// empty generates one, ClaimName, of Storage (empty: DefaultStorage)
+	// in StorageClass (empty: the cluster's default).
+	Claim, Storage, StorageClass string
+	// Memory is each pod's memory request and limit (empty:
+	// DefaultMemory); the CPU request and limit are CPUs, so the pods'
+	// QoS class is Guaranteed.
+	Memory string
 }
 
 // nameRE is what a Kubernetes object name allows (a DNS label), which
