@@ -82,20 +82,14 @@ type Options struct {
 }
 
 // FromQueue checks queue samples against the expected bytes per slot. It
-// returns an error only for unusable input (a non-positive expected size, or
-// a sample with negative counts); too little data is an Inconclusive result.
-//
-// The verdict is On when any occupied sample held more than
-// (packets+1)*expected bytes, or when more than TornFraction of them held
-// more than packets*expected; Off when neither, given MinSamples occupied
-// samples. The allowance exists because a queue's packet and byte counts
-// are not read atomically: the kernel reads a qdisc's length and its byte
-// backlog at different moments without a lock, and a packet enqueued on
-// another CPU in between is counted in one and not the other. Such a torn
-// sample can show at most one packet's bytes too many, and only rarely (a
-// few per thousand were seen under netem on two CPUs), while a segmenting
-// sender shows super-packets in most samples, and usually far more than one
-// datagram over. Max reports the raw maximum, tears included.
+// returns an error only for unusable input (a non-positive expected size,
+// or a sample with negative counts); too little data is Inconclusive. The
+// verdict is On when any occupied sample held more than
+// (packets+1)*expected bytes, or more than TornFraction of them held more
+// than packets*expected; Off when neither, given MinSamples occupied
+// samples. The allowance is for samples whose packet and byte counts the
+// kernel read at different moments (docs/shapedlink.md, "Segmentation
+// offload"). Max reports the raw maximum, tears included.
 func FromQueue(samples []Sample, expected int, opts Options) (Result, error) {
 	if expected <= 0 {
 		return Result{}, fmt.Errorf("gsocheck: expected bytes per slot %d must be positive; use Expected(datagram, l2overhead)", expected)

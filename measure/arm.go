@@ -8,7 +8,6 @@ import (
 	"net"
 	"reflect"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 
@@ -17,15 +16,42 @@ import (
 	"github.com/shakenfist/quicbench/transport"
 )
 
-// Arm is one way of carrying a workload's channels between a server and a
-// client. The built-in arms (TCP, QUIC, QUICPerChannel, QUICPriority,
-// then TCPMux) are registered by this package; an importer registers its own
-// with Register, and every part of the comparison (Run, the matrix in
-// package bench, the summary) then takes it by name.
-type Arm interface {
-	// Name identifies the arm in flags, run records and summaries: lower
-	// case letters, digits and '-', starting with a letter.
+// An Arm is one way of carrying a workload's channels between a server and
+// a client, by the name flags, matrices and records give it: a built-in arm
+// (TCP, QUIC, QUICPerChannel, QUICPriority, TCPMux), "tcp-" and a
+// congestion control's name (kernel TCP pinned to it, such as tcp-reno or
+// tcp-quicreno), or an importer's arm added with Register. Lookup checks a
+// name; an Arm's methods read the registry and never change it.
+type Arm string
+
+// ArmName is Arm, under the name the matrix's packages use.
+type ArmName = Arm
+
+// The built-in arms, registered in this order.
+const (
+	// TCP carries each channel on its own TCP connection.
+	TCP = Arm(transport.ArmTCP)
+	// QUIC carries all channels as streams of one QUIC connection.
+	QUIC = Arm(transport.ArmQUIC)
+	// QUICPerChannel carries each channel on its own QUIC connection.
+	QUICPerChannel = Arm(transport.ArmQUICPerChannel)
+	// QUICPriority is QUIC with the workload's interactive channel's stream
+	// sent first (unless the options choose the channel).
+	QUICPriority = Arm(transport.ArmQUICPriority)
+	// TCPMux carries all channels framed over one TCP connection
+	// (transport.DialMux).
+	TCPMux = Arm(transport.ArmTCPMux)
+)
+
+// A Transport is what an arm runs: its server side and its client side.
+// Register adds one as an arm.
+type Transport interface {
+	// Name is the arm's name (see Register for its form).
 	Name() string
+	// QUIC says whether the arm carries QUIC: the matrix then asks no TCP
+	// congestion control of it, checks its offload evidence, and records
+	// and summaries read it as QUIC.
+	QUIC() bool
 	// Listen starts the server's side on addr ("ip:port"; port 0 picks a
 	// free port), making its sockets with opts' hooks when they are set.
 	Listen(ctx context.Context, addr string, opts transport.Options) (ArmListener, error)
@@ -55,70 +81,23 @@ type ArmSession interface {
 	Close() error
 }
 
-// QUICArm is an Arm that says whether it carries QUIC. The comparison
-// treats the runs of an arm whose QUIC is true as the built-in QUIC arms':
-// no TCP congestion control is asked of it (the QUIC stack has its own),
-// its offload evidence is checked, its records say QUIC, and the summary
-// reads it as QUIC. An arm without the method is taken as TCP-like.
-type QUICArm interface {
-	Arm
-	QUIC() bool
-}
-
-// An ArmName is the name an arm is registered under (Register): a built-in
-// transport arm's (transport.ArmTCP, ...), tcp-mux, tcp-<controller>, or an
-// importer's own. A matrix names its arms by it; Lookup finds the arm.
-type ArmName string
-
-// QUIC reports whether the arm named n carries QUIC (IsQUIC).
-func (n ArmName) QUIC() bool { return IsQUIC(string(n)) }
-
-// IsQUIC reports whether the arm named name carries QUIC: a built-in QUIC
-// arm, or a registered QUICArm whose QUIC is true.
-func IsQUIC(name string) bool {
-	if transport.Arm(name).IsQUIC() {
-		return true
-	}
-	a, err := Lookup(name)
-	if err != nil {
-		return false
-	}
-	q, ok := a.(QUICArm)
-	return ok && q.QUIC()
-}
-
-// Preparer is an Arm that sets per-run options: from the caller's options
-// (Channels already set from the workload), the server's and the client's,
-// such as a certificate both ends share. Arms without it get the caller's
-// options at both ends.
+// Preparer is a Transport that sets per-run options: from the caller's
+// options (Channels already set from the workload), the server's and the
+// client's, such as a certificate both ends share. Arms without it get the
+// caller's options at both ends.
 type Preparer interface {
 	Prepare(opts transport.Options, w spicelike.Config) (server, client transport.Options, err error)
 }
 
-// The built-in arms, registered in this order.
-var (
-	// TCP carries each channel on its own TCP connection.
-	TCP = Transport(transport.ArmTCP)
-	// QUIC carries all channels as streams of one QUIC connection.
-	QUIC = Transport(transport.ArmQUIC)
-	// QUICPerChannel carries each channel on its own QUIC connection.
-	QUICPerChannel = Transport(transport.ArmQUICPerChannel)
-	// QUICPriority is QUIC with the workload's interactive channel's stream
-	// sent first (unless the options choose the channel).
-	QUICPriority = Transport(transport.ArmQUICPriority)
-	// TCPMux carries all channels framed over one TCP connection
-	// (transport.ArmTCPMux, transport.DialMux).
-	TCPMux Arm = tcpMux{}
-)
-
 var registry struct {
 	sync.Mutex
-	arms []Arm
+	transports []Transport
 }
 
 func init() {
-	for _, a := range []Arm{TCP, QUIC, QUICPerChannel, QUICPriority, TCPMux} {
-		if err := Register(a); err != nil {
+	for _, t := range []Transport{transportArm{transport.ArmTCP}, transportArm{transport.ArmQUIC},
+		transportArm{transport.ArmQUICPerChannel}, transportArm{transport.ArmQUICPriority}, tcpMux{}} {
+		if err := Register(t); err != nil {
 			panic(err)
 		}
 	}
@@ -132,89 +111,147 @@ var armName = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 // arm for the settings a command may add after it.
 const maxArmName = 32
 
-// ErrUnknownArm is returned, wrapped, by Lookup for a name no arm has.
+// ErrUnknownArm is the error, wrapped, for a name no arm has.
 var ErrUnknownArm = errors.New("unknown arm")
 
-// Register adds a to the arms every part of the comparison can take by
-// name. Register it once, from an init function or first thing in main, so
-// that the processes the matrix starts for each end (which re-execute the
-// program) have it too. It refuses a nil arm, a malformed name and a name
-// already registered.
-func Register(a Arm) error {
-	if a == nil {
+// Register adds t as an arm every part of the comparison can take by name.
+// Register it once, from an init function or first thing in main, so that
+// the processes the matrix starts for each end (which re-execute the
+// program) have it too. It refuses a nil Transport, an Arm (register what
+// runs an arm, not its name), a malformed name and a name already
+// registered. A name is lower-case letters and digits, words joined by
+// single hyphens, at most 32 characters, starting with a letter.
+func Register(t Transport) error {
+	if t == nil {
 		return errors.New("measure: Register: nil arm")
 	}
-	if v := reflect.ValueOf(a); v.Kind() == reflect.Pointer && v.IsNil() {
-		return fmt.Errorf("measure: Register: a nil %T", a)
+	if v := reflect.ValueOf(t); v.Kind() == reflect.Pointer && v.IsNil() {
+		return fmt.Errorf("measure: Register: a nil %T", t)
 	}
-	name := a.Name()
+	if a, ok := t.(Arm); ok {
+		return fmt.Errorf("measure: Register: %q is an arm's name; register the Transport that runs it", string(a))
+	}
+	name := t.Name()
 	if len(name) > maxArmName || !armName.MatchString(name) || results.CheckArmName(name) != nil {
 		return fmt.Errorf("measure: Register: arm name %q: use lower-case letters and digits, words joined by single hyphens, at most 32 characters, starting with a letter, so that records can name it", name)
 	}
 	registry.Lock()
 	defer registry.Unlock()
-	for _, b := range registry.arms {
-		if b.Name() == name {
-			return fmt.Errorf("measure: Register: an arm named %q is already registered", name)
-		}
+	if registered(name) != nil {
+		return fmt.Errorf("measure: Register: an arm named %q is already registered", name)
 	}
-	registry.arms = append(registry.arms, a)
+	registry.transports = append(registry.transports, t)
 	return nil
 }
 
-// Lookup returns the registered arm named name.
-func Lookup(name string) (Arm, error) {
-	registry.Lock()
-	defer registry.Unlock()
-	for _, a := range registry.arms {
-		if a.Name() == name {
-			return a, nil
+// registered is the Transport registered as name, or nil. The caller holds
+// the registry's lock.
+func registered(name string) Transport {
+	for _, t := range registry.transports {
+		if t.Name() == name {
+			return t
 		}
 	}
-	if cc, ok := strings.CutPrefix(name, "tcp-"); ok && ccName.MatchString(cc) {
-		// "tcp-<controller>": made on first use, then listed like any arm.
-		a := TCPWith(cc)
-		registry.arms = append(registry.arms, a)
-		return a, nil
-	}
-	return nil, fmt.Errorf("%w %q: the arms are %s, or tcp-<controller> (tcp-reno, tcp-quicreno)", ErrUnknownArm, name, strings.Join(names(registry.arms), ", "))
+	return nil
 }
 
-// Arms returns the registered arms in the order they were registered: the
-// built-in ones first. Summaries list arms in this order.
-func Arms() []Arm {
+// Lookup returns the arm named name: a registered arm, or tcp-<controller>
+// (the controller's name as CheckKernelCC reads it; whether the kernel has
+// it is checked where it runs). It changes nothing.
+func Lookup(name string) (Arm, error) {
+	if _, err := Arm(name).transport(); err != nil {
+		return "", err
+	}
+	return Arm(name), nil
+}
+
+// transport is what runs a: its registered Transport, or kernel TCP
+// pinned to a's controller.
+func (a Arm) transport() (Transport, error) {
 	registry.Lock()
 	defer registry.Unlock()
-	return slices.Clone(registry.arms)
+	if t := registered(string(a)); t != nil {
+		return t, nil
+	}
+	if cc, ok := strings.CutPrefix(string(a), "tcp-"); ok && ccName.MatchString(cc) {
+		return tcpWith{cc}, nil
+	}
+	return nil, fmt.Errorf("%w %q: the arms are %s, or tcp-<controller> (tcp-reno, tcp-quicreno)", ErrUnknownArm, string(a), strings.Join(names(), ", "))
 }
 
-// ArmNames returns the registered arms' names, in Arms' order.
+// Name is the arm's name, as flags and records spell it.
+func (a Arm) Name() string { return string(a) }
+
+// QUIC reports whether the arm carries QUIC: a built-in QUIC arm, or a
+// registered arm whose Transport says so. An unknown arm does not.
+func (a Arm) QUIC() bool {
+	t, err := a.transport()
+	return err == nil && t.QUIC()
+}
+
+// PinnedCC returns the congestion control the arm pins (tcp-<controller>),
+// and false for every other arm, an importer's registered arm named
+// tcp-something among them.
+func (a Arm) PinnedCC() (string, bool) {
+	t, err := a.transport()
+	if err != nil {
+		return "", false
+	}
+	w, ok := t.(tcpWith)
+	return w.cc, ok
+}
+
+// Listen starts the arm's server side (see Transport).
+func (a Arm) Listen(ctx context.Context, addr string, o transport.Options) (ArmListener, error) {
+	t, err := a.transport()
+	if err != nil {
+		return nil, err
+	}
+	return t.Listen(ctx, addr, o)
+}
+
+// Dial opens the arm's client side (see Transport).
+func (a Arm) Dial(ctx context.Context, addr string, o transport.Options) (ArmSession, error) {
+	t, err := a.transport()
+	if err != nil {
+		return nil, err
+	}
+	return t.Dial(ctx, addr, o)
+}
+
+// IsQUIC reports whether the arm named name carries QUIC (Arm.QUIC), for
+// a name as a record holds it.
+func IsQUIC(name string) bool { return Arm(name).QUIC() }
+
+// PinnedCC is Arm.PinnedCC for a name as a record holds it.
+func PinnedCC(name string) (string, bool) { return Arm(name).PinnedCC() }
+
+// ArmNames returns the registered arms' names in the order they were
+// registered: the built-in ones first. Summaries list arms in this order.
 func ArmNames() []string {
 	registry.Lock()
 	defer registry.Unlock()
-	return names(registry.arms)
+	return names()
 }
 
-func names(arms []Arm) []string {
-	out := make([]string, len(arms))
-	for i, a := range arms {
-		out[i] = a.Name()
+// names are the registered arms' names; the caller holds the lock.
+func names() []string {
+	out := make([]string, len(registry.transports))
+	for i, t := range registry.transports {
+		out[i] = t.Name()
 	}
 	return out
 }
 
-// Transport returns package transport's arm a as an Arm. It prepares each
-// run's options as transport needs: a fresh certificate for the QUIC arms
-// when the options carry none (the client gets its public half), and for
-// transport.ArmQUICPriority the workload's interactive channel as the one
-// to prioritise unless the options set Priority.
-func Transport(a transport.Arm) Arm { return transportArm{a} }
-
+// transportArm is one of package transport's arms as a Transport. It
+// prepares each run's options as transport needs: a fresh certificate for
+// the QUIC arms when the options carry none (the client gets its public
+// half), and for quic-priority the workload's interactive channel as the
+// one to prioritise unless the options set Priority.
 type transportArm struct{ arm transport.Arm }
 
 func (t transportArm) Name() string { return string(t.arm) }
 
-// QUIC reports whether the transport arm is one of the QUIC ones.
 func (t transportArm) QUIC() bool { return t.arm.IsQUIC() }
 
 func (t transportArm) Listen(ctx context.Context, addr string, o transport.Options) (ArmListener, error) {
@@ -234,9 +271,6 @@ func (t transportArm) Dial(ctx context.Context, addr string, o transport.Options
 }
 
 func (t transportArm) Prepare(o transport.Options, w spicelike.Config) (server, client transport.Options, err error) {
-	if _, err := transport.ParseArm(string(t.arm)); err != nil {
-		return server, client, err
-	}
 	if t.arm == transport.ArmQUICPriority && !o.Priority {
 		o.PriorityChannel = -1
 		for i, ch := range w.Channels {
@@ -272,10 +306,12 @@ func (l transportListener) Accept(ctx context.Context) (ArmSession, error) {
 	return s, nil
 }
 
-// tcpMux is the tcp-mux arm: transport's DialMux and ListenMux as an Arm.
+// tcpMux is the tcp-mux arm: transport's DialMux and ListenMux.
 type tcpMux struct{}
 
 func (tcpMux) Name() string { return string(transport.ArmTCPMux) }
+
+func (tcpMux) QUIC() bool { return false }
 
 func (tcpMux) Listen(ctx context.Context, addr string, o transport.Options) (ArmListener, error) {
 	l, err := transport.ListenMux(ctx, addr, o)
@@ -309,8 +345,12 @@ func (l muxListener) Accept(ctx context.Context) (ArmSession, error) {
 // (see Preparer). Run calls it; code that runs each end in a process of
 // its own calls it once and hands each end its half.
 func PrepareOptions(arm Arm, w spicelike.Config, o transport.Options) (server, client transport.Options, err error) {
-	if arm == nil {
-		return server, client, errors.New("no arm given: use one of measure.Arms(), or measure.Lookup(name)")
+	if arm == "" {
+		return server, client, errors.New("no arm given: use one of measure.ArmNames(), or measure.Lookup(name)")
+	}
+	t, err := arm.transport()
+	if err != nil {
+		return server, client, err
 	}
 	if err := w.Validate(); err != nil {
 		return server, client, fmt.Errorf("the workload: %w", err)
@@ -320,22 +360,20 @@ func PrepareOptions(arm Arm, w spicelike.Config, o transport.Options) (server, c
 			o.Channels, len(w.Channels))
 	}
 	o.Channels = len(w.Channels)
-	if p, ok := arm.(Preparer); ok {
+	if p, ok := t.(Preparer); ok {
 		return p.Prepare(o, w)
 	}
 	return o, o, nil
 }
 
-// TCPWith returns the tcp arm with its congestion control pinned to cc
-// whatever the caller's options say, named "tcp-" + cc ("tcp-reno",
-// "tcp-quicreno"), so that several controllers run side by side, as arms,
-// in one cell of a matrix. Lookup makes one for any such name, so it need
-// not be registered.
-func TCPWith(cc string) Arm { return tcpWith{cc} }
-
+// tcpWith is the tcp arm with its congestion control pinned to cc whatever
+// the caller's options say, named "tcp-" + cc, so that several controllers
+// run side by side, as arms, in one cell of a matrix.
 type tcpWith struct{ cc string }
 
 func (t tcpWith) Name() string { return "tcp-" + t.cc }
+
+func (tcpWith) QUIC() bool { return false }
 
 func (t tcpWith) Listen(ctx context.Context, addr string, o transport.Options) (ArmListener, error) {
 	o.CongestionControl = t.cc
@@ -353,6 +391,11 @@ func (t tcpWith) Dial(ctx context.Context, addr string, o transport.Options) (Ar
 		return nil, err
 	}
 	return tcpWithSession{s, t.Name()}, nil
+}
+
+func (t tcpWith) Prepare(o transport.Options, _ spicelike.Config) (server, client transport.Options, err error) {
+	o.CongestionControl = t.cc
+	return o, o, nil
 }
 
 type tcpWithListener struct {
@@ -380,11 +423,6 @@ func (s tcpWithSession) State() transport.State {
 	return st
 }
 
-func (t tcpWith) Prepare(o transport.Options, _ spicelike.Config) (server, client transport.Options, err error) {
-	o.CongestionControl = t.cc
-	return o, o, nil
-}
-
 // ccName is a kernel congestion control's name that an arm's name and a
 // record can carry (no underscores: results refuse them in arm names).
 var ccName = regexp.MustCompile(`^[a-z][a-z0-9]{0,14}$`)
@@ -398,23 +436,4 @@ func CheckKernelCC(cc string) error {
 		return fmt.Errorf("%q is not a TCP congestion control's name: give reno, cubic, bbr or another the kernel lists (tcp_available_congestion_control)", cc)
 	}
 	return transport.CheckCongestionControl(cc)
-}
-
-// PinnedCC returns the congestion control an arm named name pins
-// (TCPWith's), and false for every other arm, an importer's registered
-// arm named tcp-something among them.
-func PinnedCC(name string) (string, bool) {
-	cc, ok := strings.CutPrefix(name, "tcp-")
-	if !ok || name == TCPMux.Name() || !ccName.MatchString(cc) {
-		return "", false
-	}
-	registry.Lock()
-	defer registry.Unlock()
-	for _, a := range registry.arms {
-		if a.Name() == name {
-			_, ours := a.(tcpWith)
-			return cc, ours
-		}
-	}
-	return cc, true
 }

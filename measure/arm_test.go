@@ -37,11 +37,12 @@ func TestRegistryBuiltins(t *testing.T) {
 		}
 	}
 	_, err := measure.Lookup("sctp")
-	if !errors.Is(err, measure.ErrUnknownArm) || !strings.Contains(err.Error(), "tcp, quic") {
-		t.Errorf("Lookup(sctp) = %v, want ErrUnknownArm naming the arms", err)
+	if err == nil || !strings.Contains(err.Error(), `unknown arm "sctp": the arms are tcp, quic`) {
+		t.Errorf("Lookup(sctp) = %v, want an unknown arm naming the arms", err)
 	}
 }
 
+// namedArm is the arm it embeds under another name.
 type namedArm struct {
 	measure.Arm
 	name string
@@ -49,8 +50,8 @@ type namedArm struct {
 
 func (a namedArm) Name() string { return a.name }
 
-// ptrArm is an arm whose methods have a pointer receiver, so that a typed
-// nil of it is an Arm.
+// ptrArm is a Transport whose methods have a pointer receiver, so that a
+// typed nil of it is a Transport.
 type ptrArm struct{ measure.Arm }
 
 func (a *ptrArm) Name() string { return a.Arm.Name() }
@@ -60,16 +61,20 @@ func init() {
 	if err := measure.Register(namedArm{measure.TCP, "test-registered-tcp"}); err != nil {
 		panic(err)
 	}
+	if err := measure.Register(namedArm{measure.QUIC, "test-registered-quic"}); err != nil {
+		panic(err)
+	}
 }
 
 // Register refuses a nil arm, a malformed name and a second arm of a name;
 // a good one is then listed last and found.
 func TestRegisterRefuses(t *testing.T) {
 	for _, c := range []struct {
-		arm  measure.Arm
+		arm  measure.Transport
 		want string
 	}{
 		{nil, "nil arm"},
+		{measure.Arm("new-arm"), "an arm's name"},
 		{namedArm{measure.TCP, ""}, "arm name"},
 		{namedArm{measure.TCP, "TCP"}, "arm name"},
 		{namedArm{measure.TCP, "tcp mux"}, "arm name"},
@@ -88,8 +93,48 @@ func TestRegisterRefuses(t *testing.T) {
 	if i, j := slices.Index(names, "test-registered-tcp"), slices.Index(names, "quic-priority"); i < 0 || i < j {
 		t.Errorf("ArmNames() = %v, want test-registered-tcp after the built-in arms", names)
 	}
-	if a, err := measure.Lookup("test-registered-tcp"); err != nil || a.Name() != "test-registered-tcp" {
+	if a, err := measure.Lookup("test-registered-tcp"); err != nil || a != "test-registered-tcp" || a.QUIC() {
 		t.Errorf("Lookup = %v, %v", a, err)
+	}
+}
+
+// Lookup takes a registered arm and tcp-<controller>, refuses other names,
+// and registers nothing: asking about an arm leaves the list of arms as
+// it was.
+func TestLookupChangesNothing(t *testing.T) {
+	before := measure.ArmNames()
+	for _, name := range []string{"tcp-cubic", "tcp-quicreno", "quic-per-channel"} {
+		a, err := measure.Lookup(name)
+		if err != nil || string(a) != name {
+			t.Errorf("Lookup(%q) = %q, %v", name, a, err)
+		}
+		_ = a.QUIC()
+		_, _ = a.PinnedCC()
+	}
+	for _, name := range []string{"tcp-", "tcp-Reno", "tcp-my_cc", "tcp-averyveryverylongname", "", "udp"} {
+		if a, err := measure.Lookup(name); !errors.Is(err, measure.ErrUnknownArm) {
+			t.Errorf("Lookup(%q) = %q, %v; want ErrUnknownArm", name, a, err)
+		}
+	}
+	if after := measure.ArmNames(); !slices.Equal(before, after) {
+		t.Errorf("the arms were %v, and after the lookups %v", before, after)
+	}
+}
+
+// An arm says whether it carries QUIC: the built-in QUIC arms and a
+// registered Transport whose QUIC is true do; tcp-<controller>, tcp-mux
+// and a name no arm has do not.
+func TestArmQUIC(t *testing.T) {
+	for a, want := range map[measure.Arm]bool{
+		measure.TCP: false, measure.QUIC: true, measure.QUICPerChannel: true, measure.QUICPriority: true,
+		measure.TCPMux: false, "tcp-reno": false, "test-registered-quic": true, "test-registered-tcp": false, "sctp": false,
+	} {
+		if got := a.QUIC(); got != want {
+			t.Errorf("%s.QUIC() = %v, want %v", a, got, want)
+		}
+		if got := measure.IsQUIC(string(a)); got != want {
+			t.Errorf("IsQUIC(%q) = %v, want %v", a, got, want)
+		}
 	}
 }
 
@@ -97,11 +142,11 @@ func TestRegisterRefuses(t *testing.T) {
 // built-in ones: here the tcp arm behind a name of its own, on loopback.
 func TestRunOwnArm(t *testing.T) {
 	cfg := shortWorkload()
-	r, err := measure.Run(context.Background(), measure.Loopback(), namedArm{measure.TCP, "own"}, cfg)
+	r, err := measure.Run(context.Background(), measure.Loopback(), "test-registered-tcp", cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Arm != "own" || r.Client == nil || len(r.Client.Samples) == 0 || r.ClientState.Arm != transport.ArmTCP {
+	if r.Arm != "test-registered-tcp" || r.Client == nil || len(r.Client.Samples) == 0 || r.ClientState.Arm != transport.ArmTCP {
 		t.Errorf("arm %q, client %v, state %+v", r.Arm, r.Client != nil, r.ClientState)
 	}
 }
@@ -121,8 +166,8 @@ func TestPrepareOptions(t *testing.T) {
 	if err != nil || len(s.Certificate.CertPEM) != 0 || c.CongestionControl != "reno" || c.Channels != len(cfg.Channels) {
 		t.Errorf("tcp: %+v %+v %v", s, c, err)
 	}
-	if _, _, err := measure.PrepareOptions(nil, cfg, transport.Options{}); err == nil {
-		t.Error("a nil arm prepared")
+	if _, _, err := measure.PrepareOptions("", cfg, transport.Options{}); err == nil {
+		t.Error("no arm prepared")
 	}
 }
 

@@ -17,19 +17,22 @@
 //
 // # Arms
 //
-// An Arm turns N channels into connections: a name, a server side
-// (Listen, then Accept, an ArmListener's) and a client side (Dial), each
-// giving an ArmSession whose Channels carry the workload. The built-in arms wrap package
-// transport's (TCP, QUIC, QUICPerChannel, QUICPriority, and TCPMux,
-// every channel over one TCP connection with a framing of its own, to set
-// one connection's head-of-line blocking against QUIC's independent
-// streams). An importer's own arm, a proxy under test for example, is
-// registered once with Register, from an init function, and is then an
-// arm like the others: Lookup finds it by name for flags and records, and
-// the matrix's server and client processes (this program, re-executed)
-// have it too. An arm that needs per-run options on each end (a
-// certificate both ends share) implements Preparer; one that carries
-// QUIC says so (QUICArm, IsQUIC).
+// An Arm is a way of carrying N channels, by the name flags, matrices and
+// records give it. The built-in arms wrap package transport's (TCP, QUIC,
+// QUICPerChannel, QUICPriority, and TCPMux, every channel over one TCP
+// connection with a framing of its own); "tcp-" and a congestion
+// control's name (tcp-reno, tcp-quicreno) is kernel TCP pinned to that
+// controller. Lookup checks a name, and nothing else: it registers
+// nothing. An arm's QUIC says whether it carries QUIC, and its Listen and
+// Dial give an ArmListener and an ArmSession whose Channels carry the
+// workload.
+//
+// An importer's own arm, a proxy under test for example, is a Transport
+// (a name, QUIC, Listen and Dial) registered once with Register, from an
+// init function; it is then an arm like the others, and the matrix's
+// server and client processes (this program, re-executed) have it too. A
+// Transport that needs per-run options on each end (a certificate both
+// ends share) implements Preparer.
 //
 // # Carriers
 //
@@ -39,15 +42,9 @@
 // any of CarrierArms: transport's tcp, quic, quic-per-channel and
 // tcp-mux (transport.DialMuxCarrier, ListenMuxCarrier).
 //
-// # Files
-//
-// The package is the arm contract and nothing else: arm.go (Arm,
-// ArmListener, ArmSession, Preparer, QUICArm, the registry, the built-in
-// arms, the tcp-<controller> arms and each run's options), carrier.go
-// (ArmCarrier and ArmCarrierListener, carriers of any arm) and measure.go
-// (Path and Run). The transports themselves, whose Session, Listener,
-// Carrier and CarrierListener are structs, are package transport's; the
-// matrix, records and summaries are measure's subpackages.
+// The transports themselves, whose Session, Listener, Carrier and
+// CarrierListener are structs, are package transport's; the matrix,
+// records and summaries are measure's subpackages.
 //
 // # What Run does
 //

@@ -90,10 +90,10 @@ type Result struct {
 // bounds the whole run.
 func Run(ctx context.Context, path Path, arm Arm, workload spicelike.Config, opts ...transport.Options) (Result, error) {
 	var res Result
-	if arm == nil {
-		return res.finish(errors.New("measure: no arm given: use one of measure.Arms(), or measure.Lookup(name)"))
+	if arm == "" {
+		return res.finish(errors.New("measure: no arm given: use one of measure.ArmNames(), or measure.Lookup(name)"))
 	}
-	res.Arm = arm.Name()
+	res.Arm = string(arm)
 	so, co, err := options(path, arm, workload, opts)
 	if err != nil {
 		return res.finish(fmt.Errorf("measure: %w", err))

@@ -30,7 +30,7 @@ func TestArmRefusesWhatItCannotRun(t *testing.T) {
 		want string
 	}{
 		{"two options", measure.Loopback(), measure.TCP, good, []transport.Options{{}, {}}, "at most one transport.Options"},
-		{"unknown arm", measure.Loopback(), measure.Transport("sctp"), good, nil, "unknown arm"},
+		{"unknown arm", measure.Loopback(), measure.Arm("sctp"), good, nil, "unknown arm"},
 		{"bad workload", measure.Loopback(), measure.TCP, badWorkload, nil, "Duration is 0s"},
 		{"no address", measure.Path{}, measure.TCP, good, nil, "use OverLink(link) or Loopback()"},
 		{"hooks in options", measure.Loopback(), measure.TCP, good, []transport.Options{{DialContext: dial}}, "set them there"},

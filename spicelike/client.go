@@ -10,25 +10,20 @@ import (
 	"time"
 )
 
-// RunClient runs the client end of one session over chans, which must be
-// the session's channels in the order of cfg.Channels, already connected to
-// a peer running RunServer with the same Config. Any slice of
-// io.ReadWriters will do ([]net.Conn, []io.ReadWriteCloser, ...); channels
-// that implement SetReadDeadline and SetWriteDeadline, or io.Closer, can be
-// interrupted when the run is cancelled or times out.
+// RunClient runs the client end of one session over chans: the session's
+// channels in the order of cfg.Channels, connected to a peer running
+// RunServer with the same Config. Any io.ReadWriters will do; a channel
+// with SetReadDeadline and SetWriteDeadline, or io.Closer, can be
+// interrupted when the run is cancelled or times out. It opens every
+// channel, runs for cfg.Duration, closes the run with the peer and returns
+// what it measured; it does not close the channels.
 //
-// It opens every channel, runs for cfg.Duration, closes the run with the
-// peer and returns what it measured. It does not close the channels: the
-// caller owns them and should close them after RunClient returns.
-//
-// Problems on single channels are reported in ClientResult.Errors and by
-// ClientResult.Err. An error on a channel during the run (a corrupted echo,
-// the server going away, data on a quiet channel) also ends the run early,
-// since what follows would not be the workload asked for; ClientResult.End
-// says when. A timeout is a measurement, not an error: it ends only the
-// interactive channel's measurement. The returned error is non-nil only
-// when the run could not be made (bad arguments, a channel that did not
-// open) or ctx ended it; the result then holds whatever was measured.
+// An error on a channel (a corrupted echo, the server going away, data on
+// a quiet channel) is in ClientResult.Errors and Err, and ends the run
+// early (ClientResult.End says when); a timeout is a measurement, not an
+// error. The returned error is for a run that could not be made (bad
+// arguments, a channel that did not open) or that ctx ended; the result
+// then holds whatever was measured.
 func RunClient[C io.ReadWriter](ctx context.Context, cfg Config, chans []C) (ClientResult, error) {
 	return runClient(ctx, cfg, asReadWriters(chans))
 }

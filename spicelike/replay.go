@@ -14,17 +14,11 @@ import (
 // each (the first draw of the typed-into area after it). Build one from a
 // SPICE tunnel's traces with ReplayFromTraces.
 //
-// Playback is open-loop in time and closed-loop in cause: a scheduled
-// message leaves at its recorded time from the start of the run (the
-// recording loops every Span), whatever the transport did with earlier
-// ones, and the messages of a channel and direction leave in order, so a
-// transport that cannot keep up delays them (the lateness is reported);
-// a key's echo leaves the server its recorded delay after the key has
-// arrived there, so the client's key-to-echo time is the transport's round
-// trip, the server's recorded think time, and whatever queue the rest of
-// the traffic built. Nothing here adapts the way spice-server does (its
-// ACK window, its blocked channels, its dropping of superseded draws):
-// that difference is what comparing a replay with a live session shows.
+// A scheduled message leaves at its recorded time from the start of the
+// run (the recording loops every Span), after the earlier messages of its
+// channel and direction, and its lateness is reported; a key's echo leaves
+// the server its recorded delay after the key arrived there. Nothing
+// adapts as spice-server does (docs/spice-live.md, "Recorded sessions").
 type Replay struct {
 	// Source says where the recording came from, for people.
 	Source string `json:"source,omitempty"`

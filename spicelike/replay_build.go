@@ -47,21 +47,16 @@ func dataByChannel(t *spicetrace.Trace) map[chanDir][]traceMsg {
 }
 
 // ReplayFromTraces builds a Replay from one session traced at both ends of
-// a SPICE tunnel, over the window [from, to) of the client trace's time:
-//
-//   - what the client sent is scheduled at its time in the client's trace,
-//     what the server sent at its time in the server's trace, both from
-//     the window's start (the traces' wall clocks must be one host's);
-//   - the client trace's records tagged TagKey are the keys, and those
-//     tagged TagEcho the echo of the key tagged before them, timed from
-//     the key's arrival at the server's end to the echo's departure from
-//     it: the server's think time;
-//   - the link stage is left out, and so are channels that carried no
-//     data message in the window.
-//
-// A record is the same message in both traces when it is at the same
-// place among its channel's records that way; the two must agree on type
-// and size, or the traces are not of one session.
+// a SPICE tunnel, over the window [from, to) of the client trace's time
+// (the traces' wall clocks must be one host's). What the client sent is
+// scheduled at its time in the client's trace, what the server sent at its
+// time in the server's, from the window's start; records tagged TagKey are
+// the keys and those tagged TagEcho the echo of the key before them, timed
+// from the key's arrival at the server to the echo's departure (the
+// server's think time). The link stage and channels with no data message
+// in the window are left out. A record matches its place among its
+// channel's records in the other trace; the two must agree on type and
+// size, or the traces are not of one session.
 func ReplayFromTraces(client, server *spicetrace.Trace, from, to time.Duration) (*Replay, error) {
 	switch {
 	case client == nil || server == nil:

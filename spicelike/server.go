@@ -12,19 +12,14 @@ import (
 
 // RunServer runs the server end of one session over chans, the session's
 // channels in the order of cfg.Channels, connected to a peer running
-// RunClient with the same Config.
-//
-// It answers each channel's opening byte (which must arrive within
-// cfg.Timeout), then serves the channel's role until the client closes the
-// run: it echoes interactive requests, writes bulk data on the saturating
-// channel, and returns once every channel has received the client's end
-// marker. If the client goes away first, the affected channels are
-// reported in ServerResult.Errors; the returned error is non-nil only for
-// bad arguments, channels that did not open, or ctx ending the run.
-// RunServer gives up, reporting every
-// channel still open, if the run has not ended within Duration + 3×Timeout
-// of the opening, and returns promptly when ctx ends. Like RunClient it
-// does not close the channels.
+// RunClient with the same Config. It answers each channel's opening byte
+// (due within cfg.Timeout), then echoes interactive requests and writes
+// bulk data on the saturating channel until every channel has received
+// the client's end marker. A client that goes away first is reported in
+// ServerResult.Errors; the returned error is for bad arguments, channels
+// that did not open, or ctx ending the run. It gives up, reporting every
+// channel still open, after Duration + 3×Timeout from the opening. Like
+// RunClient it does not close the channels.
 func RunServer[C io.ReadWriter](ctx context.Context, cfg Config, chans []C) (ServerResult, error) {
 	return runServer(ctx, cfg, asReadWriters(chans))
 }

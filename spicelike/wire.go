@@ -7,24 +7,19 @@ import (
 	"time"
 )
 
-// The exchange on the wire.
+// The exchange on the wire. Opening: on every channel the client writes opener(i), i the channel's
+// index; the server checks it (so channels out of order are an error) and
+// answers with the same byte.
 //
-// Opening: on every channel the client writes one byte, opener(i) for the
-// channel's index i, and the server answers with the same byte. The server
-// checks the index, so channels delivered in a different order than agreed
-// are an error rather than a silently mislabelled result.
+// Running: bulk bytes from server to client on the saturating channel,
+// EchoSize-byte messages (header below) echoed on the interactive one,
+// nothing on quiet ones.
 //
-// Running: the saturating channel carries raw bulk bytes from server to
-// client and nothing the other way. The interactive channel carries
-// EchoSize-byte messages (header below) that the server echoes verbatim.
-// Quiet channels carry nothing.
-//
-// Closing: when the run ends the client writes endByte on each quiet and
-// saturating channel and an end message on the interactive one. The server
-// answers endByte on quiet channels and echoes the end message, stops its
-// bulk writer, and returns when every channel has closed this way. The
-// client does not wait for an answer on the saturating channel (there is
-// bulk data in the way) nor on an interactive channel that has timed out.
+// Closing: the client writes endByte on each quiet and saturating channel
+// and an end message on the interactive one; the server answers endByte
+// on quiet channels, echoes the end message, stops its bulk writer, and
+// returns once every channel has closed this way. The client waits for no
+// answer on the saturating channel nor on a timed-out interactive one.
 
 const endByte = 0xE5
 

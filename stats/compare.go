@@ -33,25 +33,14 @@ type Comparison struct {
 	U UTest `json:"u_test"`
 }
 
-// Compare reads cell b against cell a by the spread rule.
-//
-// Delta is b.P95 - a.P95. The threshold is max(a.Spread, b.Spread), where an
-// arm's spread is the highest minus the lowest of its repeats' p95s. The
-// verdict is Worse when Delta > threshold, Better when Delta < -threshold,
-// and Unresolved when |Delta| <= threshold: a difference that does not
-// exceed the run-to-run spread is one the bench cannot resolve.
-//
-// Edge cases, by definition:
-//   - Equal p95s (Delta = 0) are always Unresolved, even with zero spread,
-//     since |0| <= threshold holds for any threshold.
-//   - Zero spread in both arms (repeats that agree to the nanosecond) makes
-//     the threshold 0, so any non-zero Delta resolves. That is the rule taken
-//     at face value; the U test beside it shows whether so few repeats could
-//     support it.
-//   - An arm with a single measured repeat has no spread to speak of (it is
-//     zero by construction, not by measurement), so the verdict is
-//     Unresolved with a Reason, whatever Delta is.
-//   - An arm with no measured repeat is an error.
+// Compare reads cell b against cell a by the spread rule: Delta is
+// b.P95 - a.P95 and the threshold max(a.Spread, b.Spread), an arm's spread
+// being the highest minus the lowest of its repeats' p95s. The verdict is
+// Worse when Delta > threshold, Better when Delta < -threshold, else
+// Unresolved; so Delta 0 is always Unresolved, and zero spread in both
+// arms resolves any other Delta. An arm with one measured repeat gives
+// Unresolved with a Reason; an arm with none is an error.
+// docs/statistics.md has the rule's edges.
 func Compare(a, b Cell) (Comparison, error) {
 	if a.Measured == 0 || b.Measured == 0 {
 		return Comparison{}, fmt.Errorf("stats: cannot compare: %d and %d measured repeats; every arm needs at least one", a.Measured, b.Measured)

@@ -69,24 +69,14 @@ func (e RepeatsEstimate) At(n int) (spread, u float64, ok bool) {
 
 // EstimateRepeats estimates from a pilot how many repeats per arm would
 // resolve arm b against arm a, given each arm's per-repeat p95s (at least
-// MinPilotRepeats each, any unit).
-//
-// The model (RepeatsModel): at n repeats per arm, arm a's values are drawn
-// from N(0, SD) and arm b's from N(Delta, SD), Delta being the pilot's
-// median b minus median a and SD the pooled sample standard deviation. A
-// normal is used rather than resampling the pilot because a handful of
-// pilot values bounds every resampled range by the pilot's own range and
-// ties the resampled values, while the spread rule turns on how the range
-// of n values grows with n.
-//
-// At each n from MinPilotRepeats to Cap, Trials simulated pairs are read
-// by the spread rule (resolved when |median b - median a| exceeds the
-// wider of the two ranges, as Compare reads) and by MannWhitney (resolved
-// when p < 0.05), and the share resolved is that n's probability. The
-// range of n values grows with n, so by the spread rule more repeats can
-// make resolving less likely: SpreadN is 0 when no n up to Cap reaches
-// Power, and Spread holds every n's probability. The simulation is
-// seeded by Seed (PCG, one stream per n), so it is deterministic.
+// MinPilotRepeats each, any unit). At each n from MinPilotRepeats to Cap,
+// Trials simulated pairs drawn as RepeatsModel says are read by the spread
+// rule (as Compare reads) and by MannWhitney (p < 0.05), and the share
+// resolved is that n's probability. More repeats can make the spread rule
+// less likely to resolve, so SpreadN is 0 when no n up to Cap reaches
+// Power, and Spread holds every n's probability. The simulation is seeded
+// by Seed (PCG, one stream per n), so it is deterministic.
+// docs/statistics.md says why the model draws from normals.
 func EstimateRepeats(a, b []float64, opt RepeatsOptions) (RepeatsEstimate, error) {
 	if len(a) < MinPilotRepeats || len(b) < MinPilotRepeats {
 		return RepeatsEstimate{}, fmt.Errorf("stats: a repeats estimate needs at least %d pilot repeats per arm (got %d and %d): run a longer pilot", MinPilotRepeats, len(a), len(b))

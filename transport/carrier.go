@@ -12,23 +12,13 @@ import (
 	"time"
 )
 
-// A carrier carries channels that are opened one at a time, as a client's
-// need for them arrives, rather than a session's fixed N at once: what a
-// tunnel in front of a real application needs (a SPICE client opens its
-// main channel, and the others only after the main channel's init). The
-// arms carry them as a Session does:
-//
-//   - ArmTCP: a new TCP connection per channel, with the same socket
-//     options (TCP_NODELAY, the pinned congestion control, read back).
-//   - ArmQUIC: one QUIC connection, dialled when the carrier is, with a
-//     new bidirectional stream per channel.
-//   - ArmQUICPerChannel: a new QUIC connection (its own UDP socket and
-//     handshake) per channel, with one stream.
-//
-// The QUIC settings, the GSO-off wrapper, the certificate, the socket
-// hooks (Options.Listen, ListenPacket, DialContext), the congestion-control
-// pinning and State are the same as a Session's. The header is in
-// carrier_header.go.
+// A carrier carries channels opened one at a time, as a client's need for
+// them arrives, rather than a session's fixed N at once: what a tunnel in
+// front of a real application needs. ArmTCP opens a new TCP connection per
+// channel, ArmQUIC a new stream on the one QUIC connection dialled with
+// the carrier, ArmQUICPerChannel a new QUIC connection per channel. The
+// settings, socket hooks, congestion control and State are a Session's;
+// the header is in carrier_header.go.
 
 // MaxCarrierChannels is the most channels one carrier opens over its life.
 const MaxCarrierChannels = 1 << 16

@@ -10,22 +10,13 @@ import (
 	"time"
 )
 
-// Every channel starts with a carrier header, written by the client before
-// anything else and read by the server, which hands the channel over with
-// nothing of it consumed but the header:
-//
-//	offset size field
-//	0      4    magic "QBD2"
-//	4      8    carrier id (random, chosen by the client)
-//	12     2    channel index, in the order the client opened them
-//	14     8    when the client wrote the header (Unix nanoseconds)
-//	22     16   nonce (random)
-//	38     32   proof: HMAC-SHA256(Options.CarrierSecret, "quicbench carrier" | bytes 0-37),
-//	            zero without a secret
-//
-// A listener with a secret refuses a header whose proof is wrong, whose
-// time is further than CarrierClockSkew from its own clock, or whose nonce
-// it has seen within that window.
+// Every channel starts with a carrier header, written by the client and
+// consumed by the server: magic "QBD2" (4 bytes), carrier id (8), channel
+// index (2), the client's Unix time in ns (8), a random nonce (16) and a
+// proof (32): HMAC-SHA256(Options.CarrierSecret, "quicbench carrier" |
+// bytes 0-37), zero without a secret. A listener with a secret refuses a
+// wrong proof, a time further than CarrierClockSkew from its own, and a
+// nonce seen within that window. docs/transport.md has it as a table.
 const (
 	carrierHeaderLen = 70
 	carrierProofAt   = 38

@@ -8,8 +8,8 @@
 //   - ArmTCP: one TCP connection per channel, TCP_NODELAY on each, the
 //     congestion control pinned with TCP_CONGESTION on both ends (or the
 //     host default, recorded), optional TCP_NOTSENT_LOWAT.
-//   - ArmQUIC: one QUIC connection (quic-go v0.65) with one bidirectional
-//     stream per channel.
+//   - ArmQUIC: one QUIC connection (quic-go, the module's go.mod says which
+//     version) with one bidirectional stream per channel.
 //   - ArmQUICPerChannel: one QUIC connection with one stream per channel,
 //     each on its own UDP socket: a handshake and a congestion window per
 //     channel.
@@ -17,7 +17,7 @@
 //     sent ahead of the others on both ends.
 //   - ArmTCPMux: every channel framed over one TCP connection, set up as
 //     ArmTCP's are, each channel with a window as a QUIC stream has
-//     (DialMux, ListenMux; mux.go describes the frames): one connection's
+//     (DialMux, ListenMux; mux_wire.go has the frames): one connection's
 //     head-of-line blocking without QUIC.
 //
 // The server calls Listen and then Accept for each session; the client calls
@@ -54,7 +54,7 @@
 // mean. It is switched off with a wrapper around the UDP socket rather than
 // quic-go's process-wide QUIC_GO_DISABLE_GSO variable, so one process can run
 // a positive control beside the real arms; the wrapper keeps ECN, batched
-// receive and socket buffer sizing (see gsooff_linux.go for how). A session
+// receive and socket buffer sizing (docs/transport.md has how). A session
 // fails if quic-go still reports GSO with the wrapper on, and the recorded
 // State carries ConnectionState().GSO and the largest packet actually sent.
 // A net.PacketConn that is not a UDP socket (Options.ListenPacket may
@@ -90,9 +90,7 @@
 // congestion window, bytes in flight, congestion-state changes and loss
 // events. With Options.QlogDir set each QUIC connection also writes a qlog
 // file (JSON-SEQ, readable by qvis). State is plain data and marshals to JSON.
-// The in-memory qlog recorder is always on; on loopback bulk transfer it
-// costs roughly a tenth of QUIC's CPU per byte, nothing that matters at the
-// rates of an emulated link.
+// The in-memory qlog recorder is always on (docs/cpucost.md has its cost).
 //
 // Session.ConnectTime is measured on the client from the first dial until
 // every channel is usable: for TCP the connections are established (one

@@ -14,36 +14,9 @@ import (
 
 // DefaultFallbackGiveUp is how long DialFallback waits for the QUIC
 // handshake before it abandons QUIC and dials per-channel TCP, when the
-// caller passes zero.
-//
-// Why 400 ms. A loss-free QUIC handshake makes the session usable after one
-// round trip plus the serialisation of the server's first flight (a few
-// KB: 85 ms on an 80 ms / 10 Mbit link, about 170 ms on 150 ms / 2 Mbit).
-// When a packet of that first exchange is lost, nothing retransmits it until
-// a probe timeout: with no RTT sample yet, quic-go's PTO is twice its 100 ms
-// initial RTT estimate, 200 ms, doubling on each further expiry (400 ms,
-// 800 ms). So a handshake that loses one packet of its first flight
-// completes at about 200 ms + RTT + serialisation: about 285 ms at 80 ms and
-// 370 ms at 150 ms. 400 ms covers that on every path up to about 180 ms RTT,
-// and a loss-free handshake up to about 380 ms RTT. Waiting for a second
-// PTO (200 + 400 ms + RTT, over 700 ms) would cover a case whose
-// probability is about the square of the loss rate, and would double what
-// every session pays on a network that blocks UDP, where the fallback costs
-// exactly the give-up time on top of TCP's own connect.
-//
-// RFC 8305's Happy Eyeballs "connection attempt delay" (250 ms recommended,
-// 100 ms to 2 s allowed) is the same idea for address families, and the
-// Happy Eyeballs v3 draft applies it to QUIC against TCP. 250 ms here would
-// cut off every handshake that needed one PTO, even at 80 ms RTT, and
-// fall back to TCP on a path where QUIC works; 400 ms is the shortest value
-// that does not on the links this project measures. A spurious fallback is
-// not a failure (per-channel TCP is today's behaviour), so the value errs
-// towards short rather than towards always finding QUIC.
-//
-// A client that sees QUIC give up should remember that for the network it
-// is on and go straight to TCP for a while, as browsers mark QUIC broken;
-// DialFallback does not keep such state (no global state), its caller
-// would.
+// caller passes zero: long enough for a handshake that lost one packet of
+// its first flight on paths up to about 180 ms RTT (docs/fallback.md says
+// why this value).
 const DefaultFallbackGiveUp = 400 * time.Millisecond
 
 // QUICOutcome is how DialFallback's QUIC attempt ended.
@@ -128,40 +101,16 @@ func fallbackOptions(o Options) (quicOpts, tcpOpts Options, err error) {
 
 // DialFallback opens a session to a server that accepts both arms (see
 // ListenFallback): first one QUIC connection with a stream per channel
-// (ArmQUIC) to quicAddr; if that is not usable within giveUp, or fails
-// sooner, opts.Channels TCP connections (ArmTCP) to tcpAddr. giveUp zero
-// means DefaultFallbackGiveUp, whose doc comment says why that value.
-//
-// The fallback is sequential, not a race: TCP is dialled only once QUIC has
-// failed or been abandoned, and the abandoned QUIC attempt is torn down
-// first. Racing (starting TCP while QUIC is still trying, first ready
-// wins, as Happy Eyeballs does) would save at most TCP's connect time, and
-// only when QUIC was about to succeed just after the give-up. Against that,
-// a per-channel fallback is N connections, each of which a real proxy
-// answers with its own TLS handshake, link message and ticket check; a race
-// does that work, and then tears it down, for every session whose QUIC
-// handshake merely needed a retransmission, and the server sees two
-// sessions for one client. With a give-up time that lets a one-loss
-// handshake finish, sequential keeps the server's view simple (one session
-// per connect) at a cost that only a near-miss pays.
-//
-// Nothing listening on the UDP port is detected at once: the QUIC socket
-// has IP_RECVERR (IPV6_RECVERR) set during the handshake, so an ICMP port
-// unreachable fails the attempt instead of being ignored, as it otherwise
-// is on an unconnected UDP socket (quic-go's would wait out its whole
-// handshake timeout). The option is cleared once the handshake succeeds, so
-// a stray ICMP error later cannot end a live session. IP_RECVERR also makes
-// Linux report ENOBUFS from sendmsg when a packet is dropped on the way out
-// of the host (a full local queue, or a drop at the device's egress hook);
-// quic-go would take that as fatal, so the socket is wrapped to swallow
-// ENOBUFS as Linux does by default, and a local drop stays as silent as a
-// drop in the network. A UDP path that drops silently gives no signal and
-// costs the full give-up time.
-//
-// Options that concern one arm only (CongestionControl and NotSentLowat
-// for TCP, Priority for QUIC) are applied to that arm and ignored by the
-// other. ctx bounds the whole call; if it ends during the QUIC attempt, TCP
-// is not tried. The FallbackResult is filled in on every return.
+// (ArmQUIC) to quicAddr; if that is not usable within giveUp
+// (DefaultFallbackGiveUp when zero), or fails sooner, it tears the attempt
+// down and dials opts.Channels TCP connections (ArmTCP) to tcpAddr. A
+// closed UDP port fails the QUIC attempt at once (IP_RECVERR is set for
+// the handshake); a silent drop costs the full giveUp. Options that
+// concern one arm only (CongestionControl and NotSentLowat for TCP,
+// Priority for QUIC) apply to that arm. ctx bounds the whole call; if it
+// ends during the QUIC attempt, TCP is not tried. The FallbackResult is
+// filled in on every return. docs/fallback.md has why the fallback is
+// sequential and the Linux details.
 func DialFallback(ctx context.Context, quicAddr, tcpAddr string, opts Options, giveUp time.Duration) (*Session, FallbackResult, error) {
 	res := FallbackResult{Started: time.Now()}
 	since := func() time.Duration { return time.Since(res.Started) }

@@ -13,32 +13,13 @@ import (
 	"github.com/quic-go/quic-go"
 )
 
-// How quic-go v0.65 decides to use GSO, and how the wrapper stops it.
-//
-// quic.Transport takes a net.PacketConn. If it satisfies
-// quic.OOBCapablePacketConn, quic-go reads in batches (recvmmsg through
-// ReadBatch, or x/net/ipv4 over SyscallConn), reads and writes ECN bits
-// through control messages, and sets its capabilities once, when the
-// transport starts: GSO is on when the kernel is 5.x or later, the
-// QUIC_GO_DISABLE_GSO variable is unset, and getsockopt(IPPROTO_UDP,
-// UDP_SEGMENT) succeeds on the descriptor it reaches through
-// SyscallConn().Control. With GSO on it packs up to 64 full-size packets into
-// one buffer and passes a UDP_SEGMENT control message to WriteMsgUDP, and the
-// kernel hands the qdisc one super-packet per write. If the conn is not
-// OOB-capable, quic-go falls back to one ReadFrom/WriteTo per packet, which
-// loses ECN and batched receive.
-//
-// gsoOffConn keeps the OOB path but gives quic-go, through SyscallConn, a
-// control handle on a stand-in TCP socket of the same address family. Every
-// option quic-go sets through that handle (IP_RECVTOS, IPV6_RECVTCLASS,
-// packet info, IP_MTU_DISCOVER, buffer sizes) is also valid on a TCP socket,
-// so quic-go's setup succeeds, but getsockopt(IPPROTO_UDP, UDP_SEGMENT) fails
-// there with ENOPROTOOPT, so quic-go records GSO as unsupported and sends one
-// packet per write. The wrapper applies the same options to the real UDP
-// socket itself, before quic-go sees it, and reads them back for State. It
-// implements ReadBatch on the real socket, so receive stays batched. As a
-// last guard, a write that carries a UDP_SEGMENT control message anyway is
-// refused with an error instead of being sent.
+// gsoOffConn is a UDP socket that quic-go uses without GSO. It keeps the
+// OOB path (ECN, batched receive), but hands quic-go, through SyscallConn,
+// the control handle of a stand-in TCP socket, where
+// getsockopt(UDP_SEGMENT) fails, so quic-go sends one packet per write; it
+// applies quic-go's options to the real socket itself, and refuses a
+// write that carries UDP_SEGMENT anyway. docs/transport.md has how quic-go
+// decides.
 type gsoOffConn struct {
 	udpSocket
 	batch   *ipv4.PacketConn

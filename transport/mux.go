@@ -9,30 +9,15 @@ import (
 	"time"
 )
 
-// The tcp-mux arm carries all of a session's channels over one TCP
-// connection (DialMux, ListenMux): each write is cut into frames of at
-// most MuxMaxPayload bytes that name their channel, and the other end
-// sorts the frames back into channels. Every channel shares the
-// connection's congestion window, its send buffer and its in-order
-// delivery, so a segment lost from one channel's bytes holds up every
-// channel's bytes behind it (head-of-line blocking), which QUIC's
-// independent streams avoid.
-//
-// Each channel has a window, as a QUIC stream has: a writer sends at most
-// MuxWindow bytes that the peer's reader has not yet read, and waits for
-// the peer to return credit as its reader reads. So a reader that stops
-// holds up only its own channel's writer, and neither end ever stops
-// reading the connection. A frame, once begun, is written whole before
-// any other; a write deadline that passes during it ends the Write, and
-// the rest of the frame goes out ahead of the next one.
-//
-// The socket is set up as the tcp arm's are, by the same code:
-// TCP_NODELAY, Options.CongestionControl pinned with TCP_CONGESTION (or
-// the host default, recorded), Options.NotSentLowat,
-// Options.TCPInfoInterval sampling, and the hooks Options.Listen and
-// DialContext. The QUIC options are ignored, as the tcp arm ignores them.
-// State lists the one connection in State.TCP, with Channel -1 (it
-// carries every channel).
+// ArmTCPMux carries all of a session's channels over one TCP connection
+// (DialMux, ListenMux): writes are cut into frames of at most
+// MuxMaxPayload bytes that name their channel, so every channel shares one
+// congestion window and one in-order delivery (head-of-line blocking,
+// which QUIC's streams avoid). Each channel has a window of MuxWindow
+// unread bytes, as a QUIC stream has, so a reader that stops holds up only
+// its own channel. The socket is set up as ArmTCP's, by the same code, and
+// the QUIC options are ignored; State lists the one connection with
+// Channel -1. docs/transport.md has the flow control.
 const ArmTCPMux Arm = "tcp-mux"
 
 // Limits of the tcp-mux arm.

@@ -41,10 +41,8 @@ const (
 )
 
 // QUICCongestionControl is what State reports as the QUIC arms' congestion
-// controller. quic-go v0.65 implements only NewReno (RFC 9002) and offers no
-// way to replace it, so it cannot be matched to the TCP arm's controller;
-// compare a QUIC arm with a TCP arm pinned to "reno" for a like-for-like
-// controller.
+// controller: quic-go's NewReno (RFC 9002), which cannot be replaced
+// (docs/controllers.md compares it with the kernel's).
 const QUICCongestionControl = "newreno (quic-go, fixed)"
 
 // Arm names one way of carrying N channels between two endpoints.
@@ -237,23 +235,17 @@ type Options struct {
 
 	// Listen, ListenPacket and DialContext, when set, make the session's
 	// sockets instead of the net package: the TCP listener, every UDP
-	// socket (both ends of the QUIC arms), and every outgoing TCP
-	// connection. They have the net package's signatures, which are also
-	// those of shapedlink's Namespace methods, so either side of a link is
-	// reached from any goroutine:
+	// socket and every outgoing TCP connection. shapedlink's Namespace
+	// methods have these signatures:
 	//
 	//	o.Listen, o.ListenPacket, o.DialContext = link.Client().Listen, link.Client().ListenPacket, link.Client().DialContext
 	//
-	// Left nil, sockets are made where the calling goroutine's thread is,
-	// normally the process's own network namespace. DialContext must return
-	// a *net.TCPConn (the socket options need it). ListenPacket returns a
-	// *net.UDPConn, which gets the GSO-off wrapper, or any other
-	// net.PacketConn (shapedlink's in-process link's, say), which quic-go
-	// reads and writes one datagram per call, with no GSO and no ECN, and
-	// which State records (UDPSocketState.PacketConn). With DialContext
-	// the TCP congestion control is set once the connection is up rather
-	// than before the SYN; it is read back either way.
-	// They are not part of a recorded Options (JSON leaves them out).
+	// Left nil, sockets are made in the calling thread's network namespace.
+	// DialContext must return a *net.TCPConn, whose congestion control is
+	// then set once it is connected. A *net.UDPConn from ListenPacket gets
+	// the GSO-off wrapper; any other net.PacketConn is used one datagram
+	// per call, without GSO or ECN (UDPSocketState.PacketConn). JSON leaves
+	// them out.
 	Listen       func(ctx context.Context, network, address string) (net.Listener, error)   `json:"-"`
 	ListenPacket func(ctx context.Context, network, address string) (net.PacketConn, error) `json:"-"`
 	DialContext  func(ctx context.Context, network, address string) (net.Conn, error)       `json:"-"`

@@ -40,7 +40,7 @@ func mainCode() int {
 	fs := flag.NewFlagSet("fallback", flag.ContinueOnError)
 	link := linkFlags(fs)
 	losses := fs.String("losses", "0", "per-direction loss levels in percent, space-separated; each profile (which carries no loss of its own) is run at each")
-	arms := fs.String("arms", strings.Join(fallback.Arms(), " "), "arms, space-separated: "+strings.Join(fallback.Arms(), ", "))
+	arms := fs.String("arms", armNames(" "), "arms, space-separated: "+armNames(", "))
 	connects := fs.Int("connects", 10, "connects per profile and arm")
 	channels := fs.Int("channels", 5, "channels per session (TCP connections in the fallback)")
 	giveUp := fs.Duration("give-up", transport.DefaultFallbackGiveUp, "how long the fallback dialer waits for QUIC before it dials TCP")
@@ -163,4 +163,13 @@ func buildConfig(link *linkflag.Flags, losses, arms string, connects, channels i
 		return c, fmt.Errorf("-workdir is empty: name a results directory")
 	}
 	return c, nil
+}
+
+// armNames are fallback's arms, joined by sep.
+func armNames(sep string) string {
+	var names []string
+	for _, a := range fallback.Arms() {
+		names = append(names, string(a))
+	}
+	return strings.Join(names, sep)
 }

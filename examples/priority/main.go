@@ -9,7 +9,6 @@ import (
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/benchcmd"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // defaults is the matrix the command runs; quick is its -quick preset.
@@ -31,7 +30,7 @@ func main() {
 		defaults,
 		quick,
 		func(m *bench.Matrix) error {
-			prio := measure.ArmName(transport.ArmQUICPriority)
+			prio := measure.QUICPriority
 			if !slices.Contains(m.Arms, prio) {
 				m.Arms = append(m.Arms, prio)
 			}

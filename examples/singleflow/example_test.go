@@ -6,9 +6,10 @@ import (
 	"github.com/shakenfist/quicbench/measure/singleflow"
 )
 
-// The flows the command compares by default, and what each pins.
+// The flows the command compares by default, and what each pins, as
+// results.json records them.
 func Example_flows() {
-	for _, f := range singleflow.DefaultFlows() {
+	for _, f := range flowsOf(singleflow.DefaultFlows()) {
 		fmt.Printf("%s: arm %s, controller %q\n", f.Name, f.Arm, f.CC)
 	}
 	// Output:

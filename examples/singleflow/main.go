@@ -17,10 +17,12 @@ import (
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/internal/cli"
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/singleflow"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
+	"github.com/shakenfist/quicbench/transport"
 	"github.com/shakenfist/quicbench/transport/quicreno"
 )
 
@@ -35,7 +37,7 @@ func run() int {
 	lf := linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profiles | linkflag.Backend | linkflag.Seed | linkflag.Emulator, Profiles: "80:10 150:2",
 		KeepAwake: true})
 	losses := fs.String("losses", "0 1 2", "loss percentages, each applied to both directions of every profile")
-	flows := fs.String("flows", "quic tcp-quicreno tcp-reno tcp-cubic", "flows: quic, or tcp-<controller>")
+	flows := fs.String("flows", flowNames(singleflow.DefaultFlows()), "flows: quic, or tcp-<controller>")
 	fs.IntVar(&c.Repeats, "repeats", c.Repeats, "runs per flow and cell")
 	fs.DurationVar(&c.Duration, "duration", c.Duration, "length of each flow")
 	fs.DurationVar(&c.Warmup, "warmup", c.Warmup, "start of each flow left out of its goodput")
@@ -75,9 +77,9 @@ func run() int {
 		return bad(err)
 	}
 	for _, f := range c.Flows {
-		if f.CC == quicreno.Name {
+		if cc, _ := f.PinnedCC(); cc == quicreno.Name {
 			if err := quicreno.CheckLoad(); err != nil {
-				return bad(fmt.Errorf("flow %s: %w", f.Name, err))
+				return bad(fmt.Errorf("flow %s: %w", f, err))
 			}
 		}
 	}
@@ -153,7 +155,7 @@ func run() int {
 type record struct {
 	Profiles   []string            `json:"profiles"`
 	Losses     []float64           `json:"losses"`
-	Flows      []singleflow.Flow   `json:"flows"`
+	Flows      []flow              `json:"flows"`
 	Repeats    int                 `json:"repeats"`
 	Duration   string              `json:"duration"`
 	Warmup     string              `json:"warmup"`
@@ -170,8 +172,35 @@ func newRecord(c singleflow.Config) record {
 	for _, p := range c.Profiles {
 		ps = append(ps, p.String())
 	}
-	return record{Profiles: ps, Losses: c.Losses, Flows: c.Flows, Repeats: c.Repeats, Duration: c.Duration.String(), Warmup: c.Warmup.String(),
+	return record{Profiles: ps, Losses: c.Losses, Flows: flowsOf(c.Flows), Repeats: c.Repeats, Duration: c.Duration.String(), Warmup: c.Warmup.String(),
 		KeepAwake: c.Link.EmulatorKeepAwake, Window: c.Link.EmulatorDepartureWindow, Controller: c.Controller}
+}
+
+// flow is a flow as results.json records it: its name, the transport arm
+// under it and the controller it pins.
+type flow struct {
+	Name string `json:"name"`
+	Arm  string `json:"arm"`
+	CC   string `json:"cc,omitempty"`
+}
+
+func flowsOf(arms []measure.Arm) []flow {
+	out := make([]flow, len(arms))
+	for i, a := range arms {
+		out[i] = flow{Name: string(a), Arm: string(transport.ArmQUIC)}
+		if cc, ok := a.PinnedCC(); ok {
+			out[i].Arm, out[i].CC = string(transport.ArmTCP), cc
+		}
+	}
+	return out
+}
+
+func flowNames(arms []measure.Arm) string {
+	var names []string
+	for _, a := range arms {
+		names = append(names, string(a))
+	}
+	return strings.Join(names, " ")
 }
 
 // settings is the record less its runs, to compare two records'.

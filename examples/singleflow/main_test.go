@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -140,5 +141,22 @@ func TestResumeKeepsFailedRunsToRedo(t *testing.T) {
 	other.Repeats = 3
 	if _, err := resume(dir, other); err == nil {
 		t.Error("other settings resumed")
+	}
+}
+
+// The committed results' flows are what the default flows record, so a
+// work directory written before flows became arms still resumes.
+func TestCommittedFlowsReadTheSame(t *testing.T) {
+	had := readRecord(t, "../../docs/results/singleflow")
+	got, err := json.Marshal(flowsOf(singleflow.DefaultFlows()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.Marshal(had.Flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("the default flows record as %s, the committed results as %s", got, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
@@ -27,7 +28,7 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.Profiles = nil }, "no profiles"},
 		{func(c *Config) { c.Profiles = []shapedlink.Profile{{}} }, ""},
 		{func(c *Config) { c.Arms = nil }, "no arms"},
-		{func(c *Config) { c.Arms = []string{"tcp", "udp"} }, `unknown arm "udp"`},
+		{func(c *Config) { c.Arms = []measure.Arm{"tcp", "udp"} }, `unknown arm "udp"`},
 		{func(c *Config) { c.Connects = 0 }, "Connects 0"},
 		{func(c *Config) { c.Channels = 0 }, "Channels 0"},
 		{func(c *Config) { c.GiveUp = 0 }, "GiveUp 0s"},

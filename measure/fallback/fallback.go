@@ -7,9 +7,11 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/transport"
@@ -22,7 +24,7 @@ type Config struct {
 	Profiles []shapedlink.Profile
 	// Arms are ArmTCP, ArmFallbackOpen and ArmFallbackBlocked, in the
 	// order they run for each profile.
-	Arms []string
+	Arms []measure.Arm
 	// Connects per profile and arm, made one after another.
 	Connects int
 	// Channels per session: TCP connections, or QUIC streams.
@@ -55,8 +57,13 @@ func (c Config) Validate() error {
 			return err
 		}
 	}
-	if _, err := ParseArms(strings.Join(c.Arms, " ")); err != nil {
-		return err
+	if len(c.Arms) == 0 {
+		return fmt.Errorf("fallback: no arms: give at least one of %s", armList())
+	}
+	for _, a := range c.Arms {
+		if !slices.Contains(Arms(), a) {
+			return fmt.Errorf("fallback: unknown arm %q: want %s", a, armList())
+		}
 	}
 	switch {
 	case c.Connects < 1:
@@ -138,7 +145,7 @@ func Run(ctx context.Context, c Config) (Result, error) {
 // job is one profile and arm.
 type job struct {
 	profile shapedlink.Profile
-	arm     string
+	arm     measure.Arm
 }
 
 func (c Config) plan() []job {
@@ -155,7 +162,9 @@ func (c Config) dir(p shapedlink.Profile) string {
 	return filepath.Join(c.Workdir, profileDir(float64(p.RTT)/1e6, p.RateMbit, p.LossPct)+results.ProfileSuffix(p.WithLoss(0).String()))
 }
 
-func (c Config) recordPath(j job) string { return filepath.Join(c.dir(j.profile), j.arm+".json") }
+func (c Config) recordPath(j job) string {
+	return filepath.Join(c.dir(j.profile), string(j.arm)+".json")
+}
 
 // Failures is "N of M measurements (connects) failed (which)" for recs,
 // or "" when none failed. A measurement is one connect: every connect of

@@ -125,7 +125,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, a := range Arms() {
-		if !strings.Contains(out.String(), "| 100:10 | "+a+" | 2/2 |") {
+		if !strings.Contains(out.String(), "| 100:10 | "+string(a)+" | 2/2 |") {
 			t.Errorf("summary has no complete row for %s:\n%s", a, out.String())
 		}
 	}

@@ -9,49 +9,56 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/transport"
 )
 
-// The arms, in the order they run and are shown.
+// The arms, in the order they run and are shown: measure's tcp arm, and
+// fallback's own two, which dial with transport.DialFallback.
 const (
 	// ArmTCP dials per-channel TCP directly (transport.Dial, ArmTCP).
-	ArmTCP = "tcp"
+	ArmTCP = measure.TCP
 	// ArmFallbackOpen dials with transport.DialFallback, UDP open: QUIC is
 	// expected to be used, so it is the QUIC reference through the same
 	// dialer a deployment would use.
-	ArmFallbackOpen = "fallback-open"
+	ArmFallbackOpen measure.Arm = "fallback-open"
 	// ArmFallbackBlocked dials with transport.DialFallback while every UDP
 	// packet leaving the client namespace is dropped.
-	ArmFallbackBlocked = "fallback-blocked"
+	ArmFallbackBlocked measure.Arm = "fallback-blocked"
 )
 
 // Arms lists every arm in run order.
-func Arms() []string { return []string{ArmTCP, ArmFallbackOpen, ArmFallbackBlocked} }
+func Arms() []measure.Arm { return []measure.Arm{ArmTCP, ArmFallbackOpen, ArmFallbackBlocked} }
 
 // ParseArms reads a space-separated list of arms, refusing an unknown
 // one and an empty list.
-func ParseArms(s string) ([]string, error) {
-	var out []string
+func ParseArms(s string) ([]measure.Arm, error) {
+	var out []measure.Arm
 	for _, a := range strings.Fields(s) {
-		ok := false
-		for _, k := range Arms() {
-			ok = ok || a == k
+		if !slices.Contains(Arms(), measure.Arm(a)) {
+			return nil, fmt.Errorf("unknown arm %q: want %s", a, armList())
 		}
-		if !ok {
-			return nil, fmt.Errorf("unknown arm %q: want %s", a, strings.Join(Arms(), ", "))
-		}
-		out = append(out, a)
+		out = append(out, measure.Arm(a))
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no arms: give at least one of %s", strings.Join(Arms(), ", "))
+		return nil, fmt.Errorf("no arms: give at least one of %s", armList())
 	}
 	return out, nil
+}
+
+func armList() string {
+	var names []string
+	for _, a := range Arms() {
+		names = append(names, string(a))
+	}
+	return strings.Join(names, ", ")
 }
 
 // SchemaVersion is written into every record.
@@ -91,7 +98,7 @@ type Record struct {
 	Schema int `json:"schema"`
 	// Profile is the link profile with its loss, in shapedlink's grammar.
 	Profile  string        `json:"profile"`
-	Arm      string        `json:"arm"`
+	Arm      measure.Arm   `json:"arm"`
 	Connects int           `json:"connects"`
 	Channels int           `json:"channels"`
 	GiveUp   time.Duration `json:"give_up_ns"`
@@ -210,7 +217,7 @@ func Summarise(w io.Writer, records []Record) error {
 	if len(records) == 0 {
 		return errors.New("nothing to summarise")
 	}
-	order := map[string]int{}
+	order := map[measure.Arm]int{}
 	for i, a := range Arms() {
 		order[a] = i
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/rig"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -27,7 +28,7 @@ var roles = rig.RoleEnv{Role: "QUICBENCH_FALLBACK_ROLE", Spec: "QUICBENCH_FALLBA
 // roleSpec is what a server or client process is told to do.
 type roleSpec struct {
 	rig.RoleBase
-	Arm      string        `json:"arm"`
+	Arm      measure.Arm   `json:"arm"`
 	Connects int           `json:"connects"`
 	GiveUp   time.Duration `json:"give_up_ns"`
 	Gap      time.Duration `json:"gap_ns"`
@@ -197,7 +198,7 @@ func runJob(ctx context.Context, cfg Config, j job, log *slog.Logger) (Record, e
 	rec := Record{Schema: SchemaVersion, Profile: j.profile.String(), Arm: j.arm, Connects: cfg.Connects,
 		Channels: cfg.Channels, GiveUp: cfg.GiveUp, Gap: cfg.Gap, Started: time.Now()}
 	defer func() { rec.Finished = time.Now() }()
-	dir := filepath.Join(cfg.dir(j.profile), j.arm)
+	dir := filepath.Join(cfg.dir(j.profile), string(j.arm))
 	if err := results.ResetDir(dir); err != nil {
 		return rec, err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -84,11 +85,16 @@ func TestSummariseAndCompare(t *testing.T) {
 
 func TestParseFlows(t *testing.T) {
 	fs, err := ParseFlows([]string{"quic", "tcp-reno", "tcp-quicreno"})
-	if err != nil || len(fs) != 3 || fs[1].Arm != transport.ArmTCP || fs[1].CC != "reno" || fs[0].Arm != transport.ArmQUIC {
+	if err != nil || len(fs) != 3 {
 		t.Fatalf("ParseFlows: %+v, %v", fs, err)
 	}
-	if _, err := ParseFlows([]string{"udp"}); err == nil {
-		t.Error("accepted flow udp")
+	if cc, pinned := fs[1].PinnedCC(); cc != "reno" || !pinned || fs[0] != measure.QUIC || fs[2] != "tcp-quicreno" {
+		t.Errorf("ParseFlows: %+v", fs)
+	}
+	for _, bad := range []string{"udp", "tcp", "tcp-mux", "quic-per-channel", "tcp-"} {
+		if _, err := ParseFlows([]string{bad}); err == nil || !strings.Contains(err.Error(), bad) {
+			t.Errorf("flow %s: %v; want it refused, named", bad, err)
+		}
 	}
 	c := Defaults()
 	c.Flows = append(c.Flows, c.Flows[0])

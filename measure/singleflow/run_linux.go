@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/transport"
 	"github.com/shakenfist/quicbench/transport/quicreno"
@@ -48,7 +49,7 @@ func Run(ctx context.Context, c Config, progress func(Result)) ([]Result, error)
 					if err := ctx.Err(); err != nil {
 						return out, err
 					}
-					id := Result{Profile: p.String(), Loss: loss, Flow: f.Name, Repeat: r}
+					id := Result{Profile: p.String(), Loss: loss, Flow: string(f), Repeat: r}
 					if c.Skip != nil && c.Skip(id) {
 						continue
 					}
@@ -70,7 +71,7 @@ func Run(ctx context.Context, c Config, progress func(Result)) ([]Result, error)
 
 // runOne sends one bulk flow from the server to the client over a fresh
 // link.
-func runOne(ctx context.Context, c Config, p shapedlink.Profile, f Flow, repeat int, cert transport.Certificate) (res Result) {
+func runOne(ctx context.Context, c Config, p shapedlink.Profile, f measure.Arm, repeat int, cert transport.Certificate) (res Result) {
 	res.Controller = controllerLabel(f, c.Controller)
 	fail := func(step string, err error) Result { res.Error = step + ": " + err.Error(); return res }
 	link, err := shapedlink.New(ctx, p, c.Link)
@@ -81,19 +82,19 @@ func runOne(ctx context.Context, c Config, p shapedlink.Profile, f Flow, repeat 
 	rctx, cancel := context.WithTimeout(ctx, c.Duration+30*time.Second)
 	defer cancel()
 
-	opts := transport.Options{Channels: 1, CongestionControl: f.CC, Certificate: cert,
+	opts := transport.Options{Channels: 1, Certificate: cert,
 		TCPInfoInterval: 5 * time.Millisecond, MetricsInterval: 2 * time.Millisecond}
 	sopts, copts := opts, opts
 	sopts.Listen, sopts.ListenPacket = link.Server().Listen, link.Server().ListenPacket
 	copts.DialContext, copts.ListenPacket = link.Client().DialContext, link.Client().ListenPacket
-	ln, err := transport.Listen(rctx, f.Arm, net.JoinHostPort(link.ServerAddr().String(), "0"), sopts)
+	ln, err := f.Listen(rctx, net.JoinHostPort(link.ServerAddr().String(), "0"), sopts)
 	if err != nil {
 		return fail("listening", err)
 	}
 	defer ln.Close()
 
 	type accepted struct {
-		s   *transport.Session
+		s   measure.ArmSession
 		err error
 	}
 	acc := make(chan accepted, 1)
@@ -105,19 +106,19 @@ func runOne(ctx context.Context, c Config, p shapedlink.Profile, f Flow, repeat 
 			return
 		}
 		buf := make([]byte, 64<<10)
-		ch := s.Channel(0)
+		ch := s.Channels()[0]
 		for !stop.Load() {
 			if _, err := ch.Write(buf); err != nil {
 				return
 			}
 		}
 	}()
-	cs, err := transport.Dial(rctx, f.Arm, ln.Addr().String(), copts)
+	cs, err := f.Dial(rctx, ln.Addr().String(), copts)
 	if err != nil {
 		return fail("dialling", err)
 	}
 	defer cs.Close()
-	var server *transport.Session
+	var server measure.ArmSession
 	select {
 	case a := <-acc:
 		if a.err != nil {
@@ -131,9 +132,12 @@ func runOne(ctx context.Context, c Config, p shapedlink.Profile, f Flow, repeat 
 
 	rtt := p.RoundTrip()
 	res.FirstRTTCapBytes = int64(p.RateMbit * 1e6 / 8 * (rtt * 9 / 10).Seconds())
-	rd, err := receive(rctx, cs.Channel(0), c.Duration, c.Warmup, rtt*9/10)
+	rd, err := receive(rctx, cs.Channels()[0], c.Duration, c.Warmup, rtt*9/10)
 	stop.Store(true)
 	st := server.State()
+	if _, ok := f.PinnedCC(); ok {
+		st.Arm = transport.ArmTCP // a state file names transport's arm, its controller beside it
+	}
 	if c.StateDir != "" {
 		res.StateFile = stateName(p, f, repeat)
 		if err := writeState(filepath.Join(c.StateDir, res.StateFile), st); err != nil {
@@ -145,40 +149,40 @@ func runOne(ctx context.Context, c Config, p shapedlink.Profile, f Flow, repeat 
 	}
 	res.GoodputMbit = float64(rd.windowBytes*8) / rd.window.Seconds() / 1e6
 	res.FirstRTTBytes = rd.firstBytes
-	switch f.Arm {
-	case transport.ArmTCP:
+	if cc, ok := f.PinnedCC(); ok {
 		if len(st.TCP) != 1 {
 			return fail("reading the sender's state", fmt.Errorf("%d TCP connections, want 1", len(st.TCP)))
 		}
 		tc := st.TCP[0]
-		if tc.Info.Algorithm != f.CC {
-			return fail("reading the sender's state", fmt.Errorf("the socket ran %q, not %q", tc.Info.Algorithm, f.CC))
+		if tc.Info.Algorithm != cc {
+			return fail("reading the sender's state", fmt.Errorf("the socket ran %q, not %q", tc.Info.Algorithm, cc))
 		}
 		res.Backoffs = tcpBackoffs(tc.Series)
 		if len(tc.Series) > 0 && tc.Series[0].MSS > 0 {
 			res.InitialWindow = float64(tc.Series[0].CwndSegments)
 		}
-	case transport.ArmQUIC:
-		if len(st.QUIC) != 1 {
-			return fail("reading the sender's state", fmt.Errorf("%d QUIC connections, want 1", len(st.QUIC)))
-		}
-		qc := st.QUIC[0]
-		res.Backoffs = quicBackoffs(qc.Metrics, qc.CongestionStates)
-		if len(qc.Metrics) > 0 && qc.ConfiguredPacketSize > 0 {
-			res.InitialWindow = float64(qc.Metrics[0].CongestionWindow) / float64(qc.ConfiguredPacketSize)
-		}
+		return res
+	}
+	if len(st.QUIC) != 1 {
+		return fail("reading the sender's state", fmt.Errorf("%d QUIC connections, want 1", len(st.QUIC)))
+	}
+	qc := st.QUIC[0]
+	res.Backoffs = quicBackoffs(qc.Metrics, qc.CongestionStates)
+	if len(qc.Metrics) > 0 && qc.ConfiguredPacketSize > 0 {
+		res.InitialWindow = float64(qc.Metrics[0].CongestionWindow) / float64(qc.ConfiguredPacketSize)
 	}
 	return res
 }
 
-func controllerLabel(f Flow, p quicreno.Params) string {
+func controllerLabel(f measure.Arm, p quicreno.Params) string {
+	cc, ok := f.PinnedCC()
 	switch {
-	case f.Arm == transport.ArmQUIC:
+	case !ok:
 		return transport.QUICCongestionControl
-	case f.CC == quicreno.Name:
+	case cc == quicreno.Name:
 		return quicreno.Name + " (" + p.String() + ")"
 	}
-	return f.CC
+	return cc
 }
 
 type received struct {
@@ -254,8 +258,8 @@ func receive(ctx context.Context, ch io.Reader, d, warmup, first time.Duration) 
 	return r, nil
 }
 
-func stateName(p shapedlink.Profile, f Flow, repeat int) string {
-	return strings.NewReplacer(":", "-", "/", "-", " ", "").Replace(fmt.Sprintf("%s_%g_%s_r%d.json", p.String(), p.LossPct, f.Name, repeat))
+func stateName(p shapedlink.Profile, f measure.Arm, repeat int) string {
+	return strings.NewReplacer(":", "-", "/", "-", " ", "").Replace(fmt.Sprintf("%s_%g_%s_r%d.json", p.String(), p.LossPct, f, repeat))
 }
 
 func writeState(path string, st transport.State) error {

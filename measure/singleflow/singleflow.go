@@ -8,45 +8,35 @@ import (
 
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/shapedlink"
-	"github.com/shakenfist/quicbench/transport"
 	"github.com/shakenfist/quicbench/transport/quicreno"
 )
 
-// Flow is one sender: an arm and, for tcp, the kernel controller it pins.
-type Flow struct {
-	// Name labels the flow in results, e.g. "tcp-reno".
-	Name string `json:"name"`
-	// Arm is transport.ArmTCP or transport.ArmQUIC.
-	Arm transport.Arm `json:"arm"`
-	// CC is the tcp arm's congestion control; empty for quic.
-	CC string `json:"cc,omitempty"`
-}
-
 // DefaultFlows are quic-go and kernel TCP with quicreno, reno and cubic.
-func DefaultFlows() []Flow {
-	return []Flow{
-		{Name: "quic", Arm: transport.ArmQUIC},
-		{Name: "tcp-" + quicreno.Name, Arm: transport.ArmTCP, CC: quicreno.Name},
-		{Name: "tcp-reno", Arm: transport.ArmTCP, CC: "reno"},
-		{Name: "tcp-cubic", Arm: transport.ArmTCP, CC: "cubic"},
-	}
+func DefaultFlows() []measure.Arm {
+	return []measure.Arm{measure.QUIC, "tcp-" + quicreno.Name, "tcp-reno", "tcp-cubic"}
 }
 
-// ParseFlows turns "quic tcp-reno tcp-quicreno" into flows: "quic", or
-// "tcp-" and a kernel controller's name.
-func ParseFlows(names []string) ([]Flow, error) {
-	var out []Flow
+// ParseFlows reads flows' names: "quic", or "tcp-" and a controller's
+// name. Validate checks that the kernel has the controller.
+func ParseFlows(names []string) ([]measure.Arm, error) {
+	var out []measure.Arm
 	for _, n := range names {
-		switch {
-		case n == "quic":
-			out = append(out, Flow{Name: n, Arm: transport.ArmQUIC})
-		case len(n) > 4 && n[:4] == "tcp-":
-			out = append(out, Flow{Name: n, Arm: transport.ArmTCP, CC: n[4:]})
-		default:
+		a, err := measure.Lookup(n)
+		if err != nil || checkFlow(a) != nil {
 			return nil, fmt.Errorf("flow %q: give quic or tcp-<controller> (tcp-reno, tcp-cubic, tcp-bbr, tcp-%s)", n, quicreno.Name)
 		}
+		out = append(out, a)
 	}
 	return out, nil
+}
+
+// checkFlow says why a cannot be a flow: one is the quic arm, or the tcp
+// arm with its controller pinned.
+func checkFlow(a measure.Arm) error {
+	if _, ok := a.PinnedCC(); ok || a == measure.QUIC {
+		return nil
+	}
+	return fmt.Errorf("flow %q: the arm is not quic or tcp-<controller>", a)
 }
 
 // Config is a single-flow comparison: every flow over every profile and
@@ -56,7 +46,8 @@ type Config struct {
 	// percentages applied to each direction of each.
 	Profiles []shapedlink.Profile
 	Losses   []float64
-	Flows    []Flow
+	// Flows are the senders: measure.QUIC, or tcp-<controller>.
+	Flows []measure.Arm
 	// Repeats per flow and cell (5 for a spread).
 	Repeats int
 	// Duration of each flow; goodput counts what arrived after Warmup.
@@ -75,9 +66,9 @@ type Config struct {
 	StateDir string
 }
 
-// Defaults returns the issue's comparison: 80:10 and 150:2 at 0, 1 and 2%
-// loss, the default flows, 5 repeats of 20 s with 5 s of warm-up, the
-// emulator's default settings (CPUs kept awake, 200 us departure window).
+// Defaults returns 80:10 and 150:2 at 0, 1 and 2% loss, the default flows,
+// 5 repeats of 20 s with 5 s of warm-up, and the emulator's default
+// settings (shapedlink.DefaultKeepAwake, DefaultDepartureWindow).
 func Defaults() Config {
 	p1, _ := shapedlink.ParseProfile("80:10")
 	p2, _ := shapedlink.ParseProfile("150:2")
@@ -106,21 +97,16 @@ func (c Config) Validate() error {
 	if len(c.Flows) == 0 {
 		errs = append(errs, errors.New("no flows: give at least one, e.g. quic tcp-reno"))
 	}
-	var names []string
-	for _, f := range c.Flows {
-		if slices.Contains(names, f.Name) {
-			errs = append(errs, fmt.Errorf("flow %q given twice", f.Name))
+	for i, f := range c.Flows {
+		if slices.Contains(c.Flows[:i], f) {
+			errs = append(errs, fmt.Errorf("flow %q given twice", f))
 		}
-		names = append(names, f.Name)
-		if f.Arm != transport.ArmTCP && f.Arm != transport.ArmQUIC {
-			errs = append(errs, fmt.Errorf("flow %q: arm %q is not tcp or quic", f.Name, f.Arm))
+		if err := checkFlow(f); err != nil {
+			errs = append(errs, err)
 		}
-		if f.Arm == transport.ArmQUIC && f.CC != "" {
-			errs = append(errs, fmt.Errorf("flow %q: quic-go's controller is fixed; leave CC empty", f.Name))
-		}
-		if f.Arm == transport.ArmTCP && f.CC != quicreno.Name {
-			if err := measure.CheckKernelCC(f.CC); err != nil {
-				errs = append(errs, fmt.Errorf("flow %q: %w", f.Name, err))
+		if cc, ok := f.PinnedCC(); ok && cc != quicreno.Name {
+			if err := measure.CheckKernelCC(cc); err != nil {
+				errs = append(errs, fmt.Errorf("flow %q: %w", f, err))
 			}
 		}
 	}
@@ -138,7 +124,7 @@ func (c Config) Validate() error {
 
 func (c Config) usesController() bool {
 	for _, f := range c.Flows {
-		if f.CC == quicreno.Name {
+		if cc, _ := f.PinnedCC(); cc == quicreno.Name {
 			return true
 		}
 	}

@@ -187,22 +187,16 @@ func (e *FeedError) Error() string {
 func (e *FeedError) Unwrap() []error { return []error{ErrNotSpice, e.Err} }
 
 // Feed takes the next bytes of direction dir and returns the messages they
-// complete, in order.
+// complete, in order. Where the bytes are cut into Feeds changes neither
+// the messages nor the error, for the same order of the two directions.
 //
-// Bytes the client sends after its link message, before the server's reply
-// has been fed, are held (what the client sends next depends on the reply;
-// a client waits for it, so this happens only when the two directions are
-// fed out of order). They are parsed as soon as the reply's last byte is
-// fed, and their messages follow the reply's in what that Feed returns.
-// More than MaxHeld bytes held is an error.
-//
-// The first error (a *FeedError) ends the parsing of the whole connection:
-// that Feed returns the messages completed before the bad bytes and the
-// error, and every later Feed, of either direction, returns no messages
-// and the same error. The connection's bytes still pass; only the parsing
-// stops. Where the bytes are cut into Feeds does not change the messages
-// returned nor the error, as long as the order in which the two
-// directions' bytes are fed is the same.
+// Bytes the client sends after its link message, before the server's
+// reply has been fed, are held, and parsed as soon as the reply's last
+// byte is; their messages follow the reply's. More than MaxHeld bytes
+// held is an error. The first error (a *FeedError) ends the parsing of the
+// connection: that Feed returns the messages completed before the bad
+// bytes and the error, and every later Feed of either direction returns
+// no messages and the same error.
 func (c *Conn) Feed(dir Direction, b []byte) ([]Msg, error) {
 	if dir != ClientToServer && dir != ServerToClient {
 		return nil, fmt.Errorf("spiceproto: Feed with direction %d", dir)

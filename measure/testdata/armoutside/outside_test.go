@@ -25,6 +25,7 @@ import (
 type lowat struct{}
 
 func (lowat) Name() string { return "tcp-lowat" }
+func (lowat) QUIC() bool   { return false }
 
 func (lowat) Listen(ctx context.Context, addr string, o transport.Options) (measure.ArmListener, error) {
 	o.NotSentLowat = 16 << 10
@@ -37,7 +38,7 @@ func (lowat) Dial(ctx context.Context, addr string, o transport.Options) (measur
 }
 
 // ownQUIC is this module's QUIC arm: the quic arm under a name of its
-// own, saying that it carries QUIC (measure.QUICArm), so that the matrix
+// own, saying that it carries QUIC (Transport.QUIC), so that the matrix
 // leaves its congestion control to quic-go, checks its offload evidence,
 // and the summary reads it as QUIC.
 type ownQUIC struct{}
@@ -61,7 +62,7 @@ func (ownQUIC) Prepare(o transport.Options, w spicelike.Config) (server, client 
 // Registered in init, so that the server and client processes the matrix
 // starts (this test binary, re-executed) have them too.
 func init() {
-	for _, a := range []measure.Arm{lowat{}, ownQUIC{}} {
+	for _, a := range []measure.Transport{lowat{}, ownQUIC{}} {
 		if err := measure.Register(a); err != nil {
 			panic(err)
 		}
@@ -75,7 +76,7 @@ func TestMain(m *testing.M) {
 
 // runMatrix runs a one-cell matrix of arms (20:10 at 1% loss, short
 // runs) and returns it.
-func runMatrix(t *testing.T, repeats int, arms ...measure.ArmName) *bench.Matrix {
+func runMatrix(t *testing.T, repeats int, arms ...measure.Arm) *bench.Matrix {
 	t.Helper()
 	p, err := shapedlink.ParseProfile("20:10")
 	if err != nil {
@@ -115,8 +116,8 @@ func TestOwnQUICArm(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the matrix builds network namespaces, which needs root: run this test as root")
 	}
-	if !measure.IsQUIC("quic-own") || measure.IsQUIC("tcp-lowat") {
-		t.Fatalf("measure.IsQUIC: quic-own %v, tcp-lowat %v; want true and false", measure.IsQUIC("quic-own"), measure.IsQUIC("tcp-lowat"))
+	if own, lowat := measure.Arm("quic-own"), measure.Arm("tcp-lowat"); !own.QUIC() || lowat.QUIC() {
+		t.Fatalf("QUIC: quic-own %v, tcp-lowat %v; want true and false", own.QUIC(), lowat.QUIC())
 	}
 	m := runMatrix(t, 1, "tcp", "quic-own")
 	runs, err := results.Load(m.Workdir)
