@@ -52,7 +52,8 @@ type Roles struct {
 	Server, Client transport.Options
 	// Within bounds the roles' processes.
 	Within time.Duration
-	// Linger is how long the server may run on after the client ends.
+	// Linger is how long the server may run on after the client ends; 0
+	// for a server that runs until stopped, which is stopped at once.
 	Linger time.Duration
 	// ServerSpec and ClientSpec are the roles' specs, given their bases.
 	ServerSpec, ClientSpec func(rig.RoleBase) any

@@ -154,13 +154,6 @@ func (r *Rig) StartServer(ctx context.Context, spec any) error {
 	return nil
 }
 
-// ServerDone is closed when the server has exited; ServerErr is then its
-// exit status. Call them only after StartServer succeeded.
-func (r *Rig) ServerDone() <-chan struct{} { return r.srvDone }
-
-// ServerErr is the server's exit status, once ServerDone is closed.
-func (r *Rig) ServerErr() error { return r.srvErr }
-
 // StopServer ends the server if it still runs: SIGTERM, on which a role
 // writes what it has, then SIGKILL 5 s later.
 func (r *Rig) StopServer() {

@@ -25,8 +25,8 @@ type Stage interface {
 	// StartClient starts the client, told spec, with extra as its
 	// descriptors 3, 4, ... (close your copies after StartClient).
 	StartClient(ctx context.Context, spec any, extra ...*os.File) (*exec.Cmd, error)
-	// EndServer gives the server linger to end once the client has,
-	// stops it if it has not, and leaves its result and log in the run's
+	// EndServer gives the server linger to end once the client has (0:
+	// none), stops it if it has not, and leaves its result and log in the run's
 	// directory. It reports whether the server ended by itself; the error
 	// says why the run's ends cannot be trusted (a broken link, a lost
 	// session).
@@ -76,6 +76,23 @@ func LinkOf(st Stage) *shapedlink.Link {
 	return nil
 }
 
+// ServerExit delivers the exit status of the server under st, once it
+// has exited, when st is Local's and its server started; else it is nil,
+// which never delivers. A job whose server runs until stopped watches it
+// to end the client when the server dies first.
+func ServerExit(st Stage) <-chan error {
+	ls, ok := st.(*localStage)
+	if !ok || ls.rig.srv == nil {
+		return nil
+	}
+	exit := make(chan error, 1)
+	go func() {
+		<-ls.rig.srvDone
+		exit <- ls.rig.srvErr
+	}()
+	return exit
+}
+
 // localStage is Local's Stage: a Rig.
 type localStage struct {
 	rig *Rig
@@ -94,20 +111,39 @@ func (s *localStage) StartClient(ctx context.Context, spec any, extra ...*os.Fil
 	return s.rig.StartClient(ctx, spec, extra...)
 }
 
+// EndServer gives the server linger to end by itself, then stops it; with
+// linger 0, a server that runs until stopped, it stops it at once unwarned.
 func (s *localStage) EndServer(ctx context.Context, linger time.Duration) (bool, error) {
-	ended := false
-	select {
-	case <-s.rig.ServerDone():
-		ended = true
-		if err := s.rig.ServerErr(); err != nil {
+	ended := s.endedWithin(ctx, linger)
+	if ended {
+		if err := s.rig.srvErr; err != nil {
 			s.log.Warn("server exited with an error", "err", err, "log", s.rig.LogPath(RoleServer))
 		}
+	}
+	return ended, s.rig.Link.Err()
+}
+
+// endedWithin reports whether the server ends by itself within linger,
+// stopping it if it has not.
+func (s *localStage) endedWithin(ctx context.Context, linger time.Duration) bool {
+	select {
+	case <-s.rig.srvDone:
+		return true
+	default:
+	}
+	if linger == 0 {
+		s.rig.StopServer()
+		return false
+	}
+	select {
+	case <-s.rig.srvDone:
+		return true
 	case <-time.After(linger):
 		s.log.Warn("server still running after the client ended; stopping it", "after", linger)
 		s.rig.StopServer()
 	case <-ctx.Done():
 	}
-	return ended, s.rig.Link.Err()
+	return false
 }
 
 // Close reads what the link can say only at the end (the schedule's start

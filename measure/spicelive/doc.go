@@ -7,12 +7,13 @@
 //
 // # A live run
 //
-// Each live run builds a fresh link (rig.NewRig) and starts the calling
-// binary again in both namespaces. The server role starts Xspice with a
-// typing xterm and a busy one (and a display workload, Config.Display)
-// and the tunnel's server end; the client role starts the tunnel's client
-// end, Xvfb and spicy, and once the session is up and has settled types a
-// key every Config.KeyInterval for Config.Duration. The programs are
+// Each live run is a loop.Job on a fresh link (rig.Local), which starts
+// the calling binary again in both namespaces. The server role starts
+// Xspice with a typing xterm and a busy one (and a display workload,
+// Config.Display) and the tunnel's server end, and runs until it is
+// stopped; the client role starts the tunnel's client end, Xvfb and
+// spicy, and once the session is up and has settled types a key every
+// Config.KeyInterval for Config.Duration. The programs are
 // package xsession's; the keys are timed to their draws from the client
 // end's trace by package keydraw (and, with Config.Pixel, to the pixels of
 // spicy's window); with a display workload package picture measures the

@@ -14,6 +14,7 @@ import (
 	"github.com/shakenfist/quicbench/internal/hostcpu"
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/loop"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/rig"
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
@@ -77,104 +78,130 @@ func MaybeRunRole() {
 // before Run, after MaybeRunRole.
 func Prepare() error { return shapedlink.Reexec() }
 
-// password is the session's fixed ticket: the session is a test rg on
+// password is the session's fixed ticket: the session is a test rig on
 // addresses no one else reaches.
 const password = "quicbench"
 
-// measureLive makes one live run over a fresh link: Xspice in the server
+// liveJob is one live run, a loop.Job on rig.Local: Xspice in the server
 // namespace, spicy in the client namespace, the tunnel between them over
 // the job's arm, and the keys; then the key-to-draw analysis of the
-// client end's trace.
-func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.Run, log *slog.Logger) (*LiveRecord, error) {
-	_, prof, err := c.cell(j.Profile)
-	if err != nil {
-		return nil, err
+// client end's trace, into rec (written as LiveFile).
+type liveJob struct {
+	c    Config
+	j    Job
+	cell results.Cell
+	prof shapedlink.Profile
+	dir  string
+	log  *slog.Logger
+	// What the run found: the host's CPU when the server started, how
+	// the server ended, and the record, once the roles have ended.
+	cpuFrom     hostcpu.Times
+	cpuErr      error
+	serverEnded bool
+	serverExit  error
+	rec         *LiveRecord
+}
+
+// Start is the run's directory, profile and starting record.
+func (lj *liveJob) Start() (string, shapedlink.Profile, results.Run) {
+	run := results.NewRun(lj.cell, string(lj.j.Arm), measure.IsQUIC(string(lj.j.Arm)), lj.j.Repeat, lj.c.Duration, lj.c.Warmup)
+	run.TCPController = lj.c.armController(lj.j.Arm)
+	return lj.dir, lj.prof, run
+}
+
+// Roles are the tunnel's options and the session's specs; the server runs
+// until it is stopped. The host's CPU is read from here, as the server
+// starts.
+func (lj *liveJob) Roles(_ context.Context, st rig.Stage, dir string) (loop.Roles, error) {
+	link := rig.LinkOf(st)
+	if link == nil {
+		return loop.Roles{}, errors.New("a live session needs a link built on this machine")
 	}
-	rg, err := rig.NewRig(ctx, liveRoles, dir, prof, c.linkOptions(log))
-	if err != nil {
-		return nil, err
-	}
-	defer rg.Close()
-	run.Link = rg.LinkRecord()
-	if run.Host, err = rg.HostRecord(&run.Link); err != nil {
-		log.Warn("host state", "err", err)
-	}
-	defer func() {
-		if sh, ok := rg.Link.Instruments().ShaperStats(); ok {
-			run.Link.Shaper = &sh
+	c := lj.c
+	ar := c.forArm(lj.j.Arm)
+	arm := transportArm(lj.j.Arm)
+	o := tunnelOptions(c, lj.j.Arm)
+	// An arm that is not QUIC carries no certificate.
+	noCert := func(b rig.RoleBase) rig.RoleBase {
+		if !arm.IsQUIC() {
+			b.Transport.Certificate = transport.Certificate{}
 		}
-	}()
-	ar := c.forArm(j.Arm)
-	arm := transportArm(j.Arm)
-	o := tunnelOptions(c, j.Arm)
-	deadline := time.Now().Add(c.Duration + c.KeyTimeout + c.SessionTimeout + c.Settle + 2*time.Minute)
-	sbase, cbase, err := rg.RoleBases(o, deadline)
+		return b
+	}
+	spiceAddr := net.JoinHostPort(link.ServerAddr().String(), strconv.Itoa(SpicePort))
+	roles := loop.Roles{Server: o, Client: o, Within: c.Duration + c.KeyTimeout + c.SessionTimeout + c.Settle + 2*time.Minute,
+		Linger: 0, // the server runs until it is stopped
+		ServerSpec: func(b rig.RoleBase) any {
+			return liveSpec{RoleBase: noCert(b), Server: &serverSpec{Arm: arm, SpiceAddr: spiceAddr, Password: password, Dir: dir,
+				BusyInterval: c.BusyInterval, Display: c.displaySpec(), Options: ar.serverOptions, SpiceRcvBuf: ar.spiceRcvBuf}}
+		},
+		ClientSpec: func(b rig.RoleBase) any {
+			return liveSpec{RoleBase: noCert(b), Client: &clientSpec{Arm: arm, Password: password, Dir: dir, Duration: c.Duration,
+				KeyInterval: c.KeyInterval, Settle: c.Settle, SessionTimeout: c.SessionTimeout, Pixel: c.Pixel, KeyTimeout: c.KeyTimeout,
+				Picture: c.Display != xsession.DisplayNone}}
+		},
+	}
+	lj.cpuFrom, lj.cpuErr = hostcpu.Read()
+	return roles, nil
+}
+
+// Drive runs the client until it ends, or until the server does: the
+// server's exit before the client's is its end of the session dying
+// (Xspice, an xterm or the tunnel's server end), and ends the client too.
+func (lj *liveJob) Drive(ctx context.Context, st rig.Stage, spec any, _ *results.Run) (exit, err error) {
+	server := rig.ServerExit(st)
+	cli, err := st.StartClient(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
-	if !arm.IsQUIC() {
-		sbase.Transport.Certificate, cbase.Transport.Certificate = transport.Certificate{}, transport.Certificate{}
-	}
-	spiceAddr := net.JoinHostPort(rg.Link.ServerAddr().String(), strconv.Itoa(SpicePort))
-	sspec := liveSpec{RoleBase: sbase, Server: &serverSpec{Arm: arm, SpiceAddr: spiceAddr, Password: password, Dir: dir, BusyInterval: c.BusyInterval,
-		Display: c.displaySpec(), Options: ar.serverOptions, SpiceRcvBuf: ar.spiceRcvBuf}}
-	cspec := liveSpec{RoleBase: cbase, Client: &clientSpec{Arm: arm, Password: password, Dir: dir, Duration: c.Duration,
-		KeyInterval: c.KeyInterval, Settle: c.Settle, SessionTimeout: c.SessionTimeout, Pixel: c.Pixel, KeyTimeout: c.KeyTimeout,
-		Picture: c.Display != xsession.DisplayNone}}
-	defer rg.StopServer()
-	cpuFrom, cpuErr := hostcpu.Read()
-	if err := rg.StartServer(ctx, sspec); err != nil {
-		return nil, err
-	}
-	cli, err := rg.StartClient(ctx, cspec)
-	if err != nil {
-		return nil, err
-	}
-	// The server runs until it is stopped: its exit before the client's
-	// is its end of the session dying (Xspice, an xterm or the tunnel's
-	// server end), and ends the client too.
 	cliDone := make(chan struct{})
-	var cliErr error
-	go func() { cliErr = cli.Wait(); close(cliDone) }()
-	serverEnded := false
+	go func() { exit = cli.Wait(); close(cliDone) }()
 	select {
 	case <-cliDone:
-	case <-rg.ServerDone():
-		serverEnded = true
+	case lj.serverExit = <-server:
+		lj.serverEnded = true
 		rig.StopRole(cli, cliDone)
 	}
-	rg.StopServer() // it writes its result on SIGTERM
-	sres, serr := rig.ReadResult[liveResult](sbase.Out)
-	cres, cerr := rig.ReadResult[liveResult](cbase.Out)
-	rec := &LiveRecord{Server: sres.Server, Client: cres.Client, Position: j.Position}
-	if cpuTo, err := hostcpu.Read(); err == nil && cpuErr == nil {
-		use := hostcpu.Between(cpuFrom, cpuTo)
+	return exit, nil
+}
+
+// Finish reads the roles' results (the server writes its own when it is
+// stopped), the host's CPU over the run and the analyses into the run and
+// its LiveRecord.
+func (lj *liveJob) Finish(run *results.Run, e loop.Ended) error {
+	c, dir, log := lj.c, lj.dir, lj.log
+	sres, serr := rig.ReadResult[liveResult](e.Server)
+	cres, cerr := rig.ReadResult[liveResult](e.Client)
+	rec := &LiveRecord{Server: sres.Server, Client: cres.Client, Position: lj.j.Position}
+	lj.rec = rec
+	if cpuTo, err := hostcpu.Read(); err == nil && lj.cpuErr == nil {
+		use := hostcpu.Between(lj.cpuFrom, cpuTo)
 		use.CPUs = hostcpu.CPUs()
 		rec.HostCPU = &use
 	}
-	end := outcome{serverEnded: serverEnded, server: sres, serverRead: serr, serverExit: rg.ServerErr(),
-		client: cres, clientRead: cerr, clientExit: cliErr}
+	end := outcome{serverEnded: lj.serverEnded, server: sres, serverRead: serr, serverExit: lj.serverExit,
+		client: cres, clientRead: cerr, clientExit: e.ClientExit}
 	if err := end.err(); err != nil {
-		return rec, err
+		return err
 	}
 	rig.RecordStates(run, rec.Server.State, rec.Client.State)
 	tr, err := ReadTrace(filepath.Join(dir, ClientTrace))
 	if err != nil {
-		return rec, err
+		return err
 	}
 	if n := rec.analyse(c, tr); n > 0 {
 		log.Warn("keys typed never reached the tunnel; they are counted unanswered", "keys", n, "typed", rec.Client.Keys, "dir", dir)
 	}
 	if c.Pixel {
 		if err := rec.analysePixels(c, dir, tr); err != nil {
-			return rec, err
+			return err
 		}
 	}
 	fillRun(run, c, rec, tr)
 	if c.Display != xsession.DisplayNone {
-		l, err := displayLoad(tr, rec.Client.TypingStart+c.Warmup, rec.Client.TypingEnd, prof.RateMbit)
+		l, err := displayLoad(tr, rec.Client.TypingStart+c.Warmup, rec.Client.TypingEnd, lj.prof.RateMbit)
 		if err != nil {
-			return rec, fmt.Errorf("the display's load: %w", err)
+			return fmt.Errorf("the display's load: %w", err)
 		}
 		l.Workload = c.Display
 		rec.Display = &l
@@ -185,7 +212,15 @@ func measureLive(ctx context.Context, c Config, j Job, dir string, run *results.
 			log.Warn("no picture figures for this run", "err", err, "dir", dir)
 		}
 	}
-	return rec, nil
+	return nil
+}
+
+// Extra writes the run's LiveRecord, when its roles ended, as LiveFile.
+func (lj *liveJob) Extra(results.Run) error {
+	if lj.rec == nil {
+		return nil
+	}
+	return results.WriteJSON(filepath.Join(lj.dir, LiveFile), lj.rec)
 }
 
 // outcome is how a live run's two roles ended.

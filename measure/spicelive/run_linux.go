@@ -13,7 +13,9 @@ import (
 
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/loop"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/rig"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/stats"
@@ -139,7 +141,7 @@ func runJob(ctx context.Context, c Config, j Job, cell results.Cell, prof shaped
 	w.Duration, w.Warmup = c.Duration, c.Warmup
 	switch j.Reading {
 	case ReadingLive:
-		return recordLive(ctx, c, j, cell, dir, log)
+		return recordLive(ctx, c, j, cell, prof, dir, log)
 	case ReadingReplay:
 		if replayErr != nil {
 			return results.RecordRun(ctx, dir, results.NewRun(cell, string(j.Arm), measure.IsQUIC(string(j.Arm)), j.Repeat, w.Duration, w.Warmup), log, func(*results.Run) error {
@@ -157,21 +159,11 @@ func runJob(ctx context.Context, c Config, j Job, cell results.Cell, prof shaped
 	return run, err
 }
 
-// recordLive makes and records one live run, with its live.json.
-func recordLive(ctx context.Context, c Config, j Job, cell results.Cell, dir string, log *slog.Logger) (results.Run, error) {
-	w := spicelike.Config{Duration: c.Duration, Warmup: c.Warmup}
-	var rec *LiveRecord
-	return results.RecordRun(ctx, dir, results.NewRun(cell, string(j.Arm), measure.IsQUIC(string(j.Arm)), j.Repeat, w.Duration, w.Warmup), log, func(run *results.Run) error {
-		var err error
-		run.TCPController = c.armController(j.Arm)
-		rec, err = measureLive(ctx, c, j, dir, run, log)
-		return err
-	}, func(results.Run) error {
-		if rec == nil {
-			return nil
-		}
-		return results.WriteJSON(filepath.Join(dir, LiveFile), rec)
-	})
+// recordLive makes and records one live run over a fresh link of profile
+// prof (loop.One on rig.Local), with its live.json.
+func recordLive(ctx context.Context, c Config, j Job, cell results.Cell, prof shapedlink.Profile, dir string, log *slog.Logger) (results.Run, error) {
+	lj := &liveJob{c: c, j: j, cell: cell, prof: prof, dir: dir, log: log}
+	return loop.One(ctx, rig.Local{Env: liveRoles, Link: c.linkOptions(log), Log: log}, lj, log)
 }
 
 // replayFile is the reference recording's replay, in the reference
@@ -187,12 +179,12 @@ func ensureReference(ctx context.Context, c Config, log *slog.Logger) (*spicelik
 	if err := results.ReadJSON(filepath.Join(dir, replayFile), &r); err == nil {
 		return &r, r.Validate()
 	}
-	cell, _, err := c.cell(c.Reference)
+	cell, prof, err := c.cell(c.Reference)
 	if err != nil {
 		return nil, err
 	}
 	j := Job{Profile: c.Reference, Arm: transport.ArmTCP, Reading: ReadingLive, Repeat: 1}
-	run, err := recordLive(ctx, c, j, cell, dir, log)
+	run, err := recordLive(ctx, c, j, cell, prof, dir, log)
 	switch {
 	case err != nil:
 		return nil, err
