@@ -2,9 +2,11 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
@@ -21,9 +23,9 @@ func TestShardsEndToEnd(t *testing.T) {
 	var dirs []string
 	for i := range 2 {
 		s := *m
-		s.Shard = Shard{Index: i, Count: 2}
+		s.Shard = plan.Shard{Index: i, Count: 2}
 		s.Workdir = t.TempDir()
-		if err := s.Run(context.Background()); err != nil {
+		if err := Run(context.Background(), &s, Options{}); err != nil {
 			t.Fatalf("shard %s: %v", s.Shard, err)
 		}
 		runs, err := results.Load(s.Workdir)
@@ -37,7 +39,7 @@ func TestShardsEndToEnd(t *testing.T) {
 		dirs = append(dirs, s.Workdir)
 		if i == 0 {
 			// One shard alone: a merge that says what it lacks.
-			part, err := LoadShards(dirs)
+			part, err := plan.LoadShards(dirs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,7 +48,7 @@ func TestShardsEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	merged, err := LoadShards(dirs)
+	merged, err := plan.LoadShards(dirs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,10 +84,20 @@ func TestShardsEndToEnd(t *testing.T) {
 	}
 }
 
+// runKeys names runs as cell/arm/rN.
 func runKeys(runs []results.Run) []string {
 	var out []string
 	for _, r := range runs {
-		out = append(out, runKey(r.Cell, r.Arm, r.Repeat))
+		out = append(out, fmt.Sprintf("%s/%s/r%d", r.Cell.Dir(), r.Arm, r.Repeat))
+	}
+	return out
+}
+
+// planKeys names planned runs as runKeys does.
+func planKeys(runs []plan.Run) []string {
+	var out []string
+	for _, r := range runs {
+		out = append(out, fmt.Sprintf("%s/%s/r%d", r.Cell.Dir(), r.Arm, r.Repeat))
 	}
 	return out
 }

@@ -3,7 +3,7 @@
 // matrix command has (NewFlags, with an environment variable behind most
 // of them), the flags of axes (AxisFlag, NewAxisFlag, SessionsFlag,
 // CapsFlag), and Main, which parses a command's arguments into a
-// bench.Matrix once, prints its progress, runs it, prints the summary and
+// plan.Matrix once, prints its progress, runs it (bench.Run), prints the summary and
 // picks the exit code (ExitCode). -serve runs the two-host daemon instead
 // (package twohost).
 //
@@ -15,6 +15,6 @@
 //		os.Exit(benchcmd.Main("mybench", "tcp against quic", d, d, nil))
 //	}
 //
-// The library packages below it take values: a bench.Matrix, validated
+// The library packages below it take values: a plan.Matrix, validated
 // once by Matrix.Validate.
 package benchcmd

@@ -1,6 +1,7 @@
 package benchcmd
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -12,7 +13,8 @@ import (
 
 	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/plan"
+	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
 	"github.com/shakenfist/quicbench/spicelike"
@@ -52,6 +54,8 @@ type Flags struct {
 	shard                              string
 	// twoHost are -serve, -remote, -secret-file and -idle-timeout.
 	twoHost twoHostFlags
+	// remote is the two-host daemon's client Matrix made for -remote.
+	remote *twohost.Client
 }
 
 // NewFlags registers the shared flags on fs. Each default comes from d,
@@ -163,15 +167,15 @@ func parseSeconds(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	var d time.Duration
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if math.IsNaN(f) || f < 0 || f > bench.MaxDuration.Seconds() {
-			return 0, fmt.Errorf("%q is not a number of seconds from 0 to %v", s, bench.MaxDuration)
+		if math.IsNaN(f) || f < 0 || f > plan.MaxDuration.Seconds() {
+			return 0, fmt.Errorf("%q is not a number of seconds from 0 to %v", s, plan.MaxDuration)
 		}
 		d = time.Duration(f * float64(time.Second))
 	} else if d, err = time.ParseDuration(s); err != nil {
 		return 0, fmt.Errorf("%q is neither seconds nor a duration such as 45s", s)
 	}
-	if d < 0 || d > bench.MaxDuration {
-		return 0, fmt.Errorf("%q is outside 0 to %v", s, bench.MaxDuration)
+	if d < 0 || d > plan.MaxDuration {
+		return 0, fmt.Errorf("%q is outside 0 to %v", s, plan.MaxDuration)
 	}
 	return d, nil
 }
@@ -210,7 +214,7 @@ func uniqueFields(s, what string) ([]string, error) {
 // Matrix builds the matrix the flags describe. With -quick, the preset
 // replaces the defaults; flags given on the command line and the
 // variables set in the environment still override it.
-func (f *Flags) Matrix() (*bench.Matrix, error) {
+func (f *Flags) Matrix() (*plan.Matrix, error) {
 	if err := f.envError(); err != nil {
 		return nil, err
 	}
@@ -252,21 +256,26 @@ func (f *Flags) Matrix() (*bench.Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &bench.Matrix{
+	m := &plan.Matrix{
 		Shard:    shard,
 		Profiles: profiles, Losses: losses, CCs: ccs,
 		Arms: arms, Repeats: f.repeats, Workload: w, Workdir: f.workdir, Qlog: f.qlog,
-		Link: link, Progress: os.Stderr,
+		Link: link,
 	}
 	for i, a := range f.axes {
 		if err := a.Set(m, f.axisTexts[i]); err != nil {
 			return nil, err
 		}
 	}
-	if m.Remote, err = f.twoHost.remoteFor(f.fs); err != nil {
+	if f.remote, err = f.twoHost.remoteFor(f.fs); err != nil {
 		return nil, err
 	}
-	return m, m.Validate()
+	var errs []error
+	if f.remote != nil {
+		m.Remote = f.remote.Addr
+		errs = f.remote.Validate()
+	}
+	return m, errors.Join(append(errs, m.Validate())...)
 }
 
 // explicit reports whether the setting was chosen: flagName given on the
@@ -369,6 +378,6 @@ const shardFlagHelp = "run only shard i of n of the matrix (i counts from 0: 0/4
 	"or JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets it, with the count in SHARDS)"
 
 // shardSetting is the shard the flags and the environment choose.
-func (f *Flags) shardSetting() (bench.Shard, error) {
-	return bench.ResolveShard(f.shard, cli.Given(f.fs, "shard"), os.LookupEnv)
+func (f *Flags) shardSetting() (plan.Shard, error) {
+	return plan.ResolveShard(f.shard, cli.Given(f.fs, "shard"), os.LookupEnv)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 
@@ -20,7 +21,7 @@ import (
 // matrixEnv are the variables NewFlags reads, the shard's included, which
 // clearEnv unsets so that a test inside a Kubernetes Job inherits no shard.
 var matrixEnv = []string{"PROFILES", "LOSSES", "CCS", "REPEATS", "DURATION", "WARMUP", "WORKDIR", "SESSIONS", "CAPS",
-	bench.EnvShard, bench.EnvShards, bench.EnvJobIndex}
+	plan.EnvShard, plan.EnvShards, plan.EnvJobIndex}
 
 // clearEnv unsets the matrix variables for one test, so that the machine's
 // environment cannot decide its outcome.
@@ -35,14 +36,21 @@ func clearEnv(t *testing.T) {
 }
 
 var (
-	testDefaults = Defaults{Profiles: "80:10 150:2", Losses: "0 1 2", CCs: bench.MatchedCC, Arms: "tcp quic",
+	testDefaults = Defaults{Profiles: "80:10 150:2", Losses: "0 1 2", CCs: plan.MatchedCC, Arms: "tcp quic",
 		Repeats: 5, Duration: 45 * time.Second, Warmup: 5 * time.Second, Workdir: "results/x"}
 	testQuick = Defaults{Profiles: "80:10", Losses: "1", Repeats: 3, Duration: 30 * time.Second,
 		Warmup: 5 * time.Second, Workdir: "results/x-quick"}
 )
 
 // parseMatrix parses args as a matrix command would, with env set first.
-func parseMatrix(t *testing.T, env map[string]string, args ...string) (*bench.Matrix, error) {
+func parseMatrix(t *testing.T, env map[string]string, args ...string) (*plan.Matrix, error) {
+	t.Helper()
+	_, m, err := parseFlags(t, env, args...)
+	return m, err
+}
+
+// parseFlags is parseMatrix with the flags it parsed.
+func parseFlags(t *testing.T, env map[string]string, args ...string) (*Flags, *plan.Matrix, error) {
 	t.Helper()
 	clearEnv(t)
 	for k, v := range env {
@@ -54,9 +62,10 @@ func parseMatrix(t *testing.T, env map[string]string, args ...string) (*bench.Ma
 		Losses: testDefaults.Losses, CCs: testDefaults.CCs, Arms: testDefaults.Arms, Repeats: testDefaults.Repeats,
 		Duration: testDefaults.Duration, Warmup: testDefaults.Warmup, Workdir: testDefaults.Workdir}, testQuick)
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return f.Matrix()
+	m, err := f.Matrix()
+	return f, m, err
 }
 
 // TestQuickLetsExplicitValuesThrough: -quick sets the defaults, and flags or
@@ -165,8 +174,8 @@ func TestExitCodes(t *testing.T) {
 		{nil, ExitOK},
 		{&bench.RunsFailedError{Failed: 2, Total: 12}, ExitFailed},
 		{errors.New("writing run.json: no space left on device"), ExitFailed},
-		{bench.ErrWorkdir, ExitUsage},
-		{errors.Join(errors.New("x"), bench.ErrWorkdir), ExitUsage},
+		{plan.ErrWorkdir, ExitUsage},
+		{errors.Join(errors.New("x"), plan.ErrWorkdir), ExitUsage},
 		{results.ErrInterrupted, ExitInterrupted},
 		{fmt.Errorf("%w: wrong proof", twohost.ErrRefused), ExitUsage},
 	} {
@@ -207,8 +216,8 @@ func FuzzMatrixFlags(f *testing.F) {
 		if err := m.Validate(); err != nil {
 			t.Fatalf("Matrix returned a matrix that does not validate: %v", err)
 		}
-		if n := len(m.FullPlan()); n > bench.MaxRuns {
-			t.Fatalf("%d runs planned, more than %d", n, bench.MaxRuns)
+		if n := len(m.FullPlan()); n > plan.MaxRuns {
+			t.Fatalf("%d runs planned, more than %d", n, plan.MaxRuns)
 		}
 		seen := map[string]bool{}
 		for _, rc := range m.Plan() {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -21,7 +22,7 @@ import (
 // one, parse the flags, get the privilege to build links, run the matrix and
 // print the summary; or, with -serve, run the two-host daemon instead
 // (docs/two-hosts.md). It returns the process exit code.
-func Main(name, about string, d, quick Defaults, adjust func(*bench.Matrix) error) int {
+func Main(name, about string, d, quick Defaults, adjust func(*plan.Matrix) error) int {
 	bench.MaybeRunRole()
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.Usage = func() {
@@ -56,26 +57,27 @@ func Main(name, about string, d, quick Defaults, adjust func(*bench.Matrix) erro
 	if err != nil {
 		return cli.Exit(os.Stderr, name, err)
 	}
-	m.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	opts := bench.Options{Remote: f.remote, Progress: os.Stderr,
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	plan := m.Plan()
+	runs := m.Plan()
 	extra := ""
 	for _, a := range m.AllAxes() {
 		switch a.Name {
-		case bench.AxisProfile, bench.AxisLoss, bench.AxisCC, bench.AxisRepeat, bench.AxisArm:
+		case plan.AxisProfile, plan.AxisLoss, plan.AxisCC, plan.AxisRepeat, plan.AxisArm:
 			// Named in the line below.
 		default:
 			extra += fmt.Sprintf(" x %d %s", len(a.Values), a.Label)
 		}
 	}
 	cells := fmt.Sprintf("%d profiles x %d losses", len(m.Profiles), len(m.Losses))
-	if m.Remote != nil {
-		cells = "the path to " + m.Remote.Addr
+	if m.Remote != "" {
+		cells = "the path to " + m.Remote
 	}
 	fmt.Fprintf(os.Stderr, "%s: %s (%s x %d ccs%s x %d repeats x %d arms) of %v into %s\n",
-		name, m.PlanSummary(plan), cells, len(m.CCs), extra, m.Repeats, len(m.Arms), m.Workload.Duration, m.Workdir)
-	runErr := m.Run(ctx)
+		name, m.PlanSummary(runs), cells, len(m.CCs), extra, m.Repeats, len(m.Arms), m.Workload.Duration, m.Workdir)
+	runErr := bench.Run(ctx, m, opts)
 	code := ExitCode(runErr)
 	switch {
 	case runErr == nil:
@@ -122,12 +124,12 @@ const (
 	ExitInterrupted = 130
 )
 
-// ExitCode is the exit code for what Matrix.Run returned.
+// ExitCode is the exit code for what bench.Run returned.
 func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.Is(err, bench.ErrWorkdir), errors.Is(err, twohost.ErrRefused), errors.Is(err, bench.ErrEnvironment):
+	case errors.Is(err, plan.ErrWorkdir), errors.Is(err, twohost.ErrRefused), errors.Is(err, bench.ErrEnvironment):
 		return ExitUsage
 	case errors.Is(err, results.ErrInterrupted):
 		return ExitInterrupted

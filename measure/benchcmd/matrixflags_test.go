@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
@@ -27,7 +27,7 @@ func TestArmsFlagChecked(t *testing.T) {
 // gapFlag is a matrix axis of the test's own, added as a command would
 // add one: the interactive channel's gap after each echo.
 func gapFlag(def string) AxisFlag {
-	return NewAxisFlag("gap", "GAPS", def, "gaps after each echo, one cell each", func(rc *bench.RunConfig, v string) {
+	return NewAxisFlag("gap", "GAPS", def, "gaps after each echo, one cell each", func(rc *plan.Run, v string) {
 		d, err := time.ParseDuration(v)
 		if err == nil {
 			rc.Workload.EchoGap = d
@@ -35,7 +35,7 @@ func gapFlag(def string) AxisFlag {
 	})
 }
 
-func parseGapMatrix(t *testing.T, args ...string) (*bench.Matrix, error) {
+func parseGapMatrix(t *testing.T, args ...string) (*plan.Matrix, error) {
 	t.Helper()
 	clearEnv(t)
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
@@ -87,7 +87,7 @@ func TestOffloadFlag(t *testing.T) {
 			}
 		}
 	}
-	m := &bench.Matrix{Losses: []float64{0}, CCs: []string{bench.MatchedCC},
+	m := &plan.Matrix{Losses: []float64{0}, CCs: []string{plan.MatchedCC},
 		Arms: []measure.ArmName{"tcp"}, Repeats: 1, Workdir: t.TempDir()}
 	m.Workload = spicelike.Defaults()
 	m.Profiles, _ = shapedlink.ParseProfiles("20:10")
@@ -135,12 +135,12 @@ func TestShardFlagReachesTheMatrix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Shard != (bench.Shard{Index: 2, Count: 5}) {
+	if m.Shard != (plan.Shard{Index: 2, Count: 5}) {
 		t.Errorf("-shard 2/5 with SHARD=1/2 gave %v", m.Shard)
 	}
 	if m, err = parseMatrix(t, map[string]string{"JOB_COMPLETION_INDEX": "1", "SHARDS": "3"}); err != nil {
 		t.Errorf("JOB_COMPLETION_INDEX=1 SHARDS=3: %v", err)
-	} else if m.Shard != (bench.Shard{Index: 1, Count: 3}) {
+	} else if m.Shard != (plan.Shard{Index: 1, Count: 3}) {
 		t.Errorf("JOB_COMPLETION_INDEX=1 SHARDS=3 gave %v", m.Shard)
 	}
 	if _, err := parseMatrix(t, map[string]string{"JOB_COMPLETION_INDEX": "1"}); err == nil || !strings.Contains(err.Error(), "SHARDS") {
@@ -167,12 +167,12 @@ func TestRemoteFlags(t *testing.T) {
 	if err := os.WriteFile(secretFile, append(testSecret, '\n'), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m, err := parseMatrix(t, nil, "-remote", "server.example:7390", "-secret-file", secretFile, "-caps", "0", "-sessions", "1", "-repeats", "2")
+	f, m, err := parseFlags(t, nil, "-remote", "server.example:7390", "-secret-file", secretFile, "-caps", "0", "-sessions", "1", "-repeats", "2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Remote == nil || m.Remote.Addr != "server.example:7390" || string(m.Remote.Secret) != string(testSecret) {
-		t.Fatalf("Remote %+v", m.Remote)
+	if m.Remote != "server.example:7390" || f.remote == nil || f.remote.Addr != m.Remote || string(f.remote.Secret) != string(testSecret) {
+		t.Fatalf("Remote %q, client %+v", m.Remote, f.remote)
 	}
 	plan := m.Plan()
 	if len(plan) != 2*2 { // 1 cell x 2 repeats x tcp, quic

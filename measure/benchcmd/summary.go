@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/report/render"
 	"github.com/shakenfist/quicbench/measure/results"
@@ -16,7 +16,7 @@ import (
 // into workdir/plots. The run.json files it did not count (LoadWorkdir)
 // are named on stderr.
 func Summarise(w io.Writer, workdir string) int {
-	l, err := bench.LoadWorkdir(workdir)
+	l, err := plan.LoadWorkdir(workdir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return ExitFailed

@@ -13,6 +13,7 @@ import (
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/benchcmd"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
@@ -75,7 +76,7 @@ func TestMain(m *testing.M) {
 
 // runMatrix runs a one-cell matrix of arms (20:10 at 1% loss, short
 // runs) and returns it.
-func runMatrix(t *testing.T, repeats int, arms ...measure.ArmName) *bench.Matrix {
+func runMatrix(t *testing.T, repeats int, arms ...measure.ArmName) *plan.Matrix {
 	t.Helper()
 	p, err := shapedlink.ParseProfile("20:10")
 	if err != nil {
@@ -83,9 +84,9 @@ func runMatrix(t *testing.T, repeats int, arms ...measure.ArmName) *bench.Matrix
 	}
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 3*time.Second, time.Second
-	m := &bench.Matrix{Profiles: []shapedlink.Profile{p}, Losses: []float64{1},
-		CCs: []string{bench.MatchedCC}, Arms: arms, Repeats: repeats, Workload: w, Workdir: t.TempDir()}
-	if err := m.Run(context.Background()); err != nil {
+	m := &plan.Matrix{Profiles: []shapedlink.Profile{p}, Losses: []float64{1},
+		CCs: []string{plan.MatchedCC}, Arms: arms, Repeats: repeats, Workload: w, Workdir: t.TempDir()}
+	if err := bench.Run(context.Background(), m, bench.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	return m
@@ -145,10 +146,10 @@ func TestOwnAxisInAMatrix(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the matrix builds network namespaces, which needs root: run this test as root")
 	}
-	parse := func(args ...string) (*bench.Matrix, error) {
+	parse := func(args ...string) (*plan.Matrix, error) {
 		fs := flag.NewFlagSet("echosizes", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		d := benchcmd.Defaults{Profiles: "20:10", Losses: "1", CCs: bench.MatchedCC, Arms: "tcp", Repeats: 1,
+		d := benchcmd.Defaults{Profiles: "20:10", Losses: "1", CCs: plan.MatchedCC, Arms: "tcp", Repeats: 1,
 			Duration: 3 * time.Second, Warmup: time.Second, Workdir: t.TempDir(), Axes: []benchcmd.AxisFlag{EchoSizesFlag("64 1024")}}
 		f := benchcmd.NewFlags(fs, d, d)
 		if err := fs.Parse(args); err != nil {
@@ -168,7 +169,7 @@ func TestOwnAxisInAMatrix(t *testing.T) {
 			t.Errorf("cell %s: echo size %d, want the cell's %q", rc.Cell.Dir(), rc.Workload.EchoSize, v)
 		}
 	}
-	if err := m.Run(context.Background()); err != nil {
+	if err := bench.Run(context.Background(), m, bench.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var sum strings.Builder

@@ -1,19 +1,13 @@
-package bench
+package plan
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"math"
 	"slices"
 	"time"
 
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/measure/loop"
-	"github.com/shakenfist/quicbench/measure/rig"
-	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
@@ -71,14 +65,17 @@ type Matrix struct {
 	// Shard, when set, makes Plan keep only this shard's share of the
 	// matrix (see Shard); the zero value is the whole matrix.
 	Shard Shard
-	// Remote, when set, runs the matrix between two hosts, against the
-	// daemon it names, over the path as found: Profiles, Losses and Link
-	// must then be empty, and the matrix has one cell per congestion
-	// control and session count, named results.PathProfile.
-	Remote *twohost.Client
-	// Progress receives progress lines; a terminal gets one updating line.
-	Progress io.Writer
-	Logger   *slog.Logger
+	// Remote, when set, is the address (HOST:PORT) of the two-host daemon
+	// the matrix runs against, over the path as found: Profiles, Losses
+	// and Link must then be empty, and the matrix has one cell per
+	// congestion control and session count, named results.PathProfile.
+	Remote string
+}
+
+// Quicreno is quicreno's settings for this matrix, and whether a cell or
+// an arm runs it.
+func (m *Matrix) Quicreno() (quicreno.Params, bool) {
+	return m.controller(), m.needsController()
 }
 
 // controller is quicreno's settings for this matrix.
@@ -94,7 +91,7 @@ func (m *Matrix) controller() quicreno.Params {
 // controller is not available.
 func (m *Matrix) checkCC(cc string) error {
 	switch {
-	case cc == quicreno.Name && m.Remote != nil:
+	case cc == quicreno.Name && m.Remote != "":
 		return fmt.Errorf("%s runs on one host only for now: the two-host daemon does not load it", quicreno.Name)
 	case cc == quicreno.Name:
 		if err := quicreno.CheckLoad(); err != nil {
@@ -131,7 +128,7 @@ const MatchedCC = "reno"
 // valid.
 func (m *Matrix) Validate() error {
 	var errs []error
-	if m.Remote != nil {
+	if m.Remote != "" {
 		errs = append(errs, m.validateRemote()...)
 	} else {
 		if len(m.Profiles) == 0 {
@@ -219,15 +216,15 @@ func (m *Matrix) size() int {
 
 // Plan lists the runs this process makes, in the order it makes them: the
 // whole matrix (FullPlan), or with Shard set that shard's share of it.
-func (m *Matrix) Plan() []RunConfig { return m.Shard.share(m.FullPlan()) }
+func (m *Matrix) Plan() []Run { return m.Shard.share(m.FullPlan()) }
 
 // FullPlan lists the whole matrix's runs in order, whatever Shard says:
 // every combination of the axes' values (AllAxes), the first axis
 // outermost, so cell by cell, repeat by repeat, every arm within a repeat.
-func (m *Matrix) FullPlan() []RunConfig {
-	plan := []RunConfig{m.baseRun()}
+func (m *Matrix) FullPlan() []Run {
+	plan := []Run{m.baseRun()}
 	for _, a := range m.AllAxes() {
-		next := make([]RunConfig, 0, len(plan)*len(a.Values))
+		next := make([]Run, 0, len(plan)*len(a.Values))
 		for _, rc := range plan {
 			for i := range a.Values {
 				r := rc
@@ -261,108 +258,10 @@ func OwnLoss(p shapedlink.Profile) float64 {
 // matrixFile records what a work directory was made for.
 const matrixFile = "matrix.json"
 
-// Errors Run returns, to tell the caller what kind of trouble it met.
-var (
-	// ErrWorkdir: the work directory cannot be used for this matrix (it
-	// holds another matrix, another command holds it, or it cannot be
-	// made). Nothing was run.
-	ErrWorkdir = errors.New("work directory refused")
-	// ErrEnvironment: the host refused what the matrix needs (a
-	// controller that could not be loaded) before anything ran.
-	ErrEnvironment = errors.New("environment refused")
-	// ErrRunsFailed: the matrix ran to its end, but some runs failed. They
-	// are recorded (with their reasons) and are redone on the next run.
-	ErrRunsFailed = errors.New("runs failed")
-)
-
-// RunsFailedError says how many runs of a matrix failed.
-type RunsFailedError struct{ Failed, Total int }
-
-func (e *RunsFailedError) Error() string {
-	return fmt.Sprintf("%d of %d runs failed (each run.json says why); they are redone when the same command runs again", e.Failed, e.Total)
-}
-
-func (e *RunsFailedError) Unwrap() error { return ErrRunsFailed }
-
-// Run runs every run of the plan that has not been measured. A run is
-// measured when its run.json parses, validates and records no failure: an
-// interrupted matrix resumes where it stopped, a failed run's record is set
-// aside (as r<N>.failed-<k>) and the run redone, and a record that does not
-// validate is set aside (as r<N>.corrupt-<k>) and redone. A work directory
-// made for a different matrix, or held by another command, is refused with
-// an error wrapping ErrWorkdir. When runs fail, Run still makes every other
-// run and then returns a *RunsFailedError.
-func (m *Matrix) Run(ctx context.Context) error {
-	if err := m.Validate(); err != nil {
-		return err
-	}
-	log := m.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	claimed, err := m.claimWorkdir()
-	if err != nil {
-		return err
-	}
-	defer claimed.release()
-
-	plan := m.Plan()
-	jobs := make([]loop.Job, len(plan))
-	for i, rc := range plan {
-		jobs[i] = rc
-	}
-	todo, retried := loop.Pending(jobs, log)
-	ends := m.ends(log)
-	if len(todo) > 0 {
-		// Refused before anything runs, rather than as a failed run
-		// each; and then the work directory is left as it was, so that
-		// the corrected command is not refused for a matrix.json this one
-		// wrote.
-		if err := ends.Ready(ctx); err != nil {
-			claimed.undo()
-			return err
-		}
-		defer ends.Close()
-	}
-	if m.needsController() && len(todo) > 0 {
-		// Registered for the whole matrix, for every namespace; the
-		// kernel drops it when this process exits, however it ends.
-		ctl, err := quicreno.Load(m.controller())
-		if err != nil {
-			claimed.undo()
-			return fmt.Errorf("%w: %v", ErrEnvironment, err)
-		}
-		defer ctl.Close()
-	}
-	prog := newProgress(m.Progress, len(plan), len(plan)-len(todo), m.Workload.Duration)
-	defer prog.finish()
-	if done := len(plan) - len(todo); done > 0 || retried > 0 {
-		which := m.Workdir
-		if !m.Shard.Whole() {
-			which += " (shard " + m.Shard.String() + ")"
-		}
-		prog.line(fmt.Sprintf("resuming %s: %d runs already measured, %d to do (%d of them failed before and are retried)",
-			which, done, len(todo), retried))
-	}
-	failed, err := loop.Run(ctx, ends, todo, prog, log)
-	if err != nil {
-		return err
-	}
-	if failed > 0 {
-		return &RunsFailedError{Failed: failed, Total: len(plan)}
-	}
-	return nil
-}
-
-// ends is where the matrix's runs run: between two hosts with Remote set,
-// else on a fresh link on this machine each.
-func (m *Matrix) ends(log *slog.Logger) loop.Ends {
-	if m.Remote != nil {
-		m.Remote.Logger, m.Remote.Env = log, benchRoles
-		return m.Remote
-	}
-	return rig.Local{Env: benchRoles, Link: m.Link, Log: log}
-}
+// ErrWorkdir: the work directory cannot be used for this matrix (it
+// holds another matrix, another command holds it, or it cannot be made).
+// Nothing was run.
+var ErrWorkdir = errors.New("work directory refused")
 
 // MaxDuration bounds a run's length (and its warm-up).
 const MaxDuration = 24 * time.Hour

@@ -1,4 +1,4 @@
-package bench
+package plan
 
 import (
 	"encoding/json"
@@ -14,7 +14,6 @@ import (
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/results"
-	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
@@ -22,8 +21,8 @@ import (
 // axes: one nested loop per built-in axis. It is kept here as the
 // reference every plan must still match, so that the work directories
 // written before read, resume and merge as they did.
-func nestedLoopPlan(m *Matrix) []RunConfig {
-	var plan []RunConfig
+func nestedLoopPlan(m *Matrix) []Run {
+	var plan []Run
 	sessions := m.Sessions
 	if len(sessions) == 0 {
 		sessions = []int{0}
@@ -33,7 +32,7 @@ func nestedLoopPlan(m *Matrix) []RunConfig {
 		caps = []float64{0}
 	}
 	profiles, allLosses := m.Profiles, m.Losses
-	if m.Remote != nil {
+	if m.Remote != "" {
 		profiles, allLosses = []shapedlink.Profile{{}}, []float64{0}
 	}
 	for _, p := range profiles {
@@ -58,7 +57,7 @@ func nestedLoopPlan(m *Matrix) []RunConfig {
 							Sensitivity: cc != MatchedCC,
 							Sessions:    n,
 						}
-						if m.Remote != nil {
+						if m.Remote != "" {
 							cell.Profile, cell.RTTms, cell.RateMbit = results.PathProfile, 0, 0
 						}
 						w := m.Workload
@@ -69,10 +68,10 @@ func nestedLoopPlan(m *Matrix) []RunConfig {
 						}
 						for r := 1; r <= m.Repeats; r++ {
 							for _, arm := range m.Arms {
-								plan = append(plan, RunConfig{
+								plan = append(plan, Run{
 									Cell: cell, Profile: lp, Arm: arm, Repeat: r,
 									Workload: w, Workdir: m.Workdir, Link: m.Link,
-									Qlog: m.Qlog, Logger: m.Logger, Sessions: n,
+									Qlog: m.Qlog, Sessions: n,
 								})
 							}
 						}
@@ -87,7 +86,7 @@ func nestedLoopPlan(m *Matrix) []RunConfig {
 // nestedLoopSize is size as it was before the axes.
 func nestedLoopSize(m *Matrix) int {
 	n, profiles, losses := 1, len(m.Profiles), len(m.Losses)
-	if m.Remote != nil {
+	if m.Remote != "" {
 		profiles, losses = 1, 1
 	}
 	for _, k := range []int{profiles, losses, len(m.CCs), len(m.Arms), m.Repeats,
@@ -115,10 +114,10 @@ func planTestMatrices(t *testing.T) map[string]*Matrix {
 	capsOwn.BulkCapFractions = []float64{0.8, 0}
 	ms["caps, own loss, no reno"] = capsOwn
 	remote := shardMatrix(t, nil, nil, []string{MatchedCC, "cubic"}, allArms[:2], 3)
-	remote.Remote = &twohost.Client{Addr: "198.18.0.2:7000"}
+	remote.Remote = "198.18.0.2:7000"
 	ms["two hosts"] = remote
 	remoteS := shardMatrix(t, nil, nil, []string{MatchedCC}, allArms[:2], 2)
-	remoteS.Remote, remoteS.Sessions = &twohost.Client{Addr: "198.18.0.2:7000"}, []int{2, 1}
+	remoteS.Remote, remoteS.Sessions = "198.18.0.2:7000", []int{2, 1}
 	ms["two hosts, sessions"] = remoteS
 	ms["no arms"] = shardMatrix(t, []string{"80:10"}, []float64{1}, []string{MatchedCC}, nil, 2)
 	ms["no repeats"] = shardMatrix(t, []string{"80:10"}, []float64{1}, []string{MatchedCC}, allArms[:2], 0)
@@ -214,11 +213,11 @@ func TestOwnAxis(t *testing.T) {
 
 	// matrix.json records the axis; a resume with other values is refused.
 	m.Workdir = t.TempDir()
-	claimed, err := m.claimWorkdir()
+	claimed, err := m.Claim()
 	if err != nil {
 		t.Fatal(err)
 	}
-	claimed.release()
+	claimed.Release()
 	b, _ := os.ReadFile(filepath.Join(m.Workdir, matrixFile))
 	if !strings.Contains(string(b), `"axes": [`) || !strings.Contains(string(b), `"name": "gap"`) {
 		t.Errorf("matrix.json does not record the axis:\n%s", b)
@@ -228,13 +227,13 @@ func TestOwnAxis(t *testing.T) {
 		t.Fatal(err)
 	}
 	other.Workdir = m.Workdir
-	if _, err := other.claimWorkdir(); !errors.Is(err, ErrWorkdir) || !strings.Contains(err.Error(), "axes:") {
+	if _, err := other.Claim(); !errors.Is(err, ErrWorkdir) || !strings.Contains(err.Error(), "axes:") {
 		t.Errorf("resuming with other gaps: %v", err)
 	}
-	if claimed, err = m.claimWorkdir(); err != nil {
+	if claimed, err = m.Claim(); err != nil {
 		t.Errorf("resuming with the same gaps: %v", err)
 	} else {
-		claimed.release()
+		claimed.Release()
 	}
 
 	// Shards merge, and the merged runs summarise with a cell per gap.
@@ -267,7 +266,7 @@ func TestOwnAxis(t *testing.T) {
 func gapMatrix(t *testing.T, gaps ...string) (*Matrix, error) {
 	t.Helper()
 	m := shardMatrix(t, []string{"80:10"}, []float64{0, 1}, []string{MatchedCC}, []measure.ArmName{"tcp", "quic"}, 2)
-	m.Axes = []Axis{NewAxis("gap", gaps, func(rc *RunConfig, v string) {
+	m.Axes = []Axis{NewAxis("gap", gaps, func(rc *Run, v string) {
 		d, _ := time.ParseDuration(v)
 		rc.Workload.EchoGap = d
 	})}
@@ -305,7 +304,7 @@ func TestOwnAxisRefusedFromCode(t *testing.T) {
 		{[]Axis{NewAxis("gap", []string{"1"}, nil), NewAxis("gap", []string{"2"}, nil)}, `axis "gap" is given twice`},
 		{[]Axis{NewAxis("gap", nil, nil)}, `axis "gap" has no values`},
 		{[]Axis{{Name: "gap", Values: []string{"1"}}}, `axis "gap" has no Apply`},
-		{[]Axis{{Name: "gap", Values: []string{"1", "2"}, Apply: func(*RunConfig, int) bool { return true }}}, "share the directory"},
+		{[]Axis{{Name: "gap", Values: []string{"1", "2"}, Apply: func(*Run, int) bool { return true }}}, "share the directory"},
 	} {
 		m := base()
 		m.Axes = c.axes

@@ -1,4 +1,4 @@
-package bench
+package plan
 
 import (
 	"errors"
@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/shakenfist/quicbench/measure/results"
-	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
@@ -50,11 +49,9 @@ func matrixFromRecord(rec matrixRecord) (*Matrix, error) {
 	if n := m.size(); n > MaxRuns {
 		return nil, fmt.Errorf("it plans more than %d runs", MaxRuns)
 	}
-	if rec.Remote != "" {
-		// A two-host matrix plans one pseudo-profile, the path; the
-		// address is enough to plan it (nothing here connects).
-		m.Remote = &twohost.Client{Addr: rec.Remote}
-	}
+	// A two-host matrix plans one pseudo-profile, the path; the address
+	// is enough to plan it.
+	m.Remote = rec.Remote
 	if rec.Shard != "" {
 		s, err := ParseShard(rec.Shard)
 		if err != nil {

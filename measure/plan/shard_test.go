@@ -1,4 +1,4 @@
-package bench
+package plan
 
 import (
 	"encoding/json"
@@ -16,7 +16,6 @@ import (
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/report/reporttest"
 	"github.com/shakenfist/quicbench/measure/results"
-	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 )
@@ -63,10 +62,10 @@ func shardTestMatrices(t *testing.T) map[string]*Matrix {
 	return ms
 }
 
-func planKey(rc RunConfig) string { return runKey(rc.Cell, string(rc.Arm), rc.Repeat) }
+func planKey(rc Run) string { return runKey(rc.Cell, string(rc.Arm), rc.Repeat) }
 
 // unitIndex numbers the (cell, repeat) units of a full plan, run by run.
-func unitIndex(plan []RunConfig) []int {
+func unitIndex(plan []Run) []int {
 	out := make([]int, len(plan))
 	u := -1
 	for i, rc := range plan {
@@ -254,26 +253,26 @@ func TestShardRecord(t *testing.T) {
 
 	m.Workdir = t.TempDir()
 	m.Shard = Shard{0, 2}
-	release, err := m.claimWorkdir()
+	release, err := m.Claim()
 	if err != nil {
 		t.Fatal(err)
 	}
-	release.release()
+	release.Release()
 	m.Shard = Shard{1, 2}
-	if _, err := m.claimWorkdir(); !errors.Is(err, ErrWorkdir) || !strings.Contains(err.Error(), `shard: "0/2" there, "1/2" asked`) {
+	if _, err := m.Claim(); !errors.Is(err, ErrWorkdir) || !strings.Contains(err.Error(), `shard: "0/2" there, "1/2" asked`) {
 		t.Errorf("resuming shard 0/2's directory as 1/2: %v", err)
 	}
 	// 0/1 is the whole matrix: it resumes an unsharded directory.
 	m.Workdir, m.Shard = t.TempDir(), Shard{}
-	if release, err = m.claimWorkdir(); err != nil {
+	if release, err = m.Claim(); err != nil {
 		t.Fatal(err)
 	}
-	release.release()
+	release.Release()
 	m.Shard = Shard{0, 1}
-	if release, err = m.claimWorkdir(); err != nil {
+	if release, err = m.Claim(); err != nil {
 		t.Errorf("resuming an unsharded directory as 0/1: %v", err)
 	} else {
-		release.release()
+		release.Release()
 	}
 }
 
@@ -285,7 +284,7 @@ func TestMatrixRecordRoundTrip(t *testing.T) {
 	withAll.Shard = Shard{2, 3}
 	ms["everything"] = withAll
 	twoHostM := shardMatrix(t, []string{"80:10"}, []float64{0}, []string{MatchedCC}, allArms[:2], 3)
-	twoHostM.Remote, twoHostM.Shard = &twohost.Client{Addr: "198.18.0.2:7000"}, Shard{1, 2}
+	twoHostM.Remote, twoHostM.Shard = "198.18.0.2:7000", Shard{1, 2}
 	ms["two-host"] = twoHostM
 	for name, m := range ms {
 		rec := m.record()
@@ -325,7 +324,7 @@ func TestMatrixRecordRoundTrip(t *testing.T) {
 	}
 }
 
-func planKeys(plan []RunConfig) []string {
+func planKeys(plan []Run) []string {
 	var out []string
 	for _, rc := range plan {
 		out = append(out, planKey(rc))
@@ -352,7 +351,7 @@ func TestShardLines(t *testing.T) {
 }
 
 // fakeRun is a measured run record for rc, enough for results and report.
-func fakeRun(rc RunConfig) results.Run {
+func fakeRun(rc Run) results.Run {
 	start := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	return results.Run{
 		Schema: results.SchemaVersion, Cell: rc.Cell, Arm: string(rc.Arm), Repeat: rc.Repeat,
@@ -542,14 +541,14 @@ func TestLoadShardsRefuses(t *testing.T) {
 	}
 }
 
-func shardPlan(m *Matrix, i, n int) []RunConfig {
+func shardPlan(m *Matrix, i, n int) []Run {
 	s := *m
 	s.Shard = Shard{i, n}
 	return s.Plan()
 }
 
 // copyRun copies rc's run.json from one work directory to another.
-func copyRun(t *testing.T, rc RunConfig, from, to string) {
+func copyRun(t *testing.T, rc Run, from, to string) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(results.RunDir(from, rc.Cell, string(rc.Arm), rc.Repeat), results.RunFile))
 	if err != nil {
@@ -600,7 +599,7 @@ func TestLoadShardsTwoHost(t *testing.T) {
 	var dirs []string
 	for i, addr := range []string{"198.18.0.2:7000", "198.18.0.6:7000"} {
 		s := *m
-		s.Remote, s.Shard, s.Workdir = &twohost.Client{Addr: addr}, Shard{i, 2}, filepath.Join(root, fmt.Sprint(i))
+		s.Remote, s.Shard, s.Workdir = addr, Shard{i, 2}, filepath.Join(root, fmt.Sprint(i))
 		writeWorkdir(t, &s)
 		dirs = append(dirs, s.Workdir)
 	}

@@ -1,4 +1,4 @@
-package bench
+package plan
 
 import (
 	"fmt"
@@ -85,14 +85,14 @@ func ParseShard(text string) (Shard, error) {
 // share keeps the runs of plan (a full plan, in order) that belong to s,
 // in their order. A unit is a run of consecutive runs with the same cell
 // and repeat. A shard that does not validate has no share.
-func (s Shard) share(plan []RunConfig) []RunConfig {
+func (s Shard) share(plan []Run) []Run {
 	if s.Validate() != nil {
 		return nil
 	}
 	if s.Whole() {
 		return plan
 	}
-	var out []RunConfig
+	var out []Run
 	unit := -1
 	for i, rc := range plan {
 		if i == 0 || rc.Repeat != plan[i-1].Repeat || rc.Cell != plan[i-1].Cell {
@@ -106,7 +106,7 @@ func (s Shard) share(plan []RunConfig) []RunConfig {
 }
 
 // units counts the (cell, repeat) units of a plan.
-func units(plan []RunConfig) int {
+func units(plan []Run) int {
 	n := 0
 	for i, rc := range plan {
 		if i == 0 || rc.Repeat != plan[i-1].Repeat || rc.Cell != plan[i-1].Cell {
@@ -130,9 +130,9 @@ func (m *Matrix) shardFits() error {
 	return nil
 }
 
-// PlanSummary is the count in Main's opening line: "R runs", or for a
+// PlanSummary is the count in a command's opening line (benchcmd.Main): "R runs", or for a
 // shard "shard i/n: R of T runs".
-func (m *Matrix) PlanSummary(plan []RunConfig) string {
+func (m *Matrix) PlanSummary(plan []Run) string {
 	if m.Shard.Whole() {
 		return fmt.Sprintf("%d runs", len(plan))
 	}
