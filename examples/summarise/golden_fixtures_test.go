@@ -94,7 +94,7 @@ func ccarmFixture() shapeFixture {
 		},
 		extra: func(dir string) error {
 			m := ccarmFixture().m
-			c := m.FullPlan()[0].Cell
+			c := m.Plan()[0].Cell
 			src := filepath.Join(results.RunDir(dir, c, "tcp", 1), results.RunFile)
 			for _, dst := range []string{
 				filepath.Join(dir, c.Dir(), "tcp", "r1.bak", results.RunFile),

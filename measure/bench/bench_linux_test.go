@@ -235,7 +235,7 @@ func TestFailedRunsAreCountedAndRetried(t *testing.T) {
 	m.Link.Backend = shapedlink.BackendNetem
 	for attempt := 1; attempt <= 2; attempt++ {
 		err := Run(context.Background(), m, Options{})
-		var rf *RunsFailedError
+		var rf *runsFailedError
 		if !errors.As(err, &rf) || rf.Failed != 1 || rf.Total != 1 {
 			t.Fatalf("attempt %d: %v, want 1 of 1 runs failed", attempt, err)
 		}

@@ -18,7 +18,7 @@
 //
 // The link flags (-profiles, -backend, -mode, -offload, -seed and the
 // emulator's -keep-awake and -departure-window) are package linkflag's,
-// registered by benchcmd.NewFlags. Every link of a matrix is built with
+// registered by benchcmd.Main. Every link of a matrix is built with
 // plan.Matrix.Link; the commands' -offload flag sets its Offload. The default, wire, pins every device to
 // wire-sized packets, as the reference bench's links were. With keep
 // (shapedlink.OffloadKeep) the ends keep TSO, GSO and checksum offload

@@ -54,14 +54,14 @@ var (
 	ErrRunsFailed = errors.New("runs failed")
 )
 
-// RunsFailedError says how many runs of a matrix failed.
-type RunsFailedError struct{ Failed, Total int }
+// runsFailedError says how many runs of a matrix failed.
+type runsFailedError struct{ Failed, Total int }
 
-func (e *RunsFailedError) Error() string {
+func (e *runsFailedError) Error() string {
 	return fmt.Sprintf("%d of %d runs failed (each run.json says why); they are redone when the same command runs again", e.Failed, e.Total)
 }
 
-func (e *RunsFailedError) Unwrap() error { return ErrRunsFailed }
+func (e *runsFailedError) Unwrap() error { return ErrRunsFailed }
 
 // Run runs every run of m's plan that has not been measured, each a
 // RunConfig on package loop. A run is measured when its run.json parses,
@@ -71,7 +71,7 @@ func (e *RunsFailedError) Unwrap() error { return ErrRunsFailed }
 // r<N>.corrupt-<k>) and redone. A work directory made for a different
 // matrix, or held by another command, is refused with an error wrapping
 // plan.ErrWorkdir. When runs fail, Run still makes every other run and
-// then returns a *RunsFailedError.
+// then returns an error wrapping ErrRunsFailed that counts them.
 func Run(ctx context.Context, m *plan.Matrix, o Options) error {
 	if err := errors.Join(append([]error{m.Validate()}, o.validate(m)...)...); err != nil {
 		return err
@@ -130,7 +130,7 @@ func Run(ctx context.Context, m *plan.Matrix, o Options) error {
 		return err
 	}
 	if failed > 0 {
-		return &RunsFailedError{Failed: failed, Total: len(runs)}
+		return &runsFailedError{Failed: failed, Total: len(runs)}
 	}
 	return nil
 }

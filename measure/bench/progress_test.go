@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -29,5 +30,14 @@ func TestNetemKeepWarnedOnce(t *testing.T) {
 		if got := strings.Count(out.String(), "warning: "+report.NetemKeepWarning); got != c.want {
 			t.Errorf("%+v: warned %d times, want %d:\n%s", c.link, got, c.want, out.String())
 		}
+	}
+}
+
+// TestRunsFailedError: failed runs are counted, and the error is
+// ErrRunsFailed.
+func TestRunsFailedError(t *testing.T) {
+	var err error = &runsFailedError{Failed: 2, Total: 12}
+	if !errors.Is(err, ErrRunsFailed) || !strings.Contains(err.Error(), "2 of 12 runs failed") {
+		t.Errorf("runsFailedError: %v", err)
 	}
 }

@@ -12,8 +12,8 @@ import (
 )
 
 // An AxisFlag is a flag that gives a matrix an axis: a command lists it in
-// Defaults.Axes with its default values, NewFlags registers it, and
-// Flags.Matrix hands its value to Set.
+// Defaults.Axes with its default values, and Main registers it and hands
+// its value to Set.
 type AxisFlag struct {
 	// Name is the flag's name ("caps"); Env, when not empty, the
 	// environment variable whose value replaces Default ("CAPS").
@@ -37,23 +37,6 @@ func (a AxisFlag) register(fs *flag.FlagSet, text *string) {
 		help += " (env " + a.Env + ")"
 	}
 	fs.StringVar(text, a.Name, def, help)
-}
-
-// NewAxisFlag is the flag of one of the matrix's own axes (NewAxis): its
-// values, space-separated, each once, become the axis called name, whose
-// set changes what a value changes in a run.
-func NewAxisFlag(name, env, def, help string, set func(r *plan.Run, value string)) AxisFlag {
-	return AxisFlag{Name: name, Env: env, Default: def, Help: help, Set: func(m *plan.Matrix, text string) error {
-		values, err := uniqueFields(text, name)
-		if err != nil {
-			return err
-		}
-		if len(values) == 0 {
-			return fmt.Errorf("-%s is empty: give at least one value", name)
-		}
-		m.Axes = append(m.Axes, plan.NewAxis(name, values, set))
-		return nil
-	}}
 }
 
 // SessionsFlag is -sessions (env SESSIONS) with the default counts def:

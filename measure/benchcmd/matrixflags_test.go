@@ -2,6 +2,7 @@ package benchcmd
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -27,7 +28,7 @@ func TestArmsFlagChecked(t *testing.T) {
 // gapFlag is a matrix axis of the test's own, added as a command would
 // add one: the interactive channel's gap after each echo.
 func gapFlag(def string) AxisFlag {
-	return NewAxisFlag("gap", "GAPS", def, "gaps after each echo, one cell each", func(rc *plan.Run, v string) {
+	return newAxisFlag("gap", "GAPS", def, "gaps after each echo, one cell each", func(rc *plan.Run, v string) {
 		d, err := time.ParseDuration(v)
 		if err == nil {
 			rc.Workload.EchoGap = d
@@ -42,11 +43,11 @@ func parseGapMatrix(t *testing.T, args ...string) (*plan.Matrix, error) {
 	fs.SetOutput(io.Discard)
 	d := testDefaults
 	d.Axes = []AxisFlag{gapFlag("20ms 5ms")}
-	f := NewFlags(fs, d, testQuick)
+	f := newFlags(fs, d, testQuick)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	return f.Matrix()
+	return f.matrix()
 }
 
 // TestOffloadFlag: -offload is wire unless keep is asked for, and any
@@ -119,8 +120,8 @@ func TestOffloadFlagExitsUsage(t *testing.T) {
 	code := Main("cpucost", "test", testDefaults, testQuick, nil)
 	os.Args, os.Stderr = args, errOut
 	out, _ := os.ReadFile(stderr.Name())
-	if code != ExitUsage || !strings.Contains(string(out), `cpucost: -offload "gso" is not an offload mode: use wire`) {
-		t.Errorf("-offload gso: exit %d, stderr %q; want exit %d and the refusal", code, out, ExitUsage)
+	if code != exitUsage || !strings.Contains(string(out), `cpucost: -offload "gso" is not an offload mode: use wire`) {
+		t.Errorf("-offload gso: exit %d, stderr %q; want exit %d and the refusal", code, out, exitUsage)
 	}
 	if _, err := os.Stat(workdir); err == nil {
 		t.Errorf("a refused command made its work directory")
@@ -225,4 +226,21 @@ func TestRemoteFlags(t *testing.T) {
 			t.Errorf("%v: %v, want an error naming %q", tc.args, err, tc.want)
 		}
 	}
+}
+
+// newAxisFlag is the flag of one of the matrix's own axes (plan.NewAxis): its
+// values, space-separated, each once, become the axis called name, whose
+// set changes what a value changes in a run.
+func newAxisFlag(name, env, def, help string, set func(r *plan.Run, value string)) AxisFlag {
+	return AxisFlag{Name: name, Env: env, Default: def, Help: help, Set: func(m *plan.Matrix, text string) error {
+		values, err := uniqueFields(text, name)
+		if err != nil {
+			return err
+		}
+		if len(values) == 0 {
+			return fmt.Errorf("-%s is empty: give at least one value", name)
+		}
+		m.Axes = append(m.Axes, plan.NewAxis(name, values, set))
+		return nil
+	}}
 }

@@ -15,7 +15,7 @@ import (
 
 // An Axis is one dimension of a matrix: its values, and what each does to
 // a run. A matrix's plan is every combination of its axes' values, the
-// first axis outermost (Matrix.AllAxes lists them, FullPlan combines
+// first axis outermost (Matrix.AllAxes lists them, fullPlan combines
 // them).
 type Axis struct {
 	// Name names the axis in messages and in matrix.json ("loss").
@@ -63,8 +63,8 @@ const (
 	AxisProfile  = "profile"
 	AxisCC       = "cc"
 	AxisLoss     = "loss"
-	AxisSessions = "sessions"
-	AxisCap      = "cap"
+	axisSessions = "sessions"
+	axisCap      = "cap"
 	AxisRepeat   = "repeat"
 	AxisArm      = "arm"
 )
@@ -132,7 +132,7 @@ func (m *Matrix) ccAxis() Axis {
 
 // lossAxis gives the profile each loss level, except a profile with a
 // loss model of its own, which runs once as it is, its cell's loss its
-// mean (OwnLoss). Between two hosts it has one value, 0.
+// mean (ownLoss). Between two hosts it has one value, 0.
 func (m *Matrix) lossAxis() Axis {
 	losses := m.Losses
 	if m.Remote != "" {
@@ -140,7 +140,7 @@ func (m *Matrix) lossAxis() Axis {
 	}
 	return Axis{Name: AxisLoss, Label: "losses", Values: floatTexts(losses), Apply: func(rc *Run, i int) bool {
 		if rc.Profile.HasLoss() {
-			rc.Cell.LossPct = OwnLoss(rc.Profile)
+			rc.Cell.LossPct = ownLoss(rc.Profile)
 			return i == 0
 		}
 		rc.Profile = rc.Profile.WithLoss(losses[i])
@@ -193,7 +193,7 @@ func floatTexts(fs []float64) []string {
 // a cell can record, and an Apply.
 func (m *Matrix) validateAxes() []error {
 	var errs []error
-	builtin := []string{AxisProfile, AxisCC, AxisLoss, AxisSessions, AxisCap, AxisRepeat, AxisArm}
+	builtin := []string{AxisProfile, AxisCC, AxisLoss, axisSessions, axisCap, AxisRepeat, AxisArm}
 	var seen []string
 	for _, a := range m.Axes {
 		switch {

@@ -42,7 +42,7 @@ func (m *Matrix) capAxis() []Axis {
 	if len(m.BulkCapFractions) == 0 {
 		return nil
 	}
-	return []Axis{newAxis(AxisCap, "caps", floatTexts(m.BulkCapFractions), func(rc *Run, i int) {
+	return []Axis{newAxis(axisCap, "caps", floatTexts(m.BulkCapFractions), func(rc *Run, i int) {
 		if f := m.BulkCapFractions[i]; f != 0 {
 			rc.Cell.BulkCapFraction = f
 			rc.Cell.BulkRateCapBps = bulkCap(rc.Profile.RateMbit, f)

@@ -36,7 +36,7 @@ func (m *Matrix) sessionsAxis() []Axis {
 	for i, n := range m.Sessions {
 		texts[i] = strconv.Itoa(n)
 	}
-	return []Axis{newAxis(AxisSessions, "session counts", texts, func(rc *Run, i int) {
+	return []Axis{newAxis(axisSessions, "session counts", texts, func(rc *Run, i int) {
 		rc.Sessions, rc.Cell.Sessions = m.Sessions[i], m.Sessions[i]
 	})}
 }

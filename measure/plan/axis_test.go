@@ -17,7 +17,7 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
-// nestedLoopPlan is FullPlan as it was before the matrix became a list of
+// nestedLoopPlan is fullPlan as it was before the matrix became a list of
 // axes: one nested loop per built-in axis. It is kept here as the
 // reference every plan must still match, so that the work directories
 // written before read, resume and merge as they did.
@@ -38,7 +38,7 @@ func nestedLoopPlan(m *Matrix) []Run {
 	for _, p := range profiles {
 		losses, own := allLosses, p.HasLoss()
 		if own {
-			losses = []float64{OwnLoss(p)}
+			losses = []float64{ownLoss(p)}
 		}
 		for _, cc := range m.CCs {
 			for _, loss := range losses {
@@ -91,8 +91,8 @@ func nestedLoopSize(m *Matrix) int {
 	}
 	for _, k := range []int{profiles, losses, len(m.CCs), len(m.Arms), m.Repeats,
 		max(1, len(m.Sessions)), max(1, len(m.BulkCapFractions))} {
-		if k > 0 && n > MaxRuns/k {
-			return MaxRuns + 1
+		if k > 0 && n > maxRuns/k {
+			return maxRuns + 1
 		}
 		n *= k
 	}
@@ -130,7 +130,7 @@ func planTestMatrices(t *testing.T) map[string]*Matrix {
 // order and every setting), and so is each shard's share and the size.
 func TestPlanMatchesNestedLoops(t *testing.T) {
 	for name, m := range planTestMatrices(t) {
-		got, want := m.FullPlan(), nestedLoopPlan(m)
+		got, want := m.fullPlan(), nestedLoopPlan(m)
 		if gk, wk := planKeys(got), planKeys(want); !slices.Equal(gk, wk) {
 			i := 0
 			for i < min(len(gk), len(wk)) && gk[i] == wk[i] {
@@ -170,7 +170,7 @@ func TestRecordsWithoutAxesUnchanged(t *testing.T) {
 		if strings.Contains(string(b), `"axes"`) {
 			t.Errorf("%s: matrix.json names axes: %s", name, b)
 		}
-		for _, rc := range m.FullPlan() {
+		for _, rc := range m.fullPlan() {
 			if b, _ := json.Marshal(rc.Cell); strings.Contains(string(b), "axes") {
 				t.Errorf("%s: a cell names axes: %s", name, b)
 				break
@@ -188,7 +188,7 @@ func TestOwnAxis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := m.FullPlan()
+	plan := m.fullPlan()
 	if len(plan) != 2*2*2*2 {
 		t.Fatalf("%d runs, want 16", len(plan))
 	}
@@ -242,8 +242,8 @@ func TestOwnAxis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !merged.Complete() || len(merged.Runs) != len(plan) {
-		t.Fatalf("merge: %d runs, complete %v: %s", len(merged.Runs), merged.Complete(), merged.Note())
+	if !merged.complete() || len(merged.Runs) != len(plan) {
+		t.Fatalf("merge: %d runs, complete %v: %s", len(merged.Runs), merged.complete(), merged.Note())
 	}
 	rep, err := report.Build(merged.Runs, report.Options{})
 	if err != nil {

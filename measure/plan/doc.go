@@ -11,7 +11,7 @@
 // its values, and an Apply that sets one value on a Run and in its cell,
 // which names the run's directory. A new axis is a NewAxis (its values
 // recorded in results.Cell.Axes and named "_name-value" in the directory)
-// and, for a command-line flag, a benchcmd.NewAxisFlag listed in the
+// and, for a command-line flag, a benchcmd.AxisFlag listed in the
 // command's benchcmd.Defaults.Axes; matrix.json records it, and resume,
 // shards, the merge and the summary read it with nothing more. The
 // built-in sessions and cap axes are made the same way (axis_sessions.go,

@@ -167,10 +167,10 @@ func (m *Matrix) Validate() error {
 		}
 	}
 	errs = append(errs, m.validateAxes()...)
-	if m.Repeats < 1 || m.Repeats > MaxRepeats {
-		errs = append(errs, fmt.Errorf("repeats is %d: give 1 to %d (5 for a verdict with a spread)", m.Repeats, MaxRepeats))
-	} else if n := m.size(); n > MaxRuns {
-		errs = append(errs, fmt.Errorf("the matrix has %d runs, more than %d: give fewer profiles, losses, ccs, arms, sessions, caps or repeats", n, MaxRuns))
+	if m.Repeats < 1 || m.Repeats > maxRepeats {
+		errs = append(errs, fmt.Errorf("repeats is %d: give 1 to %d (5 for a verdict with a spread)", m.Repeats, maxRepeats))
+	} else if n := m.size(); n > maxRuns {
+		errs = append(errs, fmt.Errorf("the matrix has %d runs, more than %d: give fewer profiles, losses, ccs, arms, sessions, caps or repeats", n, maxRuns))
 	}
 	if err := m.Workload.Validate(); err != nil {
 		errs = append(errs, err)
@@ -183,7 +183,7 @@ func (m *Matrix) Validate() error {
 	}
 	errs = append(errs, m.sessionsErrors()...)
 	errs = append(errs, m.capErrors()...)
-	if err := m.Shard.Validate(); err != nil {
+	if err := m.Shard.validate(); err != nil {
 		errs = append(errs, err)
 	} else if len(errs) == 0 {
 		if err := m.shardFits(); err != nil {
@@ -191,7 +191,7 @@ func (m *Matrix) Validate() error {
 		}
 	}
 	if len(errs) == 0 && len(m.Axes) > 0 {
-		if err := distinctRuns(m.FullPlan()); err != nil {
+		if err := distinctRuns(m.fullPlan()); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -200,14 +200,14 @@ func (m *Matrix) Validate() error {
 
 // size is the number of runs the matrix plans (an upper bound: a profile
 // with a loss model of its own runs at one loss level), saturating at
-// MaxRuns+1 so that it cannot overflow. Repeats must be at most
-// MaxRepeats.
+// maxRuns+1 so that it cannot overflow. Repeats must be at most
+// maxRepeats.
 func (m *Matrix) size() int {
 	n := 1
 	for _, a := range m.AllAxes() {
 		k := len(a.Values)
-		if k > 0 && n > MaxRuns/k {
-			return MaxRuns + 1
+		if k > 0 && n > maxRuns/k {
+			return maxRuns + 1
 		}
 		n *= k
 	}
@@ -215,13 +215,13 @@ func (m *Matrix) size() int {
 }
 
 // Plan lists the runs this process makes, in the order it makes them: the
-// whole matrix (FullPlan), or with Shard set that shard's share of it.
-func (m *Matrix) Plan() []Run { return m.Shard.share(m.FullPlan()) }
+// whole matrix (fullPlan), or with Shard set that shard's share of it.
+func (m *Matrix) Plan() []Run { return m.Shard.share(m.fullPlan()) }
 
-// FullPlan lists the whole matrix's runs in order, whatever Shard says:
+// fullPlan lists the whole matrix's runs in order, whatever Shard says:
 // every combination of the axes' values (AllAxes), the first axis
 // outermost, so cell by cell, repeat by repeat, every arm within a repeat.
-func (m *Matrix) FullPlan() []Run {
+func (m *Matrix) fullPlan() []Run {
 	plan := []Run{m.baseRun()}
 	for _, a := range m.AllAxes() {
 		next := make([]Run, 0, len(plan)*len(a.Values))
@@ -238,11 +238,11 @@ func (m *Matrix) FullPlan() []Run {
 	return plan
 }
 
-// OwnLoss is the loss a profile with its own loss model carries, for a
+// ownLoss is the loss a profile with its own loss model carries, for a
 // cell's LossPct: the mean over its two directions of each direction's
 // long-run loss (a Gilbert-Elliott chain's stationary mean), in percent,
 // rounded to 0.001.
-func OwnLoss(p shapedlink.Profile) float64 {
+func ownLoss(p shapedlink.Profile) float64 {
 	var sum float64
 	for _, d := range []shapedlink.Dir{shapedlink.Down, shapedlink.Up} {
 		dir := p.Direction(d)
@@ -269,6 +269,6 @@ const MaxDuration = 24 * time.Hour
 // Bounds on a matrix, so that a typo cannot plan a run that outlives the
 // machine or exhausts its memory.
 const (
-	MaxRepeats = 1000
-	MaxRuns    = 100000
+	maxRepeats = 1000
+	maxRuns    = 100000
 )

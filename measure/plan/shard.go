@@ -47,9 +47,9 @@ func (s Shard) recordText() string {
 	return s.String()
 }
 
-// Validate checks that the shard is the zero value or an index inside a
+// validate checks that the shard is the zero value or an index inside a
 // count from 1 to MaxShards.
-func (s Shard) Validate() error {
+func (s Shard) validate() error {
 	switch {
 	case s == Shard{}:
 		return nil
@@ -76,7 +76,7 @@ func ParseShard(text string) (Shard, error) {
 		return Shard{}, fmt.Errorf("shard %q: i and n must be whole numbers, as in 0/4 (shard 0 of 4)", text)
 	}
 	s := Shard{Index: i, Count: n}
-	if err := s.Validate(); err != nil {
+	if err := s.validate(); err != nil {
 		return Shard{}, err
 	}
 	return s, nil
@@ -86,7 +86,7 @@ func ParseShard(text string) (Shard, error) {
 // in their order. A unit is a run of consecutive runs with the same cell
 // and repeat. A shard that does not validate has no share.
 func (s Shard) share(plan []Run) []Run {
-	if s.Validate() != nil {
+	if s.validate() != nil {
 		return nil
 	}
 	if s.Whole() {
@@ -123,7 +123,7 @@ func (m *Matrix) shardFits() error {
 	if m.Shard.Whole() {
 		return nil
 	}
-	if u := units(m.FullPlan()); m.Shard.Count > u {
+	if u := units(m.fullPlan()); m.Shard.Count > u {
 		return fmt.Errorf("shard %s: the matrix has only %d cell repeats (the unit a shard takes, all arms of one repeat of one cell), so give at most %d shards",
 			m.Shard, u, u)
 	}
@@ -136,7 +136,7 @@ func (m *Matrix) PlanSummary(plan []Run) string {
 	if m.Shard.Whole() {
 		return fmt.Sprintf("%d runs", len(plan))
 	}
-	return fmt.Sprintf("shard %s: %d of %d runs", m.Shard, len(plan), len(m.FullPlan()))
+	return fmt.Sprintf("shard %s: %d of %d runs", m.Shard, len(plan), len(m.fullPlan()))
 }
 
 // ShardSummaryNote is the line printed after a shard's summary, saying that
@@ -146,18 +146,18 @@ func (m *Matrix) ShardSummaryNote(name string) string {
 		return ""
 	}
 	return fmt.Sprintf("%s: the summary covers shard %s only (%d of %d runs); once every shard has run, merge their work directories with: go run ./examples/summarise DIR1 DIR2 ...",
-		name, m.Shard, len(m.Plan()), len(m.FullPlan()))
+		name, m.Shard, len(m.Plan()), len(m.fullPlan()))
 }
 
 // Environment variables that choose a shard when -shard is not given.
 const (
-	// EnvShard holds "i/n", as -shard takes it.
-	EnvShard = "SHARD"
-	// EnvJobIndex is the index a Kubernetes Indexed Job gives each pod.
-	EnvJobIndex = "JOB_COMPLETION_INDEX"
-	// EnvShards is the count to go with EnvJobIndex: the Job's
+	// envShard holds "i/n", as -shard takes it.
+	envShard = "SHARD"
+	// envJobIndex is the index a Kubernetes Indexed Job gives each pod.
+	envJobIndex = "JOB_COMPLETION_INDEX"
+	// envShards is the count to go with envJobIndex: the Job's
 	// completions.
-	EnvShards = "SHARDS"
+	envShards = "SHARDS"
 )
 
 // ResolveShard chooses the shard: -shard when given, else SHARD, else
@@ -171,36 +171,36 @@ func ResolveShard(flagValue string, flagGiven bool, lookup func(string) (string,
 		}
 		return s, nil
 	}
-	if v, ok := lookup(EnvShard); ok {
+	if v, ok := lookup(envShard); ok {
 		s, err := ParseShard(v)
 		if err != nil {
-			return Shard{}, fmt.Errorf("%s=%q: %w", EnvShard, v, err)
+			return Shard{}, fmt.Errorf("%s=%q: %w", envShard, v, err)
 		}
 		return s, nil
 	}
-	count, hasCount := lookup(EnvShards)
-	index, hasIndex := lookup(EnvJobIndex)
+	count, hasCount := lookup(envShards)
+	index, hasIndex := lookup(envJobIndex)
 	switch {
 	case hasIndex && !hasCount:
 		return Shard{}, fmt.Errorf("%s=%s is set (a Kubernetes Indexed Job) but %s is not: set %s to the Job's completions (spec.completions), or give -shard i/n",
-			EnvJobIndex, index, EnvShards, EnvShards)
+			envJobIndex, index, envShards, envShards)
 	case hasCount && !hasIndex:
 		return Shard{}, fmt.Errorf("%s=%s is set but nothing gives this process's index: set %s (as an Indexed Job does) or give -shard i/n",
-			EnvShards, count, EnvJobIndex)
+			envShards, count, envJobIndex)
 	case !hasIndex:
 		return Shard{}, nil
 	}
 	i, err := strconv.Atoi(strings.TrimSpace(index))
 	if err != nil {
-		return Shard{}, fmt.Errorf("%s=%q is not a whole number", EnvJobIndex, index)
+		return Shard{}, fmt.Errorf("%s=%q is not a whole number", envJobIndex, index)
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(count))
 	if err != nil {
-		return Shard{}, fmt.Errorf("%s=%q is not a whole number: set it to the Job's completions", EnvShards, count)
+		return Shard{}, fmt.Errorf("%s=%q is not a whole number: set it to the Job's completions", envShards, count)
 	}
 	s := Shard{Index: i, Count: n}
-	if err := s.Validate(); err != nil {
-		return Shard{}, fmt.Errorf("%s=%s with %s=%s: %w", EnvJobIndex, index, EnvShards, count, err)
+	if err := s.validate(); err != nil {
+		return Shard{}, fmt.Errorf("%s=%s with %s=%s: %w", envJobIndex, index, envShards, count, err)
 	}
 	return s, nil
 }

@@ -84,7 +84,7 @@ func unitIndex(plan []Run) []int {
 // shard's runs are the unsharded plan's, in its order.
 func TestShardsPartitionThePlan(t *testing.T) {
 	for name, m := range shardTestMatrices(t) {
-		full := m.FullPlan()
+		full := m.fullPlan()
 		if !reflect.DeepEqual(m.Plan(), full) {
 			t.Fatalf("%s: the zero shard's plan is not the full plan", name)
 		}
@@ -297,11 +297,11 @@ func TestMatrixRecordRoundTrip(t *testing.T) {
 		if string(a) != string(b) {
 			t.Errorf("%s: record -> matrix -> record changed it:\n%s\n%s", name, a, b)
 		}
-		if !slices.Equal(planKeys(m.FullPlan()), planKeys(back.FullPlan())) || !slices.Equal(planKeys(m.Plan()), planKeys(back.Plan())) {
+		if !slices.Equal(planKeys(m.fullPlan()), planKeys(back.fullPlan())) || !slices.Equal(planKeys(m.Plan()), planKeys(back.Plan())) {
 			t.Errorf("%s: the rebuilt matrix plans other runs", name)
 		}
-		for i, rc := range back.FullPlan() {
-			if got, want := rc.Profile.String(), m.FullPlan()[i].Profile.String(); got != want {
+		for i, rc := range back.fullPlan() {
+			if got, want := rc.Profile.String(), m.fullPlan()[i].Profile.String(); got != want {
 				t.Errorf("%s: run %d's profile %s, want %s", name, i, got, want)
 				break
 			}
@@ -406,13 +406,13 @@ func TestLoadShardsMerges(t *testing.T) {
 	for _, r := range merged.Runs {
 		got = append(got, runKey(r.Cell, r.Arm, r.Repeat))
 	}
-	want := planKeys(m.FullPlan())
+	want := planKeys(m.fullPlan())
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Fatalf("merged runs:\n%q\nwant the full plan's:\n%q", got, want)
 	}
-	if !merged.Complete() || merged.Note() != "" || merged.Planned != len(want) || merged.Shards != 4 || len(merged.AbsentShards) != 0 {
+	if !merged.complete() || merged.Note() != "" || merged.Planned != len(want) || merged.Shards != 4 || len(merged.AbsentShards) != 0 {
 		t.Errorf("a complete merge: %+v, note %q", merged, merged.Note())
 	}
 	for i := range 4 {
@@ -436,7 +436,7 @@ func TestLoadShardsMerges(t *testing.T) {
 	}
 
 	// A shard not given, and a run not yet made: listed, not refused.
-	gone := m.FullPlan()[0]
+	gone := m.fullPlan()[0]
 	if err := os.RemoveAll(results.RunDir(dirs[0], gone.Cell, string(gone.Arm), gone.Repeat)); err != nil {
 		t.Fatal(err)
 	}
@@ -444,8 +444,8 @@ func TestLoadShardsMerges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lost := len(m.FullPlan()) - len(merged.Runs)
-	if merged.Complete() || len(merged.Missing) != lost || !slices.Contains(merged.Missing, planKey(gone)) ||
+	lost := len(m.fullPlan()) - len(merged.Runs)
+	if merged.complete() || len(merged.Missing) != lost || !slices.Contains(merged.Missing, planKey(gone)) ||
 		len(merged.AbsentShards) != 1 || merged.AbsentShards[0] != (Shard{3, 4}) {
 		t.Errorf("merge without shard 3 and one run: missing %d (want %d) %q, absent %v", len(merged.Missing), lost, merged.Missing, merged.AbsentShards)
 	}
@@ -567,7 +567,7 @@ func copyRun(t *testing.T, rc Run, from, to string) {
 // of the reference matrix.
 func TestHeadlineShareExample(t *testing.T) {
 	m := shardMatrix(t, []string{"80:10", "150:2"}, []float64{0, 1, 2}, []string{MatchedCC}, allArms[:2], 5)
-	if u := units(m.FullPlan()); u != 30 {
+	if u := units(m.fullPlan()); u != 30 {
 		t.Errorf("%d units, want 30", u)
 	}
 	m.Shard = Shard{0, 6}
@@ -607,8 +607,8 @@ func TestLoadShardsTwoHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !merged.Complete() || len(merged.Runs) != 8 || merged.Runs[0].Cell.Profile != results.PathProfile {
-		t.Errorf("two-host merge: %d runs, complete %v, first cell %+v", len(merged.Runs), merged.Complete(), merged.Runs[0].Cell)
+	if !merged.complete() || len(merged.Runs) != 8 || merged.Runs[0].Cell.Profile != results.PathProfile {
+		t.Errorf("two-host merge: %d runs, complete %v, first cell %+v", len(merged.Runs), merged.complete(), merged.Runs[0].Cell)
 	}
 	local := *m
 	local.Shard, local.Workdir = Shard{1, 2}, filepath.Join(root, "local")

@@ -27,7 +27,7 @@ type Cell struct {
 	RateMbit float64 `json:"rate_mbit"`
 	// LossPct is the per-direction random loss; for a profile with a
 	// loss model of its own, the mean over its directions of each one's
-	// long-run loss (plan.OwnLoss).
+	// long-run loss (package plan).
 	LossPct float64 `json:"loss_pct"`
 	// CC is the kernel TCP congestion control pinned for the tcp arm.
 	CC string `json:"cc"`
