@@ -158,7 +158,7 @@ func TestInterruptedRunIsNotRecorded(t *testing.T) {
 		t.Errorf("interruption took %v to take effect", d)
 	}
 	rc := m.Plan()[0]
-	if results.Done(rc.Dir(), rc.Cell, string(rc.Arm), rc.Repeat) {
+	if _, st, _ := results.Check(rc.Dir(), rc.Cell, string(rc.Arm), rc.Repeat); st == results.Measured {
 		t.Error("an interrupted run was recorded as done")
 	}
 }

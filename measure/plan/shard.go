@@ -12,15 +12,9 @@ import (
 //
 // The unit of sharding is one repeat of one cell with all its arms, so the
 // arms stay interleaved inside every share. Counting these units from 0 in
-// plan order, unit k belongs to shard k mod Count. The share depends only on
-// the matrix and on Index and Count, never on the machine.
-//
-// Round robin rather than contiguous blocks, for three reasons: the shares
-// differ in size by at most one unit; every shard's runs span the whole
-// matrix, so a cell's repeats come from several machines and a difference
-// between two cells is not a difference between two machines; and a shard
-// that has not finished leaves every cell short of some repeats rather than
-// whole cells absent.
+// plan order, unit k belongs to shard k mod Count (round robin; docs/shards.md
+// says why). The share depends only on the matrix and on Index and Count,
+// never on the machine.
 type Shard struct {
 	// Index counts from 0, as JOB_COMPLETION_INDEX does; Count is how
 	// many shards share the matrix. The zero value is the whole matrix,

@@ -49,7 +49,7 @@ type Cell struct {
 	// "name=value" for each in the matrix's order, separated by spaces
 	// ("mtu=1200 tls=1.3"); empty when it has none. Each adds
 	// "_name-value" to the directory name and ", name value" to the
-	// title. WithAxis adds one; AxisValues reads them.
+	// title. WithAxis adds one; axisValues reads them.
 	Axes string `json:"axes,omitempty"`
 }
 

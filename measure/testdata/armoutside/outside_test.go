@@ -174,7 +174,7 @@ func TestOwnAxisInAMatrix(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, rc := range m.Plan() {
-		if v, _ := rc.Cell.Axis("echo"); v != strconv.Itoa(rc.Workload.EchoSize) {
+		if _, v, _ := strings.Cut(rc.Cell.Axes, "echo="); v != strconv.Itoa(rc.Workload.EchoSize) {
 			t.Errorf("cell %s: echo size %d, want the cell's %q", rc.Cell.Dir(), rc.Workload.EchoSize, v)
 		}
 	}
