@@ -22,7 +22,7 @@ import (
 
 // The experiments' fixtures under testdata/shapes: one work directory per
 // experiment whose records the summary reads, written as its command
-// would write them (cells from plan.Matrix.FullPlan, matrix.json beside
+// would write them (cells from plan.Matrix.Plan, matrix.json beside
 // the runs, the fields each kind of run fills in), with few repeats and
 // few samples. They are committed; writeShapes rewrites them only under
 // -regenerate-fixture, so the golden pins the files, not this code.
