@@ -39,7 +39,7 @@ type Axis struct {
 // when not nil, changes what the value changes in the run (a workload or
 // link setting). The name and values must pass results.CheckAxis, and each
 // value is given once; Matrix.Validate says so when they do not.
-func NewAxis(name string, values []string, set func(rc *Run, value string)) Axis {
+func NewAxis(name string, values []string, set func(r *Run, value string)) Axis {
 	return newAxis(name, name+" values", values, func(rc *Run, i int) {
 		rc.Cell = rc.Cell.WithAxis(name, values[i])
 		if set != nil {
