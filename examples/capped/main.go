@@ -5,14 +5,14 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
-	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/benchcmd"
+	"github.com/shakenfist/quicbench/measure/plan"
 )
 
 // defaults is the matrix the command runs; quick is its -quick preset.
 var (
 	defaults = benchcmd.Defaults{
-		Profiles: "80:10", Losses: "0 1 2", CCs: bench.MatchedCC, Arms: "tcp quic",
+		Profiles: "80:10", Losses: "0 1 2", CCs: plan.MatchedCC, Arms: "tcp quic",
 		Repeats: 3, Duration: 30 * time.Second, Warmup: 5 * time.Second, Workdir: "results/capped",
 		Axes: []benchcmd.AxisFlag{benchcmd.CapsFlag("0 0.5 0.8")},
 	}

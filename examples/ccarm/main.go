@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
-	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/benchcmd"
+	"github.com/shakenfist/quicbench/measure/plan"
 )
 
 // defaults is the matrix the command runs; quick is its -quick preset.
@@ -28,9 +28,9 @@ func main() {
 		"The tcp arm with reno, cubic and bbr, the quic arm (quic-go NewReno) for reference; non-reno cells are sensitivity cells.",
 		defaults,
 		quick,
-		func(m *bench.Matrix) error {
+		func(m *plan.Matrix) error {
 			for _, cc := range m.CCs {
-				if cc != bench.MatchedCC {
+				if cc != plan.MatchedCC {
 					return nil
 				}
 			}

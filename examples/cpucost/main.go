@@ -5,14 +5,14 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
-	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/benchcmd"
+	"github.com/shakenfist/quicbench/measure/plan"
 )
 
 // defaults is the matrix the command runs; quick is its -quick preset.
 var (
 	defaults = benchcmd.Defaults{
-		Profiles: "80:10 150:2 20:100 5:1000", Losses: "0", CCs: bench.MatchedCC, Arms: "tcp quic quic-per-channel",
+		Profiles: "80:10 150:2 20:100 5:1000", Losses: "0", CCs: plan.MatchedCC, Arms: "tcp quic quic-per-channel",
 		Repeats: 3, Duration: 20 * time.Second, Warmup: 5 * time.Second, Workdir: "results/cpucost",
 	}
 	quick = benchcmd.Defaults{

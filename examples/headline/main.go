@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
-	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/benchcmd"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/stats"
 )
 
@@ -17,7 +17,7 @@ import (
 // whether it found the same.
 var (
 	defaults = benchcmd.Defaults{
-		Profiles: "80:10 150:2", Losses: "0 1 2", CCs: bench.MatchedCC, Arms: "tcp quic",
+		Profiles: "80:10 150:2", Losses: "0 1 2", CCs: plan.MatchedCC, Arms: "tcp quic",
 		Repeats: 5, Duration: 45 * time.Second, Warmup: 5 * time.Second, Workdir: "results/headline",
 	}
 	quick = benchcmd.Defaults{

@@ -7,14 +7,14 @@ import (
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/benchcmd"
+	"github.com/shakenfist/quicbench/measure/plan"
 )
 
 // defaults is the matrix the command runs; quick is its -quick preset.
 var (
 	defaults = benchcmd.Defaults{
-		Profiles: "80:10", Losses: "0 1 2", CCs: bench.MatchedCC, Arms: "tcp quic quic-priority",
+		Profiles: "80:10", Losses: "0 1 2", CCs: plan.MatchedCC, Arms: "tcp quic quic-priority",
 		Repeats: 5, Duration: 45 * time.Second, Warmup: 5 * time.Second, Workdir: "results/priority",
 	}
 	quick = benchcmd.Defaults{
@@ -29,7 +29,7 @@ func main() {
 		"The quic arm with and without a send priority on the interactive stream, beside tcp, interleaved in one run.",
 		defaults,
 		quick,
-		func(m *bench.Matrix) error {
+		func(m *plan.Matrix) error {
 			prio := measure.QUICPriority
 			if !slices.Contains(m.Arms, prio) {
 				m.Arms = append(m.Arms, prio)

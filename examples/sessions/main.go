@@ -5,14 +5,14 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
-	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/benchcmd"
+	"github.com/shakenfist/quicbench/measure/plan"
 )
 
 // defaults is the matrix the command runs; quick is its -quick preset.
 var (
 	defaults = benchcmd.Defaults{
-		Profiles: "80:10", Losses: "0 1", CCs: bench.MatchedCC, Arms: "tcp quic quic-per-channel",
+		Profiles: "80:10", Losses: "0 1", CCs: plan.MatchedCC, Arms: "tcp quic quic-per-channel",
 		Repeats: 3, Duration: 30 * time.Second, Warmup: 5 * time.Second, Workdir: "results/sessions",
 		Axes: []benchcmd.AxisFlag{benchcmd.SessionsFlag("1 2 4 8")},
 	}

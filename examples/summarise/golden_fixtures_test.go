@@ -11,10 +11,9 @@ import (
 
 	"github.com/shakenfist/quicbench/gsocheck"
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/report/reporttest"
 	"github.com/shakenfist/quicbench/measure/results"
-	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/stats"
@@ -23,7 +22,7 @@ import (
 
 // The experiments' fixtures under testdata/shapes: one work directory per
 // experiment whose records the summary reads, written as its command
-// would write them (cells from bench.Matrix.FullPlan, matrix.json beside
+// would write them (cells from plan.Matrix.Plan, matrix.json beside
 // the runs, the fields each kind of run fills in), with few repeats and
 // few samples. They are committed; writeShapes rewrites them only under
 // -regenerate-fixture, so the golden pins the files, not this code.
@@ -38,13 +37,13 @@ const shapeN = 20
 // shards' directories).
 type shapeFixture struct {
 	name string
-	m    bench.Matrix
+	m    plan.Matrix
 	// shards, when above 1, splits the matrix into that many shard
 	// directories, shard-0 ... shard-<n-1>.
 	shards int
 	// edit adjusts run i of the plan after the common fields are set;
 	// returning false leaves the run out (not yet run).
-	edit func(i int, rc bench.RunConfig, r *results.Run) bool
+	edit func(i int, rc plan.Run, r *results.Run) bool
 	// extra writes other files into the work directory (strays).
 	extra func(dir string) error
 }
@@ -58,8 +57,8 @@ func shapeFixtures() []shapeFixture {
 	}
 }
 
-// matrix builds a bench.Matrix as a command's flags would.
-func matrix(profiles string, losses []float64, ccs string, arms string, repeats int) bench.Matrix {
+// matrix builds a plan.Matrix as a command's flags would.
+func matrix(profiles string, losses []float64, ccs string, arms string, repeats int) plan.Matrix {
 	ps, err := shapedlink.ParseProfiles(profiles)
 	if err != nil {
 		panic(err)
@@ -69,7 +68,7 @@ func matrix(profiles string, losses []float64, ccs string, arms string, repeats 
 		as = append(as, measure.ArmName(a))
 	}
 	w := spicelike.Defaults()
-	return bench.Matrix{Profiles: ps, Losses: losses,
+	return plan.Matrix{Profiles: ps, Losses: losses,
 		CCs: strings.Fields(ccs), Arms: as, Repeats: repeats, Workload: w,
 		Link: shapedlink.Options{Backend: shapedlink.BackendEmulator, Seed: 0, Offload: shapedlink.OffloadWire}}
 }
@@ -82,7 +81,7 @@ func ccarmFixture() shapeFixture {
 	return shapeFixture{
 		name: "ccarm",
 		m:    matrix("80:10", []float64{1}, "reno cubic bbr", "tcp quic", 2),
-		edit: func(i int, rc bench.RunConfig, r *results.Run) bool {
+		edit: func(i int, rc plan.Run, r *results.Run) bool {
 			if rc.Cell.CC == "bbr" && rc.Arm == "tcp" {
 				switch rc.Repeat {
 				case 2:
@@ -95,7 +94,7 @@ func ccarmFixture() shapeFixture {
 		},
 		extra: func(dir string) error {
 			m := ccarmFixture().m
-			c := m.FullPlan()[0].Cell
+			c := m.Plan()[0].Cell
 			src := filepath.Join(results.RunDir(dir, c, "tcp", 1), results.RunFile)
 			for _, dst := range []string{
 				filepath.Join(dir, c.Dir(), "tcp", "r1.bak", results.RunFile),
@@ -121,7 +120,7 @@ func sessionsFixture() shapeFixture {
 	return shapeFixture{
 		name: "sessions",
 		m:    m,
-		edit: func(i int, rc bench.RunConfig, r *results.Run) bool {
+		edit: func(i int, rc plan.Run, r *results.Run) bool {
 			n := rc.Sessions
 			base := r.ConnectTime
 			var sess []results.SessionResult
@@ -177,7 +176,7 @@ func cpucostKeepFixture() shapeFixture {
 	return shapeFixture{
 		name: "cpucost-keep",
 		m:    m,
-		edit: func(i int, rc bench.RunConfig, r *results.Run) bool {
+		edit: func(i int, rc plan.Run, r *results.Run) bool {
 			cpu := 900.0
 			if rc.Arm.QUIC() {
 				cpu = 2600 + 150*float64(rc.Repeat)
@@ -210,7 +209,7 @@ func timevaryingFixture() shapeFixture {
 	return shapeFixture{
 		name: "timevarying",
 		m:    m,
-		edit: func(i int, rc bench.RunConfig, r *results.Run) bool {
+		edit: func(i int, rc plan.Run, r *results.Run) bool {
 			scheduled(rc, r)
 			return true
 		},
@@ -232,11 +231,11 @@ func profilesFixture() shapeFixture {
 func twoHostFixture() shapeFixture {
 	m := matrix("80:10", nil, "reno", "tcp quic", 2)
 	m.Profiles, m.Link = nil, shapedlink.Options{}
-	m.Remote = &twohost.Client{Addr: "198.18.0.2:7400"}
+	m.Remote = "198.18.0.2:7400"
 	return shapeFixture{
 		name: "two-host",
 		m:    m,
-		edit: func(i int, rc bench.RunConfig, r *results.Run) bool {
+		edit: func(i int, rc plan.Run, r *results.Run) bool {
 			r.Link = results.Link{Backend: "none", Applied: []string{"nothing emulated: the path to the daemon at 198.18.0.2:7400 as found"}}
 			r.Link.Probe = &results.PathProbe{Peer: "198.18.0.2:7401", Sent: 50, Answered: 50 - i%2, LossPct: float64(i%2) * 2,
 				RTTMinMs: 61.2, RTTP50Ms: 62 + 0.1*float64(i), RTTP90Ms: 63.5, RTTMaxMs: 70.1, At: r.Started.Add(-2 * time.Second)}
@@ -254,7 +253,7 @@ func shardsFixture() shapeFixture {
 		name:   "shards",
 		m:      matrix("150:2", []float64{0, 1}, "reno", "tcp quic quic-per-channel", 2),
 		shards: 2,
-		edit: func(i int, rc bench.RunConfig, r *results.Run) bool {
+		edit: func(i int, rc plan.Run, r *results.Run) bool {
 			return !(rc.Cell.LossPct == 1 && rc.Arm == "quic-per-channel" && rc.Repeat == 2)
 		},
 	}
@@ -282,7 +281,7 @@ func (f shapeFixture) write(root string) error {
 		dir := root
 		if f.shards > 1 {
 			dir = filepath.Join(root, fmt.Sprintf("shard-%d", s))
-			m.Shard = bench.Shard{Index: s, Count: n}
+			m.Shard = plan.Shard{Index: s, Count: n}
 		}
 		m.Workdir = dir
 		if err := results.WriteJSON(filepath.Join(dir, "matrix.json"), matrixJSON(m)); err != nil {
@@ -309,7 +308,7 @@ func (f shapeFixture) write(root string) error {
 }
 
 // matrixJSON is matrix.json as the matrix commands write it.
-func matrixJSON(m bench.Matrix) map[string]any {
+func matrixJSON(m plan.Matrix) map[string]any {
 	rec := map[string]any{"profiles": profileTexts(m.Profiles), "losses": m.Losses, "ccs": m.CCs, "arms": m.Arms,
 		"repeats": m.Repeats, "workload": m.Workload, "workdir": m.Workdir, "qlog": false}
 	if m.Link.Backend != "" {
@@ -324,15 +323,15 @@ func matrixJSON(m bench.Matrix) map[string]any {
 	if m.Shard.Count > 1 {
 		rec["shard"] = fmt.Sprintf("%d/%d", m.Shard.Index, m.Shard.Count)
 	}
-	if m.Remote != nil {
-		rec["remote"] = m.Remote.Addr
+	if m.Remote != "" {
+		rec["remote"] = m.Remote
 	}
 	return rec
 }
 
 // r95 is a run's p95 (ms): tcp above quic as loss grows, a little spread
 // over repeats.
-func r95(rc bench.RunConfig) float64 {
+func r95(rc plan.Run) float64 {
 	base := rc.Cell.RTTms
 	if base == 0 {
 		base = 62 // the two-host path
@@ -353,7 +352,7 @@ func r95(rc bench.RunConfig) float64 {
 // baseRun is run i of a plan as its command records it: steady samples,
 // both ends' transport state, what the sockets reported, the link as
 // applied with the emulator's counters, and QUIC's offload evidence.
-func baseRun(i int, rc bench.RunConfig, started time.Time) results.Run {
+func baseRun(i int, rc plan.Run, started time.Time) results.Run {
 	w := rc.Workload
 	c := rc.Cell
 	p95 := r95(rc)
@@ -450,7 +449,7 @@ func baseRun(i int, rc bench.RunConfig, started time.Time) results.Run {
 }
 
 // hostJSON is a host state record in shapedlink.HostState's field order.
-func hostJSON(rc bench.RunConfig, l results.Link) json.RawMessage {
+func hostJSON(rc plan.Run, l results.Link) json.RawMessage {
 	keep := l.Offload != ""
 	segs := 1
 	if keep {
@@ -496,7 +495,7 @@ func hostJSON(rc bench.RunConfig, l results.Link) json.RawMessage {
 // every 200 ms from the channels' opening to the run's end: a steady
 // round trip, the blackouts' and steps' delays on top, and the time each
 // arm takes to come back.
-func scheduled(rc bench.RunConfig, r *results.Run) {
+func scheduled(rc plan.Run, r *results.Run) {
 	const gap = 250 * time.Millisecond
 	r.Link.ScheduleStart = r.SamplesStart.Add(-400 * time.Millisecond)
 	blackout := strings.Contains(rc.Cell.Profile, "blackout")

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/shakenfist/quicbench/internal/cli"
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/report/render"
 	"github.com/shakenfist/quicbench/measure/results"
@@ -98,13 +98,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return render.WriteMarkdown(stdout, rep)
 }
 
-// loadRuns reads one results directory (bench.LoadWorkdir), or merges the
-// work directories of a matrix's shards (bench.LoadShards), saying on
+// loadRuns reads one results directory (plan.LoadWorkdir), or merges the
+// work directories of a matrix's shards (plan.LoadShards), saying on
 // stderr which run.json files it did not count and what the merge still
 // lacks.
 func loadRuns(dirs []string, stderr io.Writer) ([]results.Run, error) {
 	if len(dirs) == 1 {
-		l, err := bench.LoadWorkdir(dirs[0])
+		l, err := plan.LoadWorkdir(dirs[0])
 		if err != nil {
 			return nil, err
 		}
@@ -113,7 +113,7 @@ func loadRuns(dirs []string, stderr io.Writer) ([]results.Run, error) {
 		}
 		return l.Runs, nil
 	}
-	merged, err := bench.LoadShards(dirs)
+	merged, err := plan.LoadShards(dirs)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/report/reporttest"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -31,7 +31,7 @@ func writeSeedShards(t *testing.T, n int) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &bench.Matrix{Profiles: []shapedlink.Profile{p}, Losses: []float64{0, 1, 2},
+	m := &plan.Matrix{Profiles: []shapedlink.Profile{p}, Losses: []float64{0, 1, 2},
 		CCs: []string{"reno"}, Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 5}
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 45*time.Second, reporttest.Warmup
@@ -49,7 +49,7 @@ func writeSeedShards(t *testing.T, n int) []string {
 		if err := results.WriteJSON(filepath.Join(dir, "matrix.json"), rec); err != nil {
 			t.Fatal(err)
 		}
-		m.Shard = bench.Shard{Index: i, Count: n}
+		m.Shard = plan.Shard{Index: i, Count: n}
 		for _, rc := range m.Plan() {
 			r, ok := seed[results.RunDir("", rc.Cell, string(rc.Arm), rc.Repeat)]
 			if !ok {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/report/reporttest"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -27,13 +27,13 @@ func testJob(n int, root string) Job {
 
 // seedMatrix is the seed's reno cells as a matrix: 80:10 at 0, 1 and 2%
 // loss, tcp and quic, 5 repeats (15 units).
-func seedMatrix(t *testing.T) *bench.Matrix {
+func seedMatrix(t *testing.T) *plan.Matrix {
 	t.Helper()
 	p, err := shapedlink.ParseProfile("80:10")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &bench.Matrix{Profiles: []shapedlink.Profile{p}, Losses: []float64{0, 1, 2},
+	return &plan.Matrix{Profiles: []shapedlink.Profile{p}, Losses: []float64{0, 1, 2},
 		CCs: []string{"reno"}, Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 5}
 }
 
@@ -50,7 +50,7 @@ func TestShareMatchesBench(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, s := range st.Shards {
-			m.Shard = bench.Shard{Index: i, Count: n}
+			m.Shard = plan.Shard{Index: i, Count: n}
 			if want := len(m.Plan()); s.Want != want || !s.Complete() {
 				t.Errorf("shard %d/%d: Check expects %d runs (complete %v), bench plans %d", i, n, s.Want, s.Complete(), want)
 			}
@@ -60,7 +60,7 @@ func TestShareMatchesBench(t *testing.T) {
 
 // writeShards writes the seed's reno runs as n shards' work directories
 // under root; keep decides which runs are written, edit may change one.
-func writeShards(t *testing.T, root string, n int, keep func(i int, rc bench.RunConfig) bool, edit func(i int, r *results.Run)) {
+func writeShards(t *testing.T, root string, n int, keep func(i int, rc plan.Run) bool, edit func(i int, r *results.Run)) {
 	t.Helper()
 	seed := map[string]results.Run{}
 	for _, r := range reporttest.Seed() {
@@ -76,7 +76,7 @@ func writeShards(t *testing.T, root string, n int, keep func(i int, rc bench.Run
 		if err := results.WriteJSON(filepath.Join(dir, "matrix.json"), rec); err != nil {
 			t.Fatal(err)
 		}
-		m.Shard = bench.Shard{Index: i, Count: n}
+		m.Shard = plan.Shard{Index: i, Count: n}
 		for _, rc := range m.Plan() {
 			if keep != nil && !keep(i, rc) {
 				continue
@@ -98,7 +98,7 @@ func writeShards(t *testing.T, root string, n int, keep func(i int, rc bench.Run
 func TestCheck(t *testing.T) {
 	for name, c := range map[string]struct {
 		n       int
-		keep    func(i int, rc bench.RunConfig) bool
+		keep    func(i int, rc plan.Run) bool
 		edit    func(i int, r *results.Run)
 		prepare func(root string)
 		want    []int
@@ -106,7 +106,7 @@ func TestCheck(t *testing.T) {
 	}{
 		"complete": {n: 3, line: "shard 2/3: complete, 10 of 10 runs"},
 		"a run missing": {n: 3, want: []int{1},
-			keep: func(i int, rc bench.RunConfig) bool { return i != 1 || rc.Repeat != 2 || rc.Arm != "quic" },
+			keep: func(i int, rc plan.Run) bool { return i != 1 || rc.Repeat != 2 || rc.Arm != "quic" },
 			line: "shard 1/3: incomplete, 9 of 10 runs measured, 0 failed"},
 		"a run failed": {n: 2, want: []int{0},
 			edit: func(i int, r *results.Run) {

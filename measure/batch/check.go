@@ -7,18 +7,18 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/results"
 )
 
 // ShardState is what one shard's work directory holds.
 type ShardState struct {
-	Shard bench.Shard
+	Shard plan.Shard
 	Dir   string
 	// Started: the directory has matrix.json, written when the shard's
 	// command began.
 	Started bool
-	// Want is the shard's share of the plan (bench.Merged.ShardPlanned;
+	// Want is the shard's share of the plan (plan.Merged.ShardPlanned;
 	// 0 while no directory holds a run, since the plan is read from the
 	// merge); Measured and Failed count its run records.
 	Want, Measured, Failed int
@@ -105,17 +105,17 @@ func (st Status) OtherCount(root string) error {
 
 // Check reads the work directories root/shard-0 ... root/shard-(n-1) and
 // says what each holds against its share of the matrix. The directories
-// that have started must be shards of one matrix (bench.LoadShards); an
+// that have started must be shards of one matrix (plan.LoadShards); an
 // error means they are not, could not be read, or one is a symbolic link
 // (a shard's directory is a directory under the root).
 func Check(root string, n int) (Status, error) {
-	if n < 1 || n > bench.MaxShards {
-		return Status{}, fmt.Errorf("shards %d: give 1 to %d", n, bench.MaxShards)
+	if n < 1 || n > plan.MaxShards {
+		return Status{}, fmt.Errorf("shards %d: give 1 to %d", n, plan.MaxShards)
 	}
 	var st Status
 	var started []string
 	for i := range n {
-		s := ShardState{Shard: bench.Shard{Index: i, Count: n}, Dir: ShardDir(root, i)}
+		s := ShardState{Shard: plan.Shard{Index: i, Count: n}, Dir: ShardDir(root, i)}
 		if fi, err := os.Lstat(s.Dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 			return Status{}, fmt.Errorf("%s is a symbolic link: a shard's directory must be a directory under the root; move what it points to there in its place", s.Dir)
 		}
@@ -127,7 +127,7 @@ func Check(root string, n int) (Status, error) {
 			return Status{}, err
 		case rec.Shard != s.Shard.String():
 			s.Started, s.Problem = true, fmt.Sprintf("%s holds shard %q, not %s", s.Dir, rec.Shard, s.Shard)
-			if sh, err := bench.ParseShard(rec.Shard); err == nil && sh.Count != n {
+			if sh, err := plan.ParseShard(rec.Shard); err == nil && sh.Count != n {
 				s.Count = sh.Count
 			}
 		default:
@@ -153,7 +153,7 @@ func Check(root string, n int) (Status, error) {
 	if len(started) == 0 {
 		return st, nil
 	}
-	merged, err := bench.LoadShards(started)
+	merged, err := plan.LoadShards(started)
 	if err != nil {
 		return Status{}, err
 	}

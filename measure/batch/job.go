@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/plan"
 )
 
 // Commands are the matrix commands a Job can run: the examples that take
@@ -87,8 +87,8 @@ func (j Job) Validate() error {
 	if !slices.Contains(Commands, j.Command) {
 		errs = append(errs, fmt.Errorf("command %q is not a matrix command: give one of %s", j.Command, strings.Join(Commands, ", ")))
 	}
-	if j.Shards < 1 || j.Shards > bench.MaxShards {
-		errs = append(errs, fmt.Errorf("shards %d: give 1 to %d", j.Shards, bench.MaxShards))
+	if j.Shards < 1 || j.Shards > plan.MaxShards {
+		errs = append(errs, fmt.Errorf("shards %d: give 1 to %d", j.Shards, plan.MaxShards))
 	}
 	if j.CPUs < 1 {
 		errs = append(errs, fmt.Errorf("cpus %d: a task needs at least 1", j.CPUs))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shakenfist/quicbench/gsocheck"
 	"github.com/shakenfist/quicbench/measure"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func tinyMatrix(t *testing.T, arms ...measure.ArmName) *Matrix {
+func tinyMatrix(t *testing.T, arms ...measure.ArmName) *plan.Matrix {
 	t.Helper()
 	p, err := shapedlink.ParseProfile("20:10")
 	if err != nil {
@@ -34,9 +35,9 @@ func tinyMatrix(t *testing.T, arms ...measure.ArmName) *Matrix {
 	}
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 3*time.Second, time.Second
-	return &Matrix{
+	return &plan.Matrix{
 		Profiles: []shapedlink.Profile{p},
-		Losses:   []float64{1}, CCs: []string{MatchedCC}, Arms: arms, Repeats: 1,
+		Losses:   []float64{1}, CCs: []string{plan.MatchedCC}, Arms: arms, Repeats: 1,
 		Workload: w, Workdir: t.TempDir(),
 	}
 }
@@ -47,7 +48,7 @@ func TestMatrixEndToEnd(t *testing.T) {
 	shapedlinktest.Need(t)
 	m := tinyMatrix(t, "tcp", "quic", "quic-per-channel", "quic-priority")
 	m.Link.EmulatorKeepAwake, m.Link.EmulatorDepartureWindow = true, shapedlink.DefaultDepartureWindow // the commands' defaults
-	if err := m.Run(context.Background()); err != nil {
+	if err := Run(context.Background(), m, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	runs, err := results.Load(m.Workdir)
@@ -125,7 +126,7 @@ func TestMatrixEndToEnd(t *testing.T) {
 
 	// A rerun finds everything done and measures nothing.
 	start := time.Now()
-	if err := m.Run(context.Background()); err != nil {
+	if err := Run(context.Background(), m, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Since(start); d > 2*time.Second {
@@ -135,7 +136,7 @@ func TestMatrixEndToEnd(t *testing.T) {
 	// A work directory made for another matrix is refused.
 	other := *m
 	other.Repeats = 2
-	if err := other.Run(context.Background()); err == nil {
+	if err := Run(context.Background(), &other, Options{}); err == nil {
 		t.Error("a different matrix was run into the same work directory")
 	}
 }
@@ -149,7 +150,7 @@ func TestInterruptedRunIsNotRecorded(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	start := time.Now()
-	err := m.Run(ctx)
+	err := Run(ctx, m, Options{})
 	if !errors.Is(err, results.ErrInterrupted) {
 		t.Fatalf("err = %v, want results.ErrInterrupted", err)
 	}
@@ -157,7 +158,7 @@ func TestInterruptedRunIsNotRecorded(t *testing.T) {
 		t.Errorf("interruption took %v to take effect", d)
 	}
 	rc := m.Plan()[0]
-	if results.Done(rc.Dir(), rc.Cell, string(rc.Arm), rc.Repeat) {
+	if _, st, _ := results.Check(rc.Dir(), rc.Cell, string(rc.Arm), rc.Repeat); st == results.Measured {
 		t.Error("an interrupted run was recorded as done")
 	}
 }
@@ -201,7 +202,7 @@ func TestFailedAndCorruptRunsAreRedone(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(plan[1].Dir(), results.RunFile), []byte(`{"schema": 1, "arm": "qu`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Run(context.Background()); err != nil {
+	if err := Run(context.Background(), m, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, rc := range plan {
@@ -233,8 +234,8 @@ func TestFailedRunsAreCountedAndRetried(t *testing.T) {
 	m := tinyMatrix(t, "tcp")
 	m.Link.Backend = shapedlink.BackendNetem
 	for attempt := 1; attempt <= 2; attempt++ {
-		err := m.Run(context.Background())
-		var rf *RunsFailedError
+		err := Run(context.Background(), m, Options{})
+		var rf *runsFailedError
 		if !errors.As(err, &rf) || rf.Failed != 1 || rf.Total != 1 {
 			t.Fatalf("attempt %d: %v, want 1 of 1 runs failed", attempt, err)
 		}
@@ -249,7 +250,7 @@ func TestFailedRunsAreCountedAndRetried(t *testing.T) {
 	}
 	other := *m
 	other.Link.Backend = shapedlink.BackendAuto
-	if err := other.Run(context.Background()); !errors.Is(err, ErrWorkdir) || !strings.Contains(err.Error(), "backend") {
+	if err := Run(context.Background(), &other, Options{}); !errors.Is(err, plan.ErrWorkdir) || !strings.Contains(err.Error(), "backend") {
 		t.Errorf("another backend into the same work directory: %v, want a refusal naming the backend", err)
 	}
 }

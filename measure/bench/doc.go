@@ -1,13 +1,13 @@
-// Package bench is the five-channel matrix experiment the example commands
-// share: a Matrix of profiles x loss levels x TCP congestion controls x
-// repeats, each cell running every arm interleaved (tcp, quic, tcp, quic,
-// ...). Each run is a RunConfig, a job on package loop: on a fresh
-// shapedlink.Link (rig.Local) or between two hosts (package twohost), with
-// the server and the client re-executed from the same binary as separate
-// processes (benchcmd.Main calls MaybeRunRole first; a command with a main
-// of its own calls it before anything else), the server's egress queue sampled
-// and its egress-hook counters read while they run over a link, and one
-// run.json per run written atomically (package results).
+// Package bench runs the five-channel matrix experiment the example
+// commands share: a plan.Matrix (package plan: its axes, cells, shards and
+// matrix.json) run by Run. Each planned run is a RunConfig, a job on
+// package loop: on a fresh shapedlink.Link (rig.Local) or between two
+// hosts (package twohost, Options.Remote), with the server and the client
+// re-executed from the same binary as separate processes (benchcmd.Main
+// calls MaybeRunRole first; a command with a main of its own calls it
+// before anything else), the server's egress queue sampled and its
+// egress-hook counters read while they run over a link, and one run.json
+// per run written atomically (package results).
 //
 // A rerun skips every run already recorded, so an interrupted matrix
 // resumes; an interrupted run is not recorded and is redone; a run that
@@ -16,26 +16,10 @@
 // with environment variables (PROFILES, LOSSES, ...) as defaults, progress
 // on stderr, and the summary (package report) on stdout at the end.
 //
-// A matrix is a list of axes (Matrix.AllAxes): profile, congestion
-// control, loss, sessions and cap when set, the matrix's own axes
-// (Matrix.Axes), repeat and arm, the first outermost. An Axis has a name,
-// its values, and an Apply that sets one value on a run and in its cell,
-// which names the run's directory. A new axis is a NewAxis (its values
-// recorded in results.Cell.Axes and named "_name-value" in the directory)
-// and, for a command-line flag, a benchcmd.NewAxisFlag listed in the
-// command's benchcmd.Defaults.Axes; matrix.json records it, and resume,
-// shards, the merge and the summary read it with nothing more. The
-// built-in sessions and cap axes are made the same way, each in a file of
-// its own (plan_axis_sessions.go, plan_axis_cap.go: its values' check and
-// what a value sets on a run; their flags are benchcmd's SessionsFlag and
-// CapsFlag); they name their values in cell fields of their own
-// (results.Cell.Sessions and BulkCapFraction), as their work directories
-// always have.
-//
 // The link flags (-profiles, -backend, -mode, -offload, -seed and the
 // emulator's -keep-awake and -departure-window) are package linkflag's,
-// registered by benchcmd.NewFlags. Every link of a matrix is built with
-// Matrix.Link; the commands' -offload flag sets its Offload. The default, wire, pins every device to
+// registered by benchcmd.Main. Every link of a matrix is built with
+// plan.Matrix.Link; the commands' -offload flag sets its Offload. The default, wire, pins every device to
 // wire-sized packets, as the reference bench's links were. With keep
 // (shapedlink.OffloadKeep) the ends keep TSO, GSO and checksum offload
 // (GRO as the kernel sets it, off on a veth), so kernel TCP hands the link super-packets of up to 64 KiB, as

@@ -1,55 +1,30 @@
 package bench_test
 
 import (
-	"fmt"
-	"time"
+	"context"
+	"log"
+	"os"
 
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 )
 
-// The arms are interleaved within each repeat of a cell, so drift on the
-// machine hits them alike.
-func ExampleMatrix_Plan() {
-	p, _ := shapedlink.ParseProfile("80:10")
-	m := &bench.Matrix{
-		Profiles: []shapedlink.Profile{p}, Losses: []float64{0, 1}, CCs: []string{"reno"},
-		Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 2, Workload: spicelike.Defaults(), Workdir: "results",
+// A matrix planned in package plan runs here, each run on a fresh link on
+// this machine (as root); run again, it resumes.
+func ExampleRun() {
+	bench.MaybeRunRole() // in a run's server or client process: be it, and exit
+	p, err := shapedlink.ParseProfile("80:10")
+	if err != nil {
+		log.Fatal(err)
 	}
-	for _, rc := range m.Plan() {
-		fmt.Println(rc.Cell.Dir(), rc.Arm, rc.Repeat, rc.Profile)
+	m := &plan.Matrix{
+		Profiles: []shapedlink.Profile{p}, Losses: []float64{1}, CCs: []string{plan.MatchedCC},
+		Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 2, Workload: spicelike.Defaults(), Workdir: "results/example",
 	}
-	// Output:
-	// 80ms-10mbit_loss0_reno tcp 1 80:10
-	// 80ms-10mbit_loss0_reno quic 1 80:10
-	// 80ms-10mbit_loss0_reno tcp 2 80:10
-	// 80ms-10mbit_loss0_reno quic 2 80:10
-	// 80ms-10mbit_loss1_reno tcp 1 80:10:1
-	// 80ms-10mbit_loss1_reno quic 1 80:10:1
-	// 80ms-10mbit_loss1_reno tcp 2 80:10:1
-	// 80ms-10mbit_loss1_reno quic 2 80:10:1
-}
-
-// A matrix's own axis: each value is a cell of its own, named in its
-// directory, and sets what it changes in every run of that cell.
-func ExampleNewAxis() {
-	p, _ := shapedlink.ParseProfile("80:10")
-	gaps := []string{"20ms", "5ms"}
-	m := &bench.Matrix{
-		Profiles: []shapedlink.Profile{p}, Losses: []float64{1}, CCs: []string{"reno"},
-		Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 1, Workload: spicelike.Defaults(), Workdir: "results",
-		Axes: []bench.Axis{bench.NewAxis("gap", gaps, func(rc *bench.RunConfig, v string) {
-			rc.Workload.EchoGap, _ = time.ParseDuration(v)
-		})},
+	if err := bench.Run(context.Background(), m, bench.Options{Progress: os.Stderr}); err != nil {
+		log.Fatal(err)
 	}
-	for _, rc := range m.Plan() {
-		fmt.Println(rc.Dir(), rc.Workload.EchoGap)
-	}
-	// Output:
-	// results/80ms-10mbit_loss1_reno_gap-20ms/tcp/r1 20ms
-	// results/80ms-10mbit_loss1_reno_gap-20ms/quic/r1 20ms
-	// results/80ms-10mbit_loss1_reno_gap-5ms/tcp/r1 5ms
-	// results/80ms-10mbit_loss1_reno_gap-5ms/quic/r1 5ms
 }

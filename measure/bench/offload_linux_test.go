@@ -35,10 +35,10 @@ func TestKeepOffloadEndToEnd(t *testing.T) {
 	}
 	m.Profiles, m.Losses = []shapedlink.Profile{p}, []float64{0}
 	m.Link = shapedlink.Options{Backend: shapedlink.BackendEmulator, Offload: shapedlink.OffloadKeep}
-	if err := m.Run(context.Background()); err != nil {
+	if err := Run(context.Background(), m, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := os.ReadFile(filepath.Join(m.Workdir, matrixFile)); err != nil || !bytes.Contains(b, []byte(`"offload": "keep"`)) {
+	if b, err := os.ReadFile(filepath.Join(m.Workdir, "matrix.json")); err != nil || !bytes.Contains(b, []byte(`"offload": "keep"`)) {
 		t.Errorf("matrix.json does not record keep (%v):\n%s", err, b)
 	}
 	runs, err := results.Load(m.Workdir)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/measure"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/report/render"
 	"github.com/shakenfist/quicbench/measure/results"
@@ -49,9 +50,9 @@ func TestTwoHostMatrixAgreesWithSingleHost(t *testing.T) {
 	ctx := context.Background()
 
 	// The wrong secret first: refused before any run, nothing recorded.
-	bad := &Matrix{CCs: []string{MatchedCC}, Arms: arms, Repeats: 2, Workload: w, Workdir: t.TempDir(),
-		Remote: &twohost.Client{Addr: td.Addr().String(), Secret: []byte("the wrong secret, long enough"), Local: link.Client()}}
-	err := bad.Run(ctx)
+	bad := &plan.Matrix{CCs: []string{plan.MatchedCC}, Arms: arms, Repeats: 2, Workload: w, Workdir: t.TempDir(),
+		Remote: td.Addr().String()}
+	err := Run(ctx, bad, Options{Remote: &twohost.Client{Addr: td.Addr().String(), Secret: []byte("the wrong secret, long enough"), Local: link.Client()}})
 	if !errors.Is(err, twohost.ErrRefused) || !strings.Contains(err.Error(), "wrong proof") {
 		t.Errorf("the wrong secret: %v, want a refusal saying the proof was wrong", err)
 	}
@@ -59,9 +60,9 @@ func TestTwoHostMatrixAgreesWithSingleHost(t *testing.T) {
 		t.Errorf("a refused matrix recorded %d runs", len(runs))
 	}
 
-	two := &Matrix{CCs: []string{MatchedCC}, Arms: arms, Repeats: 2, Workload: w, Workdir: t.TempDir(),
-		Remote: &twohost.Client{Addr: td.Addr().String(), Secret: testSecret, Local: link.Client()}}
-	if err := two.Run(ctx); err != nil {
+	two := &plan.Matrix{CCs: []string{plan.MatchedCC}, Arms: arms, Repeats: 2, Workload: w, Workdir: t.TempDir(),
+		Remote: td.Addr().String()}
+	if err := Run(ctx, two, Options{Remote: &twohost.Client{Addr: td.Addr().String(), Secret: testSecret, Local: link.Client()}}); err != nil {
 		t.Fatalf("two-host matrix: %v\ndaemon log:\n%s", err, td.log.String())
 	}
 	tworuns, err := results.Load(two.Workdir)
@@ -131,9 +132,9 @@ func TestTwoHostMatrixAgreesWithSingleHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one := &Matrix{Profiles: []shapedlink.Profile{p}, Losses: []float64{0},
-		CCs: []string{MatchedCC}, Arms: arms, Repeats: 2, Workload: w, Workdir: t.TempDir()}
-	if err := one.Run(ctx); err != nil {
+	one := &plan.Matrix{Profiles: []shapedlink.Profile{p}, Losses: []float64{0},
+		CCs: []string{plan.MatchedCC}, Arms: arms, Repeats: 2, Workload: w, Workdir: t.TempDir()}
+	if err := Run(ctx, one, Options{}); err != nil {
 		t.Fatalf("single-host matrix: %v", err)
 	}
 	oneruns, err := results.Load(one.Workdir)
@@ -199,9 +200,9 @@ func TestTwoHostOnLoopback(t *testing.T) {
 	td := startTestDaemon(t, twohost.DaemonConfig{})
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 3*time.Second, time.Second
-	m := &Matrix{CCs: []string{MatchedCC}, Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 1, Workload: w,
-		Workdir: t.TempDir(), Remote: td.remote(testSecret)}
-	if err := m.Run(context.Background()); err != nil {
+	m := &plan.Matrix{CCs: []string{plan.MatchedCC}, Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 1, Workload: w,
+		Workdir: t.TempDir(), Remote: td.Addr().String()}
+	if err := Run(context.Background(), m, Options{Remote: td.remote(testSecret)}); err != nil {
 		t.Fatalf("%v\ndaemon log:\n%s", err, td.log.String())
 	}
 	runs, err := results.Load(m.Workdir)

@@ -14,40 +14,16 @@ import (
 	"github.com/shakenfist/quicbench/gsocheck"
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/loop"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/rig"
 	"github.com/shakenfist/quicbench/shapedlink"
-	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
 	"github.com/shakenfist/quicbench/transport/quicreno"
 )
 
-// RunConfig is one run: one cell, one arm, one repeat. It is a loop.Job.
-type RunConfig struct {
-	Cell     results.Cell
-	Profile  shapedlink.Profile // loss included
-	Arm      measure.ArmName
-	Repeat   int
-	Workload spicelike.Config
-	Workdir  string
-	Link     shapedlink.Options
-	// Controller describes quicreno and its settings when the matrix
-	// loaded it; recorded as results.Run.TCPController in the runs whose
-	// tcp arm ran it.
-	Controller string
-	// Qlog writes a qlog file per QUIC connection into the run directory.
-	Qlog   bool
-	Logger *slog.Logger
-	// Sessions is how many sessions run at once over the link, each with
-	// its own channels; 0 or 1 is one. With Sessions set (1 included) the
-	// run records results.Run.Sessions.
-	Sessions int
-}
-
-// Dir is the run's results directory.
-func (rc RunConfig) Dir() string {
-	return results.RunDir(rc.Workdir, rc.Cell, string(rc.Arm), rc.Repeat)
-}
+// RunConfig is one run of the matrix (a plan.Run), as a loop.Job.
+type RunConfig struct{ plan.Run }
 
 // RunOne makes rc's run on a fresh link on this machine (loop.One with
 // rig.Local): the server and client as separate processes inside its

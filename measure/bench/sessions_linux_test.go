@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
 )
@@ -18,7 +19,7 @@ func TestTwoSessionsEndToEnd(t *testing.T) {
 	m := tinyMatrix(t, "tcp", "quic", "quic-per-channel")
 	m.Losses = []float64{0}
 	m.Sessions = []int{2}
-	if err := m.Run(context.Background()); err != nil {
+	if err := Run(context.Background(), m, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	runs, err := results.Load(m.Workdir)
@@ -98,7 +99,7 @@ func TestBulkCapEndToEnd(t *testing.T) {
 	m := tinyMatrix(t, "tcp")
 	m.Losses = []float64{0}
 	m.BulkCapFractions = []float64{0.5}
-	if err := m.Run(context.Background()); err != nil {
+	if err := Run(context.Background(), m, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	runs, err := results.Load(m.Workdir)
@@ -120,7 +121,7 @@ func TestBulkCapEndToEnd(t *testing.T) {
 
 func TestValidateRefusesBadSessionsAndCaps(t *testing.T) {
 	m := tinyMatrix(t, "tcp")
-	m.Sessions = []int{0, maxSessions + 1}
+	m.Sessions = []int{0, plan.MaxSessions + 1}
 	m.BulkCapFractions = []float64{-0.1, 1.5}
 	m.Workload.BulkRateCap = 1000
 	err := m.Validate()

@@ -2,9 +2,11 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
@@ -21,9 +23,9 @@ func TestShardsEndToEnd(t *testing.T) {
 	var dirs []string
 	for i := range 2 {
 		s := *m
-		s.Shard = Shard{Index: i, Count: 2}
+		s.Shard = plan.Shard{Index: i, Count: 2}
 		s.Workdir = t.TempDir()
-		if err := s.Run(context.Background()); err != nil {
+		if err := Run(context.Background(), &s, Options{}); err != nil {
 			t.Fatalf("shard %s: %v", s.Shard, err)
 		}
 		runs, err := results.Load(s.Workdir)
@@ -37,26 +39,26 @@ func TestShardsEndToEnd(t *testing.T) {
 		dirs = append(dirs, s.Workdir)
 		if i == 0 {
 			// One shard alone: a merge that says what it lacks.
-			part, err := LoadShards(dirs)
+			part, err := plan.LoadShards(dirs)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(part.Missing) != 2 || len(part.AbsentShards) != 1 || part.Complete() {
+			if len(part.Missing) != 2 || len(part.AbsentShards) != 1 || len(part.Missing) == 0 {
 				t.Errorf("shard 0 alone: missing %q, absent %v", part.Missing, part.AbsentShards)
 			}
 		}
 	}
-	merged, err := LoadShards(dirs)
+	merged, err := plan.LoadShards(dirs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, want := runKeys(merged.Runs), planKeys(m.FullPlan())
+	got, want := runKeys(merged.Runs), planKeys(m.Plan())
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Fatalf("merged runs %q, want the unsharded plan's %q", got, want)
 	}
-	if !merged.Complete() {
+	if len(merged.Missing) != 0 || merged.Failed != 0 {
 		t.Errorf("the merge is not complete: %s", merged.Note())
 	}
 	rep, err := report.Build(merged.Runs, report.Options{Source: dirs[0] + ", " + dirs[1]})
@@ -64,7 +66,7 @@ func TestShardsEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	cells := map[string]bool{}
-	for _, rc := range m.FullPlan() {
+	for _, rc := range m.Plan() {
 		cells[rc.Cell.Dir()] = true
 	}
 	if len(rep.Cells) != len(cells) {
@@ -82,10 +84,20 @@ func TestShardsEndToEnd(t *testing.T) {
 	}
 }
 
+// runKeys names runs as cell/arm/rN.
 func runKeys(runs []results.Run) []string {
 	var out []string
 	for _, r := range runs {
-		out = append(out, runKey(r.Cell, r.Arm, r.Repeat))
+		out = append(out, fmt.Sprintf("%s/%s/r%d", r.Cell.Dir(), r.Arm, r.Repeat))
+	}
+	return out
+}
+
+// planKeys names planned runs as runKeys does.
+func planKeys(runs []plan.Run) []string {
+	var out []string
+	for _, r := range runs {
+		out = append(out, fmt.Sprintf("%s/%s/r%d", r.Cell.Dir(), r.Arm, r.Repeat))
 	}
 	return out
 }

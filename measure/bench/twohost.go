@@ -3,13 +3,12 @@ package bench
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/shakenfist/quicbench/measure"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/twohost"
-	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -27,8 +26,8 @@ func checkSpec(raw json.RawMessage) error {
 	if err := spec.Workload.Validate(); err != nil {
 		return err
 	}
-	if spec.Sessions < 0 || spec.Sessions > maxSessions {
-		return fmt.Errorf("sessions %d is outside 0..%d", spec.Sessions, maxSessions)
+	if spec.Sessions < 0 || spec.Sessions > plan.MaxSessions {
+		return fmt.Errorf("sessions %d is outside 0..%d", spec.Sessions, plan.MaxSessions)
 	}
 	if name := spec.Transport.CongestionControl; !spec.Arm.QUIC() && name != "" {
 		if err := transport.CheckCongestionControl(name); err != nil {
@@ -38,32 +37,10 @@ func checkSpec(raw json.RawMessage) error {
 	return nil
 }
 
-// validateRemote checks a two-host matrix: the daemon's address and the
-// secret, and nothing that only an emulated link can give.
-func (m *Matrix) validateRemote() []error {
-	errs := m.Remote.Validate()
-	if len(m.Profiles) > 0 || len(m.Losses) > 0 {
-		errs = append(errs, errors.New("with -remote the path is used as found: link profiles and loss levels do not apply"))
-	}
-	if m.Link.Backend != "" || m.Link.Mode != "" || m.Link.Seed != 0 || m.Link.Offload != shapedlink.OffloadWire ||
-		m.Link.EmulatorKeepAwake || m.Link.EmulatorDepartureWindow != 0 {
-		errs = append(errs, errors.New("with -remote no link is built: a backend, privilege mode, emulator seed, offload mode or emulator setting does not apply"))
-	}
-	return errs
-}
-
-// remoteAddr is the daemon's address for matrix.json, or "".
-func (m *Matrix) remoteAddr() string {
-	if m.Remote == nil {
-		return ""
-	}
-	return m.Remote.Addr
-}
-
 // ListenTwoHost listens as the two-host daemon of the matrix's runs: cfg
 // with the matrix's role variables, its spec check and its longest run
 // (twohost.Listen).
 func ListenTwoHost(ctx context.Context, cfg twohost.DaemonConfig) (*twohost.Daemon, error) {
-	cfg.Env, cfg.Check, cfg.MaxWithin = benchRoles, checkSpec, MaxDuration+10*time.Minute
+	cfg.Env, cfg.Check, cfg.MaxWithin = benchRoles, checkSpec, plan.MaxDuration+10*time.Minute
 	return twohost.Listen(ctx, cfg)
 }

@@ -3,18 +3,16 @@ package bench
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/spicelike"
 )
@@ -34,9 +32,9 @@ func TestRefusedDriverLeavesTheWorkdir(t *testing.T) {
 	w.Duration, w.Warmup = 3*time.Second, time.Second
 	root := t.TempDir()
 	workdir := filepath.Join(root, "results", "path-x")
-	m := &Matrix{CCs: []string{MatchedCC}, Arms: []measure.ArmName{"tcp"}, Repeats: 1, Workload: w,
-		Workdir: workdir, Remote: wrong.remote(testSecret)}
-	if err := m.Run(context.Background()); !errors.Is(err, twohost.ErrRefused) {
+	m := &plan.Matrix{CCs: []string{plan.MatchedCC}, Arms: []measure.ArmName{"tcp"}, Repeats: 1, Workload: w,
+		Workdir: workdir, Remote: wrong.Addr().String()}
+	if err := Run(context.Background(), m, Options{Remote: wrong.remote(testSecret)}); !errors.Is(err, twohost.ErrRefused) {
 		t.Fatalf("the wrong Daemon: %v, want a refusal", err)
 	}
 	if _, err := os.Lstat(filepath.Join(root, "results")); !errors.Is(err, os.ErrNotExist) {
@@ -44,12 +42,12 @@ func TestRefusedDriverLeavesTheWorkdir(t *testing.T) {
 		t.Errorf("the refused matrix left %s behind (%v; holding %v)", filepath.Join(root, "results"), err, ents)
 	}
 	fixed := *m
-	fixed.Remote = right.remote(testSecret)
-	c, err := fixed.claimWorkdir()
+	fixed.Remote = right.Addr().String()
+	c, err := fixed.Claim()
 	if err != nil {
 		t.Fatalf("the corrected command: %v", err)
 	}
-	c.release()
+	c.Release()
 
 	// A directory that was there keeps what it held, matrix.json too.
 	other := *m
@@ -58,19 +56,21 @@ func TestRefusedDriverLeavesTheWorkdir(t *testing.T) {
 	if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := other.Run(context.Background()); !errors.Is(err, twohost.ErrRefused) {
+	if err := Run(context.Background(), &other, Options{Remote: wrong.remote(testSecret)}); !errors.Is(err, twohost.ErrRefused) {
 		t.Fatalf("the wrong Daemon: %v, want a refusal", err)
 	}
 	if ents, _ := os.ReadDir(other.Workdir); len(ents) != 1 || ents[0].Name() != "notes.txt" {
 		t.Errorf("after the refusal %s holds %v, want only notes.txt", other.Workdir, ents)
 	}
-	if err := results.WriteJSON(filepath.Join(other.Workdir, matrixFile), other.record()); err != nil {
+	c, err = other.Claim() // writes matrix.json
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := other.Run(context.Background()); !errors.Is(err, twohost.ErrRefused) {
+	c.Release()
+	if err := Run(context.Background(), &other, Options{Remote: wrong.remote(testSecret)}); !errors.Is(err, twohost.ErrRefused) {
 		t.Fatalf("the wrong Daemon: %v, want a refusal", err)
 	}
-	if _, err := os.Stat(filepath.Join(other.Workdir, matrixFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(other.Workdir, "matrix.json")); err != nil {
 		t.Errorf("a matrix.json that was there before the refusal: %v", err)
 	}
 }
@@ -114,7 +114,7 @@ func startTestDaemon(t *testing.T, cfg twohost.DaemonConfig) *testDaemon {
 	if cfg.Secret == nil {
 		cfg.Secret = testSecret
 	}
-	cfg.Env, cfg.Check, cfg.MaxWithin = benchRoles, checkSpec, MaxDuration+10*time.Minute
+	cfg.Env, cfg.Check, cfg.MaxWithin = benchRoles, checkSpec, plan.MaxDuration+10*time.Minute
 	buf := &syncBuffer{}
 	cfg.Logger = slog.New(slog.NewTextHandler(buf, nil))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -138,16 +138,4 @@ func startTestDaemon(t *testing.T, cfg twohost.DaemonConfig) *testDaemon {
 
 func (td *testDaemon) remote(secret []byte) *twohost.Client {
 	return &twohost.Client{Addr: td.Addr().String(), Secret: secret}
-}
-
-// TestRemoteRecord: matrix.json records the daemon's address, never the
-// secret, and no emulator settings.
-func TestRemoteRecord(t *testing.T) {
-	m := &Matrix{CCs: []string{MatchedCC}, Arms: allArms[:2], Repeats: 2,
-		Remote: &twohost.Client{Addr: "server.example:7390", Secret: testSecret}}
-	rec, _ := json.Marshal(m.record())
-	if !strings.Contains(string(rec), `"remote":"server.example:7390"`) || strings.Contains(string(rec), string(testSecret)) ||
-		strings.Contains(string(rec), "keep_awake") {
-		t.Errorf("matrix.json: %s; want the daemon's address and neither the secret nor the emulator's settings", rec)
-	}
 }

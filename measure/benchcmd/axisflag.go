@@ -8,12 +8,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/plan"
 )
 
 // An AxisFlag is a flag that gives a matrix an axis: a command lists it in
-// Defaults.Axes with its default values, NewFlags registers it, and
-// Flags.Matrix hands its value to Set.
+// Defaults.Axes with its default values, and Main registers it and hands
+// its value to Set.
 type AxisFlag struct {
 	// Name is the flag's name ("caps"); Env, when not empty, the
 	// environment variable whose value replaces Default ("CAPS").
@@ -26,7 +26,7 @@ type AxisFlag struct {
 	// Set reads text, the flag's value, into m (an axis's values, or a
 	// field such as Matrix.Sessions), with an error that names the flag
 	// when text is wrong. Matrix.Validate checks the result after it.
-	Set func(m *bench.Matrix, text string) error
+	Set func(m *plan.Matrix, text string) error
 }
 
 // register puts the flag on fs, its text in *text.
@@ -39,29 +39,12 @@ func (a AxisFlag) register(fs *flag.FlagSet, text *string) {
 	fs.StringVar(text, a.Name, def, help)
 }
 
-// NewAxisFlag is the flag of one of the matrix's own axes (NewAxis): its
-// values, space-separated, each once, become the axis called name, whose
-// set changes what a value changes in a run.
-func NewAxisFlag(name, env, def, help string, set func(rc *bench.RunConfig, value string)) AxisFlag {
-	return AxisFlag{Name: name, Env: env, Default: def, Help: help, Set: func(m *bench.Matrix, text string) error {
-		values, err := uniqueFields(text, name)
-		if err != nil {
-			return err
-		}
-		if len(values) == 0 {
-			return fmt.Errorf("-%s is empty: give at least one value", name)
-		}
-		m.Axes = append(m.Axes, bench.NewAxis(name, values, set))
-		return nil
-	}}
-}
-
 // SessionsFlag is -sessions (env SESSIONS) with the default counts def:
 // the session counts of Matrix.Sessions, one cell each.
 func SessionsFlag(def string) AxisFlag {
 	return AxisFlag{Name: "sessions", Env: "SESSIONS", Default: def,
 		Help: "numbers of sessions sharing the link, one cell each, space-separated",
-		Set: func(m *bench.Matrix, text string) (err error) {
+		Set: func(m *plan.Matrix, text string) (err error) {
 			m.Sessions, err = parseSessions(text)
 			return err
 		}}
@@ -91,7 +74,7 @@ func parseSessions(text string) ([]int, error) {
 func CapsFlag(def string) AxisFlag {
 	return AxisFlag{Name: "caps", Env: "CAPS", Default: def,
 		Help: "display caps as fractions of the link rate (payload bit/s), one cell each, space-separated; 0 is uncapped",
-		Set: func(m *bench.Matrix, text string) (err error) {
+		Set: func(m *plan.Matrix, text string) (err error) {
 			m.BulkCapFractions, err = parseCaps(text)
 			return err
 		}}

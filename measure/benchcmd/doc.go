@@ -1,11 +1,12 @@
-// Package benchcmd is the command side of the matrix experiment (package
-// bench) that the example commands share: their Defaults, the flags every
-// matrix command has (NewFlags, with an environment variable behind most
-// of them), the flags of axes (AxisFlag, NewAxisFlag, SessionsFlag,
-// CapsFlag), and Main, which parses a command's arguments into a
-// bench.Matrix once, prints its progress, runs it, prints the summary and
-// picks the exit code (ExitCode). -serve runs the two-host daemon instead
-// (package twohost).
+// Package benchcmd is the command side of the matrix experiment (packages
+// plan and bench) that the example commands share: their Defaults, the
+// flags of axes (AxisFlag, SessionsFlag, CapsFlag), and Main, which
+// registers the flags every matrix command has (with an environment
+// variable behind most of them), parses a command's arguments into a
+// plan.Matrix once, prints its progress, runs it (bench.Run), prints the
+// summary and picks the exit code (0 measured, 1 runs failed, 2 refused
+// before anything ran, 130 interrupted). -serve runs the two-host daemon
+// instead (package twohost).
 //
 // A command is a main that calls Main:
 //
@@ -15,6 +16,6 @@
 //		os.Exit(benchcmd.Main("mybench", "tcp against quic", d, d, nil))
 //	}
 //
-// The library packages below it take values: a bench.Matrix, validated
+// The library packages below it take values: a plan.Matrix, validated
 // once by Matrix.Validate.
 package benchcmd

@@ -1,6 +1,7 @@
 package benchcmd
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -12,7 +13,8 @@ import (
 
 	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/plan"
+	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
 	"github.com/shakenfist/quicbench/spicelike"
@@ -36,8 +38,8 @@ type Defaults struct {
 	Readings []Reading
 }
 
-// Flags are the options every matrix command shares.
-type Flags struct {
+// matrixFlags are the options every matrix command shares.
+type matrixFlags struct {
 	fs                                 *flag.FlagSet
 	link                               *linkflag.Flags
 	losses, ccs, arms                  string
@@ -52,16 +54,18 @@ type Flags struct {
 	shard                              string
 	// twoHost are -serve, -remote, -secret-file and -idle-timeout.
 	twoHost twoHostFlags
+	// remote is the two-host daemon's client Matrix made for -remote.
+	remote *twohost.Client
 }
 
-// NewFlags registers the shared flags on fs. Each default comes from d,
+// newFlags registers the shared flags on fs. Each default comes from d,
 // overridden by its environment variable (PROFILES, LOSSES, CCS, REPEATS,
 // DURATION, WARMUP, WORKDIR). quick is the -quick preset. The link flags
 // (-profiles, -backend, -mode, -offload, -seed, -keep-awake,
 // -departure-window) are package linkflag's. -per-channel is registered
 // only where d.Arms lacks quic-per-channel.
-func NewFlags(fs *flag.FlagSet, d, quick Defaults) *Flags {
-	f := &Flags{fs: fs, quickDefaults: quick, axes: d.Axes}
+func newFlags(fs *flag.FlagSet, d, quick Defaults) *matrixFlags {
+	f := &matrixFlags{fs: fs, quickDefaults: quick, axes: d.Axes}
 	f.link = linkflag.Register(fs, linkflag.Config{Flags: linkflag.LinkOptions | linkflag.Profiles, Profiles: d.Profiles, ProfilesEnv: "PROFILES"})
 	fs.StringVar(&f.losses, "losses", env("LOSSES", d.Losses), "per-direction loss levels in percent, space-separated, for every profile without a loss of its own (a profile with loss options, such as 80:10,loss=ge:0.3367/33.33, runs once with its own) (env LOSSES)")
 	fs.StringVar(&f.ccs, "ccs", env("CCS", d.CCs), "TCP congestion controls for the tcp arm: reno (the headline), cubic, bbr, or quicreno, a BPF controller that does what quic-go's does (registered for the run; needs root on the host) (env CCS)")
@@ -163,15 +167,15 @@ func parseSeconds(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	var d time.Duration
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if math.IsNaN(f) || f < 0 || f > bench.MaxDuration.Seconds() {
-			return 0, fmt.Errorf("%q is not a number of seconds from 0 to %v", s, bench.MaxDuration)
+		if math.IsNaN(f) || f < 0 || f > plan.MaxDuration.Seconds() {
+			return 0, fmt.Errorf("%q is not a number of seconds from 0 to %v", s, plan.MaxDuration)
 		}
 		d = time.Duration(f * float64(time.Second))
 	} else if d, err = time.ParseDuration(s); err != nil {
 		return 0, fmt.Errorf("%q is neither seconds nor a duration such as 45s", s)
 	}
-	if d < 0 || d > bench.MaxDuration {
-		return 0, fmt.Errorf("%q is outside 0 to %v", s, bench.MaxDuration)
+	if d < 0 || d > plan.MaxDuration {
+		return 0, fmt.Errorf("%q is outside 0 to %v", s, plan.MaxDuration)
 	}
 	return d, nil
 }
@@ -207,10 +211,10 @@ func uniqueFields(s, what string) ([]string, error) {
 	return out, nil
 }
 
-// Matrix builds the matrix the flags describe. With -quick, the preset
+// matrix builds the matrix the flags describe. With -quick, the preset
 // replaces the defaults; flags given on the command line and the
 // variables set in the environment still override it.
-func (f *Flags) Matrix() (*bench.Matrix, error) {
+func (f *matrixFlags) matrix() (*plan.Matrix, error) {
 	if err := f.envError(); err != nil {
 		return nil, err
 	}
@@ -252,26 +256,31 @@ func (f *Flags) Matrix() (*bench.Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &bench.Matrix{
+	m := &plan.Matrix{
 		Shard:    shard,
 		Profiles: profiles, Losses: losses, CCs: ccs,
 		Arms: arms, Repeats: f.repeats, Workload: w, Workdir: f.workdir, Qlog: f.qlog,
-		Link: link, Progress: os.Stderr,
+		Link: link,
 	}
 	for i, a := range f.axes {
 		if err := a.Set(m, f.axisTexts[i]); err != nil {
 			return nil, err
 		}
 	}
-	if m.Remote, err = f.twoHost.remoteFor(f.fs); err != nil {
+	if f.remote, err = f.twoHost.remoteFor(f.fs); err != nil {
 		return nil, err
 	}
-	return m, m.Validate()
+	var errs []error
+	if f.remote != nil {
+		m.Remote = f.remote.Addr
+		errs = f.remote.Validate()
+	}
+	return m, errors.Join(append(errs, m.Validate())...)
 }
 
 // explicit reports whether the setting was chosen: flagName given on the
 // command line, or env set in the environment.
-func (f *Flags) explicit(flagName, env string) bool {
+func (f *matrixFlags) explicit(flagName, env string) bool {
 	if cli.Given(f.fs, flagName) {
 		return true
 	}
@@ -281,7 +290,7 @@ func (f *Flags) explicit(flagName, env string) bool {
 
 // envError is the error of a variable in the environment that could not
 // be read (REPEATS, DURATION, WARMUP), unless its flag overrides it.
-func (f *Flags) envError() error {
+func (f *matrixFlags) envError() error {
 	if f.repeatsEnvErr != nil && !cli.Given(f.fs, "repeats") {
 		return f.repeatsEnvErr
 	}
@@ -295,7 +304,7 @@ func (f *Flags) envError() error {
 
 // applyQuick puts the -quick preset in place of every setting not chosen
 // explicitly.
-func (f *Flags) applyQuick() {
+func (f *matrixFlags) applyQuick() {
 	q := f.quickDefaults
 	f.link.SetProfileDefault(q.Profiles)
 	if !f.explicit("losses", "LOSSES") {
@@ -318,7 +327,7 @@ func (f *Flags) applyQuick() {
 // armList is the -arms list, refusing an arm given twice, with
 // quic-per-channel added for -per-channel if the list lacks it. The names
 // are checked with the matrix (Matrix.Validate).
-func (f *Flags) armList() ([]measure.ArmName, error) {
+func (f *matrixFlags) armList() ([]measure.ArmName, error) {
 	names, err := uniqueFields(f.arms, "arm")
 	if err != nil {
 		return nil, err
@@ -335,7 +344,7 @@ func (f *Flags) armList() ([]measure.ArmName, error) {
 
 // linkCells parses the profiles (linkflag's -profiles: each valid and
 // each once) and the loss levels of a matrix over an emulated link.
-func (f *Flags) linkCells() ([]shapedlink.Profile, []float64, error) {
+func (f *matrixFlags) linkCells() ([]shapedlink.Profile, []float64, error) {
 	profiles, err := f.link.Profiles()
 	if err != nil {
 		return nil, nil, err
@@ -369,6 +378,6 @@ const shardFlagHelp = "run only shard i of n of the matrix (i counts from 0: 0/4
 	"or JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets it, with the count in SHARDS)"
 
 // shardSetting is the shard the flags and the environment choose.
-func (f *Flags) shardSetting() (bench.Shard, error) {
-	return bench.ResolveShard(f.shard, cli.Given(f.fs, "shard"), os.LookupEnv)
+func (f *matrixFlags) shardSetting() (plan.Shard, error) {
+	return plan.ResolveShard(f.shard, cli.Given(f.fs, "shard"), os.LookupEnv)
 }

@@ -11,16 +11,17 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 
 	"github.com/shakenfist/quicbench/measure/results"
 )
 
-// matrixEnv are the variables NewFlags reads, the shard's included, which
+// matrixEnv are the variables newFlags reads, the shard's included, which
 // clearEnv unsets so that a test inside a Kubernetes Job inherits no shard.
 var matrixEnv = []string{"PROFILES", "LOSSES", "CCS", "REPEATS", "DURATION", "WARMUP", "WORKDIR", "SESSIONS", "CAPS",
-	bench.EnvShard, bench.EnvShards, bench.EnvJobIndex}
+	"SHARD", "SHARDS", "JOB_COMPLETION_INDEX"}
 
 // clearEnv unsets the matrix variables for one test, so that the machine's
 // environment cannot decide its outcome.
@@ -35,14 +36,21 @@ func clearEnv(t *testing.T) {
 }
 
 var (
-	testDefaults = Defaults{Profiles: "80:10 150:2", Losses: "0 1 2", CCs: bench.MatchedCC, Arms: "tcp quic",
+	testDefaults = Defaults{Profiles: "80:10 150:2", Losses: "0 1 2", CCs: plan.MatchedCC, Arms: "tcp quic",
 		Repeats: 5, Duration: 45 * time.Second, Warmup: 5 * time.Second, Workdir: "results/x"}
 	testQuick = Defaults{Profiles: "80:10", Losses: "1", Repeats: 3, Duration: 30 * time.Second,
 		Warmup: 5 * time.Second, Workdir: "results/x-quick"}
 )
 
 // parseMatrix parses args as a matrix command would, with env set first.
-func parseMatrix(t *testing.T, env map[string]string, args ...string) (*bench.Matrix, error) {
+func parseMatrix(t *testing.T, env map[string]string, args ...string) (*plan.Matrix, error) {
+	t.Helper()
+	_, m, err := parseFlags(t, env, args...)
+	return m, err
+}
+
+// parseFlags is parseMatrix with the flags it parsed.
+func parseFlags(t *testing.T, env map[string]string, args ...string) (*matrixFlags, *plan.Matrix, error) {
 	t.Helper()
 	clearEnv(t)
 	for k, v := range env {
@@ -50,13 +58,14 @@ func parseMatrix(t *testing.T, env map[string]string, args ...string) (*bench.Ma
 	}
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	f := NewFlags(fs, Defaults{Axes: []AxisFlag{SessionsFlag("1 2"), CapsFlag("0 0.5")}, Profiles: testDefaults.Profiles,
+	f := newFlags(fs, Defaults{Axes: []AxisFlag{SessionsFlag("1 2"), CapsFlag("0 0.5")}, Profiles: testDefaults.Profiles,
 		Losses: testDefaults.Losses, CCs: testDefaults.CCs, Arms: testDefaults.Arms, Repeats: testDefaults.Repeats,
 		Duration: testDefaults.Duration, Warmup: testDefaults.Warmup, Workdir: testDefaults.Workdir}, testQuick)
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return f.Matrix()
+	m, err := f.matrix()
+	return f, m, err
 }
 
 // TestQuickLetsExplicitValuesThrough: -quick sets the defaults, and flags or
@@ -162,20 +171,17 @@ func TestExitCodes(t *testing.T) {
 		err  error
 		want int
 	}{
-		{nil, ExitOK},
-		{&bench.RunsFailedError{Failed: 2, Total: 12}, ExitFailed},
-		{errors.New("writing run.json: no space left on device"), ExitFailed},
-		{bench.ErrWorkdir, ExitUsage},
-		{errors.Join(errors.New("x"), bench.ErrWorkdir), ExitUsage},
-		{results.ErrInterrupted, ExitInterrupted},
-		{fmt.Errorf("%w: wrong proof", twohost.ErrRefused), ExitUsage},
+		{nil, exitOK},
+		{fmt.Errorf("2 of 12 runs failed: %w", bench.ErrRunsFailed), exitFailed},
+		{errors.New("writing run.json: no space left on device"), exitFailed},
+		{plan.ErrWorkdir, exitUsage},
+		{errors.Join(errors.New("x"), plan.ErrWorkdir), exitUsage},
+		{results.ErrInterrupted, exitInterrupted},
+		{fmt.Errorf("%w: wrong proof", twohost.ErrRefused), exitUsage},
 	} {
-		if got := ExitCode(c.err); got != c.want {
-			t.Errorf("ExitCode(%v) = %d, want %d", c.err, got, c.want)
+		if got := exitCode(c.err); got != c.want {
+			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, c.want)
 		}
-	}
-	if err := (&bench.RunsFailedError{Failed: 2, Total: 12}); !errors.Is(err, bench.ErrRunsFailed) || !strings.Contains(err.Error(), "2 of 12 runs failed") {
-		t.Errorf("RunsFailedError: %v", err)
 	}
 }
 
@@ -207,8 +213,8 @@ func FuzzMatrixFlags(f *testing.F) {
 		if err := m.Validate(); err != nil {
 			t.Fatalf("Matrix returned a matrix that does not validate: %v", err)
 		}
-		if n := len(m.FullPlan()); n > bench.MaxRuns {
-			t.Fatalf("%d runs planned, more than %d", n, bench.MaxRuns)
+		if n := len(m.Plan()); n > 100000 {
+			t.Fatalf("%d runs planned, more than 100000", n)
 		}
 		seen := map[string]bool{}
 		for _, rc := range m.Plan() {
@@ -225,7 +231,7 @@ func FuzzMatrixFlags(f *testing.F) {
 // beside the registered arms.
 func TestArmsHelpNamesTheControllerForm(t *testing.T) {
 	fs := flag.NewFlagSet("headline", flag.ContinueOnError)
-	NewFlags(fs, Defaults{Arms: "tcp quic"}, Defaults{})
+	newFlags(fs, Defaults{Arms: "tcp quic"}, Defaults{})
 	if u := fs.Lookup("arms").Usage; !strings.Contains(u, "tcp-<controller>") {
 		t.Errorf("-arms' help: %q", u)
 	}

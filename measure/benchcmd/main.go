@@ -12,6 +12,7 @@ import (
 
 	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -21,7 +22,7 @@ import (
 // one, parse the flags, get the privilege to build links, run the matrix and
 // print the summary; or, with -serve, run the two-host daemon instead
 // (docs/two-hosts.md). It returns the process exit code.
-func Main(name, about string, d, quick Defaults, adjust func(*bench.Matrix) error) int {
+func Main(name, about string, d, quick Defaults, adjust func(*plan.Matrix) error) int {
 	bench.MaybeRunRole()
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.Usage = func() {
@@ -29,7 +30,7 @@ func Main(name, about string, d, quick Defaults, adjust func(*bench.Matrix) erro
 		fs.PrintDefaults()
 		fmt.Fprint(fs.Output(), shapedlink.ProfileUsage())
 	}
-	f := NewFlags(fs, d, quick)
+	f := newFlags(fs, d, quick)
 	if err := cli.Parse(fs, os.Args[1:]); err != nil {
 		return cli.Exit(os.Stderr, name, err)
 	}
@@ -43,10 +44,10 @@ func Main(name, about string, d, quick Defaults, adjust func(*bench.Matrix) erro
 	if f.twoHost.remote == "" {
 		if err := shapedlink.Reexec(); err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-			return ExitFailed
+			return exitFailed
 		}
 	}
-	m, err := f.Matrix()
+	m, err := f.matrix()
 	if err == nil && adjust != nil {
 		err = adjust(m)
 		if err == nil {
@@ -56,33 +57,34 @@ func Main(name, about string, d, quick Defaults, adjust func(*bench.Matrix) erro
 	if err != nil {
 		return cli.Exit(os.Stderr, name, err)
 	}
-	m.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	opts := bench.Options{Remote: f.remote, Progress: os.Stderr,
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	plan := m.Plan()
+	runs := m.Plan()
 	extra := ""
 	for _, a := range m.AllAxes() {
 		switch a.Name {
-		case bench.AxisProfile, bench.AxisLoss, bench.AxisCC, bench.AxisRepeat, bench.AxisArm:
+		case plan.AxisProfile, plan.AxisLoss, plan.AxisCC, plan.AxisRepeat, plan.AxisArm:
 			// Named in the line below.
 		default:
 			extra += fmt.Sprintf(" x %d %s", len(a.Values), a.Label)
 		}
 	}
 	cells := fmt.Sprintf("%d profiles x %d losses", len(m.Profiles), len(m.Losses))
-	if m.Remote != nil {
-		cells = "the path to " + m.Remote.Addr
+	if m.Remote != "" {
+		cells = "the path to " + m.Remote
 	}
 	fmt.Fprintf(os.Stderr, "%s: %s (%s x %d ccs%s x %d repeats x %d arms) of %v into %s\n",
-		name, m.PlanSummary(plan), cells, len(m.CCs), extra, m.Repeats, len(m.Arms), m.Workload.Duration, m.Workdir)
-	runErr := m.Run(ctx)
-	code := ExitCode(runErr)
+		name, m.PlanSummary(runs), cells, len(m.CCs), extra, m.Repeats, len(m.Arms), m.Workload.Duration, m.Workdir)
+	runErr := bench.Run(ctx, m, opts)
+	code := exitCode(runErr)
 	switch {
 	case runErr == nil:
-	case code == ExitUsage:
+	case code == exitUsage:
 		fmt.Fprintf(os.Stderr, "%s: %s\n", name, cli.Line(runErr))
 		return code
-	case code == ExitInterrupted:
+	case code == exitInterrupted:
 		fmt.Fprintf(os.Stderr, "%s: interrupted; what was measured is kept in %s, and the same command resumes it\n", name, m.Workdir)
 		return code
 	case errors.Is(runErr, bench.ErrRunsFailed):
@@ -93,7 +95,7 @@ func Main(name, about string, d, quick Defaults, adjust func(*bench.Matrix) erro
 		return code
 	}
 	if !f.noSummary {
-		if c := Summarise(os.Stdout, m.Workdir); c != ExitOK && code == ExitOK {
+		if c := summarise(os.Stdout, m.Workdir); c != exitOK && code == exitOK {
 			code = c
 		}
 		if note := m.ShardSummaryNote(name); note != "" {
@@ -108,29 +110,29 @@ func Main(name, about string, d, quick Defaults, adjust func(*bench.Matrix) erro
 
 // Exit codes of the matrix commands.
 const (
-	// ExitOK: every run of the matrix was measured.
-	ExitOK = 0
-	// ExitFailed: some runs failed (the count is printed, the summary
+	// exitOK: every run of the matrix was measured.
+	exitOK = 0
+	// exitFailed: some runs failed (the count is printed, the summary
 	// still shows the rest, and the same command redoes them), or the
 	// matrix could not go on.
-	ExitFailed = 1
-	// ExitUsage: the command line, the environment or the work directory
+	exitFailed = 1
+	// exitUsage: the command line, the environment or the work directory
 	// was refused before anything ran.
-	ExitUsage = 2
-	// ExitInterrupted: SIGINT or SIGTERM stopped the matrix; the run in
+	exitUsage = 2
+	// exitInterrupted: SIGINT or SIGTERM stopped the matrix; the run in
 	// progress is redone on resume.
-	ExitInterrupted = 130
+	exitInterrupted = 130
 )
 
-// ExitCode is the exit code for what Matrix.Run returned.
-func ExitCode(err error) int {
+// exitCode is the exit code for what bench.Run returned.
+func exitCode(err error) int {
 	switch {
 	case err == nil:
-		return ExitOK
-	case errors.Is(err, bench.ErrWorkdir), errors.Is(err, twohost.ErrRefused), errors.Is(err, bench.ErrEnvironment):
-		return ExitUsage
+		return exitOK
+	case errors.Is(err, plan.ErrWorkdir), errors.Is(err, twohost.ErrRefused), errors.Is(err, bench.ErrEnvironment):
+		return exitUsage
 	case errors.Is(err, results.ErrInterrupted):
-		return ExitInterrupted
+		return exitInterrupted
 	}
-	return ExitFailed
+	return exitFailed
 }

@@ -2,6 +2,7 @@ package benchcmd
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,7 +11,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
@@ -27,7 +28,7 @@ func TestArmsFlagChecked(t *testing.T) {
 // gapFlag is a matrix axis of the test's own, added as a command would
 // add one: the interactive channel's gap after each echo.
 func gapFlag(def string) AxisFlag {
-	return NewAxisFlag("gap", "GAPS", def, "gaps after each echo, one cell each", func(rc *bench.RunConfig, v string) {
+	return newAxisFlag("gap", "GAPS", def, "gaps after each echo, one cell each", func(rc *plan.Run, v string) {
 		d, err := time.ParseDuration(v)
 		if err == nil {
 			rc.Workload.EchoGap = d
@@ -35,18 +36,18 @@ func gapFlag(def string) AxisFlag {
 	})
 }
 
-func parseGapMatrix(t *testing.T, args ...string) (*bench.Matrix, error) {
+func parseGapMatrix(t *testing.T, args ...string) (*plan.Matrix, error) {
 	t.Helper()
 	clearEnv(t)
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	d := testDefaults
 	d.Axes = []AxisFlag{gapFlag("20ms 5ms")}
-	f := NewFlags(fs, d, testQuick)
+	f := newFlags(fs, d, testQuick)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	return f.Matrix()
+	return f.matrix()
 }
 
 // TestOffloadFlag: -offload is wire unless keep is asked for, and any
@@ -87,7 +88,7 @@ func TestOffloadFlag(t *testing.T) {
 			}
 		}
 	}
-	m := &bench.Matrix{Losses: []float64{0}, CCs: []string{bench.MatchedCC},
+	m := &plan.Matrix{Losses: []float64{0}, CCs: []string{plan.MatchedCC},
 		Arms: []measure.ArmName{"tcp"}, Repeats: 1, Workdir: t.TempDir()}
 	m.Workload = spicelike.Defaults()
 	m.Profiles, _ = shapedlink.ParseProfiles("20:10")
@@ -119,8 +120,8 @@ func TestOffloadFlagExitsUsage(t *testing.T) {
 	code := Main("cpucost", "test", testDefaults, testQuick, nil)
 	os.Args, os.Stderr = args, errOut
 	out, _ := os.ReadFile(stderr.Name())
-	if code != ExitUsage || !strings.Contains(string(out), `cpucost: -offload "gso" is not an offload mode: use wire`) {
-		t.Errorf("-offload gso: exit %d, stderr %q; want exit %d and the refusal", code, out, ExitUsage)
+	if code != exitUsage || !strings.Contains(string(out), `cpucost: -offload "gso" is not an offload mode: use wire`) {
+		t.Errorf("-offload gso: exit %d, stderr %q; want exit %d and the refusal", code, out, exitUsage)
 	}
 	if _, err := os.Stat(workdir); err == nil {
 		t.Errorf("a refused command made its work directory")
@@ -135,12 +136,12 @@ func TestShardFlagReachesTheMatrix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Shard != (bench.Shard{Index: 2, Count: 5}) {
+	if m.Shard != (plan.Shard{Index: 2, Count: 5}) {
 		t.Errorf("-shard 2/5 with SHARD=1/2 gave %v", m.Shard)
 	}
 	if m, err = parseMatrix(t, map[string]string{"JOB_COMPLETION_INDEX": "1", "SHARDS": "3"}); err != nil {
 		t.Errorf("JOB_COMPLETION_INDEX=1 SHARDS=3: %v", err)
-	} else if m.Shard != (bench.Shard{Index: 1, Count: 3}) {
+	} else if m.Shard != (plan.Shard{Index: 1, Count: 3}) {
 		t.Errorf("JOB_COMPLETION_INDEX=1 SHARDS=3 gave %v", m.Shard)
 	}
 	if _, err := parseMatrix(t, map[string]string{"JOB_COMPLETION_INDEX": "1"}); err == nil || !strings.Contains(err.Error(), "SHARDS") {
@@ -167,12 +168,12 @@ func TestRemoteFlags(t *testing.T) {
 	if err := os.WriteFile(secretFile, append(testSecret, '\n'), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m, err := parseMatrix(t, nil, "-remote", "server.example:7390", "-secret-file", secretFile, "-caps", "0", "-sessions", "1", "-repeats", "2")
+	f, m, err := parseFlags(t, nil, "-remote", "server.example:7390", "-secret-file", secretFile, "-caps", "0", "-sessions", "1", "-repeats", "2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Remote == nil || m.Remote.Addr != "server.example:7390" || string(m.Remote.Secret) != string(testSecret) {
-		t.Fatalf("Remote %+v", m.Remote)
+	if m.Remote != "server.example:7390" || f.remote == nil || f.remote.Addr != m.Remote || string(f.remote.Secret) != string(testSecret) {
+		t.Fatalf("Remote %q, client %+v", m.Remote, f.remote)
 	}
 	plan := m.Plan()
 	if len(plan) != 2*2 { // 1 cell x 2 repeats x tcp, quic
@@ -225,4 +226,21 @@ func TestRemoteFlags(t *testing.T) {
 			t.Errorf("%v: %v, want an error naming %q", tc.args, err, tc.want)
 		}
 	}
+}
+
+// newAxisFlag is the flag of one of the matrix's own axes (plan.NewAxis): its
+// values, space-separated, each once, become the axis called name, whose
+// set changes what a value changes in a run.
+func newAxisFlag(name, env, def, help string, set func(r *plan.Run, value string)) AxisFlag {
+	return AxisFlag{Name: name, Env: env, Default: def, Help: help, Set: func(m *plan.Matrix, text string) error {
+		values, err := uniqueFields(text, name)
+		if err != nil {
+			return err
+		}
+		if len(values) == 0 {
+			return fmt.Errorf("-%s is empty: give at least one value", name)
+		}
+		m.Axes = append(m.Axes, plan.NewAxis(name, values, set))
+		return nil
+	}}
 }

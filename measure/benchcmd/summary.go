@@ -6,20 +6,20 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/report/render"
 	"github.com/shakenfist/quicbench/measure/results"
 )
 
-// Summarise prints the markdown summary of workdir and writes its plots
+// summarise prints the markdown summary of workdir and writes its plots
 // into workdir/plots. The run.json files it did not count (LoadWorkdir)
 // are named on stderr.
-func Summarise(w io.Writer, workdir string) int {
-	l, err := bench.LoadWorkdir(workdir)
+func summarise(w io.Writer, workdir string) int {
+	l, err := plan.LoadWorkdir(workdir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		return ExitFailed
+		return exitFailed
 	}
 	if note := results.IgnoredNote(l.Ignored); note != "" {
 		fmt.Fprintln(os.Stderr, note)
@@ -28,12 +28,12 @@ func Summarise(w io.Writer, workdir string) int {
 	opts := report.Options{Source: workdir}
 	if err := render.Markdown(w, runs, opts); err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		return ExitFailed
+		return exitFailed
 	}
 	if files, err := render.Plots(filepath.Join(workdir, "plots"), runs, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "plots:", err)
 	} else {
 		fmt.Fprintf(os.Stderr, "%d plot files in %s\n", len(files), filepath.Join(workdir, "plots"))
 	}
-	return ExitOK
+	return exitOK
 }

@@ -86,7 +86,7 @@ func (t *twoHostFlags) remoteFor(fs *flag.FlagSet) (*twohost.Client, error) {
 
 // serveMain is Main with -serve: the two-host daemon until its idle
 // timeout or SIGINT/SIGTERM.
-func serveMain(name string, f *Flags) int {
+func serveMain(name string, f *matrixFlags) int {
 	var other []string
 	f.fs.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
@@ -98,12 +98,12 @@ func serveMain(name string, f *Flags) int {
 	if len(other) > 0 {
 		fmt.Fprintf(os.Stderr, "%s: with -serve only -secret-file and -idle-timeout apply, not %s: the matrix's flags go to the command with -remote on the other host\n",
 			name, strings.Join(other, ", "))
-		return ExitUsage
+		return exitUsage
 	}
 	secret, err := twohost.ReadSecretFile(f.twoHost.secretFile)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		return ExitUsage
+		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -111,14 +111,14 @@ func serveMain(name string, f *Flags) int {
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)).With("daemon", name)})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		return ExitUsage
+		return exitUsage
 	}
 	if err := d.Serve(ctx); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		return ExitFailed
+		return exitFailed
 	}
 	if ctx.Err() != nil {
-		return ExitInterrupted
+		return exitInterrupted
 	}
-	return ExitOK
+	return exitOK
 }

@@ -19,9 +19,9 @@ var (
 	axisValue = regexp.MustCompile(`^[a-z0-9.+-]{1,64}$`)
 )
 
-// AxisValue is one value of a matrix's own axis, as a cell records it
+// axisPair is one value of a matrix's own axis, as a cell records it
 // (Cell.Axes).
-type AxisValue struct {
+type axisPair struct {
 	// Axis is the axis's name ("mtu"), Value its value in this cell
 	// ("1200").
 	Axis, Value string
@@ -54,33 +54,22 @@ func (c Cell) WithAxis(name, value string) Cell {
 	return c
 }
 
-// AxisValues are the values c records for a matrix's own axes, in the
+// axisValues are the values c records for a matrix's own axes, in the
 // matrix's order; nil when it records none.
-func (c Cell) AxisValues() []AxisValue {
-	var out []AxisValue
+func (c Cell) axisValues() []axisPair {
+	var out []axisPair
 	for _, f := range strings.Fields(c.Axes) {
 		name, value, _ := strings.Cut(f, "=")
-		out = append(out, AxisValue{Axis: name, Value: value})
+		out = append(out, axisPair{Axis: name, Value: value})
 	}
 	return out
-}
-
-// Axis is the value c records for the axis name, and whether it records
-// one.
-func (c Cell) Axis(name string) (string, bool) {
-	for _, v := range c.AxisValues() {
-		if v.Axis == name {
-			return v.Value, true
-		}
-	}
-	return "", false
 }
 
 // axesSuffix is what Cell.Axes adds to a directory name: "_name-value" for
 // each axis, in order ("_mtu-1200_tls-1.3").
 func (c Cell) axesSuffix() string {
 	var b strings.Builder
-	for _, v := range c.AxisValues() {
+	for _, v := range c.axisValues() {
 		b.WriteString("_" + v.Axis + "-" + v.Value)
 	}
 	return b.String()
@@ -90,7 +79,7 @@ func (c Cell) axesSuffix() string {
 // axis.
 func (c Cell) axesTitle() string {
 	var b strings.Builder
-	for _, v := range c.AxisValues() {
+	for _, v := range c.axisValues() {
 		b.WriteString(", " + v.Axis + " " + v.Value)
 	}
 	return b.String()
@@ -123,7 +112,7 @@ func (c Cell) validateAxes() error {
 // axis: by number where both values are a number followed by the same
 // unit ("5ms" before "20ms", "0.5" before "2"), else as text.
 func CompareAxes(a, b Cell) int {
-	va, vb := a.AxisValues(), b.AxisValues()
+	va, vb := a.axisValues(), b.axisValues()
 	for i := range min(len(va), len(vb)) {
 		if c := strings.Compare(va[i].Axis, vb[i].Axis); c != 0 {
 			return c

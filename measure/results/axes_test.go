@@ -28,16 +28,16 @@ func TestCellAxes(t *testing.T) {
 	if got := c.Title(); got != "80 ms / 10 Mbit, mtu 1200, tls 1.3" {
 		t.Errorf("Title %q", got)
 	}
-	if v, ok := c.Axis("tls"); !ok || v != "1.3" {
+	if v, ok := c.axis("tls"); !ok || v != "1.3" {
 		t.Errorf("Axis(tls) = %q, %v", v, ok)
 	}
-	if _, ok := c.Axis("mss"); ok {
+	if _, ok := c.axis("mss"); ok {
 		t.Error("Axis(mss) found")
 	}
-	if got := c.AxisValues(); !slices.Equal(got, []AxisValue{{"mtu", "1200"}, {"tls", "1.3"}}) {
-		t.Errorf("AxisValues %v", got)
+	if got := c.axisValues(); !slices.Equal(got, []axisPair{{"mtu", "1200"}, {"tls", "1.3"}}) {
+		t.Errorf("axisValues %v", got)
 	}
-	if err := c.Validate(); err != nil {
+	if err := c.validate(); err != nil {
 		t.Error(err)
 	}
 	if got := (Cell{Profile: PathProfile, CC: "reno"}).WithAxis("mtu", "9000").Title(); got != "path between two hosts, as found, mtu 9000" {
@@ -68,7 +68,7 @@ func TestCellAxesRefused(t *testing.T) {
 	for _, axes := range []string{"mtu", "mtu=", "=1", "Mtu=1", "mtu=1_2", "mtu=a/b", "mtu=1  tls=2", "mtu=1 mtu=2", " mtu=1", "1mtu=1"} {
 		c := base
 		c.Axes = axes
-		if err := c.Validate(); err == nil {
+		if err := c.validate(); err == nil {
 			t.Errorf("axes %q validated", axes)
 		}
 	}
@@ -103,4 +103,15 @@ func TestCompareAxes(t *testing.T) {
 	if !Less(c("gap=5ms"), c("gap=20ms")) || Less(c("gap=20ms"), c("gap=5ms")) {
 		t.Error("Less does not order cells by their own axes")
 	}
+}
+
+// axis is the value c records for the axis name, and whether it records
+// one.
+func (c Cell) axis(name string) (string, bool) {
+	for _, v := range c.axisValues() {
+		if v.Axis == name {
+			return v.Value, true
+		}
+	}
+	return "", false
 }

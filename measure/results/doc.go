@@ -20,5 +20,5 @@
 // means the run is still to do. Scan (and Load) count a run.json only at
 // that place and only when its record names that cell, arm and repeat,
 // listing any other as ignored; every record is read through ReadFile,
-// which takes a regular file of at most MaxRecordBytes and nothing else.
+// which takes a regular file of at most 1 GiB and nothing else.
 package results

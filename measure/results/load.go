@@ -12,10 +12,10 @@ import (
 )
 
 // ReadJSON reads path into v. The file must be a regular file of at most
-// MaxRecordBytes (ReadFile); a missing file gives an error that matches
+// maxRecordBytes (ReadFile); a missing file gives an error that matches
 // fs.ErrNotExist.
 func ReadJSON(path string, v any) error {
-	b, err := ReadFile(path, MaxRecordBytes)
+	b, err := ReadFile(path, maxRecordBytes)
 	if err != nil {
 		return err
 	}

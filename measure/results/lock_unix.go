@@ -16,12 +16,12 @@ import (
 // LockFile is the file inside a work directory that Lock holds.
 const LockFile = ".lock"
 
-// ErrLocked says another process holds a work directory's lock.
-var ErrLocked = errors.New("work directory in use")
+// errLocked says another process holds a work directory's lock.
+var errLocked = errors.New("work directory in use")
 
 // Lock takes an exclusive lock on workdir (flock on workdir/.lock, made if
 // need be), so that two commands never write the same runs at once. It does
-// not wait: when another process holds the lock, the error wraps ErrLocked
+// not wait: when another process holds the lock, the error wraps errLocked
 // and names that process. The lock goes with the process, however it ends;
 // release gives it up sooner.
 func Lock(workdir string) (release func(), err error) {
@@ -39,7 +39,7 @@ func Lock(workdir string) (release func(), err error) {
 		}
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w: %s holds %s; wait for it to finish, or give another work directory", ErrLocked, holder, p)
+			return nil, fmt.Errorf("%w: %s holds %s; wait for it to finish, or give another work directory", errLocked, holder, p)
 		}
 		return nil, fmt.Errorf("results: locking %s: %w", p, err)
 	}

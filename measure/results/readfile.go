@@ -7,10 +7,10 @@ import (
 	"os"
 )
 
-// MaxRecordBytes bounds every file ReadJSON reads (run.json, matrix.json,
+// maxRecordBytes bounds every file ReadJSON reads (run.json, matrix.json,
 // a role's result): 1 GiB, far above what a 24-hour run of many sessions
 // writes, and far below what would exhaust a reader's memory.
-const MaxRecordBytes = 1 << 30
+const maxRecordBytes = 1 << 30
 
 // ReadFile reads the regular file at path, of at most limit bytes. It
 // refuses anything else in a record's place (a named pipe, a device, a

@@ -27,7 +27,7 @@ type Cell struct {
 	RateMbit float64 `json:"rate_mbit"`
 	// LossPct is the per-direction random loss; for a profile with a
 	// loss model of its own, the mean over its directions of each one's
-	// long-run loss (bench.OwnLoss).
+	// long-run loss (package plan).
 	LossPct float64 `json:"loss_pct"`
 	// CC is the kernel TCP congestion control pinned for the tcp arm.
 	CC string `json:"cc"`
@@ -49,7 +49,7 @@ type Cell struct {
 	// "name=value" for each in the matrix's order, separated by spaces
 	// ("mtu=1200 tls=1.3"); empty when it has none. Each adds
 	// "_name-value" to the directory name and ", name value" to the
-	// title. WithAxis adds one; AxisValues reads them.
+	// title. WithAxis adds one; axisValues reads them.
 	Axes string `json:"axes,omitempty"`
 }
 

@@ -42,8 +42,8 @@ func TestLockRefusesASecondHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Lock(dir)
-	if !errors.Is(err, ErrLocked) {
-		t.Fatalf("second lock: %v, want ErrLocked", err)
+	if !errors.Is(err, errLocked) {
+		t.Fatalf("second lock: %v, want errLocked", err)
 	}
 	if want := fmt.Sprintf("process %d", os.Getpid()); !strings.Contains(err.Error(), want) {
 		t.Errorf("refusal does not name the holder (%s): %v", want, err)
@@ -59,7 +59,7 @@ func TestLockRefusesASecondHolder(t *testing.T) {
 // TestReadJSONRefusesWhatIsNotARecord: a named pipe in a record's place
 // is refused at once, not waited on; a link to /dev/zero is refused
 // rather than read until memory runs out; a directory and a file over
-// MaxRecordBytes are refused, the cap stated in the error. Scan, which
+// maxRecordBytes are refused, the cap stated in the error. Scan, which
 // every reader of a work directory uses, refuses them the same way.
 func TestReadJSONRefusesWhatIsNotARecord(t *testing.T) {
 	dir := t.TempDir()
@@ -81,7 +81,7 @@ func TestReadJSONRefusesWhatIsNotARecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Sparse: no disk is used, and nothing is read.
-	if err := f.Truncate(MaxRecordBytes + 1); err != nil {
+	if err := f.Truncate(maxRecordBytes + 1); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

@@ -15,8 +15,8 @@ import (
 type State int
 
 const (
-	// Missing: no record. The run was never made, or was interrupted.
-	Missing State = iota
+	// missing: no record. The run was never made, or was interrupted.
+	missing State = iota
 	// Measured: a record that parses, validates and was measured.
 	Measured
 	// FailedRun: a valid record of a run that failed (Run.Failed set). It
@@ -28,7 +28,7 @@ const (
 
 func (s State) String() string {
 	switch s {
-	case Missing:
+	case missing:
 		return "missing"
 	case Measured:
 		return "measured"
@@ -48,7 +48,7 @@ func Check(dir string, c Cell, arm string, repeat int) (Run, State, error) {
 	err := ReadJSON(filepath.Join(dir, RunFile), &r)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return r, Missing, nil
+		return r, missing, nil
 	case err != nil:
 		return r, Corrupt, err
 	}
@@ -63,13 +63,6 @@ func Check(dir string, c Cell, arm string, repeat int) (Run, State, error) {
 		return r, FailedRun, nil
 	}
 	return r, Measured, nil
-}
-
-// Done reports whether dir holds a valid record of a measured run: the only
-// kind a resumed matrix skips.
-func Done(dir string, c Cell, arm string, repeat int) bool {
-	_, st, _ := Check(dir, c, arm, repeat)
-	return st == Measured
 }
 
 // SetAside renames the run directory dir to dir.<why>-<n> (the first n not

@@ -42,7 +42,7 @@ func CheckArmName(name string) error {
 
 // Validate checks that a record is one this reader understands and that its
 // figures are possible: the schema, a named arm and a positive repeat, a
-// valid cell (Cell.Validate), a finish after the start, a warm-up shorter
+// valid cell (Cell.validate), a finish after the start, a warm-up shorter
 // than the run, and no negative or non-finite figure. Every field that
 // goes into a file name is checked, so a record cannot steer a reader's
 // writes (plots) out of their directory.
@@ -60,7 +60,7 @@ func (r Run) Validate() error {
 			errs = append(errs, err)
 		}
 	}
-	if err := r.Cell.Validate(); err != nil {
+	if err := r.Cell.validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if r.Repeat < 1 {
@@ -107,10 +107,10 @@ func (r Run) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Validate checks that the cell's fields are possible and that those that
+// validate checks that the cell's fields are possible and that those that
 // go into its directory's name (Dir) are names: a congestion control's
 // name, finite non-negative figures, a loss of at most 100%.
-func (c Cell) Validate() error {
+func (c Cell) validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	if !ccName.MatchString(c.CC) {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -391,7 +391,7 @@ func (c Config) cell(profile string) (results.Cell, shapedlink.Profile, error) {
 		return results.Cell{}, p, err
 	}
 	return results.Cell{Profile: p.WithLoss(0).String(), RTTms: float64(p.RoundTrip()) / float64(time.Millisecond), RateMbit: p.RateMbit,
-		LossPct: p.LossPct, CC: c.CC, Sensitivity: !bench.Matched(c.CC)}, p, nil
+		LossPct: p.LossPct, CC: c.CC, Sensitivity: !plan.Matched(c.CC)}, p, nil
 }
 
 // ReadingDir is where a reading's runs live: one results tree per reading

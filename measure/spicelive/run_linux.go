@@ -14,6 +14,7 @@ import (
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/loop"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/rig"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -150,8 +151,8 @@ func runJob(ctx context.Context, c Config, j Job, cell results.Cell, prof shaped
 		}
 		w.Replay, w.Channels = replay, replay.ConfigChannels()
 	}
-	rc := bench.RunConfig{Cell: cell, Profile: prof, Arm: measure.ArmName(j.Arm), Repeat: j.Repeat, Workload: w, Workdir: c.ReadingDir(j.Reading),
-		Link: c.linkOptions(log), Logger: log, Controller: c.controller()}
+	rc := bench.RunConfig{Run: plan.Run{Cell: cell, Profile: prof, Arm: measure.ArmName(j.Arm), Repeat: j.Repeat, Workload: w, Workdir: c.ReadingDir(j.Reading),
+		Link: c.linkOptions(log), Logger: log, Controller: c.controller()}}
 	run, err := bench.RunOne(ctx, rc)
 	if err != nil && run.Failed != "" {
 		return run, nil // recorded as failed

@@ -54,7 +54,7 @@ func TestDaemonAdmitsDriverPastIdleConnections(t *testing.T) {
 	t.Logf("%d idle connections from %v opened", held, attacker)
 	for _, from := range []string{"127.0.0.2", "127.0.0.1"} {
 		r := driverFrom(td, from)
-		if err := r.Connect(context.Background()); err != nil {
+		if err := r.Ready(context.Background()); err != nil {
 			t.Errorf("a driver from %s behind %d idle connections from %v: %v", from, held, attacker, err)
 			continue
 		}
@@ -107,7 +107,7 @@ func TestDaemonAdmitsDriverPastReopenedConnections(t *testing.T) {
 	time.Sleep(time.Second) // the attack under way, past one deadline
 	for i := range 5 {
 		r := driverFrom(td, "127.0.0.2")
-		if err := r.Connect(context.Background()); err != nil {
+		if err := r.Ready(context.Background()); err != nil {
 			t.Errorf("session %d from 127.0.0.2 during the attack: %v", i+1, err)
 			continue
 		}

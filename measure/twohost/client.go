@@ -88,14 +88,6 @@ func (r *Client) dial(ctx context.Context, network, address string) (net.Conn, e
 	return d.DialContext(ctx, network, address)
 }
 
-// Connect opens an authenticated session with the daemon unless one is
-// open. A refusal, either way, wraps ErrRefused; a daemon that cannot
-// be reached does not.
-func (r *Client) Connect(ctx context.Context) error {
-	_, err := r.session(ctx)
-	return err
-}
-
 // session returns the open session, opening one if need be.
 func (r *Client) session(ctx context.Context) (*remoteSession, error) {
 	r.mu.Lock()
@@ -357,10 +349,14 @@ func (r *Client) finish(s *remoteSession) (ctlMsg, error) {
 	return s.cc.expect("result", remoteOpTimeout)
 }
 
-// Ready opens the session with the daemon before any run, so that a
-// refusal (wrong secret, busy, another version) comes before anything
-// runs rather than as a failed run each.
-func (r *Client) Ready(ctx context.Context) error { return r.Connect(ctx) }
+// Ready opens an authenticated session with the daemon, unless one is
+// open, before any run, so that a refusal (wrong secret, busy, another
+// version) comes before anything runs rather than as a failed run each.
+// A refusal wraps ErrRefused; a daemon that cannot be reached does not.
+func (r *Client) Ready(ctx context.Context) error {
+	_, err := r.session(ctx)
+	return err
+}
 
 // Open readies one run between the two hosts: it records the path as
 // found (no link, so no host state but the code that ran here) and a

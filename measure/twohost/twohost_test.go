@@ -130,7 +130,7 @@ func expectRefusedAndClosed(t *testing.T, c net.Conn, r *bufio.Reader, want stri
 func TestRemoteHandshake(t *testing.T) {
 	td := startTestDaemon(t, DaemonConfig{})
 	r := td.remote(testSecret)
-	if err := r.Connect(context.Background()); err != nil {
+	if err := r.Ready(context.Background()); err != nil {
 		t.Fatalf("the same secret was refused: %v", err)
 	}
 	r.Close()
@@ -139,14 +139,14 @@ func TestRemoteHandshake(t *testing.T) {
 func TestRemoteRefusesWrongSecret(t *testing.T) {
 	td := startTestDaemon(t, DaemonConfig{})
 	r := td.remote([]byte("not the daemon's secret at all"))
-	err := r.Connect(context.Background())
+	err := r.Ready(context.Background())
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "wrong proof") {
 		t.Fatalf("a wrong secret: %v, want ErrRefused saying the proof was wrong", err)
 	}
 	waitFor(t, "the daemon to log the refusal", func() bool { return strings.Contains(td.log.String(), "refused a driver") })
 	// The refused driver did not take the Daemon: the right one gets in.
 	good := td.remote(testSecret)
-	if err := good.Connect(context.Background()); err != nil {
+	if err := good.Ready(context.Background()); err != nil {
 		t.Errorf("after a refusal, the right secret: %v", err)
 	}
 	good.Close()
@@ -239,7 +239,7 @@ func TestDriverRefusesDaemonWithoutSecret(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := &Client{Addr: fakeDaemon(t, remoteProtocol, answer), Secret: testSecret}
-			err := r.Connect(context.Background())
+			err := r.Ready(context.Background())
 			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "could not prove") {
 				t.Errorf("a daemon without the secret: %v, want ErrRefused saying it could not prove it", err)
 			}
@@ -249,7 +249,7 @@ func TestDriverRefusesDaemonWithoutSecret(t *testing.T) {
 	r := &Client{Addr: fakeDaemon(t, remoteProtocol, func(a ctlMsg, dn []byte) []byte {
 		return remoteProof(testSecret, "server", a.Nonce, dn)
 	}), Secret: testSecret}
-	if err := r.Connect(context.Background()); err != nil {
+	if err := r.Ready(context.Background()); err != nil {
 		t.Errorf("a daemon with the secret: %v", err)
 	}
 	r.Close()
@@ -257,7 +257,7 @@ func TestDriverRefusesDaemonWithoutSecret(t *testing.T) {
 
 func TestDriverRefusesOtherVersion(t *testing.T) {
 	r := &Client{Addr: fakeDaemon(t, remoteProtocol+1, func(ctlMsg, []byte) []byte { return nil }), Secret: testSecret}
-	err := r.Connect(context.Background())
+	err := r.Ready(context.Background())
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "protocol version") {
 		t.Errorf("a daemon of another version: %v, want ErrRefused naming the version", err)
 	}
@@ -266,11 +266,11 @@ func TestDriverRefusesOtherVersion(t *testing.T) {
 func TestRemoteRefusesSecondSession(t *testing.T) {
 	td := startTestDaemon(t, DaemonConfig{})
 	first := td.remote(testSecret)
-	if err := first.Connect(context.Background()); err != nil {
+	if err := first.Ready(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	second := td.remote(testSecret)
-	err := second.Connect(context.Background())
+	err := second.Ready(context.Background())
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "one run at a time") {
 		t.Fatalf("a second session: %v, want a busy refusal", err)
 	}
@@ -282,7 +282,7 @@ func TestRemoteRefusesSecondSession(t *testing.T) {
 	c.Close()
 	first.Close()
 	waitFor(t, "the daemon to take a session once the first has ended", func() bool {
-		if err := second.Connect(context.Background()); err != nil {
+		if err := second.Ready(context.Background()); err != nil {
 			return false
 		}
 		second.Close()
@@ -295,7 +295,7 @@ func TestDaemonIdleTimeout(t *testing.T) {
 	td := startTestDaemon(t, DaemonConfig{IdleTimeout: idle})
 	// A session, held longer than the idle timeout, keeps it up.
 	r := td.remote(testSecret)
-	if err := r.Connect(context.Background()); err != nil {
+	if err := r.Ready(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -347,7 +347,7 @@ func TestDaemonIdleTickAsSessionEnds(t *testing.T) {
 	tick := func(what string) { t.Helper(); tickAt(what, now()) }
 	set(2 * idle)
 	r := td.remote(testSecret)
-	if err := r.Connect(context.Background()); err != nil {
+	if err := r.Ready(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	tick("a tick during the session")

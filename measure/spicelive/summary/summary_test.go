@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/quicbench/measure/bench"
+	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -183,7 +183,7 @@ func cellOf(c spicelive.Config, profile string) (results.Cell, shapedlink.Profil
 		return results.Cell{}, p, err
 	}
 	return results.Cell{Profile: p.WithLoss(0).String(), RTTms: float64(p.RoundTrip()) / float64(time.Millisecond), RateMbit: p.RateMbit,
-		LossPct: p.LossPct, CC: c.CC, Sensitivity: !bench.Matched(c.CC)}, p, nil
+		LossPct: p.LossPct, CC: c.CC, Sensitivity: !plan.Matched(c.CC)}, p, nil
 }
 
 func ms(n float64) time.Duration { return time.Duration(n * float64(time.Millisecond)) }

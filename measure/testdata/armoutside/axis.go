@@ -1,7 +1,7 @@
 // Package armoutside is a user's module that defines arms of its own (a TCP
 // one and a QUIC one, in its test) and an axis of its own (EchoSizes, run by
 // the command cmd/echosizes), and measures them beside the built-in arms in
-// small matrices of package bench, summaries included.
+// small matrices (package plan, run by package bench), summaries included.
 package armoutside
 
 import (
@@ -10,20 +10,20 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/benchcmd"
+	"github.com/shakenfist/quicbench/measure/plan"
 )
 
 // EchoSizes is this module's own axis: each size, in bytes, of the
 // interactive channel's request and echo (spicelike.Config.EchoSize) is a
 // cell of its own, named "_echo-64" in its directory and "echo 64" in its title.
-func EchoSizes(sizes []int) bench.Axis {
+func EchoSizes(sizes []int) plan.Axis {
 	texts := make([]string, len(sizes))
 	for i, n := range sizes {
 		texts[i] = strconv.Itoa(n)
 	}
-	return bench.NewAxis("echo", texts, func(rc *bench.RunConfig, v string) {
-		rc.Workload.EchoSize, _ = strconv.Atoi(v) // v is one of texts
+	return plan.NewAxis("echo", texts, func(r *plan.Run, v string) {
+		r.Workload.EchoSize, _ = strconv.Atoi(v) // v is one of texts
 	})
 }
 
@@ -32,7 +32,7 @@ func EchoSizes(sizes []int) bench.Axis {
 func EchoSizesFlag(def string) benchcmd.AxisFlag {
 	return benchcmd.AxisFlag{Name: "echo-sizes", Env: "ECHO_SIZES", Default: def,
 		Help: "sizes in bytes of the interactive request and its echo, one cell each, space-separated",
-		Set: func(m *bench.Matrix, text string) error {
+		Set: func(m *plan.Matrix, text string) error {
 			var sizes []int
 			for _, f := range strings.Fields(text) {
 				n, err := strconv.Atoi(f)

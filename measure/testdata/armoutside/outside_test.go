@@ -2,8 +2,6 @@ package armoutside
 
 import (
 	"context"
-	"flag"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -12,7 +10,9 @@ import (
 
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/bench"
-	"github.com/shakenfist/quicbench/measure/benchcmd"
+	"github.com/shakenfist/quicbench/measure/plan"
+	"github.com/shakenfist/quicbench/measure/report"
+	"github.com/shakenfist/quicbench/measure/report/render"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
@@ -74,9 +74,18 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// runMatrix runs a one-cell matrix of arms (20:10 at 1% loss, short
-// runs) and returns it.
-func runMatrix(t *testing.T, repeats int, arms ...measure.Arm) *bench.Matrix {
+// runMatrix runs a one-cell matrix of arms (oneCell) and returns it.
+func runMatrix(t *testing.T, repeats int, arms ...measure.Arm) *plan.Matrix {
+	t.Helper()
+	m := oneCell(t, repeats, arms...)
+	if err := bench.Run(context.Background(), m, bench.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// oneCell is a one-cell matrix of arms: 20:10 at 1% loss, short runs.
+func oneCell(t *testing.T, repeats int, arms ...measure.Arm) *plan.Matrix {
 	t.Helper()
 	p, err := shapedlink.ParseProfile("20:10")
 	if err != nil {
@@ -84,12 +93,23 @@ func runMatrix(t *testing.T, repeats int, arms ...measure.Arm) *bench.Matrix {
 	}
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 3*time.Second, time.Second
-	m := &bench.Matrix{Profiles: []shapedlink.Profile{p}, Losses: []float64{1},
-		CCs: []string{bench.MatchedCC}, Arms: arms, Repeats: repeats, Workload: w, Workdir: t.TempDir()}
-	if err := m.Run(context.Background()); err != nil {
+	m := &plan.Matrix{Profiles: []shapedlink.Profile{p}, Losses: []float64{1},
+		CCs: []string{plan.MatchedCC}, Arms: arms, Repeats: repeats, Workload: w, Workdir: t.TempDir()}
+	return m
+}
+
+// summary is the markdown summary of a matrix's work directory.
+func summary(t *testing.T, m *plan.Matrix) string {
+	t.Helper()
+	l, err := plan.LoadWorkdir(m.Workdir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return m
+	var sum strings.Builder
+	if err := render.Markdown(&sum, l.Runs, report.Options{Source: m.Workdir}); err != nil {
+		t.Fatalf("the summary: %v", err)
+	}
+	return sum.String()
 }
 
 func TestOwnArmInAMatrix(t *testing.T) {
@@ -97,16 +117,13 @@ func TestOwnArmInAMatrix(t *testing.T) {
 		t.Skip("the matrix builds network namespaces, which needs root: run this test as root")
 	}
 	m := runMatrix(t, 2, "tcp", "tcp-lowat")
-	var sum strings.Builder
-	if code := benchcmd.Summarise(&sum, m.Workdir); code != benchcmd.ExitOK {
-		t.Fatalf("the summary exited %d", code)
-	}
+	sum := summary(t, m)
 	for _, want := range []string{"| 1% | tcp-lowat |", "### Reading them: tcp-lowat against TCP"} {
-		if !strings.Contains(sum.String(), want) {
-			t.Errorf("the summary lacks %q:\n%s", want, sum.String())
+		if !strings.Contains(sum, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, sum)
 		}
 	}
-	t.Log(sum.String())
+	t.Log(sum)
 }
 
 // TestOwnQUICArm: an importer's QUIC arm runs as QUIC (no TCP congestion
@@ -129,56 +146,46 @@ func TestOwnQUICArm(t *testing.T) {
 			t.Errorf("quic-own's run: failed %q, recorded as QUIC %v, offload evidence %v; want it measured as QUIC, its offload checked", r.Failed, r.QUIC, r.GSOCounters)
 		}
 	}
-	var sum strings.Builder
-	if code := benchcmd.Summarise(&sum, m.Workdir); code != benchcmd.ExitOK {
-		t.Fatalf("the summary exited %d:\n%s", code, sum.String())
-	}
-	if !strings.Contains(sum.String(), "| quic-own |") || !strings.Contains(sum.String(), "offload") {
-		t.Errorf("the summary does not read quic-own as QUIC:\n%s", sum.String())
+	sum := summary(t, m)
+	if !strings.Contains(sum, "| quic-own |") || !strings.Contains(sum, "offload") {
+		t.Errorf("the summary does not read quic-own as QUIC:\n%s", sum)
 	}
 }
 
 // TestOwnAxisInAMatrix: this module's own axis (axis.go, and its command
-// cmd/echosizes) from its flag to the summary: a bad size is refused with
+// cmd/echosizes) from its flag's Set to the summary: a bad size is refused with
 // the flag's name, each size is a cell of its own that sets the run's echo
 // size, and the summary reads the cells apart.
 func TestOwnAxisInAMatrix(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the matrix builds network namespaces, which needs root: run this test as root")
 	}
-	parse := func(args ...string) (*bench.Matrix, error) {
-		fs := flag.NewFlagSet("echosizes", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		d := benchcmd.Defaults{Profiles: "20:10", Losses: "1", CCs: bench.MatchedCC, Arms: "tcp", Repeats: 1,
-			Duration: 3 * time.Second, Warmup: time.Second, Workdir: t.TempDir(), Axes: []benchcmd.AxisFlag{EchoSizesFlag("64 1024")}}
-		f := benchcmd.NewFlags(fs, d, d)
-		if err := fs.Parse(args); err != nil {
+	parse := func(sizes string) (*plan.Matrix, error) {
+		m := oneCell(t, 1, "tcp")
+		if err := EchoSizesFlag("64 1024").Set(m, sizes); err != nil {
 			return nil, err
 		}
-		return f.Matrix()
+		return m, m.Validate()
 	}
-	if _, err := parse("-echo-sizes", "64 8"); err == nil || !strings.Contains(err.Error(), "-echo-sizes") {
+	if _, err := parse("64 8"); err == nil || !strings.Contains(err.Error(), "-echo-sizes") {
 		t.Errorf("-echo-sizes \"64 8\": %v, want a refusal naming -echo-sizes", err)
 	}
-	m, err := parse()
+	m, err := parse("64 1024")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rc := range m.FullPlan() {
-		if v, _ := rc.Cell.Axis("echo"); v != strconv.Itoa(rc.Workload.EchoSize) {
+	for _, rc := range m.Plan() {
+		if _, v, _ := strings.Cut(rc.Cell.Axes, "echo="); v != strconv.Itoa(rc.Workload.EchoSize) {
 			t.Errorf("cell %s: echo size %d, want the cell's %q", rc.Cell.Dir(), rc.Workload.EchoSize, v)
 		}
 	}
-	if err := m.Run(context.Background()); err != nil {
+	if err := bench.Run(context.Background(), m, bench.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	var sum strings.Builder
-	if code := benchcmd.Summarise(&sum, m.Workdir); code != benchcmd.ExitOK {
-		t.Fatalf("the summary exited %d:\n%s", code, sum.String())
-	}
+	sum := summary(t, m)
 	for _, want := range []string{"echo 64", "echo 1024"} {
-		if !strings.Contains(sum.String(), want) {
-			t.Errorf("the summary lacks the cell %q:\n%s", want, sum.String())
+		if !strings.Contains(sum, want) {
+			t.Errorf("the summary lacks the cell %q:\n%s", want, sum)
 		}
 	}
 }

@@ -7,13 +7,13 @@ import (
 	"time"
 
 	"example.com/armoutside"
-	"github.com/shakenfist/quicbench/measure/bench"
 	"github.com/shakenfist/quicbench/measure/benchcmd"
+	"github.com/shakenfist/quicbench/measure/plan"
 )
 
 var (
 	defaults = benchcmd.Defaults{
-		Profiles: "80:10", Losses: "0 1", CCs: bench.MatchedCC, Arms: "tcp quic",
+		Profiles: "80:10", Losses: "0 1", CCs: plan.MatchedCC, Arms: "tcp quic",
 		Repeats: 3, Duration: 30 * time.Second, Warmup: 5 * time.Second, Workdir: "results/echosizes",
 		Axes: []benchcmd.AxisFlag{armoutside.EchoSizesFlag("64 1024 8192")},
 	}

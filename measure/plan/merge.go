@@ -1,4 +1,4 @@
-package bench
+package plan
 
 import (
 	"errors"
@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/shakenfist/quicbench/measure/results"
-	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
@@ -44,17 +43,15 @@ func matrixFromRecord(rec matrixRecord) (*Matrix, error) {
 		}
 		m.Profiles = append(m.Profiles, p)
 	}
-	if m.Repeats < 1 || m.Repeats > MaxRepeats {
-		return nil, fmt.Errorf("repeats %d is outside 1..%d", m.Repeats, MaxRepeats)
+	if m.Repeats < 1 || m.Repeats > maxRepeats {
+		return nil, fmt.Errorf("repeats %d is outside 1..%d", m.Repeats, maxRepeats)
 	}
-	if n := m.size(); n > MaxRuns {
-		return nil, fmt.Errorf("it plans more than %d runs", MaxRuns)
+	if n := m.size(); n > maxRuns {
+		return nil, fmt.Errorf("it plans more than %d runs", maxRuns)
 	}
-	if rec.Remote != "" {
-		// A two-host matrix plans one pseudo-profile, the path; the
-		// address is enough to plan it (nothing here connects).
-		m.Remote = &twohost.Client{Addr: rec.Remote}
-	}
+	// A two-host matrix plans one pseudo-profile, the path; the address
+	// is enough to plan it.
+	m.Remote = rec.Remote
 	if rec.Shard != "" {
 		s, err := ParseShard(rec.Shard)
 		if err != nil {
@@ -91,14 +88,14 @@ type Merged struct {
 	AbsentShards []Shard
 }
 
-// Complete reports whether every planned run has a record and none failed.
-func (m *Merged) Complete() bool { return len(m.Missing) == 0 && m.Failed == 0 }
+// complete reports whether every planned run has a record and none failed.
+func (m *Merged) complete() bool { return len(m.Missing) == 0 && m.Failed == 0 }
 
 // Note says, in one paragraph, what the merge lacks: "" when it is
 // complete. A merge that lacks runs is not an error (a shard may still be
 // running), but its summary covers only what is there.
 func (m *Merged) Note() string {
-	if m.Complete() {
+	if m.complete() {
 		return ""
 	}
 	var b strings.Builder
@@ -161,7 +158,7 @@ func LoadShards(dirs []string) (*Merged, error) {
 	}
 	first := sds[0]
 	merged := &Merged{Dirs: dirs, Shards: max(1, first.m.Shard.Count)}
-	full := first.m.FullPlan()
+	full := first.m.fullPlan()
 	merged.Planned = len(full)
 	held, err := mergeRuns(sds, merged)
 	if err != nil {

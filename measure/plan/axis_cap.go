@@ -1,4 +1,4 @@
-package bench
+package plan
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ func (m *Matrix) capErrors() []error {
 	if len(m.BulkCapFractions) > 0 && m.Workload.BulkRateCap != 0 {
 		errs = append(errs, fmt.Errorf("the workload already caps the display at %d bit/s: give either that or cap fractions, not both", m.Workload.BulkRateCap))
 	}
-	if m.Remote != nil {
+	if m.Remote != "" {
 		for _, f := range m.BulkCapFractions {
 			if f != 0 {
 				errs = append(errs, fmt.Errorf("cap %v is a fraction of the emulated link's rate, and with -remote there is none: give -caps 0", f))
@@ -42,7 +42,7 @@ func (m *Matrix) capAxis() []Axis {
 	if len(m.BulkCapFractions) == 0 {
 		return nil
 	}
-	return []Axis{newAxis(AxisCap, "caps", floatTexts(m.BulkCapFractions), func(rc *RunConfig, i int) {
+	return []Axis{newAxis(axisCap, "caps", floatTexts(m.BulkCapFractions), func(rc *Run, i int) {
 		if f := m.BulkCapFractions[i]; f != 0 {
 			rc.Cell.BulkCapFraction = f
 			rc.Cell.BulkRateCapBps = bulkCap(rc.Profile.RateMbit, f)

@@ -1,4 +1,4 @@
-package bench
+package plan
 
 import (
 	"bytes"
@@ -11,9 +11,6 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/measure/report"
-	"github.com/shakenfist/quicbench/measure/results"
-	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 )
@@ -38,21 +35,21 @@ func TestOffloadResumeRefused(t *testing.T) {
 		{shapedlink.OffloadKeep, shapedlink.OffloadWire, `offload: "keep" there, "wire" asked`},
 	} {
 		dir := t.TempDir()
-		release, err := offloadMatrix(t, dir, c.had).claimWorkdir()
+		release, err := offloadMatrix(t, dir, c.had).Claim()
 		if err != nil {
 			t.Fatal(err)
 		}
-		release.release()
-		if release, err = offloadMatrix(t, dir, c.asked).claimWorkdir(); err == nil {
-			release.release()
+		release.Release()
+		if release, err = offloadMatrix(t, dir, c.asked).Claim(); err == nil {
+			release.Release()
 		}
 		if !errors.Is(err, ErrWorkdir) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("resuming %q with %q: %v, want a refusal saying %q", c.had, c.asked, err, c.want)
 		}
-		if release, err = offloadMatrix(t, dir, c.had).claimWorkdir(); err != nil {
+		if release, err = offloadMatrix(t, dir, c.had).Claim(); err != nil {
 			t.Errorf("resuming %q with %q: %v", c.had, c.had, err)
 		} else {
-			release.release()
+			release.Release()
 		}
 	}
 }
@@ -84,14 +81,14 @@ func TestOffloadRecord(t *testing.T) {
 		t.Errorf("the same wire matrix now writes another matrix.json:\n%s\nwant\n%s", b, old)
 	}
 	m.Workdir = dir
-	release, err := m.claimWorkdir()
+	release, err := m.Claim()
 	if err != nil {
 		t.Fatalf("resuming a record from before -offload as wire: %v", err)
 	}
-	release.release()
+	release.Release()
 	m.Link.Offload = shapedlink.OffloadKeep
-	if release, err = m.claimWorkdir(); err == nil {
-		release.release()
+	if release, err = m.Claim(); err == nil {
+		release.Release()
 	}
 	if !errors.Is(err, ErrWorkdir) || !strings.Contains(err.Error(), `offload: "wire" there, "keep" asked`) {
 		t.Errorf("resuming a record from before -offload as keep: %v", err)
@@ -129,7 +126,7 @@ func TestOffloadRemoteRefused(t *testing.T) {
 	m := offloadMatrix(t, t.TempDir(), shapedlink.OffloadKeep)
 	m.Profiles, m.Losses = nil, nil
 	m.Workload = spicelike.Defaults()
-	m.Remote = &twohost.Client{Addr: "198.18.0.2:7390", Secret: []byte(strings.Repeat("s", twohost.MinSecretLen))}
+	m.Remote = "198.18.0.2:7390"
 	if err := m.Validate(); err == nil || err.Error() != "with -remote no link is built: a backend, privilege mode, emulator seed, offload mode or emulator setting does not apply" {
 		t.Errorf("a two-host matrix keeping offloads: %v, want it refused", err)
 	}
@@ -140,28 +137,6 @@ func TestOffloadRemoteRefused(t *testing.T) {
 	m.Link.EmulatorKeepAwake = false
 	if err := m.Validate(); err != nil {
 		t.Errorf("a two-host matrix of wire-sized packets: %v", err)
-	}
-}
-
-// TestNetemKeepWarnedOnce: a matrix whose links keep offloads on netem is
-// warned about once, as it runs; on the emulator, or wire-sized, it is
-// not.
-func TestNetemKeepWarnedOnce(t *testing.T) {
-	for _, c := range []struct {
-		link results.Link
-		want int
-	}{
-		{results.Link{Backend: "netem", Offload: "keep"}, 1},
-		{results.Link{Backend: "emulator", Offload: "keep"}, 0},
-		{results.Link{Backend: "netem"}, 0},
-	} {
-		var out bytes.Buffer
-		p := newProgress(&out, 2, 0, time.Second)
-		p.linkWarnings(c.link)
-		p.linkWarnings(c.link)
-		if got := strings.Count(out.String(), "warning: "+report.NetemKeepWarning); got != c.want {
-			t.Errorf("%+v: warned %d times, want %d:\n%s", c.link, got, c.want, out.String())
-		}
 	}
 }
 
@@ -193,5 +168,15 @@ func TestEmulatorSettingsRecorded(t *testing.T) {
 	off.Link.EmulatorKeepAwake, off.Link.EmulatorDepartureWindow = true, 0
 	if diff := diffRecords(m.record(), off.record()); len(diff) != 2 {
 		t.Errorf("keep-awake and no window: differences %v; want both named", diff)
+	}
+}
+
+// TestRemoteRecord: matrix.json records the daemon's address (a matrix
+// holds no secret) and no emulator settings.
+func TestRemoteRecord(t *testing.T) {
+	m := &Matrix{CCs: []string{MatchedCC}, Arms: allArms[:2], Repeats: 2, Remote: "server.example:7390"}
+	rec, _ := json.Marshal(m.record())
+	if !strings.Contains(string(rec), `"remote":"server.example:7390"`) || strings.Contains(string(rec), "keep_awake") {
+		t.Errorf("matrix.json: %s; want the daemon's address and neither the secret nor the emulator's settings", rec)
 	}
 }

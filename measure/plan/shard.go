@@ -1,4 +1,4 @@
-package bench
+package plan
 
 import (
 	"fmt"
@@ -12,15 +12,9 @@ import (
 //
 // The unit of sharding is one repeat of one cell with all its arms, so the
 // arms stay interleaved inside every share. Counting these units from 0 in
-// plan order, unit k belongs to shard k mod Count. The share depends only on
-// the matrix and on Index and Count, never on the machine.
-//
-// Round robin rather than contiguous blocks, for three reasons: the shares
-// differ in size by at most one unit; every shard's runs span the whole
-// matrix, so a cell's repeats come from several machines and a difference
-// between two cells is not a difference between two machines; and a shard
-// that has not finished leaves every cell short of some repeats rather than
-// whole cells absent.
+// plan order, unit k belongs to shard k mod Count (round robin; docs/shards.md
+// says why). The share depends only on the matrix and on Index and Count,
+// never on the machine.
 type Shard struct {
 	// Index counts from 0, as JOB_COMPLETION_INDEX does; Count is how
 	// many shards share the matrix. The zero value is the whole matrix,
@@ -47,9 +41,9 @@ func (s Shard) recordText() string {
 	return s.String()
 }
 
-// Validate checks that the shard is the zero value or an index inside a
+// validate checks that the shard is the zero value or an index inside a
 // count from 1 to MaxShards.
-func (s Shard) Validate() error {
+func (s Shard) validate() error {
 	switch {
 	case s == Shard{}:
 		return nil
@@ -76,7 +70,7 @@ func ParseShard(text string) (Shard, error) {
 		return Shard{}, fmt.Errorf("shard %q: i and n must be whole numbers, as in 0/4 (shard 0 of 4)", text)
 	}
 	s := Shard{Index: i, Count: n}
-	if err := s.Validate(); err != nil {
+	if err := s.validate(); err != nil {
 		return Shard{}, err
 	}
 	return s, nil
@@ -85,14 +79,14 @@ func ParseShard(text string) (Shard, error) {
 // share keeps the runs of plan (a full plan, in order) that belong to s,
 // in their order. A unit is a run of consecutive runs with the same cell
 // and repeat. A shard that does not validate has no share.
-func (s Shard) share(plan []RunConfig) []RunConfig {
-	if s.Validate() != nil {
+func (s Shard) share(plan []Run) []Run {
+	if s.validate() != nil {
 		return nil
 	}
 	if s.Whole() {
 		return plan
 	}
-	var out []RunConfig
+	var out []Run
 	unit := -1
 	for i, rc := range plan {
 		if i == 0 || rc.Repeat != plan[i-1].Repeat || rc.Cell != plan[i-1].Cell {
@@ -106,7 +100,7 @@ func (s Shard) share(plan []RunConfig) []RunConfig {
 }
 
 // units counts the (cell, repeat) units of a plan.
-func units(plan []RunConfig) int {
+func units(plan []Run) int {
 	n := 0
 	for i, rc := range plan {
 		if i == 0 || rc.Repeat != plan[i-1].Repeat || rc.Cell != plan[i-1].Cell {
@@ -123,20 +117,20 @@ func (m *Matrix) shardFits() error {
 	if m.Shard.Whole() {
 		return nil
 	}
-	if u := units(m.FullPlan()); m.Shard.Count > u {
+	if u := units(m.fullPlan()); m.Shard.Count > u {
 		return fmt.Errorf("shard %s: the matrix has only %d cell repeats (the unit a shard takes, all arms of one repeat of one cell), so give at most %d shards",
 			m.Shard, u, u)
 	}
 	return nil
 }
 
-// PlanSummary is the count in Main's opening line: "R runs", or for a
+// PlanSummary is the count in a command's opening line (benchcmd.Main): "R runs", or for a
 // shard "shard i/n: R of T runs".
-func (m *Matrix) PlanSummary(plan []RunConfig) string {
+func (m *Matrix) PlanSummary(plan []Run) string {
 	if m.Shard.Whole() {
 		return fmt.Sprintf("%d runs", len(plan))
 	}
-	return fmt.Sprintf("shard %s: %d of %d runs", m.Shard, len(plan), len(m.FullPlan()))
+	return fmt.Sprintf("shard %s: %d of %d runs", m.Shard, len(plan), len(m.fullPlan()))
 }
 
 // ShardSummaryNote is the line printed after a shard's summary, saying that
@@ -146,18 +140,18 @@ func (m *Matrix) ShardSummaryNote(name string) string {
 		return ""
 	}
 	return fmt.Sprintf("%s: the summary covers shard %s only (%d of %d runs); once every shard has run, merge their work directories with: go run ./examples/summarise DIR1 DIR2 ...",
-		name, m.Shard, len(m.Plan()), len(m.FullPlan()))
+		name, m.Shard, len(m.Plan()), len(m.fullPlan()))
 }
 
 // Environment variables that choose a shard when -shard is not given.
 const (
-	// EnvShard holds "i/n", as -shard takes it.
-	EnvShard = "SHARD"
-	// EnvJobIndex is the index a Kubernetes Indexed Job gives each pod.
-	EnvJobIndex = "JOB_COMPLETION_INDEX"
-	// EnvShards is the count to go with EnvJobIndex: the Job's
+	// envShard holds "i/n", as -shard takes it.
+	envShard = "SHARD"
+	// envJobIndex is the index a Kubernetes Indexed Job gives each pod.
+	envJobIndex = "JOB_COMPLETION_INDEX"
+	// envShards is the count to go with envJobIndex: the Job's
 	// completions.
-	EnvShards = "SHARDS"
+	envShards = "SHARDS"
 )
 
 // ResolveShard chooses the shard: -shard when given, else SHARD, else
@@ -171,36 +165,36 @@ func ResolveShard(flagValue string, flagGiven bool, lookup func(string) (string,
 		}
 		return s, nil
 	}
-	if v, ok := lookup(EnvShard); ok {
+	if v, ok := lookup(envShard); ok {
 		s, err := ParseShard(v)
 		if err != nil {
-			return Shard{}, fmt.Errorf("%s=%q: %w", EnvShard, v, err)
+			return Shard{}, fmt.Errorf("%s=%q: %w", envShard, v, err)
 		}
 		return s, nil
 	}
-	count, hasCount := lookup(EnvShards)
-	index, hasIndex := lookup(EnvJobIndex)
+	count, hasCount := lookup(envShards)
+	index, hasIndex := lookup(envJobIndex)
 	switch {
 	case hasIndex && !hasCount:
 		return Shard{}, fmt.Errorf("%s=%s is set (a Kubernetes Indexed Job) but %s is not: set %s to the Job's completions (spec.completions), or give -shard i/n",
-			EnvJobIndex, index, EnvShards, EnvShards)
+			envJobIndex, index, envShards, envShards)
 	case hasCount && !hasIndex:
 		return Shard{}, fmt.Errorf("%s=%s is set but nothing gives this process's index: set %s (as an Indexed Job does) or give -shard i/n",
-			EnvShards, count, EnvJobIndex)
+			envShards, count, envJobIndex)
 	case !hasIndex:
 		return Shard{}, nil
 	}
 	i, err := strconv.Atoi(strings.TrimSpace(index))
 	if err != nil {
-		return Shard{}, fmt.Errorf("%s=%q is not a whole number", EnvJobIndex, index)
+		return Shard{}, fmt.Errorf("%s=%q is not a whole number", envJobIndex, index)
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(count))
 	if err != nil {
-		return Shard{}, fmt.Errorf("%s=%q is not a whole number: set it to the Job's completions", EnvShards, count)
+		return Shard{}, fmt.Errorf("%s=%q is not a whole number: set it to the Job's completions", envShards, count)
 	}
 	s := Shard{Index: i, Count: n}
-	if err := s.Validate(); err != nil {
-		return Shard{}, fmt.Errorf("%s=%s with %s=%s: %w", EnvJobIndex, index, EnvShards, count, err)
+	if err := s.validate(); err != nil {
+		return Shard{}, fmt.Errorf("%s=%s with %s=%s: %w", envJobIndex, index, envShards, count, err)
 	}
 	return s, nil
 }

@@ -1,19 +1,13 @@
-package bench
+package plan
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"math"
 	"slices"
 	"time"
 
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/measure/loop"
-	"github.com/shakenfist/quicbench/measure/rig"
-	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/transport"
@@ -71,14 +65,17 @@ type Matrix struct {
 	// Shard, when set, makes Plan keep only this shard's share of the
 	// matrix (see Shard); the zero value is the whole matrix.
 	Shard Shard
-	// Remote, when set, runs the matrix between two hosts, against the
-	// daemon it names, over the path as found: Profiles, Losses and Link
-	// must then be empty, and the matrix has one cell per congestion
-	// control and session count, named results.PathProfile.
-	Remote *twohost.Client
-	// Progress receives progress lines; a terminal gets one updating line.
-	Progress io.Writer
-	Logger   *slog.Logger
+	// Remote, when set, is the address (HOST:PORT) of the two-host daemon
+	// the matrix runs against, over the path as found: Profiles, Losses
+	// and Link must then be empty, and the matrix has one cell per
+	// congestion control and session count, named results.PathProfile.
+	Remote string
+}
+
+// Quicreno is quicreno's settings for this matrix, and whether a cell or
+// an arm runs it.
+func (m *Matrix) Quicreno() (quicreno.Params, bool) {
+	return m.controller(), m.needsController()
 }
 
 // controller is quicreno's settings for this matrix.
@@ -94,7 +91,7 @@ func (m *Matrix) controller() quicreno.Params {
 // controller is not available.
 func (m *Matrix) checkCC(cc string) error {
 	switch {
-	case cc == quicreno.Name && m.Remote != nil:
+	case cc == quicreno.Name && m.Remote != "":
 		return fmt.Errorf("%s runs on one host only for now: the two-host daemon does not load it", quicreno.Name)
 	case cc == quicreno.Name:
 		if err := quicreno.CheckLoad(); err != nil {
@@ -131,7 +128,7 @@ const MatchedCC = "reno"
 // valid.
 func (m *Matrix) Validate() error {
 	var errs []error
-	if m.Remote != nil {
+	if m.Remote != "" {
 		errs = append(errs, m.validateRemote()...)
 	} else {
 		if len(m.Profiles) == 0 {
@@ -170,10 +167,10 @@ func (m *Matrix) Validate() error {
 		}
 	}
 	errs = append(errs, m.validateAxes()...)
-	if m.Repeats < 1 || m.Repeats > MaxRepeats {
-		errs = append(errs, fmt.Errorf("repeats is %d: give 1 to %d (5 for a verdict with a spread)", m.Repeats, MaxRepeats))
-	} else if n := m.size(); n > MaxRuns {
-		errs = append(errs, fmt.Errorf("the matrix has %d runs, more than %d: give fewer profiles, losses, ccs, arms, sessions, caps or repeats", n, MaxRuns))
+	if m.Repeats < 1 || m.Repeats > maxRepeats {
+		errs = append(errs, fmt.Errorf("repeats is %d: give 1 to %d (5 for a verdict with a spread)", m.Repeats, maxRepeats))
+	} else if n := m.size(); n > maxRuns {
+		errs = append(errs, fmt.Errorf("the matrix has %d runs, more than %d: give fewer profiles, losses, ccs, arms, sessions, caps or repeats", n, maxRuns))
 	}
 	if err := m.Workload.Validate(); err != nil {
 		errs = append(errs, err)
@@ -186,7 +183,7 @@ func (m *Matrix) Validate() error {
 	}
 	errs = append(errs, m.sessionsErrors()...)
 	errs = append(errs, m.capErrors()...)
-	if err := m.Shard.Validate(); err != nil {
+	if err := m.Shard.validate(); err != nil {
 		errs = append(errs, err)
 	} else if len(errs) == 0 {
 		if err := m.shardFits(); err != nil {
@@ -194,7 +191,7 @@ func (m *Matrix) Validate() error {
 		}
 	}
 	if len(errs) == 0 && len(m.Axes) > 0 {
-		if err := distinctRuns(m.FullPlan()); err != nil {
+		if err := distinctRuns(m.fullPlan()); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -203,14 +200,14 @@ func (m *Matrix) Validate() error {
 
 // size is the number of runs the matrix plans (an upper bound: a profile
 // with a loss model of its own runs at one loss level), saturating at
-// MaxRuns+1 so that it cannot overflow. Repeats must be at most
-// MaxRepeats.
+// maxRuns+1 so that it cannot overflow. Repeats must be at most
+// maxRepeats.
 func (m *Matrix) size() int {
 	n := 1
 	for _, a := range m.AllAxes() {
 		k := len(a.Values)
-		if k > 0 && n > MaxRuns/k {
-			return MaxRuns + 1
+		if k > 0 && n > maxRuns/k {
+			return maxRuns + 1
 		}
 		n *= k
 	}
@@ -218,16 +215,16 @@ func (m *Matrix) size() int {
 }
 
 // Plan lists the runs this process makes, in the order it makes them: the
-// whole matrix (FullPlan), or with Shard set that shard's share of it.
-func (m *Matrix) Plan() []RunConfig { return m.Shard.share(m.FullPlan()) }
+// whole matrix (fullPlan), or with Shard set that shard's share of it.
+func (m *Matrix) Plan() []Run { return m.Shard.share(m.fullPlan()) }
 
-// FullPlan lists the whole matrix's runs in order, whatever Shard says:
+// fullPlan lists the whole matrix's runs in order, whatever Shard says:
 // every combination of the axes' values (AllAxes), the first axis
 // outermost, so cell by cell, repeat by repeat, every arm within a repeat.
-func (m *Matrix) FullPlan() []RunConfig {
-	plan := []RunConfig{m.baseRun()}
+func (m *Matrix) fullPlan() []Run {
+	plan := []Run{m.baseRun()}
 	for _, a := range m.AllAxes() {
-		next := make([]RunConfig, 0, len(plan)*len(a.Values))
+		next := make([]Run, 0, len(plan)*len(a.Values))
 		for _, rc := range plan {
 			for i := range a.Values {
 				r := rc
@@ -241,11 +238,11 @@ func (m *Matrix) FullPlan() []RunConfig {
 	return plan
 }
 
-// OwnLoss is the loss a profile with its own loss model carries, for a
+// ownLoss is the loss a profile with its own loss model carries, for a
 // cell's LossPct: the mean over its two directions of each direction's
 // long-run loss (a Gilbert-Elliott chain's stationary mean), in percent,
 // rounded to 0.001.
-func OwnLoss(p shapedlink.Profile) float64 {
+func ownLoss(p shapedlink.Profile) float64 {
 	var sum float64
 	for _, d := range []shapedlink.Dir{shapedlink.Down, shapedlink.Up} {
 		dir := p.Direction(d)
@@ -261,108 +258,10 @@ func OwnLoss(p shapedlink.Profile) float64 {
 // matrixFile records what a work directory was made for.
 const matrixFile = "matrix.json"
 
-// Errors Run returns, to tell the caller what kind of trouble it met.
-var (
-	// ErrWorkdir: the work directory cannot be used for this matrix (it
-	// holds another matrix, another command holds it, or it cannot be
-	// made). Nothing was run.
-	ErrWorkdir = errors.New("work directory refused")
-	// ErrEnvironment: the host refused what the matrix needs (a
-	// controller that could not be loaded) before anything ran.
-	ErrEnvironment = errors.New("environment refused")
-	// ErrRunsFailed: the matrix ran to its end, but some runs failed. They
-	// are recorded (with their reasons) and are redone on the next run.
-	ErrRunsFailed = errors.New("runs failed")
-)
-
-// RunsFailedError says how many runs of a matrix failed.
-type RunsFailedError struct{ Failed, Total int }
-
-func (e *RunsFailedError) Error() string {
-	return fmt.Sprintf("%d of %d runs failed (each run.json says why); they are redone when the same command runs again", e.Failed, e.Total)
-}
-
-func (e *RunsFailedError) Unwrap() error { return ErrRunsFailed }
-
-// Run runs every run of the plan that has not been measured. A run is
-// measured when its run.json parses, validates and records no failure: an
-// interrupted matrix resumes where it stopped, a failed run's record is set
-// aside (as r<N>.failed-<k>) and the run redone, and a record that does not
-// validate is set aside (as r<N>.corrupt-<k>) and redone. A work directory
-// made for a different matrix, or held by another command, is refused with
-// an error wrapping ErrWorkdir. When runs fail, Run still makes every other
-// run and then returns a *RunsFailedError.
-func (m *Matrix) Run(ctx context.Context) error {
-	if err := m.Validate(); err != nil {
-		return err
-	}
-	log := m.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	claimed, err := m.claimWorkdir()
-	if err != nil {
-		return err
-	}
-	defer claimed.release()
-
-	plan := m.Plan()
-	jobs := make([]loop.Job, len(plan))
-	for i, rc := range plan {
-		jobs[i] = rc
-	}
-	todo, retried := loop.Pending(jobs, log)
-	ends := m.ends(log)
-	if len(todo) > 0 {
-		// Refused before anything runs, rather than as a failed run
-		// each; and then the work directory is left as it was, so that
-		// the corrected command is not refused for a matrix.json this one
-		// wrote.
-		if err := ends.Ready(ctx); err != nil {
-			claimed.undo()
-			return err
-		}
-		defer ends.Close()
-	}
-	if m.needsController() && len(todo) > 0 {
-		// Registered for the whole matrix, for every namespace; the
-		// kernel drops it when this process exits, however it ends.
-		ctl, err := quicreno.Load(m.controller())
-		if err != nil {
-			claimed.undo()
-			return fmt.Errorf("%w: %v", ErrEnvironment, err)
-		}
-		defer ctl.Close()
-	}
-	prog := newProgress(m.Progress, len(plan), len(plan)-len(todo), m.Workload.Duration)
-	defer prog.finish()
-	if done := len(plan) - len(todo); done > 0 || retried > 0 {
-		which := m.Workdir
-		if !m.Shard.Whole() {
-			which += " (shard " + m.Shard.String() + ")"
-		}
-		prog.line(fmt.Sprintf("resuming %s: %d runs already measured, %d to do (%d of them failed before and are retried)",
-			which, done, len(todo), retried))
-	}
-	failed, err := loop.Run(ctx, ends, todo, prog, log)
-	if err != nil {
-		return err
-	}
-	if failed > 0 {
-		return &RunsFailedError{Failed: failed, Total: len(plan)}
-	}
-	return nil
-}
-
-// ends is where the matrix's runs run: between two hosts with Remote set,
-// else on a fresh link on this machine each.
-func (m *Matrix) ends(log *slog.Logger) loop.Ends {
-	if m.Remote != nil {
-		m.Remote.Logger, m.Remote.Env = log, benchRoles
-		return m.Remote
-	}
-	return rig.Local{Env: benchRoles, Link: m.Link, Log: log}
-}
+// ErrWorkdir: the work directory cannot be used for this matrix (it
+// holds another matrix, another command holds it, or it cannot be made).
+// Nothing was run.
+var ErrWorkdir = errors.New("work directory refused")
 
 // MaxDuration bounds a run's length (and its warm-up).
 const MaxDuration = 24 * time.Hour
@@ -370,6 +269,6 @@ const MaxDuration = 24 * time.Hour
 // Bounds on a matrix, so that a typo cannot plan a run that outlives the
 // machine or exhausts its memory.
 const (
-	MaxRepeats = 1000
-	MaxRuns    = 100000
+	maxRepeats = 1000
+	maxRuns    = 100000
 )

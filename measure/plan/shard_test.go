@@ -1,4 +1,4 @@
-package bench
+package plan
 
 import (
 	"encoding/json"
@@ -16,7 +16,6 @@ import (
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/report/reporttest"
 	"github.com/shakenfist/quicbench/measure/results"
-	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 )
@@ -63,10 +62,10 @@ func shardTestMatrices(t *testing.T) map[string]*Matrix {
 	return ms
 }
 
-func planKey(rc RunConfig) string { return runKey(rc.Cell, string(rc.Arm), rc.Repeat) }
+func planKey(rc Run) string { return runKey(rc.Cell, string(rc.Arm), rc.Repeat) }
 
 // unitIndex numbers the (cell, repeat) units of a full plan, run by run.
-func unitIndex(plan []RunConfig) []int {
+func unitIndex(plan []Run) []int {
 	out := make([]int, len(plan))
 	u := -1
 	for i, rc := range plan {
@@ -85,7 +84,7 @@ func unitIndex(plan []RunConfig) []int {
 // shard's runs are the unsharded plan's, in its order.
 func TestShardsPartitionThePlan(t *testing.T) {
 	for name, m := range shardTestMatrices(t) {
-		full := m.FullPlan()
+		full := m.fullPlan()
 		if !reflect.DeepEqual(m.Plan(), full) {
 			t.Fatalf("%s: the zero shard's plan is not the full plan", name)
 		}
@@ -254,26 +253,26 @@ func TestShardRecord(t *testing.T) {
 
 	m.Workdir = t.TempDir()
 	m.Shard = Shard{0, 2}
-	release, err := m.claimWorkdir()
+	release, err := m.Claim()
 	if err != nil {
 		t.Fatal(err)
 	}
-	release.release()
+	release.Release()
 	m.Shard = Shard{1, 2}
-	if _, err := m.claimWorkdir(); !errors.Is(err, ErrWorkdir) || !strings.Contains(err.Error(), `shard: "0/2" there, "1/2" asked`) {
+	if _, err := m.Claim(); !errors.Is(err, ErrWorkdir) || !strings.Contains(err.Error(), `shard: "0/2" there, "1/2" asked`) {
 		t.Errorf("resuming shard 0/2's directory as 1/2: %v", err)
 	}
 	// 0/1 is the whole matrix: it resumes an unsharded directory.
 	m.Workdir, m.Shard = t.TempDir(), Shard{}
-	if release, err = m.claimWorkdir(); err != nil {
+	if release, err = m.Claim(); err != nil {
 		t.Fatal(err)
 	}
-	release.release()
+	release.Release()
 	m.Shard = Shard{0, 1}
-	if release, err = m.claimWorkdir(); err != nil {
+	if release, err = m.Claim(); err != nil {
 		t.Errorf("resuming an unsharded directory as 0/1: %v", err)
 	} else {
-		release.release()
+		release.Release()
 	}
 }
 
@@ -285,7 +284,7 @@ func TestMatrixRecordRoundTrip(t *testing.T) {
 	withAll.Shard = Shard{2, 3}
 	ms["everything"] = withAll
 	twoHostM := shardMatrix(t, []string{"80:10"}, []float64{0}, []string{MatchedCC}, allArms[:2], 3)
-	twoHostM.Remote, twoHostM.Shard = &twohost.Client{Addr: "198.18.0.2:7000"}, Shard{1, 2}
+	twoHostM.Remote, twoHostM.Shard = "198.18.0.2:7000", Shard{1, 2}
 	ms["two-host"] = twoHostM
 	for name, m := range ms {
 		rec := m.record()
@@ -298,11 +297,11 @@ func TestMatrixRecordRoundTrip(t *testing.T) {
 		if string(a) != string(b) {
 			t.Errorf("%s: record -> matrix -> record changed it:\n%s\n%s", name, a, b)
 		}
-		if !slices.Equal(planKeys(m.FullPlan()), planKeys(back.FullPlan())) || !slices.Equal(planKeys(m.Plan()), planKeys(back.Plan())) {
+		if !slices.Equal(planKeys(m.fullPlan()), planKeys(back.fullPlan())) || !slices.Equal(planKeys(m.Plan()), planKeys(back.Plan())) {
 			t.Errorf("%s: the rebuilt matrix plans other runs", name)
 		}
-		for i, rc := range back.FullPlan() {
-			if got, want := rc.Profile.String(), m.FullPlan()[i].Profile.String(); got != want {
+		for i, rc := range back.fullPlan() {
+			if got, want := rc.Profile.String(), m.fullPlan()[i].Profile.String(); got != want {
 				t.Errorf("%s: run %d's profile %s, want %s", name, i, got, want)
 				break
 			}
@@ -325,7 +324,7 @@ func TestMatrixRecordRoundTrip(t *testing.T) {
 	}
 }
 
-func planKeys(plan []RunConfig) []string {
+func planKeys(plan []Run) []string {
 	var out []string
 	for _, rc := range plan {
 		out = append(out, planKey(rc))
@@ -352,7 +351,7 @@ func TestShardLines(t *testing.T) {
 }
 
 // fakeRun is a measured run record for rc, enough for results and report.
-func fakeRun(rc RunConfig) results.Run {
+func fakeRun(rc Run) results.Run {
 	start := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	return results.Run{
 		Schema: results.SchemaVersion, Cell: rc.Cell, Arm: string(rc.Arm), Repeat: rc.Repeat,
@@ -407,13 +406,13 @@ func TestLoadShardsMerges(t *testing.T) {
 	for _, r := range merged.Runs {
 		got = append(got, runKey(r.Cell, r.Arm, r.Repeat))
 	}
-	want := planKeys(m.FullPlan())
+	want := planKeys(m.fullPlan())
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Fatalf("merged runs:\n%q\nwant the full plan's:\n%q", got, want)
 	}
-	if !merged.Complete() || merged.Note() != "" || merged.Planned != len(want) || merged.Shards != 4 || len(merged.AbsentShards) != 0 {
+	if !merged.complete() || merged.Note() != "" || merged.Planned != len(want) || merged.Shards != 4 || len(merged.AbsentShards) != 0 {
 		t.Errorf("a complete merge: %+v, note %q", merged, merged.Note())
 	}
 	for i := range 4 {
@@ -437,7 +436,7 @@ func TestLoadShardsMerges(t *testing.T) {
 	}
 
 	// A shard not given, and a run not yet made: listed, not refused.
-	gone := m.FullPlan()[0]
+	gone := m.fullPlan()[0]
 	if err := os.RemoveAll(results.RunDir(dirs[0], gone.Cell, string(gone.Arm), gone.Repeat)); err != nil {
 		t.Fatal(err)
 	}
@@ -445,8 +444,8 @@ func TestLoadShardsMerges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lost := len(m.FullPlan()) - len(merged.Runs)
-	if merged.Complete() || len(merged.Missing) != lost || !slices.Contains(merged.Missing, planKey(gone)) ||
+	lost := len(m.fullPlan()) - len(merged.Runs)
+	if merged.complete() || len(merged.Missing) != lost || !slices.Contains(merged.Missing, planKey(gone)) ||
 		len(merged.AbsentShards) != 1 || merged.AbsentShards[0] != (Shard{3, 4}) {
 		t.Errorf("merge without shard 3 and one run: missing %d (want %d) %q, absent %v", len(merged.Missing), lost, merged.Missing, merged.AbsentShards)
 	}
@@ -542,14 +541,14 @@ func TestLoadShardsRefuses(t *testing.T) {
 	}
 }
 
-func shardPlan(m *Matrix, i, n int) []RunConfig {
+func shardPlan(m *Matrix, i, n int) []Run {
 	s := *m
 	s.Shard = Shard{i, n}
 	return s.Plan()
 }
 
 // copyRun copies rc's run.json from one work directory to another.
-func copyRun(t *testing.T, rc RunConfig, from, to string) {
+func copyRun(t *testing.T, rc Run, from, to string) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(results.RunDir(from, rc.Cell, string(rc.Arm), rc.Repeat), results.RunFile))
 	if err != nil {
@@ -568,7 +567,7 @@ func copyRun(t *testing.T, rc RunConfig, from, to string) {
 // of the reference matrix.
 func TestHeadlineShareExample(t *testing.T) {
 	m := shardMatrix(t, []string{"80:10", "150:2"}, []float64{0, 1, 2}, []string{MatchedCC}, allArms[:2], 5)
-	if u := units(m.FullPlan()); u != 30 {
+	if u := units(m.fullPlan()); u != 30 {
 		t.Errorf("%d units, want 30", u)
 	}
 	m.Shard = Shard{0, 6}
@@ -600,7 +599,7 @@ func TestLoadShardsTwoHost(t *testing.T) {
 	var dirs []string
 	for i, addr := range []string{"198.18.0.2:7000", "198.18.0.6:7000"} {
 		s := *m
-		s.Remote, s.Shard, s.Workdir = &twohost.Client{Addr: addr}, Shard{i, 2}, filepath.Join(root, fmt.Sprint(i))
+		s.Remote, s.Shard, s.Workdir = addr, Shard{i, 2}, filepath.Join(root, fmt.Sprint(i))
 		writeWorkdir(t, &s)
 		dirs = append(dirs, s.Workdir)
 	}
@@ -608,8 +607,8 @@ func TestLoadShardsTwoHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !merged.Complete() || len(merged.Runs) != 8 || merged.Runs[0].Cell.Profile != results.PathProfile {
-		t.Errorf("two-host merge: %d runs, complete %v, first cell %+v", len(merged.Runs), merged.Complete(), merged.Runs[0].Cell)
+	if !merged.complete() || len(merged.Runs) != 8 || merged.Runs[0].Cell.Profile != results.PathProfile {
+		t.Errorf("two-host merge: %d runs, complete %v, first cell %+v", len(merged.Runs), merged.complete(), merged.Runs[0].Cell)
 	}
 	local := *m
 	local.Shard, local.Workdir = Shard{1, 2}, filepath.Join(root, "local")

@@ -1,4 +1,4 @@
-package bench
+package plan
 
 import (
 	"errors"
@@ -17,21 +17,21 @@ import (
 func TestWorkdirClaims(t *testing.T) {
 	m := &Matrix{Profiles: testProfiles(t, "20:10"), Losses: []float64{1}, CCs: []string{MatchedCC},
 		Arms: []measure.ArmName{"tcp"}, Repeats: 1, Workdir: t.TempDir()}
-	release, err := m.claimWorkdir()
+	release, err := m.Claim()
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = m.claimWorkdir()
+	_, err = m.Claim()
 	if !errors.Is(err, ErrWorkdir) || !strings.Contains(err.Error(), fmt.Sprintf("process %d", os.Getpid())) {
 		t.Errorf("second claim while held: %v, want ErrWorkdir naming pid %d", err, os.Getpid())
 	}
-	release.release()
+	release.Release()
 
 	other := *m
 	other.Repeats = 2
 	other.Link.Backend = "emulator"
 	other.Workload.Duration = time.Minute
-	_, err = other.claimWorkdir()
+	_, err = other.Claim()
 	if !errors.Is(err, ErrWorkdir) {
 		t.Fatalf("a different matrix: %v, want ErrWorkdir", err)
 	}
@@ -47,9 +47,9 @@ func TestWorkdirClaims(t *testing.T) {
 		t.Errorf("a refused work directory: %v, want ErrWorkdir", err)
 	}
 	// The same matrix is welcome again.
-	release, err = m.claimWorkdir()
+	release, err = m.Claim()
 	if err != nil {
 		t.Fatalf("the same matrix refused: %v", err)
 	}
-	release.release()
+	release.Release()
 }

@@ -1,4 +1,4 @@
-package bench
+package plan
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ import (
 
 // An Axis is one dimension of a matrix: its values, and what each does to
 // a run. A matrix's plan is every combination of its axes' values, the
-// first axis outermost (Matrix.AllAxes lists them, FullPlan combines
+// first axis outermost (Matrix.AllAxes lists them, fullPlan combines
 // them).
 type Axis struct {
 	// Name names the axis in messages and in matrix.json ("loss").
@@ -30,7 +30,7 @@ type Axis struct {
 	// and, in rc.Cell, what names the run's directory. It returns false
 	// to leave the combination out: the loss axis runs a profile with a
 	// loss model of its own once, at its first value.
-	Apply func(rc *RunConfig, i int) bool
+	Apply func(rc *Run, i int) bool
 }
 
 // NewAxis is an axis of a matrix's own (Matrix.Axes): each run records
@@ -39,8 +39,8 @@ type Axis struct {
 // when not nil, changes what the value changes in the run (a workload or
 // link setting). The name and values must pass results.CheckAxis, and each
 // value is given once; Matrix.Validate says so when they do not.
-func NewAxis(name string, values []string, set func(rc *RunConfig, value string)) Axis {
-	return newAxis(name, name+" values", values, func(rc *RunConfig, i int) {
+func NewAxis(name string, values []string, set func(r *Run, value string)) Axis {
+	return newAxis(name, name+" values", values, func(rc *Run, i int) {
 		rc.Cell = rc.Cell.WithAxis(name, values[i])
 		if set != nil {
 			set(rc, values[i])
@@ -51,8 +51,8 @@ func NewAxis(name string, values []string, set func(rc *RunConfig, value string)
 // newAxis is an axis that runs every value, apply setting value i on a run
 // and naming it in rc.Cell: NewAxis's, and the built-in sessions and cap
 // axes, which name their values in cell fields of their own.
-func newAxis(name, label string, values []string, apply func(rc *RunConfig, i int)) Axis {
-	return Axis{Name: name, Label: label, Values: values, Apply: func(rc *RunConfig, i int) bool {
+func newAxis(name, label string, values []string, apply func(rc *Run, i int)) Axis {
+	return Axis{Name: name, Label: label, Values: values, Apply: func(rc *Run, i int) bool {
 		apply(rc, i)
 		return true
 	}}
@@ -63,8 +63,8 @@ const (
 	AxisProfile  = "profile"
 	AxisCC       = "cc"
 	AxisLoss     = "loss"
-	AxisSessions = "sessions"
-	AxisCap      = "cap"
+	axisSessions = "sessions"
+	axisCap      = "cap"
 	AxisRepeat   = "repeat"
 	AxisArm      = "arm"
 )
@@ -84,8 +84,8 @@ func (m *Matrix) AllAxes() []Axis {
 }
 
 // baseRun is what every run of the matrix shares before any axis sets it.
-func (m *Matrix) baseRun() RunConfig {
-	return RunConfig{Workload: m.Workload, Workdir: m.Workdir, Link: m.Link, Qlog: m.Qlog, Logger: m.Logger}
+func (m *Matrix) baseRun() Run {
+	return Run{Workload: m.Workload, Workdir: m.Workdir, Link: m.Link, Qlog: m.Qlog}
 }
 
 // profileAxis sets the run's profile (its loss is the loss axis's) and
@@ -93,8 +93,8 @@ func (m *Matrix) baseRun() RunConfig {
 // when it has a loss model of its own. Between two hosts it has one
 // value, the path as found.
 func (m *Matrix) profileAxis() Axis {
-	if m.Remote != nil {
-		return Axis{Name: AxisProfile, Label: "profiles", Values: []string{results.PathProfile}, Apply: func(rc *RunConfig, _ int) bool {
+	if m.Remote != "" {
+		return Axis{Name: AxisProfile, Label: "profiles", Values: []string{results.PathProfile}, Apply: func(rc *Run, _ int) bool {
 			rc.Profile = shapedlink.Profile{}
 			rc.Cell.Profile, rc.Cell.RTTms, rc.Cell.RateMbit = results.PathProfile, 0, 0
 			return true
@@ -104,7 +104,7 @@ func (m *Matrix) profileAxis() Axis {
 	for i, p := range m.Profiles {
 		texts[i] = p.String()
 	}
-	return Axis{Name: AxisProfile, Label: "profiles", Values: texts, Apply: func(rc *RunConfig, i int) bool {
+	return Axis{Name: AxisProfile, Label: "profiles", Values: texts, Apply: func(rc *Run, i int) bool {
 		p := m.Profiles[i]
 		rc.Profile = p
 		rc.Cell.Profile = p.WithLoss(0).String()
@@ -120,11 +120,11 @@ func (m *Matrix) profileAxis() Axis {
 // ccAxis pins the tcp arm's congestion control; any but a Matched one
 // makes a sensitivity cell.
 func (m *Matrix) ccAxis() Axis {
-	return Axis{Name: AxisCC, Label: "ccs", Values: m.CCs, Apply: func(rc *RunConfig, i int) bool {
+	return Axis{Name: AxisCC, Label: "ccs", Values: m.CCs, Apply: func(rc *Run, i int) bool {
 		rc.Cell.CC, rc.Cell.Sensitivity = m.CCs[i], !Matched(m.CCs[i])
 		rc.Controller = ""
-		if m.needsController() {
-			rc.Controller = quicreno.Name + " " + m.controller().String()
+		if p, ok := m.Quicreno(); ok {
+			rc.Controller = quicreno.Name + " " + p.String()
 		}
 		return true
 	}}
@@ -132,15 +132,15 @@ func (m *Matrix) ccAxis() Axis {
 
 // lossAxis gives the profile each loss level, except a profile with a
 // loss model of its own, which runs once as it is, its cell's loss its
-// mean (OwnLoss). Between two hosts it has one value, 0.
+// mean (ownLoss). Between two hosts it has one value, 0.
 func (m *Matrix) lossAxis() Axis {
 	losses := m.Losses
-	if m.Remote != nil {
+	if m.Remote != "" {
 		losses = []float64{0}
 	}
-	return Axis{Name: AxisLoss, Label: "losses", Values: floatTexts(losses), Apply: func(rc *RunConfig, i int) bool {
+	return Axis{Name: AxisLoss, Label: "losses", Values: floatTexts(losses), Apply: func(rc *Run, i int) bool {
 		if rc.Profile.HasLoss() {
-			rc.Cell.LossPct = OwnLoss(rc.Profile)
+			rc.Cell.LossPct = ownLoss(rc.Profile)
 			return i == 0
 		}
 		rc.Profile = rc.Profile.WithLoss(losses[i])
@@ -155,7 +155,7 @@ func (m *Matrix) repeatAxis() Axis {
 	for i := range texts {
 		texts[i] = strconv.Itoa(i + 1)
 	}
-	return Axis{Name: AxisRepeat, Label: "repeats", Values: texts, Apply: func(rc *RunConfig, i int) bool {
+	return Axis{Name: AxisRepeat, Label: "repeats", Values: texts, Apply: func(rc *Run, i int) bool {
 		rc.Repeat = i + 1
 		return true
 	}}
@@ -167,7 +167,7 @@ func (m *Matrix) armAxis() Axis {
 	for i, a := range m.Arms {
 		texts[i] = string(a)
 	}
-	return Axis{Name: AxisArm, Label: "arms", Values: texts, Apply: func(rc *RunConfig, i int) bool {
+	return Axis{Name: AxisArm, Label: "arms", Values: texts, Apply: func(rc *Run, i int) bool {
 		rc.Arm = m.Arms[i]
 		return true
 	}}
@@ -193,7 +193,7 @@ func floatTexts(fs []float64) []string {
 // a cell can record, and an Apply.
 func (m *Matrix) validateAxes() []error {
 	var errs []error
-	builtin := []string{AxisProfile, AxisCC, AxisLoss, AxisSessions, AxisCap, AxisRepeat, AxisArm}
+	builtin := []string{AxisProfile, AxisCC, AxisLoss, axisSessions, axisCap, AxisRepeat, AxisArm}
 	var seen []string
 	for _, a := range m.Axes {
 		switch {
@@ -221,7 +221,7 @@ func (m *Matrix) validateAxes() []error {
 // distinctRuns checks that no two runs of the plan share a directory: an
 // axis whose Apply does not name its values apart in the cell (NewAxis
 // does) would have them overwrite each other.
-func distinctRuns(plan []RunConfig) error {
+func distinctRuns(plan []Run) error {
 	seen := make(map[string]bool, len(plan))
 	for _, rc := range plan {
 		k := runKey(rc.Cell, string(rc.Arm), rc.Repeat)

@@ -1,4 +1,4 @@
-package bench
+package plan
 
 import (
 	"encoding/json"
@@ -14,16 +14,15 @@ import (
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/report"
 	"github.com/shakenfist/quicbench/measure/results"
-	"github.com/shakenfist/quicbench/measure/twohost"
 	"github.com/shakenfist/quicbench/shapedlink"
 )
 
-// nestedLoopPlan is FullPlan as it was before the matrix became a list of
+// nestedLoopPlan is fullPlan as it was before the matrix became a list of
 // axes: one nested loop per built-in axis. It is kept here as the
 // reference every plan must still match, so that the work directories
 // written before read, resume and merge as they did.
-func nestedLoopPlan(m *Matrix) []RunConfig {
-	var plan []RunConfig
+func nestedLoopPlan(m *Matrix) []Run {
+	var plan []Run
 	sessions := m.Sessions
 	if len(sessions) == 0 {
 		sessions = []int{0}
@@ -33,13 +32,13 @@ func nestedLoopPlan(m *Matrix) []RunConfig {
 		caps = []float64{0}
 	}
 	profiles, allLosses := m.Profiles, m.Losses
-	if m.Remote != nil {
+	if m.Remote != "" {
 		profiles, allLosses = []shapedlink.Profile{{}}, []float64{0}
 	}
 	for _, p := range profiles {
 		losses, own := allLosses, p.HasLoss()
 		if own {
-			losses = []float64{OwnLoss(p)}
+			losses = []float64{ownLoss(p)}
 		}
 		for _, cc := range m.CCs {
 			for _, loss := range losses {
@@ -58,7 +57,7 @@ func nestedLoopPlan(m *Matrix) []RunConfig {
 							Sensitivity: cc != MatchedCC,
 							Sessions:    n,
 						}
-						if m.Remote != nil {
+						if m.Remote != "" {
 							cell.Profile, cell.RTTms, cell.RateMbit = results.PathProfile, 0, 0
 						}
 						w := m.Workload
@@ -69,10 +68,10 @@ func nestedLoopPlan(m *Matrix) []RunConfig {
 						}
 						for r := 1; r <= m.Repeats; r++ {
 							for _, arm := range m.Arms {
-								plan = append(plan, RunConfig{
+								plan = append(plan, Run{
 									Cell: cell, Profile: lp, Arm: arm, Repeat: r,
 									Workload: w, Workdir: m.Workdir, Link: m.Link,
-									Qlog: m.Qlog, Logger: m.Logger, Sessions: n,
+									Qlog: m.Qlog, Sessions: n,
 								})
 							}
 						}
@@ -87,13 +86,13 @@ func nestedLoopPlan(m *Matrix) []RunConfig {
 // nestedLoopSize is size as it was before the axes.
 func nestedLoopSize(m *Matrix) int {
 	n, profiles, losses := 1, len(m.Profiles), len(m.Losses)
-	if m.Remote != nil {
+	if m.Remote != "" {
 		profiles, losses = 1, 1
 	}
 	for _, k := range []int{profiles, losses, len(m.CCs), len(m.Arms), m.Repeats,
 		max(1, len(m.Sessions)), max(1, len(m.BulkCapFractions))} {
-		if k > 0 && n > MaxRuns/k {
-			return MaxRuns + 1
+		if k > 0 && n > maxRuns/k {
+			return maxRuns + 1
 		}
 		n *= k
 	}
@@ -115,10 +114,10 @@ func planTestMatrices(t *testing.T) map[string]*Matrix {
 	capsOwn.BulkCapFractions = []float64{0.8, 0}
 	ms["caps, own loss, no reno"] = capsOwn
 	remote := shardMatrix(t, nil, nil, []string{MatchedCC, "cubic"}, allArms[:2], 3)
-	remote.Remote = &twohost.Client{Addr: "198.18.0.2:7000"}
+	remote.Remote = "198.18.0.2:7000"
 	ms["two hosts"] = remote
 	remoteS := shardMatrix(t, nil, nil, []string{MatchedCC}, allArms[:2], 2)
-	remoteS.Remote, remoteS.Sessions = &twohost.Client{Addr: "198.18.0.2:7000"}, []int{2, 1}
+	remoteS.Remote, remoteS.Sessions = "198.18.0.2:7000", []int{2, 1}
 	ms["two hosts, sessions"] = remoteS
 	ms["no arms"] = shardMatrix(t, []string{"80:10"}, []float64{1}, []string{MatchedCC}, nil, 2)
 	ms["no repeats"] = shardMatrix(t, []string{"80:10"}, []float64{1}, []string{MatchedCC}, allArms[:2], 0)
@@ -131,7 +130,7 @@ func planTestMatrices(t *testing.T) map[string]*Matrix {
 // order and every setting), and so is each shard's share and the size.
 func TestPlanMatchesNestedLoops(t *testing.T) {
 	for name, m := range planTestMatrices(t) {
-		got, want := m.FullPlan(), nestedLoopPlan(m)
+		got, want := m.fullPlan(), nestedLoopPlan(m)
 		if gk, wk := planKeys(got), planKeys(want); !slices.Equal(gk, wk) {
 			i := 0
 			for i < min(len(gk), len(wk)) && gk[i] == wk[i] {
@@ -171,7 +170,7 @@ func TestRecordsWithoutAxesUnchanged(t *testing.T) {
 		if strings.Contains(string(b), `"axes"`) {
 			t.Errorf("%s: matrix.json names axes: %s", name, b)
 		}
-		for _, rc := range m.FullPlan() {
+		for _, rc := range m.fullPlan() {
 			if b, _ := json.Marshal(rc.Cell); strings.Contains(string(b), "axes") {
 				t.Errorf("%s: a cell names axes: %s", name, b)
 				break
@@ -189,7 +188,7 @@ func TestOwnAxis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := m.FullPlan()
+	plan := m.fullPlan()
 	if len(plan) != 2*2*2*2 {
 		t.Fatalf("%d runs, want 16", len(plan))
 	}
@@ -200,12 +199,15 @@ func TestOwnAxis(t *testing.T) {
 		t.Errorf("fifth run %s", k)
 	}
 	for _, rc := range plan {
-		v, _ := rc.Cell.Axis("gap")
+		_, v, _ := strings.Cut(rc.Cell.Axes, "gap=")
 		if d, _ := time.ParseDuration(v); rc.Workload.EchoGap != d {
 			t.Errorf("%s: echo gap %v", planKey(rc), rc.Workload.EchoGap)
 		}
-		if err := rc.Cell.Validate(); err != nil {
-			t.Errorf("%s: %v", planKey(rc), err)
+		for _, f := range strings.Fields(rc.Cell.Axes) {
+			name, value, _ := strings.Cut(f, "=")
+			if err := results.CheckAxis(name, value); err != nil {
+				t.Errorf("%s: %v", planKey(rc), err)
+			}
 		}
 	}
 	if got := report.CellTitle(plan[4].Cell); got != "80 ms / 10 Mbit, gap 5ms" {
@@ -214,11 +216,11 @@ func TestOwnAxis(t *testing.T) {
 
 	// matrix.json records the axis; a resume with other values is refused.
 	m.Workdir = t.TempDir()
-	claimed, err := m.claimWorkdir()
+	claimed, err := m.Claim()
 	if err != nil {
 		t.Fatal(err)
 	}
-	claimed.release()
+	claimed.Release()
 	b, _ := os.ReadFile(filepath.Join(m.Workdir, matrixFile))
 	if !strings.Contains(string(b), `"axes": [`) || !strings.Contains(string(b), `"name": "gap"`) {
 		t.Errorf("matrix.json does not record the axis:\n%s", b)
@@ -228,13 +230,13 @@ func TestOwnAxis(t *testing.T) {
 		t.Fatal(err)
 	}
 	other.Workdir = m.Workdir
-	if _, err := other.claimWorkdir(); !errors.Is(err, ErrWorkdir) || !strings.Contains(err.Error(), "axes:") {
+	if _, err := other.Claim(); !errors.Is(err, ErrWorkdir) || !strings.Contains(err.Error(), "axes:") {
 		t.Errorf("resuming with other gaps: %v", err)
 	}
-	if claimed, err = m.claimWorkdir(); err != nil {
+	if claimed, err = m.Claim(); err != nil {
 		t.Errorf("resuming with the same gaps: %v", err)
 	} else {
-		claimed.release()
+		claimed.Release()
 	}
 
 	// Shards merge, and the merged runs summarise with a cell per gap.
@@ -243,8 +245,8 @@ func TestOwnAxis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !merged.Complete() || len(merged.Runs) != len(plan) {
-		t.Fatalf("merge: %d runs, complete %v: %s", len(merged.Runs), merged.Complete(), merged.Note())
+	if !merged.complete() || len(merged.Runs) != len(plan) {
+		t.Fatalf("merge: %d runs, complete %v: %s", len(merged.Runs), merged.complete(), merged.Note())
 	}
 	rep, err := report.Build(merged.Runs, report.Options{})
 	if err != nil {
@@ -267,7 +269,7 @@ func TestOwnAxis(t *testing.T) {
 func gapMatrix(t *testing.T, gaps ...string) (*Matrix, error) {
 	t.Helper()
 	m := shardMatrix(t, []string{"80:10"}, []float64{0, 1}, []string{MatchedCC}, []measure.ArmName{"tcp", "quic"}, 2)
-	m.Axes = []Axis{NewAxis("gap", gaps, func(rc *RunConfig, v string) {
+	m.Axes = []Axis{NewAxis("gap", gaps, func(rc *Run, v string) {
 		d, _ := time.ParseDuration(v)
 		rc.Workload.EchoGap = d
 	})}
@@ -305,7 +307,7 @@ func TestOwnAxisRefusedFromCode(t *testing.T) {
 		{[]Axis{NewAxis("gap", []string{"1"}, nil), NewAxis("gap", []string{"2"}, nil)}, `axis "gap" is given twice`},
 		{[]Axis{NewAxis("gap", nil, nil)}, `axis "gap" has no values`},
 		{[]Axis{{Name: "gap", Values: []string{"1"}}}, `axis "gap" has no Apply`},
-		{[]Axis{{Name: "gap", Values: []string{"1", "2"}, Apply: func(*RunConfig, int) bool { return true }}}, "share the directory"},
+		{[]Axis{{Name: "gap", Values: []string{"1", "2"}, Apply: func(*Run, int) bool { return true }}}, "share the directory"},
 	} {
 		m := base()
 		m.Axes = c.axes

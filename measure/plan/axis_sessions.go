@@ -1,4 +1,4 @@
-package bench
+package plan
 
 import (
 	"fmt"
@@ -11,16 +11,16 @@ import (
 // axis: its values' check and what a value sets on a run (its flag is
 // benchcmd.SessionsFlag).
 
-// maxSessions bounds Matrix.Sessions: 64 sessions of five channels is 320
+// MaxSessions bounds Matrix.Sessions: 64 sessions of five channels is 320
 // connections on the tcp and quic-per-channel arms.
-const maxSessions = 64
+const MaxSessions = 64
 
 // sessionsErrors says what is wrong with Matrix.Sessions.
 func (m *Matrix) sessionsErrors() []error {
 	var errs []error
 	for _, n := range m.Sessions {
-		if n < 1 || n > maxSessions {
-			errs = append(errs, fmt.Errorf("sessions %d is outside 1..%d", n, maxSessions))
+		if n < 1 || n > MaxSessions {
+			errs = append(errs, fmt.Errorf("sessions %d is outside 1..%d", n, MaxSessions))
 		}
 	}
 	return errs
@@ -36,7 +36,7 @@ func (m *Matrix) sessionsAxis() []Axis {
 	for i, n := range m.Sessions {
 		texts[i] = strconv.Itoa(n)
 	}
-	return []Axis{newAxis(AxisSessions, "session counts", texts, func(rc *RunConfig, i int) {
+	return []Axis{newAxis(axisSessions, "session counts", texts, func(rc *Run, i int) {
 		rc.Sessions, rc.Cell.Sessions = m.Sessions[i], m.Sessions[i]
 	})}
 }

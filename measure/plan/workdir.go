@@ -1,4 +1,4 @@
-package bench
+package plan
 
 import (
 	"bytes"
@@ -18,10 +18,10 @@ import (
 	"github.com/shakenfist/quicbench/spicelike"
 )
 
-// claim is a work directory this process holds, with what claiming it
-// made, so that a matrix refused before any run (the two-host daemon
-// refusing the driver) can leave the directory as it found it.
-type claim struct {
+// Claim is a work directory this process holds (Matrix.Claim), with what
+// claiming it made, so that a matrix refused before any run (the two-host
+// daemon refusing the driver) can leave the directory as it found it.
+type Claim struct {
 	unlock func()
 	once   sync.Once
 	// made are the directories and files the claim created, in the order
@@ -29,17 +29,17 @@ type claim struct {
 	made []string
 }
 
-// release gives up the lock; a second call does nothing.
-func (c *claim) release() { c.once.Do(c.unlock) }
+// Release gives up the lock; a second call does nothing.
+func (c *Claim) Release() { c.once.Do(c.unlock) }
 
-// undo removes what the claim made (matrix.json, .lock, directories it
+// Undo removes what the claim made (matrix.json, .lock, directories it
 // created, each only if still empty), latest first, and releases the
 // lock. Only for a matrix that ran nothing.
-func (c *claim) undo() {
+func (c *Claim) Undo() {
 	for i := len(c.made) - 1; i >= 0; i-- {
 		os.Remove(c.made[i]) // a directory that is not empty stays
 	}
-	c.release()
+	c.Release()
 }
 
 // missingDirs are dir and its ancestors that do not exist, outermost
@@ -58,11 +58,11 @@ func missingDirs(dir string) []string {
 	return out
 }
 
-// claimWorkdir makes the work directory, locks it for this process, and
-// checks that it was made for this matrix (recording the matrix if it is
-// new). The claim releases the lock, or undoes the claim.
-func (m *Matrix) claimWorkdir() (*claim, error) {
-	c := &claim{made: missingDirs(m.Workdir)}
+// Claim makes the work directory, locks it for this process, and checks
+// that it was made for this matrix (matrix.json, written if it is new); a
+// refusal wraps ErrWorkdir. The Claim releases the lock, or undoes itself.
+func (m *Matrix) Claim() (*Claim, error) {
+	c := &Claim{made: missingDirs(m.Workdir)}
 	if err := os.MkdirAll(m.Workdir, 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrWorkdir, err)
 	}
@@ -92,7 +92,7 @@ func (m *Matrix) claimWorkdir() (*claim, error) {
 		err = fmt.Errorf("%w: %v (remove %s if the directory holds no runs you need)", ErrWorkdir, rerr, mf)
 	}
 	if err != nil {
-		c.undo()
+		c.Undo()
 		return nil, err
 	}
 	return c, nil
@@ -140,8 +140,8 @@ type matrixRecord struct {
 
 func (m *Matrix) record() matrixRecord {
 	ctl := ""
-	if m.needsController() {
-		ctl = m.controller().String()
+	if p, ok := m.Quicreno(); ok {
+		ctl = p.String()
 	}
 	return matrixRecord{
 		Profiles: profileTexts(m.Profiles), Losses: m.Losses, CCs: m.CCs, Arms: m.Arms, Repeats: m.Repeats,
@@ -151,7 +151,7 @@ func (m *Matrix) record() matrixRecord {
 		Sessions: m.Sessions, BulkCapFractions: m.BulkCapFractions,
 		Axes:       axisRecords(m.Axes),
 		Shard:      m.Shard.recordText(),
-		Remote:     m.remoteAddr(),
+		Remote:     m.Remote,
 		Controller: ctl,
 	}
 }
