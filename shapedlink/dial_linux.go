@@ -8,7 +8,7 @@ import (
 // nsListen is Listen in a network namespace.
 func (n *Namespace) nsListen(ctx context.Context, network, address string) (net.Listener, error) {
 	var l net.Listener
-	err := n.Do(func() error {
+	err := n.nsDo(func() error {
 		var err error
 		l, err = (&net.ListenConfig{}).Listen(ctx, network, address)
 		return err
@@ -19,7 +19,7 @@ func (n *Namespace) nsListen(ctx context.Context, network, address string) (net.
 // nsListenPacket is ListenPacket in a network namespace.
 func (n *Namespace) nsListenPacket(ctx context.Context, network, address string) (net.PacketConn, error) {
 	var c net.PacketConn
-	err := n.Do(func() error {
+	err := n.nsDo(func() error {
 		var err error
 		c, err = (&net.ListenConfig{}).ListenPacket(ctx, network, address)
 		return err
@@ -30,7 +30,7 @@ func (n *Namespace) nsListenPacket(ctx context.Context, network, address string)
 // nsDialContext is DialContext from a network namespace.
 func (n *Namespace) nsDialContext(ctx context.Context, network, address string) (net.Conn, error) {
 	var c net.Conn
-	err := n.Do(func() error {
+	err := n.nsDo(func() error {
 		var err error
 		c, err = (&net.Dialer{}).DialContext(ctx, network, address)
 		return err

@@ -2,7 +2,6 @@ package shapedlink
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
 )
@@ -74,43 +73,6 @@ type FourState = linkspec.FourState
 // Apply writes them into a Direction.
 type DirOptions = linkspec.DirOptions
 
-// Direction returns direction d of p with every setting resolved. Its
-// limit is the first of: its limit option; the short form's @limit_pkts;
-// the discipline's default; DefaultLimit of its own rate and twice its
-// delay when either differs from the short form; the short form's.
-func (p Profile) Direction(d Dir) Direction {
-	o := p.opts(d)
-	dir := Direction{Delay: p.RTT / 2, RateMbit: p.RateMbit, LossPct: p.LossPct, Limit: p.Limit}
-	o.Apply(&dir)
-	switch {
-	case o.Has("limit"):
-	case p.Limit != DefaultLimit(p.RateMbit, p.RTT):
-		// The short form named a limit: it holds for both directions.
-	case dir.Queue.Managed():
-		dir.Limit = DefaultQueueLimit(dir.Queue.Kind)
-	case o.Has("delay") || o.Has("rate"):
-		dir.Limit = DefaultLimit(dir.RateMbit, 2*dir.Delay)
-	}
-	return dir
-}
-
-// RoundTrip is the sum of the two directions' delays: RTT for a profile
-// without delay options.
-func (p Profile) RoundTrip() time.Duration {
-	return p.Direction(Down).Delay + p.Direction(Up).Delay
-}
-
-// Symmetric reports whether p has no per-direction options: both
-// directions are exactly what the short form says.
-func (p Profile) Symmetric() bool { return p.Down.IsZero() && p.Up.IsZero() }
-
-func (p Profile) opts(d Dir) DirOptions {
-	if d == Up {
-		return p.Up
-	}
-	return p.Down
-}
-
 // notOnNetem says why netem cannot build dirs (p's directions, loaded), or
 // "" when it can (linkspec.NotOnNetem).
 func notOnNetem(dirs [2]Direction) string {
@@ -120,15 +82,4 @@ func notOnNetem(dirs [2]Direction) string {
 		}
 	}
 	return ""
-}
-
-// Marks reports whether a direction of p marks CE rather than drops
-// (a queue discipline with ecn=on).
-func (p Profile) Marks() bool {
-	for _, d := range []Dir{Down, Up} {
-		if q := p.Direction(d).Queue; q.Managed() && q.ECN {
-			return true
-		}
-	}
-	return false
 }

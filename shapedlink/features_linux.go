@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -22,22 +21,6 @@ const (
 	ethSSFeatures    = 4    // ETH_SS_FEATURES
 	ethGStringLen    = 32   // ETH_GSTRING_LEN
 )
-
-// ethtoolRaw issues one ethtool command whose argument is buf (starting
-// with the command word) on dev through socket fd.
-func ethtoolRaw(fd int, dev string, buf []byte) error {
-	var ifr ifreqData
-	if len(dev) >= len(ifr.name) {
-		return fmt.Errorf("device name %q is too long", dev)
-	}
-	copy(ifr.name[:], dev)
-	ifr.data = unsafe.Pointer(&buf[0])
-	_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.SIOCETHTOOL, uintptr(unsafe.Pointer(&ifr)))
-	if errno != 0 {
-		return errno
-	}
-	return nil
-}
 
 // featureNames lists dev's features by bit, as ethtool names them.
 func featureNames(fd int, dev string) ([]string, error) {

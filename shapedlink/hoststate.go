@@ -1,7 +1,5 @@
 package shapedlink
 
-import "github.com/shakenfist/quicbench/internal/buildinfo"
-
 // HostState is what matters for comparing runs made on different hosts or
 // days: the kernel, the TCP settings in the server namespace, netem, the
 // backend and offloads, and the code that ran. In process, and off Linux,
@@ -43,27 +41,4 @@ type HostState struct {
 	CommitSource  string `json:"commit_source,omitempty"`
 	CommitMissing string `json:"commit_missing,omitempty"`
 	GoVersion     string `json:"go_version"`
-}
-
-// HostState reads the record for this link.
-func (in *Instruments) HostState() (HostState, error) {
-	l := in.l
-	hs := HostState{
-		NetemAvailable: l.netemAvailable,
-		Backend:        l.backend,
-		OffloadMode:    l.offloadMode,
-		Mode:           l.mode,
-		Profile:        l.profile.String(),
-		Limit:          l.profile.Direction(Down).Limit,
-		Applied:        l.Applied(),
-		Offload:        in.Offload(),
-	}
-	l.shaper.record(&hs)
-	if err := l.readHostKernel(&hs); err != nil {
-		return hs, err
-	}
-	bi := buildinfo.Read()
-	hs.Module, hs.Version, hs.GoVersion = bi.Module, bi.Version, bi.GoVersion
-	hs.Commit, hs.CommitSource, hs.CommitMissing = bi.Commit, bi.CommitSource, bi.CommitMissing
-	return hs, nil
 }

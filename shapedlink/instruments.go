@@ -3,6 +3,8 @@ package shapedlink
 import (
 	"context"
 	"time"
+
+	"github.com/shakenfist/quicbench/internal/buildinfo"
 )
 
 // Instruments are what a bench reads about a running link: HostState,
@@ -68,4 +70,27 @@ func (in *Instruments) SampleQueue(ctx context.Context, e End, interval time.Dur
 	}
 	defer s.Close()
 	return s.Run(ctx, interval)
+}
+
+// HostState reads the record for this link.
+func (in *Instruments) HostState() (HostState, error) {
+	l := in.l
+	hs := HostState{
+		NetemAvailable: l.netemAvailable,
+		Backend:        l.backend,
+		OffloadMode:    l.offloadMode,
+		Mode:           l.mode,
+		Profile:        l.profile.String(),
+		Limit:          l.profile.Direction(Down).Limit,
+		Applied:        l.Applied(),
+		Offload:        in.Offload(),
+	}
+	l.shaper.record(&hs)
+	if err := l.readHostKernel(&hs); err != nil {
+		return hs, err
+	}
+	bi := buildinfo.Read()
+	hs.Module, hs.Version, hs.GoVersion = bi.Module, bi.Version, bi.GoVersion
+	hs.Commit, hs.CommitSource, hs.CommitMissing = bi.Commit, bi.CommitSource, bi.CommitMissing
+	return hs, nil
 }

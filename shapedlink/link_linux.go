@@ -6,18 +6,6 @@ import (
 	"log/slog"
 )
 
-// Sizes and device names, the same for every link.
-const (
-	prefixLen = 24
-	linkMTU   = 1500
-
-	serverDev      = "qbsrv0"  // in the server namespace
-	clientDev      = "qbcli0"  // in the client namespace
-	shaperSideSrv  = "qbshs0"  // in the shaper namespace, peer of serverDev
-	shaperSideCli  = "qbshc0"  // in the shaper namespace, peer of clientDev
-	wirePacketSize = 1500 + 14 // the longest frame one wire packet makes on a veth
-)
-
 // newWithNamespaces builds a link whose ends are network namespaces:
 // netem's, the emulator's or none's (New has checked p and the backend).
 func newWithNamespaces(ctx context.Context, p Profile, opts Options, log *slog.Logger) (*Link, error) {
@@ -132,44 +120,4 @@ func (l *Link) chooseBackend(asked Backend) error {
 		l.log.Info("shapedlink: backend chosen", "backend", l.backend, "reason", "requested by the caller", "netem_available", l.netemAvailable, "mode", l.mode)
 	}
 	return nil
-}
-
-func (l *Link) ns(e End) *Namespace { return l.Namespace(e) }
-
-func (l *Link) dev(e End) string {
-	if e == ClientEnd {
-		return clientDev
-	}
-	return serverDev
-}
-
-// closeNamespaces drops the link's namespaces (none for the in-process
-// link), removing the veths first, and waits for the kernel's teardown.
-func (l *Link) closeNamespaces() []error {
-	var errs []error
-	had := false
-	for _, ns := range []*Namespace{l.server, l.client, l.shaperNS} {
-		if ns == nil || ns.sim != nil {
-			continue
-		}
-		had = true
-		// Remove the link explicitly so it disappears now even if a
-		// socket keeps the namespace itself alive.
-		if h, err := ns.handle(); err == nil {
-			for _, name := range []string{serverDev, clientDev, shaperSideSrv, shaperSideCli} {
-				if link, err := h.LinkByName(name); err == nil {
-					_ = h.LinkDel(link)
-				}
-			}
-			h.Close()
-		}
-		if err := ns.close(); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if had {
-		// Wait for the kernel's teardown worker (teardown_linux.go).
-		awaitNetnsTeardown()
-	}
-	return errs
 }

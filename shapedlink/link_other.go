@@ -4,14 +4,9 @@ package shapedlink
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"net/netip"
 )
-
-// errUnsupported is the error of whatever needs network namespaces.
-var errUnsupported = fmt.Errorf("shapedlink: %w: network namespaces need Linux (BackendInProcess works on any system)", errors.ErrUnsupported)
 
 // newWithNamespaces fails: network namespaces need Linux.
 func newWithNamespaces(ctx context.Context, p Profile, opts Options, log *slog.Logger) (*Link, error) {
@@ -21,15 +16,6 @@ func newWithNamespaces(ctx context.Context, p Profile, opts Options, log *slog.L
 // Reexec returns an error wrapping errors.ErrUnsupported: there are no
 // namespaces here (BackendInProcess needs no privilege).
 func Reexec() error { return errUnsupported }
-
-// closeNamespaces has nothing to drop: no namespace exists here.
-func (l *Link) closeNamespaces() []error { return nil }
-
-// dev is the veth device at end e: none here.
-func (l *Link) dev(e End) string { return "" }
-
-// readHostKernel has nothing to read: the kernel fields are Linux's.
-func (l *Link) readHostKernel(hs *HostState) error { return nil }
 
 // AddClientAddr adds an address to the client end; the in-process link,
 // the only one here, has one address per end.

@@ -81,7 +81,7 @@ func onLockedThread(fn func() error) error {
 
 // nsString names the namespace by role and inode, for logs.
 func (n *Namespace) nsString() string {
-	ino, err := n.Inode()
+	ino, err := n.nsInode()
 	if err != nil {
 		return n.role + " (closed)"
 	}

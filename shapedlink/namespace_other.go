@@ -4,6 +4,8 @@ package shapedlink
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net"
 	"os/exec"
 )
@@ -33,3 +35,6 @@ func (n *Namespace) nsListenPacket(ctx context.Context, network, address string)
 func (n *Namespace) nsDialContext(ctx context.Context, network, address string) (net.Conn, error) {
 	return nil, errUnsupported
 }
+
+// errUnsupported is the error of whatever needs network namespaces.
+var errUnsupported = fmt.Errorf("shapedlink: %w: network namespaces need Linux (BackendInProcess works on any system)", errors.ErrUnsupported)

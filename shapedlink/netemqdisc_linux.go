@@ -111,3 +111,17 @@ func describeQueueChain(ns *Namespace, ifindex int, d Direction) (string, error)
 	}
 	return netemnl.DescribeChain(qs, d)
 }
+
+// rootQdisc returns the root qdisc of link, as the kernel dumps it.
+func rootQdisc(h *netlink.Handle, link netlink.Link) (netlink.Qdisc, error) {
+	qs, err := h.QdiscList(link)
+	if err != nil {
+		return nil, fmt.Errorf("shapedlink: listing qdiscs on %s: %w", link.Attrs().Name, err)
+	}
+	for _, q := range qs {
+		if q.Attrs().Parent == netlink.HANDLE_ROOT && q.Attrs().LinkIndex == link.Attrs().Index {
+			return q, nil
+		}
+	}
+	return nil, fmt.Errorf("shapedlink: %s has no root qdisc", link.Attrs().Name)
+}

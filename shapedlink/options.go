@@ -1,100 +1,146 @@
 package shapedlink
 
 import (
-	"errors"
 	"fmt"
-	"strconv"
-	"strings"
+	"log/slog"
+	"time"
 
-	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
+	"github.com/shakenfist/quicbench/shapedlink/internal/emulator"
 )
 
-// OptionsGrammar is the form of the options that may follow the short
-// form, each after a comma: [down.|up.]{key=value|...}. OptionsHelp says
-// what each key does.
-var OptionsGrammar = linkspec.Grammar()
+// Backend names what shapes the link.
+type Backend string
 
-// OptionKeys lists the option keys, in the order Profile.String writes
-// them.
-func OptionKeys() []string { return linkspec.Keys() }
+const (
+	// BackendAuto picks BackendNetem where the kernel has sch_netem and
+	// BackendEmulator otherwise, and logs the choice.
+	BackendAuto Backend = ""
+	// BackendNetem shapes with one kernel netem qdisc on each veth end.
+	BackendNetem Backend = "netem"
+	// BackendEmulator shapes with a userspace emulator process in a third
+	// namespace between the two ends.
+	BackendEmulator Backend = "emulator"
+	// BackendNone joins the two namespaces with a plain veth pair and no
+	// shaping, the baseline of a calibration. The profile is recorded
+	// but not applied.
+	BackendNone Backend = "none"
+	// BackendInProcess carries UDP datagrams between two in-process ends
+	// through the emulator's model, on any system and with no privilege,
+	// in a testing/synctest bubble's virtual time when run in one.
+	// BackendAuto never chooses it.
+	BackendInProcess Backend = "inproc"
+)
 
-// OptionsHelp describes every option in a few lines each ("key=form" and
-// what it sets), for a command's -h.
-func OptionsHelp() string { return linkspec.Help() }
+// Mode names how the process got the privilege to build namespaces.
+type Mode string
 
-// ProfileUsage is what a command's -h says about profiles.
-func ProfileUsage() string {
-	return "\nA profile is " + ProfileGrammar + ", e.g. 80:10, 80:10:1 or 20:50,up.rate=5.\n" +
-		"The options, each after a comma, as [down.|up.]key=value (down: server to client, up: client to server, neither: both):\n" +
-		OptionsHelp()
+const (
+	// ModeAuto is ModeRoot for root in the initial user namespace,
+	// ModeUnprivileged inside a user namespace with CAP_SYS_ADMIN and
+	// CAP_NET_ADMIN, and an error otherwise.
+	ModeAuto Mode = ""
+	// ModeRoot: the process is root on the host.
+	ModeRoot Mode = "root"
+	// ModeUnprivileged: the process runs as root of its own user
+	// namespace, normally after Reexec.
+	ModeUnprivileged Mode = "unprivileged"
+	// ModeInProcess is the mode of every BackendInProcess link.
+	ModeInProcess Mode = "in-process"
+)
+
+// Options are the choices New makes beyond the profile. The zero value
+// picks everything automatically.
+type Options struct {
+	Backend Backend
+	Mode    Mode
+	// Seed seeds the link's random draws, Seed down and a value derived
+	// from it up; zero draws one. netem takes it from Linux 6.6 on.
+	// Applied and HostState say which seeds were in force.
+	Seed uint64
+	// Logger receives New's decisions at Info; nil discards them.
+	Logger *slog.Logger
+	// PacketTrace, for BackendInProcess only, is told of every datagram's
+	// steps through the link (PacketEvent), from the link's goroutines,
+	// in order within a direction; it must return quickly and must not
+	// call the link.
+	PacketTrace func(PacketEvent)
+	// Offload is how the ends handle segmentation offload: OffloadWire
+	// (wire-sized packets) or OffloadKeep (the kernel's offloads kept;
+	// the emulator still judges each wire segment, netem each
+	// super-packet as one packet). BackendInProcess refuses OffloadKeep.
+	Offload OffloadMode
+	// EmulatorLateMarker, for the emulator only, has each forwarding
+	// thread write one line to the kernel trace marker
+	// (/sys/kernel/tracing/trace_marker) the first time it sends a frame
+	// later than this: "quicbench-late tid=T late_ns=N". Zero writes
+	// none; New fails if the marker cannot be opened.
+	EmulatorLateMarker time.Duration
+	// EmulatorKeepAwake, for the emulator backend only, runs one busy
+	// loop at the idle scheduling class (SCHED_IDLE) per CPU the emulator
+	// may use, each pinned to its CPU, in a process of its own for as
+	// long as the link is up, so those CPUs never halt: on a virtual
+	// machine whose host is slow to resume a halted vCPU, that delay no
+	// longer lands on the emulator's timer wake-ups. The price is every
+	// such CPU at 100% (taken only when no other thread wants it).
+	// HostState and ShaperStats list the CPUs kept awake. The other
+	// backends refuse it; when BackendAuto chooses netem it is not used.
+	// Commands leave it off unless asked (DefaultKeepAwake).
+	EmulatorKeepAwake bool
+	// EmulatorDepartureWindow, for the emulator backend only, batches
+	// departures on a busy link: when a held segment falls due, the
+	// segments due within this window leave with it, up to the window
+	// early, so a super-packet's consecutive segments go out as one
+	// frame (fewer writes, and less of the receiving stack's work per
+	// byte, at multi-gigabit rates with OffloadKeep). A frame alone on
+	// the link is never sent early. ShaperStats counts the early frames
+	// (Early, EarlyMaxMs). Zero sends every segment at its due time; at
+	// most 1 ms. The other backends refuse it; when BackendAuto chooses
+	// netem it is not used. Commands use DefaultDepartureWindow.
+	EmulatorDepartureWindow time.Duration
 }
 
-// optionsString is the options part of String: ",key=value" for each
-// setting, without a direction where both directions have it with the
-// same value, in OptionKeys' order, down before up.
-func (p Profile) optionsString() string {
-	var b strings.Builder
-	for _, key := range linkspec.Keys() {
-		dv, dok := p.Down.Value(key)
-		uv, uok := p.Up.Value(key)
-		switch {
-		case dok && uok && dv == uv:
-			fmt.Fprintf(&b, ",%s=%s", key, dv)
-		default:
-			if dok {
-				fmt.Fprintf(&b, ",down.%s=%s", key, dv)
-			}
-			if uok {
-				fmt.Fprintf(&b, ",up.%s=%s", key, uv)
-			}
-		}
+// The emulator settings the example commands use unless told otherwise
+// (package linkflag's -keep-awake and -departure-window): the CPUs left
+// to idle, and a 200 us departure window, as measured best on this
+// project's machines. docs/calibration.md has what each changes and
+// costs.
+const (
+	DefaultKeepAwake       = false
+	DefaultDepartureWindow = 200 * time.Microsecond
+)
+
+// MaxDepartureWindow bounds Options.EmulatorDepartureWindow.
+const MaxDepartureWindow = emulator.MaxDepartureWindow
+
+// LateMarkerPrefix starts every line Options.EmulatorLateMarker writes
+// to the trace marker.
+const LateMarkerPrefix = emulator.LateMarkerPrefix
+
+// OffloadMode is how a link's ends handle segmentation offload (see
+// Options.Offload).
+type OffloadMode string
+
+// The offload modes.
+const (
+	OffloadWire OffloadMode = ""     // wire-sized packets: offloads off
+	OffloadKeep OffloadMode = "keep" // the kernel's offloads kept
+)
+
+// ParseOffloadMode reads "wire" (OffloadWire) or "keep" (OffloadKeep).
+func ParseOffloadMode(s string) (OffloadMode, error) {
+	switch s {
+	case "wire":
+		return OffloadWire, nil
+	case "keep":
+		return OffloadKeep, nil
 	}
-	return b.String()
+	return "", fmt.Errorf("%q is not an offload mode: use wire (devices pinned to wire-sized packets, as the bench runs) or keep (the ends keep segmentation offload)", s)
 }
 
-// parseOptions applies the comma-separated options in s to p.
-func parseOptions(input string, p *Profile, s string) error {
-	seen := map[string]bool{}
-	for _, opt := range strings.Split(s, ",") {
-		fail := func(reason string) error {
-			return &ProfileError{Input: input, Field: "option " + strconv.Quote(opt), Reason: reason}
-		}
-		name, val, ok := strings.Cut(opt, "=")
-		if !ok || name == "" {
-			return fail("is not key=value")
-		}
-		dirs := []Dir{Down, Up}
-		key := name
-		if d, k, ok := strings.Cut(name, "."); ok {
-			switch d {
-			case "down":
-				dirs = []Dir{Down}
-			case "up":
-				dirs = []Dir{Up}
-			default:
-				return fail(fmt.Sprintf("names direction %q; the directions are down (server to client) and up (client to server)", d))
-			}
-			key = k
-		}
-		for _, d := range dirs {
-			if seen[d.String()+"."+key] {
-				return fail(fmt.Sprintf("sets %s for the %s direction twice", key, d))
-			}
-			seen[d.String()+"."+key] = true
-		}
-		for _, d := range dirs {
-			o := &p.Down
-			if d == Up {
-				o = &p.Up
-			}
-			if err := o.Set(key, val); err != nil {
-				if errors.Is(err, linkspec.ErrUnknownKey) {
-					keys := linkspec.Keys()
-					return fail(fmt.Sprintf("has unknown key %q; the keys are %s and %s (each may follow down. or up.)", key, strings.Join(keys[:len(keys)-1], ", "), keys[len(keys)-1]))
-				}
-				return fail(err.Error())
-			}
-		}
+// String is the mode's name as ParseOffloadMode reads it.
+func (m OffloadMode) String() string {
+	if m == OffloadWire {
+		return "wire"
 	}
-	return nil
+	return string(m)
 }

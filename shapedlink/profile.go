@@ -1,7 +1,6 @@
 package shapedlink
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -45,13 +44,6 @@ func DefaultLimit(rateMbit float64, rtt time.Duration) int {
 	return linkspec.DefaultLimit(rateMbit, rtt)
 }
 
-// NewProfile returns a validated profile with the default limit.
-func NewProfile(rtt time.Duration, rateMbit, lossPct float64) (Profile, error) {
-	p := Profile{RTT: rtt, RateMbit: rateMbit, LossPct: lossPct}
-	p.Limit = DefaultLimit(rateMbit, rtt)
-	return p, p.Validate()
-}
-
 // WithLoss returns a copy of p with the given loss in both directions
 // (any per-direction loss option is dropped). The limit is unchanged.
 // Call Validate (New does) to check the result.
@@ -73,33 +65,6 @@ func (p Profile) HasLoss() bool {
 func (p Profile) WithLimit(pkts int) Profile {
 	p.Limit = pkts
 	return p
-}
-
-// Validate reports whether p can be applied, naming the offending field.
-// It does not read p's schedule or trace files; New and ParseProfile do.
-func (p Profile) Validate() error {
-	fail := func(field, reason string) error {
-		return &ProfileError{Input: p.String(), Field: field, Reason: reason}
-	}
-	switch {
-	case p.RTT <= 0:
-		return fail("rtt_ms", "must be positive")
-	case p.RTT > MaxRTT:
-		return fail("rtt_ms", fmt.Sprintf("must be at most %d", MaxRTT.Milliseconds()))
-	case !(p.RateMbit > 0): // also rejects NaN
-		return fail("rate_mbit", "must be positive")
-	case p.RateMbit > MaxRateMbit:
-		return fail("rate_mbit", fmt.Sprintf("must be at most %d", MaxRateMbit))
-	case !linkspec.WholeBytes(p.RateMbit):
-		return fail("rate_mbit", fmtNum(p.RateMbit)+" Mbit/s "+linkspec.RateReason(p.RateMbit))
-	case !(p.LossPct >= 0 && p.LossPct < 100):
-		return fail("loss_pct", "must satisfy 0 <= loss_pct < 100")
-	case linkspec.PctReason(p.LossPct) != "":
-		return fail("loss_pct", fmtNum(p.LossPct)+" "+linkspec.PctReason(p.LossPct))
-	case p.Limit < 1 || p.Limit > MaxLimit:
-		return fail("limit_pkts", fmt.Sprintf("must be between 1 and %d (the default for this profile is %d)", MaxLimit, DefaultLimit(p.RateMbit, p.RTT)))
-	}
-	return p.validateDirections()
 }
 
 // String returns p in the grammar ParseProfile accepts: the loss field only
@@ -145,81 +110,73 @@ func (e *ProfileError) Error() string {
 	return fmt.Sprintf("shapedlink: profile %q: %s; %s", e.Input, what, see)
 }
 
-// ErrEmptyProfiles is returned by ParseProfiles for a list with no profiles.
-var ErrEmptyProfiles = errors.New("shapedlink: no profiles given; want a space-separated list such as \"80:10 80:10:1 150:2:0.5\"")
-
-// ParseProfile parses rtt_ms:rate_mbit[:loss_pct][@limit_pkts][,option...],
-// for example "80:10", "80:10:1" or "150:2:0.5" (options: OptionsGrammar).
-// Numbers are plain decimals; a time may end in "ms" and a percentage in
-// "%". The limit defaults to DefaultLimit. A value the backends would not
-// apply as written is refused, as is an option another makes meaningless.
-func ParseProfile(s string) (Profile, error) {
-	short, opts, hasOpts := strings.Cut(s, ",")
-	body, limitText, hasLimit := strings.Cut(short, "@")
-	fields := strings.Split(body, ":")
-	if len(fields) < 2 || len(fields) > 3 {
-		return Profile{}, &ProfileError{Input: s, Reason: fmt.Sprintf("has %d colon-separated fields, want 2 or 3", len(fields))}
+// Direction returns direction d of p with every setting resolved. Its
+// limit is the first of: its limit option; the short form's @limit_pkts;
+// the discipline's default; DefaultLimit of its own rate and twice its
+// delay when either differs from the short form; the short form's.
+func (p Profile) Direction(d Dir) Direction {
+	o := p.opts(d)
+	dir := Direction{Delay: p.RTT / 2, RateMbit: p.RateMbit, LossPct: p.LossPct, Limit: p.Limit}
+	o.Apply(&dir)
+	switch {
+	case o.Has("limit"):
+	case p.Limit != DefaultLimit(p.RateMbit, p.RTT):
+		// The short form named a limit: it holds for both directions.
+	case dir.Queue.Managed():
+		dir.Limit = DefaultQueueLimit(dir.Queue.Kind)
+	case o.Has("delay") || o.Has("rate"):
+		dir.Limit = DefaultLimit(dir.RateMbit, 2*dir.Delay)
 	}
-	fail := func(field, reason string) (Profile, error) {
-		return Profile{}, &ProfileError{Input: s, Field: field, Reason: reason}
-	}
-	var p Profile
-	var err error
-	if p.RTT, err = linkspec.ParseMs(fields[0]); err != nil {
-		return fail("rtt_ms", err.Error())
-	}
-	if p.RTT <= 0 || p.RTT > MaxRTT {
-		return fail("rtt_ms", fmt.Sprintf("%q must be positive and at most %d", fields[0], MaxRTT.Milliseconds()))
-	}
-	if p.RateMbit, err = linkspec.ParseRate(fields[1]); err != nil {
-		return fail("rate_mbit", err.Error())
-	}
-	if len(fields) == 3 {
-		if p.LossPct, err = linkspec.ParsePct(fields[2]); err != nil {
-			return fail("loss_pct", err.Error())
-		}
-	}
-	p.Limit = DefaultLimit(p.RateMbit, p.RTT)
-	if hasLimit {
-		n, err := strconv.Atoi(limitText)
-		if err != nil || !linkspec.IsDigits(limitText) {
-			return Profile{}, &ProfileError{Input: s, Field: "limit_pkts", Reason: fmt.Sprintf("%q is not a whole number of packets", limitText)}
-		}
-		p.Limit = n
-	}
-	if hasOpts {
-		if err := parseOptions(s, &p, opts); err != nil {
-			return Profile{}, err
-		}
-	}
-	err = p.Validate()
-	if err == nil && hasOpts {
-		// The schedules and traces against the options beside them.
-		_, err = p.load()
-	}
-	if err != nil {
-		var pe *ProfileError
-		if errors.As(err, &pe) {
-			pe.Input = s
-		}
-		return Profile{}, err
-	}
-	return p, nil
+	return dir
 }
 
-// ParseProfiles parses a space-separated list of profiles ("80:10 80:10:1").
-// Runs of white space are allowed; an empty list is an error.
-func ParseProfiles(s string) ([]Profile, error) {
-	var out []Profile
-	for _, f := range strings.Fields(s) {
-		p, err := ParseProfile(f)
-		if err != nil {
-			return nil, err
+// RoundTrip is the sum of the two directions' delays: RTT for a profile
+// without delay options.
+func (p Profile) RoundTrip() time.Duration {
+	return p.Direction(Down).Delay + p.Direction(Up).Delay
+}
+
+// Symmetric reports whether p has no per-direction options: both
+// directions are exactly what the short form says.
+func (p Profile) Symmetric() bool { return p.Down.IsZero() && p.Up.IsZero() }
+
+func (p Profile) opts(d Dir) DirOptions {
+	if d == Up {
+		return p.Up
+	}
+	return p.Down
+}
+
+// Marks reports whether a direction of p marks CE rather than drops
+// (a queue discipline with ecn=on).
+func (p Profile) Marks() bool {
+	for _, d := range []Dir{Down, Up} {
+		if q := p.Direction(d).Queue; q.Managed() && q.ECN {
+			return true
 		}
-		out = append(out, p)
 	}
-	if len(out) == 0 {
-		return nil, ErrEmptyProfiles
+	return false
+}
+
+// optionsString is the options part of String: ",key=value" for each
+// setting, without a direction where both directions have it with the
+// same value, in OptionKeys' order, down before up.
+func (p Profile) optionsString() string {
+	var b strings.Builder
+	for _, key := range linkspec.Keys() {
+		dv, dok := p.Down.Value(key)
+		uv, uok := p.Up.Value(key)
+		switch {
+		case dok && uok && dv == uv:
+			fmt.Fprintf(&b, ",%s=%s", key, dv)
+		default:
+			if dok {
+				fmt.Fprintf(&b, ",down.%s=%s", key, dv)
+			}
+			if uok {
+				fmt.Fprintf(&b, ",up.%s=%s", key, uv)
+			}
+		}
 	}
-	return out, nil
+	return b.String()
 }

@@ -55,3 +55,26 @@ func (s *Sampler) Close() error {
 	})
 	return nil
 }
+
+// QueueSample is one poll of an end's egress queue: netem's backlog, or
+// the emulator's queue and delay line, for every backend alike.
+type QueueSample struct {
+	At      time.Time `json:"at"`
+	Packets int       `json:"packets"` // packets held (netem: queue plus delay line; with a queue discipline, its queue)
+	Bytes   int       `json:"bytes"`   // bytes held, link-layer header included
+	// Drops counts every packet this end's shaping dropped since the
+	// link was built; the emulator splits them into LossDrops and
+	// LimitDrops (zero with netem).
+	Drops      uint64 `json:"drops"`
+	LossDrops  uint64 `json:"loss_drops"`
+	LimitDrops uint64 `json:"limit_drops"`
+	// Flows are the emulator's fullest FQ-CoDel flow queues, at most 8.
+	Flows []FlowSample `json:"flows,omitempty"`
+}
+
+// FlowSample is one FQ-CoDel flow queue's occupancy.
+type FlowSample struct {
+	Queue   int `json:"queue"` // the flow queue: the 5-tuple's hash modulo the flows
+	Packets int `json:"packets"`
+	Bytes   int `json:"bytes"`
+}

@@ -11,21 +11,11 @@ import (
 // applied in place while the link runs (profile option schedule=SPEC),
 // with its Spec, Period (0: the changes run once) and Changes (in time
 // order). SPEC is a generator, blackout:DUR/EVERY[/hold] or
-// step:HI/LO/DUR/EVERY, or a JSON file of changes:
-//
-//	{"period": "20s",
-//	 "changes": [
-//	   {"at": "10s", "set": "rate", "value": 2},
-//	   {"at": "15s", "set": "rate", "value": 10},
-//	   {"at": "12s", "dir": "up", "set": "down", "hold": true},
-//	   {"at": "12.3s", "dir": "up", "set": "up"}]}
-//
-// "set" is rate (Mbit/s), delay (one-way ms), loss (percent), limit
-// (packets), down or up; "dir" limits a change to one direction. A change
-// applies to frames arriving from its time on; a blackout that holds
-// (not on netem) queues rather than drops. ForDir narrows the schedule to
-// one direction; Holds reports whether a change holds frames.
-// docs/link-description.md, "Schedules and traces", has the semantics.
+// step:HI/LO/DUR/EVERY, or a JSON file of changes. A change applies to
+// frames arriving from its time on; a blackout that holds (not on netem)
+// queues rather than drops. ForDir narrows the schedule to one direction;
+// Holds reports whether a change holds frames. docs/link-description.md,
+// "Schedules and traces", has the file format and the semantics.
 type Schedule = linkspec.Schedule
 
 // Change is one timed change of a schedule: At, Set, Value, Hold, Dir.

@@ -184,20 +184,12 @@ func TestScheduleBlackoutEmulator(t *testing.T) {
 // Mbit/s as 1500-byte opportunities) and over a cellular-like trace
 // delivers, in every whole second, what the trace's opportunities carry.
 //
-// What the test can know, and so what it allows: under mm-link's rule a
-// saturated link's frames of 1514 bytes leave at the opportunities that
-// carry their last bytes, so the frames leaving in a window are the
-// window's opportunities' bytes over 1514, rounded down or up (where the
-// first frame's bytes began). A frame's kernel receive stamp, less the
-// 5 ms delay, is when it left the link plus the shaper's lateness, which
-// the shaper reports (LateMaxMs) and which is never negative (it writes
-// no frame before its time); lateKernel allows for the hop from the
-// shaper's clock reading to the receiving socket's stamp. So a frame
-// counted in [lo, hi) used an opportunity in [lo-late, hi), and every
-// frame that used one in [lo, hi-late) is counted, provided the link was
-// saturated, which the test checks from its send times: a frame that had
-// reached the link before lo-late and left no earlier than hi means
-// frames were queued throughout.
+// Under mm-link's rule the frames leaving a window are its opportunities'
+// bytes over 1514, rounded down or up. A frame's receive stamp less the
+// delay is when it left plus the shaper's lateness (LateMaxMs, never
+// negative) and lateKernel; so the test counts frames against the
+// opportunities in [lo-late, hi), and checks from the send times that the
+// link stayed saturated.
 func TestTraceEmulator(t *testing.T) {
 	if testing.Short() {
 		t.Skip("floods two links for 4 s each")

@@ -158,20 +158,6 @@ func (s *netemShaper) apply(end End, seed uint64) (string, error) {
 	return line, nil
 }
 
-// rootQdisc returns the root qdisc of link, as the kernel dumps it.
-func rootQdisc(h *netlink.Handle, link netlink.Link) (netlink.Qdisc, error) {
-	qs, err := h.QdiscList(link)
-	if err != nil {
-		return nil, fmt.Errorf("shapedlink: listing qdiscs on %s: %w", link.Attrs().Name, err)
-	}
-	for _, q := range qs {
-		if q.Attrs().Parent == netlink.HANDLE_ROOT && q.Attrs().LinkIndex == link.Attrs().Index {
-			return q, nil
-		}
-	}
-	return nil, fmt.Errorf("shapedlink: %s has no root qdisc", link.Attrs().Name)
-}
-
 func (s *netemShaper) applied() []string           { return s.lines }
 func (s *netemShaper) stats() (ShaperReport, bool) { return ShaperReport{}, false }
 func (s *netemShaper) pid() int                    { return 0 }

@@ -29,30 +29,20 @@ type ShaperStats struct {
 	EarlyMaxMs float64 `json:"early_max_ms,omitempty"`
 }
 
-// ShaperCounters are a userspace shaper's counters of one direction.
-// Bytes are whole Ethernet frames; a super-packet counts as its wire
-// segments. Packets, Bytes and Queued are held now; the rest count up:
-//
-//   - Packets, Bytes: held in the queue and delay line.
-//   - Received, Forwarded, ForwardedBytes: wire packets read and written.
-//   - LossDrops, LimitDrops, SocketDrops (before the shaper read them),
-//     SendErrors, OversizeDrops (larger than the frame buffer),
-//     UnreadableDrops (offload not describable, UDP GSO before Linux 6.2).
-//   - SuperPacketsIn, SuperPacketsOut; JudgedWhole: super-packets judged
-//     whole, not cut; FramesOut: frames written, a super-packet once.
-//   - Duplicates, Reordered, Corrupted.
-//   - QueueDrops, CoDelDrops, ECNMarks, Queued: the queue discipline's.
-//   - BlackoutDrops, Changes, MaxChangeLagNanos: the schedule's.
-//   - ChecksumDrops, NoSocketDrops: in process, corrupted datagrams and
-//     datagrams for no socket.
-//   - LateNanos, MaxLateNanos, Late (a log-linear histogram): lateness;
-//     Early, MaxEarlyNanos: frames sent ahead of their due time within
-//     the departure window (Options.EmulatorDepartureWindow);
-//     Stamped: wire packets stamped by the kernel.
-//   - RcvBufBytes, SndBufBytes: socket buffers as granted.
-//
-// Drops is every drop; LateQuantile bounds a lateness quantile from Late;
-// Words views the counters as the words the emulator publishes.
+// ShaperCounters are a userspace shaper's counters of one direction, in
+// wire segments and whole Ethernet frames' bytes. Packets, Bytes and
+// Queued are held now; the rest count up: Received, Forwarded and
+// ForwardedBytes; the drops (LossDrops, LimitDrops, SocketDrops,
+// SendErrors, OversizeDrops, UnreadableDrops, and in process
+// ChecksumDrops and NoSocketDrops); SuperPacketsIn, SuperPacketsOut,
+// JudgedWhole and FramesOut; Duplicates, Reordered, Corrupted; the queue
+// discipline's QueueDrops, CoDelDrops and ECNMarks; the schedule's
+// BlackoutDrops, Changes and MaxChangeLagNanos; lateness (LateNanos,
+// MaxLateNanos, the histogram Late, Stamped) and departures early within
+// the departure window (Early, MaxEarlyNanos); RcvBufBytes and
+// SndBufBytes as granted. Drops is every drop, LateQuantile bounds a
+// lateness quantile, and Words is the counters as the emulator publishes
+// them.
 type ShaperCounters = linkspec.Counters
 
 // newShaperStats reads the figures of a direction's counters.

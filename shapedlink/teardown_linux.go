@@ -97,3 +97,34 @@ func runningNetnsWork(comm []byte) bool {
 	comm = bytes.TrimSpace(comm)
 	return bytes.HasPrefix(comm, []byte("kworker/")) && bytes.HasSuffix(comm, []byte("+netns"))
 }
+
+// closeNamespaces drops the link's namespaces (none for the in-process
+// link), removing the veths first, and waits for the kernel's teardown.
+func closeNamespaces(nss ...*Namespace) []error {
+	var errs []error
+	had := false
+	for _, ns := range nss {
+		if ns == nil || ns.sim != nil {
+			continue
+		}
+		had = true
+		// Remove the link explicitly so it disappears now even if a
+		// socket keeps the namespace itself alive.
+		if h, err := ns.handle(); err == nil {
+			for _, name := range []string{serverDev, clientDev, shaperSideSrv, shaperSideCli} {
+				if link, err := h.LinkByName(name); err == nil {
+					_ = h.LinkDel(link)
+				}
+			}
+			h.Close()
+		}
+		if err := ns.close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if had {
+		// Wait for the kernel's teardown worker (awaitNetnsTeardown).
+		awaitNetnsTeardown()
+	}
+	return errs
+}

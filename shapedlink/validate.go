@@ -42,3 +42,30 @@ func (p Profile) checkDirection(d Dir) (field, reason string) {
 	}
 	return "", ""
 }
+
+// Validate reports whether p can be applied, naming the offending field.
+// It does not read p's schedule or trace files; New and ParseProfile do.
+func (p Profile) Validate() error {
+	fail := func(field, reason string) error {
+		return &ProfileError{Input: p.String(), Field: field, Reason: reason}
+	}
+	switch {
+	case p.RTT <= 0:
+		return fail("rtt_ms", "must be positive")
+	case p.RTT > MaxRTT:
+		return fail("rtt_ms", fmt.Sprintf("must be at most %d", MaxRTT.Milliseconds()))
+	case !(p.RateMbit > 0): // also rejects NaN
+		return fail("rate_mbit", "must be positive")
+	case p.RateMbit > MaxRateMbit:
+		return fail("rate_mbit", fmt.Sprintf("must be at most %d", MaxRateMbit))
+	case !linkspec.WholeBytes(p.RateMbit):
+		return fail("rate_mbit", fmtNum(p.RateMbit)+" Mbit/s "+linkspec.RateReason(p.RateMbit))
+	case !(p.LossPct >= 0 && p.LossPct < 100):
+		return fail("loss_pct", "must satisfy 0 <= loss_pct < 100")
+	case linkspec.PctReason(p.LossPct) != "":
+		return fail("loss_pct", fmtNum(p.LossPct)+" "+linkspec.PctReason(p.LossPct))
+	case p.Limit < 1 || p.Limit > MaxLimit:
+		return fail("limit_pkts", fmt.Sprintf("must be between 1 and %d (the default for this profile is %d)", MaxLimit, DefaultLimit(p.RateMbit, p.RTT)))
+	}
+	return p.validateDirections()
+}

@@ -66,9 +66,10 @@ type Config struct {
 	StateDir string
 }
 
-// Defaults returns 80:10 and 150:2 at 0, 1 and 2% loss, the default flows,
-// 5 repeats of 20 s with 5 s of warm-up, and the emulator's default
-// settings (shapedlink.DefaultKeepAwake, DefaultDepartureWindow).
+// Defaults returns the default comparison: 80:10 and 150:2 at 0, 1 and 2%
+// loss, the default flows, 5 repeats of 20 s with 5 s of warm-up, and the
+// emulator's default settings (shapedlink.DefaultKeepAwake, CPUs left to
+// idle, and DefaultDepartureWindow).
 func Defaults() Config {
 	p1, _ := shapedlink.ParseProfile("80:10")
 	p2, _ := shapedlink.ParseProfile("150:2")

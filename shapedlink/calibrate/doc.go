@@ -27,6 +27,8 @@
 // purpose, Config.TraceLate catches an emulator stall in a kernel trace
 // (root), and Config.KeepAwake keeps the CPUs from halting beside every
 // emulator link (DepartureWindow batches its departures; the command
-// turns both on by default, a Config built in Go only when set).
+// takes both from its flags, whose defaults are shapedlink.DefaultKeepAwake
+// and DefaultDepartureWindow, and a Config built in Go has them only when
+// set).
 // docs/calibration.md has the results and what they mean.
 package calibrate

@@ -11,16 +11,8 @@ import (
 // queue discipline tables, the UDP_SEGMENT flood and the quic-go transfer,
 // each only when measured. It returns the first error writing to w.
 //
-// The targets are marked ok or MISS: the link's idle p50 error within
-// 0.1 ms and p99 error within 0.5 ms (n/a for a link with jitter, a trace
-// or a schedule), wire utilisation of at least 95% (n/a over loss), loss
-// and the other shares inside their intervals; with iperf3 on a
-// wire-sized link a wire share of 95% of the rate up to 1 Gbit/s and 90%
-// above, and the unlimited link at least 90% of the wire-sized bare pair;
-// keeping offloads 97% up to 1 Gbit/s, 95% up to 2 Gbit/s and 90% above,
-// and the unlimited link at least 25% of the bare pair with its offloads
-// on. A rate above what the bare pair of the same mode carried in the
-// same run is n/a.
+// Each target is marked ok, MISS or n/a; docs/calibration.md, "The
+// targets", lists them.
 func WriteTable(w io.Writer, rep Report) error {
 	ew := &errWriter{w: w}
 	printTable(ew, rep)

@@ -114,16 +114,10 @@ const (
 		`or "keep" (the ends keep the kernel's TSO, GSO and checksum offload, and GRO as the kernel sets it, so programs hand the link super-packets ` +
 		`as on a host and a link carries gigabits; the emulator judges each wire segment, netem each super-packet whole); ` +
 		`choose wire for wire-sized queue slots, to compare with the bench's runs and their offload evidence, or on a small machine below a few hundred Mbit/s`
-	helpKeepAwake = "emulator only: keep every CPU the emulator may use from halting while a link is up, with one busy loop per CPU at SCHED_IDLE, so its timers fire on a warm CPU " +
-		"(on this project's VMs the emulator's p99 lateness fell from up to 1.9 ms to under 0.2 ms); the cost is every CPU showing 100% busy while a link is up " +
-		"(time no other thread wants, but power and heat on a laptop); recorded in each run's record; "
-	// helpKeepAwakeOff and helpKeepAwakeOn end helpKeepAwake, by the
-	// flag's default.
-	helpKeepAwakeOff = "off by default, as it did not help on this project's machines when last measured (docs/calibration.md)"
-	helpKeepAwakeOn  = "on by default for this command, whose published figures were taken with it; -keep-awake=false turns it off"
-	helpWindow       = "emulator only: on a busy link, the segments due within this window of a due one leave with it (at most 1ms; 0 turns it off), " +
-		"so a flow's segments go out in fewer writes (at 5 Gbit/s keeping offloads: 93% of the rate instead of 75%, 44% less emulator CPU per GB); " +
-		"a frame alone on the link keeps its due time; recorded in each run's record"
+	helpKeepAwake = "emulator only: keep every CPU the emulator may use from halting while a link is up, with one busy loop per CPU at SCHED_IDLE, so its timers fire on a warm CPU; " +
+		"the cost is every such CPU showing 100% busy while a link is up (time no other thread wants, but power and heat on a laptop); recorded in each run's record"
+	helpWindow = "emulator only: on a busy link, the segments due within this window of a due one leave with it (at most 1ms; 0 turns it off), " +
+		"so a flow's segments go out in fewer writes; a frame alone on the link keeps its due time; recorded in each run's record"
 	helpSeed     = "the links' random seed (loss, jitter, duplication, reordering); 0 picks one at random for each link; the seed in force is recorded"
 	helpProfiles = "link profiles, " + shapedlink.ProfileGrammar + ", space-separated; the options are listed below"
 	helpProfile  = "link profile, " + shapedlink.ProfileGrammar + ", e.g. 80:10:1 or 20:50,up.rate=5; the options are listed below"
@@ -164,11 +158,7 @@ func Register(fs *flag.FlagSet, c Config) *Flags {
 		fs.Uint64Var(&f.seed, NameSeed, c.Seed, helpSeed)
 	}
 	if c.Flags&Emulator != 0 {
-		help := helpKeepAwake + helpKeepAwakeOff
-		if f.awake {
-			help = helpKeepAwake + helpKeepAwakeOn
-		}
-		fs.BoolVar(&f.awake, NameKeepAwake, f.awake, help)
+		fs.BoolVar(&f.awake, NameKeepAwake, f.awake, helpKeepAwake)
 		fs.DurationVar(&f.window, NameDepartureWindow, f.window, helpWindow)
 	}
 	return f

@@ -115,16 +115,21 @@ func TestEmulatorDefaults(t *testing.T) {
 	}
 }
 
-// TestKeepAwakeHelpSaysTheDefault: -keep-awake's help says off by
-// default only where it is, and on where it is.
-func TestKeepAwakeHelpSaysTheDefault(t *testing.T) {
+// TestHelpLeavesTheDefaultToFlag: no help text states a default (flag
+// prints the real one), and -keep-awake's default is the command's.
+func TestHelpLeavesTheDefaultToFlag(t *testing.T) {
+	all := LinkOptions | Profiles
 	for _, on := range []bool{false, true} {
 		fs := flag.NewFlagSet("x", flag.ContinueOnError)
-		Register(fs, Config{Flags: Emulator, KeepAwake: on})
-		fl := fs.Lookup(NameKeepAwake)
-		if (fl.DefValue == "true") != on || strings.Contains(fl.Usage, "off by default") == on || strings.Contains(fl.Usage, "on by default") != on {
-			t.Errorf("default %s, help %q", fl.DefValue, fl.Usage)
+		Register(fs, Config{Flags: all, KeepAwake: on})
+		if fl := fs.Lookup(NameKeepAwake); (fl.DefValue == "true") != on {
+			t.Errorf("KeepAwake %v: -keep-awake defaults to %s", on, fl.DefValue)
 		}
+		fs.VisitAll(func(fl *flag.Flag) {
+			if strings.Contains(strings.ToLower(fl.Usage), "by default") {
+				t.Errorf("-%s's help states a default: %q", fl.Name, fl.Usage)
+			}
+		})
 	}
 }
 

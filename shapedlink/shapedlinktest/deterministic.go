@@ -19,30 +19,16 @@ const DeterministicHeadroom = 1 << 30
 // bubble: run again in the same binary with the same seeds and the same
 // writes, an in-process link (Sim) sees the same packets at the same
 // virtual times, and so do the endpoints. Until t ends, when it restores
-// each, it
+// each, it gives the process one P (runtime.GOMAXPROCS(1)), seeds
+// crypto/rand with seed (testing/cryptotest.SetGlobalRandom), and stops
+// the garbage collector after one collection, with a memory limit of the
+// heap in use plus DeterministicHeadroom (or the limit already set); if
+// the collector ran all the same, the test fails when it ends.
+// docs/virtual-time.md says what is guaranteed and what is not.
 //
-//   - gives the process one P (runtime.GOMAXPROCS(1)), so goroutines that
-//     act at the same virtual instant take turns in the scheduler's
-//     order;
-//   - seeds crypto/rand with seed (testing/cryptotest.SetGlobalRandom),
-//     so quic-go's connection IDs, packet number skips and TLS keys
-//     repeat;
-//   - collects garbage once and then stops the collector
-//     (debug.SetGCPercent(-1)), whose work preempts goroutines at
-//     moments of the wall clock, with a memory limit as a safety net:
-//     the heap in use plus DeterministicHeadroom, or the limit already
-//     set. If the collector ran all the same (the limit was reached, or
-//     something called runtime.GC), the test fails when it ends, saying
-//     so.
-//
-// What it cannot stop is the scheduler preempting a goroutine that has
-// run for 10 ms of wall time, which on a busy machine can reorder
-// goroutines and so change a run; docs/virtual-time.md says what is
-// guaranteed.
-//
-// All three settings are the whole process's, so Deterministic fails the
-// test if it or a parent called t.Parallel, and t.Parallel fails after
-// it. Call it at the start of the test, inside or outside synctest.Test.
+// The settings are the whole process's, so Deterministic fails the test
+// if it or a parent called t.Parallel, and t.Parallel fails after it.
+// Call it at the start of the test, inside or outside synctest.Test.
 func Deterministic(t *testing.T, seed uint64) {
 	t.Helper()
 	if err := seedCrypto(t, seed); err != nil {

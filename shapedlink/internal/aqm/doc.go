@@ -122,4 +122,20 @@
 // to a flow that empties while other flows keep more than an MTU queued);
 // and an empty new flow queue leaves the lists outright when the old list
 // is empty (RFC 8290 moves it to the old list regardless).
+//
+// # Classify
+//
+// Classify counts ECT(0), ECT(1) and CE all as ECN-capable. The IPv4
+// header length comes from IHL. IPv4 fragments (first or not) hash
+// without ports, so all fragments of a datagram share a flow. IPv6
+// hop-by-hop, routing and destination options headers are skipped (up to
+// four); behind a fragment header, or any other header, the packet hashes
+// as addresses and that next header without ports. The IPv6 flow label
+// is not used. A frame cut short inside the transport header hashes
+// without ports. The hash is this package's own (FNV-1a over the seed and
+// the fields, then a murmur3-style finaliser); Linux's fq_codel uses
+// skb_get_hash, a jhash of the dissected flow keys with a random
+// boot-time key, made symmetric in source and destination and, for IPv6
+// with a flow label, taken over the label instead of the ports. Queues
+// differ only in which flows share a queue.
 package aqm

@@ -63,24 +63,10 @@ func hasPorts(proto byte) bool {
 // FCS; one 802.1Q or 802.1ad tag is skipped): a flow hash of the
 // packet's source and destination addresses, IP protocol and, for TCP,
 // UDP, UDP-Lite, SCTP and DCCP, ports, seeded by seed; and whether its
-// ECN field is not Not-ECT (so ECT(0), ECT(1) and CE all count as
-// ECN-capable). ok is false for frames that are not IPv4 or IPv6, which
-// the caller puts in flow 0 as not ECN-capable.
-//
-// The IPv4 header length comes from IHL. IPv4 fragments (first or not)
-// hash without ports, so all fragments of a datagram share a flow. IPv6
-// hop-by-hop, routing and destination options headers are skipped (up to
-// four); behind a fragment header, or any other header, the packet hashes
-// as addresses and that next header without ports. The IPv6 flow label
-// is not used. A frame cut short inside the transport header hashes
-// without ports.
-//
-// The hash is this package's own (FNV-1a over the seed and the fields,
-// then a murmur3-style finaliser); Linux's fq_codel uses skb_get_hash, a
-// jhash of the dissected flow keys with a random boot-time key, made
-// symmetric in source and destination and, for IPv6 with a flow label,
-// taken over the label instead of the ports. Queues differ only in which
-// flows share a queue.
+// ECN field is not Not-ECT. ok is false for frames that are not IPv4 or
+// IPv6, which the caller puts in flow 0 as not ECN-capable. Fragments,
+// IPv6 extension headers and short frames hash without ports; the package
+// doc has the rules and how the hash compares with Linux's.
 func Classify(frame []byte, seed uint32) (flow uint32, ect bool, ok bool) {
 	off, v := ipHeader(frame)
 	h := fnvSeed(seed)

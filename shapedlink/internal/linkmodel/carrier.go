@@ -24,27 +24,16 @@ type Frames interface {
 }
 
 // Carrier is one direction as a carrier drives it: its Model, the Line of
-// frames held for their due times, and the Frames that hold their bytes.
-// It is the part of a carrier's loop that every carrier shares (the
-// emulator's forwarding loop and the in-process link); what differs
-// (where frames come from, how they leave, what time it is) stays with
-// the carrier.
-//
-// For each arriving frame, in arrival order and at its arrival time at,
-// a carrier must:
-//
-//  1. apply the schedule up to at (Model.Advance);
-//  2. make the queue discipline's choices up to at (DequeueUpTo);
-//  3. send every held frame due at or before at (Line, Depart), so the
-//     limit sees what it would have seen at that instant;
-//  4. judge the frame (Judge).
-//
-// Between arrivals it sends frames as they fall due and makes the
-// discipline's choices as the link comes free (Model.NextDequeue),
-// once every arrival up to then has been judged. As a frame leaves, the
-// carrier makes its Held.Edit on the bytes it sends (on a copy, where a
-// duplicate shares them). Not safe for
-// concurrent use.
+// frames held for their due times, and the Frames that hold their bytes:
+// the part of a carrier's loop that the emulator's forwarding loop and the
+// in-process link share. For each arriving frame, in arrival order, a
+// carrier applies the schedule up to its arrival (Model.Advance), makes
+// the discipline's choices up to it (DequeueUpTo), sends every held frame
+// due by then (Line, Depart), and judges the frame (Judge). Between
+// arrivals it sends frames as they fall due and makes the discipline's
+// choices as the link comes free (Model.NextDequeue). As a frame leaves,
+// the carrier makes its Held.Edit on the bytes it sends (on a copy, where
+// a duplicate shares them). Not safe for concurrent use.
 type Carrier struct {
 	Model *Model
 	Line  Line

@@ -208,32 +208,17 @@ func (m *Model) TxTime(size int) int64 {
 }
 
 // Arrive decides the fate of a frame of size bytes arriving at now, in
-// netem's order (netem_enqueue):
+// netem's order (netem_enqueue): duplication, then the loss (a frame both
+// duplicated and lost goes through once); a duplicate is judged before
+// the original, with its own loss draw (Duplicate reports it); the limit,
+// counting every frame still held; reordering (Reordered reports it);
+// and the due time,
 //
-//  1. duplication is drawn (when configured), then the loss; a frame
-//     that is both duplicated and lost goes through once, as in netem,
-//     where the two cancel;
+//	due = max(now + delay, due of the previous frame still held) + size*8/rate
 //
-//  2. a duplicate is judged before the original, as netem enqueues its
-//     clone first: its own loss draw (it is never duplicated again),
-//     then the limit, reordering and delay below; Duplicate reports it;
-//
-//  3. the limit, which counts every frame still held, in the rate queue
-//     or in the delay line (a lost frame never counts against it);
-//
-//  4. reordering: after at least gap-1 frames sent normally, a frame is
-//     sent at once with the reorder probability, skipping the delay and
-//     the rate (Reordered reports it);
-//
-//  5. the due time:
-//
-//     due = max(now + delay, due of the previous frame still held) + size*8/rate
-//
-// which is serialisation at the rate followed by the delay (see the
-// package doc for why netem's formula and "serialise, then delay" are the
-// same thing when the delay is constant), the delay drawn per frame when
-// there is jitter. The caller must call Depart for every frame (original
-// or duplicate) it forwards.
+// with the delay drawn per frame when there is jitter. The package doc
+// has the order in full. The caller must call Depart for every frame
+// (original or duplicate) it forwards.
 func (m *Model) Arrive(now int64, size int) (due int64, v Verdict) {
 	due, v = m.arrive(now, size)
 	if m.dupMade {

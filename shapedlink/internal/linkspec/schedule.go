@@ -16,37 +16,12 @@ import (
 // times count from the link's start (when New returns, give or take the
 // shaper's start-up); with a Period it repeats every Period.
 //
-// SPEC is a generator or a file:
-//
-//	blackout:DUR/EVERY[/hold]   the direction is down for DUR every EVERY,
-//	                            first half a period in; what is sent while
-//	                            down is dropped (or, with hold, held and
-//	                            sent when the link is back up)
-//	step:HI/LO/DUR/EVERY        the rate is LO Mbit/s for DUR every EVERY,
-//	                            first half a period in, and HI otherwise
-//	PATH.json                   a schedule file (below)
-//
-// Durations take a unit (300ms, 10s, 1.5s). A schedule file is JSON:
-//
-//	{"period": "20s",
-//	 "changes": [
-//	   {"at": "10s", "set": "rate", "value": 2},
-//	   {"at": "15s", "set": "rate", "value": 10},
-//	   {"at": "12s", "dir": "up", "set": "down", "hold": true},
-//	   {"at": "12.3s", "dir": "up", "set": "up"}]}
-//
-// "set" is rate (Mbit/s), delay (one-way ms), loss (percent), limit
-// (packets), down or up; "dir" (down or up) limits a change to one
-// direction, and a change without it applies to every direction the
-// schedule is given to. A period of "0s" or none runs the changes once.
-//
-// What a change means, on both backends: it applies to the frames that
-// arrive from its time on; frames already accepted keep the times they
-// were given (as netem keeps the time_to_send of what it holds when it is
-// changed). A blackout that drops loses every frame arriving while the
-// direction is down; one that holds (the emulator and the in-process
-// link; netem refuses it) accepts them, subject to the limit, and starts
-// serialising them when it is back up.
+// SPEC is a generator, blackout:DUR/EVERY[/hold] or step:HI/LO/DUR/EVERY,
+// or a JSON file of changes. A change applies to the frames that arrive
+// from its time on; frames already accepted keep their times. A blackout
+// drops what arrives while the direction is down, or, with hold (not on
+// netem), holds it until the link is back up. docs/link-description.md,
+// "Schedules and traces", has the formats and the semantics.
 type Schedule struct {
 	Spec    string        // as written in the profile
 	Period  time.Duration // 0: the changes run once

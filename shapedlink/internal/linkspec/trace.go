@@ -11,22 +11,12 @@ import (
 // A Trace is Mahimahi's trace format for one direction's rate (profile
 // option trace=SPEC): each line a time in milliseconds at which one
 // 1500-byte delivery opportunity occurs, times never decreasing; the trace
-// repeats with the last time as its period. At each opportunity the link
-// may deliver up to 1500 bytes of the frames that arrived before it
-// (a frame longer than what is left carries over to the next opportunity,
-// and what a frame leaves unused goes to the next frame); opportunities
-// with nothing queued are lost. This is mm-link's rule. A trace replaces
-// the direction's rate, which netem cannot do: the emulator and the
-// in-process link carry it.
-//
-// SPEC is a file, or a generator written by this package:
-//
-//	const:MBIT               evenly spaced opportunities for MBIT Mbit/s
-//	cell:MBIT/CV[/SEED]      a cellular-like rate: every 100 ms the rate
-//	                         moves as a log-normal AR(1) process
-//	                         (correlation 0.9 from one 100 ms to the next)
-//	                         with coefficient of variation CV, scaled so
-//	                         its mean over the trace's 60 s is MBIT
+// repeats with the last time as its period. The link delivers by
+// mm-link's rule, and a trace replaces the direction's rate, which netem
+// cannot do: the emulator and the in-process link carry it. SPEC is a
+// file, const:MBIT (evenly spaced opportunities) or cell:MBIT/CV[/SEED]
+// (a cellular-like rate of mean MBIT). docs/link-description.md,
+// "Schedules and traces", has the rule and the generators.
 type Trace struct {
 	Spec string
 	// Ms are the opportunity times in milliseconds, never decreasing;
