@@ -4,16 +4,17 @@
 // UDP open. It is what examples/fallback runs; docs/fallback.md has the
 // method and the findings.
 //
-// For each profile and arm Run builds a fresh link, starts a server that
-// listens for both arms on one port number (transport.ListenFallback) and
-// a client that makes Config.Connects connects one after another, each
+// For each profile and arm Run makes one run of the run loop (loop.One on
+// rig.Local): a fresh link, a server that listens for both arms on one
+// port number (transport.ListenFallback) and a client that makes Config.Connects connects one after another, each
 // timed from just before the dial until the session is usable and then
 // closed. The arms: ArmTCP dials TCP directly (transport.Dial);
 // ArmFallbackOpen and ArmFallbackBlocked dial with transport.DialFallback,
 // the second while shapedlink's BlockUDP drops every UDP packet leaving
 // the client namespace, so the dialer waits out Config.GiveUp and dials
-// TCP. One Record per profile and arm goes to the work directory;
-// Summarise renders them as markdown.
+// TCP. One Record per profile and arm goes to the work directory (the
+// loop's run.json goes beside the roles' files); Summarise renders
+// them as markdown.
 //
 // # Use
 //

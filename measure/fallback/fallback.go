@@ -131,11 +131,10 @@ func Run(ctx context.Context, c Config) (Result, error) {
 			return res, fmt.Errorf("interrupted during %s %s: %w", j.profile, j.arm, context.Cause(ctx))
 		}
 		if err != nil {
-			rec.Failed = err.Error()
-			log.Warn("arm failed; recorded as unmeasured", "profile", j.profile.String(), "arm", j.arm, "err", err)
-		}
-		if err := results.WriteJSON(path, rec); err != nil {
 			return res, err
+		}
+		if rec.Failed != "" {
+			log.Warn("arm failed; recorded as unmeasured", "profile", j.profile.String(), "arm", j.arm, "err", rec.Failed)
 		}
 		res.Measured = append(res.Measured, rec)
 	}

@@ -5,10 +5,12 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
 	"github.com/shakenfist/quicbench/transport"
@@ -67,6 +69,15 @@ func TestEndToEnd(t *testing.T) {
 		}
 		if len(r.Results) != 2 {
 			t.Errorf("%s: %d connects recorded, want 2", r.Arm, len(r.Results))
+		}
+		// The record keeps the link as built; the loop's run.json, in the
+		// arm's directory, has what the link said at its end.
+		if r.Link.Backend == "" || r.Link.Shaper != nil || len(r.Link.Applied) == 0 {
+			t.Errorf("%s: record's link %+v, want the link as built", r.Arm, r.Link)
+		}
+		var run results.Run
+		if err := results.ReadJSON(filepath.Join(cfg.dir(p), string(r.Arm), results.RunFile), &run); err != nil || run.Failed != "" || run.Arm != string(r.Arm) {
+			t.Errorf("%s: the loop's run.json: %v, failed %q, arm %q", r.Arm, err, run.Failed, run.Arm)
 		}
 		wantArm := transport.ArmTCP
 		if r.Arm == ArmFallbackOpen {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/measure"
+	"github.com/shakenfist/quicbench/measure/loop"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/rig"
 	"github.com/shakenfist/quicbench/shapedlink"
@@ -191,72 +192,106 @@ func probe(ch transport.Channel) error {
 	return nil
 }
 
-// runJob builds a fresh link for one profile and arm, blocks UDP leaving
-// the client namespace for the blocked arm, runs the server and client
-// processes and returns what they measured.
+// runJob makes one profile and arm's run on a fresh link (loop.One on
+// rig.Local) and writes its Record; a failed run is recorded with Failed
+// set. The error is an interruption or a failure to record.
 func runJob(ctx context.Context, cfg Config, j job, log *slog.Logger) (Record, error) {
-	rec := Record{Schema: SchemaVersion, Profile: j.profile.String(), Arm: j.arm, Connects: cfg.Connects,
-		Channels: cfg.Channels, GiveUp: cfg.GiveUp, Gap: cfg.Gap, Started: time.Now()}
-	defer func() { rec.Finished = time.Now() }()
-	dir := filepath.Join(cfg.dir(j.profile), string(j.arm))
-	if err := results.ResetDir(dir); err != nil {
-		return rec, err
-	}
-	rg, err := rig.NewRig(ctx, roles, dir, j.profile, cfg.Link)
-	if err != nil {
-		return rec, err
-	}
-	defer rg.Close()
-	rec.Link = rg.LinkRecord()
-	rec.Host, _ = rg.HostRecord(&rec.Link)
-	var block *shapedlink.Filter
-	if j.arm == ArmFallbackBlocked {
-		if block, err = rg.Link.Control().BlockUDP(shapedlink.ClientEnd); err != nil {
-			return rec, fmt.Errorf("blocking UDP: %w", err)
+	aj := &armJob{cfg: cfg, j: j, log: log}
+	_, err := loop.One(ctx, rig.Local{Env: roles, Link: cfg.Link, Log: log}, aj, log)
+	return aj.rec, err
+}
+
+// armJob is one profile and arm, a loop.Job: the UDP block for the
+// blocked arm, and the Record the run fills in.
+type armJob struct {
+	cfg   Config
+	j     job
+	log   *slog.Logger
+	block *shapedlink.Filter
+	rec   Record
+}
+
+func (a *armJob) Start() (string, shapedlink.Profile, results.Run) {
+	c, p := a.cfg, a.j.profile
+	a.rec = Record{Schema: SchemaVersion, Profile: p.String(), Arm: a.j.arm, Connects: c.Connects,
+		Channels: c.Channels, GiveUp: c.GiveUp, Gap: c.Gap, Started: time.Now()}
+	cell := results.Cell{Profile: p.WithLoss(0).String(), RTTms: float64(p.RTT) / 1e6, RateMbit: p.RateMbit,
+		LossPct: p.LossPct, CC: "reno"}
+	return filepath.Join(c.dir(p), string(a.j.arm)), p, results.NewRun(cell, string(a.j.arm), false, 0, 0, 0)
+}
+
+// Roles blocks UDP leaving the client namespace for the blocked arm; the
+// server runs until stopped.
+func (a *armJob) Roles(_ context.Context, st rig.Stage, _ string) (loop.Roles, error) {
+	c := a.cfg
+	if a.j.arm == ArmFallbackBlocked {
+		l := rig.LinkOf(st)
+		if l == nil {
+			return loop.Roles{}, errors.New("blocking UDP needs a link built on this machine")
+		}
+		var err error
+		if a.block, err = l.Control().BlockUDP(shapedlink.ClientEnd); err != nil {
+			return loop.Roles{}, fmt.Errorf("blocking UDP: %w", err)
 		}
 	}
+	o := transport.Options{Channels: c.Channels, CongestionControl: "reno"}
+	perConnect := c.GiveUp + c.Gap + 30*time.Second
+	return loop.Roles{
+		Server: o, Client: o,
+		Within: time.Duration(c.Connects)*perConnect + time.Minute,
+		ServerSpec: func(b rig.RoleBase) any {
+			return roleSpec{RoleBase: b, Arm: a.j.arm}
+		},
+		ClientSpec: func(b rig.RoleBase) any {
+			return roleSpec{RoleBase: b, Arm: a.j.arm, Connects: c.Connects, GiveUp: c.GiveUp, Gap: c.Gap}
+		},
+	}, nil
+}
 
-	perConnect := cfg.GiveUp + cfg.Gap + 30*time.Second
-	deadline := time.Now().Add(time.Duration(cfg.Connects)*perConnect + time.Minute)
-	sbase, cbase, err := rg.RoleBases(transport.Options{Channels: cfg.Channels, CongestionControl: "reno"}, deadline)
+// Drive runs the client to its end and reads the UDP drop counter.
+func (a *armJob) Drive(ctx context.Context, st rig.Stage, spec any, _ *results.Run) (exit, err error) {
+	cli, err := st.StartClient(ctx, spec)
 	if err != nil {
-		return rec, err
+		return nil, err
 	}
-	srvSpec := roleSpec{RoleBase: sbase, Arm: j.arm}
-	cliSpec := roleSpec{RoleBase: cbase, Arm: j.arm, Connects: cfg.Connects, GiveUp: cfg.GiveUp, Gap: cfg.Gap}
-
-	if err := rg.StartServer(ctx, srvSpec); err != nil {
-		return rec, err
-	}
-	cli, err := rg.StartClient(ctx, cliSpec)
-	if err != nil {
-		return rec, err
-	}
-	cliErr := cli.Wait()
-	if block != nil {
-		d, err := block.Dropped()
+	exit = cli.Wait()
+	if a.block != nil {
+		d, err := a.block.Dropped()
 		if err != nil {
-			return rec, fmt.Errorf("reading the UDP drop counter: %w", err)
+			return exit, fmt.Errorf("reading the UDP drop counter: %w", err)
 		}
-		rec.UDPBlocked = &Dropped{Filter: block.String(), Packets: d.Packets, Bytes: d.Bytes}
+		a.rec.UDPBlocked = &Dropped{Filter: a.block.String(), Packets: d.Packets, Bytes: d.Bytes}
 	}
-	rg.StopServer() // it writes its result on SIGTERM
+	return exit, nil
+}
 
+// Finish reads the client's connects and the server's sessions into the
+// Record.
+func (a *armJob) Finish(_ *results.Run, e loop.Ended) error {
 	var cres, sres roleResult
-	if err := results.ReadJSON(cliSpec.Out, &cres); err != nil {
-		return rec, fmt.Errorf("client wrote no result (%v; exit: %v); see %s", err, cliErr, rg.LogPath(rig.RoleClient))
+	if err := results.ReadJSON(e.Client, &cres); err != nil {
+		return fmt.Errorf("client wrote no result (%v; exit: %v); see %s", err, e.ClientExit, e.ClientLog)
 	}
-	rec.Results = cres.Connects
-	if err := results.ReadJSON(srvSpec.Out, &sres); err == nil {
-		rec.ServerSessions, rec.ServerErrors = sres.Sessions, sres.Errors
+	a.rec.Results = cres.Connects
+	if err := results.ReadJSON(e.Server, &sres); err == nil {
+		a.rec.ServerSessions, a.rec.ServerErrors = sres.Sessions, sres.Errors
 	} else {
-		log.Warn("server wrote no result", "err", err)
+		a.log.Warn("server wrote no result", "err", err)
 	}
 	if cres.Err != "" {
-		return rec, fmt.Errorf("client: %s (see client.log)", cres.Err)
+		return fmt.Errorf("client: %s (see client.log)", cres.Err)
 	}
-	if len(rec.Results) != cfg.Connects {
-		return rec, fmt.Errorf("client recorded %d connects of %d", len(rec.Results), cfg.Connects)
+	if len(a.rec.Results) != a.cfg.Connects {
+		return fmt.Errorf("client recorded %d connects of %d", len(a.rec.Results), a.cfg.Connects)
 	}
-	return rec, nil
+	return nil
+}
+
+// Extra writes the Record as <profile dir>/<arm>.json, with the link as
+// it was built (what the link reports at its end is in run.json only).
+func (a *armJob) Extra(run results.Run) error {
+	a.rec.Failed = run.Failed
+	a.rec.Link, a.rec.Host = run.Link, run.Host
+	a.rec.Link.Shaper, a.rec.Link.ScheduleStart, a.rec.Link.Changes = nil, time.Time{}, nil
+	return results.WriteJSON(a.cfg.recordPath(a.j), a.rec)
 }
