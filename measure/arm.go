@@ -24,9 +24,6 @@ import (
 // name; an Arm's methods read the registry and never change it.
 type Arm string
 
-// ArmName is Arm, under the name the matrix's packages use.
-type ArmName = Arm
-
 // The built-in arms, registered in this order.
 const (
 	// TCP carries each channel on its own TCP connection.
@@ -218,13 +215,6 @@ func (a Arm) Dial(ctx context.Context, addr string, o transport.Options) (ArmSes
 	}
 	return t.Dial(ctx, addr, o)
 }
-
-// IsQUIC reports whether the arm named name carries QUIC (Arm.QUIC), for
-// a name as a record holds it.
-func IsQUIC(name string) bool { return Arm(name).QUIC() }
-
-// PinnedCC is Arm.PinnedCC for a name as a record holds it.
-func PinnedCC(name string) (string, bool) { return Arm(name).PinnedCC() }
 
 // ArmNames returns the registered arms' names in the order they were
 // registered: the built-in ones first. Summaries list arms in this order.

@@ -132,9 +132,6 @@ func TestArmQUIC(t *testing.T) {
 		if got := a.QUIC(); got != want {
 			t.Errorf("%s.QUIC() = %v, want %v", a, got, want)
 		}
-		if got := measure.IsQUIC(string(a)); got != want {
-			t.Errorf("IsQUIC(%q) = %v, want %v", a, got, want)
-		}
 	}
 }
 

@@ -40,7 +40,7 @@ func ParseCarrierArm(name string) (transport.Arm, error) {
 			return a, nil
 		}
 	}
-	if _, ok := PinnedCC(name); ok {
+	if _, ok := Arm(name).PinnedCC(); ok {
 		return transport.Arm(name), nil
 	}
 	if name == string(transport.ArmQUICPriority) {
@@ -64,7 +64,7 @@ func DialCarrier(ctx context.Context, arm transport.Arm, addr string, o transpor
 	if arm == transport.ArmTCPMux {
 		return transport.DialMuxCarrier(ctx, addr, o)
 	}
-	if cc, ok := PinnedCC(string(arm)); ok {
+	if cc, ok := Arm(arm).PinnedCC(); ok {
 		arm, o.CongestionControl = transport.ArmTCP, cc
 	}
 	return transport.DialCarrier(ctx, arm, addr, o)
@@ -75,7 +75,7 @@ func ListenCarrier(ctx context.Context, arm transport.Arm, addr string, o transp
 	if arm == transport.ArmTCPMux {
 		return transport.ListenMuxCarrier(ctx, addr, o)
 	}
-	if cc, ok := PinnedCC(string(arm)); ok {
+	if cc, ok := Arm(arm).PinnedCC(); ok {
 		arm, o.CongestionControl = transport.ArmTCP, cc
 	}
 	return transport.ListenCarrier(ctx, arm, addr, o)

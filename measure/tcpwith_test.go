@@ -22,12 +22,12 @@ func init() {
 // a registered arm named tcp-something among them.
 func TestPinnedCC(t *testing.T) {
 	for name, want := range map[string]string{"tcp-reno": "reno", "tcp-quicreno": "quicreno", "tcp-bbr": "bbr"} {
-		if cc, ok := PinnedCC(name); !ok || cc != want {
+		if cc, ok := Arm(name).PinnedCC(); !ok || cc != want {
 			t.Errorf("PinnedCC(%q) = %q, %v; want %q", name, cc, ok, want)
 		}
 	}
 	for _, name := range []string{"tcp", "tcp-mux", "quic", "tcp-", "tcp-Reno", "tcp-my_cc", "tcp-averyveryverylongname", "tcp-own"} {
-		if cc, ok := PinnedCC(name); ok {
+		if cc, ok := Arm(name).PinnedCC(); ok {
 			t.Errorf("PinnedCC(%q) = %q, true; want no controller", name, cc)
 		}
 	}

@@ -63,9 +63,9 @@ func matrix(profiles string, losses []float64, ccs string, arms string, repeats 
 	if err != nil {
 		panic(err)
 	}
-	var as []measure.ArmName
+	var as []measure.Arm
 	for _, a := range strings.Fields(arms) {
-		as = append(as, measure.ArmName(a))
+		as = append(as, measure.Arm(a))
 	}
 	w := spicelike.Defaults()
 	return plan.Matrix{Profiles: ps, Losses: losses,

@@ -32,7 +32,7 @@ func writeSeedShards(t *testing.T, n int) []string {
 		t.Fatal(err)
 	}
 	m := &plan.Matrix{Profiles: []shapedlink.Profile{p}, Losses: []float64{0, 1, 2},
-		CCs: []string{"reno"}, Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 5}
+		CCs: []string{"reno"}, Arms: []measure.Arm{"tcp", "quic"}, Repeats: 5}
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 45*time.Second, reporttest.Warmup
 	root := t.TempDir()

@@ -34,7 +34,7 @@ func seedMatrix(t *testing.T) *plan.Matrix {
 		t.Fatal(err)
 	}
 	return &plan.Matrix{Profiles: []shapedlink.Profile{p}, Losses: []float64{0, 1, 2},
-		CCs: []string{"reno"}, Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 5}
+		CCs: []string{"reno"}, Arms: []measure.Arm{"tcp", "quic"}, Repeats: 5}
 }
 
 // TestShareMatchesBench: the share Check expects of each shard is the

@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func tinyMatrix(t *testing.T, arms ...measure.ArmName) *plan.Matrix {
+func tinyMatrix(t *testing.T, arms ...measure.Arm) *plan.Matrix {
 	t.Helper()
 	p, err := shapedlink.ParseProfile("20:10")
 	if err != nil {

@@ -22,7 +22,7 @@ func ExampleRun() {
 	}
 	m := &plan.Matrix{
 		Profiles: []shapedlink.Profile{p}, Losses: []float64{1}, CCs: []string{plan.MatchedCC},
-		Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 2, Workload: spicelike.Defaults(), Workdir: "results/example",
+		Arms: []measure.Arm{"tcp", "quic"}, Repeats: 2, Workload: spicelike.Defaults(), Workdir: "results/example",
 	}
 	if err := bench.Run(context.Background(), m, bench.Options{Progress: os.Stderr}); err != nil {
 		log.Fatal(err)

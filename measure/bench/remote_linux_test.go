@@ -46,7 +46,7 @@ func TestTwoHostMatrixAgreesWithSingleHost(t *testing.T) {
 	})
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 5*time.Second, time.Second
-	arms := []measure.ArmName{"tcp", "quic"}
+	arms := []measure.Arm{"tcp", "quic"}
 	ctx := context.Background()
 
 	// The wrong secret first: refused before any run, nothing recorded.
@@ -200,7 +200,7 @@ func TestTwoHostOnLoopback(t *testing.T) {
 	td := startTestDaemon(t, twohost.DaemonConfig{})
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 3*time.Second, time.Second
-	m := &plan.Matrix{CCs: []string{plan.MatchedCC}, Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 1, Workload: w,
+	m := &plan.Matrix{CCs: []string{plan.MatchedCC}, Arms: []measure.Arm{"tcp", "quic"}, Repeats: 1, Workload: w,
 		Workdir: t.TempDir(), Remote: td.Addr().String()}
 	if err := Run(context.Background(), m, Options{Remote: td.remote(testSecret)}); err != nil {
 		t.Fatalf("%v\ndaemon log:\n%s", err, td.log.String())

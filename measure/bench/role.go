@@ -31,7 +31,7 @@ const (
 // roleSpec is what a server or client process is told to do.
 type roleSpec struct {
 	rig.RoleBase
-	Arm      measure.ArmName  `json:"arm"`
+	Arm      measure.Arm      `json:"arm"`
 	Workload spicelike.Config `json:"workload"`
 	// Sessions is how many sessions the server accepts and the client
 	// dials, all run at once; 0 or 1 is one.
@@ -170,7 +170,7 @@ func readWriters(chs []io.ReadWriteCloser) []io.ReadWriter {
 
 // listenArm listens for the registered arm named arm on addr and tells the
 // orchestrator so (rig.SignalReady): how a run's server starts.
-func listenArm(ctx context.Context, arm measure.ArmName, addr string, o transport.Options) (measure.ArmListener, error) {
+func listenArm(ctx context.Context, arm measure.Arm, addr string, o transport.Options) (measure.ArmListener, error) {
 	a, err := measure.Lookup(string(arm))
 	if err != nil {
 		return nil, err

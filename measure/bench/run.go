@@ -37,7 +37,7 @@ func RunOne(ctx context.Context, rc RunConfig) (results.Run, error) {
 
 // Start is the run's directory, profile and starting record.
 func (rc RunConfig) Start() (string, shapedlink.Profile, results.Run) {
-	run := results.NewRun(rc.Cell, string(rc.Arm), measure.IsQUIC(string(rc.Arm)), rc.Repeat, rc.Workload.Duration, rc.Workload.Warmup)
+	run := results.NewRun(rc.Cell, string(rc.Arm), rc.Arm.QUIC(), rc.Repeat, rc.Workload.Duration, rc.Workload.Warmup)
 	if effectiveCC(rc) == quicreno.Name {
 		run.TCPController = rc.Controller
 	}
@@ -247,9 +247,9 @@ func recordSessions(run *results.Run, cres roleResult) {
 }
 
 // effectiveCC is the congestion control rc's arm runs: an arm's own
-// (measure.TCPWith), else the cell's for every arm but the QUIC ones.
+// (measure.Arm.PinnedCC), else the cell's for every arm but the QUIC ones.
 func effectiveCC(rc RunConfig) string {
-	if cc, ok := measure.PinnedCC(string(rc.Arm)); ok {
+	if cc, ok := rc.Arm.PinnedCC(); ok {
 		return cc
 	}
 	if rc.Arm.QUIC() {

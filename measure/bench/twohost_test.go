@@ -32,7 +32,7 @@ func TestRefusedDriverLeavesTheWorkdir(t *testing.T) {
 	w.Duration, w.Warmup = 3*time.Second, time.Second
 	root := t.TempDir()
 	workdir := filepath.Join(root, "results", "path-x")
-	m := &plan.Matrix{CCs: []string{plan.MatchedCC}, Arms: []measure.ArmName{"tcp"}, Repeats: 1, Workload: w,
+	m := &plan.Matrix{CCs: []string{plan.MatchedCC}, Arms: []measure.Arm{"tcp"}, Repeats: 1, Workload: w,
 		Workdir: workdir, Remote: wrong.Addr().String()}
 	if err := Run(context.Background(), m, Options{Remote: wrong.remote(testSecret)}); !errors.Is(err, twohost.ErrRefused) {
 		t.Fatalf("the wrong Daemon: %v, want a refusal", err)

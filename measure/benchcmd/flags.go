@@ -327,16 +327,16 @@ func (f *matrixFlags) applyQuick() {
 // armList is the -arms list, refusing an arm given twice, with
 // quic-per-channel added for -per-channel if the list lacks it. The names
 // are checked with the matrix (Matrix.Validate).
-func (f *matrixFlags) armList() ([]measure.ArmName, error) {
+func (f *matrixFlags) armList() ([]measure.Arm, error) {
 	names, err := uniqueFields(f.arms, "arm")
 	if err != nil {
 		return nil, err
 	}
-	var arms []measure.ArmName
+	var arms []measure.Arm
 	for _, n := range names {
-		arms = append(arms, measure.ArmName(n))
+		arms = append(arms, measure.Arm(n))
 	}
-	if pc := measure.ArmName(transport.ArmQUICPerChannel); f.perChannel && !slices.Contains(arms, pc) {
+	if pc := measure.Arm(transport.ArmQUICPerChannel); f.perChannel && !slices.Contains(arms, pc) {
 		arms = append(arms, pc)
 	}
 	return arms, nil

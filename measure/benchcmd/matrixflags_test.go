@@ -89,7 +89,7 @@ func TestOffloadFlag(t *testing.T) {
 		}
 	}
 	m := &plan.Matrix{Losses: []float64{0}, CCs: []string{plan.MatchedCC},
-		Arms: []measure.ArmName{"tcp"}, Repeats: 1, Workdir: t.TempDir()}
+		Arms: []measure.Arm{"tcp"}, Repeats: 1, Workdir: t.TempDir()}
 	m.Workload = spicelike.Defaults()
 	m.Profiles, _ = shapedlink.ParseProfiles("20:10")
 	m.Link.Offload = "gso"

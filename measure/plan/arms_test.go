@@ -18,12 +18,12 @@ func TestValidateTakesRegisteredArms(t *testing.T) {
 	}
 	m := &Matrix{
 		Profiles: []shapedlink.Profile{p}, Losses: []float64{1}, CCs: []string{MatchedCC},
-		Arms: []measure.ArmName{"tcp", "tcp-mux"}, Repeats: 1, Workload: spicelike.Defaults(), Workdir: t.TempDir(),
+		Arms: []measure.Arm{"tcp", "tcp-mux"}, Repeats: 1, Workload: spicelike.Defaults(), Workdir: t.TempDir(),
 	}
 	if err := m.Validate(); err != nil {
 		t.Errorf("tcp and tcp-mux: %v", err)
 	}
-	m.Arms = []measure.ArmName{"sctp"}
+	m.Arms = []measure.Arm{"sctp"}
 	if err := m.Validate(); !errors.Is(err, measure.ErrUnknownArm) {
 		t.Errorf("an unknown arm: %v, want measure.ErrUnknownArm", err)
 	}

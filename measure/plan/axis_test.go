@@ -268,7 +268,7 @@ func TestOwnAxis(t *testing.T) {
 // interactive channel's gap after each echo.
 func gapMatrix(t *testing.T, gaps ...string) (*Matrix, error) {
 	t.Helper()
-	m := shardMatrix(t, []string{"80:10"}, []float64{0, 1}, []string{MatchedCC}, []measure.ArmName{"tcp", "quic"}, 2)
+	m := shardMatrix(t, []string{"80:10"}, []float64{0, 1}, []string{MatchedCC}, []measure.Arm{"tcp", "quic"}, 2)
 	m.Axes = []Axis{NewAxis("gap", gaps, func(rc *Run, v string) {
 		d, _ := time.ParseDuration(v)
 		rc.Workload.EchoGap = d
@@ -280,7 +280,7 @@ func gapMatrix(t *testing.T, gaps ...string) (*Matrix, error) {
 // it, whether it came from -arms (benchcmd's TestArmsFlagChecked) or from
 // code.
 func TestArmsCheckedByMatrix(t *testing.T) {
-	m := shardMatrix(t, []string{"80:10"}, []float64{1}, []string{MatchedCC}, []measure.ArmName{"tcp", "sctp"}, 1)
+	m := shardMatrix(t, []string{"80:10"}, []float64{1}, []string{MatchedCC}, []measure.Arm{"tcp", "sctp"}, 1)
 	m.Workdir = "w"
 	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), `unknown arm "sctp"`) {
 		t.Errorf("a matrix with an unknown arm: %v", err)

@@ -16,7 +16,7 @@ func ExampleMatrix_Plan() {
 	p, _ := shapedlink.ParseProfile("80:10")
 	m := &plan.Matrix{
 		Profiles: []shapedlink.Profile{p}, Losses: []float64{0, 1}, CCs: []string{"reno"},
-		Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 2, Workload: spicelike.Defaults(), Workdir: "results",
+		Arms: []measure.Arm{"tcp", "quic"}, Repeats: 2, Workload: spicelike.Defaults(), Workdir: "results",
 	}
 	for _, rc := range m.Plan() {
 		fmt.Println(rc.Cell.Dir(), rc.Arm, rc.Repeat, rc.Profile)
@@ -39,7 +39,7 @@ func ExampleNewAxis() {
 	gaps := []string{"20ms", "5ms"}
 	m := &plan.Matrix{
 		Profiles: []shapedlink.Profile{p}, Losses: []float64{1}, CCs: []string{"reno"},
-		Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 1, Workload: spicelike.Defaults(), Workdir: "results",
+		Arms: []measure.Arm{"tcp", "quic"}, Repeats: 1, Workload: spicelike.Defaults(), Workdir: "results",
 		Axes: []plan.Axis{plan.NewAxis("gap", gaps, func(r *plan.Run, v string) {
 			r.Workload.EchoGap, _ = time.ParseDuration(v)
 		})},

@@ -36,7 +36,7 @@ type Matrix struct {
 	// Arms are the arms every repeat runs, in order, by the names they
 	// are registered under (measure.Register); the summary reads each
 	// against tcp.
-	Arms []measure.ArmName
+	Arms []measure.Arm
 	// Repeats is how many times each cell runs its arms.
 	Repeats int
 	// Workload is the spicelike configuration of every run.
@@ -108,7 +108,7 @@ func (m *Matrix) needsController() bool {
 		return true
 	}
 	for _, a := range m.Arms {
-		if cc, ok := measure.PinnedCC(string(a)); ok && cc == quicreno.Name {
+		if cc, ok := a.PinnedCC(); ok && cc == quicreno.Name {
 			return true
 		}
 	}
@@ -160,7 +160,7 @@ func (m *Matrix) Validate() error {
 			continue
 		}
 		// An arm's own controller, unless a cell's already checks it.
-		if cc, ok := measure.PinnedCC(string(a)); ok && !slices.Contains(m.CCs, cc) {
+		if cc, ok := a.PinnedCC(); ok && !slices.Contains(m.CCs, cc) {
 			if err := m.checkCC(cc); err != nil {
 				errs = append(errs, fmt.Errorf("arm %s: %w", a, err))
 			}

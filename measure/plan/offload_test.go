@@ -19,7 +19,7 @@ import (
 func offloadMatrix(t *testing.T, dir string, o shapedlink.OffloadMode) *Matrix {
 	t.Helper()
 	m := &Matrix{Profiles: testProfiles(t, "5:1000"), Losses: []float64{0}, CCs: []string{MatchedCC},
-		Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 1, Workdir: dir}
+		Arms: []measure.Arm{"tcp", "quic"}, Repeats: 1, Workdir: dir}
 	m.Link.Offload = o
 	return m
 }

@@ -21,7 +21,7 @@ func TestPlanOwnLoss(t *testing.T) {
 		profiles = append(profiles, p)
 	}
 	m := &Matrix{Profiles: profiles, Losses: []float64{0, 1}, CCs: []string{MatchedCC},
-		Arms: []measure.ArmName{"tcp", "quic"}, Repeats: 2}
+		Arms: []measure.Arm{"tcp", "quic"}, Repeats: 2}
 	type cell struct {
 		dir, profile string
 		loss         float64

@@ -14,7 +14,7 @@ import (
 type Run struct {
 	Cell     results.Cell
 	Profile  shapedlink.Profile // loss included
-	Arm      measure.ArmName
+	Arm      measure.Arm
 	Repeat   int
 	Workload spicelike.Config
 	Workdir  string

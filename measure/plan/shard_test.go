@@ -21,7 +21,7 @@ import (
 )
 
 // shardMatrix builds a matrix for planning (nothing here runs it).
-func shardMatrix(t *testing.T, profiles []string, losses []float64, ccs []string, arms []measure.ArmName, repeats int) *Matrix {
+func shardMatrix(t *testing.T, profiles []string, losses []float64, ccs []string, arms []measure.Arm, repeats int) *Matrix {
 	t.Helper()
 	m := &Matrix{Losses: losses, CCs: ccs, Arms: arms, Repeats: repeats, Workdir: "w"}
 	for _, s := range profiles {
@@ -38,7 +38,7 @@ func shardMatrix(t *testing.T, profiles []string, losses []float64, ccs []string
 	return m
 }
 
-var allArms = []measure.ArmName{"tcp", "quic", "quic-per-channel", "quic-priority"}
+var allArms = []measure.Arm{"tcp", "quic", "quic-per-channel", "quic-priority"}
 
 // shardTestMatrices are matrices of 1 and more profiles (one with its own
 // loss model), losses, ccs, 1 to 4 arms, 1 to 5 repeats, sessions and caps.

@@ -102,14 +102,14 @@ func (m *Matrix) Claim() (*Claim, error) {
 // run measures, so that a work directory is only ever resumed with the same
 // matrix. Workdir is for the reader and is not compared.
 type matrixRecord struct {
-	Profiles []string          `json:"profiles"`
-	Losses   []float64         `json:"losses"`
-	CCs      []string          `json:"ccs"`
-	Arms     []measure.ArmName `json:"arms"`
-	Repeats  int               `json:"repeats"`
-	Workload spicelike.Config  `json:"workload"`
-	Workdir  string            `json:"workdir"`
-	Qlog     bool              `json:"qlog"`
+	Profiles []string         `json:"profiles"`
+	Losses   []float64        `json:"losses"`
+	CCs      []string         `json:"ccs"`
+	Arms     []measure.Arm    `json:"arms"`
+	Repeats  int              `json:"repeats"`
+	Workload spicelike.Config `json:"workload"`
+	Workdir  string           `json:"workdir"`
+	Qlog     bool             `json:"qlog"`
 	// Backend is the link backend asked for: "" (netem where the kernel
 	// has it), "netem" or "emulator". Seed is the emulator's loss seed (0:
 	// random per run).

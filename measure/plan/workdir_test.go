@@ -16,7 +16,7 @@ import (
 // (naming what differs); neither refusal advises a rerun.
 func TestWorkdirClaims(t *testing.T) {
 	m := &Matrix{Profiles: testProfiles(t, "20:10"), Losses: []float64{1}, CCs: []string{MatchedCC},
-		Arms: []measure.ArmName{"tcp"}, Repeats: 1, Workdir: t.TempDir()}
+		Arms: []measure.Arm{"tcp"}, Repeats: 1, Workdir: t.TempDir()}
 	release, err := m.Claim()
 	if err != nil {
 		t.Fatal(err)

@@ -214,7 +214,7 @@ func pairs(c *CellReport) [][2]string {
 
 // readings are every arm of arms (in table order) against tcp, then the
 // QUIC arms against each tcp arm with a controller of its own
-// (measure.TCPWith, "tcp-quicreno"), then each of the pairs whose both
+// ("tcp-quicreno", measure.Arm.PinnedCC), then each of the pairs whose both
 // arms are in arms, then quic against tcp-mux.
 func readings(arms []string, pairs ...[2]string) [][2]string {
 	var out [][2]string
@@ -226,7 +226,7 @@ func readings(arms []string, pairs ...[2]string) [][2]string {
 		}
 	}
 	for _, t := range arms {
-		if _, ok := measure.PinnedCC(t); !ok {
+		if _, ok := measure.Arm(t).PinnedCC(); !ok {
 			continue
 		}
 		for _, q := range arms {

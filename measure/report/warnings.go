@@ -167,7 +167,7 @@ func shaperTrouble(runs []results.Run, dir, arm string) string {
 // cell pinned to cellCC: a tcp-<controller> arm's own, the cell's for the
 // other TCP arms, none for QUIC.
 func expectedCC(cellCC, arm string, quic bool) string {
-	if cc, ok := measure.PinnedCC(arm); ok {
+	if cc, ok := measure.Arm(arm).PinnedCC(); ok {
 		return cc
 	}
 	if quic {

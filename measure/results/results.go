@@ -150,7 +150,7 @@ type Run struct {
 	Cell   Cell   `json:"cell"`
 	Arm    string `json:"arm"` // tcp, quic, quic-per-channel, quic-priority, or any registered arm
 	Repeat int    `json:"repeat"`
-	// QUIC says the arm carries QUIC (measure.IsQUIC), so that a summary
+	// QUIC says the arm carries QUIC (measure.Arm.QUIC), so that a summary
 	// made where the arm is not registered reads it as QUIC; records from
 	// before the field are read by the arm's name.
 	QUIC bool `json:"quic,omitempty"`

@@ -271,7 +271,7 @@ func (c Config) needsController() bool {
 		return true
 	}
 	for _, a := range c.Arms {
-		if cc, ok := measure.PinnedCC(string(transportArm(a))); ok && cc == quicreno.Name {
+		if cc, ok := measure.Arm(transportArm(a)).PinnedCC(); ok && cc == quicreno.Name {
 			return true
 		}
 	}
@@ -282,7 +282,7 @@ func (c Config) needsController() bool {
 func (c Config) armController(arm transport.Arm) string {
 	arm = transportArm(arm)
 	cc := ""
-	switch pinned, ok := measure.PinnedCC(string(arm)); {
+	switch pinned, ok := measure.Arm(arm).PinnedCC(); {
 	case ok:
 		cc = pinned
 	case arm == transport.ArmTCP || string(arm) == measure.TCPMux.Name():

@@ -94,7 +94,7 @@ func (c *Config) checkControllers() []error {
 		}
 	}
 	for _, a := range c.Arms {
-		if cc, ok := measure.PinnedCC(string(transportArm(a))); ok && cc != quicreno.Name {
+		if cc, ok := measure.Arm(transportArm(a)).PinnedCC(); ok && cc != quicreno.Name {
 			if err := measure.CheckKernelCC(cc); err != nil {
 				errs = append(errs, fmt.Errorf("-arms %s: %w", a, err))
 			}

@@ -104,7 +104,7 @@ type liveJob struct {
 
 // Start is the run's directory, profile and starting record.
 func (lj *liveJob) Start() (string, shapedlink.Profile, results.Run) {
-	run := results.NewRun(lj.cell, string(lj.j.Arm), measure.IsQUIC(string(lj.j.Arm)), lj.j.Repeat, lj.c.Duration, lj.c.Warmup)
+	run := results.NewRun(lj.cell, string(lj.j.Arm), measure.Arm(lj.j.Arm).QUIC(), lj.j.Repeat, lj.c.Duration, lj.c.Warmup)
 	run.TCPController = lj.c.armController(lj.j.Arm)
 	return lj.dir, lj.prof, run
 }
@@ -273,7 +273,7 @@ func tunnelOptions(c Config, arm transport.Arm) transport.Options {
 	if arm == transport.ArmTCP || string(arm) == measure.TCPMux.Name() {
 		o.CongestionControl = c.CC
 	}
-	if cc, ok := measure.PinnedCC(string(arm)); ok {
+	if cc, ok := measure.Arm(arm).PinnedCC(); ok {
 		o.CongestionControl = cc
 	}
 	if !arm.IsQUIC() && lowat > 0 {

@@ -38,7 +38,7 @@ func TestReplayPlaysTheShippedRecording(t *testing.T) {
 		}
 		played = replay
 		w := spicelike.Config{Duration: c.Duration, Warmup: c.Warmup}
-		return results.RecordRun(ctx, dir, results.NewRun(cell, string(j.Arm), measure.IsQUIC(string(j.Arm)), j.Repeat, w.Duration, w.Warmup), log, func(*results.Run) error { return errors.New("not run") }, nil)
+		return results.RecordRun(ctx, dir, results.NewRun(cell, string(j.Arm), measure.Arm(j.Arm).QUIC(), j.Repeat, w.Duration, w.Warmup), log, func(*results.Run) error { return errors.New("not run") }, nil)
 	}
 	var progress bytes.Buffer
 	if err := runPlan(context.Background(), c, &progress, log, fake); !errors.Is(err, ErrRunsFailed) {

@@ -145,13 +145,13 @@ func runJob(ctx context.Context, c Config, j Job, cell results.Cell, prof shaped
 		return recordLive(ctx, c, j, cell, prof, dir, log)
 	case ReadingReplay:
 		if replayErr != nil {
-			return results.RecordRun(ctx, dir, results.NewRun(cell, string(j.Arm), measure.IsQUIC(string(j.Arm)), j.Repeat, w.Duration, w.Warmup), log, func(*results.Run) error {
+			return results.RecordRun(ctx, dir, results.NewRun(cell, string(j.Arm), measure.Arm(j.Arm).QUIC(), j.Repeat, w.Duration, w.Warmup), log, func(*results.Run) error {
 				return fmt.Errorf("no session to replay: %w", replayErr)
 			}, nil)
 		}
 		w.Replay, w.Channels = replay, replay.ConfigChannels()
 	}
-	rc := bench.RunConfig{Run: plan.Run{Cell: cell, Profile: prof, Arm: measure.ArmName(j.Arm), Repeat: j.Repeat, Workload: w, Workdir: c.ReadingDir(j.Reading),
+	rc := bench.RunConfig{Run: plan.Run{Cell: cell, Profile: prof, Arm: measure.Arm(j.Arm), Repeat: j.Repeat, Workload: w, Workdir: c.ReadingDir(j.Reading),
 		Link: c.linkOptions(log), Logger: log, Controller: c.controller()}}
 	run, err := bench.RunOne(ctx, rc)
 	if err != nil && run.Failed != "" {

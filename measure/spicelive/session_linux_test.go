@@ -85,7 +85,7 @@ func TestFailedRunIsRedoneOnResume(t *testing.T) {
 		_ *spicelike.Replay, _ error, log *slog.Logger) (results.Run, error) {
 		calls++
 		w := spicelike.Config{Duration: c.Duration, Warmup: c.Warmup}
-		return results.RecordRun(ctx, dir, results.NewRun(cell, string(j.Arm), measure.IsQUIC(string(j.Arm)), j.Repeat, w.Duration, w.Warmup), log, func(run *results.Run) error {
+		return results.RecordRun(ctx, dir, results.NewRun(cell, string(j.Arm), measure.Arm(j.Arm).QUIC(), j.Repeat, w.Duration, w.Warmup), log, func(run *results.Run) error {
 			if calls == 1 {
 				return errors.New("the session died: Xorg exited 6.0s into the run (signal: killed)")
 			}
