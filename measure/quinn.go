@@ -81,9 +81,11 @@ func (q quinnArm) Prepare(o transport.Options, w spicelike.Config) (server, clie
 				"add one, or set transport.Options.Priority and PriorityChannel to choose the channel", q.Name())
 		}
 	}
-	cert, err := quinncarrier.NewCertificate()
-	if err != nil {
-		return server, client, err
+	cert := o.Certificate
+	if len(cert.CertPEM) == 0 && len(cert.KeyPEM) == 0 {
+		if cert, err = quinncarrier.NewCertificate(); err != nil {
+			return server, client, err
+		}
 	}
 	server, client = o, o
 	server.Certificate, client.Certificate = cert, cert.ClientOnly()

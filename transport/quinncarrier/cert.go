@@ -72,3 +72,50 @@ func writePEM(c transport.Certificate, certFile, keyFile string) error {
 	}
 	return nil
 }
+
+// serverChain is what the server end presents for c: c itself when it is
+// not a CA; for a CA certificate (transport.NewCertificate's, which webpki
+// refuses as a server's), a new leaf for transport.ServerName signed by it,
+// followed by c, with the leaf's key.
+func serverChain(c transport.Certificate) (transport.Certificate, error) {
+	block, _ := pem.Decode(c.CertPEM)
+	if block == nil {
+		return c, fmt.Errorf("quinncarrier: the certificate is not PEM")
+	}
+	ca, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return c, fmt.Errorf("quinncarrier: the certificate: %w", err)
+	}
+	if !ca.IsCA {
+		return c, nil
+	}
+	kb, _ := pem.Decode(c.KeyPEM)
+	if kb == nil {
+		return c, fmt.Errorf("quinncarrier: the certificate's key is not PEM")
+	}
+	caKey, err := x509.ParsePKCS8PrivateKey(kb.Bytes)
+	if err != nil {
+		return c, fmt.Errorf("quinncarrier: the certificate's key: %w", err)
+	}
+	leaf, err := NewCertificate()
+	if err != nil {
+		return c, err
+	}
+	lb, _ := pem.Decode(leaf.CertPEM)
+	tmpl, err := x509.ParseCertificate(lb.Bytes)
+	if err != nil {
+		return c, err
+	}
+	lk, _ := pem.Decode(leaf.KeyPEM)
+	key, err := x509.ParsePKCS8PrivateKey(lk.Bytes)
+	if err != nil {
+		return c, err
+	}
+	pub := key.(*ecdsa.PrivateKey).Public()
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, pub, caKey)
+	if err != nil {
+		return c, fmt.Errorf("quinncarrier: signing a server certificate with the CA certificate: %w", err)
+	}
+	chain := append(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), c.CertPEM...)
+	return transport.Certificate{CertPEM: chain, KeyPEM: leaf.KeyPEM}, nil
+}

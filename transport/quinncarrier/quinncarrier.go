@@ -322,6 +322,9 @@ func startServer(ctx context.Context, c Config, s Starter, listen string, target
 	if err != nil {
 		return nil, err
 	}
+	if cert, err = serverChain(cert); err != nil {
+		return nil, err
+	}
 	certFile, keyFile := filepath.Join(c.Dir, "quinn-cert.pem"), filepath.Join(c.Dir, "quinn-key.pem")
 	if err := writePEM(cert, certFile, keyFile); err != nil {
 		return nil, err
