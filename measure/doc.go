@@ -22,7 +22,9 @@
 // QUICPerChannel, QUICPriority, and TCPMux, every channel over one TCP
 // connection with a framing of its own); "tcp-" and a congestion
 // control's name (tcp-reno, tcp-quicreno) is kernel TCP pinned to that
-// controller. Lookup checks a name, and nothing else: it registers
+// controller. Quinn and QuinnPriority carry the channels over quinn (Rust)
+// through transport/quinncarrier's program, run in each end's namespace
+// (docs/quinn.md). Lookup checks a name, and nothing else: it registers
 // nothing. An arm's QUIC says whether it carries QUIC, and its Listen and
 // Dial give an ArmListener and an ArmSession whose Channels carry the
 // workload.

@@ -29,6 +29,9 @@ func TestArmOverLink(t *testing.T) {
 			continue // this package's tests' own arms, run elsewhere
 		}
 		t.Run(arm.Name(), func(t *testing.T) {
+			if strings.HasPrefix(name, "quinn") {
+				needQuinn(t)
+			}
 			link := shapedlinktest.New(t, "20:10")
 			shapedlinktest.RequireNoGSO(t, link)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -15,6 +15,10 @@
 // Carrier.Stop stops both with SIGTERM and reads back what each recorded
 // (Report: the settings in force, each connection's RTT, window, losses
 // and datagrams, the socket's counts); Carrier.Kill kills them.
+// StartServer and StartClient start one end alone, on this host (in the
+// calling thread's network namespace, or a socket's: NamespaceOf), dying
+// with this process; End.Stop and End.Kill end it. measure's quinn arms
+// run each role's end that way.
 //
 // Every end runs with the settings the reference pinned: 1400-byte
 // datagrams (quinn 0.9 has no path-MTU discovery), connection and stream

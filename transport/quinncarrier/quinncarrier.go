@@ -184,6 +184,21 @@ const readyTimeout = 20 * time.Second
 const stopTimeout = 5 * time.Second
 
 func (c Config) check(e Ends) error {
+	errs := c.checkConfig(len(e.Targets))
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	for i, t := range e.Targets {
+		if t == "" || strings.Contains(t, ",") {
+			bad("quinncarrier: target %d %q is not a TCP address", i, t)
+		}
+	}
+	if e.Listen == "" {
+		bad("quinncarrier: Ends.Listen is empty: give the server end's UDP address, ip:port")
+	}
+	return errors.Join(errs...)
+}
+
+// checkConfig says what is wrong with c for an end of channels channels.
+func (c Config) checkConfig(channels int) []error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	known := false
@@ -204,27 +219,18 @@ func (c Config) check(e Ends) error {
 	} else if st, err := os.Stat(c.Dir); err != nil || !st.IsDir() {
 		bad("quinncarrier: Dir %s is not a directory", c.Dir)
 	}
-	if len(e.Targets) == 0 || len(e.Targets) > 1000 {
-		bad("quinncarrier: %d targets: give one TCP address per channel, 1 to 1000", len(e.Targets))
+	if channels <= 0 || channels > 1000 {
+		bad("quinncarrier: %d channels (targets): give one TCP address per channel, 1 to 1000", channels)
 	}
-	for i, t := range e.Targets {
-		if t == "" || strings.Contains(t, ",") {
-			bad("quinncarrier: target %d %q is not a TCP address", i, t)
-		}
+	if c.Priorities != nil && len(c.Priorities) != channels {
+		bad("quinncarrier: %d priorities for %d channels: give one per channel, or none", len(c.Priorities), channels)
 	}
-	if c.Priorities != nil && len(c.Priorities) != len(e.Targets) {
-		bad("quinncarrier: %d priorities for %d channels: give one per channel, or none", len(c.Priorities), len(e.Targets))
-	}
-	if e.Listen == "" {
-		bad("quinncarrier: Ends.Listen is empty: give the server end's UDP address, ip:port")
-	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // Carrier is a running pair of ends.
 type Carrier struct {
-	cfg            Config
-	server, client *end
+	server, client *End
 	ready          [2]Ready
 }
 
@@ -237,17 +243,57 @@ func Start(ctx context.Context, c Config, e Ends) (*Carrier, error) {
 	if err := c.check(e); err != nil {
 		return nil, err
 	}
-	bin := c.Binary
-	if bin == "" {
-		var err error
-		if bin, err = Binary(ctx); err != nil {
-			return nil, err
-		}
-	}
-	certFile, keyFile := filepath.Join(c.Dir, "quinn-cert.pem"), filepath.Join(c.Dir, "quinn-key.pem")
-	if err := writeCertificate(certFile, keyFile); err != nil {
+	cert, err := NewCertificate()
+	if err != nil {
 		return nil, err
 	}
+	car := &Carrier{}
+	if car.server, err = startServer(ctx, c, e.Server, e.Listen, e.Targets, cert); err != nil {
+		return nil, err
+	}
+	if car.client, err = startClient(ctx, c, e.Client, car.server.ready.QUIC, e.ClientListen, len(e.Targets), cert.ClientOnly()); err != nil {
+		car.server.kill()
+		return nil, err
+	}
+	car.ready = [2]Ready{car.server.ready, car.client.ready}
+	return car, nil
+}
+
+// StartServer starts the server end alone, on this host in namespace ns
+// (nil: the calling thread's), dying with this process: on UDP address listen, connecting channel i's streams to
+// targets[i]. cert must hold its key; the client end gets its public half.
+// It returns when the end is ready; End.Stop or End.Kill ends it.
+func StartServer(ctx context.Context, c Config, ns *SocketNamespace, listen string, targets []string, cert transport.Certificate) (*End, error) {
+	if err := c.check(Ends{Listen: listen, Targets: targets}); err != nil {
+		return nil, err
+	}
+	return startServer(ctx, c, starterOf(ns), listen, targets, cert)
+}
+
+// StartClient starts the client end alone, on this host in namespace ns
+// (nil: the calling thread's), dying with this process, connected to the server end at server (its UDP address)
+// and listening on clientListen ("" is 127.0.0.1) for channels channels.
+// It returns when the connection is up and every channel's port listens.
+func StartClient(ctx context.Context, c Config, ns *SocketNamespace, server, clientListen string, channels int, cert transport.Certificate) (*End, error) {
+	if errs := c.checkConfig(channels); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if server == "" {
+		return nil, errors.New("quinncarrier: no server address for the client end: give the server end's UDP address, ip:port")
+	}
+	return startClient(ctx, c, starterOf(ns), server, clientListen, channels, cert)
+}
+
+// starterOf is ns as startEnd's starter: nil for the calling thread's
+// namespace.
+func starterOf(ns *SocketNamespace) Starter {
+	if ns == nil {
+		return nil
+	}
+	return nsStarter{ns}
+}
+
+func commonArgs(c Config, certFile string) []string {
 	common := []string{"--cc", c.Controller, "--datagram", strconv.Itoa(datagram),
 		"--connection-window", strconv.Itoa(connectionWindow), "--stream-window", strconv.Itoa(streamWindow),
 		"--initial-window", strconv.Itoa(c.InitialWindow), "--cert", certFile}
@@ -261,28 +307,64 @@ func Start(ctx context.Context, c Config, e Ends) (*Carrier, error) {
 		}
 		common = append(common, "--priorities", strings.Join(p, ","))
 	}
-	car := &Carrier{cfg: c}
-	server := append([]string{"server", "--listen", e.Listen, "--key", keyFile,
-		"--targets", strings.Join(e.Targets, ","), "--stats", filepath.Join(c.Dir, "server-stats.json")}, common...)
-	var err error
-	if car.server, car.ready[0], err = startEnd(ctx, e.Server, bin, server); err != nil {
+	return common
+}
+
+func binaryOf(ctx context.Context, c Config) (string, error) {
+	if c.Binary != "" {
+		return c.Binary, nil
+	}
+	return Binary(ctx)
+}
+
+func startServer(ctx context.Context, c Config, s Starter, listen string, targets []string, cert transport.Certificate) (*End, error) {
+	bin, err := binaryOf(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if cert, err = serverChain(cert); err != nil {
+		return nil, err
+	}
+	certFile, keyFile := filepath.Join(c.Dir, "quinn-cert.pem"), filepath.Join(c.Dir, "quinn-key.pem")
+	if err := writePEM(cert, certFile, keyFile); err != nil {
+		return nil, err
+	}
+	stats := filepath.Join(c.Dir, "server-stats.json")
+	args := append([]string{"server", "--listen", listen, "--key", keyFile,
+		"--targets", strings.Join(targets, ","), "--stats", stats}, commonArgs(c, certFile)...)
+	e, err := startEnd(ctx, s, bin, args)
+	if err != nil {
 		return nil, fmt.Errorf("quinncarrier: the server end: %w", err)
 	}
-	listen := e.ClientListen
+	e.stats = stats
+	return e, nil
+}
+
+func startClient(ctx context.Context, c Config, s Starter, server, listen string, channels int, cert transport.Certificate) (*End, error) {
+	bin, err := binaryOf(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	certFile := filepath.Join(c.Dir, "quinn-cert.pem")
+	if err := writePEM(transport.Certificate{CertPEM: cert.CertPEM}, certFile, ""); err != nil {
+		return nil, err
+	}
 	if listen == "" {
 		listen = "127.0.0.1"
 	}
-	client := append([]string{"client", "--server", car.ready[0].QUIC, "--server-name", transport.ServerName,
-		"--listen", listen, "--channels", strconv.Itoa(len(e.Targets)), "--stats", filepath.Join(c.Dir, "client-stats.json")}, common...)
-	if car.client, car.ready[1], err = startEnd(ctx, e.Client, bin, client); err != nil {
-		car.server.kill()
+	stats := filepath.Join(c.Dir, "client-stats.json")
+	args := append([]string{"client", "--server", server, "--server-name", transport.ServerName,
+		"--listen", listen, "--channels", strconv.Itoa(channels), "--stats", stats}, commonArgs(c, certFile)...)
+	e, err := startEnd(ctx, s, bin, args)
+	if err != nil {
 		return nil, fmt.Errorf("quinncarrier: the client end: %w", err)
 	}
-	if n := len(car.ready[1].Channels); n != len(e.Targets) {
-		car.Kill()
-		return nil, fmt.Errorf("quinncarrier: the client end listens for %d channels, not %d", n, len(e.Targets))
+	e.stats = stats
+	if n := len(e.ready.Channels); n != channels {
+		e.kill()
+		return nil, fmt.Errorf("quinncarrier: the client end listens for %d channels, not %d", n, channels)
 	}
-	return car, nil
+	return e, nil
 }
 
 // ChannelAddrs are the client end's TCP addresses, one per channel: a
@@ -296,55 +378,87 @@ func (c *Carrier) Ready() (server, client Ready) { return c.ready[0], c.ready[1]
 // waits for them, and reads back what each recorded.
 func (c *Carrier) Stop() (Report, error) {
 	var r Report
-	errs := []error{c.client.stop(), c.server.stop()}
-	for _, f := range []struct {
-		name string
-		to   *EndStats
-	}{{"client-stats.json", &r.Client}, {"server-stats.json", &r.Server}} {
-		b, err := os.ReadFile(filepath.Join(c.cfg.Dir, f.name))
-		if err == nil {
-			err = json.Unmarshal(b, f.to)
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("quinncarrier: reading %s: %w", f.name, err))
-		}
-	}
-	return r, errors.Join(errs...)
+	var cerr, serr error
+	r.Client, cerr = c.client.Stop()
+	r.Server, serr = c.server.Stop()
+	return r, errors.Join(cerr, serr)
 }
 
 // Kill kills both ends at once (SIGKILL) and waits for them. They leave
 // no stats.
 func (c *Carrier) Kill() {
-	c.client.kill()
-	c.server.kill()
+	c.client.Kill()
+	c.server.Kill()
 }
 
-// end is one running end.
-type end struct {
+// End is one running end of the carrier, started alone by StartServer
+// or StartClient.
+type End struct {
 	cmd    *exec.Cmd
 	done   chan struct{}
 	err    error
 	stderr *tail
+	ready  Ready
+	stats  string
+	once   sync.Once
+	stop   error
+	ended  EndStats
+}
+
+// Ready is what the end printed when it was ready.
+func (e *End) Ready() Ready { return e.ready }
+
+// Stop asks the end to stop (SIGTERM; SIGKILL after a few seconds), waits
+// for it and reads back what it recorded. Later calls return the first's
+// result.
+func (e *End) Stop() (EndStats, error) {
+	if e == nil {
+		return EndStats{}, nil
+	}
+	e.once.Do(func() {
+		err := e.terminate()
+		b, rerr := os.ReadFile(e.stats)
+		if rerr == nil {
+			rerr = json.Unmarshal(b, &e.ended)
+		}
+		if rerr != nil {
+			rerr = fmt.Errorf("quinncarrier: reading %s: %w", filepath.Base(e.stats), rerr)
+		}
+		e.stop = errors.Join(err, rerr)
+	})
+	return e.ended, e.stop
+}
+
+// Kill kills the end (SIGKILL) and waits for it. It leaves no stats.
+func (e *End) Kill() {
+	if e == nil {
+		return
+	}
+	e.once.Do(func() {
+		e.kill()
+		e.stop = errors.New("quinncarrier: the end was killed")
+	})
 }
 
 // startEnd starts bin with args (at s, or here) and waits for its ready
 // line.
-func startEnd(ctx context.Context, s Starter, bin string, args []string) (*end, Ready, error) {
+func startEnd(ctx context.Context, s Starter, bin string, args []string) (*End, error) {
 	cmd := exec.Command(bin, args...)
-	e := &end{cmd: cmd, done: make(chan struct{}), stderr: &tail{max: 4096}}
+	e := &End{cmd: cmd, done: make(chan struct{}), stderr: &tail{max: 4096}}
 	cmd.Stderr = e.stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, Ready{}, err
+		return nil, err
 	}
-	if s == nil {
-		cmd.SysProcAttr = dieWithParent()
-		err = cmd.Start()
+	if ns, ok := s.(nsStarter); ok {
+		err = ns.start(cmd, e.done)
+	} else if s == nil {
+		err = startHere(cmd, e.done)
 	} else {
 		err = s.Start(cmd)
 	}
 	if err != nil {
-		return nil, Ready{}, fmt.Errorf("starting %s: %w", bin, err)
+		return nil, fmt.Errorf("starting %s: %w", bin, err)
 	}
 	lines := make(chan Ready, 1)
 	bad := make(chan error, 1)
@@ -372,7 +486,8 @@ func startEnd(ctx context.Context, s Starter, bin string, args []string) (*end, 
 	defer timer.Stop()
 	select {
 	case r := <-lines:
-		return e, r, nil
+		e.ready = r
+		return e, nil
 	case err = <-bad:
 	case <-e.done:
 		err = fmt.Errorf("it exited before it was ready (%v): %s", e.err, e.stderr.String())
@@ -382,10 +497,10 @@ func startEnd(ctx context.Context, s Starter, bin string, args []string) (*end, 
 		err = ctx.Err()
 	}
 	e.kill()
-	return nil, Ready{}, err
+	return nil, err
 }
 
-func (e *end) stop() error {
+func (e *End) terminate() error {
 	if e == nil {
 		return nil
 	}
@@ -402,7 +517,7 @@ func (e *end) stop() error {
 	return nil
 }
 
-func (e *end) kill() {
+func (e *End) kill() {
 	if e == nil {
 		return
 	}
