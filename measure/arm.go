@@ -186,6 +186,34 @@ func (a Arm) QUIC() bool {
 	return err == nil && t.QUIC()
 }
 
+// CellCC reports whether the arm runs the cell's congestion control (as
+// kernel TCP does) rather than one of its own: every arm that is not QUIC,
+// and a QUIC arm whose Transport has a method CellCC returning true.
+func (a Arm) CellCC() bool {
+	t, err := a.transport()
+	if err != nil {
+		return false
+	}
+	if c, ok := t.(interface{ CellCC() bool }); ok {
+		return c.CellCC()
+	}
+	return !t.QUIC()
+}
+
+// Available is why the arm cannot run on this machine, or nil: an unknown
+// arm, or a registered Transport's own method Available failing (a
+// program it needs is missing, say).
+func (a Arm) Available(ctx context.Context) error {
+	t, err := a.transport()
+	if err != nil {
+		return err
+	}
+	if c, ok := t.(interface{ Available(context.Context) error }); ok {
+		return c.Available(ctx)
+	}
+	return nil
+}
+
 // PinnedCC returns the congestion control the arm pins (tcp-<controller>),
 // and false for every other arm, an importer's registered arm named
 // tcp-something among them.

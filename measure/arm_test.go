@@ -135,6 +135,29 @@ func TestArmQUIC(t *testing.T) {
 	}
 }
 
+// CellCC: kernel TCP's arms and quinn's run the cell's controller, quic-go's
+// keep their own, an unknown arm runs none.
+func TestArmCellCC(t *testing.T) {
+	for a, want := range map[measure.Arm]bool{
+		measure.TCP: true, "tcp-reno": true, measure.TCPMux: true, measure.QUIC: false, measure.QUICPerChannel: false,
+		measure.Quinn: true, measure.QuinnPriority: true, "test-registered-quic": false, "test-registered-tcp": true, "sctp": false,
+	} {
+		if got := a.CellCC(); got != want {
+			t.Errorf("%s.CellCC() = %v, want %v", a, got, want)
+		}
+	}
+}
+
+// Available: an unknown arm is refused; a built-in one is there.
+func TestArmAvailable(t *testing.T) {
+	if err := measure.Arm("sctp").Available(context.Background()); !errors.Is(err, measure.ErrUnknownArm) {
+		t.Errorf("sctp: %v, want ErrUnknownArm", err)
+	}
+	if err := measure.TCP.Available(context.Background()); err != nil {
+		t.Errorf("tcp: %v", err)
+	}
+}
+
 // An arm that is not one of transport's runs through Run like the
 // built-in ones: here the tcp arm behind a name of its own, on loopback.
 func TestRunOwnArm(t *testing.T) {

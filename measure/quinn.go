@@ -52,6 +52,16 @@ func (q quinnArm) Name() string {
 
 func (quinnArm) QUIC() bool { return true }
 
+// CellCC says the cell's congestion control picks quinn's controller
+// (quinnCC).
+func (quinnArm) CellCC() bool { return true }
+
+// Available is why the carrier program cannot be had, or nil.
+func (quinnArm) Available(ctx context.Context) error {
+	_, err := quinnBinary(ctx)
+	return err
+}
+
 // carrierBinary finds or builds the carrier program (a test replaces it).
 var carrierBinary = quinncarrier.Binary
 

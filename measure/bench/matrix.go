@@ -76,6 +76,11 @@ func Run(ctx context.Context, m *plan.Matrix, o Options) error {
 	if err := errors.Join(append([]error{m.Validate()}, o.validate(m)...)...); err != nil {
 		return err
 	}
+	for _, a := range m.Arms {
+		if err := a.Available(ctx); err != nil {
+			return fmt.Errorf("arm %s cannot run here: %w", a, err)
+		}
+	}
 	log := o.Logger
 	if log == nil {
 		log = slog.Default()

@@ -259,16 +259,17 @@ func effectiveCC(rc RunConfig) string {
 }
 
 // transportOptions are the server's and the client's transport settings
-// for rc's arm: the cell's TCP congestion control for every arm but the
-// QUIC ones (whose controller is quic-go's), then what the arm prepares
-// (measure.PrepareOptions), as measure.Run does.
+// for rc's arm: the cell's congestion control for every arm that runs it
+// (measure.Arm.CellCC: kernel TCP's and quinn's; quic-go's arms keep their
+// own), then what the arm prepares (measure.PrepareOptions), as measure.Run
+// does.
 func transportOptions(rc RunConfig) (server, client transport.Options, err error) {
 	arm, err := measure.Lookup(string(rc.Arm))
 	if err != nil {
 		return server, client, err
 	}
 	var o transport.Options
-	if !rc.Arm.QUIC() {
+	if rc.Arm.CellCC() {
 		o.CongestionControl = rc.Cell.CC
 	}
 	return measure.PrepareOptions(arm, rc.Workload, o)
