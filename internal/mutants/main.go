@@ -63,11 +63,11 @@ var mutants = []edit{
 }
 
 // modelMutants break the batch engines' shares, check and submission
-// (measure/batch, and the shares it reads from bench's merge), the link model and its descriptions, and the
+// (measure/batch, and the shares it reads from the plan's merge), the link model and its descriptions, and the
 // command-line helpers (internal/cli, shapedlink/linkflag); their pure
 // tests (no namespace, no engine needed) must kill them.
 var modelMutants = []mutant{
-	{edit{"batch: each shard expected to hold an even split of the plan, not its share", "measure/bench/shard_merge.go",
+	{edit{"batch: each shard expected to hold an even split of the plan, not its share", "measure/plan/merge.go",
 		"len(Shard{i, merged.Shards}.share(full))", "len(full)/merged.Shards"},
 		"measure/batch", "TestShareMatchesBench|TestCheck"},
 	{edit{"batch: failed runs counted as measured", "measure/batch/check.go",

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -51,5 +53,25 @@ func TestTreesHoldTheirImports(t *testing.T) {
 	}
 	for pkg := range missing {
 		t.Errorf("the copied trees import %s, which is not copied: add its directory to trees", pkg)
+	}
+}
+
+// TestEditsApply: every edit names a file of the module that holds its
+// pattern exactly once, so that moving or changing the code a mutant
+// breaks fails here rather than when the mutants run.
+func TestEditsApply(t *testing.T) {
+	all := append([]edit(nil), mutants...)
+	for _, m := range modelMutants {
+		all = append(all, m.edit)
+	}
+	for _, e := range all {
+		b, err := os.ReadFile(filepath.Join("../..", e.file))
+		if err != nil {
+			t.Errorf("%s: %v", e.name, err)
+			continue
+		}
+		if n := strings.Count(string(b), e.from); n != 1 {
+			t.Errorf("%s: %s holds its pattern %d times, want once", e.name, e.file, n)
+		}
 	}
 }
