@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -31,6 +32,23 @@ func needLive(t *testing.T) {
 		t.Skip("no live SPICE session here: " + miss)
 	}
 	shapedlinktest.Need(t)
+	liveLock(t)
+}
+
+// liveLock holds, until t ends, a lock every live test of the module's
+// packages takes, so that live sessions of two test binaries never run at
+// once and each test's check for programs left running sees only its own.
+func liveLock(t *testing.T) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "quicbench-live-test.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
 }
 
 // smokeConfig is a short live matrix: one fast link, one repeat.
