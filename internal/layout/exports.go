@@ -31,17 +31,28 @@ type Unused struct {
 // nor other packages'.
 func unusedExports(m *module) []Unused {
 	used := map[types.Object]bool{}
-	mark := func(o types.Object) {
-		switch o := o.(type) {
-		case *types.Func:
-			o = o.Origin()
-			used[o] = true
-		case *types.Var:
-			used[o.Origin()] = true
-		default:
-			used[o] = true
-		}
+	markReferences(m, used)
+	markInterfaceMethods(m, used)
+	markAPITypes(m, used)
+	return unused(m, used)
+}
+
+// markUsed marks o used, a generic function or field by its origin.
+func markUsed(used map[types.Object]bool, o types.Object) {
+	switch o := o.(type) {
+	case *types.Func:
+		used[o.Origin()] = true
+	case *types.Var:
+		used[o.Origin()] = true
+	default:
+		used[o] = true
 	}
+}
+
+// markReferences marks what other packages' code names, and the types
+// of the values it holds.
+func markReferences(m *module, used map[types.Object]bool) {
+	mark := func(o types.Object) { markUsed(used, o) }
 	// References and values in other packages' code.
 	for _, q := range m.Pkgs {
 		for _, o := range q.Info.Uses {
@@ -67,8 +78,11 @@ func unusedExports(m *module) []Unused {
 			})
 		}
 	}
+}
 
-	// Methods that complete an interface.
+// markInterfaceMethods marks the methods that complete an interface.
+func markInterfaceMethods(m *module, used map[types.Object]bool) {
+	mark := func(o types.Object) { markUsed(used, o) }
 	ifaces := interfaces(m)
 	for _, q := range m.Pkgs {
 		var named []*types.Named
@@ -113,11 +127,13 @@ func unusedExports(m *module) []Unused {
 			}
 		}
 	}
+}
 
-	// A type that is part of what is used (a parameter, result or
-	// exported field of it, or the type of a used variable or constant)
-	// counts as used: it cannot be unexported without hiding part of an
-	// API that is used.
+// markAPITypes marks every module type that is part of what is used (a
+// parameter, result or exported field of it, or the type of a used
+// variable or constant): it cannot be unexported without hiding part of
+// an API that is used.
+func markAPITypes(m *module, used map[types.Object]bool) {
 	var work []types.Object
 	for o := range used {
 		work = append(work, o)
@@ -147,7 +163,11 @@ func unusedExports(m *module) []Unused {
 			}
 		})
 	}
+}
 
+// unused lists the candidates not marked used, noting those that only
+// other packages' tests, or the package's own Examples and comment, name.
+func unused(m *module, used map[types.Object]bool) []Unused {
 	// Other packages' tests do not count, but are noted.
 	inTests := map[types.Object]bool{}
 	for _, q := range m.Pkgs {
