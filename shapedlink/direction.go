@@ -20,9 +20,9 @@ const (
 // (Profile.Direction). Fields: Delay, Jitter, JitterDist, JitterCorr,
 // RateMbit, LossPct, LossCorr, GE with HasGE, FourState with HasFourState,
 // DupPct, DupCorr, ReorderPct, ReorderCorr, ReorderGap, CorruptPct,
-// CorruptCorr, Limit (packets, the delay line included), Queue, and the
-// Schedule and Trace specs; a running link fills Changes, SchedulePeriod,
-// TraceMs and Seed.
+// CorruptCorr, Limit (packets, the delay line included), Queue, the
+// Schedule and Trace specs, and Cross (the cross flows); a running link
+// fills Changes, SchedulePeriod, TraceMs and Seed.
 //
 // Methods: Check and CheckLoaded return the option key a setting makes
 // meaningless and why; Describe is its applied line; RateBits the rate in

@@ -83,6 +83,7 @@
 //	ecn=on|off                    mark CE instead of dropping
 //	schedule=SPEC                 timed changes (Schedule)
 //	trace=SPEC                    a Mahimahi trace in place of the rate (Trace)
+//	cross=NxKIND[+NxKIND...]      bulk flows beside the session (Cross)
 //
 // CORR is netem's correlation in percent. A time may end in "ms" and a
 // percentage in "%". For example:
@@ -92,6 +93,7 @@
 //	80:10,jitter=5/normal/25           normal, sd 5 ms, 25% correlated
 //	80:10,qdisc=fq_codel,ecn=on        FQ-CoDel with ECN at both bottlenecks
 //	80:10,schedule=blackout:300ms/10s  300 ms of nothing every 10 s
+//	80:10,down.cross=2xcubic           two cubic downloads beside the session
 //
 // ParseProfile reads a profile and String writes it back; a value that
 // either backend would not apply as written is refused with the nearest

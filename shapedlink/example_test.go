@@ -51,7 +51,7 @@ func ExampleProfile_Direction() {
 	// down: delay 10ms, 50 Mbit/s, limit 135
 	// up: delay 10ms, 5 Mbit/s, limit 23
 	// 20ms 20:50,up.rate=5
-	// shapedlink: profile "20:50,up.slot=5": option "up.slot=5" has unknown key "slot"; the keys are delay, jitter, rate, loss, limit, dup, reorder, corrupt, qdisc, target, interval, flows, quantum, ecn, schedule and trace (each may follow down. or up.); see shapedlink.OptionsGrammar
+	// shapedlink: profile "20:50,up.slot=5": option "up.slot=5" has unknown key "slot"; the keys are delay, jitter, rate, loss, limit, dup, reorder, corrupt, qdisc, target, interval, flows, quantum, ecn, schedule, trace and cross (each may follow down. or up.); see shapedlink.OptionsGrammar
 }
 
 // New builds the link; Do runs code inside an end's namespace. Needs root,

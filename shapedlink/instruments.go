@@ -94,3 +94,8 @@ func (in *Instruments) HostState() (HostState, error) {
 	hs.Commit, hs.CommitSource, hs.CommitMissing = bi.Commit, bi.CommitSource, bi.CommitMissing
 	return hs, nil
 }
+
+// CrossFlows is each cross flow's account so far (the profile's cross
+// option), in the order the profile gives them, down before up; nil for a
+// link without them.
+func (in *Instruments) CrossFlows() []CrossReport { return in.l.cross.reports() }

@@ -27,6 +27,7 @@ type Link struct {
 	netemAvailable bool
 	offload        []Offload
 	counters       [2]*nftCounters
+	cross          *crossFlows
 
 	closeMu sync.Mutex
 	closed  bool
@@ -45,6 +46,7 @@ func (l *Link) Close() error {
 	l.closed = true
 	l.closeMu.Unlock()
 	var errs []error
+	l.cross.stop()
 	if l.shaper != nil {
 		if err := l.shaper.close(); err != nil {
 			errs = append(errs, err)
@@ -63,6 +65,9 @@ func (l *Link) Err() error {
 	l.closeMu.Unlock()
 	if closed {
 		return errors.New("shapedlink: the link was closed")
+	}
+	if err := l.cross.err(); err != nil {
+		return err
 	}
 	return l.shaper.err()
 }

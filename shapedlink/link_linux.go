@@ -27,6 +27,9 @@ func newWithNamespaces(ctx context.Context, p Profile, opts Options, log *slog.L
 	if err := l.build(ctx, opts); err != nil {
 		return nil, err
 	}
+	if err := l.startCross(ctx); err != nil {
+		return nil, err
+	}
 	ok = true
 	return l, nil
 }

@@ -39,6 +39,9 @@ func New(ctx context.Context, p Profile, opts Options) (*Link, error) {
 	if opts.EmulatorKeepAwake && opts.Backend != BackendEmulator && opts.Backend != BackendAuto {
 		return nil, fmt.Errorf("shapedlink: Options.EmulatorKeepAwake keeps the CPUs awake for the %q backend's timers; the %q backend has none, so leave it false or use %q", BackendEmulator, opts.Backend, BackendEmulator)
 	}
+	if opts.Backend == BackendInProcess && (len(p.Direction(Down).Cross) > 0 || len(p.Direction(Up).Cross) > 0) {
+		return nil, fmt.Errorf("shapedlink: profile %s asks for cross traffic, which the %q backend cannot carry (its ends have datagrams only); use the namespace backends (netem or the emulator)", p, BackendInProcess)
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -489,3 +489,35 @@ func TestJitterCDF(t *testing.T) {
 		t.Error("a profile without jitter has a jitter CDF")
 	}
 }
+
+func TestProfileCross(t *testing.T) {
+	p, err := ParseProfile("80:10,down.cross=2xcubic+1xquic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.String(); got != "80:10,down.cross=2xcubic+1xquic" {
+		t.Errorf("String = %q", got)
+	}
+	want := []Cross{{Count: 2, Kind: "cubic"}, {Count: 1, Kind: "quic"}}
+	if got := p.Direction(Down).Cross; len(got) != 2 || got[0] != want[0] || got[1] != want[1] || !got[0].TCP() || got[1].TCP() {
+		t.Errorf("down cross = %+v, want %+v", got, want)
+	}
+	if got := p.Direction(Up).Cross; got != nil {
+		t.Errorf("up cross = %+v, want none", got)
+	}
+	for in, want := range map[string]string{
+		"80:10,cross=cubic":          "not NxKIND",
+		"80:10,cross=0xcubic":        "between 1 and 16",
+		"80:10,cross=2xCubic":        `kind "Cubic"`,
+		"80:10,cross=1xreno+2xreno":  "names reno twice",
+		"80:10,cross=9xreno+9xcubic": "at most 16",
+		"80:10,cross=2x":             "not NxKIND",
+	} {
+		if _, err := ParseProfile(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseProfile(%q) = %v, want an error saying %q", in, err, want)
+		}
+	}
+	if _, err := New(t.Context(), p, Options{Backend: BackendInProcess}); err == nil || !strings.Contains(err.Error(), "cross traffic") {
+		t.Errorf("in process: err = %v, want one refusing the cross traffic", err)
+	}
+}

@@ -80,6 +80,9 @@ type Direction struct {
 	// LoadTrace) as the profile names them, or "": timed changes applied
 	// while the link runs, and a Mahimahi trace in place of the rate.
 	Schedule, Trace string
+	// Cross is the bulk traffic beside the session in this direction
+	// (the cross option), in the order given.
+	Cross []Cross `json:",omitempty"`
 
 	// Changes and SchedulePeriod are the schedule as loaded, this
 	// direction's changes only, and TraceMs the trace's opportunities
@@ -289,6 +292,9 @@ var Options = [...]Option{
 		parse:  func(v string, d *Direction) error { d.Trace = v; return nil },
 		load:   func(v string) error { _, err := LoadTrace(v); return err },
 		format: func(d Direction) string { return d.Trace }},
+	{Key: "cross", Form: "NxKIND[+NxKIND...]", Doc: "bulk flows beside the session, sent in this direction from before the session starts until the link closes: KIND quic or a kernel TCP congestion control (2xcubic, 1xreno+1xquic)",
+		parse:  parseCross,
+		format: func(d Direction) string { return formatCross(d.Cross) }},
 }
 
 // Describe renders d in tc-like words, the emulator's applied line after
