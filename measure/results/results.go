@@ -291,6 +291,10 @@ type Link struct {
 	// between two hosts (Cell.Profile PathProfile); nil for an emulated
 	// link.
 	Probe *PathProbe `json:"probe,omitempty"`
+	// Cross is each cross flow's account (the profile's cross option):
+	// goodput in bins from its start, packets and retransmissions, read
+	// as the run ended; empty for a link without cross traffic.
+	Cross []shapedlink.CrossReport `json:"cross,omitempty"`
 }
 
 // PathProfile is the Profile of a cell measured between two hosts over

@@ -147,8 +147,9 @@ func (s *localStage) endedWithin(ctx context.Context, linger time.Duration) bool
 }
 
 // Close reads what the link can say only at the end (the schedule's start
-// and the changes it applied, the emulator's own counters, with a warning
-// when they say it may have distorted the run) and takes it down.
+// and the changes it applied, the cross flows' accounts, the emulator's
+// own counters, with a warning when they say it may have distorted the
+// run) and takes it down.
 func (s *localStage) Close(run *results.Run) {
 	defer s.rig.Close()
 	s.rig.StopServer()
@@ -160,6 +161,7 @@ func (s *localStage) Close(run *results.Run) {
 			s.log.Warn("the link's schedule", "err", err)
 		}
 	}
+	run.Link.Cross = in.CrossFlows()
 	if sh, ok := in.ShaperStats(); ok {
 		run.Link.Shaper = &sh
 		if why := sh.Distorted(results.ShaperLateLimit); why != "" {
