@@ -161,6 +161,12 @@ var modelMutants = []mutant{
 	{edit{"teardown wait: the rescuer taken for a running teardown", "shapedlink/teardown_linux.go",
 		"bytes.HasSuffix(comm, []byte(\"+netns\"))", "bytes.HasSuffix(comm, []byte(\"netns\"))"},
 		"shapedlink", "RunningNetnsWork"},
+	{edit{"cross traffic: the flows the profile asks for never started", "shapedlink/link_linux.go",
+		"if err := l.startCross(ctx); err != nil {", "if err := ctx.Err(); err != nil {"},
+		"shapedlink", "TestCrossFlowsAsAsked"},
+	{edit{"cross traffic: a flow that stopped early not the link's error", "shapedlink/link.go",
+		"if err := l.cross.err(); err != nil {", "if err := error(nil); err != nil {"},
+		"shapedlink", "TestCrossFlowFailureIsTheLinks"},
 }
 
 func main() {
