@@ -167,6 +167,9 @@ var modelMutants = []mutant{
 	{edit{"cross traffic: a flow that stopped early not the link's error", "shapedlink/link.go",
 		"if err := l.cross.err(); err != nil {", "if err := error(nil); err != nil {"},
 		"shapedlink", "TestCrossFlowFailureIsTheLinks"},
+	{edit{"cross traffic: left out of the run's record", "measure/rig/stage.go",
+		"run.Link.Cross = in.CrossFlows()", "_ = in.CrossFlows()"},
+		"measure/rig", "TestLocalRecordsCrossTraffic"},
 }
 
 func main() {

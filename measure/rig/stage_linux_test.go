@@ -105,3 +105,28 @@ func TestLocalServerUntilStopped(t *testing.T) {
 		t.Error("ServerExit delivers for a stage not Local's")
 	}
 }
+
+// TestLocalRecordsCrossTraffic: a run on a link with cross traffic has
+// every flow's account in its record, the QUIC one included.
+func TestLocalRecordsCrossTraffic(t *testing.T) {
+	shapedlinktest.Need(t)
+	p, err := shapedlink.ParseProfile("10:20,down.cross=1xreno+1xquic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run results.Run
+	st, err := Local{Env: testRoles, Link: shapedlink.Options{Backend: shapedlink.BackendEmulator}}.Open(context.Background(), t.TempDir(), p, &run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	st.Close(&run)
+	if len(run.Link.Cross) != 2 {
+		t.Fatalf("the record holds %d cross flows, want 2: %+v", len(run.Link.Cross), run.Link.Cross)
+	}
+	for _, c := range run.Link.Cross {
+		if c.Bytes == 0 || c.SentPackets == 0 || c.Err != "" {
+			t.Errorf("cross flow %d (%s): %d bytes, %d packets, err %q", c.Index, c.Kind, c.Bytes, c.SentPackets, c.Err)
+		}
+	}
+}
