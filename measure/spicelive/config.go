@@ -215,6 +215,11 @@ func (c *Config) SetLists(profiles, losses, arms, readings string) error {
 		bad("no cells: give at least one profile and one loss level")
 	}
 	for _, p := range ps {
+		if own, _ := plan.OwnLoss(p); own {
+			// A loss model of its own runs once, as given.
+			c.Profiles = append(c.Profiles, p.String())
+			continue
+		}
 		if p.HasLoss() {
 			bad("profile %s carries its own loss: give loss levels with -losses", p)
 			continue
@@ -390,8 +395,12 @@ func (c Config) cell(profile string) (results.Cell, shapedlink.Profile, error) {
 	if err != nil {
 		return results.Cell{}, p, err
 	}
-	return results.Cell{Profile: p.WithLoss(0).String(), RTTms: float64(p.RoundTrip()) / float64(time.Millisecond), RateMbit: p.RateMbit,
-		LossPct: p.LossPct, CC: c.CC, Sensitivity: !plan.Matched(c.CC)}, p, nil
+	cell := results.Cell{Profile: p.WithLoss(0).String(), RTTms: float64(p.RoundTrip()) / float64(time.Millisecond), RateMbit: p.RateMbit,
+		LossPct: p.LossPct, CC: c.CC, Sensitivity: !plan.Matched(c.CC)}
+	if own, loss := plan.OwnLoss(p); own {
+		cell.Profile, cell.LossPct = p.String(), loss
+	}
+	return cell, p, nil
 }
 
 // ReadingDir is where a reading's runs live: one results tree per reading

@@ -105,3 +105,28 @@ func TestDiffSettingsNamesWhatDiffers(t *testing.T) {
 		t.Error("a config differs from itself")
 	}
 }
+
+// A profile with a loss model of its own runs once, as given, whatever the
+// loss levels, and its cell records the model's mean loss; one with plain
+// loss in its short form is still refused.
+func TestOwnLossProfileRunsOnce(t *testing.T) {
+	c := goodConfig()
+	c.Profiles = nil
+	if err := c.SetLists("80:10,loss=ge:0.2525/25 80:10", "0 1", "tcp", "live"); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"80:10,loss=ge:0.2525/25", "80:10", "80:10:1"}; !slices.Equal(c.Profiles, want) {
+		t.Errorf("Profiles = %q, want %q", c.Profiles, want)
+	}
+	cell, _, err := c.cell(c.Profiles[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cell.Profile != "80:10,loss=ge:0.2525/25" || cell.LossPct < 0.99 || cell.LossPct > 1.01 {
+		t.Errorf("cell %q at %v%% loss, want the whole profile at its mean, 1%%", cell.Profile, cell.LossPct)
+	}
+	c.Profiles = nil
+	if err := c.SetLists("80:10:1", "0", "tcp", "live"); err == nil || !strings.Contains(err.Error(), "carries its own loss") {
+		t.Errorf("80:10:1 with -losses: err = %v", err)
+	}
+}
