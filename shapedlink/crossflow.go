@@ -21,7 +21,7 @@ type Cross = linkspec.Cross
 const CrossBin = 100 * time.Millisecond
 
 // A CrossRunner carries cross flows of a kind the link does not carry
-// itself. The link carries every TCP kind; package transport/quiccross
+// itself. The link carries every TCP kind; package shapedlink/quiccross
 // registers the runner for "quic" (RegisterCrossRunner).
 type CrossRunner interface {
 	// Receive accepts flows in ns at addr (port 0: any) until ctx ends,
@@ -77,7 +77,7 @@ func crossRunner(c Cross) (CrossRunner, error) {
 	if r := crossRunners[c.Kind]; r != nil {
 		return r, nil
 	}
-	return nil, fmt.Errorf("shapedlink: cross=%s needs a QUIC runner, and none is registered: import github.com/shakenfist/quicbench/transport/quiccross, which registers quic-go's", c)
+	return nil, fmt.Errorf("shapedlink: cross=%s needs a QUIC runner, and none is registered: import github.com/shakenfist/quicbench/shapedlink/quiccross, which registers quic-go's", c)
 }
 
 // CrossReport is what one cross flow carried: its direction, kind and

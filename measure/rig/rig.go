@@ -18,7 +18,7 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/transport"
 	// The links built here may carry QUIC cross flows.
-	_ "github.com/shakenfist/quicbench/transport/quiccross"
+	_ "github.com/shakenfist/quicbench/shapedlink/quiccross"
 )
 
 // The names of a run's two roles: their specs, logs and results are

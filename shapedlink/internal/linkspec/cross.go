@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// MaxCrossFlows is the most cross flows one direction may carry.
-const MaxCrossFlows = 16
+// maxCrossFlows is the most cross flows one direction may carry.
+const maxCrossFlows = 16
 
 // CrossQUIC is the kind of a cross flow carried by QUIC; every other
 // kind names a kernel TCP congestion control.
@@ -45,7 +45,7 @@ func parseCross(val string, d *Direction) error {
 		if !ok || n == "" || kind == "" {
 			return fmt.Errorf("part %q is not NxKIND (e.g. 2xcubic or 1xquic); KIND is quic or a kernel TCP congestion control", part)
 		}
-		count, err := parseCount(n, 1, MaxCrossFlows)
+		count, err := parseCount(n, 1, maxCrossFlows)
 		if err != nil {
 			return fmt.Errorf("part %q: count %v", part, err)
 		}
@@ -58,8 +58,8 @@ func parseCross(val string, d *Direction) error {
 		seen[kind] = true
 		d.Cross = append(d.Cross, Cross{Count: count, Kind: kind})
 	}
-	if n := CrossFlows(d.Cross); n > MaxCrossFlows {
-		return fmt.Errorf("asks for %d flows; a direction carries at most %d", n, MaxCrossFlows)
+	if n := CrossFlows(d.Cross); n > maxCrossFlows {
+		return fmt.Errorf("asks for %d flows; a direction carries at most %d", n, maxCrossFlows)
 	}
 	return nil
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
-	_ "github.com/shakenfist/quicbench/transport/quiccross"
+	_ "github.com/shakenfist/quicbench/shapedlink/quiccross"
 )
 
 // TestQUICCrossFlowRuns checks that a QUIC cross flow fills most of an

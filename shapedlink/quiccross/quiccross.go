@@ -13,10 +13,10 @@ import (
 	"github.com/shakenfist/quicbench/transport"
 )
 
-func init() { shapedlink.RegisterCrossRunner("quic", Runner{}) }
+func init() { shapedlink.RegisterCrossRunner("quic", runner{}) }
 
-// Runner is the shapedlink.CrossRunner for QUIC cross flows.
-type Runner struct{}
+// runner is the shapedlink.CrossRunner for QUIC cross flows.
+type runner struct{}
 
 var (
 	certOnce sync.Once
@@ -64,7 +64,7 @@ func listen(ctx context.Context, ns *shapedlink.Namespace, addr string) (*quic.T
 
 // Receive accepts connections in ns at addr until ctx ends and counts the
 // bytes of every stream they open.
-func (Runner) Receive(ctx context.Context, ns *shapedlink.Namespace, addr netip.AddrPort, count func(int)) (netip.AddrPort, error) {
+func (runner) Receive(ctx context.Context, ns *shapedlink.Namespace, addr netip.AddrPort, count func(int)) (netip.AddrPort, error) {
 	srvTLS, _, err := tlsConfigs()
 	if err != nil {
 		return netip.AddrPort{}, err
@@ -117,7 +117,7 @@ func drain(st *quic.Stream, count func(int)) {
 }
 
 // Send dials to from ns, opens one stream and writes to it until ctx ends.
-func (Runner) Send(ctx context.Context, ns *shapedlink.Namespace, to netip.AddrPort) (shapedlink.CrossSender, error) {
+func (runner) Send(ctx context.Context, ns *shapedlink.Namespace, to netip.AddrPort) (shapedlink.CrossSender, error) {
 	_, cliTLS, err := tlsConfigs()
 	if err != nil {
 		return nil, err

@@ -1,8 +1,8 @@
 // Package quiccross carries a shaped link's QUIC cross flows (the profile
 // option cross=NxKIND with KIND quic) with quic-go: importing it registers
-// its Runner with shapedlink, which carries TCP cross flows itself.
+// its runner with shapedlink, which carries TCP cross flows itself.
 //
-//	import _ "github.com/shakenfist/quicbench/transport/quiccross"
+//	import _ "github.com/shakenfist/quicbench/shapedlink/quiccross"
 //
 //	p, _ := shapedlink.ParseProfile("80:10,down.cross=1xquic")
 //	link, err := shapedlink.New(ctx, p, shapedlink.Options{})
