@@ -2,6 +2,7 @@ package shapedlink
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 )
@@ -38,6 +39,14 @@ func New(ctx context.Context, p Profile, opts Options) (*Link, error) {
 	}
 	if opts.EmulatorKeepAwake && opts.Backend != BackendEmulator && opts.Backend != BackendAuto {
 		return nil, fmt.Errorf("shapedlink: Options.EmulatorKeepAwake keeps the CPUs awake for the %q backend's timers; the %q backend has none, so leave it false or use %q", BackendEmulator, opts.Backend, BackendEmulator)
+	}
+	if opts.EmulatorKeepAwakeAuto {
+		switch {
+		case opts.EmulatorKeepAwake:
+			return nil, errors.New("shapedlink: Options.EmulatorKeepAwake and EmulatorKeepAwakeAuto are both set: give one (on, or decided by probing the host)")
+		case opts.Backend != BackendEmulator && opts.Backend != BackendAuto:
+			return nil, fmt.Errorf("shapedlink: Options.EmulatorKeepAwakeAuto decides keep-awake for the %q backend's timers; the %q backend has none, so leave it false or use %q", BackendEmulator, opts.Backend, BackendEmulator)
+		}
 	}
 	log := opts.Logger
 	if log == nil {
