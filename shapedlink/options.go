@@ -89,8 +89,8 @@ type Options struct {
 	// EmulatorKeepAwakeAuto, for the emulator backend only, decides
 	// EmulatorKeepAwake by measuring the host: before the first emulated
 	// link of the process, ProbeWake (well under a second); the CPUs are
-	// kept awake when its wake-ups were late beyond wakeLimitP99 or
-	// wakeLimitMax. HostState.EmulatorWakeProbe records the probe and
+	// kept awake when its wake-ups were late by more than 0.2 ms at p99
+	// or 2 ms at most. HostState.EmulatorWakeProbe records the probe and
 	// the decision. Give it or EmulatorKeepAwake, not both.
 	EmulatorKeepAwakeAuto bool
 	// EmulatorDepartureWindow, for the emulator backend only, batches

@@ -39,7 +39,7 @@ var errEmulatorExited = errors.New("shapedlink: the emulator's shaper process ha
 func startEmulator(ctx context.Context, shaperNS *Namespace, dirs [2]Direction, opts Options, offload OffloadMode, udpSegOff bool) (*emuShaper, error) {
 	var probe *WakeProbe
 	if opts.EmulatorKeepAwakeAuto {
-		p, err := cachedWakeProbe()
+		p, err := ProbeWake()
 		if err != nil {
 			return nil, err
 		}

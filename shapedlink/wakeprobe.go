@@ -6,9 +6,9 @@ import (
 )
 
 // WakeProbe is how late a thread woke for its timer with the CPUs
-// otherwise idle, as the emulator's threads wait (Options.EmulatorKeepAwakeAuto
-// and ProbeWake): Sleeps sleeps of SleepUs each, to a deadline, and the
-// lateness of the wake-ups past it. KeepAwake is the decision: on when
+// otherwise idle, waiting as the emulator's threads wait (ProbeWake, for
+// Options.EmulatorKeepAwakeAuto): Sleeps sleeps of SleepUs each, to a
+// deadline, and the lateness of the wake-ups past it. KeepAwake is the decision: on when
 // P99Ms exceeds LimitP99Ms or MaxMs exceeds LimitMaxMs.
 type WakeProbe struct {
 	Sleeps     int     `json:"sleeps"`

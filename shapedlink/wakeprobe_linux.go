@@ -10,13 +10,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ProbeWake measures how late this host wakes a thread for its timer:
-// wakeSleeps sleeps to a deadline, each wakeSleep long, on a locked
-// thread with the emulator's timer slack (1 ns) and, where allowed, its
-// SCHED_FIFO priority, as the emulator's threads wait (a raw ppoll). Run
-// it with the CPUs otherwise idle: it is what the emulator meets on a
-// link with little traffic. It takes about 0.35 s.
+// ProbeWake measures how late this host wakes a thread for its timer,
+// the first time it is called in the process, and returns that probe
+// every time (Options.EmulatorKeepAwakeAuto decides by it): wakeSleeps
+// sleeps to a deadline, each wakeSleep long, on a locked thread with the
+// emulator's timer slack (1 ns) and, where allowed, its SCHED_FIFO
+// priority, waiting as the emulator's threads wait (a raw ppoll). Call it
+// with the CPUs otherwise idle: it is what the emulator meets on a link
+// with little traffic. It takes about 0.35 s.
 func ProbeWake() (WakeProbe, error) {
+	wakeOnce.once.Do(func() { wakeOnce.probe, wakeOnce.err = probeWake() })
+	return wakeOnce.probe, wakeOnce.err
+}
+
+// probeWake is ProbeWake's probe, taken afresh.
+func probeWake() (WakeProbe, error) {
 	type result struct {
 		late  []time.Duration
 		sched string
@@ -66,15 +74,9 @@ func probeThread() ([]time.Duration, string, error) {
 	return late, sched, nil
 }
 
-// wakeOnce holds the process's one probe for Options.EmulatorKeepAwakeAuto.
+// wakeOnce holds the process's one probe.
 var wakeOnce struct {
 	once  sync.Once
 	probe WakeProbe
 	err   error
-}
-
-// cachedWakeProbe is ProbeWake, run the first time only.
-func cachedWakeProbe() (WakeProbe, error) {
-	wakeOnce.once.Do(func() { wakeOnce.probe, wakeOnce.err = ProbeWake() })
-	return wakeOnce.probe, wakeOnce.err
 }

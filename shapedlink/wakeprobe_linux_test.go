@@ -8,11 +8,15 @@ import (
 )
 
 // TestProbeWake: the probe sleeps its count, and its figures are in
-// order, not negative, and far below a second; the decision is the rule's.
+// order, not negative, and far below a second; the decision is the rule's;
+// it is taken once per process.
 func TestProbeWake(t *testing.T) {
 	p, err := ProbeWake()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if again, err := ProbeWake(); err != nil || again != p {
+		t.Errorf("a second ProbeWake: %+v, %v; want the first probe again", again, err)
 	}
 	ordered := 0 <= p.P50Ms && p.P50Ms <= p.P99Ms && p.P99Ms <= p.MaxMs && p.MaxMs < 1000
 	if p.Sleeps != wakeSleeps || p.SleepUs != 1000 || !ordered || p.TookMs < 300 || p.Scheduling == "" ||
