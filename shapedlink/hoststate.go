@@ -28,6 +28,9 @@ type HostState struct {
 	// (Options.EmulatorKeepAwake), one SCHED_IDLE busy loop each; empty
 	// when it is off.
 	EmulatorKeepAwakeCPUs []int `json:"emulator_keep_awake_cpus,omitempty"`
+	// EmulatorWakeProbe is the probe that decided keep-awake, with its
+	// figures (Options.EmulatorKeepAwakeAuto); nil when it was fixed.
+	EmulatorWakeProbe *WakeProbe `json:"emulator_wake_probe,omitempty"`
 	// NetemPRNG is netem's seeds as read back, "seeds DOWN UP", or why
 	// its draws cannot be repeated.
 	NetemPRNG string    `json:"netem_prng,omitempty"`

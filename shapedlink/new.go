@@ -2,6 +2,7 @@ package shapedlink
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 )
@@ -41,6 +42,14 @@ func New(ctx context.Context, p Profile, opts Options) (*Link, error) {
 	}
 	if opts.Backend == BackendInProcess && (len(p.Direction(Down).Cross) > 0 || len(p.Direction(Up).Cross) > 0) {
 		return nil, fmt.Errorf("shapedlink: profile %s asks for cross traffic, which the %q backend cannot carry (its ends have datagrams only); use the namespace backends (netem or the emulator)", p, BackendInProcess)
+	}
+	if opts.EmulatorKeepAwakeAuto {
+		switch {
+		case opts.EmulatorKeepAwake:
+			return nil, errors.New("shapedlink: Options.EmulatorKeepAwake and EmulatorKeepAwakeAuto are both set: give one (on, or decided by probing the host)")
+		case opts.Backend != BackendEmulator && opts.Backend != BackendAuto:
+			return nil, fmt.Errorf("shapedlink: Options.EmulatorKeepAwakeAuto decides keep-awake for the %q backend's timers; the %q backend has none, so leave it false or use %q", BackendEmulator, opts.Backend, BackendEmulator)
+		}
 	}
 	log := opts.Logger
 	if log == nil {

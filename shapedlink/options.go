@@ -84,8 +84,15 @@ type Options struct {
 	// such CPU at 100% (taken only when no other thread wants it).
 	// HostState and ShaperStats list the CPUs kept awake. The other
 	// backends refuse it; when BackendAuto chooses netem it is not used.
-	// Commands leave it off unless asked (DefaultKeepAwake).
+	// Commands leave it to EmulatorKeepAwakeAuto unless asked.
 	EmulatorKeepAwake bool
+	// EmulatorKeepAwakeAuto, for the emulator backend only, decides
+	// EmulatorKeepAwake by measuring the host: before the first emulated
+	// link of the process, ProbeWake (well under a second); the CPUs are
+	// kept awake when its wake-ups were late by more than 0.2 ms at p99
+	// or 2 ms at most. HostState.EmulatorWakeProbe records the probe and
+	// the decision. Give it or EmulatorKeepAwake, not both.
+	EmulatorKeepAwakeAuto bool
 	// EmulatorDepartureWindow, for the emulator backend only, batches
 	// departures on a busy link: when a held segment falls due, the
 	// segments due within this window leave with it, up to the window
@@ -99,11 +106,12 @@ type Options struct {
 	EmulatorDepartureWindow time.Duration
 }
 
-// The emulator settings the example commands use unless told otherwise
-// (package linkflag's -keep-awake and -departure-window): the CPUs left
+// The emulator settings a link gets unless told otherwise: the CPUs left
 // to idle, and a 200 us departure window, as measured best on this
-// project's machines. docs/calibration.md has what each changes and
-// costs.
+// project's machines. The example commands (package linkflag's
+// -keep-awake and -departure-window) take the window, and keep-awake
+// auto (Options.EmulatorKeepAwakeAuto). docs/calibration.md has what
+// each changes and costs.
 const (
 	DefaultKeepAwake       = false
 	DefaultDepartureWindow = 200 * time.Microsecond

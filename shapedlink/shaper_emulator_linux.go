@@ -21,6 +21,7 @@ func init() { emulator.MaybeServe() }
 type emuShaper struct {
 	mon   *emulator.Monitor
 	awake *emulator.Awake // the keep-awake process, or nil
+	probe *WakeProbe      // the probe that decided keep-awake, or nil
 	dirs  [2]Direction    // as configured, seeds drawn
 	lines []string
 }
@@ -32,9 +33,22 @@ var errEmulatorExited = errors.New("shapedlink: the emulator's shaper process ha
 // startEmulator starts the shaper for dirs (seeded with opts.Seed, the
 // other direction backSeed of it; zero draws them) in the shaper
 // namespace, with opts' Emulator settings, and waits until it forwards;
-// with EmulatorKeepAwake, then the keep-awake process, until its loops
-// spin. On error it leaves neither process running.
+// with EmulatorKeepAwake (or EmulatorKeepAwakeAuto deciding it on, by the
+// process's probe, taken before the shaper starts), then the keep-awake
+// process, until its loops spin. On error it leaves neither process running.
 func startEmulator(ctx context.Context, shaperNS *Namespace, dirs [2]Direction, opts Options, offload OffloadMode, udpSegOff bool) (*emuShaper, error) {
+	var probe *WakeProbe
+	if opts.EmulatorKeepAwakeAuto {
+		p, err := ProbeWake()
+		if err != nil {
+			return nil, err
+		}
+		probe, opts.EmulatorKeepAwake = &p, p.KeepAwake
+		if opts.Logger != nil {
+			opts.Logger.Info("shapedlink: keep-awake decided by probing timer wake-ups", "keep_awake", p.KeepAwake,
+				"p99_ms", p.P99Ms, "max_ms", p.MaxMs, "limit_p99_ms", p.LimitP99Ms, "limit_max_ms", p.LimitMaxMs)
+		}
+	}
 	dirs[Down].Seed, dirs[Up].Seed = opts.Seed, backSeed(opts.Seed)
 	cfg := emulator.Config{IfA: shaperSideSrv, IfB: shaperSideCli, AToB: dirs[Down], BToA: dirs[Up], KeepOffload: offload == OffloadKeep,
 		LateMarker: opts.EmulatorLateMarker, DepartureWindow: opts.EmulatorDepartureWindow}
@@ -46,7 +60,7 @@ func startEmulator(ctx context.Context, shaperNS *Namespace, dirs [2]Direction, 
 		mon.Stop()
 		return nil, fmt.Errorf("shapedlink: starting the emulator in the shaper namespace: %w", err)
 	}
-	s := &emuShaper{mon: mon}
+	s := &emuShaper{mon: mon, probe: probe}
 	if err := mon.Ready(ctx); err != nil {
 		mon.Stop()
 		return nil, fmt.Errorf("shapedlink: the emulator did not start: %w", err)
@@ -200,6 +214,7 @@ func (s *emuShaper) record(hs *HostState) {
 	if s.awake != nil {
 		hs.EmulatorKeepAwakeCPUs = s.awake.CPUs()
 	}
+	hs.EmulatorWakeProbe = s.probe
 }
 
 func (s *emuShaper) pid() int { return s.mon.PID() }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -41,7 +42,7 @@ func linkFlags(fs *flag.FlagSet, def calibrate.Config) *linkflag.Flags {
 type config struct {
 	link                                                          *linkflag.Flags
 	sweep, iperf, qdisc, qdiscAt, gsoLoss, quicGSO, render, noise string
-	json                                                          bool
+	json, wakeProbe                                               bool
 	cfg                                                           calibrate.Config
 }
 
@@ -71,6 +72,7 @@ func main() {
 	flag.StringVar(&k.TraceDir, "trace-dir", "", "where -trace-late saves its traces (default the working directory)")
 	flag.BoolVar(&c.json, "json", false, "print the figures as JSON instead of a table")
 	flag.StringVar(&c.render, "render", "", "print the table for a report saved with -json (measures nothing)")
+	flag.BoolVar(&c.wakeProbe, "wake-probe", false, "measure only how late this host wakes an idle CPU for a timer, the probe -keep-awake auto decides by, and print its figures, limits and decision (with -json as JSON); builds no link")
 	flag.StringVar(&c.gsoLoss, "gsoloss", "", `a lossy profile (e.g. "5:2000:0.1") across which a sender with UDP_SEGMENT floods numbered datagrams, the receiver counting each; "" skips it`)
 	flag.Float64Var(&k.GSOPacePct, "gsoloss-pace", k.GSOPacePct, "the -gsoloss sender's pace, in percent of the link rate")
 	flag.DurationVar(&k.GSOTime, "gsoloss-time", k.GSOTime, "how long the -gsoloss sender sends")
@@ -84,6 +86,9 @@ func main() {
 	}
 	if c.render != "" {
 		os.Exit(render(c.render))
+	}
+	if c.wakeProbe {
+		os.Exit(wakeProbe(os.Stdout, c.json))
 	}
 	// Building links needs privilege: as an ordinary user this re-executes
 	// the command inside a user and network namespace of its own and exits
@@ -133,8 +138,8 @@ func checkFlags(c *config) error {
 	}
 	// The bare pairs have no emulator: Config, not Link, carries its
 	// settings.
-	k.KeepAwake, k.DepartureWindow = k.Link.EmulatorKeepAwake, k.Link.EmulatorDepartureWindow
-	k.Link.EmulatorKeepAwake, k.Link.EmulatorDepartureWindow = false, 0
+	k.KeepAwake, k.KeepAwakeAuto, k.DepartureWindow = k.Link.EmulatorKeepAwake, k.Link.EmulatorKeepAwakeAuto, k.Link.EmulatorDepartureWindow
+	k.Link.EmulatorKeepAwake, k.Link.EmulatorKeepAwakeAuto, k.Link.EmulatorDepartureWindow = false, false, 0
 	if k.Noise, err = calibrate.ParseNoise(c.noise); err != nil {
 		return fmt.Errorf("-noise: %w", err)
 	}
@@ -253,6 +258,28 @@ func render(path string) int {
 	_ = calibrate.WriteTable(os.Stdout, rep)
 	if failed, total := rep.Failures(); len(failed) > 0 {
 		fmt.Fprintf(os.Stderr, "calibrate: the report records %s\n", calibrate.FailureLine(failed, total))
+	}
+	return 0
+}
+
+// wakeProbe prints the host's timer wake-up probe (shapedlink.ProbeWake)
+// to w, as JSON or one line, and returns the exit status.
+func wakeProbe(w io.Writer, asJSON bool) int {
+	p, err := shapedlink.ProbeWake()
+	if err != nil {
+		say(err)
+		return 1
+	}
+	if asJSON {
+		e := json.NewEncoder(w)
+		e.SetIndent("", "  ")
+		err = e.Encode(p)
+	} else {
+		_, err = fmt.Fprintln(w, calibrate.WakeProbeLine(p))
+	}
+	if err != nil {
+		say(err)
+		return 1
 	}
 	return 0
 }

@@ -140,18 +140,22 @@ func TestRecordBalances(t *testing.T) {
 }
 
 // TestEmulatorDefaults: by default the emulator runs with a 200 us
-// departure window and its CPUs left to idle, the record and the summary
-// say so, and -keep-awake -departure-window 0 turn both around.
+// departure window and keep-awake auto (kept awake or not as the host's
+// probe says), -keep-awake off leaves its CPUs to idle, the record and
+// the summary say so, and -keep-awake -departure-window 0 turn both
+// around.
 func TestEmulatorDefaults(t *testing.T) {
 	shapedlinktest.Need(t)
 	for _, c := range []struct {
 		args    []string
 		awake   bool
+		either  bool // auto: the probe decides
 		window  float64
 		summary string
 	}{
-		{nil, false, 0.2, "emulator: CPUs left to idle, departure window 0.200 ms"},
-		{[]string{"-keep-awake", "-departure-window", "0"}, true, 0, "kept awake, no departure window"},
+		{nil, false, true, 0.2, "departure window 0.200 ms"},
+		{[]string{"-keep-awake", "off"}, false, false, 0.2, "emulator: CPUs left to idle, departure window 0.200 ms"},
+		{[]string{"-keep-awake", "-departure-window", "0"}, true, false, 0, "kept awake, no departure window"},
 	} {
 		dir := cmdtest.OpenDir(t, 0)
 		recPath := filepath.Join(dir, "rec.json")
@@ -161,7 +165,7 @@ func TestEmulatorDefaults(t *testing.T) {
 			t.Fatalf("%v", r)
 		}
 		rec := readRecord(t, recPath)
-		if rec.Shaper == nil || (len(rec.Shaper.KeepAwakeCPUs) > 0) != c.awake || rec.Shaper.DepartureWindowMs != c.window {
+		if rec.Shaper == nil || (len(rec.Shaper.KeepAwakeCPUs) > 0) != c.awake && !c.either || rec.Shaper.DepartureWindowMs != c.window {
 			t.Errorf("%q: record's shaper %+v; want keep-awake %v and window %v ms", c.args, rec.Shaper, c.awake, c.window)
 		}
 		// Without -record the summary goes to stderr.

@@ -153,17 +153,20 @@ func run() int {
 
 // record is results.json: the settings, the runs and their cells.
 type record struct {
-	Profiles   []string            `json:"profiles"`
-	Losses     []float64           `json:"losses"`
-	Flows      []flow              `json:"flows"`
-	Repeats    int                 `json:"repeats"`
-	Duration   string              `json:"duration"`
-	Warmup     string              `json:"warmup"`
-	KeepAwake  bool                `json:"keep_awake"`
-	Window     time.Duration       `json:"departure_window_ns,omitempty"`
-	Controller quicreno.Params     `json:"quicreno"`
-	Results    []singleflow.Result `json:"results"`
-	Cells      []singleflow.Cell   `json:"cells"`
+	Profiles  []string  `json:"profiles"`
+	Losses    []float64 `json:"losses"`
+	Flows     []flow    `json:"flows"`
+	Repeats   int       `json:"repeats"`
+	Duration  string    `json:"duration"`
+	Warmup    string    `json:"warmup"`
+	KeepAwake bool      `json:"keep_awake"`
+	// KeepAwakeAuto is -keep-awake auto: each run's host state has the
+	// probe that decided.
+	KeepAwakeAuto bool                `json:"keep_awake_auto,omitempty"`
+	Window        time.Duration       `json:"departure_window_ns,omitempty"`
+	Controller    quicreno.Params     `json:"quicreno"`
+	Results       []singleflow.Result `json:"results"`
+	Cells         []singleflow.Cell   `json:"cells"`
 }
 
 // newRecord is c's settings as results.json records them.
@@ -173,7 +176,7 @@ func newRecord(c singleflow.Config) record {
 		ps = append(ps, p.String())
 	}
 	return record{Profiles: ps, Losses: c.Losses, Flows: flowsOf(c.Flows), Repeats: c.Repeats, Duration: c.Duration.String(), Warmup: c.Warmup.String(),
-		KeepAwake: c.Link.EmulatorKeepAwake, Window: c.Link.EmulatorDepartureWindow, Controller: c.Controller}
+		KeepAwake: c.Link.EmulatorKeepAwake, KeepAwakeAuto: c.Link.EmulatorKeepAwakeAuto, Window: c.Link.EmulatorDepartureWindow, Controller: c.Controller}
 }
 
 // flow is a flow as results.json records it: its name, the transport arm

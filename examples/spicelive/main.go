@@ -172,7 +172,7 @@ func linkFlags(fs *flag.FlagSet, getenv func(string) string) *linkflag.Flags {
 func linkLists(c *spicelive.Config, link *linkflag.Flags, losses, arms, readings string) error {
 	o, oerr := link.Options()
 	c.Backend, c.Seed = string(o.Backend), o.Seed
-	c.KeepAwake, c.DepartureWindow = o.EmulatorKeepAwake, o.EmulatorDepartureWindow
+	c.KeepAwake, c.KeepAwakeAuto, c.DepartureWindow = o.EmulatorKeepAwake, o.EmulatorKeepAwakeAuto, o.EmulatorDepartureWindow
 	profiles := link.ProfileText()
 	_, perr := link.Profiles()
 	if perr != nil {

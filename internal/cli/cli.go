@@ -27,8 +27,11 @@ func Parse(fs *flag.FlagSet, args []string) error {
 }
 
 // ParseWithArgs is Parse for a command that takes positional arguments
-// after its flags (fs.Args).
+// after its flags (fs.Args). A boolean flag whose value has a method
+// TakesWord(string) bool also takes the next argument as its value when
+// TakesWord accepts it ("-keep-awake off" as "-keep-awake=off").
 func ParseWithArgs(fs *flag.FlagSet, args []string) error {
+	args = joinWords(fs, args)
 	fs.Init(fs.Name(), flag.ContinueOnError)
 	out, usage := fs.Output(), fs.Usage
 	// While parsing, the flag set prints neither its error nor its usage
@@ -47,6 +50,39 @@ func ParseWithArgs(fs *flag.FlagSet, args []string) error {
 		}
 	}
 	return err
+}
+
+// joinWords returns args with each "-name word", where -name is a flag
+// whose value takes word, as "-name=word"; args are read as fs.Parse
+// reads them, up to the first that is not a flag.
+func joinWords(fs *flag.FlagSet, args []string) []string {
+	type worded interface{ TakesWord(string) bool }
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		out = append(out, a)
+		if a == "--" || len(a) < 2 || a[0] != '-' {
+			return append(out, args[i+1:]...)
+		}
+		name := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		fl := fs.Lookup(name)
+		if fl == nil || i+1 == len(args) {
+			continue
+		}
+		if w, ok := fl.Value.(worded); ok && w.TakesWord(args[i+1]) {
+			out[len(out)-1] = a + "=" + args[i+1]
+			i++
+			continue
+		}
+		if b, ok := fl.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+			i++ // the flag's value, whatever it looks like
+			out = append(out, args[i])
+		}
+	}
+	return out
 }
 
 // Exit prints err as one line, "name: err; see -h", to w and returns the

@@ -83,3 +83,47 @@ func Example() {
 	// mycmd: -n 0: give at least 1; see -h
 	// status 2
 }
+
+// word is a boolean flag's value that also takes "x" or "y" as the next
+// argument.
+type word string
+
+func (w *word) String() string { return string(*w) }
+func (w *word) Set(s string) error {
+	*w = word(s)
+	return nil
+}
+func (w *word) IsBoolFlag() bool        { return true }
+func (w *word) TakesWord(s string) bool { return s == "x" || s == "y" }
+
+// TestTakesWord: a flag whose value takes a word takes it as the next
+// argument, alone it is true, and other arguments are left as they were
+// (a string flag's value that looks like the word, a positional one, and
+// everything after "--" or the first positional one).
+func TestTakesWord(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		w, s string
+		b    bool
+		rest string
+	}{
+		{[]string{"-w", "x", "-b"}, "x", "", true, ""},
+		{[]string{"--w", "y"}, "y", "", false, ""},
+		{[]string{"-w"}, "true", "", false, ""},
+		{[]string{"-w=false", "-s", "x"}, "false", "x", false, ""},
+		{[]string{"-s", "-w", "x"}, "", "-w", false, "x"},
+		{[]string{"-w", "z"}, "true", "", false, "z"},
+		{[]string{"-b", "x"}, "", "", true, "x"},
+		{[]string{"--", "-w", "x"}, "", "", false, "-w x"},
+		{[]string{"p", "-w", "x"}, "", "", false, "p -w x"},
+	} {
+		fs := flag.NewFlagSet("cmd", flag.ContinueOnError)
+		var w word
+		fs.Var(&w, "w", "")
+		s := fs.String("s", "", "")
+		b := fs.Bool("b", false, "")
+		if err := ParseWithArgs(fs, c.args); err != nil || string(w) != c.w || *s != c.s || *b != c.b || strings.Join(fs.Args(), " ") != c.rest {
+			t.Errorf("%q: w %q s %q b %v args %q (%v); want %q %q %v %q", c.args, w, *s, *b, fs.Args(), err, c.w, c.s, c.b, c.rest)
+		}
+	}
+}

@@ -240,7 +240,7 @@ func (f *matrixFlags) matrix() (*plan.Matrix, error) {
 	}
 	if f.twoHost.remote != "" {
 		// No link is built, so no emulator to set.
-		link.EmulatorKeepAwake, link.EmulatorDepartureWindow = false, 0
+		link.EmulatorKeepAwake, link.EmulatorKeepAwakeAuto, link.EmulatorDepartureWindow = false, false, 0
 	}
 	arms, err := f.armList()
 	if err != nil {

@@ -188,7 +188,7 @@ func TestRemoteFlags(t *testing.T) {
 			t.Errorf("a two-host cell is named %q, titled %q", c.Dir(), c.Title())
 		}
 	}
-	if m.Link.EmulatorKeepAwake || m.Link.EmulatorDepartureWindow != 0 {
+	if m.Link.EmulatorKeepAwake || m.Link.EmulatorKeepAwakeAuto || m.Link.EmulatorDepartureWindow != 0 {
 		t.Errorf("a two-host matrix has the emulator's settings (%+v); no link is built", m.Link)
 	}
 

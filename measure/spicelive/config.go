@@ -89,11 +89,16 @@ type Config struct {
 	Seed uint64 `json:"seed,omitempty"`
 	// KeepAwake and DepartureWindow are the emulator's settings
 	// (shapedlink.Options.EmulatorKeepAwake, EmulatorDepartureWindow;
-	// -keep-awake, off by default, and -departure-window, 200 us); a
-	// link for which netem is chosen does not use them. Each run's
-	// record has them as applied (Link.Shaper).
+	// -keep-awake on, and -departure-window, 200 us); a link for which
+	// netem is chosen does not use them. Each run's record has them as
+	// applied (Link.Shaper).
 	KeepAwake       bool          `json:"keep_awake,omitempty"`
 	DepartureWindow time.Duration `json:"departure_window_ns,omitempty"`
+	// KeepAwakeAuto is Options.EmulatorKeepAwakeAuto (-keep-awake auto,
+	// the default): keep-awake decided by probing the host. It is not in
+	// the configuration's record (a directory begun before it resumes);
+	// each run's host state has the probe and its decision.
+	KeepAwakeAuto bool `json:"-"`
 
 	// Display is the display workload beside the typed-into xterm:
 	// xsession.DisplayVideo, DisplayImages, or DisplayNone (empty). Its knobs are
@@ -337,7 +342,7 @@ func (c Config) validate(live bool) error {
 // linkOptions are the options every link of the plan is built with.
 func (c Config) linkOptions(log *slog.Logger) shapedlink.Options {
 	return shapedlink.Options{Backend: shapedlink.Backend(c.Backend), Seed: c.Seed, Logger: log,
-		EmulatorKeepAwake: c.KeepAwake, EmulatorDepartureWindow: c.DepartureWindow}
+		EmulatorKeepAwake: c.KeepAwake, EmulatorKeepAwakeAuto: c.KeepAwakeAuto, EmulatorDepartureWindow: c.DepartureWindow}
 }
 
 // The arms' orders within a repeat (Config.Order).

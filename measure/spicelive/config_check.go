@@ -58,7 +58,7 @@ func (c *Config) checkNumbers(live bool) []error {
 	default:
 		bad("-backend %q: want netem, emulator or empty", c.Backend)
 	}
-	if (c.KeepAwake || c.DepartureWindow != 0) && shapedlink.Backend(c.Backend) == shapedlink.BackendNetem {
+	if (c.KeepAwake || c.KeepAwakeAuto || c.DepartureWindow != 0) && shapedlink.Backend(c.Backend) == shapedlink.BackendNetem {
 		bad("-keep-awake and -departure-window set the emulator, and -backend is netem: leave -keep-awake out and give -departure-window 0, or use the emulator")
 	}
 	if c.DepartureWindow < 0 || c.DepartureWindow > shapedlink.MaxDepartureWindow {

@@ -18,17 +18,24 @@ type Config struct {
 	// Link is how every link of the run is built: backend, seed, offload
 	// mode and logger (-backend, -seed, -offload). Every bare veth pair
 	// beside a link has the same offload mode, except the iperf3
-	// series' two, which are one of each. KeepAwake, not
-	// Link.EmulatorKeepAwake, says whether the CPUs are kept awake.
+	// series' two, which are one of each. KeepAwake and KeepAwakeAuto,
+	// not Link's fields, say whether the CPUs are kept awake.
 	Link shapedlink.Options
 	// KeepAwake builds every link with Link.EmulatorKeepAwake: one busy
 	// loop at SCHED_IDLE per CPU for as long as the link is up, so that
-	// no CPU halts under the emulator's timers (-keep-awake, off by
-	// default). It needs Link.Backend to be the emulator or automatic (a
-	// link for which netem is chosen does not use it); the bare veth
+	// no CPU halts under the emulator's timers (-keep-awake on). It
+	// needs Link.Backend to be the emulator or automatic (a link for
+	// which netem is chosen does not use it); the bare veth
 	// pairs, which have no emulator, are built without it.
 	// Report.KeepAwake records it.
 	KeepAwake bool
+	// KeepAwakeAuto builds every link with Link.EmulatorKeepAwakeAuto
+	// instead (-keep-awake auto, the default): the host is probed once
+	// (shapedlink.ProbeWake) before the first link, and the CPUs kept
+	// awake when its timer wake-ups were late. Report.WakeProbe records
+	// the probe. Give it or KeepAwake, not both; as KeepAwake, it needs
+	// the emulator or automatic.
+	KeepAwakeAuto bool
 	// DepartureWindow builds every link with
 	// Link.EmulatorDepartureWindow (-departure-window): when a held
 	// segment falls due, those due within the window leave with it (200
@@ -147,6 +154,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("calibrate: Interval %v: space the probes between 1ms and 1s", c.Interval)
 	case c.Noise != "" && c.Noise != NoiseOff && c.Noise != NoiseOn && c.Noise != NoiseBoth:
 		return fmt.Errorf("calibrate: Noise %q: say off, on or both", c.Noise)
+	case c.KeepAwake && c.KeepAwakeAuto:
+		return errors.New("calibrate: KeepAwake and KeepAwakeAuto are both set: give one (on, or decided by probing the host)")
+	case c.KeepAwakeAuto && !emulatorMayRun(c.Link.Backend):
+		return fmt.Errorf("calibrate: KeepAwakeAuto (-keep-awake auto) decides keep-awake for the emulator, and Link.Backend is %q: set it to %q or leave it empty, or turn KeepAwakeAuto off", c.Link.Backend, shapedlink.BackendEmulator)
 	case c.KeepAwake && !emulatorMayRun(c.Link.Backend):
 		return fmt.Errorf("calibrate: KeepAwake (-keep-awake) keeps the CPUs awake for the emulator, and Link.Backend is %q: set it to %q or leave it empty, or turn KeepAwake off", c.Link.Backend, shapedlink.BackendEmulator)
 	case c.DepartureWindow != 0 && !emulatorMayRun(c.Link.Backend):

@@ -70,6 +70,8 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.KeepAwake, c.Link.Backend = true, shapedlink.BackendNetem },
 			`KeepAwake (-keep-awake) keeps the CPUs awake for the emulator, and Link.Backend is "netem": set it to "emulator" or leave it empty, or turn KeepAwake off`},
 		{func(c *Config) { c.DepartureWindow, c.Link.Backend = time.Millisecond, shapedlink.BackendNone }, `Link.Backend is "none"`},
+		{func(c *Config) { c.KeepAwake, c.KeepAwakeAuto = true, true }, "KeepAwake and KeepAwakeAuto are both set"},
+		{func(c *Config) { c.KeepAwakeAuto, c.Link.Backend = true, shapedlink.BackendNone }, `KeepAwakeAuto (-keep-awake auto) decides keep-awake for the emulator, and Link.Backend is "none"`},
 	} {
 		c := DefaultConfig()
 		tc.edit(&c)

@@ -26,9 +26,10 @@
 // adds a known load of its own (NoiseLoad) to measure a noisy host on
 // purpose, Config.TraceLate catches an emulator stall in a kernel trace
 // (root), and Config.KeepAwake keeps the CPUs from halting beside every
-// emulator link (DepartureWindow batches its departures; the command
-// takes both from its flags, whose defaults are shapedlink.DefaultKeepAwake
-// and DefaultDepartureWindow, and a Config built in Go has them only when
-// set).
+// emulator link, or KeepAwakeAuto decides that by probing the host first
+// (DepartureWindow batches its departures; the command takes them from
+// its flags, whose defaults are -keep-awake auto and
+// shapedlink.DefaultDepartureWindow, and a Config built in Go has them
+// only when set).
 // docs/calibration.md has the results and what they mean.
 package calibrate

@@ -47,7 +47,7 @@ func noisyIdle(ctx context.Context, c Config, p shapedlink.Profile, opts shapedl
 // bareOptions are opts for an unshaped veth pair in offload mode m: no
 // emulator, so no CPUs kept awake for one.
 func bareOptions(opts shapedlink.Options, m shapedlink.OffloadMode) shapedlink.Options {
-	opts.Backend, opts.Offload, opts.EmulatorKeepAwake, opts.EmulatorDepartureWindow = shapedlink.BackendNone, m, false, 0
+	opts.Backend, opts.Offload, opts.EmulatorKeepAwake, opts.EmulatorKeepAwakeAuto, opts.EmulatorDepartureWindow = shapedlink.BackendNone, m, false, false, 0
 	return opts
 }
 

@@ -313,6 +313,10 @@ type Report struct {
 	// KeepAwake is Config.KeepAwake: every link ran with its CPUs kept
 	// awake by SCHED_IDLE busy loops, the bare pairs without.
 	KeepAwake bool `json:"keep_awake,omitempty"`
+	// WakeProbe is the probe of the host's timer wake-ups that decided
+	// keep-awake for every link (Config.KeepAwakeAuto), taken before the
+	// first; nil when keep-awake was fixed.
+	WakeProbe *shapedlink.WakeProbe `json:"wake_probe,omitempty"`
 	// DepartureWindowUs is Config.DepartureWindow in microseconds: every
 	// link batched its departures within it, the bare pairs had none.
 	DepartureWindowUs int64    `json:"departure_window_us,omitempty"`

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/internal/buildinfo"
+	"github.com/shakenfist/quicbench/shapedlink"
 )
 
 // Run measures what c asks for: each profile, each sweep rate, each queue
@@ -33,7 +34,17 @@ func Run(ctx context.Context, c Config) (Report, error) {
 	rep := Report{Started: time.Now().UTC(), Host: host, Load: strings.TrimSpace(string(load)), Build: buildinfo.Read(), Offload: c.Link.Offload.String(), KeepAwake: c.KeepAwake,
 		DepartureWindowUs: c.DepartureWindow.Microseconds()}
 	opts := c.Link
-	opts.EmulatorKeepAwake, opts.EmulatorDepartureWindow = c.KeepAwake, c.DepartureWindow
+	opts.EmulatorKeepAwake, opts.EmulatorKeepAwakeAuto, opts.EmulatorDepartureWindow = c.KeepAwake, c.KeepAwakeAuto, c.DepartureWindow
+	if c.KeepAwakeAuto {
+		// The probe the links decide by (once per process), taken here
+		// with no link up.
+		p, err := shapedlink.ProbeWake()
+		if err != nil {
+			return rep, fmt.Errorf("calibrate: %w", err)
+		}
+		rep.WakeProbe = &p
+		log.Info("calibrate: timer wake-up probe", "keep_awake", p.KeepAwake, "p99_ms", p.P99Ms, "max_ms", p.MaxMs)
+	}
 	if c.TraceLate > 0 && len(c.Profiles) > 0 {
 		if c.TraceDir != "" {
 			if err := os.MkdirAll(c.TraceDir, 0o755); err != nil {

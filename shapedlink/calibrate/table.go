@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"text/tabwriter"
 	"time"
+
+	"github.com/shakenfist/quicbench/shapedlink"
 )
 
 // mark is a target's verdict in the table.
@@ -29,6 +31,9 @@ func printTable(w io.Writer, rep Report) {
 	awake := ""
 	if rep.KeepAwake {
 		awake = ", CPUs kept awake beside every link (SCHED_IDLE busy loops; not beside the bare pairs)"
+	}
+	if p := rep.WakeProbe; p != nil {
+		awake = ", " + WakeProbeLine(*p) + " beside every link"
 	}
 	if rep.DepartureWindowUs > 0 {
 		awake += fmt.Sprintf(", departure window %d us on every link", rep.DepartureWindowUs)
@@ -386,4 +391,15 @@ func printLateTraces(w io.Writer, rs []Result) {
 			one(r.Profile, "noisy", r.Noisy.LateTrace)
 		}
 	}
+}
+
+// WakeProbeLine is p as one line: its figures, the limits and the
+// decision.
+func WakeProbeLine(p shapedlink.WakeProbe) string {
+	on := "left to idle"
+	if p.KeepAwake {
+		on = "kept awake"
+	}
+	return fmt.Sprintf("keep-awake auto: timer wake-ups late by p50 %s p99 %s max %s ms over %d sleeps of %d us (%s; limits p99 %s, max %s ms): CPUs %s",
+		ms(p.P50Ms), ms(p.P99Ms), ms(p.MaxMs), p.Sleeps, p.SleepUs, p.Scheduling, ms(p.LimitP99Ms), ms(p.LimitMaxMs), on)
 }

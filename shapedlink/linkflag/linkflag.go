@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,8 +38,9 @@ const (
 	// read.
 	ProfileList
 	// Emulator is -keep-awake and -departure-window: the emulator's
-	// settings, by default shapedlink.DefaultKeepAwake (off) and
-	// DefaultDepartureWindow (200 us), left unused on a netem link.
+	// settings, by default auto (decided by probing the host) and
+	// shapedlink.DefaultDepartureWindow (200 us), left unused on a netem
+	// link.
 	Emulator
 	// LinkOptions are the flags that set a shapedlink.Options field,
 	// read by Flags.Options.
@@ -82,9 +84,8 @@ type Config struct {
 	Offload shapedlink.OffloadMode
 	// Seed is -seed's default; 0 gives every link a random seed.
 	Seed uint64
-	// KeepAwake makes -keep-awake on by default (it is off,
-	// shapedlink.DefaultKeepAwake), for a command whose published
-	// figures were taken with it.
+	// KeepAwake makes -keep-awake on by default (it is auto), for a
+	// command whose published figures were taken with it.
 	KeepAwake bool
 }
 
@@ -100,7 +101,7 @@ type Flags struct {
 	mode     string
 	offload  string
 	seed     uint64
-	awake    bool
+	awake    keepAwake
 	window   time.Duration
 	// list holds each -profile of a ProfileList, once one is given.
 	list []string
@@ -114,8 +115,10 @@ const (
 		`or "keep" (the ends keep the kernel's TSO, GSO and checksum offload, and GRO as the kernel sets it, so programs hand the link super-packets ` +
 		`as on a host and a link carries gigabits; the emulator judges each wire segment, netem each super-packet whole); ` +
 		`choose wire for wire-sized queue slots, to compare with the bench's runs and their offload evidence, or on a small machine below a few hundred Mbit/s`
-	helpKeepAwake = "emulator only: keep every CPU the emulator may use from halting while a link is up, with one busy loop per CPU at SCHED_IDLE, so its timers fire on a warm CPU; " +
-		"the cost is every such CPU showing 100% busy while a link is up (time no other thread wants, but power and heat on a laptop); recorded in each run's record"
+	helpKeepAwake = "emulator only: on, off or auto: keep every CPU the emulator may use from halting while a link is up, with one busy loop per CPU at SCHED_IDLE, so its timers fire on a warm CPU; " +
+		"the cost is every such CPU showing 100% busy while a link is up (time no other thread wants, but power and heat on a laptop); " +
+		"auto decides by probing how late an idle CPU wakes for a timer (well under a second, once) and keeps them awake when that would make the emulator late; " +
+		"-keep-awake alone is on, =true and =false are on and off; recorded in each run's record"
 	helpWindow = "emulator only: on a busy link, the segments due within this window of a due one leave with it (at most 1ms; 0 turns it off), " +
 		"so a flow's segments go out in fewer writes; a frame alone on the link keeps its due time; recorded in each run's record"
 	helpSeed     = "the links' random seed (loss, jitter, duplication, reordering); 0 picks one at random for each link; the seed in force is recorded"
@@ -130,7 +133,10 @@ const (
 // texts point to.
 func Register(fs *flag.FlagSet, c Config) *Flags {
 	f := &Flags{fs: fs, cfg: c, seed: c.Seed, offload: c.Offload.String(),
-		awake: shapedlink.DefaultKeepAwake || c.KeepAwake, window: shapedlink.DefaultDepartureWindow}
+		awake: awakeAuto, window: shapedlink.DefaultDepartureWindow}
+	if c.KeepAwake {
+		f.awake = awakeOn
+	}
 	envNote := ""
 	if c.ProfilesEnv != "" {
 		envNote = " (env " + c.ProfilesEnv + ")"
@@ -158,7 +164,7 @@ func Register(fs *flag.FlagSet, c Config) *Flags {
 		fs.Uint64Var(&f.seed, NameSeed, c.Seed, helpSeed)
 	}
 	if c.Flags&Emulator != 0 {
-		fs.BoolVar(&f.awake, NameKeepAwake, f.awake, helpKeepAwake)
+		fs.Var(&f.awake, NameKeepAwake, helpKeepAwake)
 		fs.DurationVar(&f.window, NameDepartureWindow, f.window, helpWindow)
 	}
 	return f
@@ -209,18 +215,18 @@ func (f *Flags) Options() (shapedlink.Options, error) {
 
 // emulatorOptions sets o's emulator settings from -keep-awake and
 // -departure-window: as given, except on a netem link, which has no
-// emulator (the defaults are then left unused and a setting given is
-// refused).
+// emulator (the defaults and auto are then left unused and a setting
+// given on is refused).
 func (f *Flags) emulatorOptions(o *shapedlink.Options) []error {
 	if f.window < 0 || f.window > shapedlink.MaxDepartureWindow {
 		return []error{fmt.Errorf("-%s %v: give 0 (each segment at its due time) up to %v", NameDepartureWindow, f.window, shapedlink.MaxDepartureWindow)}
 	}
 	if o.Backend != shapedlink.BackendNetem {
-		o.EmulatorKeepAwake, o.EmulatorDepartureWindow = f.awake, f.window
+		o.EmulatorKeepAwake, o.EmulatorKeepAwakeAuto, o.EmulatorDepartureWindow = f.awake == awakeOn, f.awake == awakeAuto, f.window
 		return nil
 	}
 	var errs []error
-	if f.Given(NameKeepAwake) && f.awake {
+	if f.Given(NameKeepAwake) && f.awake == awakeOn {
 		errs = append(errs, fmt.Errorf("-%s: the netem backend has no emulator to keep awake; leave it out, or use -%s emulator", NameKeepAwake, NameBackend))
 	}
 	if f.Given(NameDepartureWindow) && f.window != 0 {
@@ -345,4 +351,53 @@ func (p profileList) String() string {
 func (p profileList) Set(s string) error {
 	p.f.list = append(p.f.list, s)
 	return nil
+}
+
+// keepAwake is -keep-awake's value: on, off or auto.
+type keepAwake string
+
+const (
+	awakeOn   keepAwake = "on"
+	awakeOff  keepAwake = "off"
+	awakeAuto keepAwake = "auto"
+)
+
+func (k *keepAwake) String() string {
+	if k == nil {
+		return ""
+	}
+	return string(*k)
+}
+
+// Set reads on, off or auto, and as a boolean flag took them, true and
+// false (and strconv.ParseBool's other spellings) as on and off.
+func (k *keepAwake) Set(s string) error {
+	switch v := keepAwake(s); v {
+	case awakeOn, awakeOff, awakeAuto:
+		*k = v
+		return nil
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("want on, off or auto (true and false are on and off)")
+	}
+	*k = awakeOff
+	if b {
+		*k = awakeOn
+	}
+	return nil
+}
+
+// IsBoolFlag lets -keep-awake alone mean on, as when it was a boolean.
+func (k *keepAwake) IsBoolFlag() bool { return true }
+
+// TakesWord says that -keep-awake takes on, off or auto as the next
+// argument too (cli.Parse joins them), though alone it means on; any
+// other word is left as an argument (overlink's client command).
+func (k *keepAwake) TakesWord(s string) bool {
+	switch keepAwake(s) {
+	case awakeOn, awakeOff, awakeAuto:
+		return true
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"github.com/shakenfist/quicbench/internal/cli"
 	"io"
 	"os/exec"
 	"strings"
@@ -18,7 +19,7 @@ func parse(t *testing.T, c Config, args ...string) (*Flags, *flag.FlagSet) {
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	f := Register(fs, c)
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		t.Fatalf("%q: %v", args, err)
 	}
 	return f, fs
@@ -73,26 +74,28 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
-// TestEmulatorDefaults: the departure window is on and the CPUs are left
-// to idle unless told otherwise; both are unused on a netem link, and
-// refused there when given.
+// TestEmulatorDefaults: the departure window is on and keep-awake is
+// auto unless told otherwise; both are unused on a netem link, and
+// refused there when given on.
 func TestEmulatorDefaults(t *testing.T) {
 	for _, c := range []struct {
-		args   []string
-		awake  bool
-		window time.Duration
-		err    string
+		args        []string
+		awake, auto bool
+		window      time.Duration
+		err         string
 	}{
-		{nil, false, 200 * time.Microsecond, ""},
-		{[]string{"-backend", "emulator"}, false, 200 * time.Microsecond, ""},
-		{[]string{"-keep-awake", "-departure-window", "0"}, true, 0, ""},
-		{[]string{"-departure-window", "1ms"}, false, time.Millisecond, ""},
-		{[]string{"-backend", "netem"}, false, 0, ""},
-		{[]string{"-backend", "netem", "-keep-awake=false", "-departure-window", "0"}, false, 0, ""},
-		{[]string{"-backend", "netem", "-keep-awake"}, false, 0, "-keep-awake: the netem backend has no emulator"},
-		{[]string{"-backend", "netem", "-departure-window", "100us"}, false, 0, "-departure-window: the netem backend has no departures"},
-		{[]string{"-departure-window", "2ms"}, false, 0, "-departure-window 2ms: give 0"},
-		{[]string{"-departure-window", "-1us"}, false, 0, "-departure-window -1µs: give 0"},
+		{nil, false, true, 200 * time.Microsecond, ""},
+		{[]string{"-backend", "emulator"}, false, true, 200 * time.Microsecond, ""},
+		{[]string{"-keep-awake", "-departure-window", "0"}, true, false, 0, ""},
+		{[]string{"-departure-window", "1ms"}, false, true, time.Millisecond, ""},
+		{[]string{"-backend", "netem"}, false, false, 0, ""},
+		{[]string{"-backend", "netem", "-keep-awake=false", "-departure-window", "0"}, false, false, 0, ""},
+		{[]string{"-backend", "netem", "-keep-awake", "auto"}, false, false, 0, ""},
+		{[]string{"-backend", "netem", "-keep-awake"}, false, false, 0, "-keep-awake: the netem backend has no emulator"},
+		{[]string{"-backend", "netem", "-keep-awake", "on"}, false, false, 0, "-keep-awake: the netem backend has no emulator"},
+		{[]string{"-backend", "netem", "-departure-window", "100us"}, false, false, 0, "-departure-window: the netem backend has no departures"},
+		{[]string{"-departure-window", "2ms"}, false, false, 0, "-departure-window 2ms: give 0"},
+		{[]string{"-departure-window", "-1us"}, false, false, 0, "-departure-window -1µs: give 0"},
 	} {
 		f, _ := parse(t, Config{Flags: LinkOptions}, c.args...)
 		o, err := f.Options()
@@ -101,17 +104,65 @@ func TestEmulatorDefaults(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%q: %v, want an error saying %q", c.args, err, c.err)
 			}
-		case err != nil || o.EmulatorKeepAwake != c.awake || o.EmulatorDepartureWindow != c.window:
-			t.Errorf("%q: keep-awake %v window %v (%v), want %v %v", c.args, o.EmulatorKeepAwake, o.EmulatorDepartureWindow, err, c.awake, c.window)
+		case err != nil || o.EmulatorKeepAwake != c.awake || o.EmulatorKeepAwakeAuto != c.auto || o.EmulatorDepartureWindow != c.window:
+			t.Errorf("%q: keep-awake %v auto %v window %v (%v), want %v %v %v", c.args, o.EmulatorKeepAwake, o.EmulatorKeepAwakeAuto, o.EmulatorDepartureWindow, err, c.awake, c.auto, c.window)
 		}
 	}
 	f, _ := parse(t, Config{Flags: Backend})
-	if o, err := f.Options(); err != nil || o.EmulatorKeepAwake || o.EmulatorDepartureWindow != 0 {
+	if o, err := f.Options(); err != nil || o.EmulatorKeepAwake || o.EmulatorKeepAwakeAuto || o.EmulatorDepartureWindow != 0 {
 		t.Errorf("without Emulator registered: %+v, %v; want the settings off", o, err)
 	}
 	f, _ = parse(t, Config{Flags: LinkOptions, KeepAwake: true})
-	if o, err := f.Options(); err != nil || !o.EmulatorKeepAwake {
+	if o, err := f.Options(); err != nil || !o.EmulatorKeepAwake || o.EmulatorKeepAwakeAuto {
 		t.Errorf("Config.KeepAwake: %+v, %v; want -keep-awake on by default", o, err)
+	}
+}
+
+// TestKeepAwakeSpellings: -keep-awake takes on, off and auto, given as
+// the next argument or after "=", alone is on, and the boolean spellings
+// it had are on and off; anything else is refused, naming the values.
+func TestKeepAwakeSpellings(t *testing.T) {
+	for _, c := range []struct {
+		args        []string
+		awake, auto bool
+	}{
+		{[]string{"-keep-awake", "on"}, true, false},
+		{[]string{"-keep-awake=on"}, true, false},
+		{[]string{"-keep-awake", "off"}, false, false},
+		{[]string{"-keep-awake=off", "-seed", "3"}, false, false},
+		{[]string{"-keep-awake", "auto", "-seed", "3"}, false, true},
+		{[]string{"-keep-awake=auto"}, false, true},
+		{[]string{"-keep-awake"}, true, false},
+		{[]string{"-keep-awake", "-seed", "3"}, true, false},
+		{[]string{"-keep-awake=true"}, true, false},
+		{[]string{"-keep-awake=false"}, false, false},
+		{[]string{"--keep-awake=1"}, true, false},
+		{[]string{"-keep-awake", "off", "-keep-awake"}, true, false},
+	} {
+		f, _ := parse(t, Config{Flags: LinkOptions}, c.args...)
+		if o, err := f.Options(); err != nil || o.EmulatorKeepAwake != c.awake || o.EmulatorKeepAwakeAuto != c.auto {
+			t.Errorf("%q: keep-awake %v auto %v (%v), want %v %v", c.args, o.EmulatorKeepAwake, o.EmulatorKeepAwakeAuto, err, c.awake, c.auto)
+		}
+	}
+	for _, args := range [][]string{{"-keep-awake=maybe"}, {"-keep-awake="}, {"-keep-awake=ON"}} {
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		Register(fs, Config{Flags: LinkOptions})
+		err := cli.Parse(fs, args)
+		if err == nil || !strings.Contains(err.Error(), "-keep-awake") || !strings.Contains(err.Error(), "want on, off or auto") {
+			t.Errorf("%q: %v; want it refused, naming the flag and its values", args, err)
+		}
+	}
+	// Another word after it is an argument: refused by a command that
+	// takes none, the client command of one that does.
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	Register(fs, Config{Flags: LinkOptions})
+	if err := cli.Parse(fs, []string{"-keep-awake", "maybe"}); err == nil || !strings.Contains(err.Error(), `"maybe"`) {
+		t.Errorf("-keep-awake maybe: %v; want maybe refused as an argument", err)
+	}
+	fs = flag.NewFlagSet("test", flag.ContinueOnError)
+	f := Register(fs, Config{Flags: LinkOptions})
+	if err := cli.ParseWithArgs(fs, []string{"-keep-awake", "iperf3", "-c"}); err != nil || f.awake != awakeOn || strings.Join(fs.Args(), " ") != "iperf3 -c" {
+		t.Errorf("-keep-awake iperf3 -c: %v, keep-awake %s, args %q; want on and the command left", err, f.awake, fs.Args())
 	}
 }
 
@@ -122,7 +173,7 @@ func TestHelpLeavesTheDefaultToFlag(t *testing.T) {
 	for _, on := range []bool{false, true} {
 		fs := flag.NewFlagSet("x", flag.ContinueOnError)
 		Register(fs, Config{Flags: all, KeepAwake: on})
-		if fl := fs.Lookup(NameKeepAwake); (fl.DefValue == "true") != on {
+		if fl := fs.Lookup(NameKeepAwake); (fl.DefValue == "on") != on || (fl.DefValue == "auto") == on {
 			t.Errorf("KeepAwake %v: -keep-awake defaults to %s", on, fl.DefValue)
 		}
 		fs.VisitAll(func(fl *flag.Flag) {
