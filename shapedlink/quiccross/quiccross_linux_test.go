@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
 	_ "github.com/shakenfist/quicbench/shapedlink/quiccross"
+	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
 )
 
 // TestQUICCrossFlowRuns checks that a QUIC cross flow fills most of an
