@@ -158,7 +158,12 @@ func (c Config) plan() []job {
 }
 
 func (c Config) dir(p shapedlink.Profile) string {
-	return filepath.Join(c.Workdir, profileDir(float64(p.RTT)/1e6, p.RateMbit, p.LossPct)+results.ProfileSuffix(p.WithLoss(0).String()))
+	return filepath.Join(c.Workdir, profileDirOf(p))
+}
+
+// profileDirOf names the directory of profile p's records.
+func profileDirOf(p shapedlink.Profile) string {
+	return profileDir(float64(p.RTT)/1e6, p.RateMbit, p.LossPct) + results.ProfileSuffix(p.WithLoss(0).String())
 }
 
 func (c Config) recordPath(j job) string {

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -124,34 +125,32 @@ func profileDir(rttMS, rateMbit, lossPct float64) string {
 	return fmt.Sprintf("%sms-%smbit_loss%s", f(rttMS), f(rateMbit), f(lossPct))
 }
 
-// Load reads every record under workdir, refusing one of another
-// SchemaVersion, and fails when there is none.
+// Load reads every record under workdir, at <profile dir>/<arm>.json,
+// refusing one of another SchemaVersion and one that names another
+// profile or arm than its place (a copy), and fails when there is none.
 func Load(workdir string) ([]Record, error) {
-	var out []Record
-	err := filepath.WalkDir(workdir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() || filepath.Ext(p) != ".json" || filepath.Dir(filepath.Dir(p)) != filepath.Clean(workdir) {
-			return nil
-		}
-		var r Record
-		if err := results.ReadJSON(p, &r); err != nil {
-			return err
-		}
-		if r.Schema != SchemaVersion {
-			return fmt.Errorf("%s has schema %d, this command reads %d", p, r.Schema, SchemaVersion)
-		}
-		out = append(out, r)
-		return nil
-	})
-	if err != nil {
+	out, ignored, err := results.ReadPlaced(workdir, "*/*.json", recordPlace)
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	if len(out) == 0 {
+	case len(ignored) > 0:
+		return nil, fmt.Errorf("%s (%d such records); move them out of %s", ignored[0], len(ignored), workdir)
+	case len(out) == 0:
 		return nil, fmt.Errorf("no records under %s: is it a fallback results directory?", workdir)
 	}
 	return out, nil
+}
+
+// recordPlace is where r belongs, relative to the work directory.
+func recordPlace(r Record) (string, error) {
+	if r.Schema != SchemaVersion {
+		return "", fmt.Errorf("schema %d, this command reads %d", r.Schema, SchemaVersion)
+	}
+	p, err := shapedlink.ParseProfile(r.Profile)
+	if err != nil {
+		return "", fmt.Errorf("profile %q: %w", r.Profile, err)
+	}
+	return path.Join(profileDirOf(p), string(r.Arm)+".json"), nil
 }
 
 // durs are durations with the summary statistics Summarise reports.
@@ -326,10 +325,10 @@ func profileNums(s string) []float64 {
 	return out
 }
 
-// existing reads a record if there is one.
+// existing reads the record at path, a job's recordPath, if there is one.
 func existing(path string) (*Record, error) {
-	var r Record
-	if err := results.ReadJSON(path, &r); err != nil {
+	r, err := results.ReadExtra[Record](filepath.Dir(path), filepath.Base(path))
+	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
 		}
