@@ -125,7 +125,6 @@ func Run(ctx context.Context, c Config) (Result, error) {
 	plan := c.plan()
 	var res Result
 	for i, rc := range plan {
-		path := filepath.Join(rc.dir(), RecordFile)
 		if c.Reanalyse {
 			rec, err := reanalyse(rc)
 			if err != nil {
@@ -135,10 +134,9 @@ func Run(ctx context.Context, c Config) (Result, error) {
 			continue
 		}
 		if !c.Redo {
-			var rec Record
 			// A failed run is kept until it is redone, but never
-			// counted as done.
-			if err := results.ReadJSON(path, &rec); err == nil && rec.Failed == "" {
+			// counted as done; nor is a record of another run.
+			if rec, err := results.ReadExtra[Record](rc.dir(), RecordFile); err == nil && rec.Failed == "" && rc.names(rec) {
 				res.Records = append(res.Records, rec)
 				continue
 			}
@@ -201,12 +199,18 @@ func Failures(recs []Record) string {
 	return fmt.Sprintf("%d of %d measurements failed (%s)", len(failed), len(recs), strings.Join(failed, ", "))
 }
 
+// names says whether rec is the record of rc's run: a record copied
+// from another run's directory is not.
+func (rc runConfig) names(rec Record) bool {
+	return rec.Cell.Dir() == rc.Cell.Dir() && rec.Arm == string(rc.Arm) && rec.Repeat == rc.Repeat
+}
+
 // reanalyse recomputes one run's record from what its processes wrote,
 // keeping the link's events from the record already there.
 func reanalyse(rc runConfig) (Record, error) {
 	dir := rc.dir()
-	var old Record
-	if err := results.ReadJSON(filepath.Join(dir, RecordFile), &old); err != nil {
+	old, err := results.ReadExtra[Record](dir, RecordFile)
+	if err != nil {
 		return Record{}, fmt.Errorf("no record to reanalyse: %w", err)
 	}
 	// Only the client spec's change is needed (the spec's type is the

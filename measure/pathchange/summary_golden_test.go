@@ -41,3 +41,14 @@ func TestResumedSummaryGolden(t *testing.T) {
 		t.Errorf("the summary differs from %s:\n%s", path, res.Summary)
 	}
 }
+
+// A record counts as its run's only when it names that run: one copied
+// from another run's directory does not.
+func TestRecordNamesItsRun(t *testing.T) {
+	plan := validConfig(t).plan()
+	a, b := plan[0], plan[len(plan)-1]
+	rec := Record{Cell: a.Cell, Arm: string(a.Arm), Repeat: a.Repeat}
+	if !a.names(rec) || b.names(rec) {
+		t.Errorf("run %s %s r%d's record: names it %v, names %s %s r%d %v", a.Cell.Dir(), a.Arm, a.Repeat, a.names(rec), b.Cell.Dir(), b.Arm, b.Repeat, b.names(rec))
+	}
+}
