@@ -11,7 +11,7 @@ import (
 // Extra is a run Scan counted, with the record its experiment keeps
 // beside its run.json decoded into E.
 type Extra[E any] struct {
-	Run Run
+	Run
 	// Dir is the run's directory (RunDir).
 	Dir string
 	// Rec is the experiment's record; Err says why it could not be read
