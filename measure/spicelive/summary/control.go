@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -100,11 +99,10 @@ func controlCells(c spicelive.Config, all map[string]map[string]map[transport.Ar
 		cc := controlCell{Profile: cell.Profile, RTT: time.Duration(cell.RTTms * float64(time.Millisecond)), P50: sc.P50, Repeats: sc.Measured,
 			Min: -1, MinAllDraws: -1}
 		for _, run := range s.runs {
-			var rec spicelive.LiveRecord
-			dir := results.RunDir(c.ReadingDir(spicelive.ReadingLive), cell, string(transport.ArmTCP), run.Repeat)
-			if run.Failed != "" || results.ReadJSON(filepath.Join(dir, spicelive.LiveFile), &rec) != nil {
+			if run.Failed != "" || run.Err != nil {
 				continue
 			}
+			rec := run.Rec
 			for _, x := range rec.Analysis.Samples {
 				if x.Offset >= c.Warmup && (cc.Min < 0 || x.RTT < cc.Min) {
 					cc.Min = x.RTT

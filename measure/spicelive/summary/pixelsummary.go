@@ -3,7 +3,6 @@ package summary
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -33,12 +32,10 @@ func pixelRuns(c spicelive.Config, all map[string]map[string]map[transport.Arm]*
 				continue
 			}
 			for _, run := range s.runs {
-				var rec spicelive.LiveRecord
-				dir := results.RunDir(c.ReadingDir(spicelive.ReadingLive), cell, string(arm), run.Repeat)
-				if run.Failed != "" || results.ReadJSON(filepath.Join(dir, spicelive.LiveFile), &rec) != nil || rec.Pixel == nil {
+				if run.Failed != "" || run.Err != nil || run.Rec.Pixel == nil {
 					continue
 				}
-				out = append(out, pixelRun{cell: cell, arm: arm, repeat: run.Repeat, p: rec.Pixel})
+				out = append(out, pixelRun{cell: cell, arm: arm, repeat: run.Repeat, p: run.Rec.Pixel})
 			}
 		}
 	}

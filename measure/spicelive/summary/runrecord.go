@@ -3,7 +3,6 @@ package summary
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -77,11 +76,11 @@ func armList(arms []transport.Arm) string {
 func runRecordTable(w io.Writer, c spicelive.Config, byReading map[string]map[transport.Arm]*series) {
 	var rows []string
 	flagged := 0
-	eachLiveRun(c, byReading, func(arm transport.Arm, run results.Run, dir string) {
-		var rec spicelive.LiveRecord
-		if err := results.ReadJSON(filepath.Join(dir, spicelive.LiveFile), &rec); err != nil {
+	eachLiveRun(c, byReading, func(arm transport.Arm, run liveRun) {
+		if run.Err != nil {
 			return
 		}
+		rec := run.Rec
 		late := map[string]string{}
 		if sh := run.Link.Shaper; sh != nil {
 			for _, d := range sh.Directions {
@@ -96,7 +95,7 @@ func runRecordTable(w io.Writer, c spicelive.Config, byReading map[string]map[tr
 		if rec.Position > 0 {
 			pos = fmt.Sprint(rec.Position)
 		}
-		flag := runFlags(run, &rec)
+		flag := runFlags(run.Run, &rec)
 		if flag != "" {
 			flagged++
 		}

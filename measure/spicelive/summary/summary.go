@@ -22,8 +22,12 @@ type series struct {
 	cell    results.Cell
 	reading string
 	arm     transport.Arm
-	runs    []results.Run
+	runs    []liveRun
 }
+
+// liveRun is a run with its live.json: Rec for a live run whose record
+// reads, else Err (a replay or synthetic run has none).
+type liveRun = results.Extra[spicelive.LiveRecord]
 
 // loadSeries reads every reading's runs of the work directory.
 func loadSeries(c spicelive.Config) (map[string]map[string]map[transport.Arm]*series, []results.Cell, error) {
@@ -34,7 +38,7 @@ func loadSeries(c spicelive.Config) (map[string]map[string]map[transport.Arm]*se
 		readings = []string{spicelive.ReadingLive}
 	}
 	for _, rd := range readings {
-		runs, err := results.Load(c.ReadingDir(rd))
+		runs, err := results.LoadExtra[spicelive.LiveRecord](c.ReadingDir(rd), spicelive.LiveFile)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // nothing of this reading yet
 		}
@@ -61,7 +65,7 @@ func loadSeries(c spicelive.Config) (map[string]map[string]map[transport.Arm]*se
 	for _, byReading := range out {
 		for _, byArm := range byReading {
 			for _, s := range byArm {
-				slices.SortFunc(s.runs, func(a, b results.Run) int { return cmp.Compare(a.Repeat, b.Repeat) })
+				slices.SortFunc(s.runs, func(a, b liveRun) int { return cmp.Compare(a.Repeat, b.Repeat) })
 			}
 		}
 	}
@@ -80,7 +84,7 @@ func loadSeries(c spicelive.Config) (map[string]map[string]map[transport.Arm]*se
 func (s *series) summarise(warmup time.Duration) (stats.Cell, error) {
 	reps := make([]stats.Repeat, len(s.runs))
 	for i, r := range s.runs {
-		reps[i] = r.StatsRepeat()
+		reps[i] = r.Run.StatsRepeat()
 	}
 	return stats.SummariseCell(reps, warmup)
 }
@@ -334,8 +338,8 @@ func settingsIntro(w io.Writer, c spicelive.Config) {
 }
 
 // eachLiveRun calls fn with each measured live run of a cell, arms in
-// c's order, and the run's directory.
-func eachLiveRun(c spicelive.Config, byReading map[string]map[transport.Arm]*series, fn func(arm transport.Arm, run results.Run, dir string)) {
+// c's order.
+func eachLiveRun(c spicelive.Config, byReading map[string]map[transport.Arm]*series, fn func(arm transport.Arm, run liveRun)) {
 	for _, arm := range c.Arms {
 		s := byReading[spicelive.ReadingLive][arm]
 		if s == nil {
@@ -343,7 +347,7 @@ func eachLiveRun(c spicelive.Config, byReading map[string]map[transport.Arm]*ser
 		}
 		for _, run := range s.runs {
 			if run.Failed == "" {
-				fn(arm, run, results.RunDir(c.ReadingDir(spicelive.ReadingLive), run.Cell, run.Arm, run.Repeat))
+				fn(arm, run)
 			}
 		}
 	}
@@ -355,8 +359,8 @@ func eachLiveRun(c spicelive.Config, byReading map[string]map[transport.Arm]*ser
 func waitTable(w io.Writer, c spicelive.Config, byReading map[string]map[transport.Arm]*series) {
 	var rows []string
 	missing := 0
-	eachLiveRun(c, byReading, func(arm transport.Arm, run results.Run, dir string) {
-		m, err := medianWaits(c, dir)
+	eachLiveRun(c, byReading, func(arm transport.Arm, run liveRun) {
+		m, err := medianWaits(c, run)
 		if err != nil {
 			missing++
 			return

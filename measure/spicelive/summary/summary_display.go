@@ -61,7 +61,7 @@ func liveDisplay(c spicelive.Config, s *series) []runDisplay {
 		if sum, err := stats.SummariseRepeat(run.StatsRepeat(), c.Warmup); err == nil {
 			d.keys = sum.N
 		}
-		d.picture = runPicture(c, s.cell, s.arm, run.Repeat)
+		d.picture = runPicture(run)
 		out = append(out, d)
 	}
 	return out
