@@ -176,8 +176,7 @@ const replayFile = "replay.json"
 // arm, no loss), and kept as replay.json beside it.
 func ensureReference(ctx context.Context, c Config, log *slog.Logger) (*spicelike.Replay, error) {
 	dir := c.referenceDir()
-	var r spicelike.Replay
-	if err := results.ReadJSON(filepath.Join(dir, replayFile), &r); err == nil {
+	if r, err := results.ReadExtra[spicelike.Replay](dir, replayFile); err == nil {
 		return &r, r.Validate()
 	}
 	cell, prof, err := c.cell(c.Reference)
@@ -192,8 +191,8 @@ func ensureReference(ctx context.Context, c Config, log *slog.Logger) (*spicelik
 	case run.Failed != "":
 		return nil, fmt.Errorf("the reference session failed: %s", run.Failed)
 	}
-	var rec LiveRecord
-	if err := results.ReadJSON(filepath.Join(dir, LiveFile), &rec); err != nil {
+	rec, err := results.ReadExtra[LiveRecord](dir, LiveFile)
+	if err != nil {
 		return nil, err
 	}
 	client, err := ReadTrace(filepath.Join(dir, ClientTrace))
