@@ -24,19 +24,19 @@ import (
 // The arms, in the order they run and are shown: measure's tcp arm, and
 // fallback's own two, which dial with transport.DialFallback.
 const (
-	// ArmTCP dials per-channel TCP directly (transport.Dial, ArmTCP).
-	ArmTCP = measure.TCP
-	// ArmFallbackOpen dials with transport.DialFallback, UDP open: QUIC is
+	// armTCP dials per-channel TCP directly (transport.Dial, transport.ArmTCP).
+	armTCP = measure.TCP
+	// armFallbackOpen dials with transport.DialFallback, UDP open: QUIC is
 	// expected to be used, so it is the QUIC reference through the same
 	// dialer a deployment would use.
-	ArmFallbackOpen measure.Arm = "fallback-open"
-	// ArmFallbackBlocked dials with transport.DialFallback while every UDP
+	armFallbackOpen measure.Arm = "fallback-open"
+	// armFallbackBlocked dials with transport.DialFallback while every UDP
 	// packet leaving the client namespace is dropped.
-	ArmFallbackBlocked measure.Arm = "fallback-blocked"
+	armFallbackBlocked measure.Arm = "fallback-blocked"
 )
 
 // Arms lists every arm in run order.
-func Arms() []measure.Arm { return []measure.Arm{ArmTCP, ArmFallbackOpen, ArmFallbackBlocked} }
+func Arms() []measure.Arm { return []measure.Arm{armTCP, armFallbackOpen, armFallbackBlocked} }
 
 // ParseArms reads a space-separated list of arms, refusing an unknown
 // one and an empty list.
@@ -62,8 +62,8 @@ func armList() string {
 	return strings.Join(names, ", ")
 }
 
-// SchemaVersion is written into every record.
-const SchemaVersion = 1
+// schemaVersion is written into every record.
+const schemaVersion = 1
 
 // Connect is one timed connect.
 type Connect struct {
@@ -126,7 +126,7 @@ func profileDir(rttMS, rateMbit, lossPct float64) string {
 }
 
 // Load reads every record under workdir, at <profile dir>/<arm>.json,
-// refusing one of another SchemaVersion and one that names another
+// refusing one of another schemaVersion and one that names another
 // profile or arm than its place (a copy), and fails when there is none.
 func Load(workdir string) ([]Record, error) {
 	out, ignored, err := results.ReadPlaced(workdir, "*/*.json", recordPlace)
@@ -143,8 +143,8 @@ func Load(workdir string) ([]Record, error) {
 
 // recordPlace is where r belongs, relative to the work directory.
 func recordPlace(r Record) (string, error) {
-	if r.Schema != SchemaVersion {
-		return "", fmt.Errorf("schema %d, this command reads %d", r.Schema, SchemaVersion)
+	if r.Schema != schemaVersion {
+		return "", fmt.Errorf("schema %d, this command reads %d", r.Schema, schemaVersion)
 	}
 	p, err := shapedlink.ParseProfile(r.Profile)
 	if err != nil {
@@ -232,7 +232,7 @@ func Summarise(w io.Writer, records []Record) error {
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	tcpMedian := map[string]time.Duration{}
 	for _, r := range records {
-		if r.Arm == ArmTCP && r.Failed == "" {
+		if r.Arm == armTCP && r.Failed == "" {
 			if st := statsOf(r); st.ok > 0 {
 				tcpMedian[r.Profile] = st.elapsed.median()
 			}
@@ -250,12 +250,12 @@ func Summarise(w io.Writer, records []Record) error {
 		if st.ok > 0 {
 			s := st.elapsed.sorted()
 			med, rng = ms(st.elapsed.median()), ms(s[0])+"–"+ms(s[len(s)-1])
-			if t, ok := tcpMedian[r.Profile]; ok && r.Arm != ArmTCP {
+			if t, ok := tcpMedian[r.Profile]; ok && r.Arm != armTCP {
 				vs = fmt.Sprintf("%+.1f", float64(st.elapsed.median()-t)/1e6)
 			}
 		}
 		outcomes := ""
-		if r.Arm != ArmTCP {
+		if r.Arm != armTCP {
 			outcomes = fmt.Sprintf("%d / %d / %d", st.outcomes[transport.QUICUsed], st.outcomes[transport.QUICFailed], st.outcomes[transport.QUICGaveUp])
 		}
 		dropped := ""

@@ -55,8 +55,8 @@ type Config struct {
 	Progress io.Writer
 }
 
-// Validate says what is wrong with c, every problem at once, or nil.
-func (c Config) Validate() error {
+// validate says what is wrong with c, every problem at once, or nil.
+func (c Config) validate() error {
 	var errs []error
 	if err := c.Profile.Validate(); err != nil {
 		errs = append(errs, err)
@@ -100,10 +100,10 @@ type Result struct {
 	// Records are the runs' records in plan order: loss level, then
 	// repeat, then arm. A run that could not be measured has Failed set.
 	Records []Record
-	// Rows summarise Records per loss level and arm (Summarise).
+	// Rows summarise Records per loss level and arm (summarise).
 	Rows []Row
 	// Summary is the markdown Run wrote to Workdir/<order>/summary.md: a
-	// line saying what was run, then WriteTable's tables.
+	// line saying what was run, then writeTable's tables.
 	Summary string
 }
 
@@ -115,7 +115,7 @@ type Result struct {
 // returns the error; when only writing the summary fails, the Result is
 // complete and the error says so.
 func Run(ctx context.Context, c Config) (Result, error) {
-	if err := c.Validate(); err != nil {
+	if err := c.validate(); err != nil {
 		return Result{}, err
 	}
 	progress := c.Progress
@@ -149,11 +149,11 @@ func Run(ctx context.Context, c Config) (Result, error) {
 		fmt.Fprintf(progress, "    survived %v (%s); stall %v open %v\n", rec.Survived, rec.Why, rec.Stall.Gap.Round(time.Millisecond), rec.Stall.Open)
 		res.Records = append(res.Records, rec)
 	}
-	res.Rows = Summarise(res.Records)
+	res.Rows = summarise(res.Records)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Path change at %v into a %v run, profile %s, %d repeats; figures are median [min–max] over repeats.\n\n",
 		c.Change.At, c.Workload.Duration, c.Profile.WithLoss(0), c.Repeats)
-	WriteTable(&b, res.Rows)
+	writeTable(&b, res.Rows)
 	res.Summary = b.String()
 	dir := filepath.Join(c.Workdir, c.Change.Order)
 	if err := os.WriteFile(filepath.Join(dir, "summary.md"), []byte(res.Summary), 0o644); err != nil {
