@@ -36,9 +36,9 @@ var armSettings = []ArmSetting{
 // ArmSettings lists the settings an arm may carry.
 func ArmSettings() []ArmSetting { return slices.Clone(armSettings) }
 
-// SplitArm returns the transport arm of a (what carries the channels) and
+// splitArm returns the transport arm of a (what carries the channels) and
 // the settings it carries, in the order written.
-func SplitArm(a transport.Arm) (transport.Arm, []ArmSetting, error) {
+func splitArm(a transport.Arm) (transport.Arm, []ArmSetting, error) {
 	parts := strings.Split(string(a), "+")
 	base, err := measure.ParseCarrierArm(parts[0])
 	if err != nil {
@@ -79,7 +79,7 @@ type armRun struct {
 // forArm is c's settings with arm's over them.
 func (c Config) forArm(arm transport.Arm) armRun {
 	r := armRun{serverOptions: slices.Clone(c.ServerOptions), notSentLowat: c.NotSentLowat, spiceRcvBuf: c.SpiceRcvBuf}
-	_, sets, _ := SplitArm(arm)
+	_, sets, _ := splitArm(arm)
 	for _, s := range sets {
 		for _, o := range s.ServerOptions {
 			name, _, _ := strings.Cut(o, "=")

@@ -45,7 +45,7 @@ type Config struct {
 	Profiles []string `json:"profiles"`
 	// Arms are the tunnel's arms: tcp, tcp-<controller>, quic,
 	// quic-per-channel, tcp-mux, each optionally carrying settings
-	// (SplitArm): "tcp-bbr+defer10+bounded".
+	// after a plus sign: "tcp-bbr+defer10+bounded".
 	Arms []transport.Arm `json:"arms"`
 	// Readings are ReadingLive, ReadingReplay and ReadingSynthetic, in the
 	// order each cell's repeat runs them.
@@ -53,7 +53,7 @@ type Config struct {
 	// Repeats is the number of runs per cell, arm and reading.
 	Repeats int `json:"repeats"`
 	// Order is the arms' order within each repeat: OrderRandom, shuffled
-	// anew for each cell and repeat from OrderSeed, or OrderFixed, as
+	// anew for each cell and repeat from OrderSeed, or "fixed", as
 	// listed. Empty is the work directory's order (fixed for one made
 	// before the choice existed), or random for a new one, with a seed
 	// chosen then and recorded.
@@ -99,7 +99,7 @@ type Config struct {
 	// xsession.DisplayVideo, DisplayImages, or DisplayNone (empty). Its knobs are
 	// the window's size in pixels, the video's FrameRate (frames a
 	// second), the images' ImageInterval and KeyTimeout; they are zero
-	// without a workload (SetDisplay sets their defaults).
+	// without a workload (SetDisplayFlags sets their defaults).
 	Display       string        `json:"display,omitempty"`
 	DisplayWidth  int           `json:"display_width,omitempty"`
 	DisplayHeight int           `json:"display_height,omitempty"`
@@ -138,8 +138,8 @@ type Config struct {
 // repeat's own p95, the figure the verdicts compare) is at most KeyGoal.
 const KeyGoal = 300 * time.Millisecond
 
-// MaxRepeats bounds Config.Repeats.
-const MaxRepeats = 1000
+// maxRepeats bounds Config.Repeats.
+const maxRepeats = 1000
 
 // DefaultControlProfiles are the control's two links: the same fast,
 // lossless link at two round trips 100 ms apart.
@@ -168,7 +168,7 @@ func ParseArms(arms string) ([]transport.Arm, error) {
 	var errs []error
 	for _, s := range strings.Fields(arms) {
 		a := transport.Arm(s)
-		_, _, err := SplitArm(a)
+		_, _, err := splitArm(a)
 		switch {
 		case err != nil:
 			errs = append(errs, fmt.Errorf("-arms: %w", err))
@@ -338,7 +338,7 @@ func (c Config) linkOptions(log *slog.Logger) shapedlink.Options {
 // The arms' orders within a repeat (Config.Order).
 const (
 	OrderRandom = "random"
-	OrderFixed  = "fixed"
+	orderFixed  = "fixed"
 )
 
 // Job is one run of the plan.

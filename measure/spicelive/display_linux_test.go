@@ -39,7 +39,7 @@ func TestLiveDisplayWorkloads(t *testing.T) {
 		t.Run(w, func(t *testing.T) {
 			c := smokeConfig(t, "20:2", transport.ArmTCP)
 			c.Duration, c.Warmup = 20*time.Second, 3*time.Second
-			if err := c.SetDisplay(w); err != nil {
+			if err := c.setDisplay(w); err != nil {
 				t.Fatal(err)
 			}
 			c.KeyTimeout = 8 * time.Second

@@ -84,7 +84,7 @@ func TestSaturatedIsSeventyPercentOfTheLink(t *testing.T) {
 func displayConfig(w string) Config {
 	c := goodConfig()
 	c.Duration = DefaultDisplayDuration
-	if err := c.SetDisplay(w); err != nil {
+	if err := c.setDisplay(w); err != nil {
 		panic(err)
 	}
 	return c
@@ -105,10 +105,10 @@ func TestSetDisplaySetsTheWorkloadsDefaults(t *testing.T) {
 		}
 	}
 	n := goodConfig()
-	if err := n.SetDisplay("none"); err != nil || n.Display != xsession.DisplayNone || n.KeyTimeout != 0 {
+	if err := n.setDisplay("none"); err != nil || n.Display != xsession.DisplayNone || n.KeyTimeout != 0 {
 		t.Errorf("none: %v %+v", err, n)
 	}
-	if err := n.SetDisplay("movie"); err == nil || !strings.Contains(err.Error(), `"movie"`) {
+	if err := n.setDisplay("movie"); err == nil || !strings.Contains(err.Error(), `"movie"`) {
 		t.Errorf("an unknown workload: %v", err)
 	}
 }

@@ -62,12 +62,13 @@ func ExampleRun() {
 	}
 }
 
-// A display workload with its defaults: the window, the frame rate, how
-// long a key may take to be drawn, and when a run's display filled the
-// link.
-func ExampleConfig_SetDisplay() {
+// A display workload as the command's flags give it: the window, the
+// frame rate, how long a key may take to be drawn, and when a run's
+// display filled the link.
+func ExampleConfig_SetDisplayFlags() {
 	c := spicelive.Config{Duration: spicelive.DefaultDisplayDuration}
-	if err := c.SetDisplay("video"); err != nil {
+	given := func(name string) bool { return name == "frame-rate" }
+	if err := c.SetDisplayFlags("video", "", 25, 0, spicelive.DefaultKeyTimeout, given); err != nil {
 		fmt.Println(err)
 		return
 	}

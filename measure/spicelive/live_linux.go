@@ -128,7 +128,7 @@ func (lj *liveJob) Roles(_ context.Context, st rig.Stage, dir string) (loop.Role
 		}
 		return b
 	}
-	spiceAddr := net.JoinHostPort(link.ServerAddr().String(), strconv.Itoa(SpicePort))
+	spiceAddr := net.JoinHostPort(link.ServerAddr().String(), strconv.Itoa(spicePort))
 	roles := loop.Roles{Server: o, Client: o, Within: c.Duration + c.KeyTimeout + c.SessionTimeout + c.Settle + 2*time.Minute,
 		Linger: 0, // the server runs until it is stopped
 		ServerSpec: func(b rig.RoleBase) any {

@@ -61,7 +61,7 @@ func TestPlanShufflesArmsPerRepeat(t *testing.T) {
 	if other, _ := armsOf(c); slices.EqualFunc(orders, other, slices.Equal) {
 		t.Error("another seed gave the same plan")
 	}
-	c.Order, c.OrderSeed = OrderFixed, 0
+	c.Order, c.OrderSeed = orderFixed, 0
 	fixed, _ := armsOf(c)
 	for r, o := range fixed {
 		if !slices.Equal(o, c.Arms) {
@@ -73,9 +73,9 @@ func TestPlanShufflesArmsPerRepeat(t *testing.T) {
 // An arm carries its settings over the sitting's, and refuses one it
 // does not know, or one outside the live reading.
 func TestArmsCarrySettings(t *testing.T) {
-	base, sets, err := SplitArm("tcp-bbr+defer10+bounded")
+	base, sets, err := splitArm("tcp-bbr+defer10+bounded")
 	if err != nil || base != "tcp-bbr" || len(sets) != 2 {
-		t.Fatalf("SplitArm = %s %v %v", base, sets, err)
+		t.Fatalf("splitArm = %s %v %v", base, sets, err)
 	}
 	c := goodConfig()
 	c.Readings = []string{ReadingLive}

@@ -33,7 +33,7 @@ func TestLivePixelWithDisplay(t *testing.T) {
 	}
 	c := smokeConfig(t, "20:2", transport.ArmTCP)
 	c.Duration, c.Warmup, c.Pixel = 20*time.Second, 3*time.Second, true
-	if err := c.SetDisplay(xsession.DisplayImages); err != nil {
+	if err := c.setDisplay(xsession.DisplayImages); err != nil {
 		t.Fatal(err)
 	}
 	c.KeyTimeout = 8 * time.Second

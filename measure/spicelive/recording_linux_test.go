@@ -79,7 +79,7 @@ func TestRecordChecksTheKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	if _, err := Record(context.Background(), c, log); err == nil || !strings.Contains(err.Error(), "types 1200 keys") {
+	if _, err := recordSession(context.Background(), c, log); err == nil || !strings.Contains(err.Error(), "types 1200 keys") {
 		t.Errorf("Record of a 10-minute session typing 1200 keys: %v, want it refused", err)
 	}
 }

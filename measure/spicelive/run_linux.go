@@ -228,12 +228,12 @@ func adoptOrder(c *Config, had Config) {
 	}
 }
 
-// Record records the session the replay reading plays, once per work
+// recordSession records the session the replay reading plays, once per work
 // directory, as Run's replay reading does with no Recording: a live
 // session over c.Reference on the tcp arm, with c's display workload,
 // kept as replay.json in the work directory's reference directory. It
 // runs no other reading.
-func Record(ctx context.Context, c Config, log *slog.Logger) (*spicelike.Replay, error) {
+func recordSession(ctx context.Context, c Config, log *slog.Logger) (*spicelike.Replay, error) {
 	c.Recording = ""
 	if err := c.validate(true); err != nil {
 		return nil, err
@@ -266,7 +266,7 @@ func claimWorkdir(c *Config) (func(), error) {
 	switch rerr := results.ReadJSON(path, &had); {
 	case rerr == nil:
 		adoptOrder(c, had)
-		if had.Order == "" && c.Order == OrderFixed {
+		if had.Order == "" && c.Order == orderFixed {
 			c.Order = "" // the fixed order of a directory made before the choice
 		}
 		if diffs := diffSettings(had, *c); len(diffs) > 0 {

@@ -77,8 +77,8 @@ const (
 	busyGeometry   = "80x10+0+400"
 )
 
-// SpicePort is where Xspice listens, on the server namespace's address.
-const SpicePort = 5900
+// spicePort is where Xspice listens, on the server namespace's address.
+const spicePort = 5900
 
 // serverSpec is the server role's job: Xspice with the two xterms, and
 // the tunnel's server end.

@@ -117,8 +117,8 @@ func controlCells(c spicelive.Config, all map[string]map[string]map[transport.Ar
 	return out
 }
 
-// ErrControlFailed says a check of the control failed.
-var ErrControlFailed = errors.New("the control failed")
+// errControlFailed says a check of the control failed.
+var errControlFailed = errors.New("the control failed")
 
 func summariseControl(w io.Writer, c spicelive.Config, all map[string]map[string]map[transport.Arm]*series, cells []results.Cell) error {
 	cc := controlCells(c, all, cells)
@@ -144,7 +144,7 @@ func summariseControl(w io.Writer, c spicelive.Config, all map[string]map[string
 		failed++
 	}
 	if failed > 0 {
-		return fmt.Errorf("%w: %d checks", ErrControlFailed, failed)
+		return fmt.Errorf("%w: %d checks", errControlFailed, failed)
 	}
 	return nil
 }

@@ -102,7 +102,7 @@ var readingMeasures = map[string]string{
 // reading's figures per arm (medians over repeats of each repeat's own
 // percentiles), each arm read against tcp by stats.Compare, and each
 // repeat's own p50 and p95. For a control it writes the control's table
-// and checks instead, and returns an error wrapping ErrControlFailed when
+// and checks instead, and returns an error when
 // one fails. It fails when the work directory holds no runs.
 func Summarise(w io.Writer, c spicelive.Config) error {
 	all, cells, err := loadSeries(c)

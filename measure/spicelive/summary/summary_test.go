@@ -150,7 +150,7 @@ func TestSummaryOfNothing(t *testing.T) {
 		t.Errorf("an empty work directory: %v", err)
 	}
 	c.Control = true
-	if err := Summarise(&bytes.Buffer{}, c); err == nil || errors.Is(err, ErrControlFailed) {
+	if err := Summarise(&bytes.Buffer{}, c); err == nil || errors.Is(err, errControlFailed) {
 		t.Errorf("an empty control: %v", err)
 	}
 }
@@ -194,7 +194,8 @@ func displayConfig(w string) spicelive.Config {
 		Readings: []string{spicelive.ReadingLive, spicelive.ReadingReplay}, Repeats: 2, Duration: spicelive.DefaultDisplayDuration,
 		Warmup: 5 * time.Second, CC: "reno", KeyInterval: 500 * time.Millisecond, BusyInterval: 50 * time.Millisecond, Settle: 2 * time.Second,
 		Reference: "1:100", Workdir: "w", SessionTimeout: time.Minute}
-	if err := c.SetDisplay(w); err != nil {
+	noFlags := func(string) bool { return false }
+	if err := c.SetDisplayFlags(w, "", spicelive.DefaultFrameRate, spicelive.DefaultImageInterval, spicelive.DefaultKeyTimeout, noFlags); err != nil {
 		panic(err)
 	}
 	return c
