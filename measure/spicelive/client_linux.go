@@ -30,9 +30,9 @@ const clientListen = "127.0.0.1:5900"
 // clientSpec is the client role's job: the tunnel's client end, spicy
 // under Xvfb connected to it, and the keystrokes.
 type clientSpec struct {
-	Arm      transport.Arm `json:"arm"`
-	Password string        `json:"password"`
-	Dir      string        `json:"dir"`
+	Arm      measure.Arm `json:"arm"`
+	Password string      `json:"password"`
+	Dir      string      `json:"dir"`
 	// Duration is how long keys are typed, one every KeyInterval, once the
 	// session has been up for Settle. SessionTimeout bounds the wait for
 	// the session to come up.
@@ -81,7 +81,7 @@ func (r *readiness) event(e spicetunnel.Event) {
 func runClient(ctx context.Context, base rig.RoleBase, spec clientSpec, log *slog.Logger) (ClientResult, error) {
 	var res ClientResult
 	dead := xsession.NewDeaths()
-	carrier, err := measure.DialCarrier(ctx, spec.Arm, base.Addr, base.Transport)
+	carrier, err := measure.DialCarrier(ctx, transport.Arm(spec.Arm), base.Addr, base.Transport)
 	if err != nil {
 		return res, fmt.Errorf("the tunnel's carrier to %s: %w", base.Addr, err)
 	}

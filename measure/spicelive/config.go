@@ -17,7 +17,6 @@ import (
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/shapedlink"
-	"github.com/shakenfist/quicbench/transport"
 	"github.com/shakenfist/quicbench/transport/quicreno"
 )
 
@@ -46,7 +45,7 @@ type Config struct {
 	// Arms are the tunnel's arms: tcp, tcp-<controller>, quic,
 	// quic-per-channel, tcp-mux, each optionally carrying settings
 	// after a plus sign: "tcp-bbr+defer10+bounded".
-	Arms []transport.Arm `json:"arms"`
+	Arms []measure.Arm `json:"arms"`
 	// Readings are ReadingLive, ReadingReplay and ReadingSynthetic, in the
 	// order each cell's repeat runs them.
 	Readings []string `json:"readings"`
@@ -163,11 +162,11 @@ func ParseLosses(losses string) ([]float64, error) {
 
 // ParseArms reads space-separated arms, saying what is wrong with each
 // one refused.
-func ParseArms(arms string) ([]transport.Arm, error) {
-	var out []transport.Arm
+func ParseArms(arms string) ([]measure.Arm, error) {
+	var out []measure.Arm
 	var errs []error
 	for _, s := range strings.Fields(arms) {
-		a := transport.Arm(s)
+		a := measure.Arm(s)
 		_, _, err := splitArm(a)
 		switch {
 		case err != nil:
@@ -279,13 +278,13 @@ func (c Config) needsController() bool {
 }
 
 // armController is what arm's record says of its controller.
-func (c Config) armController(arm transport.Arm) string {
+func (c Config) armController(arm measure.Arm) string {
 	arm = transportArm(arm)
 	cc := ""
-	switch pinned, ok := measure.Arm(arm).PinnedCC(); {
+	switch pinned, ok := arm.PinnedCC(); {
 	case ok:
 		cc = pinned
-	case arm == transport.ArmTCP || string(arm) == measure.TCPMux.Name():
+	case arm == measure.TCP || arm == measure.TCPMux:
 		cc = c.CC
 	}
 	if cc != quicreno.Name {
@@ -316,7 +315,7 @@ func (c Config) validate(live bool) error {
 	if len(c.Profiles) == 0 || len(c.Arms) == 0 || len(c.Readings) == 0 {
 		errs = append(errs, errors.New("no cells, arms or readings: give at least one of each"))
 	}
-	if c.Control && (!slices.Equal(c.Arms, []transport.Arm{transport.ArmTCP}) || !slices.Equal(c.Readings, []string{ReadingLive})) {
+	if c.Control && (!slices.Equal(c.Arms, []measure.Arm{measure.TCP}) || !slices.Equal(c.Readings, []string{ReadingLive})) {
 		errs = append(errs, errors.New("the control runs live sessions on the tcp arm: give Arms tcp and Readings live alone"))
 	}
 	if c.SessionTimeout <= 0 {
@@ -345,7 +344,7 @@ const (
 type Job struct {
 	// Profile is the cell's link, loss applied.
 	Profile string
-	Arm     transport.Arm
+	Arm     measure.Arm
 	// Reading is ReadingLive, ReadingReplay or ReadingSynthetic.
 	Reading string
 	// Repeat counts from 1.
@@ -374,7 +373,7 @@ func (c Config) Plan() []Job {
 }
 
 // armOrder is the arms' order in repeat r of the profile at index pi.
-func (c Config) armOrder(pi, r int) []transport.Arm {
+func (c Config) armOrder(pi, r int) []measure.Arm {
 	arms := slices.Clone(c.Arms)
 	if c.Order != OrderRandom {
 		return arms

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 func displayMsg(t time.Duration, size int, stream bool) spicetrace.Record {
@@ -178,7 +178,7 @@ func TestKeyChecksOnlyWithLiveSessions(t *testing.T) {
 			{"live", func(c *Config) { c.Readings = []string{ReadingLive} }, true},
 			{"all three", func(c *Config) { c.Readings, c.Recording = AllReadings(), xsession.DisplayVideo }, true},
 			{"control", func(c *Config) {
-				c.Control, c.Arms, c.Readings = true, []transport.Arm{transport.ArmTCP}, []string{ReadingLive}
+				c.Control, c.Arms, c.Readings = true, []measure.Arm{measure.TCP}, []string{ReadingLive}
 			}, true},
 			{"replay recorded here", func(c *Config) { c.Readings = []string{ReadingReplay, ReadingSynthetic} }, true},
 			{"replay shipped", func(c *Config) {

@@ -7,10 +7,10 @@ import (
 	"os"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/measure/spicelive/summary"
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // A matrix of one link at two loss levels, two arms and two readings:
@@ -49,7 +49,7 @@ func ExampleRun() {
 		fmt.Println(err)
 		return
 	}
-	c := spicelive.Config{Profiles: []string{"80:10:1"}, Arms: []transport.Arm{transport.ArmTCP, transport.ArmQUIC},
+	c := spicelive.Config{Profiles: []string{"80:10:1"}, Arms: []measure.Arm{measure.TCP, measure.QUIC},
 		Readings: []string{spicelive.ReadingLive}, Repeats: 2, Duration: 30 * time.Second, Warmup: 5 * time.Second, CC: "reno",
 		KeyInterval: 500 * time.Millisecond, BusyInterval: 50 * time.Millisecond, Settle: 2 * time.Second, Reference: "1:100",
 		Workdir: "results/spicelive-example", SessionTimeout: time.Minute}

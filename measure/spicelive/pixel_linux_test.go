@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive/keydraw"
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // TestLivePixelWithDisplay runs a short live session with key-to-pixel
@@ -31,7 +31,7 @@ func TestLivePixelWithDisplay(t *testing.T) {
 	if left := ours(t); len(left) > 0 {
 		t.Skipf("a live session's programs are already running here: %v", left)
 	}
-	c := smokeConfig(t, "20:2", transport.ArmTCP)
+	c := smokeConfig(t, "20:2", measure.TCP)
 	c.Duration, c.Warmup, c.Pixel = 20*time.Second, 3*time.Second, true
 	if err := c.setDisplay(xsession.DisplayImages); err != nil {
 		t.Fatal(err)
@@ -43,7 +43,7 @@ func TestLivePixelWithDisplay(t *testing.T) {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
 	cell, _, _ := c.cell("20:2")
-	dir := results.RunDir(c.ReadingDir(ReadingLive), cell, string(transport.ArmTCP), 1)
+	dir := results.RunDir(c.ReadingDir(ReadingLive), cell, string(measure.TCP), 1)
 	var rec LiveRecord
 	if err := results.ReadJSON(filepath.Join(dir, LiveFile), &rec); err != nil {
 		t.Fatal(err)

@@ -16,14 +16,13 @@ import (
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // With Recording set, the replay reading plays that shipped recording,
 // records no reference session, and the work directory is not resumed
 // with another source.
 func TestReplayPlaysTheShippedRecording(t *testing.T) {
-	c := Config{Profiles: []string{"80:10"}, Arms: []transport.Arm{transport.ArmTCP}, Readings: []string{ReadingReplay}, Repeats: 1,
+	c := Config{Profiles: []string{"80:10"}, Arms: []measure.Arm{measure.TCP}, Readings: []string{ReadingReplay}, Repeats: 1,
 		Duration: 5 * time.Second, Warmup: time.Second, CC: "reno", KeyInterval: 250 * time.Millisecond,
 		BusyInterval: 50 * time.Millisecond, Reference: "1:100", Recording: "video", Workdir: t.TempDir(), SessionTimeout: time.Minute}
 	if err := c.Validate(); err != nil {

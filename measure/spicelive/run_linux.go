@@ -20,7 +20,6 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/stats"
-	"github.com/shakenfist/quicbench/transport"
 	"github.com/shakenfist/quicbench/transport/quicreno"
 )
 
@@ -183,7 +182,7 @@ func ensureReference(ctx context.Context, c Config, log *slog.Logger) (*spicelik
 	if err != nil {
 		return nil, err
 	}
-	j := Job{Profile: c.Reference, Arm: transport.ArmTCP, Reading: ReadingLive, Repeat: 1}
+	j := Job{Profile: c.Reference, Arm: measure.TCP, Reading: ReadingLive, Repeat: 1}
 	run, err := recordLive(ctx, c, j, cell, prof, dir, log)
 	switch {
 	case err != nil:

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // The control asks two things of the live figure that a wrong instrument
@@ -85,10 +85,10 @@ func checkControl(cells []controlCell) []controlCheck {
 }
 
 // controlCells reads the control's live runs and their live.json.
-func controlCells(c spicelive.Config, all map[string]map[string]map[transport.Arm]*series, cells []results.Cell) []controlCell {
+func controlCells(c spicelive.Config, all map[string]map[string]map[measure.Arm]*series, cells []results.Cell) []controlCell {
 	var out []controlCell
 	for _, cell := range cells {
-		s := all[cell.Dir()][spicelive.ReadingLive][transport.ArmTCP]
+		s := all[cell.Dir()][spicelive.ReadingLive][measure.TCP]
 		if s == nil {
 			continue
 		}
@@ -120,7 +120,7 @@ func controlCells(c spicelive.Config, all map[string]map[string]map[transport.Ar
 // errControlFailed says a check of the control failed.
 var errControlFailed = errors.New("the control failed")
 
-func summariseControl(w io.Writer, c spicelive.Config, all map[string]map[string]map[transport.Arm]*series, cells []results.Cell) error {
+func summariseControl(w io.Writer, c spicelive.Config, all map[string]map[string]map[measure.Arm]*series, cells []results.Cell) error {
 	cc := controlCells(c, all, cells)
 	fmt.Fprintf(w, "# Control of the live figure\n\nLive sessions on the tcp arm, no loss; key-to-draw in milliseconds.\n\n")
 	fmt.Fprintln(w, "| link | round trip | repeats | p50 | shortest key-to-draw | shortest key to any draw |")

@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/measure/spicelive/keydraw"
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // The live runs re-execute the test binary as their roles.
@@ -52,7 +52,7 @@ func liveLock(t *testing.T) {
 }
 
 // smokeConfig is a short live matrix: one fast link, one repeat.
-func smokeConfig(t *testing.T, profiles string, arms ...transport.Arm) spicelive.Config {
+func smokeConfig(t *testing.T, profiles string, arms ...measure.Arm) spicelive.Config {
 	c := spicelive.Config{Arms: arms, Readings: []string{spicelive.ReadingLive}, Repeats: 1, Duration: 5 * time.Second, Warmup: time.Second,
 		CC: "reno", KeyInterval: 250 * time.Millisecond, BusyInterval: 50 * time.Millisecond, Settle: 500 * time.Millisecond,
 		Reference: "1:100", Workdir: t.TempDir(), SessionTimeout: 30 * time.Second}
@@ -69,7 +69,7 @@ func TestLiveControl(t *testing.T) {
 		t.Skip("two live sessions; -short skips them")
 	}
 	needLive(t)
-	c := smokeConfig(t, spicelive.DefaultControlProfiles, transport.ArmTCP)
+	c := smokeConfig(t, spicelive.DefaultControlProfiles, measure.TCP)
 	c.Control = true
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	var progress bytes.Buffer
@@ -93,7 +93,7 @@ func TestLivePixel(t *testing.T) {
 		t.Skip("two live sessions; -short skips them")
 	}
 	needLive(t)
-	c := smokeConfig(t, spicelive.DefaultControlProfiles, transport.ArmTCP)
+	c := smokeConfig(t, spicelive.DefaultControlProfiles, measure.TCP)
 	c.Control, c.Pixel = true, true
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	var progress bytes.Buffer
@@ -112,7 +112,7 @@ func TestLivePixel(t *testing.T) {
 	for _, profile := range c.Profiles {
 		cell, prof, _ := cellOf(c, profile)
 		rtt := prof.RoundTrip()
-		dir := results.RunDir(c.ReadingDir(spicelive.ReadingLive), cell, string(transport.ArmTCP), 1)
+		dir := results.RunDir(c.ReadingDir(spicelive.ReadingLive), cell, string(measure.TCP), 1)
 		var rec spicelive.LiveRecord
 		if err := results.ReadJSON(filepath.Join(dir, spicelive.LiveFile), &rec); err != nil {
 			t.Fatal(err)

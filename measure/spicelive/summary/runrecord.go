@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // Thresholds past which the summary flags a live run as taken on a host
@@ -61,7 +61,7 @@ func orderIntro(w io.Writer, c spicelive.Config) {
 	}
 }
 
-func armList(arms []transport.Arm) string {
+func armList(arms []measure.Arm) string {
 	s := make([]string, len(arms))
 	for i, a := range arms {
 		s[i] = string(a)
@@ -73,10 +73,10 @@ func armList(arms []transport.Arm) string {
 // repeat, the emulator's lateness each way, the host's CPU and its keys
 // counted at the timeout, flagging runs past the thresholds. Runs without
 // a live.json are left out; with none left, so is the table.
-func runRecordTable(w io.Writer, c spicelive.Config, byReading map[string]map[transport.Arm]*series) {
+func runRecordTable(w io.Writer, c spicelive.Config, byReading map[string]map[measure.Arm]*series) {
 	var rows []string
 	flagged := 0
-	eachLiveRun(c, byReading, func(arm transport.Arm, run liveRun) {
+	eachLiveRun(c, byReading, func(arm measure.Arm, run liveRun) {
 		if run.Err != nil {
 			return
 		}

@@ -10,18 +10,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/stats"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // series is one reading's runs of one arm in one cell, in repeat order.
 type series struct {
 	cell    results.Cell
 	reading string
-	arm     transport.Arm
+	arm     measure.Arm
 	runs    []liveRun
 }
 
@@ -30,8 +30,8 @@ type series struct {
 type liveRun = results.Extra[spicelive.LiveRecord]
 
 // loadSeries reads every reading's runs of the work directory.
-func loadSeries(c spicelive.Config) (map[string]map[string]map[transport.Arm]*series, []results.Cell, error) {
-	out := map[string]map[string]map[transport.Arm]*series{} // cell dir → reading → arm
+func loadSeries(c spicelive.Config) (map[string]map[string]map[measure.Arm]*series, []results.Cell, error) {
+	out := map[string]map[string]map[measure.Arm]*series{} // cell dir → reading → arm
 	var cells []results.Cell
 	readings := c.Readings
 	if c.Control {
@@ -48,16 +48,16 @@ func loadSeries(c spicelive.Config) (map[string]map[string]map[transport.Arm]*se
 		for _, r := range runs {
 			d := r.Cell.Dir()
 			if out[d] == nil {
-				out[d] = map[string]map[transport.Arm]*series{}
+				out[d] = map[string]map[measure.Arm]*series{}
 				cells = append(cells, r.Cell)
 			}
 			if out[d][rd] == nil {
-				out[d][rd] = map[transport.Arm]*series{}
+				out[d][rd] = map[measure.Arm]*series{}
 			}
-			s := out[d][rd][transport.Arm(r.Arm)]
+			s := out[d][rd][measure.Arm(r.Arm)]
 			if s == nil {
-				s = &series{cell: r.Cell, reading: rd, arm: transport.Arm(r.Arm)}
-				out[d][rd][transport.Arm(r.Arm)] = s
+				s = &series{cell: r.Cell, reading: rd, arm: measure.Arm(r.Arm)}
+				out[d][rd][measure.Arm(r.Arm)] = s
 			}
 			s.runs = append(s.runs, r)
 		}
@@ -161,7 +161,7 @@ func num(f float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", f), "0"), ".")
 }
 
-func cellTable(w io.Writer, c spicelive.Config, byReading map[string]map[transport.Arm]*series) {
+func cellTable(w io.Writer, c spicelive.Config, byReading map[string]map[measure.Arm]*series) {
 	pic := c.Display != xsession.DisplayNone
 	head, rule := "", ""
 	if pic {
@@ -199,11 +199,11 @@ func cellTable(w io.Writer, c spicelive.Config, byReading map[string]map[transpo
 	fmt.Fprintln(w)
 }
 
-func verdictTable(w io.Writer, c spicelive.Config, byReading map[string]map[transport.Arm]*series) {
+func verdictTable(w io.Writer, c spicelive.Config, byReading map[string]map[measure.Arm]*series) {
 	var rows []string
 	estimated := false
 	for _, rd := range c.Readings {
-		base := byReading[rd][transport.ArmTCP]
+		base := byReading[rd][measure.TCP]
 		if base == nil {
 			continue
 		}
@@ -213,7 +213,7 @@ func verdictTable(w io.Writer, c spicelive.Config, byReading map[string]map[tran
 		}
 		for _, arm := range c.Arms {
 			s := byReading[rd][arm]
-			if arm == transport.ArmTCP || s == nil {
+			if arm == measure.TCP || s == nil {
 				continue
 			}
 			b, err := s.summarise(c.Warmup)
@@ -283,7 +283,7 @@ func durationsMs(ds []time.Duration) []float64 {
 	return out
 }
 
-func repeatTable(w io.Writer, c spicelive.Config, byReading map[string]map[transport.Arm]*series) {
+func repeatTable(w io.Writer, c spicelive.Config, byReading map[string]map[measure.Arm]*series) {
 	fmt.Fprintf(w, "Each repeat's own p50 / p95:\n\n| reading | arm |")
 	for r := 1; r <= c.Repeats; r++ {
 		fmt.Fprintf(w, " r%d |", r)
@@ -339,7 +339,7 @@ func settingsIntro(w io.Writer, c spicelive.Config) {
 
 // eachLiveRun calls fn with each measured live run of a cell, arms in
 // c's order.
-func eachLiveRun(c spicelive.Config, byReading map[string]map[transport.Arm]*series, fn func(arm transport.Arm, run liveRun)) {
+func eachLiveRun(c spicelive.Config, byReading map[string]map[measure.Arm]*series, fn func(arm measure.Arm, run liveRun)) {
 	for _, arm := range c.Arms {
 		s := byReading[spicelive.ReadingLive][arm]
 		if s == nil {
@@ -356,10 +356,10 @@ func eachLiveRun(c spicelive.Config, byReading map[string]map[transport.Arm]*ser
 // waitTable says, per live run, where its keys' answers waited
 // (KeyPaths): the medians of its keys past the warm-up. Runs whose traces
 // are gone are left out, with a note; with none left, so is the table.
-func waitTable(w io.Writer, c spicelive.Config, byReading map[string]map[transport.Arm]*series) {
+func waitTable(w io.Writer, c spicelive.Config, byReading map[string]map[measure.Arm]*series) {
 	var rows []string
 	missing := 0
-	eachLiveRun(c, byReading, func(arm transport.Arm, run liveRun) {
+	eachLiveRun(c, byReading, func(arm measure.Arm, run liveRun) {
 		m, err := medianWaits(c, run)
 		if err != nil {
 			missing++

@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/internal/hostcpu"
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/measure/spicelive/keydraw"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/stats"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/summary.golden.md from the code as it is")
@@ -25,7 +25,7 @@ var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/summary.g
 // keys, key-to-pixel), a failed run and a live run without live.json.
 func goldenWorkdir(t *testing.T, control bool) spicelive.Config {
 	t.Helper()
-	c := spicelive.Config{Workdir: t.TempDir(), Readings: spicelive.AllReadings(), Arms: []transport.Arm{transport.ArmTCP, transport.ArmQUIC},
+	c := spicelive.Config{Workdir: t.TempDir(), Readings: spicelive.AllReadings(), Arms: []measure.Arm{measure.TCP, measure.QUIC},
 		Repeats: 3, Warmup: time.Second, KeyTimeout: 2 * time.Second, Control: control}
 	for ci, profile := range []string{"80:10:0", "150:2:0"} {
 		cell, _, err := cellOf(c, profile)
