@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/spicelive/internal/livetest"
+
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive/keydraw"
@@ -28,7 +30,7 @@ func TestLiveDisplayWorkloads(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two live sessions; -short skips them")
 	}
-	needLive(t)
+	livetest.Need(t)
 	if miss := xsession.DisplayMissing(); miss != "" {
 		t.Skip("no display workload here: " + miss)
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/spicelive/internal/livetest"
+
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive/keydraw"
@@ -24,7 +26,7 @@ func TestLivePixelWithDisplay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a live session; -short skips it")
 	}
-	needLive(t)
+	livetest.Need(t)
 	if miss := xsession.DisplayMissing(); miss != "" {
 		t.Skip("no display workload here: " + miss)
 	}

@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/spicelive/internal/livetest"
+
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/rig"
-	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
-	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -26,32 +26,6 @@ import (
 func TestMain(m *testing.M) {
 	MaybeRunRole()
 	os.Exit(m.Run())
-}
-
-// needLive skips a test that needs a live session where one cannot run.
-func needLive(t *testing.T) {
-	t.Helper()
-	if miss := xsession.MissingPrograms(); miss != "" {
-		t.Skip("no live SPICE session here: " + miss)
-	}
-	shapedlinktest.Need(t)
-	liveLock(t)
-}
-
-// liveLock holds, until t ends, a lock every live test of the module's
-// packages takes, so that live sessions of two test binaries never run at
-// once and each test's check for programs left running sees only its own.
-func liveLock(t *testing.T) {
-	t.Helper()
-	f, err := os.OpenFile(filepath.Join(os.TempDir(), "quicbench-live-test.lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
 }
 
 // smokeConfig is a short live matrix: one fast link, one repeat.
@@ -85,7 +59,7 @@ func ours(t *testing.T) []string {
 // checks that each was measured, that no key was answered faster than the
 // round trip, and that nothing it started is left running.
 func TestLiveSmoke(t *testing.T) {
-	needLive(t)
+	livetest.Need(t)
 	if left := ours(t); len(left) > 0 {
 		t.Skipf("a live session's programs are already running here: %v", left)
 	}
@@ -163,7 +137,7 @@ func TestTunnelHasASecret(t *testing.T) {
 // as measured; a failed run is redone by the same command
 // (TestFailedRunIsRedoneOnResume).
 func TestLiveDeadSession(t *testing.T) {
-	needLive(t)
+	livetest.Need(t)
 	if left := ours(t); len(left) > 0 {
 		t.Skipf("a live session's programs are already running here: %v", left)
 	}

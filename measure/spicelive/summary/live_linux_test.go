@@ -7,48 +7,21 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/shakenfist/quicbench/measure/spicelive/internal/livetest"
 
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/measure/spicelive/keydraw"
-	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
-	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
 )
 
 // The live runs re-execute the test binary as their roles.
 func TestMain(m *testing.M) {
 	spicelive.MaybeRunRole()
 	os.Exit(m.Run())
-}
-
-// needLive skips a test that needs a live session where one cannot run.
-func needLive(t *testing.T) {
-	t.Helper()
-	if miss := xsession.MissingPrograms(); miss != "" {
-		t.Skip("no live SPICE session here: " + miss)
-	}
-	shapedlinktest.Need(t)
-	liveLock(t)
-}
-
-// liveLock holds, until t ends, a lock every live test of the module's
-// packages takes, so that live sessions of two test binaries never run at
-// once and each test's check for programs left running sees only its own.
-func liveLock(t *testing.T) {
-	t.Helper()
-	f, err := os.OpenFile(filepath.Join(os.TempDir(), "quicbench-live-test.lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
 }
 
 // smokeConfig is a short live matrix: one fast link, one repeat.
@@ -68,7 +41,7 @@ func TestLiveControl(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two live sessions; -short skips them")
 	}
-	needLive(t)
+	livetest.Need(t)
 	c := smokeConfig(t, spicelive.DefaultControlProfiles, measure.TCP)
 	c.Control = true
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -92,7 +65,7 @@ func TestLivePixel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two live sessions; -short skips them")
 	}
-	needLive(t)
+	livetest.Need(t)
 	c := smokeConfig(t, spicelive.DefaultControlProfiles, measure.TCP)
 	c.Control, c.Pixel = true, true
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
