@@ -21,12 +21,12 @@ type Extra[E any] struct {
 	Err error
 }
 
-// ScanExtra is Scan of workdir with, for each run it counts, the file
+// scanExtra is Scan of workdir with, for each run it counts, the file
 // name in the run's directory read into E (ReadExtra). A record that is
 // missing or does not read is not an error here but the run's Err: the
 // run itself was counted, and each summary says what it makes of a run
 // without its record.
-func ScanExtra[E any](workdir, name string) ([]Extra[E], []Ignored, error) {
+func scanExtra[E any](workdir, name string) ([]Extra[E], []Ignored, error) {
 	l, err := Scan(workdir)
 	if err != nil {
 		return nil, nil, err
@@ -40,10 +40,10 @@ func ScanExtra[E any](workdir, name string) ([]Extra[E], []Ignored, error) {
 	return out, l.Ignored, nil
 }
 
-// LoadExtra is ScanExtra for a caller with no use for the list of what
+// LoadExtra is scanExtra for a caller with no use for the list of what
 // it ignored; a work directory with no run is an error, as for Load.
 func LoadExtra[E any](workdir, name string) ([]Extra[E], error) {
-	out, ignored, err := ScanExtra[E](workdir, name)
+	out, ignored, err := scanExtra[E](workdir, name)
 	if err == nil && len(out) == 0 {
 		err = Loaded{Ignored: ignored}.NoRuns(workdir)
 	}

@@ -15,7 +15,7 @@ type sideRecord struct {
 	Extra int    `json:"extra"`
 }
 
-// ScanExtra pairs each counted run with its experiment's record, reports a
+// scanExtra pairs each counted run with its experiment's record, reports a
 // missing one as that run's Err, and leaves out what Scan leaves out.
 func TestScanExtra(t *testing.T) {
 	dir := t.TempDir()
@@ -34,7 +34,7 @@ func TestScanExtra(t *testing.T) {
 	if err := os.CopyFS(RunDir(dir, c, "tcp", 1)+".bak", os.DirFS(RunDir(dir, c, "tcp", 1))); err != nil {
 		t.Fatal(err)
 	}
-	got, ignored, err := ScanExtra[sideRecord](dir, "side.json")
+	got, ignored, err := scanExtra[sideRecord](dir, "side.json")
 	if err != nil {
 		t.Fatal(err)
 	}
