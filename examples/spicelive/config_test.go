@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/measure/spicelive/summary"
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
@@ -26,7 +27,7 @@ func TestDefaultsAreTheHeadlinesCells(t *testing.T) {
 	if want := []string{"80:10", "80:10:1", "150:2", "150:2:1"}; !slices.Equal(c.Profiles, want) {
 		t.Errorf("profiles %v, want %v", c.Profiles, want)
 	}
-	if want := []transport.Arm{transport.ArmTCP, transport.ArmQUIC, transport.ArmQUICPerChannel}; !slices.Equal(c.Arms, want) {
+	if want := []measure.Arm{measure.TCP, measure.QUIC, measure.QUICPerChannel}; !slices.Equal(c.Arms, want) {
 		t.Errorf("arms %v", c.Arms)
 	}
 	if c.Repeats != 5 || c.Duration != 45*time.Second || c.Warmup != 5*time.Second || c.CC != "reno" {
@@ -38,7 +39,7 @@ func TestDefaultsAreTheHeadlinesCells(t *testing.T) {
 	}
 	// Interleaved: a cell's first repeat covers every arm and reading
 	// before its second begins.
-	if plan[0].Repeat != 1 || plan[8].Repeat != 1 || plan[9].Repeat != 2 || plan[1].Reading != spicelive.ReadingReplay || plan[3].Arm != transport.ArmQUIC {
+	if plan[0].Repeat != 1 || plan[8].Repeat != 1 || plan[9].Repeat != 2 || plan[1].Reading != spicelive.ReadingReplay || plan[3].Arm != measure.QUIC {
 		t.Errorf("plan does not interleave: %+v", plan[:10])
 	}
 }
@@ -56,7 +57,7 @@ func TestEnvironmentAndControlDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(c.Profiles, []string{"10:100", "110:100"}) || !slices.Equal(c.Arms, []transport.Arm{transport.ArmTCP}) ||
+	if !slices.Equal(c.Profiles, []string{"10:100", "110:100"}) || !slices.Equal(c.Arms, []measure.Arm{measure.TCP}) ||
 		!slices.Equal(c.Readings, []string{spicelive.ReadingLive}) || !c.Control {
 		t.Errorf("control: %+v", c)
 	}
@@ -155,7 +156,7 @@ func TestReplaySource(t *testing.T) {
 	}
 	c, m, err := parseFlags([]string{"-record", "images", "-record-span", "20s", "-workdir", "x"}, io.Discard, noEnv)
 	if err != nil || m.record != "images" || m.recordSpan != 20*time.Second || c.Display != xsession.DisplayImages || c.Recording != "" ||
-		!slices.Equal(c.Readings, []string{spicelive.ReadingReplay}) || !slices.Equal(c.Arms, []transport.Arm{transport.ArmTCP}) {
+		!slices.Equal(c.Readings, []string{spicelive.ReadingReplay}) || !slices.Equal(c.Arms, []measure.Arm{measure.TCP}) {
 		t.Errorf("-record images: %+v %+v %v", c, m, err)
 	}
 	if err := c.Validate(); err != nil {

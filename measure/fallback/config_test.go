@@ -18,7 +18,7 @@ func TestValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	valid := Config{Profiles: []shapedlink.Profile{p}, Arms: Arms(), Connects: 2, Channels: 5, GiveUp: time.Second, Workdir: t.TempDir()}
-	if err := valid.Validate(); err != nil {
+	if err := valid.validate(); err != nil {
 		t.Fatalf("a valid config: %v", err)
 	}
 	for _, tc := range []struct {
@@ -37,11 +37,11 @@ func TestValidate(t *testing.T) {
 	} {
 		c := valid
 		tc.change(&c)
-		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := c.validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("err = %v, want it to mention %q", err, tc.want)
 		}
 		if _, err := Run(context.Background(), c); err == nil {
-			t.Errorf("Run accepted a config that Validate refuses (%q)", tc.want)
+			t.Errorf("Run accepted a config that validate refuses (%q)", tc.want)
 		}
 	}
 }

@@ -8,8 +8,8 @@
 // rig.Local): a fresh link, a server that listens for both arms on one
 // port number (transport.ListenFallback) and a client that makes Config.Connects connects one after another, each
 // timed from just before the dial until the session is usable and then
-// closed. The arms: ArmTCP dials TCP directly (transport.Dial);
-// ArmFallbackOpen and ArmFallbackBlocked dial with transport.DialFallback,
+// closed. The arms: armTCP dials TCP directly (transport.Dial);
+// armFallbackOpen and armFallbackBlocked dial with transport.DialFallback,
 // the second while shapedlink's BlockUDP drops every UDP packet leaving
 // the client namespace, so the dialer waits out Config.GiveUp and dials
 // TCP. One Record per profile and arm goes to the work directory (the

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/fallback"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/transport"
@@ -42,11 +43,11 @@ func ExampleRun() {
 // The summary of two arms, made from records written by hand.
 func ExampleSummarise() {
 	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
-	tcp := fallback.Record{Schema: fallback.SchemaVersion, Profile: "80:10", Arm: fallback.ArmTCP, Connects: 3}
+	tcp := fallback.Record{Schema: 1, Profile: "80:10", Arm: measure.TCP, Connects: 3}
 	for _, v := range []float64{81, 80.5, 82} {
 		tcp.Results = append(tcp.Results, fallback.Connect{Elapsed: ms(v), Arm: transport.ArmTCP})
 	}
-	blocked := fallback.Record{Schema: fallback.SchemaVersion, Profile: "80:10", Arm: fallback.ArmFallbackBlocked, Connects: 3, GiveUp: ms(400),
+	blocked := fallback.Record{Schema: 1, Profile: "80:10", Arm: "fallback-blocked", Connects: 3, GiveUp: ms(400),
 		UDPBlocked: &fallback.Dropped{Packets: 12}}
 	for _, v := range []float64{482, 484, 481} {
 		blocked.Results = append(blocked.Results, fallback.Connect{Elapsed: ms(v), Arm: transport.ArmTCP,

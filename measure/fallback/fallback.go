@@ -22,7 +22,7 @@ type Config struct {
 	// Profiles are the links, each with its loss; each gets a fresh link
 	// per arm.
 	Profiles []shapedlink.Profile
-	// Arms are ArmTCP, ArmFallbackOpen and ArmFallbackBlocked, in the
+	// Arms are armTCP, armFallbackOpen and armFallbackBlocked, in the
 	// order they run for each profile.
 	Arms []measure.Arm
 	// Connects per profile and arm, made one after another.
@@ -47,8 +47,8 @@ type Config struct {
 	Progress io.Writer
 }
 
-// Validate says what is wrong with c, or nil.
-func (c Config) Validate() error {
+// validate says what is wrong with c, or nil.
+func (c Config) validate() error {
 	if len(c.Profiles) == 0 {
 		return errors.New("fallback: no profiles: give at least one in Profiles")
 	}
@@ -96,7 +96,7 @@ type Result struct {
 // mixed in. Building links needs privilege: call Prepare first.
 func Run(ctx context.Context, c Config) (Result, error) {
 	var res Result
-	if err := c.Validate(); err != nil {
+	if err := c.validate(); err != nil {
 		return res, err
 	}
 	log := c.Logger
@@ -158,7 +158,12 @@ func (c Config) plan() []job {
 }
 
 func (c Config) dir(p shapedlink.Profile) string {
-	return filepath.Join(c.Workdir, profileDir(float64(p.RTT)/1e6, p.RateMbit, p.LossPct)+results.ProfileSuffix(p.WithLoss(0).String()))
+	return filepath.Join(c.Workdir, profileDirOf(p))
+}
+
+// profileDirOf names the directory of profile p's records.
+func profileDirOf(p shapedlink.Profile) string {
+	return profileDir(float64(p.RTT)/1e6, p.RateMbit, p.LossPct) + results.ProfileSuffix(p.WithLoss(0).String())
 }
 
 func (c Config) recordPath(j job) string {

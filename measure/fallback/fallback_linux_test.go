@@ -57,7 +57,7 @@ func TestEndToEnd(t *testing.T) {
 	var tcpSlowest time.Duration
 	for _, r := range recs {
 		for _, c := range r.Results {
-			if r.Arm == ArmTCP {
+			if r.Arm == armTCP {
 				tcpSlowest = max(tcpSlowest, c.Elapsed)
 			}
 		}
@@ -80,7 +80,7 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("%s: the loop's run.json: %v, failed %q, arm %q", r.Arm, err, run.Failed, run.Arm)
 		}
 		wantArm := transport.ArmTCP
-		if r.Arm == ArmFallbackOpen {
+		if r.Arm == armFallbackOpen {
 			wantArm = transport.ArmQUIC
 		}
 		if n := r.ServerSessions[wantArm]; n != 2 {
@@ -99,15 +99,15 @@ func TestEndToEnd(t *testing.T) {
 			}
 			f := c.Fallback
 			switch r.Arm {
-			case ArmTCP:
+			case armTCP:
 				if f != nil {
 					t.Errorf("tcp connect %d has a fallback record", c.Index)
 				}
-			case ArmFallbackOpen:
+			case armFallbackOpen:
 				if f == nil || f.QUICOutcome != transport.QUICUsed || c.Elapsed >= giveUp {
 					t.Errorf("fallback-open connect %d: %v, %+v: want QUIC used before the give-up", c.Index, c.Elapsed, f)
 				}
-			case ArmFallbackBlocked:
+			case armFallbackBlocked:
 				if f == nil || f.QUICOutcome != transport.QUICGaveUp {
 					t.Errorf("fallback-blocked connect %d: %+v: want QUIC given up", c.Index, f)
 					continue
@@ -123,7 +123,7 @@ func TestEndToEnd(t *testing.T) {
 				}
 			}
 		}
-		if r.Arm == ArmFallbackBlocked {
+		if r.Arm == armFallbackBlocked {
 			if r.UDPBlocked == nil || r.UDPBlocked.Packets == 0 {
 				t.Errorf("the UDP block dropped nothing: %+v", r.UDPBlocked)
 			}

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -17,25 +17,26 @@ import (
 
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
+	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/transport"
 )
 
 // The arms, in the order they run and are shown: measure's tcp arm, and
 // fallback's own two, which dial with transport.DialFallback.
 const (
-	// ArmTCP dials per-channel TCP directly (transport.Dial, ArmTCP).
-	ArmTCP = measure.TCP
-	// ArmFallbackOpen dials with transport.DialFallback, UDP open: QUIC is
+	// armTCP dials per-channel TCP directly (transport.Dial, transport.ArmTCP).
+	armTCP = measure.TCP
+	// armFallbackOpen dials with transport.DialFallback, UDP open: QUIC is
 	// expected to be used, so it is the QUIC reference through the same
 	// dialer a deployment would use.
-	ArmFallbackOpen measure.Arm = "fallback-open"
-	// ArmFallbackBlocked dials with transport.DialFallback while every UDP
+	armFallbackOpen measure.Arm = "fallback-open"
+	// armFallbackBlocked dials with transport.DialFallback while every UDP
 	// packet leaving the client namespace is dropped.
-	ArmFallbackBlocked measure.Arm = "fallback-blocked"
+	armFallbackBlocked measure.Arm = "fallback-blocked"
 )
 
 // Arms lists every arm in run order.
-func Arms() []measure.Arm { return []measure.Arm{ArmTCP, ArmFallbackOpen, ArmFallbackBlocked} }
+func Arms() []measure.Arm { return []measure.Arm{armTCP, armFallbackOpen, armFallbackBlocked} }
 
 // ParseArms reads a space-separated list of arms, refusing an unknown
 // one and an empty list.
@@ -61,8 +62,8 @@ func armList() string {
 	return strings.Join(names, ", ")
 }
 
-// SchemaVersion is written into every record.
-const SchemaVersion = 1
+// schemaVersion is written into every record.
+const schemaVersion = 1
 
 // Connect is one timed connect.
 type Connect struct {
@@ -124,34 +125,32 @@ func profileDir(rttMS, rateMbit, lossPct float64) string {
 	return fmt.Sprintf("%sms-%smbit_loss%s", f(rttMS), f(rateMbit), f(lossPct))
 }
 
-// Load reads every record under workdir, refusing one of another
-// SchemaVersion, and fails when there is none.
+// Load reads every record under workdir, at <profile dir>/<arm>.json,
+// refusing one of another schemaVersion and one that names another
+// profile or arm than its place (a copy), and fails when there is none.
 func Load(workdir string) ([]Record, error) {
-	var out []Record
-	err := filepath.WalkDir(workdir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() || filepath.Ext(p) != ".json" || filepath.Dir(filepath.Dir(p)) != filepath.Clean(workdir) {
-			return nil
-		}
-		var r Record
-		if err := results.ReadJSON(p, &r); err != nil {
-			return err
-		}
-		if r.Schema != SchemaVersion {
-			return fmt.Errorf("%s has schema %d, this command reads %d", p, r.Schema, SchemaVersion)
-		}
-		out = append(out, r)
-		return nil
-	})
-	if err != nil {
+	out, ignored, err := results.ReadPlaced(workdir, "*/*.json", recordPlace)
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	if len(out) == 0 {
+	case len(ignored) > 0:
+		return nil, fmt.Errorf("%s (%d such records); move them out of %s", ignored[0], len(ignored), workdir)
+	case len(out) == 0:
 		return nil, fmt.Errorf("no records under %s: is it a fallback results directory?", workdir)
 	}
 	return out, nil
+}
+
+// recordPlace is where r belongs, relative to the work directory.
+func recordPlace(r Record) (string, error) {
+	if r.Schema != schemaVersion {
+		return "", fmt.Errorf("schema %d, this command reads %d", r.Schema, schemaVersion)
+	}
+	p, err := shapedlink.ParseProfile(r.Profile)
+	if err != nil {
+		return "", fmt.Errorf("profile %q: %w", r.Profile, err)
+	}
+	return path.Join(profileDirOf(p), string(r.Arm)+".json"), nil
 }
 
 // durs are durations with the summary statistics Summarise reports.
@@ -233,7 +232,7 @@ func Summarise(w io.Writer, records []Record) error {
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	tcpMedian := map[string]time.Duration{}
 	for _, r := range records {
-		if r.Arm == ArmTCP && r.Failed == "" {
+		if r.Arm == armTCP && r.Failed == "" {
 			if st := statsOf(r); st.ok > 0 {
 				tcpMedian[r.Profile] = st.elapsed.median()
 			}
@@ -251,12 +250,12 @@ func Summarise(w io.Writer, records []Record) error {
 		if st.ok > 0 {
 			s := st.elapsed.sorted()
 			med, rng = ms(st.elapsed.median()), ms(s[0])+"–"+ms(s[len(s)-1])
-			if t, ok := tcpMedian[r.Profile]; ok && r.Arm != ArmTCP {
+			if t, ok := tcpMedian[r.Profile]; ok && r.Arm != armTCP {
 				vs = fmt.Sprintf("%+.1f", float64(st.elapsed.median()-t)/1e6)
 			}
 		}
 		outcomes := ""
-		if r.Arm != ArmTCP {
+		if r.Arm != armTCP {
 			outcomes = fmt.Sprintf("%d / %d / %d", st.outcomes[transport.QUICUsed], st.outcomes[transport.QUICFailed], st.outcomes[transport.QUICGaveUp])
 		}
 		dropped := ""
@@ -326,10 +325,10 @@ func profileNums(s string) []float64 {
 	return out
 }
 
-// existing reads a record if there is one.
+// existing reads the record at path, a job's recordPath, if there is one.
 func existing(path string) (*Record, error) {
-	var r Record
-	if err := results.ReadJSON(path, &r); err != nil {
+	r, err := results.ReadExtra[Record](filepath.Dir(path), filepath.Base(path))
+	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
 		}

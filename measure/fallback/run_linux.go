@@ -135,7 +135,7 @@ func runClient(ctx context.Context, spec roleSpec, log *slog.Logger) (roleResult
 		c := Connect{Index: i, Started: time.Now()}
 		var s *transport.Session
 		var err error
-		if spec.Arm == ArmTCP {
+		if spec.Arm == armTCP {
 			s, err = transport.Dial(dctx, transport.ArmTCP, tcpAddr, spec.Transport)
 			c.Elapsed = time.Since(c.Started)
 		} else {
@@ -213,7 +213,7 @@ type armJob struct {
 
 func (a *armJob) Start() (string, shapedlink.Profile, results.Run) {
 	c, p := a.cfg, a.j.profile
-	a.rec = Record{Schema: SchemaVersion, Profile: p.String(), Arm: a.j.arm, Connects: c.Connects,
+	a.rec = Record{Schema: schemaVersion, Profile: p.String(), Arm: a.j.arm, Connects: c.Connects,
 		Channels: c.Channels, GiveUp: c.GiveUp, Gap: c.Gap, Started: time.Now()}
 	cell := results.Cell{Profile: p.WithLoss(0).String(), RTTms: float64(p.RTT) / 1e6, RateMbit: p.RateMbit,
 		LossPct: p.LossPct, CC: "reno"}
@@ -224,7 +224,7 @@ func (a *armJob) Start() (string, shapedlink.Profile, results.Run) {
 // server runs until stopped.
 func (a *armJob) Roles(_ context.Context, st rig.Stage, _ string) (loop.Roles, error) {
 	c := a.cfg
-	if a.j.arm == ArmFallbackBlocked {
+	if a.j.arm == armFallbackBlocked {
 		l := rig.LinkOf(st)
 		if l == nil {
 			return loop.Roles{}, errors.New("blocking UDP needs a link built on this machine")

@@ -30,7 +30,7 @@ func validConfig(t *testing.T) Config {
 // TestValidate: a Config a Go caller got wrong is refused with every
 // problem named by its field, before anything runs.
 func TestValidate(t *testing.T) {
-	if err := validConfig(t).Validate(); err != nil {
+	if err := validConfig(t).validate(); err != nil {
 		t.Fatalf("a valid config: %v", err)
 	}
 	for _, tc := range []struct {
@@ -48,11 +48,11 @@ func TestValidate(t *testing.T) {
 	} {
 		c := validConfig(t)
 		tc.change(&c)
-		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := c.validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("err = %v, want it to mention %q", err, tc.want)
 		}
 		if _, err := Run(context.Background(), c); err == nil {
-			t.Errorf("Run accepted a config that Validate refuses (%s)", tc.want)
+			t.Errorf("Run accepted a config that validate refuses (%s)", tc.want)
 		}
 	}
 }

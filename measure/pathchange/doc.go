@@ -12,7 +12,7 @@
 // has the old address removed; OrderBreakFirst has it removed first. TCP
 // cannot migrate. Each run directory holds the usual run.json and the
 // path-change Record in RecordFile; Run summarises the records per loss
-// level and arm (Summarise, WriteTable).
+// level and arm (Result.Rows, Result.Summary).
 //
 // # Use
 //

@@ -55,8 +55,8 @@ type Config struct {
 	Progress io.Writer
 }
 
-// Validate says what is wrong with c, every problem at once, or nil.
-func (c Config) Validate() error {
+// validate says what is wrong with c, every problem at once, or nil.
+func (c Config) validate() error {
 	var errs []error
 	if err := c.Profile.Validate(); err != nil {
 		errs = append(errs, err)
@@ -100,10 +100,10 @@ type Result struct {
 	// Records are the runs' records in plan order: loss level, then
 	// repeat, then arm. A run that could not be measured has Failed set.
 	Records []Record
-	// Rows summarise Records per loss level and arm (Summarise).
+	// Rows summarise Records per loss level and arm (summarise).
 	Rows []Row
 	// Summary is the markdown Run wrote to Workdir/<order>/summary.md: a
-	// line saying what was run, then WriteTable's tables.
+	// line saying what was run, then writeTable's tables.
 	Summary string
 }
 
@@ -115,7 +115,7 @@ type Result struct {
 // returns the error; when only writing the summary fails, the Result is
 // complete and the error says so.
 func Run(ctx context.Context, c Config) (Result, error) {
-	if err := c.Validate(); err != nil {
+	if err := c.validate(); err != nil {
 		return Result{}, err
 	}
 	progress := c.Progress
@@ -125,7 +125,6 @@ func Run(ctx context.Context, c Config) (Result, error) {
 	plan := c.plan()
 	var res Result
 	for i, rc := range plan {
-		path := filepath.Join(rc.dir(), RecordFile)
 		if c.Reanalyse {
 			rec, err := reanalyse(rc)
 			if err != nil {
@@ -135,10 +134,9 @@ func Run(ctx context.Context, c Config) (Result, error) {
 			continue
 		}
 		if !c.Redo {
-			var rec Record
 			// A failed run is kept until it is redone, but never
-			// counted as done.
-			if err := results.ReadJSON(path, &rec); err == nil && rec.Failed == "" {
+			// counted as done; nor is a record of another run.
+			if rec, err := results.ReadExtra[Record](rc.dir(), RecordFile); err == nil && rec.Failed == "" && rc.names(rec) {
 				res.Records = append(res.Records, rec)
 				continue
 			}
@@ -151,11 +149,11 @@ func Run(ctx context.Context, c Config) (Result, error) {
 		fmt.Fprintf(progress, "    survived %v (%s); stall %v open %v\n", rec.Survived, rec.Why, rec.Stall.Gap.Round(time.Millisecond), rec.Stall.Open)
 		res.Records = append(res.Records, rec)
 	}
-	res.Rows = Summarise(res.Records)
+	res.Rows = summarise(res.Records)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Path change at %v into a %v run, profile %s, %d repeats; figures are median [min–max] over repeats.\n\n",
 		c.Change.At, c.Workload.Duration, c.Profile.WithLoss(0), c.Repeats)
-	WriteTable(&b, res.Rows)
+	writeTable(&b, res.Rows)
 	res.Summary = b.String()
 	dir := filepath.Join(c.Workdir, c.Change.Order)
 	if err := os.WriteFile(filepath.Join(dir, "summary.md"), []byte(res.Summary), 0o644); err != nil {
@@ -201,12 +199,18 @@ func Failures(recs []Record) string {
 	return fmt.Sprintf("%d of %d measurements failed (%s)", len(failed), len(recs), strings.Join(failed, ", "))
 }
 
+// names says whether rec is the record of rc's run: a record copied
+// from another run's directory is not.
+func (rc runConfig) names(rec Record) bool {
+	return rec.Cell.Dir() == rc.Cell.Dir() && rec.Arm == string(rc.Arm) && rec.Repeat == rc.Repeat
+}
+
 // reanalyse recomputes one run's record from what its processes wrote,
 // keeping the link's events from the record already there.
 func reanalyse(rc runConfig) (Record, error) {
 	dir := rc.dir()
-	var old Record
-	if err := results.ReadJSON(filepath.Join(dir, RecordFile), &old); err != nil {
+	old, err := results.ReadExtra[Record](dir, RecordFile)
+	if err != nil {
 		return Record{}, fmt.Errorf("no record to reanalyse: %w", err)
 	}
 	// Only the client spec's change is needed (the spec's type is the

@@ -67,8 +67,8 @@ func ms(d time.Duration) string {
 	return fmt.Sprintf("%.0f", float64(d)/float64(time.Millisecond))
 }
 
-// Summarise groups records by loss, arm and order.
-func Summarise(recs []Record) []Row {
+// summarise groups records by loss, arm and order.
+func summarise(recs []Record) []Row {
 	type key struct {
 		loss       float64
 		arm, order string
@@ -155,9 +155,9 @@ func firstLine(s string) string {
 	return s
 }
 
-// WriteTable writes rows as a markdown table, figures in ms as median
+// writeTable writes rows as a markdown table, figures in ms as median
 // [min–max] over repeats.
-func WriteTable(w io.Writer, rows []Row) {
+func writeTable(w io.Writer, rows []Row) {
 	fmt.Fprintln(w, "| order | loss | arm | survived | stall ms | open stalls | stall-ending RTT ms | recovery p50 ms | "+
 		"baseline gap ms | QUIC path validated ms | server moved ms |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")

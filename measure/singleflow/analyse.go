@@ -152,10 +152,10 @@ func Summarise(rs []Result) []Cell {
 	return out
 }
 
-// Match compares flow with ref in one profile and loss level by the
+// flowMatch compares flow with ref in one profile and loss level by the
 // project's rule: the difference of the median goodputs against the wider
 // of the two spreads. Within is true when it does not exceed it.
-type Match struct {
+type flowMatch struct {
 	Profile   string  `json:"profile"`
 	Loss      float64 `json:"loss_pct"`
 	Flow, Ref string
@@ -166,10 +166,10 @@ type Match struct {
 	InRange bool `json:"in_range"`
 }
 
-// Compare matches flow against ref in every profile and loss level where
+// compareFlows matches flow against ref in every profile and loss level where
 // both have measured runs.
-func Compare(cells []Cell, flow, ref string) []Match {
-	var out []Match
+func compareFlows(cells []Cell, flow, ref string) []flowMatch {
+	var out []flowMatch
 	for _, r := range cells {
 		if r.Flow != ref || r.Runs == 0 {
 			continue
@@ -178,7 +178,7 @@ func Compare(cells []Cell, flow, ref string) []Match {
 			if f.Flow != flow || f.Profile != r.Profile || f.Loss != r.Loss || f.Runs == 0 {
 				continue
 			}
-			m := Match{Profile: r.Profile, Loss: r.Loss, Flow: flow, Ref: ref, Delta: f.Goodput - r.Goodput,
+			m := flowMatch{Profile: r.Profile, Loss: r.Loss, Flow: flow, Ref: ref, Delta: f.Goodput - r.Goodput,
 				Threshold: math.Max(f.Spread, r.Spread)}
 			m.Within = math.Abs(m.Delta) <= m.Threshold
 			m.InRange = f.Goodput >= r.GoodputMin && f.Goodput <= r.GoodputMax
@@ -210,7 +210,7 @@ func Markdown(cells []Cell, flow, ref string) string {
 			c.Profile, c.Loss, c.Flow, runs, c.Goodput, c.GoodputMin, c.GoodputMax, c.Spread, bo, c.InitialWindow,
 			c.FirstRTTBytes/1000, float64(c.FirstRTTCapBytes)/1000)
 	}
-	ms := Compare(cells, flow, ref)
+	ms := compareFlows(cells, flow, ref)
 	if len(ms) > 0 {
 		fmt.Fprintf(&b, "\n%s against %s (goodput, median of runs; threshold = the wider spread):\n\n", flow, ref)
 		b.WriteString("| profile | loss | delta Mbit/s | threshold | within spread | inside ref's range |\n|---|---|---|---|---|---|\n")

@@ -68,7 +68,7 @@ func TestSummariseAndCompare(t *testing.T) {
 	if x.Runs != 2 || x.Failed != 1 || math.Abs(x.Goodput-1.55) > 1e-9 {
 		t.Errorf("tcp-x cell %+v: want 2 runs, 1 failed, median 1.55", x)
 	}
-	ms := Compare(cells, "tcp-x", "quic")
+	ms := compareFlows(cells, "tcp-x", "quic")
 	if len(ms) != 1 {
 		t.Fatalf("%d matches, want 1", len(ms))
 	}
@@ -77,7 +77,7 @@ func TestSummariseAndCompare(t *testing.T) {
 	}
 	// Within the wider spread: 2.2 - 0.35 against 0.4.
 	rs[3].GoodputMbit, rs[4].GoodputMbit = 1.8, 1.9
-	ms = Compare(Summarise(rs), "tcp-x", "quic")
+	ms = compareFlows(Summarise(rs), "tcp-x", "quic")
 	if !ms[0].Within {
 		t.Errorf("delta %v within threshold %v not called within", ms[0].Delta, ms[0].Threshold)
 	}

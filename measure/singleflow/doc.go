@@ -9,7 +9,7 @@
 // window after each loss episode over the window before it (TCP_INFO
 // sampled every 5 ms on the sender, or quic-go's qlog), the sender's
 // initial window and what the receiver read in its first 0.9 RTT.
-// Summarise groups runs into cells; Compare applies the project's rule
+// Summarise groups runs into cells; Markdown shows them and applies the project's rule
 // (the difference of medians against the wider of the two spreads).
 //
 //	rs, err := singleflow.Run(ctx, singleflow.Defaults(), nil)

@@ -6,9 +6,10 @@ import (
 	"github.com/shakenfist/quicbench/measure/singleflow"
 )
 
-// Compare applies the project's rule to two flows' goodputs: the
-// difference of medians against the wider spread.
-func ExampleCompare() {
+// The summary of two flows' goodputs: each cell's median and spread, and
+// the project's rule applied to them, the difference of medians against
+// the wider spread.
+func ExampleMarkdown() {
 	rs := []singleflow.Result{
 		{Profile: "80:10", Loss: 1, Flow: "quic", GoodputMbit: 2.0},
 		{Profile: "80:10", Loss: 1, Flow: "quic", GoodputMbit: 2.4},
@@ -17,9 +18,16 @@ func ExampleCompare() {
 		{Profile: "80:10", Loss: 1, Flow: "tcp-quicreno", GoodputMbit: 2.3},
 		{Profile: "80:10", Loss: 1, Flow: "tcp-quicreno", GoodputMbit: 1.9},
 	}
-	for _, m := range singleflow.Compare(singleflow.Summarise(rs), "tcp-quicreno", "quic") {
-		fmt.Printf("%s %g%%: %+.2f Mbit/s, threshold %.2f, within %v\n", m.Profile, m.Loss, m.Delta, m.Threshold, m.Within)
-	}
+	fmt.Print(singleflow.Markdown(singleflow.Summarise(rs), "tcp-quicreno", "quic"))
 	// Output:
-	// 80:10 1%: -0.10 Mbit/s, threshold 0.40, within true
+	// | profile | loss | flow | runs | goodput Mbit/s (min-max) | spread | window after loss / before (episodes) | initial window, packets | first RTT, KB (link cap) |
+	// |---|---|---|---|---|---|---|---|---|
+	// | 80:10 | 1% | quic | 3 | 2.20 (2.00-2.40) | 0.40 | - | 0 | 0.0 (0.0) |
+	// | 80:10 | 1% | tcp-quicreno | 3 | 2.10 (1.90-2.30) | 0.40 | - | 0 | 0.0 (0.0) |
+	//
+	// tcp-quicreno against quic (goodput, median of runs; threshold = the wider spread):
+	//
+	// | profile | loss | delta Mbit/s | threshold | within spread | inside ref's range |
+	// |---|---|---|---|---|---|
+	// | 80:10 | 1% | -0.10 | 0.40 | yes | yes |
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // ArmSetting is a deployment setting an arm may carry, written after its
@@ -36,9 +35,9 @@ var armSettings = []ArmSetting{
 // ArmSettings lists the settings an arm may carry.
 func ArmSettings() []ArmSetting { return slices.Clone(armSettings) }
 
-// SplitArm returns the transport arm of a (what carries the channels) and
+// splitArm returns the transport arm of a (what carries the channels) and
 // the settings it carries, in the order written.
-func SplitArm(a transport.Arm) (transport.Arm, []ArmSetting, error) {
+func splitArm(a measure.Arm) (measure.Arm, []ArmSetting, error) {
 	parts := strings.Split(string(a), "+")
 	base, err := measure.ParseCarrierArm(parts[0])
 	if err != nil {
@@ -59,13 +58,13 @@ func SplitArm(a transport.Arm) (transport.Arm, []ArmSetting, error) {
 		}
 		out = append(out, armSettings[i])
 	}
-	return base, out, nil
+	return measure.Arm(base), out, nil
 }
 
 // transportArm is a's transport, a being an arm Validate accepted.
-func transportArm(a transport.Arm) transport.Arm {
+func transportArm(a measure.Arm) measure.Arm {
 	base, _, _ := strings.Cut(string(a), "+")
-	return transport.Arm(base)
+	return measure.Arm(base)
 }
 
 // armRun is what a run of arm sets beyond c: spice-server's options and the
@@ -77,9 +76,9 @@ type armRun struct {
 }
 
 // forArm is c's settings with arm's over them.
-func (c Config) forArm(arm transport.Arm) armRun {
+func (c Config) forArm(arm measure.Arm) armRun {
 	r := armRun{serverOptions: slices.Clone(c.ServerOptions), notSentLowat: c.NotSentLowat, spiceRcvBuf: c.SpiceRcvBuf}
-	_, sets, _ := SplitArm(arm)
+	_, sets, _ := splitArm(arm)
 	for _, s := range sets {
 		for _, o := range s.ServerOptions {
 			name, _, _ := strings.Cut(o, "=")

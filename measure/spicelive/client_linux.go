@@ -23,16 +23,16 @@ import (
 	"github.com/shakenfist/quicbench/transport"
 )
 
-// ClientListen is where the tunnel's client end waits for spicy, inside
+// clientListen is where the tunnel's client end waits for spicy, inside
 // the client namespace.
-const ClientListen = "127.0.0.1:5900"
+const clientListen = "127.0.0.1:5900"
 
 // clientSpec is the client role's job: the tunnel's client end, spicy
 // under Xvfb connected to it, and the keystrokes.
 type clientSpec struct {
-	Arm      transport.Arm `json:"arm"`
-	Password string        `json:"password"`
-	Dir      string        `json:"dir"`
+	Arm      measure.Arm `json:"arm"`
+	Password string      `json:"password"`
+	Dir      string      `json:"dir"`
 	// Duration is how long keys are typed, one every KeyInterval, once the
 	// session has been up for Settle. SessionTimeout bounds the wait for
 	// the session to come up.
@@ -81,12 +81,12 @@ func (r *readiness) event(e spicetunnel.Event) {
 func runClient(ctx context.Context, base rig.RoleBase, spec clientSpec, log *slog.Logger) (ClientResult, error) {
 	var res ClientResult
 	dead := xsession.NewDeaths()
-	carrier, err := measure.DialCarrier(ctx, spec.Arm, base.Addr, base.Transport)
+	carrier, err := measure.DialCarrier(ctx, transport.Arm(spec.Arm), base.Addr, base.Transport)
 	if err != nil {
 		return res, fmt.Errorf("the tunnel's carrier to %s: %w", base.Addr, err)
 	}
 	defer carrier.Close()
-	ln, err := net.Listen("tcp", ClientListen)
+	ln, err := net.Listen("tcp", clientListen)
 	if err != nil {
 		return res, err
 	}
@@ -148,7 +148,7 @@ func session(ctx context.Context, spec clientSpec, traceStart time.Time, ready *
 	}
 	progs = append(progs, xvfb)
 	dead.Watch(xvfb)
-	host, port, _ := net.SplitHostPort(ClientListen)
+	host, port, _ := net.SplitHostPort(clientListen)
 	started := time.Now()
 	spicy, err := xsession.StartProgram("spicy", []string{"-h", host, "-p", port, "-w", spec.Password}, []string{"DISPLAY=" + display}, logf)
 	if err != nil {
@@ -264,7 +264,7 @@ func takeScreenshot(ctx context.Context, display, win, dir string, log *slog.Log
 		log.Warn("no screenshot: ImageMagick's import is not installed (apt-get install imagemagick)")
 		return ""
 	}
-	path := filepath.Join(dir, Screenshot)
+	path := filepath.Join(dir, screenshotFile)
 	if _, err := xsession.XTool(ctx, display, 20*time.Second, "import", "-window", win, path); err != nil {
 		log.Warn("no screenshot", "err", err)
 		return ""
@@ -272,5 +272,5 @@ func takeScreenshot(ctx context.Context, display, win, dir string, log *slog.Log
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return ""
 	}
-	return Screenshot
+	return screenshotFile
 }

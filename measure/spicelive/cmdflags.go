@@ -17,12 +17,12 @@ import (
 )
 
 // WriteRecording records the session of workload (xsession.DisplayVideo or
-// xsession.DisplayImages) over c.Reference (Record), keeps its first span (0 keeps
+// xsession.DisplayImages) over c.Reference (recordSession), keeps its first span (0 keeps
 // it all), names cmdline (the command's arguments) as its source, and
 // writes it as <c.Workdir>/<workload>.json.gz: a file for
 // spicelike/recordings.
 func WriteRecording(ctx context.Context, c Config, workload string, span time.Duration, cmdline []string, log *slog.Logger) (string, *spicelike.Replay, error) {
-	rp, err := Record(ctx, c, log)
+	rp, err := recordSession(ctx, c, log)
 	if err == nil && span > 0 {
 		rp, err = rp.Trim(span)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/shapedlink"
-	"github.com/shakenfist/quicbench/transport"
 	"github.com/shakenfist/quicbench/transport/quicreno"
 )
 
@@ -45,15 +44,15 @@ type Config struct {
 	Profiles []string `json:"profiles"`
 	// Arms are the tunnel's arms: tcp, tcp-<controller>, quic,
 	// quic-per-channel, tcp-mux, each optionally carrying settings
-	// (SplitArm): "tcp-bbr+defer10+bounded".
-	Arms []transport.Arm `json:"arms"`
+	// after a plus sign: "tcp-bbr+defer10+bounded".
+	Arms []measure.Arm `json:"arms"`
 	// Readings are ReadingLive, ReadingReplay and ReadingSynthetic, in the
 	// order each cell's repeat runs them.
 	Readings []string `json:"readings"`
 	// Repeats is the number of runs per cell, arm and reading.
 	Repeats int `json:"repeats"`
 	// Order is the arms' order within each repeat: OrderRandom, shuffled
-	// anew for each cell and repeat from OrderSeed, or OrderFixed, as
+	// anew for each cell and repeat from OrderSeed, or "fixed", as
 	// listed. Empty is the work directory's order (fixed for one made
 	// before the choice existed), or random for a new one, with a seed
 	// chosen then and recorded.
@@ -104,7 +103,7 @@ type Config struct {
 	// xsession.DisplayVideo, DisplayImages, or DisplayNone (empty). Its knobs are
 	// the window's size in pixels, the video's FrameRate (frames a
 	// second), the images' ImageInterval and KeyTimeout; they are zero
-	// without a workload (SetDisplay sets their defaults).
+	// without a workload (SetDisplayFlags sets their defaults).
 	Display       string        `json:"display,omitempty"`
 	DisplayWidth  int           `json:"display_width,omitempty"`
 	DisplayHeight int           `json:"display_height,omitempty"`
@@ -143,8 +142,8 @@ type Config struct {
 // repeat's own p95, the figure the verdicts compare) is at most KeyGoal.
 const KeyGoal = 300 * time.Millisecond
 
-// MaxRepeats bounds Config.Repeats.
-const MaxRepeats = 1000
+// maxRepeats bounds Config.Repeats.
+const maxRepeats = 1000
 
 // DefaultControlProfiles are the control's two links: the same fast,
 // lossless link at two round trips 100 ms apart.
@@ -168,12 +167,12 @@ func ParseLosses(losses string) ([]float64, error) {
 
 // ParseArms reads space-separated arms, saying what is wrong with each
 // one refused.
-func ParseArms(arms string) ([]transport.Arm, error) {
-	var out []transport.Arm
+func ParseArms(arms string) ([]measure.Arm, error) {
+	var out []measure.Arm
 	var errs []error
 	for _, s := range strings.Fields(arms) {
-		a := transport.Arm(s)
-		_, _, err := SplitArm(a)
+		a := measure.Arm(s)
+		_, _, err := splitArm(a)
 		switch {
 		case err != nil:
 			errs = append(errs, fmt.Errorf("-arms: %w", err))
@@ -289,13 +288,13 @@ func (c Config) needsController() bool {
 }
 
 // armController is what arm's record says of its controller.
-func (c Config) armController(arm transport.Arm) string {
+func (c Config) armController(arm measure.Arm) string {
 	arm = transportArm(arm)
 	cc := ""
-	switch pinned, ok := measure.Arm(arm).PinnedCC(); {
+	switch pinned, ok := arm.PinnedCC(); {
 	case ok:
 		cc = pinned
-	case arm == transport.ArmTCP || string(arm) == measure.TCPMux.Name():
+	case arm == measure.TCP || arm == measure.TCPMux:
 		cc = c.CC
 	}
 	if cc != quicreno.Name {
@@ -326,7 +325,7 @@ func (c Config) validate(live bool) error {
 	if len(c.Profiles) == 0 || len(c.Arms) == 0 || len(c.Readings) == 0 {
 		errs = append(errs, errors.New("no cells, arms or readings: give at least one of each"))
 	}
-	if c.Control && (!slices.Equal(c.Arms, []transport.Arm{transport.ArmTCP}) || !slices.Equal(c.Readings, []string{ReadingLive})) {
+	if c.Control && (!slices.Equal(c.Arms, []measure.Arm{measure.TCP}) || !slices.Equal(c.Readings, []string{ReadingLive})) {
 		errs = append(errs, errors.New("the control runs live sessions on the tcp arm: give Arms tcp and Readings live alone"))
 	}
 	if c.SessionTimeout <= 0 {
@@ -348,14 +347,14 @@ func (c Config) linkOptions(log *slog.Logger) shapedlink.Options {
 // The arms' orders within a repeat (Config.Order).
 const (
 	OrderRandom = "random"
-	OrderFixed  = "fixed"
+	orderFixed  = "fixed"
 )
 
 // Job is one run of the plan.
 type Job struct {
 	// Profile is the cell's link, loss applied.
 	Profile string
-	Arm     transport.Arm
+	Arm     measure.Arm
 	// Reading is ReadingLive, ReadingReplay or ReadingSynthetic.
 	Reading string
 	// Repeat counts from 1.
@@ -384,7 +383,7 @@ func (c Config) Plan() []Job {
 }
 
 // armOrder is the arms' order in repeat r of the profile at index pi.
-func (c Config) armOrder(pi, r int) []transport.Arm {
+func (c Config) armOrder(pi, r int) []measure.Arm {
 	arms := slices.Clone(c.Arms)
 	if c.Order != OrderRandom {
 		return arms

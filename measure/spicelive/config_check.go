@@ -17,8 +17,8 @@ import (
 func (c *Config) checkNumbers(live bool) []error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	if c.Repeats < 1 || c.Repeats > MaxRepeats {
-		bad("-repeats %d: want 1 to %d (a verdict needs 2)", c.Repeats, MaxRepeats)
+	if c.Repeats < 1 || c.Repeats > maxRepeats {
+		bad("-repeats %d: want 1 to %d (a verdict needs 2)", c.Repeats, maxRepeats)
 	}
 	if c.Duration <= 0 || c.Warmup < 0 || c.Warmup >= c.Duration {
 		bad("-duration %v, -warmup %v: want 0 <= warm-up < duration", c.Duration, c.Warmup)
@@ -35,10 +35,10 @@ func (c *Config) checkNumbers(live bool) []error {
 	if c.Workdir == "" {
 		bad("-workdir is empty: name a results directory")
 	}
-	if c.Order != "" && c.Order != OrderRandom && c.Order != OrderFixed {
+	if c.Order != "" && c.Order != OrderRandom && c.Order != orderFixed {
 		bad("-order %q: want random (the arms shuffled in each repeat) or fixed (as -arms lists them)", c.Order)
 	}
-	if c.OrderSeed != 0 && c.Order == OrderFixed {
+	if c.OrderSeed != 0 && c.Order == orderFixed {
 		bad("-order-seed %d shuffles the arms, and -order is fixed: leave one out", c.OrderSeed)
 	}
 	if c.NotSentLowat != 0 && (c.NotSentLowat < 1<<10 || c.NotSentLowat > 64<<20) {

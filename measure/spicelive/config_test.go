@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 func goodConfig() Config {
-	return Config{Profiles: []string{"80:10", "80:10:1"}, Arms: []transport.Arm{transport.ArmTCP, transport.ArmQUIC},
+	return Config{Profiles: []string{"80:10", "80:10:1"}, Arms: []measure.Arm{measure.TCP, measure.QUIC},
 		Readings: []string{ReadingLive, ReadingReplay}, Repeats: 2, Duration: 30 * time.Second, Warmup: 5 * time.Second, CC: "reno",
 		KeyInterval: 500 * time.Millisecond, BusyInterval: 50 * time.Millisecond, Settle: 2 * time.Second, Reference: "1:100",
 		Workdir: "w", SessionTimeout: time.Minute}
@@ -30,8 +30,8 @@ func TestValidateSaysWhatIsWrong(t *testing.T) {
 	}{
 		{func(c *Config) { c.Profiles = []string{"80"} }, []string{`"80"`}},
 		{func(c *Config) { c.Profiles = nil }, []string{"no cells, arms or readings"}},
-		{func(c *Config) { c.Arms = []transport.Arm{transport.ArmTCP, transport.ArmTCP} }, []string{"names tcp twice"}},
-		{func(c *Config) { c.Arms = []transport.Arm{transport.ArmQUICPriority} }, []string{"no channel to prioritise"}},
+		{func(c *Config) { c.Arms = []measure.Arm{measure.TCP, measure.TCP} }, []string{"names tcp twice"}},
+		{func(c *Config) { c.Arms = []measure.Arm{measure.QUICPriority} }, []string{"no channel to prioritise"}},
 		{func(c *Config) { c.Readings = []string{"recorded"} }, []string{`"recorded" is not a reading`}},
 		{func(c *Config) { c.Control = true }, []string{"the control runs live sessions on the tcp arm"}},
 		{func(c *Config) { c.SessionTimeout = 0 }, []string{"SessionTimeout 0s"}},
@@ -49,7 +49,7 @@ func TestValidateSaysWhatIsWrong(t *testing.T) {
 		}
 	}
 	c := goodConfig()
-	c.Control, c.Arms, c.Readings = true, []transport.Arm{transport.ArmTCP}, []string{ReadingLive}
+	c.Control, c.Arms, c.Readings = true, []measure.Arm{measure.TCP}, []string{ReadingLive}
 	if err := c.Validate(); err != nil {
 		t.Errorf("a control: %v", err)
 	}

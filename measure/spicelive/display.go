@@ -38,9 +38,9 @@ const SaturatedShare = 0.7
 // its measured part; the summary marks runs with fewer.
 const MinTimedKeys = 100
 
-// ParseDisplay reads a display workload's name: none, video or images
+// parseDisplay reads a display workload's name: none, video or images
 // (none is xsession.DisplayNone, the empty string).
-func ParseDisplay(s string) (string, error) {
+func parseDisplay(s string) (string, error) {
 	switch s {
 	case "none", xsession.DisplayNone:
 		return xsession.DisplayNone, nil
@@ -50,11 +50,11 @@ func ParseDisplay(s string) (string, error) {
 	return "", fmt.Errorf("-display %q: want none, video or images", s)
 }
 
-// SetDisplay sets the workload and, when it is one, each knob still zero
+// setDisplay sets the workload and, when it is one, each knob still zero
 // to its default. With none the knobs stay as they are, which Validate
 // wants zero.
-func (c *Config) SetDisplay(workload string) error {
-	w, err := ParseDisplay(workload)
+func (c *Config) setDisplay(workload string) error {
+	w, err := parseDisplay(workload)
 	if err != nil {
 		return err
 	}
@@ -80,8 +80,8 @@ func (c *Config) SetDisplay(workload string) error {
 	return nil
 }
 
-// ParseSize reads a window size such as "520x400".
-func ParseSize(s string) (w, h int, err error) {
+// parseSize reads a window size such as "520x400".
+func parseSize(s string) (w, h int, err error) {
 	a, b, ok := strings.Cut(s, "x")
 	w, errw := strconv.Atoi(a)
 	h, errh := strconv.Atoi(b)
@@ -97,7 +97,7 @@ func ParseSize(s string) (w, h int, err error) {
 func (c Config) checkDisplay(live bool) []error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	if _, err := ParseDisplay(c.Display); err != nil || c.Display == "none" {
+	if _, err := parseDisplay(c.Display); err != nil || c.Display == "none" {
 		bad("-display %q: want video, images, or empty for none", c.Display)
 		return errs
 	}

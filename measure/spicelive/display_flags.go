@@ -15,7 +15,7 @@ import (
 // frame-rate, image-interval, key-timeout) was set: a knob is refused
 // without a workload, or with a workload it is not for.
 func (c *Config) SetDisplayFlags(display, size string, frameRate int, imageInterval, keyTimeout time.Duration, given func(name string) bool) error {
-	if err := c.SetDisplay(display); err != nil {
+	if err := c.setDisplay(display); err != nil {
 		return err
 	}
 	var errs []error
@@ -33,7 +33,7 @@ func (c *Config) SetDisplayFlags(display, size string, frameRate int, imageInter
 		return errors.Join(errs...)
 	}
 	if size != "" {
-		w, h, err := ParseSize(size)
+		w, h, err := parseSize(size)
 		if err != nil {
 			return err
 		}

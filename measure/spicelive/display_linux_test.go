@@ -11,11 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/spicelive/internal/livetest"
+
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive/keydraw"
 	"github.com/shakenfist/quicbench/measure/spicelive/picture"
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // TestLiveDisplayWorkloads runs a short live session with each display
@@ -28,7 +30,7 @@ func TestLiveDisplayWorkloads(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two live sessions; -short skips them")
 	}
-	needLive(t)
+	livetest.Need(t)
 	if miss := xsession.DisplayMissing(); miss != "" {
 		t.Skip("no display workload here: " + miss)
 	}
@@ -37,9 +39,9 @@ func TestLiveDisplayWorkloads(t *testing.T) {
 	}
 	for _, w := range []string{xsession.DisplayVideo, xsession.DisplayImages} {
 		t.Run(w, func(t *testing.T) {
-			c := smokeConfig(t, "20:2", transport.ArmTCP)
+			c := smokeConfig(t, "20:2", measure.TCP)
 			c.Duration, c.Warmup = 20*time.Second, 3*time.Second
-			if err := c.SetDisplay(w); err != nil {
+			if err := c.setDisplay(w); err != nil {
 				t.Fatal(err)
 			}
 			c.KeyTimeout = 8 * time.Second
@@ -50,8 +52,8 @@ func TestLiveDisplayWorkloads(t *testing.T) {
 			}
 			t.Logf("test output:\n%s", progress.String())
 			cell, _, _ := c.cell("20:2")
-			dir := results.RunDir(c.ReadingDir(ReadingLive), cell, string(transport.ArmTCP), 1)
-			run, st, err := results.Check(dir, cell, string(transport.ArmTCP), 1)
+			dir := results.RunDir(c.ReadingDir(ReadingLive), cell, string(measure.TCP), 1)
+			run, st, err := results.Check(dir, cell, string(measure.TCP), 1)
 			if st != results.Measured {
 				t.Fatalf("%v %v %s", st, err, run.Failed)
 			}

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 func displayMsg(t time.Duration, size int, stream bool) spicetrace.Record {
@@ -84,7 +84,7 @@ func TestSaturatedIsSeventyPercentOfTheLink(t *testing.T) {
 func displayConfig(w string) Config {
 	c := goodConfig()
 	c.Duration = DefaultDisplayDuration
-	if err := c.SetDisplay(w); err != nil {
+	if err := c.setDisplay(w); err != nil {
 		panic(err)
 	}
 	return c
@@ -105,10 +105,10 @@ func TestSetDisplaySetsTheWorkloadsDefaults(t *testing.T) {
 		}
 	}
 	n := goodConfig()
-	if err := n.SetDisplay("none"); err != nil || n.Display != xsession.DisplayNone || n.KeyTimeout != 0 {
+	if err := n.setDisplay("none"); err != nil || n.Display != xsession.DisplayNone || n.KeyTimeout != 0 {
 		t.Errorf("none: %v %+v", err, n)
 	}
-	if err := n.SetDisplay("movie"); err == nil || !strings.Contains(err.Error(), `"movie"`) {
+	if err := n.setDisplay("movie"); err == nil || !strings.Contains(err.Error(), `"movie"`) {
 		t.Errorf("an unknown workload: %v", err)
 	}
 }
@@ -178,7 +178,7 @@ func TestKeyChecksOnlyWithLiveSessions(t *testing.T) {
 			{"live", func(c *Config) { c.Readings = []string{ReadingLive} }, true},
 			{"all three", func(c *Config) { c.Readings, c.Recording = AllReadings(), xsession.DisplayVideo }, true},
 			{"control", func(c *Config) {
-				c.Control, c.Arms, c.Readings = true, []transport.Arm{transport.ArmTCP}, []string{ReadingLive}
+				c.Control, c.Arms, c.Readings = true, []measure.Arm{measure.TCP}, []string{ReadingLive}
 			}, true},
 			{"replay recorded here", func(c *Config) { c.Readings = []string{ReadingReplay, ReadingSynthetic} }, true},
 			{"replay shipped", func(c *Config) {

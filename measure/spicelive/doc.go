@@ -27,7 +27,7 @@
 // All three run interleaved, cell by cell and repeat by repeat
 // (Config.Plan), the arms in a random order per repeat from a recorded
 // seed (Config.Order); an arm may carry deployment settings after a plus
-// sign (SplitArm, "tcp-bbr+defer10"). Package summary reads a work
+// sign ("tcp-bbr+defer10"). Package summary reads a work
 // directory into its summary, samples and verdicts.
 //
 // # Use

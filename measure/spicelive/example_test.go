@@ -7,10 +7,10 @@ import (
 	"os"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/measure/spicelive/summary"
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // A matrix of one link at two loss levels, two arms and two readings:
@@ -49,7 +49,7 @@ func ExampleRun() {
 		fmt.Println(err)
 		return
 	}
-	c := spicelive.Config{Profiles: []string{"80:10:1"}, Arms: []transport.Arm{transport.ArmTCP, transport.ArmQUIC},
+	c := spicelive.Config{Profiles: []string{"80:10:1"}, Arms: []measure.Arm{measure.TCP, measure.QUIC},
 		Readings: []string{spicelive.ReadingLive}, Repeats: 2, Duration: 30 * time.Second, Warmup: 5 * time.Second, CC: "reno",
 		KeyInterval: 500 * time.Millisecond, BusyInterval: 50 * time.Millisecond, Settle: 2 * time.Second, Reference: "1:100",
 		Workdir: "results/spicelive-example", SessionTimeout: time.Minute}
@@ -62,12 +62,13 @@ func ExampleRun() {
 	}
 }
 
-// A display workload with its defaults: the window, the frame rate, how
-// long a key may take to be drawn, and when a run's display filled the
-// link.
-func ExampleConfig_SetDisplay() {
+// A display workload as the command's flags give it: the window, the
+// frame rate, how long a key may take to be drawn, and when a run's
+// display filled the link.
+func ExampleConfig_SetDisplayFlags() {
 	c := spicelive.Config{Duration: spicelive.DefaultDisplayDuration}
-	if err := c.SetDisplay("video"); err != nil {
+	given := func(name string) bool { return name == "frame-rate" }
+	if err := c.SetDisplayFlags("video", "", 25, 0, spicelive.DefaultKeyTimeout, given); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -123,12 +123,12 @@ func (lj *liveJob) Roles(_ context.Context, st rig.Stage, dir string) (loop.Role
 	o := tunnelOptions(c, lj.j.Arm)
 	// An arm that is not QUIC carries no certificate.
 	noCert := func(b rig.RoleBase) rig.RoleBase {
-		if !arm.IsQUIC() {
+		if !arm.QUIC() {
 			b.Transport.Certificate = transport.Certificate{}
 		}
 		return b
 	}
-	spiceAddr := net.JoinHostPort(link.ServerAddr().String(), strconv.Itoa(SpicePort))
+	spiceAddr := net.JoinHostPort(link.ServerAddr().String(), strconv.Itoa(spicePort))
 	roles := loop.Roles{Server: o, Client: o, Within: c.Duration + c.KeyTimeout + c.SessionTimeout + c.Settle + 2*time.Minute,
 		Linger: 0, // the server runs until it is stopped
 		ServerSpec: func(b rig.RoleBase) any {
@@ -266,17 +266,17 @@ func (rec *LiveRecord) analyse(c Config, tr *spicetrace.Trace) int {
 // tunnelOptions are both tunnel ends' transport options for a run of arm:
 // the TCP arms' congestion control, and a new secret of the run's own,
 // which the server end's carrier listener asks every channel to prove.
-func tunnelOptions(c Config, arm transport.Arm) transport.Options {
+func tunnelOptions(c Config, arm measure.Arm) transport.Options {
 	lowat := c.forArm(arm).notSentLowat
 	arm = transportArm(arm)
 	o := transport.Options{CarrierSecret: []byte(rand.Text())}
-	if arm == transport.ArmTCP || string(arm) == measure.TCPMux.Name() {
+	if arm == measure.TCP || arm == measure.TCPMux {
 		o.CongestionControl = c.CC
 	}
-	if cc, ok := measure.Arm(arm).PinnedCC(); ok {
+	if cc, ok := arm.PinnedCC(); ok {
 		o.CongestionControl = cc
 	}
-	if !arm.IsQUIC() && lowat > 0 {
+	if !arm.QUIC() && lowat > 0 {
 		o.NotSentLowat = lowat
 	}
 	return o

@@ -38,7 +38,7 @@ func TestWorkdirRecordsTheOrder(t *testing.T) {
 		t.Errorf("resumed with seed %d, want the directory's %d", again.OrderSeed, c.OrderSeed)
 	}
 	fixed := goodConfig()
-	fixed.Workdir, fixed.Order = c.Workdir, OrderFixed
+	fixed.Workdir, fixed.Order = c.Workdir, orderFixed
 	if release, err := claimWorkdir(&fixed); err == nil {
 		release()
 		t.Error("a fixed order took a directory made with a random one")
@@ -56,7 +56,7 @@ func TestWorkdirRecordsTheOrder(t *testing.T) {
 	if strings.Contains(string(b), "order") {
 		t.Fatalf("the old settings already name an order: %s", b)
 	}
-	for _, o := range []string{"", OrderFixed} {
+	for _, o := range []string{"", orderFixed} {
 		resume := goodConfig()
 		resume.Workdir, resume.Order = old.Workdir, o
 		release, err := claimWorkdir(&resume)

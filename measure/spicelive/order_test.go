@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shakenfist/quicbench/transport"
+	"github.com/shakenfist/quicbench/measure"
 )
 
 // armsOf is each repeat's arms in the order the plan runs them, and their
 // positions, for the live reading of c's first profile.
-func armsOf(c Config) (orders [][]transport.Arm, positions [][]int) {
+func armsOf(c Config) (orders [][]measure.Arm, positions [][]int) {
 	for _, j := range c.Plan() {
 		if j.Profile != c.Profiles[0] || j.Reading != c.Readings[0] {
 			continue
@@ -30,12 +30,12 @@ func armsOf(c Config) (orders [][]transport.Arm, positions [][]int) {
 // arms' as listed.
 func TestPlanShufflesArmsPerRepeat(t *testing.T) {
 	c := goodConfig()
-	c.Arms = []transport.Arm{"tcp", "tcp-bbr", "tcp-quicreno", "quic", "quic-per-channel"}
+	c.Arms = []measure.Arm{"tcp", "tcp-bbr", "tcp-quicreno", "quic", "quic-per-channel"}
 	c.Repeats = 10
 	c.Order, c.OrderSeed = OrderRandom, 42
 	orders, positions := armsOf(c)
 	distinct := map[string]bool{}
-	firsts := map[transport.Arm]bool{}
+	firsts := map[measure.Arm]bool{}
 	for r, o := range orders {
 		sorted := slices.Clone(o)
 		slices.Sort(sorted)
@@ -61,7 +61,7 @@ func TestPlanShufflesArmsPerRepeat(t *testing.T) {
 	if other, _ := armsOf(c); slices.EqualFunc(orders, other, slices.Equal) {
 		t.Error("another seed gave the same plan")
 	}
-	c.Order, c.OrderSeed = OrderFixed, 0
+	c.Order, c.OrderSeed = orderFixed, 0
 	fixed, _ := armsOf(c)
 	for r, o := range fixed {
 		if !slices.Equal(o, c.Arms) {
@@ -73,13 +73,13 @@ func TestPlanShufflesArmsPerRepeat(t *testing.T) {
 // An arm carries its settings over the sitting's, and refuses one it
 // does not know, or one outside the live reading.
 func TestArmsCarrySettings(t *testing.T) {
-	base, sets, err := SplitArm("tcp-bbr+defer10+bounded")
+	base, sets, err := splitArm("tcp-bbr+defer10+bounded")
 	if err != nil || base != "tcp-bbr" || len(sets) != 2 {
-		t.Fatalf("SplitArm = %s %v %v", base, sets, err)
+		t.Fatalf("splitArm = %s %v %v", base, sets, err)
 	}
 	c := goodConfig()
 	c.Readings = []string{ReadingLive}
-	c.Arms = []transport.Arm{"tcp-bbr", "tcp-bbr+defer10+bounded"}
+	c.Arms = []measure.Arm{"tcp-bbr", "tcp-bbr+defer10+bounded"}
 	c.ServerOptions = []string{"deferred-fps=5", "streaming-video=off"}
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
@@ -91,17 +91,17 @@ func TestArmsCarrySettings(t *testing.T) {
 	if r := c.forArm("tcp-bbr"); !slices.Equal(r.serverOptions, c.ServerOptions) || r.notSentLowat != 0 || r.spiceRcvBuf != 0 {
 		t.Errorf("without: %+v", r)
 	}
-	for arm, want := range map[transport.Arm]string{
+	for arm, want := range map[measure.Arm]string{
 		"tcp+fast":            `"+fast" is not a setting`,
 		"tcp+defer10+defer10": "names +defer10 twice",
 		"udp+defer10":         "udp",
 	} {
-		c.Arms = []transport.Arm{arm}
+		c.Arms = []measure.Arm{arm}
 		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("arm %s: %v, want %q", arm, err, want)
 		}
 	}
-	c.Arms, c.Readings = []transport.Arm{"tcp+defer10"}, []string{ReadingLive, ReadingSynthetic}
+	c.Arms, c.Readings = []measure.Arm{"tcp+defer10"}, []string{ReadingLive, ReadingSynthetic}
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "live reading only") {
 		t.Errorf("a settings arm beside the synthetic reading: %v", err)
 	}

@@ -9,10 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/spicelive/internal/livetest"
+
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive/keydraw"
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // TestLivePixelWithDisplay runs a short live session with key-to-pixel
@@ -24,16 +26,16 @@ func TestLivePixelWithDisplay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a live session; -short skips it")
 	}
-	needLive(t)
+	livetest.Need(t)
 	if miss := xsession.DisplayMissing(); miss != "" {
 		t.Skip("no display workload here: " + miss)
 	}
 	if left := ours(t); len(left) > 0 {
 		t.Skipf("a live session's programs are already running here: %v", left)
 	}
-	c := smokeConfig(t, "20:2", transport.ArmTCP)
+	c := smokeConfig(t, "20:2", measure.TCP)
 	c.Duration, c.Warmup, c.Pixel = 20*time.Second, 3*time.Second, true
-	if err := c.SetDisplay(xsession.DisplayImages); err != nil {
+	if err := c.setDisplay(xsession.DisplayImages); err != nil {
 		t.Fatal(err)
 	}
 	c.KeyTimeout = 8 * time.Second
@@ -43,7 +45,7 @@ func TestLivePixelWithDisplay(t *testing.T) {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
 	cell, _, _ := c.cell("20:2")
-	dir := results.RunDir(c.ReadingDir(ReadingLive), cell, string(transport.ArmTCP), 1)
+	dir := results.RunDir(c.ReadingDir(ReadingLive), cell, string(measure.TCP), 1)
 	var rec LiveRecord
 	if err := results.ReadJSON(filepath.Join(dir, LiveFile), &rec); err != nil {
 		t.Fatal(err)

@@ -16,14 +16,13 @@ import (
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // With Recording set, the replay reading plays that shipped recording,
 // records no reference session, and the work directory is not resumed
 // with another source.
 func TestReplayPlaysTheShippedRecording(t *testing.T) {
-	c := Config{Profiles: []string{"80:10"}, Arms: []transport.Arm{transport.ArmTCP}, Readings: []string{ReadingReplay}, Repeats: 1,
+	c := Config{Profiles: []string{"80:10"}, Arms: []measure.Arm{measure.TCP}, Readings: []string{ReadingReplay}, Repeats: 1,
 		Duration: 5 * time.Second, Warmup: time.Second, CC: "reno", KeyInterval: 250 * time.Millisecond,
 		BusyInterval: 50 * time.Millisecond, Reference: "1:100", Recording: "video", Workdir: t.TempDir(), SessionTimeout: time.Minute}
 	if err := c.Validate(); err != nil {
@@ -79,7 +78,7 @@ func TestRecordChecksTheKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	if _, err := Record(context.Background(), c, log); err == nil || !strings.Contains(err.Error(), "types 1200 keys") {
+	if _, err := recordSession(context.Background(), c, log); err == nil || !strings.Contains(err.Error(), "types 1200 keys") {
 		t.Errorf("Record of a 10-minute session typing 1200 keys: %v, want it refused", err)
 	}
 }

@@ -26,8 +26,8 @@ const (
 	// message (spicetrace's JSON lines).
 	ClientTrace = "client-trace.jsonl"
 	ServerTrace = "server-trace.jsonl"
-	// Screenshot is spicy's window at the end of the typing.
-	Screenshot = "screenshot.png"
+	// screenshotFile is spicy's window at the end of the typing.
+	screenshotFile = "screenshot.png"
 	// LiveFile holds the run's LiveRecord.
 	LiveFile = "live.json"
 )

@@ -20,7 +20,6 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/stats"
-	"github.com/shakenfist/quicbench/transport"
 	"github.com/shakenfist/quicbench/transport/quicreno"
 )
 
@@ -176,15 +175,14 @@ const replayFile = "replay.json"
 // arm, no loss), and kept as replay.json beside it.
 func ensureReference(ctx context.Context, c Config, log *slog.Logger) (*spicelike.Replay, error) {
 	dir := c.referenceDir()
-	var r spicelike.Replay
-	if err := results.ReadJSON(filepath.Join(dir, replayFile), &r); err == nil {
+	if r, err := results.ReadExtra[spicelike.Replay](dir, replayFile); err == nil {
 		return &r, r.Validate()
 	}
 	cell, prof, err := c.cell(c.Reference)
 	if err != nil {
 		return nil, err
 	}
-	j := Job{Profile: c.Reference, Arm: transport.ArmTCP, Reading: ReadingLive, Repeat: 1}
+	j := Job{Profile: c.Reference, Arm: measure.TCP, Reading: ReadingLive, Repeat: 1}
 	run, err := recordLive(ctx, c, j, cell, prof, dir, log)
 	switch {
 	case err != nil:
@@ -192,8 +190,8 @@ func ensureReference(ctx context.Context, c Config, log *slog.Logger) (*spicelik
 	case run.Failed != "":
 		return nil, fmt.Errorf("the reference session failed: %s", run.Failed)
 	}
-	var rec LiveRecord
-	if err := results.ReadJSON(filepath.Join(dir, LiveFile), &rec); err != nil {
+	rec, err := results.ReadExtra[LiveRecord](dir, LiveFile)
+	if err != nil {
 		return nil, err
 	}
 	client, err := ReadTrace(filepath.Join(dir, ClientTrace))
@@ -229,12 +227,12 @@ func adoptOrder(c *Config, had Config) {
 	}
 }
 
-// Record records the session the replay reading plays, once per work
+// recordSession records the session the replay reading plays, once per work
 // directory, as Run's replay reading does with no Recording: a live
 // session over c.Reference on the tcp arm, with c's display workload,
 // kept as replay.json in the work directory's reference directory. It
 // runs no other reading.
-func Record(ctx context.Context, c Config, log *slog.Logger) (*spicelike.Replay, error) {
+func recordSession(ctx context.Context, c Config, log *slog.Logger) (*spicelike.Replay, error) {
 	c.Recording = ""
 	if err := c.validate(true); err != nil {
 		return nil, err
@@ -267,7 +265,7 @@ func claimWorkdir(c *Config) (func(), error) {
 	switch rerr := results.ReadJSON(path, &had); {
 	case rerr == nil:
 		adoptOrder(c, had)
-		if had.Order == "" && c.Order == OrderFixed {
+		if had.Order == "" && c.Order == orderFixed {
 			c.Order = "" // the fixed order of a directory made before the choice
 		}
 		if diffs := diffSettings(had, *c); len(diffs) > 0 {

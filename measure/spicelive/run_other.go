@@ -24,7 +24,7 @@ func Prepare() error { return errLinuxOnly }
 // Run fails: live sessions run on Linux only.
 func Run(context.Context, Config, io.Writer, *slog.Logger) error { return errLinuxOnly }
 
-// Record fails: live sessions run on Linux only.
-func Record(context.Context, Config, *slog.Logger) (*spicelike.Replay, error) {
+// recordSession fails: live sessions run on Linux only.
+func recordSession(context.Context, Config, *slog.Logger) (*spicelike.Replay, error) {
 	return nil, errLinuxOnly
 }

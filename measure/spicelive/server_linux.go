@@ -77,16 +77,16 @@ const (
 	busyGeometry   = "80x10+0+400"
 )
 
-// SpicePort is where Xspice listens, on the server namespace's address.
-const SpicePort = 5900
+// spicePort is where Xspice listens, on the server namespace's address.
+const spicePort = 5900
 
 // serverSpec is the server role's job: Xspice with the two xterms, and
 // the tunnel's server end.
 type serverSpec struct {
-	Arm       transport.Arm `json:"arm"`
-	SpiceAddr string        `json:"spice_addr"`
-	Password  string        `json:"password"`
-	Dir       string        `json:"dir"`
+	Arm       measure.Arm `json:"arm"`
+	SpiceAddr string      `json:"spice_addr"`
+	Password  string      `json:"password"`
+	Dir       string      `json:"dir"`
 	// BusyInterval is the pause between the busy xterm's lines.
 	BusyInterval time.Duration `json:"busy_interval_ns"`
 	// Display is the display workload, or nil for none.
@@ -190,7 +190,7 @@ func runServer(ctx context.Context, base rig.RoleBase, spec serverSpec, log *slo
 // serveTunnel runs the tunnel's server end until ctx ends, or until the
 // session dies: then it fails with the death.
 func serveTunnel(ctx context.Context, base rig.RoleBase, spec serverSpec, res ServerResult, dead *xsession.Deaths, log *slog.Logger) (ServerResult, error) {
-	ln, err := measure.ListenCarrier(ctx, spec.Arm, base.Addr, base.Transport)
+	ln, err := measure.ListenCarrier(ctx, transport.Arm(spec.Arm), base.Addr, base.Transport)
 	if err != nil {
 		return res, fmt.Errorf("listening for carriers on %s: %w", base.Addr, err)
 	}

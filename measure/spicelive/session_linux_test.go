@@ -18,7 +18,6 @@ import (
 	"github.com/shakenfist/quicbench/spicelike"
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 	"github.com/shakenfist/quicbench/stats"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // Typing stops at the session's death and fails with it: keys typed into
@@ -76,7 +75,7 @@ func TestOutcomeOfADeadSession(t *testing.T) {
 
 // A run that failed is kept aside and redone by the next invocation.
 func TestFailedRunIsRedoneOnResume(t *testing.T) {
-	c := Config{Profiles: []string{"10:100"}, Arms: []transport.Arm{transport.ArmTCP}, Readings: []string{ReadingLive}, Repeats: 1,
+	c := Config{Profiles: []string{"10:100"}, Arms: []measure.Arm{measure.TCP}, Readings: []string{ReadingLive}, Repeats: 1,
 		Duration: 5 * time.Second, Warmup: time.Second, CC: "reno", KeyInterval: 250 * time.Millisecond,
 		BusyInterval: 50 * time.Millisecond, Reference: "1:100", Workdir: t.TempDir()}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))

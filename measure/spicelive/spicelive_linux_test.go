@@ -14,10 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/spicelive/internal/livetest"
+
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/rig"
-	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
-	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -27,34 +28,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// needLive skips a test that needs a live session where one cannot run.
-func needLive(t *testing.T) {
-	t.Helper()
-	if miss := xsession.MissingPrograms(); miss != "" {
-		t.Skip("no live SPICE session here: " + miss)
-	}
-	shapedlinktest.Need(t)
-	liveLock(t)
-}
-
-// liveLock holds, until t ends, a lock every live test of the module's
-// packages takes, so that live sessions of two test binaries never run at
-// once and each test's check for programs left running sees only its own.
-func liveLock(t *testing.T) {
-	t.Helper()
-	f, err := os.OpenFile(filepath.Join(os.TempDir(), "quicbench-live-test.lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-}
-
 // smokeConfig is a short live matrix: one fast link, one repeat.
-func smokeConfig(t *testing.T, profiles string, arms ...transport.Arm) Config {
+func smokeConfig(t *testing.T, profiles string, arms ...measure.Arm) Config {
 	c := Config{Arms: arms, Readings: []string{ReadingLive}, Repeats: 1, Duration: 5 * time.Second, Warmup: time.Second,
 		CC: "reno", KeyInterval: 250 * time.Millisecond, BusyInterval: 50 * time.Millisecond, Settle: 500 * time.Millisecond,
 		Reference: "1:100", Workdir: t.TempDir(), SessionTimeout: 30 * time.Second}
@@ -84,11 +59,11 @@ func ours(t *testing.T) []string {
 // checks that each was measured, that no key was answered faster than the
 // round trip, and that nothing it started is left running.
 func TestLiveSmoke(t *testing.T) {
-	needLive(t)
+	livetest.Need(t)
 	if left := ours(t); len(left) > 0 {
 		t.Skipf("a live session's programs are already running here: %v", left)
 	}
-	c := smokeConfig(t, "10:100", transport.ArmTCP, transport.ArmQUIC, transport.ArmQUICPerChannel)
+	c := smokeConfig(t, "10:100", measure.TCP, measure.QUIC, measure.QUICPerChannel)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	var progress bytes.Buffer
 	if err := Run(context.Background(), c, &progress, log); err != nil {
@@ -134,7 +109,7 @@ func TestLiveSmoke(t *testing.T) {
 		if _, err := exec.LookPath("import"); err == nil && rec.Client.Screenshot == "" {
 			t.Errorf("%s: no screenshot", arm)
 		}
-		if rec.Client.State == nil || rec.Client.State.Arm != arm {
+		if rec.Client.State == nil || rec.Client.State.Arm != transport.Arm(arm) {
 			t.Errorf("%s: the client's carrier state says %+v", arm, rec.Client.State)
 		}
 	}
@@ -146,7 +121,7 @@ func TestLiveSmoke(t *testing.T) {
 // Both tunnel ends get the same options, so the server end's secret is
 // the client end's; each run has a secret of its own.
 func TestTunnelHasASecret(t *testing.T) {
-	a, b := tunnelOptions(Config{CC: "reno"}, transport.ArmTCP), tunnelOptions(Config{}, transport.ArmQUIC)
+	a, b := tunnelOptions(Config{CC: "reno"}, measure.TCP), tunnelOptions(Config{}, measure.QUIC)
 	if len(a.CarrierSecret) < transport.MinCarrierSecretLen || len(b.CarrierSecret) < transport.MinCarrierSecretLen ||
 		bytes.Equal(a.CarrierSecret, b.CarrierSecret) {
 		t.Errorf("secrets %q and %q: want one of at least %d bytes, new for every run", a.CarrierSecret, b.CarrierSecret, transport.MinCarrierSecretLen)
@@ -162,13 +137,13 @@ func TestTunnelHasASecret(t *testing.T) {
 // as measured; a failed run is redone by the same command
 // (TestFailedRunIsRedoneOnResume).
 func TestLiveDeadSession(t *testing.T) {
-	needLive(t)
+	livetest.Need(t)
 	if left := ours(t); len(left) > 0 {
 		t.Skipf("a live session's programs are already running here: %v", left)
 	}
 	for _, prog := range []string{"Xorg", "spicy"} {
 		t.Run(prog, func(t *testing.T) {
-			c := smokeConfig(t, "10:100", transport.ArmTCP)
+			c := smokeConfig(t, "10:100", measure.TCP)
 			c.Duration = 8 * time.Second
 			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 			var progress bytes.Buffer

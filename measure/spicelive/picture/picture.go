@@ -20,10 +20,10 @@ const GoodPictureShare = 0.5
 
 // Files of the picture's capture, in a live run's directory.
 const (
-	// PictureLayoutFile is where the server role puts the typing xterm's
+	// pictureLayoutFile is where the server role puts the typing xterm's
 	// and the workload's rectangles on Xspice's screen (a pictureLayout)
 	// for the client role, which maps the workload into spicy's window.
-	PictureLayoutFile = "picture-layout.json"
+	pictureLayoutFile = "picture-layout.json"
 	// ClientPictureFile and ServerPictureFile are the two roles'
 	// FrameCaptures of the workload's region.
 	ClientPictureFile = "picture-client.json"

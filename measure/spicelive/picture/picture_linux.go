@@ -185,12 +185,12 @@ func failedPicture(start time.Time, err error) *Watch {
 }
 
 // WriteLayout puts the server's typing xterm and workload where the
-// client role reads them (PictureLayoutFile).
+// client role reads them (pictureLayoutFile).
 func WriteLayout(dir string, typing spicetrace.Rect, workload *spicetrace.Rect) error {
 	if workload == nil {
 		return nil
 	}
-	return results.WriteJSON(filepath.Join(dir, PictureLayoutFile), pictureLayout{Typing: typing, Workload: *workload})
+	return results.WriteJSON(filepath.Join(dir, pictureLayoutFile), pictureLayout{Typing: typing, Workload: *workload})
 }
 
 // WatchServer counts the drawings over the workload's window on
@@ -214,12 +214,12 @@ func WatchServer(display string, workload *spicetrace.Rect, start time.Time) *Wa
 }
 
 // WatchClient watches the workload as spicy's window winID, on the
-// client's display, shows it: the server's layout (PictureLayoutFile in
+// client's display, shows it: the server's layout (pictureLayoutFile in
 // dir) mapped into the window by the typing xterm's white area found
 // there. Times are from start (the client trace's).
 func WatchClient(display, winID, dir string, start time.Time) *Watch {
 	var lay pictureLayout
-	if err := results.ReadJSON(filepath.Join(dir, PictureLayoutFile), &lay); err != nil {
+	if err := results.ReadJSON(filepath.Join(dir, pictureLayoutFile), &lay); err != nil {
 		return failedPicture(start, fmt.Errorf("the server's layout: %w", err))
 	}
 	id, err := strconv.ParseUint(winID, 10, 32)

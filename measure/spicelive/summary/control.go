@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // The control asks two things of the live figure that a wrong instrument
@@ -86,10 +85,10 @@ func checkControl(cells []controlCell) []controlCheck {
 }
 
 // controlCells reads the control's live runs and their live.json.
-func controlCells(c spicelive.Config, all map[string]map[string]map[transport.Arm]*series, cells []results.Cell) []controlCell {
+func controlCells(c spicelive.Config, all map[string]map[string]map[measure.Arm]*series, cells []results.Cell) []controlCell {
 	var out []controlCell
 	for _, cell := range cells {
-		s := all[cell.Dir()][spicelive.ReadingLive][transport.ArmTCP]
+		s := all[cell.Dir()][spicelive.ReadingLive][measure.TCP]
 		if s == nil {
 			continue
 		}
@@ -100,11 +99,10 @@ func controlCells(c spicelive.Config, all map[string]map[string]map[transport.Ar
 		cc := controlCell{Profile: cell.Profile, RTT: time.Duration(cell.RTTms * float64(time.Millisecond)), P50: sc.P50, Repeats: sc.Measured,
 			Min: -1, MinAllDraws: -1}
 		for _, run := range s.runs {
-			var rec spicelive.LiveRecord
-			dir := results.RunDir(c.ReadingDir(spicelive.ReadingLive), cell, string(transport.ArmTCP), run.Repeat)
-			if run.Failed != "" || results.ReadJSON(filepath.Join(dir, spicelive.LiveFile), &rec) != nil {
+			if run.Failed != "" || run.Err != nil {
 				continue
 			}
+			rec := run.Rec
 			for _, x := range rec.Analysis.Samples {
 				if x.Offset >= c.Warmup && (cc.Min < 0 || x.RTT < cc.Min) {
 					cc.Min = x.RTT
@@ -119,10 +117,10 @@ func controlCells(c spicelive.Config, all map[string]map[string]map[transport.Ar
 	return out
 }
 
-// ErrControlFailed says a check of the control failed.
-var ErrControlFailed = errors.New("the control failed")
+// errControlFailed says a check of the control failed.
+var errControlFailed = errors.New("the control failed")
 
-func summariseControl(w io.Writer, c spicelive.Config, all map[string]map[string]map[transport.Arm]*series, cells []results.Cell) error {
+func summariseControl(w io.Writer, c spicelive.Config, all map[string]map[string]map[measure.Arm]*series, cells []results.Cell) error {
 	cc := controlCells(c, all, cells)
 	fmt.Fprintf(w, "# Control of the live figure\n\nLive sessions on the tcp arm, no loss; key-to-draw in milliseconds.\n\n")
 	fmt.Fprintln(w, "| link | round trip | repeats | p50 | shortest key-to-draw | shortest key to any draw |")
@@ -146,7 +144,7 @@ func summariseControl(w io.Writer, c spicelive.Config, all map[string]map[string
 		failed++
 	}
 	if failed > 0 {
-		return fmt.Errorf("%w: %d checks", ErrControlFailed, failed)
+		return fmt.Errorf("%w: %d checks", errControlFailed, failed)
 	}
 	return nil
 }

@@ -7,7 +7,7 @@
 // rule (stats.SummariseCell, stats.Compare), gives each unresolved verdict
 // and every verdict of a lossy cell the repeats its spread would need,
 // marks runs taken on a late emulator or a saturated host, and, with
-// Config.Control, checks the control and fails with ErrControlFailed when
+// Config.Control, checks the control and fails when
 // it does not hold. docs/spice-live.md says what each table means.
 //
 // Use:

@@ -7,16 +7,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/spicelive/internal/livetest"
+
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/measure/spicelive/keydraw"
-	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
-	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // The live runs re-execute the test binary as their roles.
@@ -25,34 +24,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// needLive skips a test that needs a live session where one cannot run.
-func needLive(t *testing.T) {
-	t.Helper()
-	if miss := xsession.MissingPrograms(); miss != "" {
-		t.Skip("no live SPICE session here: " + miss)
-	}
-	shapedlinktest.Need(t)
-	liveLock(t)
-}
-
-// liveLock holds, until t ends, a lock every live test of the module's
-// packages takes, so that live sessions of two test binaries never run at
-// once and each test's check for programs left running sees only its own.
-func liveLock(t *testing.T) {
-	t.Helper()
-	f, err := os.OpenFile(filepath.Join(os.TempDir(), "quicbench-live-test.lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-}
-
 // smokeConfig is a short live matrix: one fast link, one repeat.
-func smokeConfig(t *testing.T, profiles string, arms ...transport.Arm) spicelive.Config {
+func smokeConfig(t *testing.T, profiles string, arms ...measure.Arm) spicelive.Config {
 	c := spicelive.Config{Arms: arms, Readings: []string{spicelive.ReadingLive}, Repeats: 1, Duration: 5 * time.Second, Warmup: time.Second,
 		CC: "reno", KeyInterval: 250 * time.Millisecond, BusyInterval: 50 * time.Millisecond, Settle: 500 * time.Millisecond,
 		Reference: "1:100", Workdir: t.TempDir(), SessionTimeout: 30 * time.Second}
@@ -68,8 +41,8 @@ func TestLiveControl(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two live sessions; -short skips them")
 	}
-	needLive(t)
-	c := smokeConfig(t, spicelive.DefaultControlProfiles, transport.ArmTCP)
+	livetest.Need(t)
+	c := smokeConfig(t, spicelive.DefaultControlProfiles, measure.TCP)
 	c.Control = true
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	var progress bytes.Buffer
@@ -92,8 +65,8 @@ func TestLivePixel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two live sessions; -short skips them")
 	}
-	needLive(t)
-	c := smokeConfig(t, spicelive.DefaultControlProfiles, transport.ArmTCP)
+	livetest.Need(t)
+	c := smokeConfig(t, spicelive.DefaultControlProfiles, measure.TCP)
 	c.Control, c.Pixel = true, true
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	var progress bytes.Buffer
@@ -112,7 +85,7 @@ func TestLivePixel(t *testing.T) {
 	for _, profile := range c.Profiles {
 		cell, prof, _ := cellOf(c, profile)
 		rtt := prof.RoundTrip()
-		dir := results.RunDir(c.ReadingDir(spicelive.ReadingLive), cell, string(transport.ArmTCP), 1)
+		dir := results.RunDir(c.ReadingDir(spicelive.ReadingLive), cell, string(measure.TCP), 1)
 		var rec spicelive.LiveRecord
 		if err := results.ReadJSON(filepath.Join(dir, spicelive.LiveFile), &rec); err != nil {
 			t.Fatal(err)

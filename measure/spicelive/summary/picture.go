@@ -5,25 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strconv"
 
-	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/measure/spicelive/picture"
 	"github.com/shakenfist/quicbench/stats"
-	"github.com/shakenfist/quicbench/transport"
 )
 
-// runPicture is the picture of a live run of c, or nil when its record
-// has none.
-func runPicture(c spicelive.Config, cell results.Cell, arm transport.Arm, repeat int) *picture.PictureRecord {
-	var rec spicelive.LiveRecord
-	if results.ReadJSON(filepath.Join(results.RunDir(c.ReadingDir(spicelive.ReadingLive), cell, string(arm), repeat), spicelive.LiveFile), &rec) != nil {
+// runPicture is the picture of a live run, or nil when its record has
+// none or does not read.
+func runPicture(run liveRun) *picture.PictureRecord {
+	if run.Err != nil {
 		return nil
 	}
-	return rec.Picture
+	return run.Rec.Picture
 }
 
 // pictureMedians are the medians, over s's measured live runs with a
@@ -36,7 +32,7 @@ func pictureMedians(c spicelive.Config, s *series) []string {
 		if run.Failed != "" {
 			continue
 		}
-		if p := runPicture(c, s.cell, s.arm, run.Repeat); p != nil {
+		if p := runPicture(run); p != nil {
 			fps, of, stream = append(fps, p.ClientFPS), append(of, p.Delivered), append(stream, p.StreamShare)
 		}
 	}

@@ -3,28 +3,27 @@ package summary
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/measure/spicelive/keydraw"
 	"github.com/shakenfist/quicbench/stats"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // pixelRun is a live run's key-to-pixel figure.
 type pixelRun struct {
 	cell   results.Cell
-	arm    transport.Arm
+	arm    measure.Arm
 	repeat int
 	p      *keydraw.PixelAnalysis
 }
 
 // pixelRuns reads the key-to-pixel figures of the live runs that have
 // one, cell by cell in order, then arm by arm and repeat by repeat.
-func pixelRuns(c spicelive.Config, all map[string]map[string]map[transport.Arm]*series, cells []results.Cell) []pixelRun {
+func pixelRuns(c spicelive.Config, all map[string]map[string]map[measure.Arm]*series, cells []results.Cell) []pixelRun {
 	var out []pixelRun
 	for _, cell := range cells {
 		for _, arm := range c.Arms {
@@ -33,12 +32,10 @@ func pixelRuns(c spicelive.Config, all map[string]map[string]map[transport.Arm]*
 				continue
 			}
 			for _, run := range s.runs {
-				var rec spicelive.LiveRecord
-				dir := results.RunDir(c.ReadingDir(spicelive.ReadingLive), cell, string(arm), run.Repeat)
-				if run.Failed != "" || results.ReadJSON(filepath.Join(dir, spicelive.LiveFile), &rec) != nil || rec.Pixel == nil {
+				if run.Failed != "" || run.Err != nil || run.Rec.Pixel == nil {
 					continue
 				}
-				out = append(out, pixelRun{cell: cell, arm: arm, repeat: run.Repeat, p: rec.Pixel})
+				out = append(out, pixelRun{cell: cell, arm: arm, repeat: run.Repeat, p: run.Rec.Pixel})
 			}
 		}
 	}
@@ -47,7 +44,7 @@ func pixelRuns(c spicelive.Config, all map[string]map[string]map[transport.Arm]*
 
 // pixelTable writes each live run's key-to-pixel figure beside its
 // key-to-draw, when any run has one.
-func pixelTable(w io.Writer, c spicelive.Config, all map[string]map[string]map[transport.Arm]*series, cells []results.Cell) {
+func pixelTable(w io.Writer, c spicelive.Config, all map[string]map[string]map[measure.Arm]*series, cells []results.Cell) {
 	runs := pixelRuns(c, all, cells)
 	if len(runs) == 0 {
 		return
@@ -87,7 +84,7 @@ func pixelTable(w io.Writer, c spicelive.Config, all map[string]map[string]map[t
 // pixelControlChecks are the control's checks of key-to-pixel, for the
 // runs that have it: no key's pixels change sooner after it is typed than
 // the round trip, and none before its draw passed the tunnel.
-func pixelControlChecks(c spicelive.Config, all map[string]map[string]map[transport.Arm]*series, cells []results.Cell) []controlCheck {
+func pixelControlChecks(c spicelive.Config, all map[string]map[string]map[measure.Arm]*series, cells []results.Cell) []controlCheck {
 	type link struct {
 		min   time.Duration
 		early int

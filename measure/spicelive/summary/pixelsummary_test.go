@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/measure/spicelive/keydraw"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // With Config.Pixel off nothing changes: the settings, the live record and
@@ -25,10 +25,10 @@ func TestPixelOffChangesNothing(t *testing.T) {
 	if strings.Contains(string(b), "pixel") {
 		t.Errorf("a live record without Pixel: %s", b)
 	}
-	c := spicelive.Config{Workdir: t.TempDir(), Readings: []string{spicelive.ReadingLive}, Arms: []transport.Arm{transport.ArmTCP}, Repeats: 2, Warmup: time.Second}
+	c := spicelive.Config{Workdir: t.TempDir(), Readings: []string{spicelive.ReadingLive}, Arms: []measure.Arm{measure.TCP}, Repeats: 2, Warmup: time.Second}
 	cell, _, _ := cellOf(c, "80:10:1")
 	cell.CC = "reno"
-	writeRuns(t, c, spicelive.ReadingLive, transport.ArmTCP, cell, ms(80), ms(81))
+	writeRuns(t, c, spicelive.ReadingLive, measure.TCP, cell, ms(80), ms(81))
 	var out bytes.Buffer
 	if err := Summarise(&out, c); err != nil {
 		t.Fatal(err)
@@ -56,10 +56,10 @@ func TestPixelOffChangesNothing(t *testing.T) {
 // The summary says how a run with a workload was read, and counts its
 // Returns and tail keys as not timed; a run without one reads as before.
 func TestPixelTableOfGlyphRuns(t *testing.T) {
-	c := spicelive.Config{Workdir: t.TempDir(), Readings: []string{spicelive.ReadingLive}, Arms: []transport.Arm{transport.ArmTCP}, Repeats: 1, Warmup: time.Second}
+	c := spicelive.Config{Workdir: t.TempDir(), Readings: []string{spicelive.ReadingLive}, Arms: []measure.Arm{measure.TCP}, Repeats: 1, Warmup: time.Second}
 	cell, _, _ := cellOf(c, "80:10:1")
 	cell.CC = "reno"
-	writeRuns(t, c, spicelive.ReadingLive, transport.ArmTCP, cell, ms(80))
+	writeRuns(t, c, spicelive.ReadingLive, measure.TCP, cell, ms(80))
 	p := keydraw.PixelAnalysis{Typed: 20, Unanswered: 1, Untimed: 1, Tail: 4, Diff: keydraw.Spread{P50: ms(10), N: 14}, Pixel: keydraw.Spread{P50: ms(95), N: 14},
 		Keys: []keydraw.PixelKey{{At: ms(2000), Pixel: ms(95), Tunnel: ms(8), Draw: ms(85)}}}
 	summary := func() string {

@@ -2,10 +2,8 @@ package summary
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -28,15 +26,10 @@ type keySample struct {
 	keydraw.KeyPath
 }
 
-// runKeys reads the timed keys of the live run in dir, a run of c, from
-// its traces and live.json, the censored ones among them, in the order
-// they were typed.
-func runKeys(c spicelive.Config, dir string) ([]keySample, *spicelive.LiveRecord, error) {
-	var rec spicelive.LiveRecord
-	b, err := os.ReadFile(filepath.Join(dir, spicelive.LiveFile))
-	if err == nil {
-		err = json.Unmarshal(b, &rec)
-	}
+// runKeys reads the timed keys of a live run of c from its traces and
+// live.json, the censored ones among them, in the order they were typed.
+func runKeys(c spicelive.Config, run liveRun) ([]keySample, *spicelive.LiveRecord, error) {
+	dir, rec, err := run.Dir, run.Rec, run.Err
 	if err == nil && (rec.Server == nil || rec.Client == nil) {
 		err = errors.New("no role results")
 	}
@@ -106,9 +99,10 @@ type runWaits struct {
 	ahead                          int64
 }
 
-// medianWaits reads the run in dir and takes its keys' medians.
-func medianWaits(c spicelive.Config, dir string) (runWaits, error) {
-	ks, _, err := runKeys(c, dir)
+// medianWaits reads a live run's keys and takes their medians.
+func medianWaits(c spicelive.Config, run liveRun) (runWaits, error) {
+	dir := run.Dir
+	ks, _, err := runKeys(c, run)
 	if err != nil {
 		return runWaits{}, err
 	}

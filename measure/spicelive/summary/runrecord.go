@@ -3,25 +3,24 @@ package summary
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // Thresholds past which the summary flags a live run as taken on a host
 // that may have distorted it.
 const (
-	// BusyHostShare is the share of the host's CPU time, over the run,
+	// busyHostShare is the share of the host's CPU time, over the run,
 	// spent working: above it the session's programs, the tunnel and the
 	// emulator competed for CPUs.
-	BusyHostShare = 0.95
-	// StolenShare is the share of the host's CPU time stolen by a
+	busyHostShare = 0.95
+	// stolenShare is the share of the host's CPU time stolen by a
 	// hypervisor.
-	StolenShare = 0.05
+	stolenShare = 0.05
 )
 
 // recordHeader are runs.csv's columns of how each run ran
@@ -30,7 +29,7 @@ var recordHeader = []string{"started_utc", "position", "late_p99_ms_s2c", "late_
 
 // runFlags says why a live run's host or link may have distorted it: the
 // emulator's p99 lateness past results.ShaperLateLimit either way, or the
-// host's CPU past BusyHostShare or StolenShare; "" when neither.
+// host's CPU past busyHostShare or stolenShare; "" when neither.
 func runFlags(run results.Run, rec *spicelive.LiveRecord) string {
 	var why []string
 	if sh := run.Link.Shaper; sh != nil {
@@ -41,10 +40,10 @@ func runFlags(run results.Run, rec *spicelive.LiveRecord) string {
 		}
 	}
 	if rec != nil && rec.HostCPU != nil {
-		if rec.HostCPU.Busy > BusyHostShare {
+		if rec.HostCPU.Busy > busyHostShare {
 			why = append(why, fmt.Sprintf("the host's CPUs %.0f%% busy", 100*rec.HostCPU.Busy))
 		}
-		if rec.HostCPU.Steal > StolenShare {
+		if rec.HostCPU.Steal > stolenShare {
 			why = append(why, fmt.Sprintf("%.0f%% of CPU time stolen", 100*rec.HostCPU.Steal))
 		}
 	}
@@ -62,7 +61,7 @@ func orderIntro(w io.Writer, c spicelive.Config) {
 	}
 }
 
-func armList(arms []transport.Arm) string {
+func armList(arms []measure.Arm) string {
 	s := make([]string, len(arms))
 	for i, a := range arms {
 		s[i] = string(a)
@@ -74,14 +73,14 @@ func armList(arms []transport.Arm) string {
 // repeat, the emulator's lateness each way, the host's CPU and its keys
 // counted at the timeout, flagging runs past the thresholds. Runs without
 // a live.json are left out; with none left, so is the table.
-func runRecordTable(w io.Writer, c spicelive.Config, byReading map[string]map[transport.Arm]*series) {
+func runRecordTable(w io.Writer, c spicelive.Config, byReading map[string]map[measure.Arm]*series) {
 	var rows []string
 	flagged := 0
-	eachLiveRun(c, byReading, func(arm transport.Arm, run results.Run, dir string) {
-		var rec spicelive.LiveRecord
-		if err := results.ReadJSON(filepath.Join(dir, spicelive.LiveFile), &rec); err != nil {
+	eachLiveRun(c, byReading, func(arm measure.Arm, run liveRun) {
+		if run.Err != nil {
 			return
 		}
+		rec := run.Rec
 		late := map[string]string{}
 		if sh := run.Link.Shaper; sh != nil {
 			for _, d := range sh.Directions {
@@ -96,7 +95,7 @@ func runRecordTable(w io.Writer, c spicelive.Config, byReading map[string]map[tr
 		if rec.Position > 0 {
 			pos = fmt.Sprint(rec.Position)
 		}
-		flag := runFlags(run, &rec)
+		flag := runFlags(run.Run, &rec)
 		if flag != "" {
 			flagged++
 		}
@@ -109,7 +108,7 @@ func runRecordTable(w io.Writer, c spicelive.Config, byReading map[string]map[tr
 	fmt.Fprintf(w, "How each live run ran: its start (UTC), its place in its repeat's order, the emulator's lateness p99 / max each way (ms), "+
 		"the host's CPU busy / stolen over the run, and its keys not answered within %v, counted at it. "+
 		"A run is flagged where the emulator was late by more than %v at p99 or the host's CPUs were more than %.0f%% busy or %.0f%% stolen (%d flagged):\n\n",
-		c.KeyTimeout, results.ShaperLateLimit, 100*BusyHostShare, 100*StolenShare, flagged)
+		c.KeyTimeout, results.ShaperLateLimit, 100*busyHostShare, 100*stolenShare, flagged)
 	fmt.Fprintln(w, "| arm | repeat | started | place | late server->client | late client->server | CPU busy / stolen | at the timeout | flag |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	fmt.Fprintln(w, strings.Join(rows, "\n"))

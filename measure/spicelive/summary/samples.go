@@ -43,7 +43,7 @@ var (
 // and verdict of its summary (whose first -warmup of each run is left
 // out) and to see where each key's answer waited.
 func WriteSamples(dir string, c spicelive.Config) error {
-	runs, err := results.Load(c.ReadingDir(spicelive.ReadingLive))
+	runs, err := results.LoadExtra[spicelive.LiveRecord](c.ReadingDir(spicelive.ReadingLive), spicelive.LiveFile)
 	if errors.Is(err, fs.ErrNotExist) || err == nil && len(runs) == 0 {
 		return fmt.Errorf("%s holds no live runs: run the live reading first", c.Workdir)
 	}
@@ -61,8 +61,8 @@ func WriteSamples(dir string, c spicelive.Config) error {
 			rows = append(rows, append(row, make([]string, len(runsHeader)-len(row))...))
 			continue
 		}
-		rd := results.RunDir(c.ReadingDir(spicelive.ReadingLive), r.Cell, r.Arm, r.Repeat)
-		ks, rec, err := runKeys(c, rd)
+		rd := r.Dir
+		ks, rec, err := runKeys(c, r)
 		if err != nil {
 			return err
 		}
@@ -87,7 +87,7 @@ func WriteSamples(dir string, c spicelive.Config) error {
 			}
 			rate += strconv.FormatFloat(m, 'f', 2, 64)
 		}
-		rows = append(rows, slices.Concat(row, []string{rate}, runRecordColumns(r, rec), pictureCells(rec.Picture)))
+		rows = append(rows, slices.Concat(row, []string{rate}, runRecordColumns(r.Run, rec), pictureCells(rec.Picture)))
 	}
 	return errors.Join(writeCSV(filepath.Join(dir, KeysCSV), keysHeader, keys), writeCSV(filepath.Join(dir, RunsCSV), runsHeader, rows))
 }

@@ -10,31 +10,35 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/stats"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // series is one reading's runs of one arm in one cell, in repeat order.
 type series struct {
 	cell    results.Cell
 	reading string
-	arm     transport.Arm
-	runs    []results.Run
+	arm     measure.Arm
+	runs    []liveRun
 }
 
+// liveRun is a run with its live.json: Rec for a live run whose record
+// reads, else Err (a replay or synthetic run has none).
+type liveRun = results.Extra[spicelive.LiveRecord]
+
 // loadSeries reads every reading's runs of the work directory.
-func loadSeries(c spicelive.Config) (map[string]map[string]map[transport.Arm]*series, []results.Cell, error) {
-	out := map[string]map[string]map[transport.Arm]*series{} // cell dir → reading → arm
+func loadSeries(c spicelive.Config) (map[string]map[string]map[measure.Arm]*series, []results.Cell, error) {
+	out := map[string]map[string]map[measure.Arm]*series{} // cell dir → reading → arm
 	var cells []results.Cell
 	readings := c.Readings
 	if c.Control {
 		readings = []string{spicelive.ReadingLive}
 	}
 	for _, rd := range readings {
-		runs, err := results.Load(c.ReadingDir(rd))
+		runs, err := results.LoadExtra[spicelive.LiveRecord](c.ReadingDir(rd), spicelive.LiveFile)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // nothing of this reading yet
 		}
@@ -44,16 +48,16 @@ func loadSeries(c spicelive.Config) (map[string]map[string]map[transport.Arm]*se
 		for _, r := range runs {
 			d := r.Cell.Dir()
 			if out[d] == nil {
-				out[d] = map[string]map[transport.Arm]*series{}
+				out[d] = map[string]map[measure.Arm]*series{}
 				cells = append(cells, r.Cell)
 			}
 			if out[d][rd] == nil {
-				out[d][rd] = map[transport.Arm]*series{}
+				out[d][rd] = map[measure.Arm]*series{}
 			}
-			s := out[d][rd][transport.Arm(r.Arm)]
+			s := out[d][rd][measure.Arm(r.Arm)]
 			if s == nil {
-				s = &series{cell: r.Cell, reading: rd, arm: transport.Arm(r.Arm)}
-				out[d][rd][transport.Arm(r.Arm)] = s
+				s = &series{cell: r.Cell, reading: rd, arm: measure.Arm(r.Arm)}
+				out[d][rd][measure.Arm(r.Arm)] = s
 			}
 			s.runs = append(s.runs, r)
 		}
@@ -61,7 +65,7 @@ func loadSeries(c spicelive.Config) (map[string]map[string]map[transport.Arm]*se
 	for _, byReading := range out {
 		for _, byArm := range byReading {
 			for _, s := range byArm {
-				slices.SortFunc(s.runs, func(a, b results.Run) int { return cmp.Compare(a.Repeat, b.Repeat) })
+				slices.SortFunc(s.runs, func(a, b liveRun) int { return cmp.Compare(a.Repeat, b.Repeat) })
 			}
 		}
 	}
@@ -80,7 +84,7 @@ func loadSeries(c spicelive.Config) (map[string]map[string]map[transport.Arm]*se
 func (s *series) summarise(warmup time.Duration) (stats.Cell, error) {
 	reps := make([]stats.Repeat, len(s.runs))
 	for i, r := range s.runs {
-		reps[i] = r.StatsRepeat()
+		reps[i] = r.Run.StatsRepeat()
 	}
 	return stats.SummariseCell(reps, warmup)
 }
@@ -98,7 +102,7 @@ var readingMeasures = map[string]string{
 // reading's figures per arm (medians over repeats of each repeat's own
 // percentiles), each arm read against tcp by stats.Compare, and each
 // repeat's own p50 and p95. For a control it writes the control's table
-// and checks instead, and returns an error wrapping ErrControlFailed when
+// and checks instead, and returns an error when
 // one fails. It fails when the work directory holds no runs.
 func Summarise(w io.Writer, c spicelive.Config) error {
 	all, cells, err := loadSeries(c)
@@ -157,7 +161,7 @@ func num(f float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", f), "0"), ".")
 }
 
-func cellTable(w io.Writer, c spicelive.Config, byReading map[string]map[transport.Arm]*series) {
+func cellTable(w io.Writer, c spicelive.Config, byReading map[string]map[measure.Arm]*series) {
 	pic := c.Display != xsession.DisplayNone
 	head, rule := "", ""
 	if pic {
@@ -195,11 +199,11 @@ func cellTable(w io.Writer, c spicelive.Config, byReading map[string]map[transpo
 	fmt.Fprintln(w)
 }
 
-func verdictTable(w io.Writer, c spicelive.Config, byReading map[string]map[transport.Arm]*series) {
+func verdictTable(w io.Writer, c spicelive.Config, byReading map[string]map[measure.Arm]*series) {
 	var rows []string
 	estimated := false
 	for _, rd := range c.Readings {
-		base := byReading[rd][transport.ArmTCP]
+		base := byReading[rd][measure.TCP]
 		if base == nil {
 			continue
 		}
@@ -209,7 +213,7 @@ func verdictTable(w io.Writer, c spicelive.Config, byReading map[string]map[tran
 		}
 		for _, arm := range c.Arms {
 			s := byReading[rd][arm]
-			if arm == transport.ArmTCP || s == nil {
+			if arm == measure.TCP || s == nil {
 				continue
 			}
 			b, err := s.summarise(c.Warmup)
@@ -279,7 +283,7 @@ func durationsMs(ds []time.Duration) []float64 {
 	return out
 }
 
-func repeatTable(w io.Writer, c spicelive.Config, byReading map[string]map[transport.Arm]*series) {
+func repeatTable(w io.Writer, c spicelive.Config, byReading map[string]map[measure.Arm]*series) {
 	fmt.Fprintf(w, "Each repeat's own p50 / p95:\n\n| reading | arm |")
 	for r := 1; r <= c.Repeats; r++ {
 		fmt.Fprintf(w, " r%d |", r)
@@ -334,8 +338,8 @@ func settingsIntro(w io.Writer, c spicelive.Config) {
 }
 
 // eachLiveRun calls fn with each measured live run of a cell, arms in
-// c's order, and the run's directory.
-func eachLiveRun(c spicelive.Config, byReading map[string]map[transport.Arm]*series, fn func(arm transport.Arm, run results.Run, dir string)) {
+// c's order.
+func eachLiveRun(c spicelive.Config, byReading map[string]map[measure.Arm]*series, fn func(arm measure.Arm, run liveRun)) {
 	for _, arm := range c.Arms {
 		s := byReading[spicelive.ReadingLive][arm]
 		if s == nil {
@@ -343,7 +347,7 @@ func eachLiveRun(c spicelive.Config, byReading map[string]map[transport.Arm]*ser
 		}
 		for _, run := range s.runs {
 			if run.Failed == "" {
-				fn(arm, run, results.RunDir(c.ReadingDir(spicelive.ReadingLive), run.Cell, run.Arm, run.Repeat))
+				fn(arm, run)
 			}
 		}
 	}
@@ -352,11 +356,11 @@ func eachLiveRun(c spicelive.Config, byReading map[string]map[transport.Arm]*ser
 // waitTable says, per live run, where its keys' answers waited
 // (KeyPaths): the medians of its keys past the warm-up. Runs whose traces
 // are gone are left out, with a note; with none left, so is the table.
-func waitTable(w io.Writer, c spicelive.Config, byReading map[string]map[transport.Arm]*series) {
+func waitTable(w io.Writer, c spicelive.Config, byReading map[string]map[measure.Arm]*series) {
 	var rows []string
 	missing := 0
-	eachLiveRun(c, byReading, func(arm transport.Arm, run results.Run, dir string) {
-		m, err := medianWaits(c, dir)
+	eachLiveRun(c, byReading, func(arm measure.Arm, run liveRun) {
+		m, err := medianWaits(c, run)
 		if err != nil {
 			missing++
 			return

@@ -5,11 +5,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/measure/spicelive/picture"
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/stats"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // runDisplay is a live run's display throughput and timed keys.
@@ -61,7 +61,7 @@ func liveDisplay(c spicelive.Config, s *series) []runDisplay {
 		if sum, err := stats.SummariseRepeat(run.StatsRepeat(), c.Warmup); err == nil {
 			d.keys = sum.N
 		}
-		d.picture = runPicture(c, s.cell, s.arm, run.Repeat)
+		d.picture = runPicture(run)
 		out = append(out, d)
 	}
 	return out
@@ -86,7 +86,7 @@ func notSaturated(c spicelive.Config, ss ...*series) string {
 
 // transportCeiling is the synthetic reading's bulk Mbit/s (median over
 // repeats) for arm in this cell, or false with the reason it is absent.
-func transportCeiling(c spicelive.Config, byReading map[string]map[transport.Arm]*series, arm transport.Arm) (float64, string, bool) {
+func transportCeiling(c spicelive.Config, byReading map[string]map[measure.Arm]*series, arm measure.Arm) (float64, string, bool) {
 	ss := byReading[spicelive.ReadingSynthetic][arm]
 	if ss == nil {
 		return 0, "no synthetic reading of this arm in this cell", false
@@ -104,7 +104,7 @@ func transportCeiling(c spicelive.Config, byReading map[string]map[transport.Arm
 // channel in the same cell and arm, what the transport carries there, by
 // which a run that did not saturate is put down to the transport or the
 // workload.
-func displayTable(w io.Writer, c spicelive.Config, byReading map[string]map[transport.Arm]*series) {
+func displayTable(w io.Writer, c spicelive.Config, byReading map[string]map[measure.Arm]*series) {
 	var rows []string
 	for _, arm := range c.Arms {
 		s := byReading[spicelive.ReadingLive][arm]

@@ -7,16 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
 	"github.com/shakenfist/quicbench/stats"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // writeDisplayRuns writes live runs of arm with the given display
 // throughputs, each with keys samples after a 1 s warm-up.
-func writeDisplayRuns(t *testing.T, c spicelive.Config, reading string, arm transport.Arm, cell results.Cell, base time.Duration, keys int, mbit ...float64) {
+func writeDisplayRuns(t *testing.T, c spicelive.Config, reading string, arm measure.Arm, cell results.Cell, base time.Duration, keys int, mbit ...float64) {
 	t.Helper()
 	for i, m := range mbit {
 		r := fakeRun(cell, arm, i+1, base)
@@ -39,12 +39,12 @@ func writeDisplayRuns(t *testing.T, c spicelive.Config, reading string, arm tran
 // it says nothing of the kind.
 func TestSummaryMarksRunsThatDidNotSaturate(t *testing.T) {
 	c := displayConfig(xsession.DisplayVideo)
-	c.Workdir, c.Readings, c.Arms, c.Repeats, c.Warmup = t.TempDir(), []string{spicelive.ReadingLive, spicelive.ReadingSynthetic}, []transport.Arm{transport.ArmTCP, transport.ArmQUIC}, 2, time.Second
+	c.Workdir, c.Readings, c.Arms, c.Repeats, c.Warmup = t.TempDir(), []string{spicelive.ReadingLive, spicelive.ReadingSynthetic}, []measure.Arm{measure.TCP, measure.QUIC}, 2, time.Second
 	cell, _, _ := cellOf(c, "80:10:1")
 	cell.CC = "reno"
-	writeDisplayRuns(t, c, spicelive.ReadingLive, transport.ArmTCP, cell, ms(900), 120, 9.1, 7.0)
-	writeDisplayRuns(t, c, spicelive.ReadingLive, transport.ArmQUIC, cell, ms(1900), 120, 6.9, 8.2)
-	writeDisplayRuns(t, c, spicelive.ReadingSynthetic, transport.ArmTCP, cell, ms(200), 50, 2.5, 2.7)
+	writeDisplayRuns(t, c, spicelive.ReadingLive, measure.TCP, cell, ms(900), 120, 9.1, 7.0)
+	writeDisplayRuns(t, c, spicelive.ReadingLive, measure.QUIC, cell, ms(1900), 120, 6.9, 8.2)
+	writeDisplayRuns(t, c, spicelive.ReadingSynthetic, measure.TCP, cell, ms(200), 50, 2.5, 2.7)
 	var out bytes.Buffer
 	if err := Summarise(&out, c); err != nil {
 		t.Fatal(err)
@@ -74,7 +74,7 @@ func TestSummaryMarksRunsThatDidNotSaturate(t *testing.T) {
 		{10, "| quic | r1 | 6.90 | 69% | 10.00 | 120 | did not saturate: the workload's limit (69% of the transport's synthetic 10.00) |"},
 	} {
 		ceiling, want := tc.ceiling, tc.want
-		writeDisplayRuns(t, c, spicelive.ReadingSynthetic, transport.ArmQUIC, cell, ms(200), 50, ceiling, ceiling)
+		writeDisplayRuns(t, c, spicelive.ReadingSynthetic, measure.QUIC, cell, ms(200), 50, ceiling, ceiling)
 		out.Reset()
 		if err := Summarise(&out, c); err != nil {
 			t.Fatal(err)
@@ -83,7 +83,7 @@ func TestSummaryMarksRunsThatDidNotSaturate(t *testing.T) {
 			t.Errorf("the summary lacks %q:\n%s", want, out.String())
 		}
 	}
-	writeDisplayRuns(t, c, spicelive.ReadingLive, transport.ArmQUIC, cell, ms(1900), 80, 8.2)
+	writeDisplayRuns(t, c, spicelive.ReadingLive, measure.QUIC, cell, ms(1900), 80, 8.2)
 	out.Reset()
 	if err := Summarise(&out, c); err != nil {
 		t.Fatal(err)

@@ -8,17 +8,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/plan"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/stats"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // fakeRun is a measured run whose samples after a 1 s warm-up are base,
 // base+1ms, ..., base+19ms.
-func fakeRun(cell results.Cell, arm transport.Arm, repeat int, base time.Duration) results.Run {
+func fakeRun(cell results.Cell, arm measure.Arm, repeat int, base time.Duration) results.Run {
 	r := results.Run{Schema: results.SchemaVersion, Cell: cell, Arm: string(arm), Repeat: repeat,
 		Started: time.Unix(1e9, 0), Finished: time.Unix(1e9+30, 0), Duration: 10 * time.Second, Warmup: time.Second}
 	for i := range 20 {
@@ -27,7 +27,7 @@ func fakeRun(cell results.Cell, arm transport.Arm, repeat int, base time.Duratio
 	return r
 }
 
-func writeRuns(t *testing.T, c spicelive.Config, reading string, arm transport.Arm, cell results.Cell, bases ...time.Duration) {
+func writeRuns(t *testing.T, c spicelive.Config, reading string, arm measure.Arm, cell results.Cell, bases ...time.Duration) {
 	t.Helper()
 	for i, b := range bases {
 		r := fakeRun(cell, arm, i+1, b)
@@ -38,19 +38,19 @@ func writeRuns(t *testing.T, c spicelive.Config, reading string, arm transport.A
 }
 
 func TestSummaryReadsEveryReadingWithTheHeadlinesRule(t *testing.T) {
-	c := spicelive.Config{Workdir: t.TempDir(), Readings: spicelive.AllReadings(), Arms: []transport.Arm{transport.ArmTCP, transport.ArmQUIC}, Repeats: 3, Warmup: time.Second}
+	c := spicelive.Config{Workdir: t.TempDir(), Readings: spicelive.AllReadings(), Arms: []measure.Arm{measure.TCP, measure.QUIC}, Repeats: 3, Warmup: time.Second}
 	cell, _, _ := cellOf(c, "80:10:1")
 	cell.CC = "reno"
 	ms := func(n float64) time.Duration { return time.Duration(n * float64(time.Millisecond)) }
 	// live: quic 60 ms worse with spreads of 2 ms: worse.
-	writeRuns(t, c, spicelive.ReadingLive, transport.ArmTCP, cell, ms(80), ms(81), ms(82))
-	writeRuns(t, c, spicelive.ReadingLive, transport.ArmQUIC, cell, ms(140), ms(141), ms(142))
+	writeRuns(t, c, spicelive.ReadingLive, measure.TCP, cell, ms(80), ms(81), ms(82))
+	writeRuns(t, c, spicelive.ReadingLive, measure.QUIC, cell, ms(140), ms(141), ms(142))
 	// replay: 5 ms apart with a 30 ms spread: unresolved.
-	writeRuns(t, c, spicelive.ReadingReplay, transport.ArmTCP, cell, ms(80), ms(110), ms(95))
-	writeRuns(t, c, spicelive.ReadingReplay, transport.ArmQUIC, cell, ms(85), ms(86), ms(87))
+	writeRuns(t, c, spicelive.ReadingReplay, measure.TCP, cell, ms(80), ms(110), ms(95))
+	writeRuns(t, c, spicelive.ReadingReplay, measure.QUIC, cell, ms(85), ms(86), ms(87))
 	// synthetic: quic better.
-	writeRuns(t, c, spicelive.ReadingSynthetic, transport.ArmTCP, cell, ms(170), ms(171), ms(172))
-	writeRuns(t, c, spicelive.ReadingSynthetic, transport.ArmQUIC, cell, ms(160), ms(161), ms(160.5))
+	writeRuns(t, c, spicelive.ReadingSynthetic, measure.TCP, cell, ms(170), ms(171), ms(172))
+	writeRuns(t, c, spicelive.ReadingSynthetic, measure.QUIC, cell, ms(160), ms(161), ms(160.5))
 	var out bytes.Buffer
 	if err := Summarise(&out, c); err != nil {
 		t.Fatal(err)
@@ -80,14 +80,14 @@ func TestSummaryReadsEveryReadingWithTheHeadlinesRule(t *testing.T) {
 // An unresolved verdict of a lossless cell carries its repeats estimate;
 // a resolved one does not.
 func TestSummaryEstimatesRepeatsForUnresolvedVerdicts(t *testing.T) {
-	c := spicelive.Config{Workdir: t.TempDir(), Readings: []string{spicelive.ReadingLive, spicelive.ReadingReplay}, Arms: []transport.Arm{transport.ArmTCP, transport.ArmQUIC}, Repeats: 3, Warmup: time.Second}
+	c := spicelive.Config{Workdir: t.TempDir(), Readings: []string{spicelive.ReadingLive, spicelive.ReadingReplay}, Arms: []measure.Arm{measure.TCP, measure.QUIC}, Repeats: 3, Warmup: time.Second}
 	cell, _, _ := cellOf(c, "80:10")
 	cell.CC = "reno"
 	ms := func(n float64) time.Duration { return time.Duration(n * float64(time.Millisecond)) }
-	writeRuns(t, c, spicelive.ReadingLive, transport.ArmTCP, cell, ms(80), ms(81), ms(82))
-	writeRuns(t, c, spicelive.ReadingLive, transport.ArmQUIC, cell, ms(140), ms(141), ms(142))
-	writeRuns(t, c, spicelive.ReadingReplay, transport.ArmTCP, cell, ms(80), ms(90), ms(85))
-	writeRuns(t, c, spicelive.ReadingReplay, transport.ArmQUIC, cell, ms(88), ms(92), ms(84))
+	writeRuns(t, c, spicelive.ReadingLive, measure.TCP, cell, ms(80), ms(81), ms(82))
+	writeRuns(t, c, spicelive.ReadingLive, measure.QUIC, cell, ms(140), ms(141), ms(142))
+	writeRuns(t, c, spicelive.ReadingReplay, measure.TCP, cell, ms(80), ms(90), ms(85))
+	writeRuns(t, c, spicelive.ReadingReplay, measure.QUIC, cell, ms(88), ms(92), ms(84))
 	var out bytes.Buffer
 	if err := Summarise(&out, c); err != nil {
 		t.Fatal(err)
@@ -145,12 +145,12 @@ func TestControlChecks(t *testing.T) {
 }
 
 func TestSummaryOfNothing(t *testing.T) {
-	c := spicelive.Config{Workdir: t.TempDir(), Readings: spicelive.AllReadings(), Arms: []transport.Arm{transport.ArmTCP}, Repeats: 1}
+	c := spicelive.Config{Workdir: t.TempDir(), Readings: spicelive.AllReadings(), Arms: []measure.Arm{measure.TCP}, Repeats: 1}
 	if err := Summarise(&bytes.Buffer{}, c); err == nil || !strings.Contains(err.Error(), "no runs") {
 		t.Errorf("an empty work directory: %v", err)
 	}
 	c.Control = true
-	if err := Summarise(&bytes.Buffer{}, c); err == nil || errors.Is(err, ErrControlFailed) {
+	if err := Summarise(&bytes.Buffer{}, c); err == nil || errors.Is(err, errControlFailed) {
 		t.Errorf("an empty control: %v", err)
 	}
 }
@@ -162,10 +162,10 @@ func TestSummaryNamesTheReplaysSource(t *testing.T) {
 		{"video", `the shipped "video" recording`, "the reference session's shape"},
 		{"", "the reference session's shape", "shipped"},
 	} {
-		c := spicelive.Config{Workdir: t.TempDir(), Readings: []string{spicelive.ReadingReplay}, Arms: []transport.Arm{transport.ArmTCP}, Repeats: 1, Warmup: time.Second, Recording: tc.recording}
+		c := spicelive.Config{Workdir: t.TempDir(), Readings: []string{spicelive.ReadingReplay}, Arms: []measure.Arm{measure.TCP}, Repeats: 1, Warmup: time.Second, Recording: tc.recording}
 		cell, _, _ := cellOf(c, "80:10")
 		cell.CC = "reno"
-		writeRuns(t, c, spicelive.ReadingReplay, transport.ArmTCP, cell, 80*time.Millisecond)
+		writeRuns(t, c, spicelive.ReadingReplay, measure.TCP, cell, 80*time.Millisecond)
 		var out bytes.Buffer
 		if err := Summarise(&out, c); err != nil {
 			t.Fatal(err)
@@ -190,11 +190,12 @@ func ms(n float64) time.Duration { return time.Duration(n * float64(time.Millise
 
 // displayConfig is a matrix with the display workload w at its defaults.
 func displayConfig(w string) spicelive.Config {
-	c := spicelive.Config{Profiles: []string{"80:10", "80:10:1"}, Arms: []transport.Arm{transport.ArmTCP, transport.ArmQUIC},
+	c := spicelive.Config{Profiles: []string{"80:10", "80:10:1"}, Arms: []measure.Arm{measure.TCP, measure.QUIC},
 		Readings: []string{spicelive.ReadingLive, spicelive.ReadingReplay}, Repeats: 2, Duration: spicelive.DefaultDisplayDuration,
 		Warmup: 5 * time.Second, CC: "reno", KeyInterval: 500 * time.Millisecond, BusyInterval: 50 * time.Millisecond, Settle: 2 * time.Second,
 		Reference: "1:100", Workdir: "w", SessionTimeout: time.Minute}
-	if err := c.SetDisplay(w); err != nil {
+	noFlags := func(string) bool { return false }
+	if err := c.SetDisplayFlags(w, "", spicelive.DefaultFrameRate, spicelive.DefaultImageInterval, spicelive.DefaultKeyTimeout, noFlags); err != nil {
 		panic(err)
 	}
 	return c

@@ -64,9 +64,9 @@ type Verdicts struct {
 	Pairs []Verdict
 }
 
-// Find returns the verdict of b against a in cell, reading a pair given
+// find returns the verdict of b against a in cell, reading a pair given
 // the other way round with its delta's sign turned.
-func (v Verdicts) Find(cell, a, b string) (Verdict, bool) {
+func (v Verdicts) find(cell, a, b string) (Verdict, bool) {
 	for _, p := range v.Pairs {
 		if p.Cell != cell {
 			continue
@@ -279,11 +279,11 @@ func readCSV(path string, header []string) ([][]string, error) {
 	return rows[1:], nil
 }
 
-// Marker is the HTML comment a doc puts after a sentence that states
+// marker is the HTML comment a doc puts after a sentence that states
 // the verdict v of results directory dir: the arm with the lower median
 // p95 first, "<", the other ("=" when they are equal), then resolved or
 // unresolved by the rule.
-func (v Verdict) Marker(dir string) string {
+func (v Verdict) marker(dir string) string {
 	lo, rel, hi := v.A, "<", v.B
 	switch {
 	case v.Delta < 0:
@@ -365,7 +365,7 @@ func (v Verdicts) writePairs(w io.Writer, cell string) {
 			continue
 		}
 		fmt.Fprintf(w, "| %s against %s | %+.1f | %s | %s | %.3f | `%s` |\n", p.B, p.A, float64(p.Delta)/float64(time.Millisecond),
-			fms(p.Threshold), p.Verdict, p.U.P, p.Marker(ResultsName(v.Dir)))
+			fms(p.Threshold), p.Verdict, p.U.P, p.marker(ResultsName(v.Dir)))
 	}
 	fmt.Fprintln(w)
 }

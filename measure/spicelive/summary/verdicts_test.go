@@ -135,13 +135,13 @@ func TestVerdictsFromSamplesPairs(t *testing.T) {
 	if a, _ := v.Arm("c", "quic-per-channel"); a.Draw.Unmeasured != 1 || a.MeetsGoal() {
 		t.Errorf("quic-per-channel: %+v", a)
 	}
-	p, ok := v.Find("c", "tcp-bbr", "tcp")
-	if !ok || p.Verdict != stats.Worse || p.Marker("x") != "<!-- verdict x c tcp-bbr<tcp resolved -->" {
-		t.Errorf("tcp against tcp-bbr: %+v, marker %q", p, p.Marker("x"))
+	p, ok := v.find("c", "tcp-bbr", "tcp")
+	if !ok || p.Verdict != stats.Worse || p.marker("x") != "<!-- verdict x c tcp-bbr<tcp resolved -->" {
+		t.Errorf("tcp against tcp-bbr: %+v, marker %q", p, p.marker("x"))
 	}
-	p, _ = v.Find("c", "tcp", "quic")
-	if p.Verdict != stats.Unresolved || p.Marker("x") != "<!-- verdict x c tcp<quic unresolved -->" || p.Delta != 5*time.Millisecond {
-		t.Errorf("quic against tcp: %+v, marker %q", p, p.Marker("x"))
+	p, _ = v.find("c", "tcp", "quic")
+	if p.Verdict != stats.Unresolved || p.marker("x") != "<!-- verdict x c tcp<quic unresolved -->" || p.Delta != 5*time.Millisecond {
+		t.Errorf("quic against tcp: %+v, marker %q", p, p.marker("x"))
 	}
 	if a, _ := v.Arm("c", "tcp-bbr"); !a.MeetsGoal() || a.Keys != 24 || a.UnderGoal != 24 {
 		t.Errorf("tcp-bbr: %+v", a)

@@ -1,0 +1,10 @@
+package livetest
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// LockPath is the file every live test of the module's packages locks
+// (Lock).
+func LockPath() string { return filepath.Join(os.TempDir(), "quicbench-live-test.lock") }
