@@ -261,13 +261,13 @@ type ConnectRow struct {
 
 // Warning kinds.
 const (
-	WarnTimeout    = "timeout"
-	WarnUnmeasured = "unmeasured"
-	WarnGSO        = "gso"
-	WarnNoCompare  = "no-comparison"
-	WarnCC         = "congestion-control"
-	WarnBackend    = "backend"
-	WarnShaper     = "shaper"
+	kindTimeout    = "timeout"
+	kindUnmeasured = "unmeasured"
+	kindGSO        = "gso"
+	kindNoCompare  = "no-comparison"
+	kindCC         = "congestion-control"
+	kindBackend    = "backend"
+	kindShaper     = "shaper"
 )
 
 // Warning is something a reader must know before trusting a cell.
