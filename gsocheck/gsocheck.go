@@ -8,8 +8,8 @@ import (
 
 // Header sizes used by Expected.
 const (
-	UDPHeader  = 8
-	IPv4Header = 20
+	udpHeader  = 8
+	ipv4Header = 20
 	// VethL2 is the link-layer overhead a veth's qdisc counts per packet
 	// (the Ethernet header).
 	VethL2 = 14
@@ -36,7 +36,7 @@ const (
 // Expected returns the bytes one datagram occupies in a queue: the UDP
 // payload plus 8 (UDP), 20 (IPv4) and the link-layer overhead.
 func Expected(datagram, l2overhead int) int {
-	return datagram + UDPHeader + IPv4Header + l2overhead
+	return datagram + udpHeader + ipv4Header + l2overhead
 }
 
 // Sample is one reading of a queue: when, and how many packets and bytes it

@@ -27,15 +27,15 @@ type ArmCarrierListener interface {
 	Close() error
 }
 
-// CarrierArms are the arms with carriers: the transport package's tcp,
+// carrierArms are the arms with carriers: the transport package's tcp,
 // quic and quic-per-channel, and tcp-mux.
-func CarrierArms() []transport.Arm {
+func carrierArms() []transport.Arm {
 	return []transport.Arm{transport.ArmTCP, transport.ArmQUIC, transport.ArmQUICPerChannel, transport.ArmTCPMux}
 }
 
 // ParseCarrierArm reads the name of an arm with carriers.
 func ParseCarrierArm(name string) (transport.Arm, error) {
-	for _, a := range CarrierArms() {
+	for _, a := range carrierArms() {
 		if string(a) == name {
 			return a, nil
 		}
@@ -50,7 +50,7 @@ func ParseCarrierArm(name string) (transport.Arm, error) {
 }
 
 func carrierArmList() string {
-	arms := CarrierArms()
+	arms := carrierArms()
 	names := make([]string, len(arms))
 	for i, a := range arms {
 		names[i] = string(a)
@@ -58,8 +58,8 @@ func carrierArmList() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// DialCarrier dials a carrier of arm (one of CarrierArms) to a
-// ListenCarrier of the same arm at addr.
+// DialCarrier dials a carrier of arm (tcp, quic, quic-per-channel or
+// tcp-mux) to a ListenCarrier of the same arm at addr.
 func DialCarrier(ctx context.Context, arm transport.Arm, addr string, o transport.Options) (ArmCarrier, error) {
 	if arm == transport.ArmTCPMux {
 		return transport.DialMuxCarrier(ctx, addr, o)
@@ -70,7 +70,8 @@ func DialCarrier(ctx context.Context, arm transport.Arm, addr string, o transpor
 	return transport.DialCarrier(ctx, arm, addr, o)
 }
 
-// ListenCarrier listens at addr for carriers of arm (one of CarrierArms).
+// ListenCarrier listens at addr for carriers of arm (tcp, quic,
+// quic-per-channel or tcp-mux).
 func ListenCarrier(ctx context.Context, arm transport.Arm, addr string, o transport.Options) (ArmCarrierListener, error) {
 	if arm == transport.ArmTCPMux {
 		return transport.ListenMuxCarrier(ctx, addr, o)

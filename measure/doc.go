@@ -41,7 +41,7 @@
 // A tunnel in front of a real application (measure/spicetunnel) opens
 // channels one at a time, as the application's connections arrive, rather
 // than N at once: a carrier. DialCarrier and ListenCarrier make one for
-// any of CarrierArms: transport's tcp, quic, quic-per-channel and
+// any of the arms with carriers: transport's tcp, quic, quic-per-channel and
 // tcp-mux (transport.DialMuxCarrier, ListenMuxCarrier).
 //
 // The transports themselves, whose Session, Listener, Carrier and

@@ -61,9 +61,6 @@ func Describe(xs []float64) (Summary, error) {
 	return Summary{N: len(xs), Median: m, Min: slices.Min(xs), Max: slices.Max(xs)}, nil
 }
 
-// ThroughputMbit is the median over repeats of each repeat's Mbit/s.
-func ThroughputMbit(perRepeat []float64) (float64, error) { return Median(perRepeat) }
-
 // ErrNoRepeats is returned by SummariseCell when no repeat could be measured.
 var ErrNoRepeats = errors.New("stats: no repeat of this cell could be measured")
 

@@ -184,7 +184,7 @@ func congestionControl(c net.Conn) string {
 // than the link rate. The table is for a person to read.
 func TestCompareNetemEmulator(t *testing.T) {
 	const profile = "150:2:1"
-	exp, err := Expect(profile)
+	exp, err := expectNetem(profile)
 	if err != nil {
 		t.Fatal(err)
 	}

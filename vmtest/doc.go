@@ -20,8 +20,8 @@
 // a message saying so; inside the VM (VMTEST_IN_VM=1) a missing netem is a
 // failure, never a skip.
 //
-// The package also exports the independent arithmetic the tests check the
-// kernel's read-back against (Expect): what a profile string must turn into
+// The tests check the kernel's read-back against independent arithmetic
+// (expect.go): what a profile string must turn into
 // in netem's own units, computed here from the grammar rather than through
 // shapedlink, so that a wrong conversion in shapedlink cannot agree with
 // itself.

@@ -30,7 +30,7 @@ import (
 // of bytes).
 
 // TestNetemReadBack checks what the kernel reports for each end's qdisc
-// against values computed independently from the profile string (Expect):
+// against values computed independently from the profile string (expectNetem):
 // delay RTT/2, rate in bytes per second, packet limit, the loss probability,
 // and no loss term at all when the profile has no loss.
 func TestNetemReadBack(t *testing.T) {
@@ -40,7 +40,7 @@ func TestNetemReadBack(t *testing.T) {
 	}
 	for _, profile := range []string{"80:10", "80:10:1", "150:2:0.5", "40:100:5@50", "25:1.5:0.25"} {
 		t.Run(profile, func(t *testing.T) {
-			exp, err := Expect(profile)
+			exp, err := expectNetem(profile)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +66,7 @@ func TestNetemReadBack(t *testing.T) {
 						t.Errorf("%s end: loss %d, correlation %d; want no loss term at all for a loss-free profile", e, n.Loss, n.LossCorr)
 					}
 				} else {
-					want := float64(LossFraction(exp.LossPct))
+					want := float64(lossFraction(exp.LossPct))
 					// float32 arithmetic in the encoder is allowed for:
 					// a few parts in 10^7.
 					if math.Abs(float64(n.Loss)-want) > 1e-6*want+8 {
@@ -85,7 +85,7 @@ func TestNetemReadBack(t *testing.T) {
 // checkApplied checks that shapedlink's description of the end as applied
 // (read back from the kernel, in tc's words) names the expected limit and
 // delay, and mentions loss exactly when the profile has loss.
-func checkApplied(t *testing.T, l vmLink, e end, exp Netem) {
+func checkApplied(t *testing.T, l vmLink, e end, exp netemParams) {
 	t.Helper()
 	var line string
 	for _, a := range l.Applied() {
@@ -156,7 +156,7 @@ func echoServer(c *net.UDPConn) {
 func TestNetemIdleRTT(t *testing.T) {
 	for _, profile := range []string{"20:10", "80:10"} {
 		t.Run(profile, func(t *testing.T) {
-			exp, err := Expect(profile)
+			exp, err := expectNetem(profile)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -224,7 +224,7 @@ func binomialBounds(n int, p, z float64) (lo, hi float64) {
 func TestNetemLoss(t *testing.T) {
 	const profile = "20:10:10@5000"
 	const n = 2000
-	exp, err := Expect(profile)
+	exp, err := expectNetem(profile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ func TestNetemLimit(t *testing.T) {
 		drops   bool
 	}{{"40:10@20", true}, {"40:10@1000", false}} {
 		t.Run(tc.profile, func(t *testing.T) {
-			exp, err := Expect(tc.profile)
+			exp, err := expectNetem(tc.profile)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -370,7 +370,7 @@ func TestNetemLimit(t *testing.T) {
 // keeps a queue standing through the sender's stalls.
 func TestNetemRate(t *testing.T) {
 	const profile = "40:10@1000"
-	exp, err := Expect(profile)
+	exp, err := expectNetem(profile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -460,7 +460,7 @@ func TestNetemAsymmetric(t *testing.T) {
 		t.Fatal(err)
 	}
 	const profile = "40:10,down.delay=30,up.delay=10,up.rate=2"
-	want := map[end]Netem{
+	want := map[end]netemParams{
 		serverEnd: {Delay: 30 * time.Millisecond, RateBytes: 1_250_000, Limit: 85}, // 10 * 60 / 8 = 75, + 10
 		clientEnd: {Delay: 10 * time.Millisecond, RateBytes: 250_000, Limit: 15},   // 2 * 20 / 8 = 5, + 10
 	}

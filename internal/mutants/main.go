@@ -47,7 +47,7 @@ var mutants = []edit{
 	{"U test counts only strictly more extreme splits", "stats/inference.go",
 		"if d >= obs-1e-9 {", "if d > obs+1e-9 {"},
 	{"expected slot forgets the UDP header", "gsocheck/gsocheck.go",
-		"return datagram + UDPHeader + IPv4Header + l2overhead", "return datagram + IPv4Header + l2overhead"},
+		"return datagram + udpHeader + ipv4Header + l2overhead", "return datagram + ipv4Header + l2overhead"},
 	{"pooled mean over near-empty samples too", "gsocheck/gsocheck.go",
 		"if s.Packets < 2 {\n\t\t\tcontinue", "if s.Packets < 1 {\n\t\t\tcontinue"},
 	{"super-packet check replaced by the pooled mean", "gsocheck/gsocheck.go",

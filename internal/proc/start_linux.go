@@ -47,10 +47,10 @@ func StartInNetns(cmd *exec.Cmd, netnsFD int) error {
 	return get().do(request{cmd: cmd, netnsFD: netnsFD})
 }
 
-// ThreadID returns the kernel thread id of the starter thread, starting it
+// threadID returns the kernel thread id of the starter thread, starting it
 // if need be: the thread every child started by this package has as its
 // parent.
-func ThreadID() int { return get().tid }
+func threadID() int { return get().tid }
 
 func get() *starter {
 	mu.Lock()

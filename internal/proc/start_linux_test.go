@@ -134,7 +134,7 @@ func TestDirectStartFromDyingThreadIsKilled(t *testing.T) {
 // dying thread, and checks that the child is there, survives the thread,
 // and that the starter thread went back to its own namespace.
 func TestStartInNetns(t *testing.T) {
-	home := threadNetns(t, ThreadID())
+	home := threadNetns(t, threadID())
 	nsFD, ino := newNetns(t)
 	defer unix.Close(nsFD)
 	cmd, stdin := child(t)
@@ -146,7 +146,7 @@ func TestStartInNetns(t *testing.T) {
 	if st.Ino != ino {
 		t.Errorf("the child is in network namespace %d, want %d", st.Ino, ino)
 	}
-	if after := threadNetns(t, ThreadID()); after != home {
+	if after := threadNetns(t, threadID()); after != home {
 		t.Errorf("the starter thread is in network namespace %d after the start; it was in %d before", after, home)
 	}
 	if outcome(t, cmd, stdin) {

@@ -21,9 +21,6 @@ func StartContained(cmd *exec.Cmd, netnsFD int) error {
 	return errors.New("proc: PID namespaces are Linux only")
 }
 
-// ThreadID returns 0: there is no starter thread outside Linux.
-func ThreadID() int { return 0 }
-
 // StartPrivateTmp fails: mount namespaces are Linux only.
 func StartPrivateTmp(cmd *exec.Cmd, keep ...string) (func(), error) {
 	return nil, errors.New("proc: mount namespaces are Linux only")

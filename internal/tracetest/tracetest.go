@@ -6,14 +6,14 @@ import (
 	"testing"
 )
 
-// LockFile is the file every user of Lock locks.
-const LockFile = "/run/quicbench-tracing-test.lock"
+// lockFile is the file every caller of Lock locks.
+const lockFile = "/run/quicbench-tracing-test.lock"
 
 // Lock holds, until the test ends, the lock that every test changing the
 // kernel's tracing takes, waiting for it if another test holds it.
 func Lock(t testing.TB) {
 	t.Helper()
-	f, err := os.OpenFile(LockFile, os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := os.OpenFile(lockFile, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@
 // Build makes a Report once: per cell and arm the figures, the readings
 // between arms, throughput, connect times, offload evidence, CPU cost,
 // recovery after scheduled link changes and the warnings. WriteJSON writes
-// it as JSON, and JSON does both in one call; package measure/report/render
+// it as JSON; package measure/report/render
 // writes it as markdown and plots:
 //
 //	runs, err := results.Load(workdir)
@@ -36,7 +36,7 @@
 // all-session p95 (each repeat's p95 over every session's round trips
 // together, then the median over repeats with its spread, read between arms
 // with stats.Compare), each session's own cell figures, and Jain's fairness
-// index (JainIndex) over the sessions' saturating-channel throughputs per
+// index over the sessions' saturating-channel throughputs per
 // repeat, as median and range. The per-profile tables show session 0 of
 // such cells. Runs with a capped display (results.Cell.BulkCapFraction) get
 // a section that lists, per loss level, the QUIC-against-TCP reading at

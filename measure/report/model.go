@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/gsocheck"
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/stats"
 	"github.com/shakenfist/quicbench/transport"
@@ -260,13 +261,13 @@ type ConnectRow struct {
 
 // Warning kinds.
 const (
-	WarnTimeout    = "timeout"
-	WarnUnmeasured = "unmeasured"
-	WarnGSO        = "gso"
-	WarnNoCompare  = "no-comparison"
-	WarnCC         = "congestion-control"
-	WarnBackend    = "backend"
-	WarnShaper     = "shaper"
+	kindTimeout    = "timeout"
+	kindUnmeasured = "unmeasured"
+	kindGSO        = "gso"
+	kindNoCompare  = "no-comparison"
+	kindCC         = "congestion-control"
+	kindBackend    = "backend"
+	kindShaper     = "shaper"
 )
 
 // Warning is something a reader must know before trusting a cell.
@@ -278,18 +279,11 @@ type Warning struct {
 	Detail string `json:"detail"`
 }
 
-// IsQUIC reports whether an arm, as results records it, carries its
-// channels over package transport's QUIC (and so has offload evidence and
-// quic-go's congestion control); the transport's Arm type decides. Every
-// other arm, tcp-mux and an importer's own included, is read as one whose
-// runs pin the cell's TCP congestion control.
-func IsQUIC(arm string) bool { return transport.Arm(arm).IsQUIC() }
-
-// runsQUIC reports whether arm's runs carry QUIC: by its name (IsQUIC),
-// or, for an arm registered by an importer, by their records
-// (results.Run.QUIC).
+// runsQUIC reports whether arm's runs carry QUIC: by the arm's registry
+// (measure.Arm.QUIC), or, for an arm this program has not registered, by
+// their records (results.Run.QUIC).
 func runsQUIC(arm string, rs []results.Run) bool {
-	if IsQUIC(arm) {
+	if measure.Arm(arm).QUIC() {
 		return true
 	}
 	for _, r := range rs {
@@ -302,7 +296,7 @@ func runsQUIC(arm string, rs []results.Run) bool {
 
 // QUIC reports whether the arm is read as QUIC: by its name, or because
 // its runs had offload evidence, which only a QUIC arm's get (runsQUIC).
-func (a *ArmReport) QUIC() bool { return IsQUIC(a.Arm) || a.GSO != nil }
+func (a *ArmReport) QUIC() bool { return measure.Arm(a.Arm).QUIC() || a.GSO != nil }
 
 // Pooled is the arm's post-warm-up round trips in ms, pooled over its
 // measured repeats.

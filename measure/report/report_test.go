@@ -185,7 +185,11 @@ func TestWarningsListTimeoutsFailuresAndGSO(t *testing.T) {
 func TestJSONDecodesWithTheSameFigures(t *testing.T) {
 	runs := loadSeed(t, nil)
 	var b bytes.Buffer
-	if err := report.JSON(&b, runs, report.Options{Source: "seed"}); err != nil {
+	built, err := report.Build(runs, report.Options{Source: "seed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := built.WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}
 	var rep report.Report

@@ -10,11 +10,11 @@ import (
 	"github.com/shakenfist/quicbench/stats"
 )
 
-// JainIndex is Jain's fairness index of xs, (sum x)^2 / (n * sum x^2): 1
+// jainIndex is Jain's fairness index of xs, (sum x)^2 / (n * sum x^2): 1
 // when every x is equal, 1/n when one takes everything. It is an error to
 // pass no values, a negative or non-finite value, or values that are all
 // zero (nothing was shared, so fairness is undefined).
-func JainIndex(xs []float64) (float64, error) {
+func jainIndex(xs []float64) (float64, error) {
 	if len(xs) == 0 {
 		return 0, errors.New("report: Jain's index of no values")
 	}
@@ -173,7 +173,7 @@ func buildSessionsArm(arm string, rs []results.Run, opts Options) (SessionsArm, 
 		}
 		total = append(total, rep.ThroughputMbit)
 		if n > 1 {
-			if j, err := JainIndex(tput); err == nil {
+			if j, err := jainIndex(tput); err == nil {
 				jain = append(jain, j)
 			}
 		}

@@ -19,23 +19,23 @@ func warnings(rep *Report, runs []results.Run) []Warning {
 			ws = append(ws, Warning{Cell: label, Dir: c.Dir, Arm: arm, Kind: kind, Detail: detail})
 		}
 		if c.Arm(ArmTCP) == nil {
-			add("", WarnNoCompare, warnNoTCP)
+			add("", kindNoCompare, warnNoTCP)
 		}
 		if len(c.Arms) == 1 && c.Arms[0].Arm == ArmTCP {
-			add("", WarnNoCompare, warnOnlyTCP)
+			add("", kindNoCompare, warnOnlyTCP)
 		}
 		for _, cp := range c.Comparisons {
 			if cp.Error != "" {
-				add(cp.B, WarnNoCompare, fmt.Sprintf(warnNotCompared, cp.B, cp.A, cp.Error))
+				add(cp.B, kindNoCompare, fmt.Sprintf(warnNotCompared, cp.B, cp.A, cp.Error))
 			}
 		}
 		if c.Sessions != nil {
 			for _, a := range c.Sessions.Arms {
 				if a.Timeouts > 0 {
-					add(a.Arm, WarnTimeout, fmt.Sprintf(warnSessionTimeouts, a.Timeouts, c.Sessions.Sessions))
+					add(a.Arm, kindTimeout, fmt.Sprintf(warnSessionTimeouts, a.Timeouts, c.Sessions.Sessions))
 				}
 				if a.Error != "" {
-					add(a.Arm, WarnUnmeasured, "sessions: "+a.Error)
+					add(a.Arm, kindUnmeasured, "sessions: "+a.Error)
 				}
 			}
 		}
@@ -47,14 +47,14 @@ func warnings(rep *Report, runs []results.Run) []Warning {
 						which = append(which, fmt.Sprintf("%d in r%d", n, repeatNumber(runs, c.Dir, a.Arm, i)))
 					}
 				}
-				add(a.Arm, WarnTimeout, fmt.Sprintf(warnTimeouts, a.Timeouts, strings.Join(which, ", ")))
+				add(a.Arm, kindTimeout, fmt.Sprintf(warnTimeouts, a.Timeouts, strings.Join(which, ", ")))
 			}
 			if a.Unmeasured > 0 {
-				add(a.Arm, WarnUnmeasured, fmt.Sprintf(warnUnmeasured, a.Unmeasured, a.Runs, strings.Join(a.Failures, "; ")))
+				add(a.Arm, kindUnmeasured, fmt.Sprintf(warnUnmeasured, a.Unmeasured, a.Runs, strings.Join(a.Failures, "; ")))
 			}
 			if a.QUIC() {
 				if missing, total := gsoMissing(runs, c.Dir, a.Arm); len(missing) > 0 {
-					add(a.Arm, WarnGSO, fmt.Sprintf(warnNoGSO,
+					add(a.Arm, kindGSO, fmt.Sprintf(warnNoGSO,
 						len(missing), total, strings.Join(missing, ", ")))
 				}
 				for _, g := range a.GSO {
@@ -63,15 +63,15 @@ func warnings(rep *Report, runs []results.Run) []Warning {
 						if len(g.Reasons) > 0 {
 							d += ": " + strings.Join(g.Reasons, "; ")
 						}
-						add(a.Arm, WarnGSO, d)
+						add(a.Arm, kindGSO, d)
 					}
 				}
 				if n := quicGSOUsed(runs, c.Dir, a.Arm); n > 0 {
-					add(a.Arm, WarnGSO, fmt.Sprintf(warnQUICGSO, n))
+					add(a.Arm, kindGSO, fmt.Sprintf(warnQUICGSO, n))
 				}
 			}
 			if d := shaperTrouble(runs, c.Dir, a.Arm); d != "" {
-				add(a.Arm, WarnShaper, d)
+				add(a.Arm, kindShaper, d)
 			}
 			if want := expectedCC(c.Cell.CC, a.Arm, a.QUIC()); want != "" {
 				for _, cc := range a.CongestionControl {
@@ -82,7 +82,7 @@ func warnings(rep *Report, runs []results.Run) []Warning {
 						got = after
 					}
 					if got != want {
-						add(a.Arm, WarnCC, fmt.Sprintf(warnCC, want, cc))
+						add(a.Arm, kindCC, fmt.Sprintf(warnCC, want, cc))
 					}
 				}
 			}
@@ -97,10 +97,10 @@ func warnings(rep *Report, runs []results.Run) []Warning {
 		}
 	}
 	if len(list) > 1 {
-		ws = append(ws, Warning{Kind: WarnBackend, Detail: fmt.Sprintf(warnBackends, strings.Join(list, ", "))})
+		ws = append(ws, Warning{Kind: kindBackend, Detail: fmt.Sprintf(warnBackends, strings.Join(list, ", "))})
 	}
 	if slices.ContainsFunc(runs, func(r results.Run) bool { return NetemKeptOffload(r.Link) }) {
-		ws = append(ws, Warning{Kind: WarnBackend, Detail: NetemKeepWarning})
+		ws = append(ws, Warning{Kind: kindBackend, Detail: NetemKeepWarning})
 	}
 	return ws
 }

@@ -47,7 +47,7 @@ func RecordRun(ctx context.Context, dir string, run Run, log *slog.Logger,
 	if log == nil {
 		log = slog.Default()
 	}
-	if err := ResetDir(dir); err != nil {
+	if err := resetDir(dir); err != nil {
 		return run, err
 	}
 	err := measure(&run)
@@ -67,9 +67,9 @@ func RecordRun(ctx context.Context, dir string, run Run, log *slog.Logger,
 	return run, WriteJSON(filepath.Join(dir, RunFile), run)
 }
 
-// ResetDir makes dir an empty directory: anything in it is the debris of
+// resetDir makes dir an empty directory: anything in it is the debris of
 // an interrupted attempt.
-func ResetDir(dir string) error {
+func resetDir(dir string) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}

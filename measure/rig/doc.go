@@ -1,6 +1,6 @@
 // Package rig runs a run's two roles as processes: the program
 // re-executed as a server or a client (RoleEnv, ServeRole, SignalReady,
-// ReadResult), inside the two ends of a fresh shapedlink.Link (Rig), and
+// ReadResult), inside the two ends of a fresh shapedlink.Link, and
 // puts what they report into the run's record (RecordStates,
 // RecordWorkload).
 //

@@ -20,7 +20,7 @@ func TestRigPinsECN(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := NewRig(context.Background(), RoleEnv{}, t.TempDir(), p, shapedlink.Options{Backend: shapedlink.BackendEmulator})
+		r, err := newRig(context.Background(), RoleEnv{}, t.TempDir(), p, shapedlink.Options{Backend: shapedlink.BackendEmulator})
 		if err != nil {
 			t.Fatalf("%s: %v", profile, err)
 		}

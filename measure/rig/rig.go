@@ -32,11 +32,11 @@ const (
 // (QUIC on UDP and TCP alike).
 const ServerPort = 4433
 
-// Rig is the stage of one run: a fresh link, and the run's server and
+// rig is the stage of one run: a fresh link, and the run's server and
 // client, each this binary re-executed as one of env's roles inside its end
 // of the link, with their specs, logs and results in Dir. Close takes it
 // all down.
-type Rig struct {
+type rig struct {
 	Link *shapedlink.Link
 	Dir  string
 	// Addr is where the server listens: its end's address, ServerPort.
@@ -50,8 +50,8 @@ type Rig struct {
 	srvErr  error         // its exit status, once srvDone is closed
 }
 
-// NewRig builds the link for profile p.
-func NewRig(ctx context.Context, env RoleEnv, dir string, p shapedlink.Profile, o shapedlink.Options) (*Rig, error) {
+// newRig builds the link for profile p.
+func newRig(ctx context.Context, env RoleEnv, dir string, p shapedlink.Profile, o shapedlink.Options) (*rig, error) {
 	l, err := shapedlink.New(ctx, p, o)
 	if err != nil {
 		return nil, fmt.Errorf("building the link: %w", err)
@@ -69,11 +69,11 @@ func NewRig(ctx context.Context, env RoleEnv, dir string, p shapedlink.Profile, 
 		}
 	}
 	addr := net.JoinHostPort(l.ServerAddr().String(), strconv.Itoa(ServerPort))
-	return &Rig{Link: l, Dir: dir, Addr: addr, profile: p, offload: o.Offload, env: env}, nil
+	return &rig{Link: l, Dir: dir, Addr: addr, profile: p, offload: o.Offload, env: env}, nil
 }
 
 // Close stops the server if it still runs and removes the link.
-func (r *Rig) Close() {
+func (r *rig) Close() {
 	r.StopServer()
 	r.Link.Close()
 }
@@ -81,14 +81,14 @@ func (r *Rig) Close() {
 // LinkRecord describes the link for a record: its offload mode only when
 // its ends keep their offloads, so a wire-sized link's record is what it
 // always was.
-func (r *Rig) LinkRecord() results.Link {
+func (r *rig) LinkRecord() results.Link {
 	return results.Link{Backend: string(r.Link.Backend()), Applied: r.Link.Applied(), Limit: r.profile.Direction(shapedlink.Down).Limit,
 		Offload: string(r.offload)}
 }
 
 // HostRecord is the host's state as JSON for a record; the emulator's
 // seed, if there is one, goes into l.
-func (r *Rig) HostRecord(l *results.Link) (json.RawMessage, error) {
+func (r *rig) HostRecord(l *results.Link) (json.RawMessage, error) {
 	hs, err := r.Link.Instruments().HostState()
 	if err != nil {
 		return nil, err
@@ -121,7 +121,7 @@ func (b RoleBase) resultPath() string { return b.Out }
 // RoleBases are the server's and the client's RoleBase for this run, with
 // transport options o and a new certificate for the server's address: all
 // of it in the server's options, the client's part in the client's.
-func (r *Rig) RoleBases(o transport.Options, deadline time.Time) (server, client RoleBase, err error) {
+func (r *rig) RoleBases(o transport.Options, deadline time.Time) (server, client RoleBase, err error) {
 	cert, err := transport.NewCertificate(r.Link.ServerAddr().String())
 	if err != nil {
 		return server, client, err
@@ -135,15 +135,15 @@ func (r *Rig) RoleBases(o transport.Options, deadline time.Time) (server, client
 }
 
 // resultPath is where role writes its result.
-func (r *Rig) resultPath(role string) string { return filepath.Join(r.Dir, role+".json") }
+func (r *rig) resultPath(role string) string { return filepath.Join(r.Dir, role+".json") }
 
 // LogPath is where role's output goes.
-func (r *Rig) LogPath(role string) string { return filepath.Join(r.Dir, role+".log") }
+func (r *rig) LogPath(role string) string { return filepath.Join(r.Dir, role+".log") }
 
 // StartServer starts the server in the server's namespace and waits (15 s
 // at most) until it says it is listening; the server must call
 // SignalReady. Whatever happens, Close or StopServer ends it.
-func (r *Rig) StartServer(ctx context.Context, spec any) error {
+func (r *rig) StartServer(ctx context.Context, spec any) error {
 	srv, ready, err := r.env.StartServer(ctx, r.Link.Server(), RoleServer, spec, r.Dir)
 	if err != nil {
 		return err
@@ -158,7 +158,7 @@ func (r *Rig) StartServer(ctx context.Context, spec any) error {
 
 // StopServer ends the server if it still runs: SIGTERM, on which a role
 // writes what it has, then SIGKILL 5 s later.
-func (r *Rig) StopServer() {
+func (r *rig) StopServer() {
 	if r.srv != nil {
 		StopRole(r.srv, r.srvDone)
 	}
@@ -167,7 +167,7 @@ func (r *Rig) StopServer() {
 // StartClient starts the client in the client's namespace, with extra as
 // its descriptors 3, 4, ... (close your copies after StartClient). Wait
 // for it with the returned command's Wait.
-func (r *Rig) StartClient(ctx context.Context, spec any, extra ...*os.File) (*exec.Cmd, error) {
+func (r *rig) StartClient(ctx context.Context, spec any, extra ...*os.File) (*exec.Cmd, error) {
 	return r.env.Start(ctx, r.Link.Client(), RoleClient, spec, r.Dir, extra...)
 }
 

@@ -199,7 +199,7 @@ func ServeRole[S roleJob, R any](env RoleEnv, jobs map[string]func(context.Conte
 }
 
 // SignalReady tells the orchestrator that the server is listening, on the
-// readiness pipe Rig.StartServer gave it, with its addresses.
+// readiness pipe rig.StartServer gave it, with its addresses.
 func SignalReady(addrs ...any) {
 	if ready := os.NewFile(readyFD, "ready"); ready != nil {
 		fmt.Fprintln(ready, addrs...)

@@ -57,7 +57,7 @@ func (l Local) Open(ctx context.Context, dir string, p shapedlink.Profile, run *
 	if log == nil {
 		log = slog.Default()
 	}
-	r, err := NewRig(ctx, l.Env, dir, p, l.Link)
+	r, err := newRig(ctx, l.Env, dir, p, l.Link)
 	if err != nil {
 		return nil, err
 	}
@@ -93,9 +93,9 @@ func ServerExit(st Stage) <-chan error {
 	return exit
 }
 
-// localStage is Local's Stage: a Rig.
+// localStage is Local's Stage: a rig.
 type localStage struct {
-	rig *Rig
+	rig *rig
 	log *slog.Logger
 }
 

@@ -8,8 +8,8 @@
 // (a testing/synctest bubble). The probes are a quic-go bulk transfer's
 // goodput after a warm-up, an idle UDP echo's round trips, and which
 // datagrams of a sparse numbered stream were lost. The Table reads each
-// in-process row against the emulator's: goodput within GoodputTarget,
-// p50 round trip within P50Target (not in virtual time, where no host
+// in-process row against the emulator's: goodput within 3%,
+// p50 round trip within 200µs (not in virtual time, where no host
 // takes part) and the very same datagrams lost.
 //
 //	func TestAgreement(t *testing.T) {

@@ -13,11 +13,11 @@ import (
 func ExampleTable_Write() {
 	ms := time.Millisecond
 	tab := simcheck.Table{Rows: []simcheck.Row{
-		{Profile: "80:10:1", Carrier: simcheck.OnEmulator, Goodput: 2.41, Echo: simcheck.Echo{P50: 80457 * time.Microsecond, P99: 80519 * time.Microsecond, Lost: 1, Sent: 20},
+		{Profile: "80:10:1", Carrier: "emulator", Goodput: 2.41, Echo: simcheck.Echo{P50: 80457 * time.Microsecond, P99: 80519 * time.Microsecond, Lost: 1, Sent: 20},
 			Lost: []bool{false, true, false, false}},
-		{Profile: "80:10:1", Carrier: simcheck.OnVirtual, Goodput: 2.40, Echo: simcheck.Echo{P50: 80170 * time.Microsecond, P99: 80170 * time.Microsecond, Lost: 1, Sent: 20},
+		{Profile: "80:10:1", Carrier: "inproc, virtual time", Goodput: 2.40, Echo: simcheck.Echo{P50: 80170 * time.Microsecond, P99: 80170 * time.Microsecond, Lost: 1, Sent: 20},
 			Lost: []bool{false, true, false, false}},
-		{Profile: "150:2:1", Carrier: simcheck.OnRealTime, Goodput: 1.2, Echo: simcheck.Echo{P50: 150 * ms, P99: 151 * ms, Sent: 20}, Lost: []bool{false}},
+		{Profile: "150:2:1", Carrier: "inproc, real time", Goodput: 1.2, Echo: simcheck.Echo{P50: 150 * ms, P99: 151 * ms, Sent: 20}, Lost: []bool{false}},
 	}}
 	tab.Write(os.Stdout)
 	fmt.Println("verdict:", tab.Verdict())

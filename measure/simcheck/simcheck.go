@@ -58,8 +58,8 @@ func DefaultProbes() Probes {
 		Echoes: 500, EchoGap: 20 * time.Millisecond, Datagrams: 2500, Spacing: 4 * time.Millisecond}
 }
 
-// Validate says what in p the probes cannot run with, or nil.
-func (p Probes) Validate() error {
+// validate says what in p the probes cannot run with, or nil.
+func (p Probes) validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("simcheck: "+format, a...)) }
 	if p.PacketSize < 1200 || p.PacketSize > 1452 {
@@ -83,9 +83,9 @@ type Carrier string
 // The carriers a profile runs on, in the table's order. The emulator is
 // the reference the others are read against.
 const (
-	OnEmulator Carrier = "emulator"
-	OnRealTime Carrier = "inproc, real time"
-	OnVirtual  Carrier = "inproc, virtual time"
+	onEmulator Carrier = "emulator"
+	onRealTime Carrier = "inproc, real time"
+	onVirtual  Carrier = "inproc, virtual time"
 )
 
 // Row is one profile on one carrier: the probes' results, or why it did
@@ -118,19 +118,19 @@ func Run(ctx context.Context, t *testing.T, c Config) (Table, error) {
 	if len(c.Profiles) == 0 {
 		return Table{}, errors.New("simcheck: Config.Profiles is empty: give at least one (DefaultProfiles, say)")
 	}
-	if err := c.Probes.Validate(); err != nil {
+	if err := c.Probes.validate(); err != nil {
 		return Table{}, err
 	}
 	var rows []Row
 	for _, p := range c.Profiles {
 		if c.Emulator {
-			rows = append(rows, c.realTime(ctx, p, OnEmulator, shapedlink.BackendEmulator, c.EmulatorUnavailable))
+			rows = append(rows, c.realTime(ctx, p, onEmulator, shapedlink.BackendEmulator, c.EmulatorUnavailable))
 		}
-		rows = append(rows, c.realTime(ctx, p, OnRealTime, shapedlink.BackendInProcess, nil))
-		rows = append(rows, Row{Profile: p, Carrier: OnVirtual}) // filled in below
+		rows = append(rows, c.realTime(ctx, p, onRealTime, shapedlink.BackendInProcess, nil))
+		rows = append(rows, Row{Profile: p, Carrier: onVirtual}) // filled in below
 	}
 	for i := range rows {
-		if rows[i].Carrier != OnVirtual {
+		if rows[i].Carrier != onVirtual {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -140,7 +140,7 @@ func Run(ctx context.Context, t *testing.T, c Config) (Table, error) {
 		// Inside the bubble, nothing of ctx: a channel from outside
 		// would keep the bubble's goroutines from ever blocking durably.
 		synctest.Test(t, func(t *testing.T) {
-			rows[i] = probeAll(context.Background(), rows[i].Profile, OnVirtual, shapedlink.BackendInProcess, c.Seed, c.Probes)
+			rows[i] = probeAll(context.Background(), rows[i].Profile, onVirtual, shapedlink.BackendInProcess, c.Seed, c.Probes)
 		})
 	}
 	return Table{Rows: rows}, nil

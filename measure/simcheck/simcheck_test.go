@@ -22,7 +22,7 @@ var small = Probes{Bulk: 3 * time.Second, BulkWarmup: time.Second, PacketSize: 1
 func TestProbesInVirtualTime(t *testing.T) {
 	var r Row
 	synctest.Test(t, func(t *testing.T) {
-		r = probeAll(context.Background(), "80:10", OnVirtual, shapedlink.BackendInProcess, 1, small)
+		r = probeAll(context.Background(), "80:10", onVirtual, shapedlink.BackendInProcess, 1, small)
 	})
 	if r.Err != nil {
 		t.Fatal(r.Err)
@@ -68,7 +68,7 @@ func TestLossPatternRealAndVirtual(t *testing.T) {
 // by the targets.
 func TestCompare(t *testing.T) {
 	ms := time.Millisecond
-	ref := Row{Carrier: OnEmulator, Goodput: 10, Echo: Echo{P50: 80 * ms}, Lost: []bool{false, true, false}}
+	ref := Row{Carrier: onEmulator, Goodput: 10, Echo: Echo{P50: 80 * ms}, Lost: []bool{false, true, false}}
 	for _, c := range []struct {
 		r    Row
 		want string
@@ -76,9 +76,9 @@ func TestCompare(t *testing.T) {
 		{Row{Goodput: 9.8, Echo: Echo{P50: 80*ms + 150*time.Microsecond}, Lost: []bool{false, true, false}}, "met"},
 		{Row{Goodput: 9.6, Echo: Echo{P50: 80 * ms}, Lost: []bool{false, true, false}}, "missed: [goodput]"},
 		{Row{Goodput: 10, Echo: Echo{P50: 80*ms - 250*time.Microsecond}, Lost: []bool{false, true, false}}, "missed: [p50]"},
-		{Row{Carrier: OnRealTime, Goodput: 10, Echo: Echo{P50: 80*ms + 900*time.Microsecond}, Lost: []bool{false, true, false}}, "missed: [p50]"},
-		{Row{Carrier: OnVirtual, Goodput: 10, Echo: Echo{P50: 80*ms - 400*time.Microsecond}, Lost: []bool{false, true, false}}, "met (p50 not judged: no host)"},
-		{Row{Carrier: OnVirtual, Goodput: 9.6, Echo: Echo{P50: 80*ms - 400*time.Microsecond}, Lost: []bool{false, true, false}}, "missed: [goodput]"},
+		{Row{Carrier: onRealTime, Goodput: 10, Echo: Echo{P50: 80*ms + 900*time.Microsecond}, Lost: []bool{false, true, false}}, "missed: [p50]"},
+		{Row{Carrier: onVirtual, Goodput: 10, Echo: Echo{P50: 80*ms - 400*time.Microsecond}, Lost: []bool{false, true, false}}, "met (p50 not judged: no host)"},
+		{Row{Carrier: onVirtual, Goodput: 9.6, Echo: Echo{P50: 80*ms - 400*time.Microsecond}, Lost: []bool{false, true, false}}, "missed: [goodput]"},
 		{Row{Goodput: 10, Echo: Echo{P50: 80 * ms}, Lost: []bool{false, true, true}}, "missed: [pattern]"},
 		{Row{Goodput: 10, Echo: Echo{P50: 80 * ms}, Lost: []bool{false, true}}, "missed: [pattern]"},
 	} {
@@ -87,7 +87,7 @@ func TestCompare(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	Table{[]Row{{Profile: "80:10", Carrier: OnEmulator, Err: errNoEmulatorForTest}, {Profile: "80:10", Carrier: OnVirtual, Goodput: 9}}}.Write(&b)
+	Table{[]Row{{Profile: "80:10", Carrier: onEmulator, Err: errNoEmulatorForTest}, {Profile: "80:10", Carrier: onVirtual, Goodput: 9}}}.Write(&b)
 	if !strings.Contains(b.String(), "did not run: no emulator here") || !strings.Contains(b.String(), "9.000") {
 		t.Errorf("table:\n%s", b.String())
 	}
@@ -104,11 +104,11 @@ func (e errString) Error() string { return string(e) }
 // against are neither.
 func TestVerdictCounts(t *testing.T) {
 	ms := time.Millisecond
-	emu := Row{Profile: "a", Carrier: OnEmulator, Goodput: 10, Echo: Echo{P50: 80 * ms}, Lost: []bool{false, true}}
-	met := Row{Profile: "a", Carrier: OnVirtual, Goodput: 10, Echo: Echo{P50: 80 * ms}, Lost: []bool{false, true}}
-	miss := Row{Profile: "a", Carrier: OnRealTime, Goodput: 5, Echo: Echo{P50: 80 * ms}, Lost: []bool{false, true}}
-	down := Row{Profile: "b", Carrier: OnEmulator, Err: errNoEmulatorForTest}
-	alone := Row{Profile: "b", Carrier: OnVirtual, Goodput: 1}
+	emu := Row{Profile: "a", Carrier: onEmulator, Goodput: 10, Echo: Echo{P50: 80 * ms}, Lost: []bool{false, true}}
+	met := Row{Profile: "a", Carrier: onVirtual, Goodput: 10, Echo: Echo{P50: 80 * ms}, Lost: []bool{false, true}}
+	miss := Row{Profile: "a", Carrier: onRealTime, Goodput: 5, Echo: Echo{P50: 80 * ms}, Lost: []bool{false, true}}
+	down := Row{Profile: "b", Carrier: onEmulator, Err: errNoEmulatorForTest}
+	alone := Row{Profile: "b", Carrier: onVirtual, Goodput: 1}
 	if err := (Table{[]Row{emu, met, alone}}).Verdict(); err != nil {
 		t.Errorf("all met, or not compared: %v", err)
 	}
@@ -116,7 +116,7 @@ func TestVerdictCounts(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "1 of 5 rows did not run") || !strings.Contains(err.Error(), "1 of 2 rows read against the emulator missed") {
 		t.Errorf("got %v", err)
 	}
-	if err := (Table{[]Row{down, {Profile: "b", Carrier: OnRealTime, Err: errNoEmulatorForTest}}}).Verdict(); err == nil ||
+	if err := (Table{[]Row{down, {Profile: "b", Carrier: onRealTime, Err: errNoEmulatorForTest}}}).Verdict(); err == nil ||
 		!strings.Contains(err.Error(), "2 of 2 rows did not run") {
 		t.Errorf("nothing ran: %v", err)
 	}

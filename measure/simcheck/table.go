@@ -13,8 +13,8 @@ import (
 
 // The targets the in-process link is read against, beside the emulator.
 const (
-	GoodputTarget = 3.0                    // percent
-	P50Target     = 200 * time.Microsecond // absolute
+	goodputTarget = 3.0                    // percent
+	p50Target     = 200 * time.Microsecond // absolute
 )
 
 // Table is the agreement's rows, grouped by profile in the order given.
@@ -40,7 +40,7 @@ func (t Table) Write(w io.Writer) {
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(w, "targets: goodput within %.0f%% and p50 round trip within %v of the emulator's (not in virtual time, where no host takes part), and the same datagrams lost\n",
-		GoodputTarget, P50Target)
+		goodputTarget, p50Target)
 }
 
 // Verdict says how many rows did not run and how many of those read
@@ -78,11 +78,11 @@ func (t Table) Verdict() error {
 // reference is the emulator's row for r's profile, when it ran and r is
 // not it.
 func reference(rows []Row, r Row) *Row {
-	if r.Carrier == OnEmulator {
+	if r.Carrier == onEmulator {
 		return nil
 	}
 	for i := range rows {
-		if rows[i].Profile == r.Profile && rows[i].Carrier == OnEmulator && rows[i].Err == nil {
+		if rows[i].Profile == r.Profile && rows[i].Carrier == onEmulator && rows[i].Err == nil {
 			return &rows[i]
 		}
 	}
@@ -99,10 +99,10 @@ func compare(r Row, ref *Row) (goodput, p50, pattern, verdict string) {
 	dg := 100 * (r.Goodput - ref.Goodput) / ref.Goodput
 	dp := r.Echo.P50 - ref.Echo.P50
 	var miss []string
-	if math.Abs(dg) > GoodputTarget || math.IsNaN(dg) {
+	if math.Abs(dg) > goodputTarget || math.IsNaN(dg) {
 		miss = append(miss, "goodput")
 	}
-	if dp.Abs() > P50Target && r.Carrier != OnVirtual {
+	if dp.Abs() > p50Target && r.Carrier != onVirtual {
 		miss = append(miss, "p50")
 	}
 	pattern = "identical"
@@ -111,7 +111,7 @@ func compare(r Row, ref *Row) (goodput, p50, pattern, verdict string) {
 		miss = append(miss, "pattern")
 	}
 	verdict = "met"
-	if r.Carrier == OnVirtual {
+	if r.Carrier == onVirtual {
 		verdict = "met (p50 not judged: no host)"
 	}
 	if len(miss) > 0 {

@@ -19,7 +19,7 @@ type EndConfig struct {
 	// Side is which end: spicetrace.SideClient (where the SPICE client
 	// connects) or spicetrace.SideServer (next to spice-server).
 	Side string
-	// Arm is how channels are carried: one of measure.CarrierArms (tcp,
+	// Arm is how channels are carried: an arm with carriers (tcp,
 	// quic, quic-per-channel, tcp-mux).
 	Arm transport.Arm
 	// Listen is the address to listen on: the SPICE client's (client end)

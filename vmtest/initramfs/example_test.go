@@ -23,9 +23,3 @@ func ExampleWriter() {
 	fmt.Println(bytes.Count(buf.Bytes(), []byte("070701")), buf.Len()%4)
 	// Output: 4 0
 }
-
-func ExampleParseModinfo() {
-	info := initramfs.ParseModinfo([]byte("license=GPL\x00depends=nfnetlink,libcrc32c\x00name=nf_tables\x00"))
-	fmt.Println(info["name"], info["depends"])
-	// Output: nf_tables nfnetlink,libcrc32c
-}

@@ -172,8 +172,8 @@ func TestIndexModulesAndCompressed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if x.Len() != 1 {
-		t.Fatalf("index holds %d modules, want 1", x.Len())
+	if x.size() != 1 {
+		t.Fatalf("index holds %d modules, want 1", x.size())
 	}
 	if _, err := x.LoadOrder("sch_netem"); err == nil || !strings.Contains(err.Error(), "compressed") {
 		t.Fatalf("loading a compressed module: error %v, want one saying it is compressed", err)
@@ -198,5 +198,12 @@ func TestReadModuleFromKernelPackage(t *testing.T) {
 	}
 	if got := Names(mods); got[len(got)-1] != "nf_tables" || len(got) < 2 {
 		t.Fatalf("nf_tables load order %v: want its dependencies first", got)
+	}
+}
+
+func TestParseModinfo(t *testing.T) {
+	info := parseModinfo([]byte("license=GPL\x00depends=nfnetlink,libcrc32c\x00name=nf_tables\x00"))
+	if info["name"] != "nf_tables" || info["depends"] != "nfnetlink,libcrc32c" || info["license"] != "GPL" {
+		t.Errorf("parseModinfo = %v, want name nf_tables, depends nfnetlink,libcrc32c, license GPL", info)
 	}
 }

@@ -36,7 +36,7 @@ type Index struct {
 // found": this package loads modules with finit_module and does not
 // decompress them.
 func IndexModules(dir string) (*Index, error) {
-	idx := &Index{dir: dir, paths: map[string]string{}, read: ReadModule}
+	idx := &Index{dir: dir, paths: map[string]string{}, read: readModule}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -70,8 +70,8 @@ func normalise(name string) string {
 	return strings.ReplaceAll(name, "-", "_")
 }
 
-// Len reports how many module files the index holds.
-func (x *Index) Len() int { return len(x.paths) }
+// size reports how many module files the index holds.
+func (x *Index) size() int { return len(x.paths) }
 
 // LoadOrder returns the named modules and everything they depend on, each
 // once, ordered so that every module comes after all of its dependencies.
@@ -121,9 +121,9 @@ func (x *Index) LoadOrder(names ...string) ([]Module, error) {
 	return order, nil
 }
 
-// ReadModule reads a module file's name and dependencies from its .modinfo
+// readModule reads a module file's name and dependencies from its .modinfo
 // ELF section, a sequence of NUL-terminated "key=value" strings.
-func ReadModule(path string) (Module, error) {
+func readModule(path string) (Module, error) {
 	for _, ext := range []string{".xz", ".zst", ".gz"} {
 		if strings.HasSuffix(path, ext) {
 			return Module{}, fmt.Errorf("initramfs: %s is compressed; use a kernel package with uncompressed modules "+
@@ -143,7 +143,7 @@ func ReadModule(path string) (Module, error) {
 	if err != nil {
 		return Module{}, fmt.Errorf("initramfs: reading .modinfo of %s: %w", path, err)
 	}
-	info := ParseModinfo(data)
+	info := parseModinfo(data)
 	m := Module{Path: path, Name: info["name"]}
 	if m.Name == "" {
 		return Module{}, errors.New("initramfs: " + path + ": .modinfo has no name= entry")
@@ -154,10 +154,10 @@ func ReadModule(path string) (Module, error) {
 	return m, nil
 }
 
-// ParseModinfo splits the contents of a .modinfo section into its key=value
+// parseModinfo splits the contents of a .modinfo section into its key=value
 // entries. A key that appears more than once (alias, parm) keeps its last
 // value; the keys this package uses, name and depends, appear once.
-func ParseModinfo(data []byte) map[string]string {
+func parseModinfo(data []byte) map[string]string {
 	out := map[string]string{}
 	for _, field := range bytes.Split(data, []byte{0}) {
 		k, v, ok := strings.Cut(string(field), "=")

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/gsocheck"
+	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/stats"
-	"github.com/shakenfist/quicbench/transport"
 )
 
 // Warmup is the warm-up every synthetic run records.
@@ -117,7 +117,7 @@ func Cell(c results.Cell, arms ...ArmSpec) []results.Run {
 				Host: host,
 			}
 			start = start.Add(time.Minute)
-			if !transport.Arm(a.Arm).IsQUIC() {
+			if !measure.Arm(a.Arm).QUIC() {
 				r.CongestionControl = []string{c.CC}
 			} else {
 				r.CongestionControl = []string{"newreno"}
