@@ -33,7 +33,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	a := t.Arms[0]
+	a := t.Arms[1]
 	fmt.Printf("%s: cross %.1f Mbit/s, %.2f of tcp on reno's, Jain %.3f\n", a.Arm, a.CrossMbit, a.CrossRatio, a.Jain)
 	if err := t.WriteCSV(os.Stdout); err != nil {
 		fmt.Println(err)
@@ -41,6 +41,6 @@ func Example() {
 	// Output:
 	// quic: cross 4.0 Mbit/s, 0.80 of tcp on reno's, Jain 0.962
 	// cell,arm,repeat,failed,unmeasured,window_from_utc,window_to_utc,session_mbit,session_retransmit_pct,cross_mbit,cross_retransmit_pct,jain,flow_dir,flow_kind,flow_index,flow_cc,flow_mbit,flow_retransmit_pct,flow_retransmits,flow_sent_packets,reference,arm_cross_ratio
-	// 80ms-10mbit_loss0_reno_down.cross-1xcubic,quic,1,,,2026-12-07T10:00:03.000Z,2026-12-07T10:00:12.000Z,6.0000,,4.0000,1.0000,0.9615,down,cubic,0,cubic,4.0000,1.0000,10,1000,80ms-10mbit_loss0_reno_down.cross-1xcubic,0.8000
 	// 80ms-10mbit_loss0_reno_down.cross-1xcubic,tcp,1,,,2026-12-07T10:00:03.000Z,2026-12-07T10:00:12.000Z,5.0000,,5.0000,1.0000,1.0000,down,cubic,0,cubic,5.0000,1.0000,10,1000,80ms-10mbit_loss0_reno_down.cross-1xcubic,1.0000
+	// 80ms-10mbit_loss0_reno_down.cross-1xcubic,quic,1,,,2026-12-07T10:00:03.000Z,2026-12-07T10:00:12.000Z,6.0000,,4.0000,1.0000,0.9615,down,cubic,0,cubic,4.0000,1.0000,10,1000,80ms-10mbit_loss0_reno_down.cross-1xcubic,0.8000
 }

@@ -28,7 +28,8 @@ const (
 
 // Table is the neighbours' figures of a set of runs, per cell and arm.
 type Table struct {
-	// Arms are ordered by cell (results.Less), then by arm name.
+	// Arms are ordered by cell (results.Less), then tcp and the other
+	// arms by name.
 	Arms []Arm `json:"arms"`
 	// Skipped counts the runs without cross flows, left out.
 	Skipped int `json:"skipped"`
@@ -142,10 +143,18 @@ func Build(runs []results.Run) (*Table, error) {
 		case results.Less(b.Cell, a.Cell):
 			return 1
 		}
-		return cmp.Or(cmp.Compare(a.Cell.Dir(), b.Cell.Dir()), cmp.Compare(a.Arm, b.Arm))
+		return cmp.Or(cmp.Compare(a.Cell.Dir(), b.Cell.Dir()), cmp.Compare(armRank(a.Arm), armRank(b.Arm)), cmp.Compare(a.Arm, b.Arm))
 	})
 	t.reference()
 	return t, nil
+}
+
+// armRank puts the reference arm first.
+func armRank(arm string) int {
+	if arm == refArm {
+		return 0
+	}
+	return 1
 }
 
 // summarise fills the arm's counts and medians from its Figures.

@@ -234,10 +234,10 @@ func TestFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tb.Arms) != 2 || tb.Arms[0].Arm != "quic" || tb.Arms[1].Arm != "tcp" {
+	if len(tb.Arms) != 2 || tb.Arms[0].Arm != "tcp" || tb.Arms[1].Arm != "quic" {
 		t.Fatalf("arms %+v", tb.Arms)
 	}
-	q, tc := tb.Arms[0], tb.Arms[1]
+	tc, q := tb.Arms[0], tb.Arms[1]
 	// tcp's server: 46 retransmitted of 2921 segments over 5 connections;
 	// quic's: 26 lost of 2877 packets.
 	if math.Abs(tc.SessionRetransmitPct-100*46.0/2921) > 1e-9 || math.Abs(q.SessionRetransmitPct-100*26.0/2877) > 1e-9 {

@@ -47,6 +47,9 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 			}
 			if a.Reference != "" {
 				ref = "tcp on reno, " + a.Reference
+				if a.Reference == a.Cell.Dir() {
+					ref = "tcp on reno, this cell"
+				}
 				if a.CrossRatio > 0 {
 					ratio = f2(a.CrossRatio)
 				}
