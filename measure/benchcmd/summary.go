@@ -13,7 +13,7 @@ import (
 )
 
 // summarise prints the markdown summary of workdir and writes its plots
-// into workdir/plots. The run.json files it did not count (LoadWorkdir)
+// into workdir/plots and, for runs with cross flows, workdir/neighbours.csv. The run.json files it did not count (LoadWorkdir)
 // are named on stderr.
 func summarise(w io.Writer, workdir string) int {
 	l, err := plan.LoadWorkdir(workdir)
@@ -26,9 +26,18 @@ func summarise(w io.Writer, workdir string) int {
 	}
 	runs := l.Runs
 	opts := report.Options{Source: workdir}
-	if err := render.Markdown(w, runs, opts); err != nil {
+	rep, err := report.Build(runs, opts)
+	if err == nil {
+		err = render.WriteMarkdown(w, rep)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return exitFailed
+	}
+	if path, err := render.WriteNeighbours(workdir, rep); err != nil {
+		fmt.Fprintln(os.Stderr, "neighbours:", err)
+	} else if path != "" {
+		fmt.Fprintf(os.Stderr, "the neighbours' figures per run in %s\n", path)
 	}
 	if files, err := render.Plots(filepath.Join(workdir, "plots"), runs, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "plots:", err)
