@@ -23,11 +23,10 @@ var csvHeader = []string{"cell", "arm", "repeat", "failed", "unmeasured", "windo
 // what its columns are; no heading.
 func (t *Table) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Cross flows beside the session, per cell and arm: medians over the measured runs (n) of the session's display goodput, "+
-		"the cross flows' goodput in the display's direction over each run's measured window (after the warm-up), "+
-		"that against the same cell's tcp arm on reno (the reference), Jain's fairness index over the session's display and each cross flow, "+
-		"and the retransmission rates, the session's (server side, retransmitted over sent packets) and the cross flows' (as their senders counted). "+
-		"Each run's figures are in %s.\n\n", CSVFile)
+	b.WriteString("Cross flows beside the session, per cell and arm: medians over the measured runs (n) of the session's display goodput, " +
+		"the cross flows' goodput in the display's direction over each run's measured window (after the warm-up), " +
+		"that against the same cell's tcp arm on reno (the reference), Jain's fairness index over the session's display and each cross flow, " +
+		"and the retransmission rates, the session's (server side, retransmitted over sent packets) and the cross flows' (as their senders counted).\n\n")
 	b.WriteString("| cell | arm | n | session Mbit/s | cross Mbit/s | cross vs reference | reference | Jain | session retrans % | cross retrans % |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, a := range t.Arms {

@@ -22,6 +22,8 @@ func mdNeighbours(r *report.Report, m *md) {
 		m.p("(not written: %v)", err)
 	}
 	m.p("")
+	m.p("Each run's figures are in %s, in the work directory after a matrix and beside the plots of summarise -plots.", neighbours.CSVFile)
+	m.p("")
 }
 
 // WriteNeighbours writes the neighbours' figures of every run with cross
