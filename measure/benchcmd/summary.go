@@ -26,15 +26,13 @@ func summarise(w io.Writer, workdir string) int {
 	}
 	runs := l.Runs
 	opts := report.Options{Source: workdir}
-	rep, err := report.Build(runs, opts)
-	if err == nil {
-		err = render.WriteMarkdown(w, rep)
-	}
-	if err != nil {
+	if err := render.Markdown(w, runs, opts); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return exitFailed
 	}
-	if path, err := render.WriteNeighbours(workdir, rep); err != nil {
+	if rep, err := report.Build(runs, opts); err != nil {
+		fmt.Fprintln(os.Stderr, "neighbours:", err)
+	} else if path, err := render.WriteNeighbours(workdir, rep); err != nil {
 		fmt.Fprintln(os.Stderr, "neighbours:", err)
 	} else if path != "" {
 		fmt.Fprintf(os.Stderr, "the neighbours' figures per run in %s\n", path)

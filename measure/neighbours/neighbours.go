@@ -297,13 +297,12 @@ func (f *Figures) measure(r results.Run) string {
 }
 
 // windowMbit is c's goodput over the bins that lie wholly within [from,
-// to], in Mbit/s, and how many bins that was.
+// to], in Mbit/s (CrossReport.GoodputMbit), and how many bins that was.
 func windowMbit(c shapedlink.CrossReport, from, to time.Time) (float64, int, error) {
 	if c.BinMs <= 0 {
 		return 0, 0, fmt.Errorf("bin width %d ms", c.BinMs)
 	}
 	bin := time.Duration(c.BinMs) * time.Millisecond
-	var bytes int64
 	n := 0
 	for i, b := range c.Bins {
 		start := c.Started.Add(time.Duration(i) * bin)
@@ -313,13 +312,9 @@ func windowMbit(c shapedlink.CrossReport, from, to time.Time) (float64, int, err
 		if b < 0 {
 			return 0, 0, fmt.Errorf("bin %d holds %d bytes", i, b)
 		}
-		bytes += b
 		n++
 	}
-	if n == 0 {
-		return 0, 0, nil
-	}
-	return float64(bytes) * 8 / (float64(n) * bin.Seconds()) / 1e6, n, nil
+	return c.GoodputMbit(from, to), n, nil
 }
 
 // sessionRetransmitPct is the retransmitted over the sent packets of every
