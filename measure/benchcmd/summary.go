@@ -13,8 +13,8 @@ import (
 )
 
 // summarise prints the markdown summary of workdir and writes its plots
-// into workdir/plots and, for runs with cross flows, workdir/neighbours.csv. The run.json files it did not count (LoadWorkdir)
-// are named on stderr.
+// into workdir/plots and, for runs with cross flows, workdir/neighbours.csv.
+// The run.json files it did not count (LoadWorkdir) are named on stderr.
 func summarise(w io.Writer, workdir string) int {
 	l, err := plan.LoadWorkdir(workdir)
 	if err != nil {
