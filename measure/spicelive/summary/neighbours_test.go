@@ -2,14 +2,19 @@ package summary
 
 import (
 	"bytes"
+	"errors"
+	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/shakenfist/quicbench/measure/neighbours"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/spicelive"
 	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 	"github.com/shakenfist/quicbench/transport"
 )
 
@@ -64,5 +69,50 @@ func TestNeighbours(t *testing.T) {
 	cells := neighbourCells(c, r)
 	if len(cells) != len(neighbourHeader) || !strings.Contains(cells[4], "samples_start") {
 		t.Errorf("a live run without its files: %q", cells)
+	}
+}
+
+// TestLiveWindow: a live run's window is its typing period after the
+// warm-up, placed by the client trace's start, and its session's
+// retransmissions are its server's state in live.json.
+func TestLiveWindow(t *testing.T) {
+	dir := t.TempDir()
+	traceStart := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+	f, err := os.Create(filepath.Join(dir, spicelive.ClientTrace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw, err := spicetrace.NewWriter(f, spicetrace.Header{Format: spicetrace.Format, Side: spicetrace.SideClient, Started: traceStart})
+	if err == nil {
+		err = tw.Flush()
+	}
+	if err := errors.Join(err, f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	state := &transport.State{QUIC: []transport.QUICConnState{{Stats: transport.QUICStats{PacketsSent: 200, PacketsLost: 5}}}}
+	rec := spicelive.LiveRecord{Server: &spicelive.ServerResult{State: state},
+		Client: &spicelive.ClientResult{TypingStart: 2 * time.Second, TypingEnd: 8 * time.Second}}
+	if err := results.WriteJSON(filepath.Join(dir, spicelive.LiveFile), rec); err != nil {
+		t.Fatal(err)
+	}
+	cell := results.Cell{Profile: "80:10,down.cross=1xcubic", RTTms: 80, RateMbit: 10, CC: "reno"}
+	r := fakeRun(cell, transport.ArmQUIC, 1, 80*time.Millisecond)
+	r.ThroughputMbit = 4
+	// Bins of 4 Mbit/s inside the typing after the 1 s warm-up (3 s to 8 s
+	// of the trace), 40 Mbit/s outside it.
+	bins := make([]int64, 100)
+	for i := range bins {
+		bins[i] = 500_000
+		if i >= 30 && i < 80 {
+			bins[i] = 50_000
+		}
+	}
+	r.Link.Cross = []shapedlink.CrossReport{{Dir: "down", Kind: "cubic", Started: traceStart, BinMs: 100, Bins: bins, SentPackets: 10, Retransmits: 1}}
+	fig, err := neighbours.Measure(forNeighbours(r, dir))
+	if err != nil || fig.Unmeasured != "" {
+		t.Fatalf("%v %q", err, fig.Unmeasured)
+	}
+	if math.Abs(fig.CrossMbit-4) > 1e-9 || math.Abs(fig.SessionRetransmitPct-2.5) > 1e-9 {
+		t.Errorf("cross %v Mbit/s (want 4), session retransmissions %v%% (want 2.5)", fig.CrossMbit, fig.SessionRetransmitPct)
 	}
 }
