@@ -27,7 +27,8 @@
 //
 // Markdown goes to standard output; -json prints the same figures as JSON
 // instead. -plots DIR also writes PNG and SVG plots (CDFs, p95 per repeat,
-// throughput) and an index, plots.md, with their captions. -warmup replaces
+// throughput) and an index, plots.md, with their captions, and, when runs
+// carried cross flows, neighbours.csv (docs/neighbours.md). -warmup replaces
 // the warm-up the runs recorded, for example -warmup 10s.
 //
 // The rendering lives in measure/report so that other commands can

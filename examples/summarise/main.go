@@ -91,6 +91,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stderr, "summarise: wrote %d plot files to %s (index: %s)\n", len(files), *plotDir, render.PlotIndex)
+		if path, err := render.WriteNeighbours(*plotDir, rep); err != nil {
+			return err
+		} else if path != "" {
+			fmt.Fprintf(stderr, "summarise: the neighbours' figures per run in %s\n", path)
+		}
 	}
 	if *asJSON {
 		return rep.WriteJSON(stdout)

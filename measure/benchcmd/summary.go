@@ -13,8 +13,8 @@ import (
 )
 
 // summarise prints the markdown summary of workdir and writes its plots
-// into workdir/plots. The run.json files it did not count (LoadWorkdir)
-// are named on stderr.
+// into workdir/plots and, for runs with cross flows, workdir/neighbours.csv.
+// The run.json files it did not count (LoadWorkdir) are named on stderr.
 func summarise(w io.Writer, workdir string) int {
 	l, err := plan.LoadWorkdir(workdir)
 	if err != nil {
@@ -29,6 +29,13 @@ func summarise(w io.Writer, workdir string) int {
 	if err := render.Markdown(w, runs, opts); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return exitFailed
+	}
+	if rep, err := report.Build(runs, opts); err != nil {
+		fmt.Fprintln(os.Stderr, "neighbours:", err)
+	} else if path, err := render.WriteNeighbours(workdir, rep); err != nil {
+		fmt.Fprintln(os.Stderr, "neighbours:", err)
+	} else if path != "" {
+		fmt.Fprintf(os.Stderr, "the neighbours' figures per run in %s\n", path)
 	}
 	if files, err := render.Plots(filepath.Join(workdir, "plots"), runs, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "plots:", err)

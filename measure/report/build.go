@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/measure"
+	"github.com/shakenfist/quicbench/measure/neighbours"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/stats"
 )
@@ -87,6 +88,10 @@ func Build(runs []results.Run, opts Options) (*Report, error) {
 	}
 
 	rep.ConnectTime = connectRows(runs)
+	var err error
+	if rep.Neighbours, err = neighbours.Build(runs); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
 	rep.Warnings = append(rep.Warnings, warnings(rep, runs)...)
 	return rep, nil
 }

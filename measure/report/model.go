@@ -8,6 +8,7 @@ import (
 
 	"github.com/shakenfist/quicbench/gsocheck"
 	"github.com/shakenfist/quicbench/measure"
+	"github.com/shakenfist/quicbench/measure/neighbours"
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/stats"
 	"github.com/shakenfist/quicbench/transport"
@@ -63,6 +64,9 @@ type Report struct {
 	ConnectTime []ConnectRow `json:"connect_time"`
 	// Warnings is never nil: an empty list means nothing to warn about.
 	Warnings []Warning `json:"warnings"`
+	// Neighbours is what the session cost the cross flows beside it; nil
+	// when no run carried any.
+	Neighbours *neighbours.Table `json:"neighbours,omitempty"`
 
 	// Host is the host state the first run recorded, verbatim; Link the
 	// link as that run applied it, and LinkFrom which run that was.

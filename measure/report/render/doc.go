@@ -6,7 +6,9 @@
 // labelled as such), each with a table per profile (loss | arm | p50 | p95
 // | p99 | p95 spread | p95 range | samples/run | timeouts | repeats) and a
 // reading table per pair of arms; a sessions section for cells that
-// carried several sessions; the capped-display section; throughput per
+// carried several sessions; the capped-display section; the neighbours
+// section for runs with cross flows (package measure/neighbours, whose
+// per-run figures WriteNeighbours writes as neighbours.csv); throughput per
 // cell and arm; connect time per profile and arm; the offload check per
 // QUIC cell; the CPU cost; recovery after scheduled link changes; a
 // warnings section ("None" when there is nothing); and the host state and

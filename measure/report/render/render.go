@@ -32,6 +32,7 @@ func WriteMarkdown(w io.Writer, r *report.Report) error {
 	}
 	mdSessions(r, m)
 	mdCapped(r, m)
+	mdNeighbours(r, m)
 	mdThroughput(r, m)
 	mdRecovery(r, m)
 	mdCPU(r, m)

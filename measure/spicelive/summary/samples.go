@@ -27,7 +27,8 @@ const (
 	// failed, its timeouts, the display's bytes and Mbit/s in the measured
 	// part, and the display's rate over each second of the typing; then
 	// the picture's figures (pictureHeader), empty in files written
-	// before them (readRuns reads both).
+	// before them (readRuns reads both); last, when runs had cross flows,
+	// the neighbours' figures (neighbourHeader).
 	RunsCSV = "runs.csv"
 )
 
@@ -89,7 +90,14 @@ func WriteSamples(dir string, c spicelive.Config) error {
 		}
 		rows = append(rows, slices.Concat(row, []string{rate}, runRecordColumns(r.Run, rec), pictureCells(rec.Picture)))
 	}
-	return errors.Join(writeCSV(filepath.Join(dir, KeysCSV), keysHeader, keys), writeCSV(filepath.Join(dir, RunsCSV), runsHeader, rows))
+	head := runsHeader
+	if hasCross(runs) { // one row per run, in order
+		head = slices.Concat(runsHeader, neighbourHeader)
+		for i, r := range runs {
+			rows[i] = append(rows[i], neighbourCells(r)...)
+		}
+	}
+	return errors.Join(writeCSV(filepath.Join(dir, KeysCSV), keysHeader, keys), writeCSV(filepath.Join(dir, RunsCSV), head, rows))
 }
 
 func msText(d time.Duration) string {

@@ -145,7 +145,7 @@ func Summarise(w io.Writer, c spicelive.Config) error {
 		waitTable(w, c, byReading)
 	}
 	pixelTable(w, c, all, cells)
-	return nil
+	return neighboursSection(w, c, all)
 }
 
 // keyMs is a percentile of reading rd in ms, marked as at least that long
