@@ -15,6 +15,8 @@ import (
 
 	"github.com/shakenfist/quicbench/measure"
 	"github.com/shakenfist/quicbench/shapedlink"
+	// A profile may ask for QUIC cross flows.
+	_ "github.com/shakenfist/quicbench/shapedlink/quiccross"
 	"github.com/shakenfist/quicbench/transport"
 	"github.com/shakenfist/quicbench/transport/quicreno"
 )
@@ -79,6 +81,12 @@ func runOne(ctx context.Context, c Config, p shapedlink.Profile, f measure.Arm, 
 		return fail("building the link", err)
 	}
 	defer link.Close()
+	defer func() {
+		res.Cross = link.Instruments().CrossFlows()
+		if err := link.Err(); err != nil && res.Error == "" {
+			res.Error = "the link: " + err.Error()
+		}
+	}()
 	rctx, cancel := context.WithTimeout(ctx, c.Duration+30*time.Second)
 	defer cancel()
 

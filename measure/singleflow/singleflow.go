@@ -158,4 +158,7 @@ type Result struct {
 	// StateFile is the sender state's file in Config.StateDir, if saved.
 	StateFile string `json:"state_file,omitempty"`
 	Error     string `json:"error,omitempty"`
+	// Cross is each cross flow's account, for a profile with the cross
+	// option.
+	Cross []shapedlink.CrossReport `json:"cross,omitempty"`
 }
