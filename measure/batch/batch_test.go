@@ -51,8 +51,8 @@ func TestShareMatchesBench(t *testing.T) {
 		}
 		for i, s := range st.Shards {
 			m.Shard = plan.Shard{Index: i, Count: n}
-			if want := len(m.Plan()); s.Want != want || !s.complete() {
-				t.Errorf("shard %d/%d: Check expects %d runs (complete %v), bench plans %d", i, n, s.Want, s.complete(), want)
+			if want := len(m.Plan()); s.Want != want || !s.Complete() {
+				t.Errorf("shard %d/%d: Check expects %d runs (complete %v), bench plans %d", i, n, s.Want, s.Complete(), want)
 			}
 		}
 	}
@@ -70,7 +70,7 @@ func writeShards(t *testing.T, root string, n int, keep func(i int, rc plan.Run)
 	w := spicelike.Defaults()
 	w.Duration, w.Warmup = 45*time.Second, reporttest.Warmup
 	for i := range n {
-		dir := shardDir(root, i)
+		dir := ShardDir(root, i)
 		rec := map[string]any{"profiles": []string{"80:10"}, "losses": m.Losses, "ccs": m.CCs, "arms": m.Arms,
 			"repeats": m.Repeats, "workload": w, "workdir": dir, "qlog": false, "shard": fmt.Sprintf("%d/%d", i, n)}
 		if err := results.WriteJSON(filepath.Join(dir, "matrix.json"), rec); err != nil {
@@ -116,12 +116,12 @@ func TestCheck(t *testing.T) {
 			},
 			line: "shard 0/2: incomplete, 14 of 16 runs measured, 2 failed"},
 		"not started": {n: 3, want: []int{2},
-			prepare: func(root string) { os.RemoveAll(shardDir(root, 2)) },
+			prepare: func(root string) { os.RemoveAll(ShardDir(root, 2)) },
 			line:    "shard 2/3: not started"},
 		"another shard's directory": {n: 2, want: []int{1},
 			prepare: func(root string) {
-				os.Remove(filepath.Join(shardDir(root, 1), "matrix.json"))
-				os.WriteFile(filepath.Join(shardDir(root, 1), "matrix.json"), []byte(`{"shard":"1/3"}`), 0o644)
+				os.Remove(filepath.Join(ShardDir(root, 1), "matrix.json"))
+				os.WriteFile(filepath.Join(ShardDir(root, 1), "matrix.json"), []byte(`{"shard":"1/3"}`), 0o644)
 			},
 			line: `holds shard "1/3", not 1/2`},
 	} {
@@ -205,9 +205,9 @@ func TestScriptsRunInAShell(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []struct{ script, env string }{
-		{"SHARDS=3\n" + j.taskScript("SLURM_ARRAY_TASK_ID"), "SLURM_ARRAY_TASK_ID=1"},
-		{j.taskScript("JOB_COMPLETION_INDEX"), "JOB_COMPLETION_INDEX=2"},
-		{j.mergeScript(), ""},
+		{"SHARDS=3\n" + j.TaskScript("SLURM_ARRAY_TASK_ID"), "SLURM_ARRAY_TASK_ID=1"},
+		{j.TaskScript("JOB_COMPLETION_INDEX"), "JOB_COMPLETION_INDEX=2"},
+		{j.MergeScript(), ""},
 	} {
 		cmd := exec.Command("sh", "-c", s.script)
 		cmd.Dir = dir
@@ -245,7 +245,7 @@ func TestSlurmScripts(t *testing.T) {
 	if strings.Contains(j.SlurmArray(), "--exclusive") {
 		t.Error("a shared job's array asks for --exclusive")
 	}
-	m := j.slurmMerge()
+	m := j.SlurmMerge()
 	if !strings.Contains(m, "for d in results/h/shard-0 results/h/shard-1 results/h/shard-2 results/h/shard-3; do") || !strings.Contains(m, "-shards 4") {
 		t.Errorf("the merge does not read every shard:\n%s", m)
 	}
@@ -309,7 +309,7 @@ func TestShellMetacharactersStayWords(t *testing.T) {
 	if err := j.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	for _, script := range []string{j.SlurmArray(), j.slurmMerge(), j.taskScript("JOB_COMPLETION_INDEX"), j.mergeScript()} {
+	for _, script := range []string{j.SlurmArray(), j.SlurmMerge(), j.TaskScript("JOB_COMPLETION_INDEX"), j.MergeScript()} {
 		cmd := exec.Command("sh", "-c", script)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "SLURM_ARRAY_TASK_ID=0", "JOB_COMPLETION_INDEX=1", "SHARDS=2")
@@ -353,10 +353,10 @@ func TestCheckRefusesSymlinkedShard(t *testing.T) {
 	root := t.TempDir()
 	writeShards(t, root, 2, nil, nil)
 	elsewhere := filepath.Join(t.TempDir(), "moved")
-	if err := os.Rename(shardDir(root, 1), elsewhere); err != nil {
+	if err := os.Rename(ShardDir(root, 1), elsewhere); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(elsewhere, shardDir(root, 1)); err != nil {
+	if err := os.Symlink(elsewhere, ShardDir(root, 1)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Check(root, 2); err == nil || !strings.Contains(err.Error(), "shard-1 is a symbolic link") {
@@ -380,7 +380,7 @@ func TestOtherCount(t *testing.T) {
 		}
 	}
 	root = t.TempDir()
-	for _, d := range []string{shardDir(root, 0), shardDir(root, 1)} {
+	for _, d := range []string{ShardDir(root, 0), ShardDir(root, 1)} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
 		}

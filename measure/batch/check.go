@@ -29,8 +29,8 @@ type ShardState struct {
 	Count int
 }
 
-// complete reports whether the shard measured its whole share.
-func (s ShardState) complete() bool {
+// Complete reports whether the shard measured its whole share.
+func (s ShardState) Complete() bool {
 	return s.Started && s.Problem == "" && s.Want > 0 && s.Measured == s.Want && s.Failed == 0
 }
 
@@ -41,7 +41,7 @@ func (s ShardState) String() string {
 		return fmt.Sprintf("shard %s: %s", s.Shard, s.Problem)
 	case !s.Started:
 		return fmt.Sprintf("shard %s: not started (no %s/matrix.json)", s.Shard, s.Dir)
-	case s.complete():
+	case s.Complete():
 		return fmt.Sprintf("shard %s: complete, %d of %d runs", s.Shard, s.Measured, s.Want)
 	case s.Want == 0:
 		return fmt.Sprintf("shard %s: incomplete, no run recorded", s.Shard)
@@ -61,7 +61,7 @@ type Status struct {
 func (st Status) Incomplete() []int {
 	var out []int
 	for _, s := range st.Shards {
-		if !s.complete() {
+		if !s.Complete() {
 			out = append(out, s.Shard.Index)
 		}
 	}
@@ -97,8 +97,8 @@ func (st Status) OtherCount(root string) error {
 			return fmt.Errorf("-shards %d: %s/matrix.json is shard %d/%d; give the count the root was run with", n, s.Dir, s.Shard.Index, s.Count)
 		}
 	}
-	if _, err := os.Lstat(shardDir(root, n)); err == nil {
-		return fmt.Errorf("-shards %d: %s is there, a shard beyond %d; give the count the root was run with", n, shardDir(root, n), n)
+	if _, err := os.Lstat(ShardDir(root, n)); err == nil {
+		return fmt.Errorf("-shards %d: %s is there, a shard beyond %d; give the count the root was run with", n, ShardDir(root, n), n)
 	}
 	return nil
 }
@@ -115,7 +115,7 @@ func Check(root string, n int) (Status, error) {
 	var st Status
 	var started []string
 	for i := range n {
-		s := ShardState{Shard: plan.Shard{Index: i, Count: n}, Dir: shardDir(root, i)}
+		s := ShardState{Shard: plan.Shard{Index: i, Count: n}, Dir: ShardDir(root, i)}
 		if fi, err := os.Lstat(s.Dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 			return Status{}, fmt.Errorf("%s is a symbolic link: a shard's directory must be a directory under the root; move what it points to there in its place", s.Dir)
 		}

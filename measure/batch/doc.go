@@ -2,10 +2,10 @@
 // and Kubernetes Indexed Jobs. One Job describes the matrix (the matrix
 // command and its flags, the number of shards, a results root on storage
 // every task sees, the CPUs a task needs); the Slurm scripts
-// (Job.SlurmArray and its merge job's) and the Kubernetes manifests
+// (Job.SlurmArray, Job.SlurmMerge) and the Kubernetes manifests
 // (Job.Kubernetes) are generated from it, and both run the same task
-// (shard i of n into Root/shard-i) and the same merge (summarise over
-// every shard's directory, then Check).
+// (Job.TaskScript: shard i of n into Root/shard-i) and the same merge
+// (Job.MergeScript: summarise over every shard's directory, then Check).
 //
 // Check reads the shards' work directories and says which shards are
 // complete and which must run again; a shard resumes its directory, so

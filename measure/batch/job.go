@@ -56,7 +56,7 @@ type Job struct {
 	// DefaultNamespace.
 	Namespace string
 	// Claim is an existing ReadWriteMany volume claim to mount at Root;
-	// empty generates one, claimName, of Storage (empty: DefaultStorage)
+	// empty generates one, ClaimName, of Storage (empty: DefaultStorage)
 	// in StorageClass (empty: the cluster's default).
 	Claim, Storage, StorageClass string
 	// Memory is each pod's memory request and limit (empty:
@@ -72,8 +72,8 @@ var nameRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,55}[a-z0-9])?$`)
 // reserved are the command's flags the job sets itself.
 var reserved = []string{"shard", "workdir", "no-summary", "serve", "remote"}
 
-// jobName is Name, or quicbench-Command when Name is empty.
-func (j Job) jobName() string {
+// JobName is Name, or quicbench-Command when Name is empty.
+func (j Job) JobName() string {
 	if j.Name != "" {
 		return j.Name
 	}
@@ -105,8 +105,8 @@ func (j Job) Validate() error {
 	if !path.IsAbs(j.Dir) {
 		errs = append(errs, fmt.Errorf("dir %q is not absolute: give the repository's root as the tasks see it", j.Dir))
 	}
-	if !nameRE.MatchString(j.jobName()) {
-		errs = append(errs, fmt.Errorf("name %q: lower-case letters, digits and -, at most 57, starting and ending with a letter or digit", j.jobName()))
+	if !nameRE.MatchString(j.JobName()) {
+		errs = append(errs, fmt.Errorf("name %q: lower-case letters, digits and -, at most 57, starting and ending with a letter or digit", j.JobName()))
 	}
 	for _, f := range []struct{ what, v string }{{"root", j.Root}, {"dir", j.Dir}, {"bin", j.Bin}, {"name", j.Name},
 		{"partition", j.Partition}, {"time", j.Time}, {"image", j.Image}, {"claim", j.Claim}} {
@@ -144,8 +144,8 @@ func manifestSafe(s string, newline bool) error {
 	return nil
 }
 
-// shardDir is shard i's work directory under root.
-func shardDir(root string, i int) string { return path.Join(root, fmt.Sprintf("shard-%d", i)) }
+// ShardDir is shard i's work directory under root.
+func ShardDir(root string, i int) string { return path.Join(root, fmt.Sprintf("shard-%d", i)) }
 
 // program is how a task starts the command name, as shell words.
 func (j Job) program(name string) string {
@@ -155,12 +155,12 @@ func (j Job) program(name string) string {
 	return quote(path.Join(j.Bin, name))
 }
 
-// taskScript is the shell text a task runs, the same on every engine:
+// TaskScript is the shell text a task runs, the same on every engine:
 // shard $index of $SHARDS into Root/shard-$index. index is the variable
 // the engine sets (SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX); SHARDS
 // must hold the count. The command replaces the shell, so the engine's
 // signals reach it.
-func (j Job) taskScript(index string) string {
+func (j Job) TaskScript(index string) string {
 	words := []string{"exec", j.program(j.Command),
 		"-shard", `"$` + index + `/$SHARDS"`,
 		"-workdir", quote(j.Root) + `/shard-"$` + index + `"`,
@@ -171,14 +171,14 @@ func (j Job) taskScript(index string) string {
 	return strings.Join(words, " ") + "\n"
 }
 
-// mergeScript is the shell text of the merge: summarise every shard
+// MergeScript is the shell text of the merge: summarise every shard
 // directory that a task has started into Root/summary.md and
 // Root/summary.json, then check every shard (batch -do check), and exit
 // non-zero if a step failed or a shard is incomplete.
-func (j Job) mergeScript() string {
+func (j Job) MergeScript() string {
 	var dirs []string
 	for i := range j.Shards {
-		dirs = append(dirs, quote(shardDir(j.Root, i)))
+		dirs = append(dirs, quote(ShardDir(j.Root, i)))
 	}
 	root := quote(j.Root)
 	return fmt.Sprintf(`status=0

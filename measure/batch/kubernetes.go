@@ -18,16 +18,16 @@ const (
 	DefaultStorage   = "5Gi"
 )
 
-// backoffLimitPerIndex is how many times the Indexed Job retries one
+// BackoffLimitPerIndex is how many times the Indexed Job retries one
 // shard's pod; each retry resumes the shard's work directory.
-const backoffLimitPerIndex = 2
+const BackoffLimitPerIndex = 2
 
-// podSecurityLevel is the Pod Security Admission level the namespace
+// PodSecurityLevel is the Pod Security Admission level the namespace
 // enforces: the shards' containers are privileged.
-const podSecurityLevel = "privileged"
+const PodSecurityLevel = "privileged"
 
-// runLabel is the label every generated object carries, valued RunID.
-const runLabel = "quicbench.shakenfist.io/run"
+// RunLabel is the label every generated object carries, valued RunID.
+const RunLabel = "quicbench.shakenfist.io/run"
 
 // maxKubeName bounds KubeName, so that NAME-RUNID-results, the merge
 // Job's name and an Indexed Job pod's hostname (NAME-RUNID-INDEX) stay
@@ -49,17 +49,17 @@ type Manifests struct {
 	Namespace, Claim, Shards, Merge string
 }
 
-// KubeName is the Indexed Job's name, jobName-RunID; the merge Job is
+// KubeName is the Indexed Job's name, JobName-RunID; the merge Job is
 // KubeName-merge and the generated claim KubeName-results.
-func (j Job) KubeName() string { return j.jobName() + "-" + j.RunID }
+func (j Job) KubeName() string { return j.JobName() + "-" + j.RunID }
 
-// claimName is the claim mounted at Root: Claim, or the generated
+// ClaimName is the claim mounted at Root: Claim, or the generated
 // KubeName-results.
-func (j Job) claimName() string { return cmp.Or(j.Claim, j.KubeName()+"-results") }
+func (j Job) ClaimName() string { return cmp.Or(j.Claim, j.KubeName()+"-results") }
 
-// deadline is Time in seconds: each pod's activeDeadlineSeconds, as
+// Deadline is Time in seconds: each pod's activeDeadlineSeconds, as
 // Slurm's --time bounds each task.
-func (j Job) deadline() (int64, error) { return slurmSeconds(j.Time) }
+func (j Job) Deadline() (int64, error) { return slurmSeconds(j.Time) }
 
 // validateKubernetes checks what only the manifests use.
 func (j Job) validateKubernetes() error {
@@ -69,7 +69,7 @@ func (j Job) validateKubernetes() error {
 	} else if len(j.KubeName()) > maxKubeName {
 		errs = append(errs, fmt.Errorf("name and run id %q: %d characters, at most %d (the claim, the merge Job and the pods' host names add to it)", j.KubeName(), len(j.KubeName()), maxKubeName))
 	}
-	if _, err := j.deadline(); err != nil {
+	if _, err := j.Deadline(); err != nil {
 		errs = append(errs, fmt.Errorf("time %q: %w; it becomes each pod's activeDeadlineSeconds", j.Time, err))
 	}
 	if ns := cmp.Or(j.Namespace, DefaultNamespace); !nameRE.MatchString(ns) {
@@ -153,7 +153,7 @@ func (j Job) Kubernetes() (Manifests, error) {
 	if err := errors.Join(j.Validate(), j.validateKubernetes()); err != nil {
 		return Manifests{}, err
 	}
-	deadline, _ := j.deadline()
+	deadline, _ := j.Deadline()
 	name, ns := j.KubeName(), cmp.Or(j.Namespace, DefaultNamespace)
 	var m Manifests
 	m.Namespace = fmt.Sprintf(`apiVersion: v1
@@ -164,7 +164,7 @@ metadata:
     pod-security.kubernetes.io/enforce: %s
     pod-security.kubernetes.io/warn: %s
     pod-security.kubernetes.io/audit: %s
-`, ns, podSecurityLevel, podSecurityLevel, podSecurityLevel)
+`, ns, PodSecurityLevel, PodSecurityLevel, PodSecurityLevel)
 	if j.Claim == "" {
 		class := ""
 		if j.StorageClass != "" {
@@ -183,7 +183,7 @@ spec:
 %s  resources:
     requests:
       storage: %s
-`, j.claimName(), ns, runLabel, j.RunID, class, cmp.Or(j.Storage, DefaultStorage))
+`, j.ClaimName(), ns, RunLabel, j.RunID, class, cmp.Or(j.Storage, DefaultStorage))
 	}
 	// The count, as the task line reads it, in the pod's environment.
 	env := fmt.Sprintf("        env:\n        - name: SHARDS\n          value: %s\n", strconv.Quote(strconv.Itoa(j.Shards)))
@@ -196,7 +196,7 @@ spec:
               matchLabels:
                 app: %s
             topologyKey: kubernetes.io/hostname
-`, j.jobName())
+`, j.JobName())
 	}
 	m.Shards = fmt.Sprintf(`apiVersion: batch/v1
 kind: Job
@@ -220,9 +220,9 @@ spec:
     spec:
       restartPolicy: Never
       activeDeadlineSeconds: %d
-%s%s`, name, ns, runLabel, j.RunID, j.Shards, j.Shards, backoffLimitPerIndex, deadline*(backoffLimitPerIndex+1),
-		j.jobName(), runLabel, j.RunID, deadline, affinity,
-		j.container(j.Command, j.taskScript("JOB_COMPLETION_INDEX"), j.CPUs, env, true))
+%s%s`, name, ns, RunLabel, j.RunID, j.Shards, j.Shards, BackoffLimitPerIndex, deadline*(BackoffLimitPerIndex+1),
+		j.JobName(), RunLabel, j.RunID, deadline, affinity,
+		j.container(j.Command, j.TaskScript("JOB_COMPLETION_INDEX"), j.CPUs, env, true))
 	m.Merge = fmt.Sprintf(`apiVersion: batch/v1
 kind: Job
 metadata:
@@ -240,8 +240,8 @@ spec:
     spec:
       restartPolicy: Never
       activeDeadlineSeconds: %d
-%s`, name, ns, runLabel, j.RunID, deadline, runLabel, j.RunID, deadline,
-		j.container("merge", j.mergeScript(), 1, "", false))
+%s`, name, ns, RunLabel, j.RunID, deadline, RunLabel, j.RunID, deadline,
+		j.container("merge", j.MergeScript(), 1, "", false))
 	return m, nil
 }
 
@@ -278,7 +278,7 @@ func (j Job) container(name, script string, cpus int, env string, privileged boo
       - name: results
         persistentVolumeClaim:
           claimName: %s
-`, j.mountPath(), j.claimName())
+`, j.mountPath(), j.ClaimName())
 	return b.String()
 }
 
