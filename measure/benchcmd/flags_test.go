@@ -99,8 +99,8 @@ func TestEmulatorSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Link.EmulatorKeepAwake || !m.Link.EmulatorKeepAwakeAuto || m.Link.EmulatorDepartureWindow != 200*time.Microsecond {
-		t.Errorf("defaults: %+v; want a 200us window and keep-awake auto", m.Link)
+	if m.Link.EmulatorKeepAwake || m.Link.EmulatorKeepAwakeAuto || m.Link.EmulatorDepartureWindow != 200*time.Microsecond {
+		t.Errorf("defaults: %+v; want a 200us window and keep-awake off", m.Link)
 	}
 	off, err := parseMatrix(t, nil, "-keep-awake", "-departure-window", "0")
 	if err != nil {

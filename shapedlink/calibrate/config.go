@@ -30,7 +30,7 @@ type Config struct {
 	// Report.KeepAwake records it.
 	KeepAwake bool
 	// KeepAwakeAuto builds every link with Link.EmulatorKeepAwakeAuto
-	// instead (-keep-awake auto, the default): the host is probed once
+	// instead (-keep-awake auto): the host is probed once
 	// (shapedlink.ProbeWake) before the first link, and the CPUs kept
 	// awake when its timer wake-ups were late. Report.WakeProbe records
 	// the probe. Give it or KeepAwake, not both; as KeepAwake, it needs
