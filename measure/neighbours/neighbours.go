@@ -3,9 +3,7 @@ package neighbours
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
@@ -288,7 +286,7 @@ func (f *Figures) measure(r results.Run) string {
 	if sent > 0 {
 		f.CrossRetransmitPct = 100 * float64(retrans) / float64(sent)
 	}
-	j, err := jainIndex(shares)
+	j, err := stats.JainIndex(shares)
 	if err != nil {
 		return err.Error()
 	}
@@ -347,24 +345,4 @@ func sessionRetransmitPct(raw json.RawMessage) (float64, error) {
 		return -1, nil
 	}
 	return 100 * float64(retrans) / float64(sent), nil
-}
-
-// jainIndex is Jain's fairness index, (Σx)² / (n·Σx²): 1 when every share
-// is equal, 1/n when one takes all.
-func jainIndex(xs []float64) (float64, error) {
-	if len(xs) == 0 {
-		return 0, errors.New("no shares to take Jain's index of")
-	}
-	var sum, sumSq float64
-	for _, x := range xs {
-		if x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
-			return 0, fmt.Errorf("a share of %v Mbit/s in Jain's index", x)
-		}
-		sum += x
-		sumSq += x * x
-	}
-	if sumSq == 0 {
-		return 0, errors.New("every share was zero, so Jain's index is undefined")
-	}
-	return sum * sum / (float64(len(xs)) * sumSq), nil
 }

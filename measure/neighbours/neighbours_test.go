@@ -11,83 +11,8 @@ import (
 
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/stats"
 )
-
-// jainWrong lists what a Jain's-index function gets wrong on values worked
-// by hand and on input it must refuse.
-func jainWrong(jain func([]float64) (float64, error)) []string {
-	var wrong []string
-	for _, tc := range []struct {
-		xs   []float64
-		want float64
-	}{
-		{[]float64{3, 3}, 1},                  // equal shares
-		{[]float64{2, 2, 2, 2}, 1},            // equal shares
-		{[]float64{9, 0}, 0.5},                // one takes all: 1/n
-		{[]float64{4, 0, 0}, 1.0 / 3},         // one takes all: 1/n
-		{[]float64{1, 3}, 16.0 / 20},          // 16 / (2 * 10)
-		{[]float64{1, 2, 3}, 36.0 / 42},       // 36 / (3 * 14)
-		{[]float64{5}, 1},                     // alone is fair
-		{[]float64{0.5, 1.5, 2}, 16.0 / 19.5}, // 16 / (3 * 6.5)
-	} {
-		got, err := jain(tc.xs)
-		if err != nil || math.Abs(got-tc.want) > 1e-9 {
-			wrong = append(wrong, "value")
-		}
-	}
-	for _, bad := range [][]float64{nil, {0, 0}, {1, -2}, {math.NaN()}, {math.Inf(1), 1}} {
-		if _, err := jain(bad); err == nil {
-			wrong = append(wrong, "accepted bad input")
-		}
-	}
-	return wrong
-}
-
-func TestJainIndex(t *testing.T) {
-	if w := jainWrong(jainIndex); len(w) > 0 {
-		t.Errorf("jainIndex: %v", w)
-	}
-	// A variant with the square in the wrong place (Σx² / (n·(Σx)²), or
-	// (Σx)² / (n·Σx)): the same cases must reject it, or they prove
-	// nothing.
-	broken := map[string]func([]float64) (float64, error){
-		"squares swapped": func(xs []float64) (float64, error) {
-			if _, err := jainIndex(xs); err != nil {
-				return 0, err
-			}
-			var sum, sumSq float64
-			for _, x := range xs {
-				sum, sumSq = sum+x, sumSq+x*x
-			}
-			return sumSq / (float64(len(xs)) * sum * sum), nil
-		},
-		"denominator not squared": func(xs []float64) (float64, error) {
-			if _, err := jainIndex(xs); err != nil {
-				return 0, err
-			}
-			var sum float64
-			for _, x := range xs {
-				sum += x
-			}
-			return sum * sum / (float64(len(xs)) * sum), nil
-		},
-		"accepts negatives": func(xs []float64) (float64, error) {
-			var sum, sumSq float64
-			for _, x := range xs {
-				sum, sumSq = sum+x, sumSq+x*x
-			}
-			if len(xs) == 0 || sumSq == 0 || math.IsNaN(sum) || math.IsInf(sum, 0) {
-				return 0, os.ErrInvalid
-			}
-			return sum * sum / (float64(len(xs)) * sumSq), nil
-		},
-	}
-	for name, f := range broken {
-		if len(jainWrong(f)) == 0 {
-			t.Errorf("the cases do not reject the broken variant %q", name)
-		}
-	}
-}
 
 var t0 = time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
 
@@ -260,7 +185,7 @@ func TestFixture(t *testing.T) {
 		if a.CrossMbit+a.SessionMbit > 10.5 {
 			t.Errorf("%s: session %v and cross %v Mbit/s exceed the 10 Mbit/s link", a.Arm, a.SessionMbit, a.CrossMbit)
 		}
-		j, _ := jainIndex([]float64{a.SessionMbit, a.CrossMbit})
+		j, _ := stats.JainIndex([]float64{a.SessionMbit, a.CrossMbit})
 		if math.Abs(a.Jain-j) > 1e-9 || a.Jain >= 1 || a.Jain <= 0.5 {
 			t.Errorf("%s: Jain %v", a.Arm, a.Jain)
 		}

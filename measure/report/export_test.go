@@ -1,9 +1,7 @@
 package report
 
-// The warning kinds and the fairness index, for the package's external tests.
+// The warning kinds, for the package's external tests.
 const (
 	WarnTimeout = kindTimeout
 	WarnCC      = kindCC
 )
-
-var JainIndex = jainIndex

@@ -3,34 +3,11 @@ package report
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/stats"
 )
-
-// jainIndex is Jain's fairness index of xs, (sum x)^2 / (n * sum x^2): 1
-// when every x is equal, 1/n when one takes everything. It is an error to
-// pass no values, a negative or non-finite value, or values that are all
-// zero (nothing was shared, so fairness is undefined).
-func jainIndex(xs []float64) (float64, error) {
-	if len(xs) == 0 {
-		return 0, errors.New("report: Jain's index of no values")
-	}
-	var sum, sumSq float64
-	for _, x := range xs {
-		if x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
-			return 0, fmt.Errorf("report: Jain's index needs finite throughputs of zero or more, got %v", x)
-		}
-		sum += x
-		sumSq += x * x
-	}
-	if sumSq == 0 {
-		return 0, errors.New("report: Jain's index of all-zero throughputs is undefined")
-	}
-	return sum * sum / (float64(len(xs)) * sumSq), nil
-}
 
 // SessionsReport is the per-session view of a cell whose runs carried
 // several sessions over one link (results.Cell.Sessions set).
@@ -173,7 +150,7 @@ func buildSessionsArm(arm string, rs []results.Run, opts Options) (SessionsArm, 
 		}
 		total = append(total, rep.ThroughputMbit)
 		if n > 1 {
-			if j, err := jainIndex(tput); err == nil {
+			if j, err := stats.JainIndex(tput); err == nil {
 				jain = append(jain, j)
 			}
 		}

@@ -1,7 +1,6 @@
 package report_test
 
 import (
-	"math"
 	"strings"
 	"testing"
 
@@ -9,72 +8,6 @@ import (
 	"github.com/shakenfist/quicbench/measure/report/reporttest"
 	"github.com/shakenfist/quicbench/measure/results"
 )
-
-// jainProblems checks a Jain's-index implementation against values worked
-// by hand, and returns what it got wrong.
-func jainProblems(jain func([]float64) (float64, error)) []string {
-	var out []string
-	for _, tc := range []struct {
-		xs   []float64
-		want float64
-	}{
-		{[]float64{1, 1, 1, 1}, 1},          // an even share
-		{[]float64{5, 0, 0, 0}, 0.25},       // one takes all: 1/n
-		{[]float64{3, 1}, 0.8},              // 16 / (2 * 10)
-		{[]float64{1, 2, 3}, 36.0 / 42.0},   // 36 / (3 * 14)
-		{[]float64{2.5, 2.5, 5}, 0.8888889}, // 100 / (3 * 37.5)
-		{[]float64{7}, 1},                   // one session is trivially fair
-	} {
-		got, err := jain(tc.xs)
-		if err != nil || math.Abs(got-tc.want) > 1e-6 {
-			out = append(out, "values")
-		}
-	}
-	for _, bad := range [][]float64{nil, {}, {1, -1}, {0, 0}, {math.NaN(), 1}, {math.Inf(1), 1}} {
-		if _, err := jain(bad); err == nil {
-			out = append(out, "accepted bad input")
-		}
-	}
-	return out
-}
-
-func TestJainIndex(t *testing.T) {
-	if p := jainProblems(report.JainIndex); len(p) > 0 {
-		t.Errorf("JainIndex: %v", p)
-	}
-	// The check must catch plausible mistakes, or it proves nothing.
-	guard := func(f func(sum, sumSq, n float64) float64) func([]float64) (float64, error) {
-		return func(xs []float64) (float64, error) {
-			if _, err := report.JainIndex(xs); err != nil {
-				return 0, err
-			}
-			var sum, sumSq float64
-			for _, x := range xs {
-				sum += x
-				sumSq += x * x
-			}
-			return f(sum, sumSq, float64(len(xs))), nil
-		}
-	}
-	broken := map[string]func([]float64) (float64, error){
-		"sum not squared": guard(func(s, q, n float64) float64 { return s / (n * q) }),
-		"no n":            guard(func(s, q, n float64) float64 { return s * s / q }),
-		"n squared":       guard(func(s, q, n float64) float64 { return s * s / (n * n * q) }),
-		"inverted":        guard(func(s, q, n float64) float64 { return n * q / (s * s) }),
-		"no error on bad input": func(xs []float64) (float64, error) {
-			j, err := report.JainIndex(xs)
-			if err != nil {
-				return 0, nil
-			}
-			return j, nil
-		},
-	}
-	for name, f := range broken {
-		if len(jainProblems(f)) == 0 {
-			t.Errorf("the check does not catch a Jain's index with %s", name)
-		}
-	}
-}
 
 // sessionsRuns is a cell of two sessions sharing 80 ms / 10 Mbit at 1%
 // loss, five repeats. Within a repeat both sessions have the same round
