@@ -104,3 +104,17 @@ func neighboursSection(w io.Writer, c spicelive.Config, all map[string]map[strin
 	}
 	return nil
 }
+
+// crossMbit is the goodput of live run lr's cross flows in the display's
+// direction over its measured window, 0 for a run without them or whose
+// flows could not be measured.
+func crossMbit(lr liveRun) float64 {
+	if len(lr.Link.Cross) == 0 {
+		return 0
+	}
+	f, err := neighbours.Measure(forNeighbours(lr))
+	if err != nil || f.Unmeasured != "" {
+		return 0
+	}
+	return f.CrossMbit
+}

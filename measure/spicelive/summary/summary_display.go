@@ -47,14 +47,15 @@ func displayIntro(w io.Writer, c spicelive.Config) {
 
 // liveDisplay reads each measured run of s: its display channel's
 // throughput in the measured part (run.json's) against the cell's rate,
-// and its keys timed after the warm-up.
+// with the cross flows in its direction beside it counted as filling the
+// link too, and its keys timed after the warm-up.
 func liveDisplay(c spicelive.Config, s *series) []runDisplay {
 	var out []runDisplay
 	for _, run := range s.runs {
 		if run.Failed != "" {
 			continue
 		}
-		d := runDisplay{repeat: run.Repeat, mbit: run.ThroughputMbit, saturated: spicelive.Saturated(run.ThroughputMbit, s.cell.RateMbit)}
+		d := runDisplay{repeat: run.Repeat, mbit: run.ThroughputMbit, saturated: spicelive.Saturated(run.ThroughputMbit+crossMbit(run), s.cell.RateMbit)}
 		if s.cell.RateMbit > 0 {
 			d.share = run.ThroughputMbit / s.cell.RateMbit
 		}

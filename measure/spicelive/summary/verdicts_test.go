@@ -32,8 +32,19 @@ func TestVerdictsFromSamplesMatchSummary(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", dir, err)
 		}
-		rows := summaryCellRows(t, filepath.Join(dir, "summary.md"))
+		cells := summaryCellRows(t, filepath.Join(dir, "summary.md"))
+		var order []string // the cells in the figures' order
 		for _, a := range v.Arms {
+			if !slices.Contains(order, a.Cell) {
+				order = append(order, a.Cell)
+			}
+		}
+		if len(cells) != len(order) {
+			t.Errorf("%s: summary.md has %d live cell tables, the samples %d cells", dir, len(cells), len(order))
+			continue
+		}
+		for _, a := range v.Arms {
+			rows := cells[slices.Index(order, a.Cell)]
 			want, ok := rows[a.Arm]
 			if !ok {
 				t.Errorf("%s: %s has no row in summary.md", dir, a.Arm)
@@ -46,9 +57,10 @@ func TestVerdictsFromSamplesMatchSummary(t *testing.T) {
 	}
 }
 
-// summaryCellRows reads a summary's live cell table: arm -> p50, p95,
-// spread in ms. Its one cell is assumed.
-func summaryCellRows(t *testing.T, path string) map[string][3]float64 {
+// summaryCellRows reads a summary's live cell tables, in order: per
+// cell, arm -> p50, p95, spread in ms. A cell's table ends where a row
+// names an arm it already has.
+func summaryCellRows(t *testing.T, path string) []map[string][3]float64 {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -56,7 +68,7 @@ func summaryCellRows(t *testing.T, path string) map[string][3]float64 {
 	}
 	defer f.Close()
 	row := regexp.MustCompile(`^\| live \| ([a-z0-9+-]+) \| [0-9 of]+ \| ([0-9.]+) \| ([0-9.]+) \| [0-9.]+ \| ([0-9.]+) \|`)
-	out := map[string][3]float64{}
+	var out []map[string][3]float64
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -68,7 +80,13 @@ func summaryCellRows(t *testing.T, path string) map[string][3]float64 {
 		for i := range v {
 			v[i] = parseMs(t, m[i+2])
 		}
-		out[m[1]] = v
+		if len(out) == 0 {
+			out = append(out, map[string][3]float64{})
+		}
+		if _, seen := out[len(out)-1][m[1]]; seen {
+			out = append(out, map[string][3]float64{})
+		}
+		out[len(out)-1][m[1]] = v
 	}
 	return out
 }
