@@ -218,24 +218,9 @@ func (c *Config) SetLists(profiles, losses, arms, readings string) error {
 	if len(ps) == 0 || len(ls) == 0 {
 		bad("no cells: give at least one profile and one loss level")
 	}
-	for _, p := range ps {
-		if own, _ := plan.OwnLoss(p); own {
-			// A loss model of its own runs once, as given.
-			c.Profiles = append(c.Profiles, p.String())
-			continue
-		}
-		if p.HasLoss() {
-			bad("profile %s carries its own loss: give loss levels with -losses", p)
-			continue
-		}
-		for _, l := range ls {
-			q := p.WithLoss(l)
-			if err := q.Validate(); err != nil {
-				errs = append(errs, err)
-			}
-			c.Profiles = append(c.Profiles, q.String())
-		}
-	}
+	texts, perrs := profilesAt(ps, ls)
+	c.Profiles = append(c.Profiles, texts...)
+	errs = append(errs, perrs...)
 	c.Arms, err = ParseArms(arms)
 	errs = append(errs, err)
 	c.Readings, err = ParseReadings(readings)
@@ -479,4 +464,30 @@ func (c Config) CheckPrograms(recording bool) error {
 		return fmt.Errorf("the display workload cannot run here: %s", miss)
 	}
 	return nil
+}
+
+// profilesAt is every profile at every loss level, as text; a profile
+// with a loss model of its own runs once, as given, and one with loss in
+// its short form is refused.
+func profilesAt(ps []shapedlink.Profile, losses []float64) ([]string, []error) {
+	var out []string
+	var errs []error
+	for _, p := range ps {
+		if own, _ := plan.OwnLoss(p); own {
+			out = append(out, p.String())
+			continue
+		}
+		if p.HasLoss() {
+			errs = append(errs, fmt.Errorf("profile %s carries its own loss: give loss levels with -losses", p))
+			continue
+		}
+		for _, l := range losses {
+			q := p.WithLoss(l)
+			if err := q.Validate(); err != nil {
+				errs = append(errs, err)
+			}
+			out = append(out, q.String())
+		}
+	}
+	return out, errs
 }
