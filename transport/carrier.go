@@ -252,7 +252,8 @@ func (c *Carrier) openTCP(ctx context.Context, i int) (CarrierChannel, error) {
 	c.mu.Lock()
 	c.tcp = append(c.tcp, tc)
 	c.mu.Unlock()
-	return carrierTCPChannel{tcpChannel: tcpChannel{TCPConn: raw, index: i}, carrier: c.id}, nil
+	last := sync.OnceFunc(func() { tc.keepLast(time.Since(c.started)) })
+	return carrierTCPChannel{tcpChannel: tcpChannel{TCPConn: raw, index: i}, carrier: c.id, last: last}, nil
 }
 
 func (c *Carrier) openStream(ctx context.Context, qc *quicConn, i int) (CarrierChannel, error) {
@@ -285,11 +286,15 @@ type carrierTCPChannel struct {
 	tcpChannel
 	carrier uint64
 	release func()
+	last    func() // keeps the connection's last TCP_INFO
 }
 
 func (c carrierTCPChannel) Carrier() uint64 { return c.carrier }
 
 func (c carrierTCPChannel) Close() error {
+	if c.last != nil {
+		c.last()
+	}
 	if c.release != nil {
 		c.release()
 	}
@@ -360,6 +365,9 @@ func (c *Carrier) Close() error {
 	}
 	c.closed = true
 	closers := c.closers
+	for _, tc := range c.tcp {
+		tc.keepLast(time.Since(c.started))
+	}
 	c.mu.Unlock()
 	var errs []error
 	for _, f := range closers {

@@ -283,3 +283,46 @@ func isPeerGone(err error) bool {
 	s := err.Error()
 	return strings.Contains(s, "reset") || strings.Contains(s, "closed") || strings.Contains(s, "Application error")
 }
+
+// A TCP channel's last TCP_INFO is still reported after it closes, at
+// both ends, whether the channel or the whole carrier or listener closed
+// it: records taken at a run's end read them.
+func TestCarrierTCPStateOutlivesClose(t *testing.T) {
+	ln, c := carrierPair(t, ArmTCP)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var server []CarrierChannel
+	for i := range 2 {
+		ch, err := c.Open(ctx)
+		if err != nil {
+			t.Fatalf("Open %d: %v", i, err)
+		}
+		sc, err := ln.Accept(ctx)
+		if err != nil {
+			t.Fatalf("Accept %d: %v", i, err)
+		}
+		server = append(server, sc)
+		if _, err := sc.Write(bytes.Repeat([]byte("x"), 64<<10)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(ch, make([]byte, 64<<10)); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			_ = ch.Close() // the channel alone; the other goes with the carrier
+		}
+	}
+	_ = c.Close()
+	_ = server[0].Close()
+	_ = ln.Close() // the other server channel goes with the listener
+	for _, st := range []State{c.State(), ln.State()} {
+		if len(st.TCP) != 2 {
+			t.Fatalf("%s: %d TCP connections in the state, want 2", st.Role, len(st.TCP))
+		}
+		for _, cs := range st.TCP {
+			if cs.InfoError != "" || cs.Info.SegsOut == 0 {
+				t.Errorf("%s channel %d after close: info error %q, %d segments out", st.Role, cs.Channel, cs.InfoError, cs.Info.SegsOut)
+			}
+		}
+	}
+}

@@ -208,6 +208,7 @@ func (l *CarrierListener) State() State {
 func (l *CarrierListener) Close() error {
 	l.closeOnce.Do(func() {
 		l.cancel()
+		l.keepLast()
 		l.closeErr = l.closeAll()
 		l.wg.Wait()
 		for {
@@ -223,6 +224,16 @@ func (l *CarrierListener) Close() error {
 		}
 	})
 	return l.closeErr
+}
+
+// keepLast reads every held TCP connection's TCP_INFO before the sockets
+// close, for State to report after.
+func (l *CarrierListener) keepLast() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, tc := range l.tcp {
+		tc.keepLast(time.Since(l.started))
+	}
 }
 
 func (l *CarrierListener) closeAll() error {

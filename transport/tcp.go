@@ -20,6 +20,7 @@ type tcpConn struct {
 	mu            sync.Mutex
 	series        []TCPInfo
 	seriesDropped int
+	last          *TCPInfo // read just before the socket closed
 }
 
 // tcpChannel is a TCP connection as a Channel.
@@ -30,6 +31,18 @@ type tcpChannel struct {
 
 func (c tcpChannel) Index() int { return c.index }
 
+// keepLast reads the connection's TCP_INFO at at, for state to report
+// once the socket has closed; call it before closing.
+func (c *tcpConn) keepLast(at time.Duration) {
+	info, err := readTCPInfo(c.raw, at)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	c.last = &info
+	c.mu.Unlock()
+}
+
 func (c *tcpConn) state(at time.Duration) TCPConnState {
 	cs := TCPConnState{
 		Channel:    c.index,
@@ -38,12 +51,15 @@ func (c *tcpConn) state(at time.Duration) TCPConnState {
 		Options:    c.opts,
 	}
 	info, err := readTCPInfo(c.raw, at)
-	if err != nil {
-		cs.InfoError = err.Error()
-	} else {
-		cs.Info = info
-	}
 	c.mu.Lock()
+	switch {
+	case err == nil:
+		cs.Info = info
+	case c.last != nil:
+		cs.Info = *c.last
+	default:
+		cs.InfoError = err.Error()
+	}
 	cs.Series = append([]TCPInfo(nil), c.series...)
 	cs.SeriesDropped = c.seriesDropped
 	c.mu.Unlock()

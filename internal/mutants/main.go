@@ -170,6 +170,9 @@ var modelMutants = []mutant{
 	{edit{"cross traffic: left out of the run's record", "measure/rig/stage.go",
 		"run.Link.Cross = in.CrossFlows()", "_ = in.CrossFlows()"},
 		"measure/rig", "TestLocalRecordsCrossTraffic"},
+	{edit{"carrier state: a closed TCP channel's last TCP_INFO not kept", "transport/tcp.go",
+		"\tc.last = &info\n", "\t_ = info\n"},
+		"transport", "TestCarrierTCPStateOutlivesClose"},
 }
 
 func main() {
