@@ -205,7 +205,11 @@ func (lj *liveJob) Finish(run *results.Run, e loop.Ended) error {
 		}
 		l.Workload = c.Display
 		rec.Display = &l
-		if !l.Saturated {
+		switch {
+		case l.Saturated:
+		case len(lj.prof.Direction(shapedlink.Down).Cross) > 0:
+			log.Info("the display alone did not fill the link; the summary counts the cross flows beside it", "mbit", l.Mbit, "link_mbit", l.LinkMbit, "dir", dir)
+		default:
 			log.Warn("the display did not saturate the link", "mbit", l.Mbit, "link_mbit", l.LinkMbit, "dir", dir)
 		}
 		if err := rec.analysePicture(c, dir, tr); err != nil {
