@@ -12,12 +12,12 @@ import (
 	"github.com/shakenfist/quicbench/transport"
 )
 
-// QUICCarrier is the control for the quinn arms' carrier: the workload's
+// quicCarrier is the control for the quinn arms' carrier: the workload's
 // channels go as they do for Quinn (a loopback TCP connection per channel
 // to a carrier end at each role), and the carrier is quic-go with the quic
 // arm's settings (transport.DialCarrier and ListenCarrier, ArmQUIC), run
 // by goroutines in the role's own process (docs/quinn.md).
-const QUICCarrier = Arm("quic-carrier")
+const quicCarrier = Arm("quic-carrier")
 
 // relayDrain bounds how long a closing carrier end waits for its relays
 // to pass the last bytes and half-closes on before it closes the carrier.
@@ -26,7 +26,7 @@ const relayDrain = 2 * time.Second
 // quicCarrierArm is the quic-carrier arm.
 type quicCarrierArm struct{}
 
-func (quicCarrierArm) Name() string { return string(QUICCarrier) }
+func (quicCarrierArm) Name() string { return string(quicCarrier) }
 
 func (quicCarrierArm) QUIC() bool { return true }
 
@@ -174,7 +174,7 @@ func (e *qcServerEnd) accept(ctx context.Context, o transport.Options, targets [
 				ch.Close()
 				return
 			}
-			conns, err := dialLocal(ctx, string(QUICCarrier), o, targets[i:i+1])
+			conns, err := dialLocal(ctx, string(quicCarrier), o, targets[i:i+1])
 			if err != nil {
 				ch.Close()
 				return

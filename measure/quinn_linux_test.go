@@ -114,7 +114,7 @@ func TestQUICCarrierOverLink(t *testing.T) {
 	link := shapedlinktest.New(t, "20:10")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	r, err := measure.Run(ctx, measure.OverLink(link), measure.QUICCarrier, shortWorkload(), transport.Options{})
+	r, err := measure.Run(ctx, measure.OverLink(link), measure.Arm("quic-carrier"), shortWorkload(), transport.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
