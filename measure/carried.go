@@ -177,14 +177,14 @@ func (s *carriedSession) Close() error {
 	return s.err
 }
 
-// closeForExit closes sess and, when it is a carried session whose end
+// closeForExit closes sess when it is a carried session and, when its end
 // records more at exit (a quinn end's statistics), updates st with it.
 func closeForExit(sess ArmSession, st *transport.State) {
-	sess.Close()
 	s, ok := sess.(*carriedSession)
 	if !ok || st == nil {
 		return
 	}
+	s.Close()
 	if e, ok := s.end.(interface{ exited(*transport.State) }); ok {
 		e.exited(st)
 	}
