@@ -23,11 +23,12 @@
 // connection with a framing of its own); "tcp-" and a congestion
 // control's name (tcp-reno, tcp-quicreno) is kernel TCP pinned to that
 // controller. Quinn and QuinnPriority carry the channels over quinn (Rust)
-// through transport/quinncarrier's program, run in each end's namespace
-// (docs/quinn.md). Lookup checks a name, and nothing else: it registers
-// nothing. An arm's QUIC says whether it carries QUIC, and its Listen and
-// Dial give an ArmListener and an ArmSession whose Channels carry the
-// workload.
+// through transport/quinncarrier's program, run in each end's namespace;
+// the quic-carrier arm, their control, carries them the same way over
+// quic-go with the QUIC arm's settings (docs/quinn.md). Lookup checks a
+// name, and nothing else: it registers nothing. An arm's QUIC says
+// whether it carries QUIC, and its Listen and Dial give an ArmListener and
+// an ArmSession whose Channels carry the workload.
 //
 // An importer's own arm, a proxy under test for example, is a Transport
 // (a name, QUIC, Listen and Dial) registered once with Register, from an

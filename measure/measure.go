@@ -178,6 +178,7 @@ func Client(ctx context.Context, arm Arm, addr string, o transport.Options, w sp
 	if err == nil {
 		err = out.Err()
 	}
+	closeForExit(sess, &st)
 	return &out, &st, err
 }
 
@@ -204,6 +205,7 @@ func Serve(ctx context.Context, ln ArmListener, w spicelike.Config) (*spicelike.
 	if len(chs) > 0 {
 		WaitPeerClose(chs[0], w.Timeout)
 	}
+	closeForExit(sess, &st)
 	return &res, &st, err
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"sync"
@@ -28,7 +27,7 @@ const (
 )
 
 func init() {
-	for _, t := range []Transport{quinnArm{}, quinnArm{priority: true}} {
+	for _, t := range []Transport{quinnArm{}, quinnArm{priority: true}, quicCarrierArm{}} {
 		if err := Register(t); err != nil {
 			panic(err)
 		}
@@ -139,38 +138,28 @@ func (q quinnArm) Listen(ctx context.Context, addr string, o transport.Options) 
 	if err != nil {
 		return nil, err
 	}
-	l := &quinnListener{arm: q, opts: o, dir: c.Dir}
-	listen := o.Listen
-	if listen == nil {
-		var lc net.ListenConfig
-		listen = lc.Listen
-	}
-	targets := make([]string, o.Channels)
-	for i := range targets {
-		tl, err := listen(ctx, "tcp", "127.0.0.1:0")
-		if err != nil {
-			l.Close()
-			return nil, fmt.Errorf("the %s arm: a local listener for channel %d: %w", q.Name(), i, err)
-		}
-		l.targets = append(l.targets, tl)
-		targets[i] = tl.Addr().String()
+	e := &quinnEnd{arm: q, opts: o, dir: c.Dir}
+	l := &carriedListener{arm: q.Name(), end: e}
+	if l.targets, err = localListeners(ctx, q.Name(), o, o.Channels); err != nil {
+		e.stop()
+		return nil, err
 	}
 	ns, err := hookNamespace(ctx, o)
 	if err != nil {
 		l.Close()
 		return nil, err
 	}
-	l.end, err = quinncarrier.StartServer(ctx, c, ns, addr, targets, o.Certificate)
+	e.end, err = quinncarrier.StartServer(ctx, c, ns, addr, listenerAddrs(l.targets), o.Certificate)
 	closeNamespace(ns)
 	if err != nil {
 		l.Close()
 		return nil, err
 	}
-	if err := checkQuinnReady(l.end.Ready(), c); err != nil {
+	if err := checkQuinnReady(e.end.Ready(), c); err != nil {
 		l.Close()
 		return nil, err
 	}
-	if l.addr, err = net.ResolveUDPAddr("udp", l.end.Ready().QUIC); err != nil {
+	if l.addr, err = net.ResolveUDPAddr("udp", e.end.Ready().QUIC); err != nil {
 		l.Close()
 		return nil, fmt.Errorf("the %s arm: the server end's address: %w", q.Name(), err)
 	}
@@ -182,34 +171,26 @@ func (q quinnArm) Dial(ctx context.Context, addr string, o transport.Options) (A
 	if err != nil {
 		return nil, err
 	}
-	s := &quinnSession{arm: q, role: "client", opts: o, dir: c.Dir, started: time.Now()}
+	e := &quinnEnd{arm: q, opts: o, dir: c.Dir}
+	s := &carriedSession{arm: q.Name(), role: "client", end: e, started: time.Now()}
 	ns, err := hookNamespace(ctx, o)
 	if err != nil {
 		s.Close()
 		return nil, err
 	}
-	s.end, err = quinncarrier.StartClient(ctx, c, ns, addr, "127.0.0.1", o.Channels, o.Certificate)
+	e.end, err = quinncarrier.StartClient(ctx, c, ns, addr, "127.0.0.1", o.Channels, o.Certificate)
 	closeNamespace(ns)
 	if err != nil {
 		s.Close()
 		return nil, err
 	}
-	if err := checkQuinnReady(s.end.Ready(), c); err != nil {
+	if err := checkQuinnReady(e.end.Ready(), c); err != nil {
 		s.Close()
 		return nil, err
 	}
-	dial := o.DialContext
-	if dial == nil {
-		var d net.Dialer
-		dial = d.DialContext
-	}
-	for i, a := range s.end.Ready().Channels {
-		conn, err := dial(ctx, "tcp", a)
-		if err != nil {
-			s.Close()
-			return nil, fmt.Errorf("the %s arm: channel %d's local address %s: %w", q.Name(), i, a, err)
-		}
-		s.chans = append(s.chans, conn)
+	if s.chans, err = dialLocal(ctx, q.Name(), o, e.end.Ready().Channels); err != nil {
+		s.Close()
+		return nil, err
 	}
 	s.connect = time.Since(s.started)
 	return s, nil
@@ -256,97 +237,42 @@ func checkQuinnReady(r quinncarrier.Ready, c quinncarrier.Config) error {
 	return nil
 }
 
-// quinnListener is the quinn server end and one local listener per
-// channel, whose connections it makes.
-type quinnListener struct {
-	arm     quinnArm
-	opts    transport.Options
-	dir     string
-	targets []net.Listener
-	end     *quinncarrier.End
-	addr    net.Addr
-	once    sync.Once
+// quinnEnd is one quinn end of a session or listener, in a directory of
+// its own.
+type quinnEnd struct {
+	arm  quinnArm
+	opts transport.Options
+	dir  string
+	end  *quinncarrier.End
+	once sync.Once
+	err  error
+	exit *quinncarrier.EndStats
 }
 
-func (l *quinnListener) Addr() net.Addr { return l.addr }
-
-// Accept waits for one connection on every channel's listener: the
-// client's session.
-func (l *quinnListener) Accept(ctx context.Context) (ArmSession, error) {
-	s := &quinnSession{arm: l.arm, role: "server", opts: l.opts, end: l.end, chans: make([]net.Conn, len(l.targets))}
-	errs := make([]error, len(l.targets))
-	var wg sync.WaitGroup
-	for i, tl := range l.targets {
-		wg.Go(func() { s.chans[i], errs[i] = tl.Accept() })
-	}
-	stop := context.AfterFunc(ctx, func() {
-		for _, tl := range l.targets {
-			tl.Close()
-		}
-	})
-	wg.Wait()
-	stop()
-	if err := errors.Join(errs...); err != nil {
-		for _, c := range s.chans {
-			if c != nil {
-				c.Close()
+// stop stops the end, keeps what it recorded and removes its directory.
+func (e *quinnEnd) stop() error {
+	e.once.Do(func() {
+		if e.end != nil {
+			st, err := e.end.Stop()
+			if err == nil {
+				e.exit = &st
 			}
+			e.err = err
 		}
-		return nil, fmt.Errorf("the %s arm: accepting the channels: %w", l.arm.Name(), err)
-	}
-	s.started = time.Now()
-	s.onClose = l.Close
-	return s, nil
-}
-
-// Close stops the server end and closes the listeners.
-func (l *quinnListener) Close() error {
-	var err error
-	l.once.Do(func() {
-		for _, tl := range l.targets {
-			tl.Close()
-		}
-		if l.end != nil {
-			_, err = l.end.Stop()
-		}
-		os.RemoveAll(l.dir)
+		os.RemoveAll(e.dir)
 	})
-	return err
+	return e.err
 }
 
-// quinnSession is one end's channels: TCP connections to (client) or
-// from (server) its quinn end.
-type quinnSession struct {
-	arm     quinnArm
-	role    string
-	opts    transport.Options
-	dir     string
-	end     *quinncarrier.End
-	chans   []net.Conn
-	started time.Time
-	connect time.Duration
-	onClose func() error
-	once    sync.Once
-}
-
-func (s *quinnSession) Channels() []io.ReadWriteCloser {
-	out := make([]io.ReadWriteCloser, len(s.chans))
-	for i, c := range s.chans {
-		out[i] = c
-	}
-	return out
-}
-
-// State is the end's settings as quinn read them back when it was ready.
-func (s *quinnSession) State() transport.State {
-	r := s.end.Ready()
+// state is the end's settings as quinn read them back when it was ready,
+// and its connection's statistics: at exit once the end has stopped, else
+// the client's just after the handshake.
+func (e *quinnEnd) state(st *transport.State) {
+	r := e.end.Ready()
 	set := r.Settings
-	st := transport.State{
-		Arm: transport.Arm(s.arm.Name()), Role: s.role, Channels: len(s.chans), Started: s.started, ConnectTime: s.connect,
-		CongestionControl: "quinn-" + set.CC, RequestedCongestionControl: s.opts.CongestionControl,
-	}
-	if s.opts.Priority {
-		st.Priority = &transport.PriorityState{Channel: s.opts.PriorityChannel, Urgency: 1, OthersUrgency: 0}
+	st.CongestionControl, st.RequestedCongestionControl = "quinn-"+set.CC, e.opts.CongestionControl
+	if e.opts.Priority {
+		st.Priority = &transport.PriorityState{Channel: e.opts.PriorityChannel, Urgency: 1, OthersUrgency: 0}
 	}
 	qc := transport.QUICConnState{
 		LocalAddr: r.QUIC, RemoteAddr: r.Server, CongestionControl: set.Controller, GSO: set.Segmentation != "off",
@@ -354,33 +280,26 @@ func (s *quinnSession) State() transport.State {
 		ConfiguredPacketSize: set.Datagram, PathMTUDiscovery: set.PMTUD,
 		MaxConnectionReceiveWindow: set.ConnectionWindow, MaxStreamReceiveWindow: set.StreamWindow,
 	}
-	for i := range s.chans {
+	for i := range st.Channels {
 		qc.Channels = append(qc.Channels, i)
 	}
-	if c := r.Connection; c != nil {
+	c := r.Connection
+	if e.exit != nil && len(e.exit.Connections) > 0 {
+		c = &e.exit.Connections[0]
+	}
+	if c != nil {
 		qc.RemoteAddr = c.Remote
 		qc.Stats = transport.QUICStats{CongestionWindow: c.Cwnd, SmoothedRTT: time.Duration(c.RTTMicros) * time.Microsecond,
-			PacketsSent: c.SentPackets, PacketsLost: c.LostPackets, BytesLost: c.LostBytes}
+			PacketsSent: c.SentPackets, PacketsLost: c.LostPackets, BytesLost: c.LostBytes,
+			BytesSent: c.UDPTx.Bytes, BytesReceived: c.UDPRx.Bytes, PacketsReceived: c.UDPRx.Datagrams}
 	}
 	st.QUIC = []transport.QUICConnState{qc}
-	return st
 }
 
-// Close closes the channels and stops the end.
-func (s *quinnSession) Close() error {
-	var err error
-	s.once.Do(func() {
-		for _, c := range s.chans {
-			c.Close()
-		}
-		if s.onClose != nil {
-			err = s.onClose()
-			return
-		}
-		if s.end != nil {
-			_, err = s.end.Stop()
-		}
-		os.RemoveAll(s.dir)
-	})
-	return err
+// exited puts the statistics the end recorded at exit in st, once it has
+// stopped and they were read.
+func (e *quinnEnd) exited(st *transport.State) {
+	if e.exit != nil {
+		e.state(st)
+	}
 }

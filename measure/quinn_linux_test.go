@@ -42,8 +42,9 @@ func running(t *testing.T, bin string) int {
 
 // The quinn arm over a 20 ms, 10 Mbit/s link with the run's controller:
 // both ends record quinn's controller as read back, offload off, 1400-byte
-// datagrams and the priority the arm sets; the round trips and goodput are
-// the link's; and no end is left running.
+// datagrams and the priority the arm sets, and its connection's statistics
+// at exit; the round trips and goodput are the link's; and no end is left
+// running.
 func TestQuinnOverLink(t *testing.T) {
 	bin := needQuinn(t)
 	for _, c := range []struct {
@@ -78,6 +79,9 @@ func TestQuinnOverLink(t *testing.T) {
 				if q.GSO || q.ConfiguredPacketSize != 1400 || q.PathMTUDiscovery || q.CongestionControl == "" {
 					t.Errorf("%s: GSO %v, datagram %d, PMTUD %v, quinn's controller %q", st.Role, q.GSO, q.ConfiguredPacketSize, q.PathMTUDiscovery, q.CongestionControl)
 				}
+				if q.Stats.PacketsSent == 0 || q.Stats.SmoothedRTT < 20*time.Millisecond {
+					t.Errorf("%s: the end's exit stats say %d packets sent, RTT %v", st.Role, q.Stats.PacketsSent, q.Stats.SmoothedRTT)
+				}
 				if (st.Priority != nil) != (c.arm == measure.QuinnPriority) {
 					t.Errorf("%s: priority %+v on the %s arm", st.Role, st.Priority, c.arm)
 				}
@@ -100,4 +104,45 @@ func TestQuinnOverLink(t *testing.T) {
 			t.Logf("%s %s: %d round trips, goodput %.2f Mbit/s, quinn controller %s", c.arm, c.want, len(measured), r.Repeat.ThroughputMbit, r.ClientState.QUIC[0].CongestionControl)
 		})
 	}
+}
+
+// The quic-carrier arm over a 20 ms, 10 Mbit/s link: the channels are
+// carried by quic-go with the quic arm's settings (one connection, offload
+// off, 1400-byte datagrams), and the bulk bytes the client read came over
+// that connection's UDP, not over TCP past it.
+func TestQUICCarrierOverLink(t *testing.T) {
+	link := shapedlinktest.New(t, "20:10")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := measure.Run(ctx, measure.OverLink(link), measure.Arm("quic-carrier"), shortWorkload(), transport.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ClientState == nil || r.ServerState == nil || r.Client == nil {
+		t.Fatal("a run without error lacks a state or the client's result")
+	}
+	for _, st := range []*transport.State{r.ClientState, r.ServerState} {
+		if st.Arm != "quic-carrier" || st.Channels != 5 || len(st.QUIC) != 1 {
+			t.Fatalf("%s: arm %q, %d channels, %d QUIC connections; want quic-carrier, 5 and 1", st.Role, st.Arm, st.Channels, len(st.QUIC))
+		}
+		q := st.QUIC[0]
+		if q.GSO || q.ConfiguredPacketSize != 1400 || q.PathMTUDiscovery || q.CongestionControl == "" || q.QUICVersion == "" || len(q.Channels) != 5 {
+			t.Errorf("%s: GSO %v, datagram %d, PMTUD %v, controller %q, version %q, channels %v",
+				st.Role, q.GSO, q.ConfiguredPacketSize, q.PathMTUDiscovery, q.CongestionControl, q.QUICVersion, q.Channels)
+		}
+	}
+	got, bulk := r.ClientState.QUIC[0].Stats.BytesReceived, r.Client.BulkBytesTotal
+	if bulk < 100_000 || got < uint64(bulk) {
+		t.Errorf("the client read %d bulk bytes and its QUIC connection received %d bytes: the channels did not go over QUIC", bulk, got)
+	}
+	for _, s := range r.Client.Measured() {
+		if s.RTT < 20*time.Millisecond {
+			t.Fatalf("a round trip of %v, less than the link's 20 ms", s.RTT)
+		}
+	}
+	if g := r.Repeat.ThroughputMbit; g < 1 || g > 11 {
+		t.Errorf("goodput %.2f Mbit/s on a 10 Mbit/s link", g)
+	}
+	t.Logf("quic-carrier: %d round trips, goodput %.2f Mbit/s, %d bulk bytes, %d bytes received over QUIC",
+		len(r.Client.Measured()), r.Repeat.ThroughputMbit, bulk, got)
 }
