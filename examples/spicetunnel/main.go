@@ -80,14 +80,14 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		if c.server == "" {
 			bad("-end client needs -server, the server end's address")
 		}
-		if c.arm.IsQUIC() && c.cert == "" {
+		if measure.Arm(c.arm).QUIC() && c.cert == "" {
 			bad("-arm %s needs -cert, the server end's certificate file", c.arm)
 		}
 	case "server":
 		if c.spice == "" {
 			bad("-end server needs -spice, spice-server's address")
 		}
-		if c.arm.IsQUIC() && (c.cert == "" || c.key == "") {
+		if measure.Arm(c.arm).QUIC() && (c.cert == "" || c.key == "") {
 			bad("-arm %s needs -cert and -key (made when neither file exists)", c.arm)
 		}
 	default:
@@ -103,7 +103,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if (c.limit != 0 || c.peer != 0) && c.end == "client" {
 		bad("-limit and -peer-limit apply to the server end")
 	}
-	if c.cc != "" && c.arm.IsQUIC() {
+	if c.cc != "" && measure.Arm(c.arm).QUIC() {
 		bad("-cc applies to the tcp and tcp-mux arms only: quic-go's congestion control is fixed (%s)", transport.QUICCongestionControl)
 	}
 	return c, errors.Join(errs...)
