@@ -9,7 +9,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +20,31 @@ import (
 	"github.com/shakenfist/quicbench/transport"
 	"github.com/shakenfist/quicbench/transport/quinncarrier"
 )
+
+// quinnEnds are the pids of the processes running bin that parent
+// started (other tests' quinn ends may run beside them).
+func quinnEnds(t *testing.T, bin string, parent int) []int {
+	t.Helper()
+	var pids []int
+	exes, _ := filepath.Glob("/proc/[0-9]*/exe")
+	for _, e := range exes {
+		dir := filepath.Dir(e)
+		if p, err := os.Readlink(e); err != nil || p != bin {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join(dir, "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after ')'.
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(parent) {
+			pid, _ := strconv.Atoi(filepath.Base(dir))
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
 
 // quinnCarrierPair is a quinn-<cc> carrier listener and a carrier dialled
 // to it on loopback, with the rig's kind of certificate and secret.
@@ -48,10 +76,13 @@ func quinnCarrierPair(t *testing.T, ctx context.Context, arm transport.Arm) (mea
 // datagrams; and no quinn end is left when both are closed.
 func TestQuinnCarrierCarries(t *testing.T) {
 	bin := needQuinn(t)
-	before := running(t, bin)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	ln, c := quinnCarrierPair(t, ctx, "quinn-bbr")
+	ends := quinnEnds(t, bin, os.Getpid())
+	if len(ends) != 2 {
+		t.Fatalf("%d quinn ends started by this process, want 2: %v", len(ends), ends)
+	}
 	defer ln.Close()
 	defer c.Close()
 	go func() {
@@ -118,8 +149,10 @@ func TestQuinnCarrierCarries(t *testing.T) {
 	if err := ln.Close(); err != nil {
 		t.Errorf("closing the listener: %v", err)
 	}
-	if n := running(t, bin); n != before {
-		t.Errorf("%d quinn ends running after both were closed, %d before", n, before)
+	for _, pid := range ends {
+		if syscall.Kill(pid, 0) == nil {
+			t.Errorf("quinn end %d still runs after both were closed", pid)
+		}
 	}
 }
 
@@ -182,7 +215,6 @@ func TestQuinnTunnelHelper(t *testing.T) {
 // it is killed (SIGKILL): none is left running.
 func TestQuinnCarrierDiesWithTunnel(t *testing.T) {
 	bin := needQuinn(t)
-	before := running(t, bin)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestQuinnTunnelHelper$", "-test.v")
 	cmd.Env = append(os.Environ(), quinnTunnelEnv+"=1", quinncarrier.BinaryEnv+"="+bin)
 	out, err := cmd.StdoutPipe()
@@ -201,16 +233,23 @@ func TestQuinnCarrierDiesWithTunnel(t *testing.T) {
 	if !strings.HasPrefix(sc.Text(), "carrying quinn-newreno") {
 		t.Fatalf("the helper did not carry over quinn's newreno: %q, %q", sc.Text(), lines)
 	}
-	if n := running(t, bin); n != before+2 {
-		t.Fatalf("%d quinn ends running with the tunnel up, want %d", n, before+2)
+	ends := quinnEnds(t, bin, cmd.Process.Pid)
+	if len(ends) != 2 {
+		t.Fatalf("%d quinn ends running under the tunnel, want 2: %v", len(ends), ends)
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
 	for range 50 {
-		if running(t, bin) == before {
+		left := 0
+		for _, pid := range ends {
+			if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && exe == bin {
+				left++
+			}
+		}
+		if left == 0 {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("%d quinn ends outlived the killed tunnel", running(t, bin)-before)
+	t.Fatalf("quinn ends %v outlived the killed tunnel", ends)
 }
