@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -271,5 +272,19 @@ func TestLiveSmokeQuinn(t *testing.T) {
 		if p, err := os.Readlink(e); err == nil && p == bin {
 			t.Errorf("a quinn end is left running: %s", e)
 		}
+	}
+}
+
+// Without the quinn program a run of a quinn arm is refused before
+// anything runs, naming the arm and the cause.
+func TestQuinnArmRefusedWithoutItsProgram(t *testing.T) {
+	t.Setenv(quinncarrier.BinaryEnv, filepath.Join(t.TempDir(), "no-such-program"))
+	c := smokeConfig(t, "10:100", measure.TCP, "quinn-bbr")
+	err := Run(context.Background(), c, io.Discard, slog.New(slog.DiscardHandler))
+	if err == nil || !strings.Contains(err.Error(), "-arms quinn-bbr") || !strings.Contains(err.Error(), quinncarrier.BinaryEnv) {
+		t.Fatalf("Run without the quinn program: %v, want it refused naming the arm and $%s", err, quinncarrier.BinaryEnv)
+	}
+	if left, _ := os.ReadDir(c.Workdir); len(left) > 0 {
+		t.Errorf("the refused run wrote %d entries in its work directory", len(left))
 	}
 }
