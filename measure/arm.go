@@ -20,7 +20,9 @@ import (
 // a client, by the name flags, matrices and records give it: a built-in arm
 // (TCP, QUIC, QUICPerChannel, QUICPriority, TCPMux), "tcp-" and a
 // congestion control's name (kernel TCP pinned to it, such as tcp-reno or
-// tcp-quicreno), or an importer's arm added with Register. Lookup checks a
+// tcp-quicreno), "quinn-" and one of quinn's controllers (quinn-cubic,
+// quinn-newreno or quinn-reno, quinn-bbr), or an importer's arm added with
+// Register. Lookup checks a
 // name; an Arm's methods read the registry and never change it.
 type Arm string
 
@@ -152,9 +154,9 @@ func registered(name string) Transport {
 	return nil
 }
 
-// Lookup returns the arm named name: a registered arm, or tcp-<controller>
+// Lookup returns the arm named name: a registered arm, tcp-<controller>
 // (the controller's name as CheckKernelCC reads it; whether the kernel has
-// it is checked where it runs). It changes nothing.
+// it is checked where it runs) or quinn-<controller>. It changes nothing.
 func Lookup(name string) (Arm, error) {
 	if _, err := Arm(name).transport(); err != nil {
 		return "", err
@@ -173,7 +175,13 @@ func (a Arm) transport() (Transport, error) {
 	if cc, ok := strings.CutPrefix(string(a), "tcp-"); ok && ccName.MatchString(cc) {
 		return tcpWith{cc}, nil
 	}
-	return nil, fmt.Errorf("%w %q: the arms are %s, or tcp-<controller> (tcp-reno, tcp-quicreno)", ErrUnknownArm, string(a), strings.Join(names(), ", "))
+	if q, ok, err := pinnedQuinn(string(a)); err != nil {
+		return nil, err
+	} else if ok {
+		return q, nil
+	}
+	return nil, fmt.Errorf("%w %q: the arms are %s, tcp-<controller> (tcp-reno, tcp-quicreno) or quinn-<controller> (quinn-cubic, quinn-bbr)",
+		ErrUnknownArm, string(a), strings.Join(names(), ", "))
 }
 
 // Name is the arm's name, as flags and records spell it.

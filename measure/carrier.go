@@ -28,7 +28,8 @@ type ArmCarrierListener interface {
 }
 
 // carrierArms are the arms with carriers: the transport package's tcp,
-// quic and quic-per-channel, and tcp-mux.
+// quic and quic-per-channel, and tcp-mux (tcp-<controller> and
+// quinn-<controller> too, by name).
 func carrierArms() []transport.Arm {
 	return []transport.Arm{transport.ArmTCP, transport.ArmQUIC, transport.ArmQUICPerChannel, transport.ArmTCPMux}
 }
@@ -43,10 +44,19 @@ func ParseCarrierArm(name string) (transport.Arm, error) {
 	if _, ok := Arm(name).PinnedCC(); ok {
 		return transport.Arm(name), nil
 	}
-	if name == string(transport.ArmQUICPriority) {
+	_, ok, err := pinnedQuinn(name)
+	switch {
+	case ok:
+		return transport.Arm(name), nil
+	case err != nil && name != string(QuinnPriority):
+		return "", err
+	case name == string(transport.ArmQUICPriority) || name == string(QuinnPriority):
 		return "", fmt.Errorf("%s has no channel to prioritise when channels arrive over time; use %s", name, carrierArmList())
+	case name == string(Quinn):
+		return "", fmt.Errorf("a carrier has no cell whose congestion control quinn could run: name quinn's controller, quinn-cubic, quinn-newreno or quinn-bbr")
 	}
-	return "", fmt.Errorf("%q is not an arm with carriers: use %s, or tcp-<controller> (tcp with its own congestion control)", name, carrierArmList())
+	return "", fmt.Errorf("%q is not an arm with carriers: use %s, tcp-<controller> (tcp with its own congestion control) "+
+		"or quinn-<controller> (quinn-cubic, quinn-newreno, quinn-bbr)", name, carrierArmList())
 }
 
 func carrierArmList() string {
@@ -58,11 +68,16 @@ func carrierArmList() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// DialCarrier dials a carrier of arm (tcp, quic, quic-per-channel or
-// tcp-mux) to a ListenCarrier of the same arm at addr.
+// DialCarrier dials a carrier of arm (any ParseCarrierArm accepts) to a
+// ListenCarrier of the same arm at addr. A quinn-<controller> carrier
+// starts quinn's client end here (in o.ListenPacket's namespace, if set),
+// which dies with this process.
 func DialCarrier(ctx context.Context, arm transport.Arm, addr string, o transport.Options) (ArmCarrier, error) {
 	if arm == transport.ArmTCPMux {
 		return transport.DialMuxCarrier(ctx, addr, o)
+	}
+	if q, ok, _ := pinnedQuinn(string(arm)); ok {
+		return dialQuinnCarrier(ctx, q, addr, o)
 	}
 	if cc, ok := Arm(arm).PinnedCC(); ok {
 		arm, o.CongestionControl = transport.ArmTCP, cc
@@ -70,11 +85,15 @@ func DialCarrier(ctx context.Context, arm transport.Arm, addr string, o transpor
 	return transport.DialCarrier(ctx, arm, addr, o)
 }
 
-// ListenCarrier listens at addr for carriers of arm (tcp, quic,
-// quic-per-channel or tcp-mux).
+// ListenCarrier listens at addr for carriers of arm (any ParseCarrierArm
+// accepts); for quinn-<controller>, with quinn's server end started as
+// DialCarrier starts the client end.
 func ListenCarrier(ctx context.Context, arm transport.Arm, addr string, o transport.Options) (ArmCarrierListener, error) {
 	if arm == transport.ArmTCPMux {
 		return transport.ListenMuxCarrier(ctx, addr, o)
+	}
+	if q, ok, _ := pinnedQuinn(string(arm)); ok {
+		return listenQuinnCarrier(ctx, q, addr, o)
 	}
 	if cc, ok := Arm(arm).PinnedCC(); ok {
 		arm, o.CongestionControl = transport.ArmTCP, cc

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -39,11 +40,18 @@ func init() {
 var quinnCC = map[string]string{"": "cubic", "cubic": "cubic", "reno": "newreno", "newreno": "newreno", "bbr": "bbr"}
 
 // quinnArm runs the quinn carrier's ends in the calling process's network
-// namespace, each dying with the process.
-type quinnArm struct{ priority bool }
+// namespace, each dying with the process. With pin set (a key of quinnCC)
+// it is quinn-<pin>: quinn on that controller whatever the cell's.
+type quinnArm struct {
+	priority bool
+	pin      string
+}
 
 func (q quinnArm) Name() string {
-	if q.priority {
+	switch {
+	case q.pin != "":
+		return "quinn-" + q.pin
+	case q.priority:
 		return string(QuinnPriority)
 	}
 	return string(Quinn)
@@ -52,8 +60,35 @@ func (q quinnArm) Name() string {
 func (quinnArm) QUIC() bool { return true }
 
 // CellCC says the cell's congestion control picks quinn's controller
-// (quinnCC).
-func (quinnArm) CellCC() bool { return true }
+// (quinnCC), unless the arm pins its own.
+func (q quinnArm) CellCC() bool { return q.pin == "" }
+
+// pinnedQuinn is the quinn-<controller> arm named name, if it is one;
+// an error when name is quinn- and something quinn does not run.
+func pinnedQuinn(name string) (quinnArm, bool, error) {
+	cc, ok := strings.CutPrefix(name, "quinn-")
+	if !ok {
+		return quinnArm{}, false, nil
+	}
+	if _, known := quinnCC[cc]; !known || cc == "" {
+		return quinnArm{}, false, fmt.Errorf("%w %q: quinn's controllers are quinn-cubic, quinn-newreno (or quinn-reno) and quinn-bbr", ErrUnknownArm, name)
+	}
+	return quinnArm{pin: cc}, true, nil
+}
+
+// controller is quinn's controller for a run with options o: the arm's
+// own, or the cell's (o.CongestionControl).
+func (q quinnArm) controller(o transport.Options) (string, error) {
+	cc := o.CongestionControl
+	if q.pin != "" {
+		cc = q.pin
+	}
+	name, ok := quinnCC[cc]
+	if !ok {
+		return "", fmt.Errorf("the %s arm runs quinn's cubic, newreno (reno) or bbr, not %q", q.Name(), cc)
+	}
+	return name, nil
+}
 
 // Available is why the carrier program cannot be had, or nil.
 func (quinnArm) Available(ctx context.Context) error {
@@ -75,8 +110,11 @@ func quinnBinary(ctx context.Context) (string, error) {
 }
 
 func (q quinnArm) Prepare(o transport.Options, w spicelike.Config) (server, client transport.Options, err error) {
-	if _, ok := quinnCC[o.CongestionControl]; !ok {
-		return server, client, fmt.Errorf("the %s arm runs quinn's cubic, newreno (reno) or bbr, not %q", q.Name(), o.CongestionControl)
+	if q.pin != "" {
+		o.CongestionControl = q.pin
+	}
+	if _, err := q.controller(o); err != nil {
+		return server, client, err
 	}
 	if q.priority && !o.Priority {
 		o.Priority, o.PriorityChannel = true, -1
@@ -104,9 +142,9 @@ func (q quinnArm) Prepare(o transport.Options, w spicelike.Config) (server, clie
 // config is the carrier's configuration for o, in a directory of its own.
 func (q quinnArm) config(ctx context.Context, o transport.Options) (quinncarrier.Config, error) {
 	var c quinncarrier.Config
-	cc, ok := quinnCC[o.CongestionControl]
-	if !ok {
-		return c, fmt.Errorf("the %s arm runs quinn's cubic, newreno (reno) or bbr, not %q", q.Name(), o.CongestionControl)
+	cc, err := q.controller(o)
+	if err != nil {
+		return c, err
 	}
 	if o.Channels <= 0 {
 		return c, fmt.Errorf("the %s arm needs transport.Options.Channels (measure.PrepareOptions sets it from the workload)", q.Name())
@@ -268,11 +306,19 @@ func (e *quinnEnd) stop() error {
 // and its connection's statistics: at exit once the end has stopped, else
 // the client's just after the handshake.
 func (e *quinnEnd) state(st *transport.State) {
-	r := e.end.Ready()
+	*st = quinnState(e.arm, st.Role, e.end.Ready(), e.exit, e.opts, st.Channels, st.Started, st.ConnectTime)
+}
+
+// quinnState is what an end of arm that printed r (and exit, once it has
+// stopped) has in force, with options o and channels channels.
+func quinnState(arm quinnArm, role string, r quinncarrier.Ready, exit *quinncarrier.EndStats, o transport.Options, channels int, started time.Time, connect time.Duration) transport.State {
 	set := r.Settings
-	st.CongestionControl, st.RequestedCongestionControl = "quinn-"+set.CC, e.opts.CongestionControl
-	if e.opts.Priority {
-		st.Priority = &transport.PriorityState{Channel: e.opts.PriorityChannel, Urgency: 1, OthersUrgency: 0}
+	st := transport.State{
+		Arm: transport.Arm(arm.Name()), Role: role, Channels: channels, Started: started, ConnectTime: connect,
+		CongestionControl: "quinn-" + set.CC, RequestedCongestionControl: o.CongestionControl,
+	}
+	if o.Priority {
+		st.Priority = &transport.PriorityState{Channel: o.PriorityChannel, Urgency: 1, OthersUrgency: 0}
 	}
 	qc := transport.QUICConnState{
 		LocalAddr: r.QUIC, RemoteAddr: r.Server, CongestionControl: set.Controller, GSO: set.Segmentation != "off",
@@ -280,12 +326,12 @@ func (e *quinnEnd) state(st *transport.State) {
 		ConfiguredPacketSize: set.Datagram, PathMTUDiscovery: set.PMTUD,
 		MaxConnectionReceiveWindow: set.ConnectionWindow, MaxStreamReceiveWindow: set.StreamWindow,
 	}
-	for i := range st.Channels {
+	for i := range channels {
 		qc.Channels = append(qc.Channels, i)
 	}
 	c := r.Connection
-	if e.exit != nil && len(e.exit.Connections) > 0 {
-		c = &e.exit.Connections[0]
+	if exit != nil && len(exit.Connections) > 0 {
+		c = &exit.Connections[0]
 	}
 	if c != nil {
 		qc.RemoteAddr = c.Remote
@@ -294,6 +340,7 @@ func (e *quinnEnd) state(st *transport.State) {
 			BytesSent: c.UDPTx.Bytes, BytesReceived: c.UDPRx.Bytes, PacketsReceived: c.UDPRx.Datagrams}
 	}
 	st.QUIC = []transport.QUICConnState{qc}
+	return st
 }
 
 // exited puts the statistics the end recorded at exit in st, once it has

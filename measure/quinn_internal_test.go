@@ -2,6 +2,7 @@ package measure
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -53,5 +54,58 @@ func TestQuinnControllers(t *testing.T) {
 	}
 	if _, _, err := PrepareOptions(Quinn, spicelike.Defaults(), transport.Options{CongestionControl: "vegas"}); err == nil || !strings.Contains(err.Error(), "vegas") {
 		t.Errorf("PrepareOptions with vegas: %v", err)
+	}
+}
+
+// quinn-<controller> names an arm pinned to one of quinn's controllers,
+// whatever the cell's; any other quinn- name is refused, by Lookup and by
+// ParseCarrierArm, which also refuses the arms whose controller or
+// priority a carrier cannot have.
+func TestQuinnPinnedArms(t *testing.T) {
+	for _, c := range []struct{ name, controller string }{
+		{"quinn-cubic", "cubic"}, {"quinn-newreno", "newreno"}, {"quinn-reno", "newreno"}, {"quinn-bbr", "bbr"},
+	} {
+		arm, err := Lookup(c.name)
+		if err != nil {
+			t.Fatalf("Lookup(%s): %v", c.name, err)
+		}
+		if !arm.QUIC() || arm.CellCC() {
+			t.Errorf("%s: QUIC %v, CellCC %v; want a QUIC arm with its own controller", c.name, arm.QUIC(), arm.CellCC())
+		}
+		if _, ok := arm.PinnedCC(); ok {
+			t.Errorf("%s: PinnedCC says it pins a kernel TCP controller", c.name)
+		}
+		so, co, err := PrepareOptions(arm, spicelike.Defaults(), transport.Options{CongestionControl: "vegas"})
+		if err != nil || so.CongestionControl != co.CongestionControl || len(so.Certificate.KeyPEM) == 0 || len(co.Certificate.KeyPEM) != 0 {
+			t.Fatalf("%s: PrepareOptions over the cell's vegas: %+v, %+v, %v", c.name, so, co, err)
+		}
+		q, _ := arm.transport()
+		for _, o := range []transport.Options{so, co, {}, {CongestionControl: "bbr"}, {CongestionControl: "cubic"}} {
+			if got, err := q.(quinnArm).controller(o); err != nil || got != c.controller {
+				t.Errorf("%s with the cell's %q runs quinn's %q (%v), want %q", c.name, o.CongestionControl, got, err, c.controller)
+			}
+		}
+		if a, err := ParseCarrierArm(c.name); err != nil || string(a) != c.name {
+			t.Errorf("ParseCarrierArm(%s) = %q, %v", c.name, a, err)
+		}
+	}
+	for name, want := range map[string]string{
+		"quinn-foo": "quinn's controllers are quinn-cubic", "quinn-": "quinn's controllers are quinn-cubic",
+		"quinn-Cubic": "quinn's controllers are quinn-cubic",
+	} {
+		if _, err := Lookup(name); err == nil || !errors.Is(err, ErrUnknownArm) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Lookup(%q): %v, want an unknown arm saying %q", name, err, want)
+		}
+		if _, err := ParseCarrierArm(name); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseCarrierArm(%q): %v, want %q", name, err, want)
+		}
+	}
+	for name, want := range map[string]string{
+		"quinn": "name quinn's controller, quinn-cubic", "quinn-priority": "no channel to prioritise",
+		"sctp": "or quinn-<controller>",
+	} {
+		if _, err := ParseCarrierArm(name); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseCarrierArm(%q): %v, want an error saying %q", name, err, want)
+		}
 	}
 }

@@ -197,7 +197,8 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	}
 	link := linkFlags(fs, getenv)
 	losses := fs.String("losses", env("LOSSES", "0 1"), "per-direction loss levels in percent, space-separated; each profile (which carries no loss of its own) is run at each (env LOSSES)")
-	armHelp := "arms, space-separated: tcp, tcp-<controller> (tcp-bbr, tcp-quicreno, ...), quic, quic-per-channel, tcp-mux; " +
+	armHelp := "arms, space-separated: tcp, tcp-<controller> (tcp-bbr, tcp-quicreno, ...), quic, quic-per-channel, tcp-mux, " +
+		"quinn-<controller> (quinn-cubic, quinn-newreno, quinn-bbr: quinn's carrier, docs/quinn.md); " +
 		"an arm of the live reading may carry settings after a plus sign (tcp-bbr+defer10+bounded), run beside the arms without them:"
 	for _, s := range spicelive.ArmSettings() {
 		armHelp += " +" + s.Name + ", " + s.About + ";"

@@ -41,11 +41,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("spicetunnel", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	end := fs.String("end", "", "which end to run: client (where the SPICE client connects) or server (next to spice-server)")
-	arm := fs.String("arm", "tcp", "how channels are carried: tcp, quic, quic-per-channel or tcp-mux")
+	arm := fs.String("arm", "tcp", "how channels are carried: tcp, quic, quic-per-channel, tcp-mux, tcp-<controller> (tcp-bbr, ...) "+
+		"or quinn-<controller> (quinn-cubic, quinn-newreno, quinn-bbr: quinn's carrier, whose ends this process starts; docs/quinn.md)")
 	listen := fs.String("listen", "", "address to listen on: the SPICE client's (client end) or the carrier's (server end)")
 	server := fs.String("server", "", "client end: the server end's address")
 	spice := fs.String("spice", "", "server end: spice-server's address (plain TCP, not its TLS port)")
-	cert := fs.String("cert", "", "QUIC arms: the certificate (PEM); the server end makes it, with -key, when neither file exists")
+	cert := fs.String("cert", "", "QUIC arms (quinn's too): the certificate (PEM); the server end makes it, with -key, when neither file exists")
 	key := fs.String("key", "", "QUIC arms, server end: the certificate's private key (PEM)")
 	trace := fs.String("trace", "", "write the message trace (JSON lines) to this file; empty for none")
 	capture := fs.String("capture", "", "write every connection's raw bytes into this existing directory, as new files "+
@@ -80,14 +81,14 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		if c.server == "" {
 			bad("-end client needs -server, the server end's address")
 		}
-		if c.arm.IsQUIC() && c.cert == "" {
+		if measure.Arm(c.arm).QUIC() && c.cert == "" {
 			bad("-arm %s needs -cert, the server end's certificate file", c.arm)
 		}
 	case "server":
 		if c.spice == "" {
 			bad("-end server needs -spice, spice-server's address")
 		}
-		if c.arm.IsQUIC() && (c.cert == "" || c.key == "") {
+		if measure.Arm(c.arm).QUIC() && (c.cert == "" || c.key == "") {
 			bad("-arm %s needs -cert and -key (made when neither file exists)", c.arm)
 		}
 	default:
@@ -103,8 +104,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if (c.limit != 0 || c.peer != 0) && c.end == "client" {
 		bad("-limit and -peer-limit apply to the server end")
 	}
-	if c.cc != "" && c.arm.IsQUIC() {
-		bad("-cc applies to the tcp and tcp-mux arms only: quic-go's congestion control is fixed (%s)", transport.QUICCongestionControl)
+	if c.cc != "" && measure.Arm(c.arm).QUIC() {
+		bad("-cc applies to the tcp and tcp-mux arms only: quic-go's congestion control is fixed (%s), quinn-<controller> names quinn's", transport.QUICCongestionControl)
 	}
 	return c, errors.Join(errs...)
 }

@@ -69,7 +69,8 @@ func newFlags(fs *flag.FlagSet, d, quick Defaults) *matrixFlags {
 	f.link = linkflag.Register(fs, linkflag.Config{Flags: linkflag.LinkOptions | linkflag.Profiles, Profiles: d.Profiles, ProfilesEnv: "PROFILES"})
 	fs.StringVar(&f.losses, "losses", env("LOSSES", d.Losses), "per-direction loss levels in percent, space-separated, for every profile without a loss of its own (a profile with loss options, such as 80:10,loss=ge:0.3367/33.33, runs once with its own) (env LOSSES)")
 	fs.StringVar(&f.ccs, "ccs", env("CCS", d.CCs), "TCP congestion controls for the tcp arm: reno (the headline), cubic, bbr, or quicreno, a BPF controller that does what quic-go's does (registered for the run; needs root on the host) (env CCS)")
-	fs.StringVar(&f.arms, "arms", d.Arms, "arms, space-separated: "+armNames()+", or tcp-<controller> (tcp with its own congestion control, e.g. tcp-bbr or tcp-quicreno)")
+	fs.StringVar(&f.arms, "arms", d.Arms, "arms, space-separated: "+armNames()+", tcp-<controller> (tcp with its own congestion control, e.g. tcp-bbr or tcp-quicreno) "+
+		"or quinn-<controller> (quinn on its own controller whatever the cell's: quinn-cubic, quinn-newreno, quinn-bbr)")
 	if !slices.Contains(strings.Fields(d.Arms), string(transport.ArmQUICPerChannel)) {
 		// Where the arms run it already, the flag would mean nothing.
 		fs.BoolVar(&f.perChannel, "per-channel", false, "also run the quic-per-channel arm (one QUIC connection per channel)")

@@ -23,8 +23,14 @@ func TestValidateTakesRegisteredArms(t *testing.T) {
 	if err := m.Validate(); err != nil {
 		t.Errorf("tcp and tcp-mux: %v", err)
 	}
-	m.Arms = []measure.Arm{"sctp"}
-	if err := m.Validate(); !errors.Is(err, measure.ErrUnknownArm) {
-		t.Errorf("an unknown arm: %v, want measure.ErrUnknownArm", err)
+	m.Arms = []measure.Arm{"tcp", "quinn-cubic", "quinn-bbr"}
+	if err := m.Validate(); err != nil {
+		t.Errorf("quinn-cubic and quinn-bbr beside a reno cell: %v", err)
+	}
+	for _, a := range []measure.Arm{"sctp", "quinn-foo"} {
+		m.Arms = []measure.Arm{a}
+		if err := m.Validate(); !errors.Is(err, measure.ErrUnknownArm) {
+			t.Errorf("%s: %v, want measure.ErrUnknownArm", a, err)
+		}
 	}
 }

@@ -28,7 +28,7 @@ type ArmSetting struct {
 var armSettings = []ArmSetting{
 	{Name: "defer10", ServerOptions: []string{"deferred-fps=10"}, About: "spice-server renders at most 10 frames a second (deferred-fps=10)"},
 	{Name: "bounded", NotSentLowat: 16 << 10, SpiceRcvBuf: 64 << 10,
-		About: "the tunnel's buffers bounded: TCP_NOTSENT_LOWAT 16 KiB on the TCP carriers, SO_RCVBUF 64 KiB towards spice-server"},
+		About: "the tunnel's buffers bounded: TCP_NOTSENT_LOWAT 16 KiB on the TCP carriers (not on quic's or quinn's), SO_RCVBUF 64 KiB towards spice-server (every arm)"},
 	{Name: "stream", ServerOptions: []string{"streaming-video=all"}, About: "spice-server sends every frequently redrawn area as video (streaming-video=all)"},
 }
 

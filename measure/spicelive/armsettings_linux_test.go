@@ -14,7 +14,12 @@ func TestTunnelOptionsOfArmsWithSettings(t *testing.T) {
 	if o := tunnelOptions(c, "tcp-bbr+bounded"); o.CongestionControl != "bbr" || o.NotSentLowat != 16<<10 {
 		t.Errorf("tunnel options %+v, want bbr with TCP_NOTSENT_LOWAT 16 KiB", o)
 	}
-	if o := tunnelOptions(c, "quic+bounded"); o.NotSentLowat != 0 {
-		t.Errorf("quic's tunnel options set TCP_NOTSENT_LOWAT: %+v", o)
+	for _, a := range []measure.Arm{"quic+bounded", "quinn-bbr+bounded"} {
+		if o := tunnelOptions(c, a); o.NotSentLowat != 0 || o.CongestionControl != "" {
+			t.Errorf("%s's tunnel options set TCP_NOTSENT_LOWAT or a TCP controller: %+v", a, o)
+		}
+		if r := c.forArm(a); r.spiceRcvBuf != 64<<10 {
+			t.Errorf("%s: SO_RCVBUF towards spice-server %d, want 64 KiB", a, r.spiceRcvBuf)
+		}
 	}
 }

@@ -41,6 +41,11 @@ func Run(ctx context.Context, c Config, progress io.Writer, log *slog.Logger) er
 	if err := c.Validate(); err != nil {
 		return err
 	}
+	for _, a := range c.Arms {
+		if err := transportArm(a).Available(ctx); err != nil {
+			return fmt.Errorf("-arms %s: %w", a, err)
+		}
+	}
 	if c.needsController() {
 		ctl, err := quicreno.Load(quicreno.Defaults())
 		if err != nil {

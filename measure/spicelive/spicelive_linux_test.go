@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -20,6 +21,7 @@ import (
 	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/rig"
 	"github.com/shakenfist/quicbench/transport"
+	"github.com/shakenfist/quicbench/transport/quinncarrier"
 )
 
 // The runs re-execute the test binary as their roles.
@@ -223,4 +225,66 @@ func killOurs(t *testing.T, comm, workdir string) int {
 	}
 	t.Fatalf("no %s of this run is running", comm)
 	return 0
+}
+
+// TestLiveSmokeQuinn runs a real session through quinn's carrier
+// (quinn-cubic): it is measured, both tunnel ends record quinn's cubic
+// read back with offload off, and no quinn end or session program is left.
+func TestLiveSmokeQuinn(t *testing.T) {
+	bin, err := quinncarrier.Binary(t.Context())
+	if errors.Is(err, quinncarrier.ErrUnavailable) {
+		t.Skipf("the quinn arms need the quicbench-quinn program (docs/quinn.md): %v", err)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	livetest.Need(t)
+	if left := ours(t); len(left) > 0 {
+		t.Skipf("a live session's programs are already running here: %v", left)
+	}
+	c := smokeConfig(t, "10:100", "quinn-cubic")
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	var progress bytes.Buffer
+	if err := Run(context.Background(), c, &progress, log); err != nil {
+		t.Fatalf("%v\n%s", err, progress.String())
+	}
+	cell, _, _ := c.cell("10:100")
+	dir := results.RunDir(c.ReadingDir(ReadingLive), cell, "quinn-cubic", 1)
+	if run, st, err := results.Check(dir, cell, "quinn-cubic", 1); st != results.Measured {
+		t.Fatalf("quinn-cubic: %v %v %s", st, err, run.Failed)
+	}
+	var rec LiveRecord
+	if err := results.ReadJSON(filepath.Join(dir, LiveFile), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if a := rec.Analysis; len(a.Samples) < 8 || a.Unanswered > 2 {
+		t.Errorf("%d keys, %d measured, %d unanswered", a.Keys, len(a.Samples), a.Unanswered)
+	}
+	for _, st := range []*transport.State{rec.Client.State, rec.Server.State} {
+		if st == nil || st.Arm != "quinn-cubic" || st.CongestionControl != "quinn-cubic" || len(st.QUIC) != 1 || st.QUIC[0].GSO {
+			t.Fatalf("a tunnel end's state: %+v", st)
+		}
+	}
+	if left := ours(t); len(left) > 0 {
+		t.Errorf("left running: %v", left)
+	}
+	exes, _ := filepath.Glob("/proc/[0-9]*/exe")
+	for _, e := range exes {
+		if p, err := os.Readlink(e); err == nil && p == bin {
+			t.Errorf("a quinn end is left running: %s", e)
+		}
+	}
+}
+
+// Without the quinn program a run of a quinn arm is refused before
+// anything runs, naming the arm and the cause.
+func TestQuinnArmRefusedWithoutItsProgram(t *testing.T) {
+	t.Setenv(quinncarrier.BinaryEnv, filepath.Join(t.TempDir(), "no-such-program"))
+	c := smokeConfig(t, "10:100", measure.TCP, "quinn-bbr")
+	err := Run(context.Background(), c, io.Discard, slog.New(slog.DiscardHandler))
+	if err == nil || !strings.Contains(err.Error(), "-arms quinn-bbr") || !strings.Contains(err.Error(), quinncarrier.BinaryEnv) {
+		t.Fatalf("Run without the quinn program: %v, want it refused naming the arm and $%s", err, quinncarrier.BinaryEnv)
+	}
+	if left, _ := os.ReadDir(c.Workdir); len(left) > 0 {
+		t.Errorf("the refused run wrote %d entries in its work directory", len(left))
+	}
 }

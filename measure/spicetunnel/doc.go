@@ -2,14 +2,15 @@
 // transport package's arms and times every message at both ends: the
 // client leg the Kerbside question is about, in Go.
 //
-//	SPICE client ──TCP──▶ ClientEnd ══ carrier (tcp | quic | quic-per-channel | tcp-mux) ══▶ ServerEnd ──TCP──▶ spice-server
+//	SPICE client ──TCP──▶ ClientEnd ══ carrier (tcp | quic | quic-per-channel | tcp-mux | quinn-<cc>) ══▶ ServerEnd ──TCP──▶ spice-server
 //
 // A SPICE client opens one TCP connection per channel: main first, the
 // others once the main channel's init has arrived, so how many channels a
 // session has is not known when it starts. The ClientEnd therefore opens
 // a new carrier channel for every connection it accepts (a TCP connection,
 // a stream of the one QUIC connection, a QUIC connection of its own, or
-// a channel framed over the one TCP connection, per measure.DialCarrier), and the ServerEnd opens a new TCP connection
+// a channel framed over the one TCP connection, or a stream of quinn's one
+// connection, per measure.DialCarrier), and the ServerEnd opens a new TCP connection
 // to spice-server for every carrier channel that arrives. Bytes pass
 // through unchanged, in both directions, and a half-close passes through
 // too. Each read is forwarded before it is parsed, so following the

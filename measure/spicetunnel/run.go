@@ -56,14 +56,14 @@ func (c EndConfig) check() error {
 		if c.Server == "" {
 			bad("the client end needs Server, the server end's address")
 		}
-		if c.Arm.IsQUIC() && c.CertFile == "" {
+		if measure.Arm(c.Arm).QUIC() && c.CertFile == "" {
 			bad("arm %s needs CertFile, the server end's certificate", c.Arm)
 		}
 	case spicetrace.SideServer:
 		if c.Spice == "" {
 			bad("the server end needs Spice, spice-server's address")
 		}
-		if c.Arm.IsQUIC() && (c.CertFile == "" || c.KeyFile == "") {
+		if measure.Arm(c.Arm).QUIC() && (c.CertFile == "" || c.KeyFile == "") {
 			bad("arm %s needs CertFile and KeyFile (made when neither file exists)", c.Arm)
 		}
 	default:
@@ -91,7 +91,7 @@ func RunEnd(ctx context.Context, c EndConfig, log *slog.Logger) ([]ChannelStats,
 	}
 	log = logger(log)
 	o := c.Options
-	if c.Arm.IsQUIC() {
+	if measure.Arm(c.Arm).QUIC() {
 		cert, err := loadCertificate(c.Side, c.CertFile, c.KeyFile)
 		if err != nil {
 			return nil, err
