@@ -109,11 +109,10 @@ type Options struct {
 }
 
 // The emulator settings a link gets unless told otherwise: the CPUs left
-// to idle, and a 200 us departure window, as measured best on this
-// project's machines. The example commands (package linkflag's
-// -keep-awake and -departure-window) take the window, and keep-awake
-// auto (Options.EmulatorKeepAwakeAuto). docs/calibration.md has what
-// each changes and costs.
+// to idle, and a 200 us departure window. The example commands (package
+// linkflag's -keep-awake and -departure-window) take the window, and
+// keep-awake auto (Options.EmulatorKeepAwakeAuto). docs/calibration.md
+// has what each changes and costs.
 const (
 	DefaultKeepAwake       = false
 	DefaultDepartureWindow = 200 * time.Microsecond
