@@ -98,8 +98,10 @@ type Options struct {
 	// segments due within this window leave with it, up to the window
 	// early, so a super-packet's consecutive segments go out as one
 	// frame (fewer writes, and less of the receiving stack's work per
-	// byte, at multi-gigabit rates with OffloadKeep). A frame alone on
-	// the link is never sent early. ShaperStats counts the early frames
+	// byte, at multi-gigabit rates with OffloadKeep). Only the time a
+	// segment waited for the rate is cut: none leaves before its arrival,
+	// the delay and its own serialisation, so a frame alone on the link,
+	// or one just behind another, is never sent early. ShaperStats counts the early frames
 	// (Early, EarlyMaxMs). Zero sends every segment at its due time; at
 	// most 1 ms. The other backends refuse it; when BackendAuto chooses
 	// netem it is not used. Commands use DefaultDepartureWindow.
@@ -107,11 +109,10 @@ type Options struct {
 }
 
 // The emulator settings a link gets unless told otherwise: the CPUs left
-// to idle, and a 200 us departure window, as measured best on this
-// project's machines. The example commands (package linkflag's
-// -keep-awake and -departure-window) take the window, and keep-awake
-// auto (Options.EmulatorKeepAwakeAuto). docs/calibration.md has what
-// each changes and costs.
+// to idle, and a 200 us departure window. The example commands (package
+// linkflag's -keep-awake and -departure-window) take the window, and
+// keep-awake auto (Options.EmulatorKeepAwakeAuto). docs/calibration.md
+// has what each changes and costs.
 const (
 	DefaultKeepAwake       = false
 	DefaultDepartureWindow = 200 * time.Microsecond

@@ -21,9 +21,10 @@
 // (-sweep). -iperf3, -qdisc, -gsoloss and -quicgso add their series;
 // -profiles "" and -sweep "" leave only those. The machine's other load
 // spoils timing: run it on an otherwise idle machine. Every emulator link
-// runs with a 200 us departure window and its CPUs left to idle, as every
-// command's links do (-departure-window 0 and -keep-awake turn them
-// around; the bare pairs never have either); the report records both.
+// runs with a 200 us departure window and keep-awake decided by probing
+// the host, as every command's links do (-departure-window 0 and
+// -keep-awake on or off set them; the bare pairs never have either); the
+// report records both, and the probe.
 //
 // It runs as root, or as any user where unprivileged user namespaces are
 // allowed: it then re-executes itself in a user and network namespace of

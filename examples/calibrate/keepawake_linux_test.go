@@ -18,17 +18,17 @@ import (
 // off; with -backend netem -keep-awake is refused as a command line,
 // naming both flags.
 func TestKeepAwakeRun(t *testing.T) {
-	c := cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), append([]string{"-json", "-keep-awake", "auto"}, shortRun...)...)
+	c := cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), append([]string{"-json"}, shortRun...)...)
 	cmdtest.SkipIfNoUserNS(t, c)
 	rep, r := oneProfile(t, c)
 	if rep.KeepAwake || rep.WakeProbe == nil || rep.DepartureWindowUs != 200 || r.Error != "" || strings.Contains(r.Priority, "kept awake") != rep.WakeProbe.KeepAwake {
-		t.Errorf("-keep-awake auto: report keep_awake %v probe %+v window %d us, profile error %q, emulator priority %q; want the window on and recorded, the probe recorded and followed",
+		t.Errorf("default (-keep-awake auto): report keep_awake %v probe %+v window %d us, profile error %q, emulator priority %q; want the window on and recorded, the probe recorded and followed",
 			rep.KeepAwake, rep.WakeProbe, rep.DepartureWindowUs, r.Error, r.Priority)
 	}
-	c = cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), append([]string{"-json"}, shortRun...)...)
+	c = cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), append([]string{"-json", "-keep-awake", "off"}, shortRun...)...)
 	rep, r = oneProfile(t, c)
 	if rep.KeepAwake || rep.WakeProbe != nil || r.Error != "" || strings.Contains(r.Priority, "kept awake") {
-		t.Errorf("defaults (off): report keep_awake %v probe %+v, profile error %q, emulator priority %q; want the CPUs left to idle and no probe",
+		t.Errorf("-keep-awake off: report keep_awake %v probe %+v, profile error %q, emulator priority %q; want the CPUs left to idle and no probe",
 			rep.KeepAwake, rep.WakeProbe, r.Error, r.Priority)
 	}
 	c = cmdtest.Run(t, 0, cmdtest.OpenDir(t, 0), append([]string{"-json", "-keep-awake", "-departure-window", "0"}, shortRun...)...)

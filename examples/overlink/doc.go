@@ -61,10 +61,10 @@
 // emulator runs late.
 //
 // The emulator runs with a 200 us departure window (-departure-window 0
-// turns it off) and its CPUs left to idle (-keep-awake keeps them awake,
-// at the price of every CPU at 100% in the idle class while the link is
-// up): its measured best (docs/calibration.md). The summary and the
-// record say which were on.
+// turns it off) and keep-awake decided by probing how late the host wakes
+// an idle CPU (-keep-awake on or off fixes it; on costs every CPU at 100%
+// in the idle class while the link is up; docs/calibration.md). The
+// summary and the record say which were on.
 //
 // It runs as root, or as an ordinary user where unprivileged user
 // namespaces are allowed (it re-executes itself inside one; the commands

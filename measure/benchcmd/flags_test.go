@@ -91,16 +91,16 @@ func TestQuickLetsExplicitValuesThrough(t *testing.T) {
 }
 
 // TestEmulatorSettings: a matrix command batches the emulator's
-// departures within 200 us and leaves its CPUs to idle unless told
-// otherwise (bench's TestEmulatorSettingsRecorded: matrix.json records
-// them).
+// departures within 200 us and decides keep-awake by probing the host
+// unless told otherwise (bench's TestEmulatorSettingsRecorded:
+// matrix.json records them).
 func TestEmulatorSettings(t *testing.T) {
 	m, err := parseMatrix(t, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Link.EmulatorKeepAwake || m.Link.EmulatorKeepAwakeAuto || m.Link.EmulatorDepartureWindow != 200*time.Microsecond {
-		t.Errorf("defaults: %+v; want a 200us window and keep-awake off", m.Link)
+	if m.Link.EmulatorKeepAwake || !m.Link.EmulatorKeepAwakeAuto || m.Link.EmulatorDepartureWindow != 200*time.Microsecond {
+		t.Errorf("defaults: %+v; want a 200us window and keep-awake auto", m.Link)
 	}
 	off, err := parseMatrix(t, nil, "-keep-awake", "-departure-window", "0")
 	if err != nil {

@@ -2,7 +2,7 @@
 // every other: -profiles (or -profile, once or repeated), -backend, -mode,
 // -offload, -seed and the emulator's -keep-awake and -departure-window,
 // each with one help text and one default, checked in one place.
-// -keep-awake is on, off (the default) or auto (shapedlink's
+// -keep-awake is on, off or auto (the default: shapedlink's
 // EmulatorKeepAwakeAuto, decided by probing the host); alone it is on,
 // and =true and =false are on and off. Parse with package cli, which
 // reads "-keep-awake off" as one flag.

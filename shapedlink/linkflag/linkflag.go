@@ -38,7 +38,7 @@ const (
 	// read.
 	ProfileList
 	// Emulator is -keep-awake and -departure-window: the emulator's
-	// settings, by default off (auto decides by probing the host) and
+	// settings, by default auto (decided by probing the host) and
 	// shapedlink.DefaultDepartureWindow (200 us), left unused on a netem
 	// link.
 	Emulator
@@ -84,7 +84,7 @@ type Config struct {
 	Offload shapedlink.OffloadMode
 	// Seed is -seed's default; 0 gives every link a random seed.
 	Seed uint64
-	// KeepAwake makes -keep-awake on by default (it is off), for a
+	// KeepAwake makes -keep-awake on by default (it is auto), for a
 	// command whose published figures were taken with it.
 	KeepAwake bool
 }
@@ -133,7 +133,7 @@ const (
 // texts point to.
 func Register(fs *flag.FlagSet, c Config) *Flags {
 	f := &Flags{fs: fs, cfg: c, seed: c.Seed, offload: c.Offload.String(),
-		awake: awakeOff, window: shapedlink.DefaultDepartureWindow}
+		awake: awakeAuto, window: shapedlink.DefaultDepartureWindow}
 	if c.KeepAwake {
 		f.awake = awakeOn
 	}

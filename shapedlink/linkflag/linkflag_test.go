@@ -84,11 +84,12 @@ func TestEmulatorDefaults(t *testing.T) {
 		window      time.Duration
 		err         string
 	}{
-		{nil, false, false, 200 * time.Microsecond, ""},
-		{[]string{"-backend", "emulator"}, false, false, 200 * time.Microsecond, ""},
+		{nil, false, true, 200 * time.Microsecond, ""},
+		{[]string{"-keep-awake", "off"}, false, false, 200 * time.Microsecond, ""},
+		{[]string{"-backend", "emulator"}, false, true, 200 * time.Microsecond, ""},
 		{[]string{"-keep-awake", "auto"}, false, true, 200 * time.Microsecond, ""},
 		{[]string{"-keep-awake", "-departure-window", "0"}, true, false, 0, ""},
-		{[]string{"-departure-window", "1ms"}, false, false, time.Millisecond, ""},
+		{[]string{"-departure-window", "1ms"}, false, true, time.Millisecond, ""},
 		{[]string{"-backend", "netem"}, false, false, 0, ""},
 		{[]string{"-backend", "netem", "-keep-awake=false", "-departure-window", "0"}, false, false, 0, ""},
 		{[]string{"-backend", "netem", "-keep-awake", "auto"}, false, false, 0, ""},
@@ -174,8 +175,12 @@ func TestHelpLeavesTheDefaultToFlag(t *testing.T) {
 	for _, on := range []bool{false, true} {
 		fs := flag.NewFlagSet("x", flag.ContinueOnError)
 		Register(fs, Config{Flags: all, KeepAwake: on})
-		if fl := fs.Lookup(NameKeepAwake); (fl.DefValue == "on") != on || (fl.DefValue == "off") == on {
-			t.Errorf("KeepAwake %v: -keep-awake defaults to %s", on, fl.DefValue)
+		want := "auto"
+		if on {
+			want = "on"
+		}
+		if fl := fs.Lookup(NameKeepAwake); fl.DefValue != want {
+			t.Errorf("KeepAwake %v: -keep-awake defaults to %s, want %s", on, fl.DefValue, want)
 		}
 		fs.VisitAll(func(fl *flag.Flag) {
 			if strings.Contains(strings.ToLower(fl.Usage), "by default") {

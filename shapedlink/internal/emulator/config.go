@@ -53,7 +53,9 @@ type Config struct {
 	// loop's time leaves with it, up to the window early, so consecutive
 	// segments of one super-packet go out as one frame instead of one per
 	// wake-up. A segment never leaves early unless one ahead of it is due,
-	// so a frame alone on the link keeps its timing. Early departures are
+	// and never before it would have been due on an idle link (only its
+	// wait for the rate is cut), so no round trip is shorter than the
+	// link's. Early departures are
 	// counted (linkspec.Counters.Early). Zero sends each segment at its
 	// due time; at most MaxDepartureWindow.
 	DepartureWindow time.Duration

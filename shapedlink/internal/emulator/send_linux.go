@@ -13,17 +13,17 @@ import (
 // super-packet that are due together as one frame, and their lateness
 // counted.
 
-// sendDue writes every held segment whose due time is not after cutoff;
-// now is the time, for the lateness figures.
+// sendDue writes the held segments that leave at now with cutoff (see
+// leaves), in line order; now is also the time for the lateness figures.
 func (l *dirLoop) sendDue(cutoff, now int64) error {
 	line := &l.carry.Line
-	for line.Len() > 0 && line.At(0).Due <= cutoff {
+	for line.Len() > 0 && leaves(line.At(0), cutoff, now) {
 		k, covered := 0, 0
 		for k < txBatch && covered < line.Len() {
-			if line.At(covered).Due > cutoff {
+			if !leaves(line.At(covered), cutoff, now) {
 				break
 			}
-			covered += l.message(k, covered, cutoff)
+			covered += l.message(k, covered, cutoff, now)
 			k++
 		}
 		sent := 0
@@ -61,12 +61,20 @@ func (l *dirLoop) sendDue(cutoff, now int64) error {
 	return nil
 }
 
+// leaves says whether held segment e leaves at now with the given
+// cutoff: it is due by the cutoff, and (sent early, within a departure
+// window) not before it would have been due had it not waited for the
+// segments ahead of it.
+func leaves(e *linkmodel.Held, cutoff, now int64) bool {
+	return e.Due <= cutoff && e.Due-e.Ahead <= now
+}
+
 // message sets up message k from the held entries starting at the i-th,
-// all due by cutoff, and returns how many entries it carries: a whole
+// all leaving by cutoff at now, and returns how many entries it carries: a whole
 // frame as it arrived; a segment the model edited, copied and edited; or
 // a run of consecutive segments of one super-packet, with the headers the
 // run needs (package segment) and its payload in place.
-func (l *dirLoop) message(k, i int, cutoff int64) int {
+func (l *dirLoop) message(k, i int, cutoff, now int64) int {
 	line := &l.carry.Line
 	e := line.At(i)
 	b, seg := bufSeg(e.Ref)
@@ -98,7 +106,7 @@ func (l *dirLoop) message(k, i int, cutoff int64) int {
 		for i+n < line.Len() {
 			next := line.At(i + n)
 			nb, ns := bufSeg(next.Ref)
-			if next.Due > cutoff || nb != b || int(ns) != last+1 || next.Edit != (linkmodel.Edit{}) {
+			if !leaves(next, cutoff, now) || nb != b || int(ns) != last+1 || next.Edit != (linkmodel.Edit{}) {
 				break
 			}
 			last++

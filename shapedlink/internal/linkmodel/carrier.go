@@ -112,7 +112,7 @@ func (c *Carrier) Judge(at int64, ref int64, size int) (j Judgement) {
 		c.f.Release(ref)
 		return j
 	}
-	c.Line.hold(Held{Due: j.Due, Ref: ref, Size: int32(size), Queued: m.Queued(), Edit: j.Edit})
+	c.Line.hold(Held{Due: j.Due, Ref: ref, Size: int32(size), Queued: m.Queued(), Ahead: m.ahead, Edit: j.Edit})
 	return j
 }
 
@@ -135,7 +135,7 @@ func (c *Carrier) DequeueUpTo(t int64) {
 		if !ok {
 			continue // the discipline dropped what was left
 		}
-		c.Line.hold(Held{Due: due, Ref: p.Ref, Size: int32(p.Len), Queued: queued, Edit: e})
+		c.Line.hold(Held{Due: due, Ref: p.Ref, Size: int32(p.Len), Queued: queued, Ahead: m.ahead, Edit: e})
 	}
 }
 

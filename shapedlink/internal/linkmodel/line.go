@@ -10,6 +10,11 @@ type Held struct {
 	Ref    int64
 	Size   int32
 	Queued bool
+	// Ahead is how long before Due the frame may leave at the earliest:
+	// the time it waited for the frames ahead of it in the rate queue, so
+	// that a carrier sending early never sends a frame before it would
+	// have been due on an idle link. Zero: never before Due.
+	Ahead int64
 	// Edit is what the model decided to do to the frame's bytes, for the
 	// carrier to make as it sends the frame (the zero Edit changes
 	// nothing).

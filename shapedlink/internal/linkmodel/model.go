@@ -78,6 +78,7 @@ type Model struct {
 	heldBytes int64
 	lastDue   int64 // due time of the most recently accepted frame
 	queued    bool  // the most recently accepted frame waited for the one ahead
+	ahead     int64 // how long the most recently accepted frame (not a duplicate) waits for the ones ahead: its due time less its due time on an idle link
 	reordered bool  // the most recently accepted frame was sent at once
 
 	// The schedule's blackout (SetDown): whether the direction is down,
@@ -404,7 +405,7 @@ func (m *Model) place(now int64, size int) (due int64, v Verdict) {
 	if m.held >= m.limit {
 		return 0, OverLimit
 	}
-	m.queued, m.reordered = false, false
+	m.queued, m.reordered, m.ahead = false, false, 0
 	m.held++
 	m.heldBytes += int64(size)
 	if m.gap != 0 && m.counter >= m.gap-1 && m.reorderU32 >= m.reorderCor.next(&m.rng) {
@@ -431,13 +432,14 @@ func (m *Model) place(now int64, size int) (due int64, v Verdict) {
 		return due, Accepted
 	}
 	start := t + m.delayDraw()
-	if m.rate != 0 && m.held > 1 && m.lastDue > start {
-		start, m.queued = m.lastDue, true
+	if m.rate != 0 && m.lastDue > start {
+		start, m.queued, m.ahead = m.lastDue, true, m.lastDue-start
 	}
 	due = start + m.TxTime(size)
-	// With a rate, due is never before lastDue while frames are held (the
-	// latest time_to_send held is netem's reference); without one, jitter
-	// alone may put a frame ahead of another, as netem's tfifo does.
+	// With a rate, due is never before lastDue while the frame before is
+	// on the link in the model's time (netem's tail reference), whether or
+	// not the carrier has sent it yet; without one, jitter alone may put a
+	// frame ahead of another, as netem's tfifo does.
 	m.lastDue = due
 	m.counter++
 	return due, Accepted

@@ -75,8 +75,9 @@ func (m *Model) Dequeue(now int64) (p aqm.Packet, due int64, e Edit, queued, ok 
 		m.c.ECNMarks++
 	}
 	m.linkFree = now + m.TxTime(p.Len)
-	due = max(m.linkFree+m.delayDraw(), m.lastDue)
-	m.lastDue = due
+	idle := p.EnqueuedAt() + m.TxTime(p.Len) + m.delayDraw()
+	due = max(idle+now-p.EnqueuedAt(), m.lastDue)
+	m.lastDue, m.ahead = due, max(0, due-idle)
 	e = editOfTag(p.Tag)
 	e.Mark = marked
 	return p, due, e, now > p.EnqueuedAt(), true

@@ -109,7 +109,8 @@ type Counters struct {
 	// bucket's edges.
 	Late [LateBuckets]uint64 `json:"-"`
 	// Early counts the forwarded frames written before their due time,
-	// within the emulator's departure window (counted in Late[0] too), and
+	// within the emulator's departure window and never before their due
+	// time on an idle link (counted in Late[0] too), and
 	// MaxEarlyNanos is the most any was early.
 	Early         uint64 `json:"early,omitempty"`
 	MaxEarlyNanos uint64 `json:"-"`
