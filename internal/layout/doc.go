@@ -38,6 +38,8 @@
 //   - Comment blocks (comments with no blank line between them) of 15
 //     lines or more in any .go file but doc.go and generated files, by
 //     file, line, length and the declaration they document or sit in.
+//   - Functions and methods of more than 100 lines (from func to the
+//     closing brace) in non-test, non-generated files, every system's.
 //   - Rooms: for the module root and each directory with two or more,
 //     each subdirectory holding packages is a room (the directory's own
 //     package is room "."); a room stands above the rooms its packages
@@ -53,6 +55,7 @@
 //	files PKG N             a package under measure/ with N > 15 files
 //	unused PKG NAME         an exported name nothing outside PKG uses
 //	comment FILE@ANCHOR N   a comment block of N lines outside doc.go
+//	long FILE@FUNC N        a function of N > 100 lines
 //	imports-up DIR N        N imports between DIR's rooms running back up
 //
 // and exits 1 naming each violation not in it, or larger than it says (a

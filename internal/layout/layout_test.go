@@ -32,8 +32,8 @@ func TestFixtureFindings(t *testing.T) {
 	if p := sizes["measure/big"]; p.Files != 16 || !p.TooLarge {
 		t.Errorf("measure/big: %d files, too large %v; want 16, true", p.Files, p.TooLarge)
 	}
-	if p := sizes["lib"]; p.Files != 3 || p.TooLarge || p.Exported != 11 {
-		t.Errorf("lib: %d files, too large %v, %d exported; want 3, false, 11", p.Files, p.TooLarge, p.Exported)
+	if p := sizes["lib"]; p.Files != 4 || p.TooLarge || p.Exported != 11 {
+		t.Errorf("lib: %d files, too large %v, %d exported; want 4, false, 11", p.Files, p.TooLarge, p.Exported)
 	}
 
 	var unused []string
@@ -65,6 +65,11 @@ func TestFixtureFindings(t *testing.T) {
 	wantComments := []Comment{{File: "lib/long.go", Line: 19, Lines: 15, Anchor: "long"}}
 	if !reflect.DeepEqual(r.Comments, wantComments) {
 		t.Errorf("long comments:\n got %+v\nwant %+v", r.Comments, wantComments)
+	}
+
+	wantFuncs := []Func{{File: "lib/funcs.go", Line: 7, Lines: 101, Name: "longs.long101"}}
+	if !reflect.DeepEqual(r.Funcs, wantFuncs) {
+		t.Errorf("long functions:\n got %+v\nwant %+v", r.Funcs, wantFuncs)
 	}
 
 	for _, fl := range r.Files {
@@ -126,7 +131,7 @@ func TestCheckRatchet(t *testing.T) {
 		t.Fatalf("-known: exit %d: %s", code, errb.String())
 	}
 	all := out.String()
-	for _, line := range []string{"files measure/big 16", "unused lib T.Extra", "comment lib/long.go@long 15", "imports-up . 1"} {
+	for _, line := range []string{"files measure/big 16", "unused lib T.Extra", "comment lib/long.go@long 15", "long lib/funcs.go@longs.long101 101", "imports-up . 1"} {
 		if !strings.Contains(all, line+"\n") {
 			t.Errorf("-known lacks %q:\n%s", line, all)
 		}
