@@ -74,7 +74,7 @@ func (m *Model) Dequeue(now int64) (p aqm.Packet, due int64, e Edit, queued, ok 
 	if marked {
 		m.c.ECNMarks++
 	}
-	m.linkFree = now + m.TxTime(p.Len)
+	m.linkFree = now + m.txTime(p.Len)
 	due = max(m.linkFree+m.delayDraw(), m.lastDue)
 	m.lastDue = due
 	e = editOfTag(p.Tag)
@@ -100,8 +100,8 @@ func (m *Model) FlowBacklogs(dst []aqm.FlowBacklog) []aqm.FlowBacklog {
 	return m.q.FlowBacklogs(dst)
 }
 
-// QueueStats are the discipline's counters (zero without one).
-func (m *Model) QueueStats() aqm.Stats {
+// queueStats are the discipline's counters (zero without one).
+func (m *Model) queueStats() aqm.Stats {
 	if m.q == nil {
 		return aqm.Stats{}
 	}
