@@ -78,11 +78,11 @@ type ArmSession interface {
 	Close() error
 }
 
-// preparer is a Transport that sets per-run options: from the caller's
+// Preparer is a Transport that sets per-run options: from the caller's
 // options (Channels already set from the workload), the server's and the
 // client's, such as a certificate both ends share. Arms without it get the
 // caller's options at both ends.
-type preparer interface {
+type Preparer interface {
 	Prepare(opts transport.Options, w spicelike.Config) (server, client transport.Options, err error)
 }
 
@@ -360,7 +360,7 @@ func (l muxListener) Accept(ctx context.Context) (ArmSession, error) {
 // PrepareOptions returns the server's and the client's transport options
 // for one run of arm carrying w, from the caller's o: Channels set from the
 // workload (o.Channels must be 0 or agree), then the arm's own preparation
-// (see preparer). Run calls it; code that runs each end in a process of
+// (see Preparer). Run calls it; code that runs each end in a process of
 // its own calls it once and hands each end its half.
 func PrepareOptions(arm Arm, w spicelike.Config, o transport.Options) (server, client transport.Options, err error) {
 	if arm == "" {
@@ -378,7 +378,7 @@ func PrepareOptions(arm Arm, w spicelike.Config, o transport.Options) (server, c
 			o.Channels, len(w.Channels))
 	}
 	o.Channels = len(w.Channels)
-	if p, ok := t.(preparer); ok {
+	if p, ok := t.(Preparer); ok {
 		return p.Prepare(o, w)
 	}
 	return o, o, nil

@@ -34,7 +34,7 @@
 // init function; it is then an arm like the others, and the matrix's
 // server and client processes (this program, re-executed) have it too. A
 // Transport that needs per-run options on each end (a certificate both
-// ends share) implements preparer.
+// ends share) implements Preparer.
 //
 // # Carriers
 //
