@@ -32,63 +32,17 @@ func main() {
 }
 
 func run() int {
-	c := singleflow.Defaults()
-	fs := flag.CommandLine
-	lf := linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profiles | linkflag.Backend | linkflag.Seed | linkflag.Emulator, Profiles: "80:10 150:2",
-		KeepAwake: true})
-	losses := fs.String("losses", "0 1 2", "loss percentages, each applied to both directions of every profile")
-	flows := fs.String("flows", flowNames(singleflow.DefaultFlows()), "flows: quic, or tcp-<controller>")
-	fs.IntVar(&c.Repeats, "repeats", c.Repeats, "runs per flow and cell")
-	fs.DurationVar(&c.Duration, "duration", c.Duration, "length of each flow")
-	fs.DurationVar(&c.Warmup, "warmup", c.Warmup, "start of each flow left out of its goodput")
-	workdir := fs.String("workdir", "results/singleflow", "where results.json (each run as it ends) and summary.md are written; a rerun with the same settings resumes it")
-	fs.Var((*uint32Flag)(&c.Controller.BetaPercent), "quicreno-beta", "quicreno: `percent` of the window kept after a loss")
-	fs.Var((*uint32Flag)(&c.Controller.InitialWindow), "quicreno-iw", "quicreno: initial window, in `packets`")
-	pacing := fs.Bool("quicreno-pacing", c.Controller.Pacing, "quicreno: ask the kernel to pace")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: singleflow [flags]\n\nOne bulk flow at a time per controller: goodput, back-off after a loss, initial window.\n\nflags:\n")
-		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), shapedlink.ProfileUsage())
+	c, workdir, err := parseFlags(os.Args[1:])
+	if err != nil {
+		return cli.Exit(os.Stderr, "singleflow", err)
 	}
 	bad := func(err error) int { return cli.Exit(os.Stderr, "singleflow", err) }
-	if err := cli.Parse(fs, os.Args[1:]); err != nil {
-		return bad(err)
-	}
-	var err error
-	if c.Profiles, err = lf.Profiles(); err != nil {
-		return bad(err)
-	}
-	if c.Link, err = lf.Options(); err != nil {
-		return bad(err)
-	}
-	c.Losses = nil
-	for _, f := range strings.Fields(*losses) {
-		v, err := strconv.ParseFloat(f, 64)
-		if err != nil {
-			return bad(fmt.Errorf("-losses: %q is not a number", f))
-		}
-		c.Losses = append(c.Losses, v)
-	}
-	if c.Flows, err = singleflow.ParseFlows(strings.Fields(*flows)); err != nil {
-		return bad(err)
-	}
-	c.Controller.Pacing = *pacing
-	if err := c.Validate(); err != nil {
-		return bad(err)
-	}
-	for _, f := range c.Flows {
-		if cc, _ := f.PinnedCC(); cc == quicreno.Name {
-			if err := quicreno.CheckLoad(); err != nil {
-				return bad(fmt.Errorf("flow %s: %w", f, err))
-			}
-		}
-	}
 	rec := newRecord(c)
-	prior, err := resume(*workdir, rec)
+	prior, err := resume(workdir, rec)
 	if err != nil {
 		return bad(err)
 	}
-	c.StateDir = filepath.Join(*workdir, "states")
+	c.StateDir = filepath.Join(workdir, "states")
 	if err := os.MkdirAll(c.StateDir, 0o755); err != nil {
 		return bad(err)
 	}
@@ -107,7 +61,7 @@ func run() int {
 	c.Skip = func(r singleflow.Result) bool { return measured[keyOf(r)] }
 	total := len(c.Profiles)*len(c.Losses)*len(c.Flows)*c.Repeats - len(measured)
 	if len(prior) > 0 {
-		fmt.Fprintf(os.Stderr, "singleflow: resuming %s: %d runs measured, %d to run\n", *workdir, len(measured), total)
+		fmt.Fprintf(os.Stderr, "singleflow: resuming %s: %d runs measured, %d to run\n", workdir, len(measured), total)
 	}
 	all := prior
 	n := 0
@@ -116,7 +70,7 @@ func run() int {
 		n++
 		all = replace(all, r)
 		if werr == nil {
-			werr = rec.write(*workdir, all, false)
+			werr = rec.write(workdir, all, false)
 		}
 		if r.Error != "" {
 			fmt.Fprintf(os.Stderr, "[%d/%d] %s %g%% %s r%d: FAILED: %s\n", n, total, r.Profile, r.Loss, r.Flow, r.Repeat, r.Error)
@@ -131,7 +85,7 @@ func run() int {
 		}
 	}
 	if len(all) > 0 {
-		if werr = errors.Join(werr, rec.write(*workdir, all, true)); werr != nil {
+		if werr = errors.Join(werr, rec.write(workdir, all, true)); werr != nil {
 			fmt.Fprintf(os.Stderr, "singleflow: %v\n", werr)
 			return 1
 		}
@@ -139,7 +93,7 @@ func run() int {
 	}
 	switch {
 	case err != nil && ctx.Err() != nil:
-		fmt.Fprintf(os.Stderr, "singleflow: interrupted after %d of %d runs; what was measured is in %s, and the same command resumes it\n", n, total, *workdir)
+		fmt.Fprintf(os.Stderr, "singleflow: interrupted after %d of %d runs; what was measured is in %s, and the same command resumes it\n", n, total, workdir)
 		return 130
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "singleflow: %v\n", err)
@@ -149,6 +103,61 @@ func run() int {
 		return 1
 	}
 	return 0
+}
+
+// parseFlags reads the command line into a validated configuration and
+// the work directory.
+func parseFlags(args []string) (c singleflow.Config, workdir string, err error) {
+	c = singleflow.Defaults()
+	fs := flag.CommandLine
+	lf := linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profiles | linkflag.Backend | linkflag.Seed | linkflag.Emulator, Profiles: "80:10 150:2",
+		KeepAwake: true})
+	losses := fs.String("losses", "0 1 2", "loss percentages, each applied to both directions of every profile")
+	flows := fs.String("flows", flowNames(singleflow.DefaultFlows()), "flows: quic, or tcp-<controller>")
+	fs.IntVar(&c.Repeats, "repeats", c.Repeats, "runs per flow and cell")
+	fs.DurationVar(&c.Duration, "duration", c.Duration, "length of each flow")
+	fs.DurationVar(&c.Warmup, "warmup", c.Warmup, "start of each flow left out of its goodput")
+	wd := fs.String("workdir", "results/singleflow", "where results.json (each run as it ends) and summary.md are written; a rerun with the same settings resumes it")
+	fs.Var((*uint32Flag)(&c.Controller.BetaPercent), "quicreno-beta", "quicreno: `percent` of the window kept after a loss")
+	fs.Var((*uint32Flag)(&c.Controller.InitialWindow), "quicreno-iw", "quicreno: initial window, in `packets`")
+	pacing := fs.Bool("quicreno-pacing", c.Controller.Pacing, "quicreno: ask the kernel to pace")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: singleflow [flags]\n\nOne bulk flow at a time per controller: goodput, back-off after a loss, initial window.\n\nflags:\n")
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), shapedlink.ProfileUsage())
+	}
+	if err := cli.Parse(fs, args); err != nil {
+		return c, "", err
+	}
+	if c.Profiles, err = lf.Profiles(); err != nil {
+		return c, "", err
+	}
+	if c.Link, err = lf.Options(); err != nil {
+		return c, "", err
+	}
+	c.Losses = nil
+	for _, f := range strings.Fields(*losses) {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			return c, "", fmt.Errorf("-losses: %q is not a number", f)
+		}
+		c.Losses = append(c.Losses, v)
+	}
+	if c.Flows, err = singleflow.ParseFlows(strings.Fields(*flows)); err != nil {
+		return c, "", err
+	}
+	c.Controller.Pacing = *pacing
+	if err := c.Validate(); err != nil {
+		return c, "", err
+	}
+	for _, f := range c.Flows {
+		if cc, _ := f.PinnedCC(); cc == quicreno.Name {
+			if err := quicreno.CheckLoad(); err != nil {
+				return c, "", fmt.Errorf("flow %s: %w", f, err)
+			}
+		}
+	}
+	return c, *wd, nil
 }
 
 // record is results.json: the settings, the runs and their cells.

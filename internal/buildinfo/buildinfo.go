@@ -26,7 +26,7 @@ type Info struct {
 	// Commit is the revision the code was built from, with "+dirty" when
 	// tracked files differed from it; empty when it could not be found.
 	Commit string `json:"commit"`
-	// CommitSource is where Commit came from: SourceBuildInfo or
+	// CommitSource is where Commit came from: sourceBuildInfo or
 	// SourceGit; empty with Commit.
 	CommitSource string `json:"commit_source,omitempty"`
 	// CommitMissing says why Commit is empty; empty when it is not.
@@ -35,9 +35,9 @@ type Info struct {
 
 // Where a commit came from.
 const (
-	// SourceBuildInfo: the toolchain stamped it into the binary
+	// sourceBuildInfo: the toolchain stamped it into the binary
 	// (vcs.revision and vcs.modified).
-	SourceBuildInfo = "buildinfo"
+	sourceBuildInfo = "buildinfo"
 	// SourceGit: git, asked in the source directory the code was built
 	// from.
 	SourceGit = "git"
@@ -57,7 +57,7 @@ func read() Info {
 	}
 	info := Info{Module: bi.Main.Path, Version: bi.Main.Version, GoVersion: bi.GoVersion}
 	if rev, ok := stamped(bi.Settings); ok {
-		info.Commit, info.CommitSource = rev, SourceBuildInfo
+		info.Commit, info.CommitSource = rev, sourceBuildInfo
 		return info
 	}
 	_, file, _, _ := runtime.Caller(0)

@@ -28,6 +28,7 @@ func (v violation) String() string {
 //	files PKG N             a package under measure/ with N > 15 non-test files
 //	unused PKG NAME         an exported name nothing outside PKG uses
 //	comment FILE@ANCHOR N   a comment block of N >= 15 lines outside doc.go
+//	long FILE@FUNC N        a function of N > 100 lines
 //	imports-up DIR N        N imports between DIR's rooms run back up
 func violations(r *Report) []violation {
 	var out []violation
@@ -42,6 +43,9 @@ func violations(r *Report) []violation {
 	for _, c := range r.Comments {
 		out = append(out, violation{"comment " + c.File + "@" + c.Anchor, c.Lines})
 	}
+	for _, f := range r.Funcs {
+		out = append(out, violation{"long " + f.File + "@" + f.Name, f.Lines})
+	}
 	for _, l := range r.Levels {
 		if len(l.BackUp) > 0 {
 			out = append(out, violation{"imports-up " + l.Dir, len(l.BackUp)})
@@ -52,7 +56,7 @@ func violations(r *Report) []violation {
 }
 
 // sized are the kinds of finding whose last field is a size.
-var sized = map[string]bool{"files": true, "comment": true, "imports-up": true}
+var sized = map[string]bool{"files": true, "comment": true, "long": true, "imports-up": true}
 
 // readKnown reads a known list: one violation a line, as violations
 // writes them; blank lines and lines starting with # are skipped.
@@ -77,7 +81,7 @@ func readKnown(rd io.Reader) (map[string]int, error) {
 			continue
 		}
 		if f[0] != "unused" || len(f) != 3 {
-			return nil, fmt.Errorf("line %d: %q: not a violation (want files, unused, comment or imports-up and its fields)", n, line)
+			return nil, fmt.Errorf("line %d: %q: not a violation (want files, unused, comment, long or imports-up and its fields)", n, line)
 		}
 		known[line] = 0
 	}

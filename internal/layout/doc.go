@@ -9,8 +9,9 @@
 //	go run ./internal/layout -known > internal/layout/known.txt
 //
 // It lists the module's packages with the go command, then parses and
-// type-checks their non-test files for the host system (packages outside
-// the module are read from the compiler's export data). It reports:
+// type-checks their non-test files for the host system, and those of
+// the nested modules that require it (other packages are read from the
+// compiler's export data). It reports:
 //
 //   - Per package: its non-test .go files (every system's) and their
 //     lines, flagging a package under measure/ with more than 15; its
@@ -25,13 +26,20 @@
 //     type). A method counts as used when it completes an interface
 //     declared or used in the module, error, or a standard one
 //     (fmt.Stringer, flag.Value, json.Marshaler, io.Writer,
-//     sort.Interface and the rest of stdInterfaces). Tests never count,
-//     neither the package's own (Examples included) nor other packages';
-//     the report notes a name only other packages' tests use, or only
-//     its own Examples or package comment name.
+//     sort.Interface and the rest of stdInterfaces). The non-test code
+//     of modules nested in the module's tree that require it (their own
+//     go.mod, as deploy/k8s) counts too. Tests count only for a package
+//     only tests import (a test helper: no non-test code imports it but
+//     other such packages'), whose names other packages' tests use;
+//     else tests never count, neither the package's own (Examples
+//     included) nor other packages': the report notes a name only other
+//     packages' tests use, or only its own Examples or package comment
+//     name.
 //   - Comment blocks (comments with no blank line between them) of 15
 //     lines or more in any .go file but doc.go and generated files, by
 //     file, line, length and the declaration they document or sit in.
+//   - Functions and methods of more than 100 lines (from func to the
+//     closing brace) in non-test, non-generated files, every system's.
 //   - Rooms: for the module root and each directory with two or more,
 //     each subdirectory holding packages is a room (the directory's own
 //     package is room "."); a room stands above the rooms its packages
@@ -47,6 +55,7 @@
 //	files PKG N             a package under measure/ with N > 15 files
 //	unused PKG NAME         an exported name nothing outside PKG uses
 //	comment FILE@ANCHOR N   a comment block of N lines outside doc.go
+//	long FILE@FUNC N        a function of N > 100 lines
 //	imports-up DIR N        N imports between DIR's rooms running back up
 //
 // and exits 1 naming each violation not in it, or larger than it says (a

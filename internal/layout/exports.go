@@ -37,6 +37,43 @@ func unusedExports(m *module) []Unused {
 	return unused(m, used)
 }
 
+// users are the packages whose non-test code counts as using a name:
+// the module's and those of the modules nested in it.
+func (m *module) users() []*pkg {
+	return append(append([]*pkg{}, m.Pkgs...), m.Outside...)
+}
+
+// testHelpers returns the module's packages that only tests import:
+// other packages' tests import them, and no non-test code does but
+// that of other such packages (no package of a nested module is one).
+func testHelpers(m *module) map[*pkg]bool {
+	byTests := map[string]bool{}
+	for _, q := range m.users() {
+		for _, i := range q.TestImports {
+			byTests[i] = true
+		}
+	}
+	helpers := map[*pkg]bool{}
+	for _, p := range m.Pkgs {
+		helpers[p] = byTests[p.ImportPath]
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, q := range m.users() {
+			if helpers[q] {
+				continue
+			}
+			for _, i := range q.Imports {
+				if p := m.byPath[i]; p != nil && helpers[p] {
+					helpers[p] = false
+					changed = true
+				}
+			}
+		}
+	}
+	return helpers
+}
+
 // markUsed marks o used, a generic function or field by its origin.
 func markUsed(used map[types.Object]bool, o types.Object) {
 	switch o := o.(type) {
@@ -54,7 +91,7 @@ func markUsed(used map[types.Object]bool, o types.Object) {
 func markReferences(m *module, used map[types.Object]bool) {
 	mark := func(o types.Object) { markUsed(used, o) }
 	// References and values in other packages' code.
-	for _, q := range m.Pkgs {
+	for _, q := range m.users() {
 		for _, o := range q.Info.Uses {
 			if o.Pkg() != nil && o.Pkg() != q.Types {
 				mark(o)
@@ -68,7 +105,7 @@ func markReferences(m *module, used map[types.Object]bool) {
 	}
 	// A type counts as used when a value of it shows in other code,
 	// named or not (r := pkg.New() uses pkg.T).
-	for _, q := range m.Pkgs {
+	for _, q := range m.users() {
 		seen := map[types.Type]bool{}
 		for _, tv := range q.Info.Types {
 			apiTypes(tv.Type, seen, func(tn *types.TypeName) {
@@ -167,6 +204,8 @@ func markAPITypes(m *module, used map[types.Object]bool) {
 
 // unused lists the candidates not marked used, noting those that only
 // other packages' tests, or the package's own Examples and comment, name.
+// In a package only tests import (see testHelpers), a name other
+// packages' tests use counts as used.
 func unused(m *module, used map[types.Object]bool) []Unused {
 	// Other packages' tests do not count, but are noted.
 	inTests := map[types.Object]bool{}
@@ -180,11 +219,12 @@ func unused(m *module, used map[types.Object]bool) []Unused {
 		}
 	}
 
+	helpers := testHelpers(m)
 	var out []Unused
 	for _, p := range m.Pkgs {
 		examples, docWords := ownMentions(p)
 		add := func(o types.Object, name string) {
-			if used[o] {
+			if used[o] || helpers[p] && inTests[o] {
 				return
 			}
 			pos := m.Fset.Position(o.Pos())
@@ -229,7 +269,7 @@ func interfaces(m *module) []*types.Interface {
 			set[in] = true
 		}
 	}
-	for _, q := range m.Pkgs {
+	for _, q := range m.users() {
 		seen := map[types.Type]bool{}
 		var walk func(t types.Type)
 		walk = func(t types.Type) {

@@ -32,8 +32,8 @@ func TestFixtureFindings(t *testing.T) {
 	if p := sizes["measure/big"]; p.Files != 16 || !p.TooLarge {
 		t.Errorf("measure/big: %d files, too large %v; want 16, true", p.Files, p.TooLarge)
 	}
-	if p := sizes["lib"]; p.Files != 3 || p.TooLarge || p.Exported != 10 {
-		t.Errorf("lib: %d files, too large %v, %d exported; want 3, false, 10", p.Files, p.TooLarge, p.Exported)
+	if p := sizes["lib"]; p.Files != 4 || p.TooLarge || p.Exported != 11 {
+		t.Errorf("lib: %d files, too large %v, %d exported; want 4, false, 11", p.Files, p.TooLarge, p.Exported)
 	}
 
 	var unused []string
@@ -43,6 +43,7 @@ func TestFixtureFindings(t *testing.T) {
 		notes[u.Name] = u.Note
 	}
 	want := []string{
+		"helper Spare",       // in a package only tests import, used by none
 		"lib Limit",          // used only by lib's own tests
 		"lib OnlyOtherTests", // used only by app's tests
 		"lib T.Extra",        // a method no interface needs
@@ -51,7 +52,9 @@ func TestFixtureFindings(t *testing.T) {
 	}
 	// Not reported: lib.Used and lib.T (named by app), lib.Returned (what
 	// Used returns), T.String (fmt.Stringer), Impl.Do (app's Doer),
-	// gen.Generated (generated), app.Helper (a command's).
+	// gen.Generated (generated), app.Helper (a command's), lib.ByNested
+	// (used by the nested module's command), helper.Assist (used by
+	// app's tests, and only tests import helper).
 	if !reflect.DeepEqual(unused, want) {
 		t.Errorf("unused exports:\n got %q\nwant %q", unused, want)
 	}
@@ -62,6 +65,11 @@ func TestFixtureFindings(t *testing.T) {
 	wantComments := []Comment{{File: "lib/long.go", Line: 19, Lines: 15, Anchor: "long"}}
 	if !reflect.DeepEqual(r.Comments, wantComments) {
 		t.Errorf("long comments:\n got %+v\nwant %+v", r.Comments, wantComments)
+	}
+
+	wantFuncs := []Func{{File: "lib/funcs.go", Line: 7, Lines: 101, Name: "longs.long101"}}
+	if !reflect.DeepEqual(r.Funcs, wantFuncs) {
+		t.Errorf("long functions:\n got %+v\nwant %+v", r.Funcs, wantFuncs)
 	}
 
 	for _, fl := range r.Files {
@@ -80,8 +88,8 @@ func TestFixtureFindings(t *testing.T) {
 		switch l.Dir {
 		case ".":
 			// lib imports measure/big and measure/uses imports lib.
-			if len(l.Rooms) != 5 || l.Imports != 3 || len(l.BackUp) != 1 {
-				t.Errorf("root: %d rooms, %d imports, %d back up; want 5, 3, 1", len(l.Rooms), l.Imports, len(l.BackUp))
+			if len(l.Rooms) != 6 || l.Imports != 3 || len(l.BackUp) != 1 {
+				t.Errorf("root: %d rooms, %d imports, %d back up; want 6, 3, 1", len(l.Rooms), l.Imports, len(l.BackUp))
 			}
 		case "measure":
 			if len(l.BackUp) != 0 {
@@ -123,7 +131,7 @@ func TestCheckRatchet(t *testing.T) {
 		t.Fatalf("-known: exit %d: %s", code, errb.String())
 	}
 	all := out.String()
-	for _, line := range []string{"files measure/big 16", "unused lib T.Extra", "comment lib/long.go@long 15", "imports-up . 1"} {
+	for _, line := range []string{"files measure/big 16", "unused lib T.Extra", "comment lib/long.go@long 15", "long lib/funcs.go@longs.long101 101", "imports-up . 1"} {
 		if !strings.Contains(all, line+"\n") {
 			t.Errorf("-known lacks %q:\n%s", line, all)
 		}

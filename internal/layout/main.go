@@ -112,9 +112,9 @@ const usage = `Usage: go run ./internal/layout [flags]
 Run from the module's root, it prints the figures the project's layout
 rules are judged by: each package's non-test files, lines, import floor,
 exported names and those no other package uses; comment blocks of 15
-lines or more outside doc.go files; the rooms of each directory on
-floors; and each package's files on floors with the arrows running back
-up. See go doc ./internal/layout.
+lines or more outside doc.go files; functions of more than 100 lines;
+the rooms of each directory on floors; and each package's files on
+floors with the arrows running back up. See go doc ./internal/layout.
 
 `
 
@@ -167,6 +167,13 @@ func printReport(w io.Writer, r *Report) {
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, c := range r.Comments {
 		fmt.Fprintf(tw, "  %s:%d\t%d lines\t%s\n", c.File, c.Line, c.Lines, c.Anchor)
+	}
+	tw.Flush()
+
+	fmt.Fprintf(w, "\nFunctions of more than %d lines: %d\n", longFunc, len(r.Funcs))
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, f := range r.Funcs {
+		fmt.Fprintf(tw, "  %s:%d\t%d lines\t%s\n", f.File, f.Line, f.Lines, f.Name)
 	}
 	tw.Flush()
 

@@ -18,6 +18,7 @@ type Report struct {
 	Packages []Package    `json:"packages"`
 	Unused   []Unused     `json:"unused_exports"`
 	Comments []Comment    `json:"long_comments"`
+	Funcs    []Func       `json:"long_functions"`
 	Levels   []Level      `json:"levels"`
 	Files    []FileLayers `json:"file_layers,omitempty"`
 }
@@ -72,6 +73,9 @@ func analyse(dir string) (*module, *Report, error) {
 	r := &Report{Module: m.Path}
 	r.Unused = unusedExports(m)
 	if r.Comments, err = longComments(m); err != nil {
+		return nil, nil, err
+	}
+	if r.Funcs, err = longFuncs(m); err != nil {
 		return nil, nil, err
 	}
 	floors := packageFloors(m)

@@ -150,7 +150,7 @@ var modelMutants = []mutant{
 		"clientFPS >= GoodPictureShare*offeredFPS", "clientFPS >= GoodPictureShare*offeredFPS/2"},
 		"measure/spicelive/picture", "TestGoodPicture"},
 	{edit{"live verdicts: the warm-up kept in the recomputed figures", "measure/spicelive/summary/verdicts.go",
-		"f.Draw, _ = stats.SummariseCell(draws, c.Warmup)", "f.Draw, _ = stats.SummariseCell(draws, 0)"},
+		"f.Draw, _ = stats.SummariseCell(draws, warmup)", "f.Draw, _ = stats.SummariseCell(draws, 0)"},
 		"measure/spicelive/summary", "TestVerdictsFromSamplesPairs"},
 	{edit{"arms: asking about tcp-<controller> registers it", "measure/arm.go",
 		"\t\treturn tcpWith{cc}, nil", "\t\tregistry.transports = append(registry.transports, tcpWith{cc})\n\t\treturn tcpWith{cc}, nil"},

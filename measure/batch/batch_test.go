@@ -51,8 +51,8 @@ func TestShareMatchesBench(t *testing.T) {
 		}
 		for i, s := range st.Shards {
 			m.Shard = plan.Shard{Index: i, Count: n}
-			if want := len(m.Plan()); s.Want != want || !s.Complete() {
-				t.Errorf("shard %d/%d: Check expects %d runs (complete %v), bench plans %d", i, n, s.Want, s.Complete(), want)
+			if want := len(m.Plan()); s.Want != want || !s.complete() {
+				t.Errorf("shard %d/%d: Check expects %d runs (complete %v), bench plans %d", i, n, s.Want, s.complete(), want)
 			}
 		}
 	}
@@ -245,7 +245,7 @@ func TestSlurmScripts(t *testing.T) {
 	if strings.Contains(j.SlurmArray(), "--exclusive") {
 		t.Error("a shared job's array asks for --exclusive")
 	}
-	m := j.SlurmMerge()
+	m := j.slurmMerge()
 	if !strings.Contains(m, "for d in results/h/shard-0 results/h/shard-1 results/h/shard-2 results/h/shard-3; do") || !strings.Contains(m, "-shards 4") {
 		t.Errorf("the merge does not read every shard:\n%s", m)
 	}
@@ -309,7 +309,7 @@ func TestShellMetacharactersStayWords(t *testing.T) {
 	if err := j.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	for _, script := range []string{j.SlurmArray(), j.SlurmMerge(), j.TaskScript("JOB_COMPLETION_INDEX"), j.MergeScript()} {
+	for _, script := range []string{j.SlurmArray(), j.slurmMerge(), j.TaskScript("JOB_COMPLETION_INDEX"), j.MergeScript()} {
 		cmd := exec.Command("sh", "-c", script)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "SLURM_ARRAY_TASK_ID=0", "JOB_COMPLETION_INDEX=1", "SHARDS=2")

@@ -29,8 +29,8 @@ type ShardState struct {
 	Count int
 }
 
-// Complete reports whether the shard measured its whole share.
-func (s ShardState) Complete() bool {
+// complete reports whether the shard measured its whole share.
+func (s ShardState) complete() bool {
 	return s.Started && s.Problem == "" && s.Want > 0 && s.Measured == s.Want && s.Failed == 0
 }
 
@@ -41,7 +41,7 @@ func (s ShardState) String() string {
 		return fmt.Sprintf("shard %s: %s", s.Shard, s.Problem)
 	case !s.Started:
 		return fmt.Sprintf("shard %s: not started (no %s/matrix.json)", s.Shard, s.Dir)
-	case s.Complete():
+	case s.complete():
 		return fmt.Sprintf("shard %s: complete, %d of %d runs", s.Shard, s.Measured, s.Want)
 	case s.Want == 0:
 		return fmt.Sprintf("shard %s: incomplete, no run recorded", s.Shard)
@@ -61,7 +61,7 @@ type Status struct {
 func (st Status) Incomplete() []int {
 	var out []int
 	for _, s := range st.Shards {
-		if !s.Complete() {
+		if !s.complete() {
 			out = append(out, s.Shard.Index)
 		}
 	}

@@ -72,8 +72,8 @@ var nameRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,55}[a-z0-9])?$`)
 // reserved are the command's flags the job sets itself.
 var reserved = []string{"shard", "workdir", "no-summary", "serve", "remote"}
 
-// JobName is Name, or quicbench-Command when Name is empty.
-func (j Job) JobName() string {
+// jobName is Name, or quicbench-Command when Name is empty.
+func (j Job) jobName() string {
 	if j.Name != "" {
 		return j.Name
 	}
@@ -105,8 +105,8 @@ func (j Job) Validate() error {
 	if !path.IsAbs(j.Dir) {
 		errs = append(errs, fmt.Errorf("dir %q is not absolute: give the repository's root as the tasks see it", j.Dir))
 	}
-	if !nameRE.MatchString(j.JobName()) {
-		errs = append(errs, fmt.Errorf("name %q: lower-case letters, digits and -, at most 57, starting and ending with a letter or digit", j.JobName()))
+	if !nameRE.MatchString(j.jobName()) {
+		errs = append(errs, fmt.Errorf("name %q: lower-case letters, digits and -, at most 57, starting and ending with a letter or digit", j.jobName()))
 	}
 	for _, f := range []struct{ what, v string }{{"root", j.Root}, {"dir", j.Dir}, {"bin", j.Bin}, {"name", j.Name},
 		{"partition", j.Partition}, {"time", j.Time}, {"image", j.Image}, {"claim", j.Claim}} {

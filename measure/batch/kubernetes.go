@@ -51,7 +51,7 @@ type Manifests struct {
 
 // KubeName is the Indexed Job's name, JobName-RunID; the merge Job is
 // KubeName-merge and the generated claim KubeName-results.
-func (j Job) KubeName() string { return j.JobName() + "-" + j.RunID }
+func (j Job) KubeName() string { return j.jobName() + "-" + j.RunID }
 
 // ClaimName is the claim mounted at Root: Claim, or the generated
 // KubeName-results.
@@ -196,7 +196,7 @@ spec:
               matchLabels:
                 app: %s
             topologyKey: kubernetes.io/hostname
-`, j.JobName())
+`, j.jobName())
 	}
 	m.Shards = fmt.Sprintf(`apiVersion: batch/v1
 kind: Job
@@ -221,7 +221,7 @@ spec:
       restartPolicy: Never
       activeDeadlineSeconds: %d
 %s%s`, name, ns, RunLabel, j.RunID, j.Shards, j.Shards, BackoffLimitPerIndex, deadline*(BackoffLimitPerIndex+1),
-		j.JobName(), RunLabel, j.RunID, deadline, affinity,
+		j.jobName(), RunLabel, j.RunID, deadline, affinity,
 		j.container(j.Command, j.TaskScript("JOB_COMPLETION_INDEX"), j.CPUs, env, true))
 	m.Merge = fmt.Sprintf(`apiVersion: batch/v1
 kind: Job

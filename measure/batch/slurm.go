@@ -19,7 +19,7 @@ import (
 func (j Job) SlurmArray() string {
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n")
-	j.sbatchHeader(&b, j.JobName(), fmt.Sprintf("%s/slurm-%%A-%%a.out", j.Root), j.CPUs)
+	j.sbatchHeader(&b, j.jobName(), fmt.Sprintf("%s/slurm-%%A-%%a.out", j.Root), j.CPUs)
 	fmt.Fprintf(&b, "#SBATCH --array=0-%d\n", j.Shards-1)
 	if !j.Shared {
 		b.WriteString("#SBATCH --exclusive\n")
@@ -29,12 +29,12 @@ func (j Job) SlurmArray() string {
 	return b.String()
 }
 
-// SlurmMerge is the sbatch script of the merge job, submitted to start
+// slurmMerge is the sbatch script of the merge job, submitted to start
 // once every task of the array has ended (afterany).
-func (j Job) SlurmMerge() string {
+func (j Job) slurmMerge() string {
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n")
-	j.sbatchHeader(&b, j.JobName()+"-merge", fmt.Sprintf("%s/slurm-merge-%%j.out", j.Root), 1)
+	j.sbatchHeader(&b, j.jobName()+"-merge", fmt.Sprintf("%s/slurm-merge-%%j.out", j.Root), 1)
 	b.WriteString(j.MergeScript())
 	return b.String()
 }
@@ -67,8 +67,8 @@ func (j Job) WriteSlurm(dir string) (SlurmFiles, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return SlurmFiles{}, err
 	}
-	f := SlurmFiles{Array: filepath.Join(dir, j.JobName()+".sbatch"), Merge: filepath.Join(dir, j.JobName()+"-merge.sbatch")}
-	for p, text := range map[string]string{f.Array: j.SlurmArray(), f.Merge: j.SlurmMerge()} {
+	f := SlurmFiles{Array: filepath.Join(dir, j.jobName()+".sbatch"), Merge: filepath.Join(dir, j.jobName()+"-merge.sbatch")}
+	for p, text := range map[string]string{f.Array: j.SlurmArray(), f.Merge: j.slurmMerge()} {
 		if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
 			return SlurmFiles{}, err
 		}

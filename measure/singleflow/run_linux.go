@@ -90,59 +90,17 @@ func runOne(ctx context.Context, c Config, p shapedlink.Profile, f measure.Arm, 
 	rctx, cancel := context.WithTimeout(ctx, c.Duration+30*time.Second)
 	defer cancel()
 
-	opts := transport.Options{Channels: 1, Certificate: cert,
-		TCPInfoInterval: 5 * time.Millisecond, MetricsInterval: 2 * time.Millisecond}
-	sopts, copts := opts, opts
-	sopts.Listen, sopts.ListenPacket = link.Server().Listen, link.Server().ListenPacket
-	copts.DialContext, copts.ListenPacket = link.Client().DialContext, link.Client().ListenPacket
-	ln, err := f.Listen(rctx, net.JoinHostPort(link.ServerAddr().String(), "0"), sopts)
+	b, step, err := startBulk(rctx, link, f, cert)
 	if err != nil {
-		return fail("listening", err)
+		return fail(step, err)
 	}
-	defer ln.Close()
-
-	type accepted struct {
-		s   measure.ArmSession
-		err error
-	}
-	acc := make(chan accepted, 1)
-	var stop atomic.Bool
-	go func() {
-		s, err := ln.Accept(rctx)
-		acc <- accepted{s, err}
-		if err != nil {
-			return
-		}
-		buf := make([]byte, 64<<10)
-		ch := s.Channels()[0]
-		for !stop.Load() {
-			if _, err := ch.Write(buf); err != nil {
-				return
-			}
-		}
-	}()
-	cs, err := f.Dial(rctx, ln.Addr().String(), copts)
-	if err != nil {
-		return fail("dialling", err)
-	}
-	defer cs.Close()
-	var server measure.ArmSession
-	select {
-	case a := <-acc:
-		if a.err != nil {
-			return fail("accepting", a.err)
-		}
-		server = a.s
-	case <-rctx.Done():
-		return fail("accepting", rctx.Err())
-	}
-	defer server.Close()
+	defer b.close()
 
 	rtt := p.RoundTrip()
 	res.FirstRTTCapBytes = int64(p.RateMbit * 1e6 / 8 * (rtt * 9 / 10).Seconds())
-	rd, err := receive(rctx, cs.Channels()[0], c.Duration, c.Warmup, rtt*9/10)
-	stop.Store(true)
-	st := server.State()
+	rd, err := receive(rctx, b.client.Channels()[0], c.Duration, c.Warmup, rtt*9/10)
+	b.stop.Store(true)
+	st := b.server.State()
 	if _, ok := f.PinnedCC(); ok {
 		st.Arm = transport.ArmTCP // a state file names transport's arm, its controller beside it
 	}
@@ -157,29 +115,108 @@ func runOne(ctx context.Context, c Config, p shapedlink.Profile, f measure.Arm, 
 	}
 	res.GoodputMbit = float64(rd.windowBytes*8) / rd.window.Seconds() / 1e6
 	res.FirstRTTBytes = rd.firstBytes
+	if err := readSender(&res, f, st); err != nil {
+		return fail("reading the sender's state", err)
+	}
+	return res
+}
+
+// bulk is a server session writing to its first channel without pause,
+// until stop is set, and the client session reading it.
+type bulk struct {
+	ln             measure.ArmListener
+	client, server measure.ArmSession
+	stop           *atomic.Bool
+}
+
+// close closes the server's session, the client's and the listener.
+func (b bulk) close() {
+	b.server.Close()
+	b.client.Close()
+	b.ln.Close()
+}
+
+// startBulk listens on the link's server, dials it from its client and
+// starts the server writing. On error it names the step that failed and
+// leaves nothing open.
+func startBulk(ctx context.Context, link *shapedlink.Link, f measure.Arm, cert transport.Certificate) (b bulk, step string, err error) {
+	opts := transport.Options{Channels: 1, Certificate: cert,
+		TCPInfoInterval: 5 * time.Millisecond, MetricsInterval: 2 * time.Millisecond}
+	sopts, copts := opts, opts
+	sopts.Listen, sopts.ListenPacket = link.Server().Listen, link.Server().ListenPacket
+	copts.DialContext, copts.ListenPacket = link.Client().DialContext, link.Client().ListenPacket
+	ln, err := f.Listen(ctx, net.JoinHostPort(link.ServerAddr().String(), "0"), sopts)
+	if err != nil {
+		return b, "listening", err
+	}
+
+	type accepted struct {
+		s   measure.ArmSession
+		err error
+	}
+	acc := make(chan accepted, 1)
+	stop := new(atomic.Bool)
+	go func() {
+		s, err := ln.Accept(ctx)
+		acc <- accepted{s, err}
+		if err != nil {
+			return
+		}
+		buf := make([]byte, 64<<10)
+		ch := s.Channels()[0]
+		for !stop.Load() {
+			if _, err := ch.Write(buf); err != nil {
+				return
+			}
+		}
+	}()
+	cs, err := f.Dial(ctx, ln.Addr().String(), copts)
+	if err != nil {
+		ln.Close()
+		return b, "dialling", err
+	}
+	select {
+	case a := <-acc:
+		if a.err != nil {
+			cs.Close()
+			ln.Close()
+			return b, "accepting", a.err
+		}
+		return bulk{ln: ln, client: cs, server: a.s, stop: stop}, "", nil
+	case <-ctx.Done():
+		cs.Close()
+		ln.Close()
+		return b, "accepting", ctx.Err()
+	}
+}
+
+// readSender sets res's backoffs and initial window from the sender's
+// state: its one TCP connection for an arm with a pinned controller,
+// else its one QUIC connection.
+func readSender(res *Result, f measure.Arm, st transport.State) error {
 	if cc, ok := f.PinnedCC(); ok {
 		if len(st.TCP) != 1 {
-			return fail("reading the sender's state", fmt.Errorf("%d TCP connections, want 1", len(st.TCP)))
+			return fmt.Errorf("%d TCP connections, want 1", len(st.TCP))
 		}
 		tc := st.TCP[0]
 		if tc.Info.Algorithm != cc {
-			return fail("reading the sender's state", fmt.Errorf("the socket ran %q, not %q", tc.Info.Algorithm, cc))
+			return fmt.Errorf("the socket ran %q, not %q", tc.Info.Algorithm, cc)
 		}
 		res.Backoffs = tcpBackoffs(tc.Series)
 		if len(tc.Series) > 0 && tc.Series[0].MSS > 0 {
 			res.InitialWindow = float64(tc.Series[0].CwndSegments)
 		}
-		return res
+		return nil
 	}
 	if len(st.QUIC) != 1 {
-		return fail("reading the sender's state", fmt.Errorf("%d QUIC connections, want 1", len(st.QUIC)))
+		return fmt.Errorf("%d QUIC connections, want 1", len(st.QUIC))
 	}
 	qc := st.QUIC[0]
 	res.Backoffs = quicBackoffs(qc.Metrics, qc.CongestionStates)
 	if len(qc.Metrics) > 0 && qc.ConfiguredPacketSize > 0 {
 		res.InitialWindow = float64(qc.Metrics[0].CongestionWindow) / float64(qc.ConfiguredPacketSize)
 	}
-	return res
+	return nil
 }
 
 func controllerLabel(f measure.Arm, p quicreno.Params) string {

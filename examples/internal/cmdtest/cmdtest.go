@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// EnvAsCommand, set in a test binary's environment, makes Main run the
+// envAsCommand, set in a test binary's environment, makes Main run the
 // command instead of the tests.
-const EnvAsCommand = "QUICBENCH_TEST_AS_COMMAND"
+const envAsCommand = "QUICBENCH_TEST_AS_COMMAND"
 
 // Nobody is the user unprivileged runs are made as.
 const Nobody = 65534
@@ -17,7 +17,7 @@ const Nobody = 65534
 // Main is the body of a command package's TestMain: the command's main when
 // Run started this binary, the tests otherwise.
 func Main(m *testing.M, main func()) {
-	if os.Getenv(EnvAsCommand) != "" {
+	if os.Getenv(envAsCommand) != "" {
 		main()
 		os.Exit(0)
 	}

@@ -45,7 +45,7 @@ func Run(t *testing.T, uid int, dir string, args ...string) Result {
 func Command(ctx context.Context, t *testing.T, uid int, dir string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, copyTestBinary(t), args...)
-	cmd.Env = []string{EnvAsCommand + "=1", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + dir}
+	cmd.Env = []string{envAsCommand + "=1", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + dir}
 	cmd.Dir = dir
 	if uid != 0 {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}

@@ -108,114 +108,19 @@ func VerdictsFromSamples(dir string) (Verdicts, error) {
 	if err != nil {
 		return Verdicts{}, err
 	}
-	f, err := os.Open(filepath.Join(dir, RunsCSV))
+	byArm, cells, err := readSamples(dir)
 	if err != nil {
 		return Verdicts{}, err
-	}
-	runs, err := readRuns(f)
-	f.Close()
-	if err != nil {
-		return Verdicts{}, fmt.Errorf("%s: %w", filepath.Join(dir, RunsCSV), err)
-	}
-	keys, err := readCSV(filepath.Join(dir, KeysCSV), keysHeader)
-	if err != nil {
-		return Verdicts{}, err
-	}
-	type run struct {
-		repeat      int
-		draw, pixel stats.Repeat
-		picture     *picture.PictureRecord
-	}
-	type arm struct{ cell, arm string }
-	byArm := map[arm][]*run{}
-	byRun := map[string]*run{}
-	var cells []string
-	for i, r := range runs {
-		x := &run{repeat: r.Repeat, picture: r.Picture}
-		if r.Failed {
-			x.draw.Failed, x.pixel.Failed = "failed", "failed"
-		} else {
-			var err1, err2 error
-			x.draw.Timeouts, err1 = strconv.Atoi(r.Fields["timeouts"])
-			x.draw.ThroughputMbit, err2 = strconv.ParseFloat(r.Fields["display_mbit"], 64)
-			if err := errors.Join(err1, err2); err != nil {
-				return Verdicts{}, fmt.Errorf("%s line %d: %w", RunsCSV, i+2, err)
-			}
-		}
-		if !slices.Contains(cells, r.Cell) {
-			cells = append(cells, r.Cell)
-		}
-		k := arm{r.Cell, r.Arm}
-		byArm[k] = append(byArm[k], x)
-		byRun[r.Cell+" "+r.Arm+" "+strconv.Itoa(r.Repeat)] = x
-	}
-	for i, k := range keys {
-		x := byRun[k[0]+" "+k[1]+" "+k[2]]
-		if x == nil {
-			return Verdicts{}, fmt.Errorf("%s line %d: a key of a run %s has no row", KeysCSV, i+2, RunsCSV)
-		}
-		at, err1 := msDuration(k[4])
-		draw, err2 := msDuration(k[5])
-		if err := errors.Join(err1, err2); err != nil {
-			return Verdicts{}, fmt.Errorf("%s line %d: %w", KeysCSV, i+2, err)
-		}
-		x.draw.Samples = append(x.draw.Samples, stats.Sample{Offset: at, RTT: draw})
-		if k[6] != "" {
-			px, err := msDuration(k[6])
-			if err != nil {
-				return Verdicts{}, fmt.Errorf("%s line %d: %w", KeysCSV, i+2, err)
-			}
-			x.pixel.Samples = append(x.pixel.Samples, stats.Sample{Offset: at, RTT: px})
-		}
 	}
 	v := Verdicts{Dir: dir, Warmup: c.Warmup}
 	for _, cell := range cells {
 		var figs []ArmFigures
 		for _, a := range c.Arms {
-			rs := byArm[arm{cell, string(a)}]
+			rs := byArm[cellArm{cell, string(a)}]
 			if rs == nil {
 				continue
 			}
-			slices.SortFunc(rs, func(x, y *run) int { return cmp.Compare(x.repeat, y.repeat) })
-			f := ArmFigures{Cell: cell, Arm: string(a)}
-			var draws, pixels []stats.Repeat
-			var clientFPS, drawnFPS []float64
-			hasPixel := false
-			for _, r := range rs {
-				draws, pixels = append(draws, r.draw), append(pixels, r.pixel)
-				if p := r.picture; p != nil && r.draw.Failed == "" {
-					clientFPS, drawnFPS = append(clientFPS, p.ClientFPS), append(drawnFPS, p.DrawnFPS)
-					f.Pictures++
-					if p.Good {
-						f.GoodPictures++
-					}
-				}
-				hasPixel = hasPixel || len(r.pixel.Samples) > 0
-				for _, s := range r.draw.Samples {
-					if s.Offset >= c.Warmup {
-						f.Keys++
-						if s.RTT <= spicelive.KeyGoal {
-							f.UnderGoal++
-						}
-					}
-				}
-			}
-			if f.Pictures > 0 {
-				f.ClientFPS, f.DrawnFPS = medianFloat(clientFPS), medianFloat(drawnFPS)
-			}
-			// An arm with no measured repeat is kept, and compared with none.
-			f.Draw, _ = stats.SummariseCell(draws, c.Warmup)
-			for _, r := range f.Draw.Repeats {
-				if r.P95 > spicelive.KeyGoal {
-					f.GoalMissed++
-				}
-			}
-			if hasPixel {
-				if p, err := stats.SummariseCell(pixels, c.Warmup); err == nil {
-					f.Pixel = &p
-				}
-			}
-			figs = append(figs, f)
+			figs = append(figs, armFiguresOf(cell, string(a), rs, c.Warmup))
 		}
 		v.Arms = append(v.Arms, figs...)
 		for i, a := range figs {
@@ -235,6 +140,122 @@ func VerdictsFromSamples(dir string) (Verdicts, error) {
 		return Verdicts{}, fmt.Errorf("%s: no live runs in %s", dir, RunsCSV)
 	}
 	return v, nil
+}
+
+// sampledRun is one run read back from a samples directory: its
+// key-to-draw and key-to-pixel samples and its picture's figures.
+type sampledRun struct {
+	repeat      int
+	draw, pixel stats.Repeat
+	picture     *picture.PictureRecord
+}
+
+// cellArm names one arm in one cell.
+type cellArm struct{ cell, arm string }
+
+// readSamples reads a samples directory's runs.csv and keys.csv into
+// each arm's runs, and the cells in runs.csv's order.
+func readSamples(dir string) (map[cellArm][]*sampledRun, []string, error) {
+	f, err := os.Open(filepath.Join(dir, RunsCSV))
+	if err != nil {
+		return nil, nil, err
+	}
+	runs, err := readRuns(f)
+	f.Close()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", filepath.Join(dir, RunsCSV), err)
+	}
+	keys, err := readCSV(filepath.Join(dir, KeysCSV), keysHeader)
+	if err != nil {
+		return nil, nil, err
+	}
+	byArm := map[cellArm][]*sampledRun{}
+	byRun := map[string]*sampledRun{}
+	var cells []string
+	for i, r := range runs {
+		x := &sampledRun{repeat: r.Repeat, picture: r.Picture}
+		if r.Failed {
+			x.draw.Failed, x.pixel.Failed = "failed", "failed"
+		} else {
+			var err1, err2 error
+			x.draw.Timeouts, err1 = strconv.Atoi(r.Fields["timeouts"])
+			x.draw.ThroughputMbit, err2 = strconv.ParseFloat(r.Fields["display_mbit"], 64)
+			if err := errors.Join(err1, err2); err != nil {
+				return nil, nil, fmt.Errorf("%s line %d: %w", RunsCSV, i+2, err)
+			}
+		}
+		if !slices.Contains(cells, r.Cell) {
+			cells = append(cells, r.Cell)
+		}
+		k := cellArm{r.Cell, r.Arm}
+		byArm[k] = append(byArm[k], x)
+		byRun[r.Cell+" "+r.Arm+" "+strconv.Itoa(r.Repeat)] = x
+	}
+	for i, k := range keys {
+		x := byRun[k[0]+" "+k[1]+" "+k[2]]
+		if x == nil {
+			return nil, nil, fmt.Errorf("%s line %d: a key of a run %s has no row", KeysCSV, i+2, RunsCSV)
+		}
+		at, err1 := msDuration(k[4])
+		draw, err2 := msDuration(k[5])
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, nil, fmt.Errorf("%s line %d: %w", KeysCSV, i+2, err)
+		}
+		x.draw.Samples = append(x.draw.Samples, stats.Sample{Offset: at, RTT: draw})
+		if k[6] != "" {
+			px, err := msDuration(k[6])
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s line %d: %w", KeysCSV, i+2, err)
+			}
+			x.pixel.Samples = append(x.pixel.Samples, stats.Sample{Offset: at, RTT: px})
+		}
+	}
+	return byArm, cells, nil
+}
+
+// armFiguresOf computes one arm's figures in cell from its runs, sorting
+// them by repeat; warmup is left out of each run.
+func armFiguresOf(cell, arm string, rs []*sampledRun, warmup time.Duration) ArmFigures {
+	slices.SortFunc(rs, func(x, y *sampledRun) int { return cmp.Compare(x.repeat, y.repeat) })
+	f := ArmFigures{Cell: cell, Arm: arm}
+	var draws, pixels []stats.Repeat
+	var clientFPS, drawnFPS []float64
+	hasPixel := false
+	for _, r := range rs {
+		draws, pixels = append(draws, r.draw), append(pixels, r.pixel)
+		if p := r.picture; p != nil && r.draw.Failed == "" {
+			clientFPS, drawnFPS = append(clientFPS, p.ClientFPS), append(drawnFPS, p.DrawnFPS)
+			f.Pictures++
+			if p.Good {
+				f.GoodPictures++
+			}
+		}
+		hasPixel = hasPixel || len(r.pixel.Samples) > 0
+		for _, s := range r.draw.Samples {
+			if s.Offset >= warmup {
+				f.Keys++
+				if s.RTT <= spicelive.KeyGoal {
+					f.UnderGoal++
+				}
+			}
+		}
+	}
+	if f.Pictures > 0 {
+		f.ClientFPS, f.DrawnFPS = medianFloat(clientFPS), medianFloat(drawnFPS)
+	}
+	// An arm with no measured repeat is kept, and compared with none.
+	f.Draw, _ = stats.SummariseCell(draws, warmup)
+	for _, r := range f.Draw.Repeats {
+		if r.P95 > spicelive.KeyGoal {
+			f.GoalMissed++
+		}
+	}
+	if hasPixel {
+		if p, err := stats.SummariseCell(pixels, warmup); err == nil {
+			f.Pixel = &p
+		}
+	}
+	return f
 }
 
 // medianFloat is the median of xs (which it sorts), the mean of the two

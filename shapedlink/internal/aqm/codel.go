@@ -12,7 +12,7 @@ type codelVars struct {
 	// dropping: in the dropping state.
 	dropping bool
 	// aboveSet says firstAbove is set: the delay has been at or above
-	// target, with more than an MTU queued, since the dequeue that set
+	// target, with more than an mtu queued, since the dequeue that set
 	// it. firstAbove is that dequeue's time plus interval, the time from
 	// which it is OK to drop.
 	aboveSet   bool
@@ -27,11 +27,11 @@ type codelVars struct {
 
 // shouldDrop judges the packet p just taken from the head of a CoDel
 // queue at now: it updates the above-target bookkeeping and says whether
-// the delay has been at or above target for a whole interval. The MTU
+// the delay has been at or above target for a whole interval. The mtu
 // rule compares the whole Queue's byte backlog, after p left it, with
-// MTU: for FQCoDel that is every flow's backlog, as in sch_fq_codel.
+// mtu: for FQCoDel that is every flow's backlog, as in sch_fq_codel.
 func (q *Queue) shouldDrop(v *codelVars, p Packet, now int64) bool {
-	if now-p.enq < q.target || q.bytes <= MTU {
+	if now-p.enq < q.target || q.bytes <= mtu {
 		v.aboveSet = false
 		return false
 	}
@@ -61,10 +61,10 @@ func (q *Queue) codelDequeue(i int32, now int64) (p Packet, marked bool, ok bool
 	if f.packets == 0 {
 		// Nothing queued: leave the dropping state. Like Linux, and
 		// unlike RFC 8289's pseudocode, this keeps firstAbove: only a
-		// packet judged below target (or an MTU of backlog), or a queue
+		// packet judged below target (or an mtu of backlog), or a queue
 		// emptied by a drop, clears it. For CoDel the last packet out
-		// always left at most an MTU behind, so this matters only to
-		// FQCoDel, whose MTU rule looks at all flows.
+		// always left at most an mtu behind, so this matters only to
+		// FQCoDel, whose mtu rule looks at all flows.
 		v.dropping = false
 		return Packet{}, false, false
 	}
@@ -74,7 +74,7 @@ func (q *Queue) codelDequeue(i int32, now int64) (p Packet, marked bool, ok bool
 	if v.dropping {
 		if !okToDrop {
 			// The delay went below target (or the backlog fell to an
-			// MTU): leave the dropping state.
+			// mtu): leave the dropping state.
 			v.dropping = false
 			return p, false, true
 		}

@@ -115,7 +115,7 @@ func fmtMs(t int64) float64 { return float64(t) / float64(ms) }
 // stretch above target for a whole interval starts dropping exactly at
 // first_above_time + interval.
 func TestCoDelTargetAndInterval(t *testing.T) {
-	interval := int64(DefaultInterval)
+	interval := int64(defaultInterval)
 
 	t.Run("below target", func(t *testing.T) {
 		s := newSim(t, codelConfig())
@@ -156,7 +156,7 @@ func TestCoDelTargetAndInterval(t *testing.T) {
 				cycle, fmtMs(s.drops[0]), fmtMs(s.drops[0]-cross), fmtMs(cross))
 		}
 	}
-	if above < 2*DefaultInterval {
+	if above < 2*defaultInterval {
 		t.Fatalf("test setup: only %v above target in total", above)
 	}
 
@@ -185,7 +185,7 @@ func controlLawTimes(t *testing.T, drops []int64, c0 int, n int) {
 	due := float64(drops[0])
 	for k := 1; k <= n; k++ {
 		count := c0 + k - 1
-		due += float64(DefaultInterval) / math.Sqrt(float64(count))
+		due += float64(defaultInterval) / math.Sqrt(float64(count))
 		got := float64(drops[k])
 		if got < due-1 || got > due+float64(us) {
 			t.Fatalf("drop %d at %.6f ms, want %.6f ms (within 1 us): interval/sqrt(%d) after the previous due time; drops %v",
@@ -244,7 +244,7 @@ func TestCoDelLeaveAndReenter(t *testing.T) {
 		if len(d) == 0 {
 			t.Fatal("no drops after re-entering")
 		}
-		if d[0] != cross+int64(DefaultInterval) {
+		if d[0] != cross+int64(defaultInterval) {
 			t.Fatalf("re-entry drop at %.3f ms, want a whole interval after the sojourn reached target at %.3f ms", fmtMs(d[0]), fmtMs(cross))
 		}
 		return d
@@ -274,7 +274,7 @@ func TestCoDelLeaveAndReenter(t *testing.T) {
 	})
 }
 
-// TestCoDelMTURule: with no more than one MTU queued behind the head,
+// TestCoDelMTURule: with no more than one mtu queued behind the head,
 // CoDel does not drop however long the packets waited.
 func TestCoDelMTURule(t *testing.T) {
 	run := func(length int) *sim {

@@ -71,38 +71,38 @@ func (k *Kind) UnmarshalText(b []byte) error {
 
 // Defaults, as tc's codel and fq_codel have them on an Ethernet device.
 const (
-	DefaultTarget       = 5 * time.Millisecond
-	DefaultInterval     = 100 * time.Millisecond
+	defaultTarget       = 5 * time.Millisecond
+	defaultInterval     = 100 * time.Millisecond
 	DefaultFlows        = 1024
-	DefaultQuantum      = 1514
-	DefaultMemoryLimit  = 32 << 20
-	DefaultDropBatch    = 64
-	DefaultLimitFIFO    = 1000  // pfifo takes the device's txqueuelen, 1000 on veth
-	DefaultLimitCoDel   = 1000  // sch_codel's default limit
-	DefaultLimitFQCoDel = 10240 // sch_fq_codel's default limit
+	defaultQuantum      = 1514
+	defaultMemoryLimit  = 32 << 20
+	defaultDropBatch    = 64
+	defaultLimitFIFO    = 1000  // pfifo takes the device's txqueuelen, 1000 on veth
+	defaultLimitCoDel   = 1000  // sch_codel's default limit
+	defaultLimitFQCoDel = 10240 // sch_fq_codel's default limit
 )
 
-// MTU is the backlog, in bytes, at or below which CoDel never drops or
+// mtu is the backlog, in bytes, at or below which CoDel never drops or
 // marks, however long the head packet waited: with no more than one
 // full-size packet queued, dropping cannot shorten the queue. Linux sets
-// it to psched_mtu of the device, the MTU plus the link-layer header,
-// which is 1514 on an Ethernet (or veth) device with the usual MTU of
+// it to psched_mtu of the device, the mtu plus the link-layer header,
+// which is 1514 on an Ethernet (or veth) device with the usual mtu of
 // 1500; this package fixes it at that value.
-const MTU = 1514
+const mtu = 1514
 
 // Bounds checked by Config.Validate.
 const (
 	MaxLimit       = 1 << 20 // packets, as the emulator's own limit
-	MinDuration    = time.Microsecond
-	MaxDuration    = time.Hour
-	MaxFlows       = 65536   // sch_fq_codel refuses more
-	MinQuantum     = 256     // sch_fq_codel raises anything smaller to this
-	MaxQuantum     = 1 << 20 // sch_fq_codel refuses more
-	MaxMemoryLimit = 1 << 31 // sch_fq_codel caps memory_limit here
-	// MaxLen is the largest packet length the queue accounts; Enqueue
-	// treats a longer Len as MaxLen (and a negative one as 0). Frames the
+	minDuration    = time.Microsecond
+	maxDuration    = time.Hour
+	maxFlows       = 65536   // sch_fq_codel refuses more
+	minQuantum     = 256     // sch_fq_codel raises anything smaller to this
+	maxQuantum     = 1 << 20 // sch_fq_codel refuses more
+	maxMemoryLimit = 1 << 31 // sch_fq_codel caps memory_limit here
+	// maxLen is the largest packet length the queue accounts; Enqueue
+	// treats a longer Len as maxLen (and a negative one as 0). Frames the
 	// emulator sees are at most 64 KiB plus headers.
-	MaxLen = 1 << 17
+	maxLen = 1 << 17
 )
 
 // Config is a queue discipline and its parameters. Fields that do not
@@ -147,30 +147,30 @@ func (c Config) WithDefaults() Config {
 	if c.Limit == 0 {
 		switch c.Kind {
 		case CoDel:
-			c.Limit = DefaultLimitCoDel
+			c.Limit = defaultLimitCoDel
 		case FQCoDel:
-			c.Limit = DefaultLimitFQCoDel
+			c.Limit = defaultLimitFQCoDel
 		default:
-			c.Limit = DefaultLimitFIFO
+			c.Limit = defaultLimitFIFO
 		}
 	}
 	if c.Target == 0 {
-		c.Target = DefaultTarget
+		c.Target = defaultTarget
 	}
 	if c.Interval == 0 {
-		c.Interval = DefaultInterval
+		c.Interval = defaultInterval
 	}
 	if c.Flows == 0 {
 		c.Flows = DefaultFlows
 	}
 	if c.Quantum == 0 {
-		c.Quantum = DefaultQuantum
+		c.Quantum = defaultQuantum
 	}
 	if c.MemoryLimit == 0 {
-		c.MemoryLimit = DefaultMemoryLimit
+		c.MemoryLimit = defaultMemoryLimit
 	}
 	if c.DropBatch == 0 {
-		c.DropBatch = DefaultDropBatch
+		c.DropBatch = defaultDropBatch
 	}
 	return c
 }
@@ -188,23 +188,23 @@ func (c Config) Validate() error {
 	if c.Kind == FIFO {
 		return nil
 	}
-	if c.Target < MinDuration || c.Target > MaxDuration {
-		return fmt.Errorf("aqm: Config.Target is %v; it must be between %v and %v", c.Target, MinDuration, MaxDuration)
+	if c.Target < minDuration || c.Target > maxDuration {
+		return fmt.Errorf("aqm: Config.Target is %v; it must be between %v and %v", c.Target, minDuration, maxDuration)
 	}
-	if c.Interval < MinDuration || c.Interval > MaxDuration {
-		return fmt.Errorf("aqm: Config.Interval is %v; it must be between %v and %v", c.Interval, MinDuration, MaxDuration)
+	if c.Interval < minDuration || c.Interval > maxDuration {
+		return fmt.Errorf("aqm: Config.Interval is %v; it must be between %v and %v", c.Interval, minDuration, maxDuration)
 	}
 	if c.Kind == CoDel {
 		return nil
 	}
-	if c.Flows < 1 || c.Flows > MaxFlows {
-		return fmt.Errorf("aqm: Config.Flows is %d; it must be between 1 and %d", c.Flows, MaxFlows)
+	if c.Flows < 1 || c.Flows > maxFlows {
+		return fmt.Errorf("aqm: Config.Flows is %d; it must be between 1 and %d", c.Flows, maxFlows)
 	}
-	if c.Quantum < MinQuantum || c.Quantum > MaxQuantum {
-		return fmt.Errorf("aqm: Config.Quantum is %d; it must be between %d and %d bytes", c.Quantum, MinQuantum, MaxQuantum)
+	if c.Quantum < minQuantum || c.Quantum > maxQuantum {
+		return fmt.Errorf("aqm: Config.Quantum is %d; it must be between %d and %d bytes", c.Quantum, minQuantum, maxQuantum)
 	}
-	if c.MemoryLimit < 1 || c.MemoryLimit > MaxMemoryLimit {
-		return fmt.Errorf("aqm: Config.MemoryLimit is %d; it must be between 1 and %d bytes", c.MemoryLimit, int64(MaxMemoryLimit))
+	if c.MemoryLimit < 1 || c.MemoryLimit > maxMemoryLimit {
+		return fmt.Errorf("aqm: Config.MemoryLimit is %d; it must be between 1 and %d bytes", c.MemoryLimit, int64(maxMemoryLimit))
 	}
 	if c.DropBatch < 1 || c.DropBatch > MaxLimit {
 		return fmt.Errorf("aqm: Config.DropBatch is %d; it must be between 1 and %d packets", c.DropBatch, MaxLimit)

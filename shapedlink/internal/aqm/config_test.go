@@ -23,7 +23,7 @@ func TestKind(t *testing.T) {
 	if s := Kind(9).String(); s != "Kind(9)" {
 		t.Fatal(s)
 	}
-	if Overlimit.String() != "overlimit" || CoDelDrop.String() != "codel" {
+	if overlimit.String() != "overlimit" || CoDelDrop.String() != "codel" {
 		t.Fatal("Cause names")
 	}
 }
@@ -76,7 +76,7 @@ func TestConfigDefaultsAndValidate(t *testing.T) {
 		{Config{Kind: CoDel, Target: -time.Millisecond}, "Target"},
 		{Config{Kind: CoDel, Target: time.Nanosecond}, "Target"},
 		{Config{Kind: CoDel, Interval: 2 * time.Hour}, "Interval"},
-		{Config{Kind: FQCoDel, Flows: MaxFlows + 1}, "Flows"},
+		{Config{Kind: FQCoDel, Flows: maxFlows + 1}, "Flows"},
 		{Config{Kind: FQCoDel, Quantum: 100}, "Quantum"},
 		{Config{Kind: FQCoDel, MemoryLimit: -5}, "MemoryLimit"},
 		{Config{Kind: FQCoDel, DropBatch: -1}, "DropBatch"},

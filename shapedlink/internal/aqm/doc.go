@@ -19,7 +19,7 @@
 // delay line after it is unchanged):
 //
 //	arrival ─► Classify(frame) ─► Enqueue(now, Packet{Len, Flow, ECT, Ref: slot})
-//	                                 │ drops: onDrop(p, Overlimit) frees p.Ref's slot
+//	                                 │ drops: onDrop(p, overlimit) frees p.Ref's slot
 //	link free at now ─► Dequeue(now) ─► marked? SetCE(frame) ─► serialise ─► delay line
 //	                                 │ drops: onDrop(p, CoDelDrop) frees the slot
 //
@@ -36,14 +36,14 @@
 // # CoDel
 //
 // A CoDel instance looks at the packet it is about to send. When its
-// sojourn time is below Target, or no more than MTU (1514) bytes are
+// sojourn time is below Target, or no more than mtu (1514) bytes are
 // left queued behind it, all is well and first_above_time is cleared.
 // Otherwise, the first such packet sets first_above_time to now plus
 // Interval, and once now reaches first_above_time it is OK to drop. On
 // the first OK-to-drop packet CoDel enters the dropping state: it drops
 // that packet (and sends the next one), and schedules the next drop for
 // now plus Interval/sqrt(count). In the dropping state each packet whose
-// sojourn is back under Target (or behind which at most an MTU is left)
+// sojourn is back under Target (or behind which at most an mtu is left)
 // ends the state; otherwise, whenever now reaches the scheduled time, count
 // goes up by one, the packet is dropped, and the next drop is scheduled
 // Interval/sqrt(count) after the previous scheduled time (not after now),
@@ -77,8 +77,8 @@
 // with the most bytes (the first one, on a tie) loses packets from its
 // head until half its bytes or DropBatch packets are gone (possibly
 // including the arrival), and its CoDel count rises by that many. The
-// MTU rule of each flow's CoDel compares the bytes of the whole queue,
-// all flows, with the MTU, as the kernel does.
+// mtu rule of each flow's CoDel compares the bytes of the whole queue,
+// all flows, with the mtu, as the kernel does.
 //
 // # Differences from Linux
 //
@@ -98,8 +98,8 @@
 //     on its wrapping clock, so for an instance that never dropped but
 //     whose count was raised by fq_codel's fat-flow drops the outcome
 //     depends on the uptime.
-//   - MTU is fixed at 1514 bytes, what Linux's psched_mtu gives an
-//     Ethernet device with the usual 1500-byte MTU; Linux takes it from
+//   - mtu is fixed at 1514 bytes, what Linux's psched_mtu gives an
+//     Ethernet device with the usual 1500-byte mtu; Linux takes it from
 //     the device.
 //   - The flow queue is Packet.Flow % Flows with the caller's hash.
 //     Linux takes reciprocal_scale(skb_get_hash(skb), flows), the high
@@ -114,12 +114,12 @@
 //     has it on by default (tc's codel does not).
 //   - Not implemented: ce_threshold, tc filters and classes, fq_codel's
 //     per-flow drop counters, and the backlog reports to parent qdiscs.
-//   - Lengths are clamped to [0, MaxLen] at Enqueue.
+//   - Lengths are clamped to [0, maxLen] at Enqueue.
 //
 // Where RFC 8289's pseudocode and Linux differ this package follows
 // Linux: a Dequeue of an empty queue leaves the dropping state but keeps
 // first_above_time (the pseudocode clears it; for FQ-CoDel this matters
-// to a flow that empties while other flows keep more than an MTU queued);
+// to a flow that empties while other flows keep more than an mtu queued);
 // and an empty new flow queue leaves the lists outright when the old list
 // is empty (RFC 8290 moves it to the old list regardless).
 //

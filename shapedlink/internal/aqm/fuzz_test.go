@@ -29,7 +29,7 @@ func FuzzQueue(f *testing.F) {
 			Flows:       1 + int(data[2]%8),
 			DropBatch:   1 + int(data[3]%4),
 			MemoryLimit: 1500 + int64(data[3]>>2)*400,
-			Quantum:     MinQuantum + int(data[4]%8)*200,
+			Quantum:     minQuantum + int(data[4]%8)*200,
 			Target:      time.Duration(1+data[5]%8) * 100 * time.Microsecond,
 			Interval:    time.Duration(1+data[5]>>3) * time.Millisecond,
 		}
@@ -70,7 +70,7 @@ func FuzzQueue(f *testing.F) {
 			delete(queued, p.Ref)
 		}
 		q, err := New(c, func(p Packet, cause Cause) {
-			if cause == Overlimit && c.Kind != FQCoDel {
+			if cause == overlimit && c.Kind != FQCoDel {
 				// Drop-tail: the arrival, never queued.
 				fq := perFlow[0]
 				if p.Ref != lastIn || len(fq) == 0 || fq[len(fq)-1] != p.Ref {
@@ -101,7 +101,7 @@ func FuzzQueue(f *testing.F) {
 				ref++
 				lastIn = p.Ref
 				s := p
-				s.Len = min(s.Len, MaxLen)
+				s.Len = min(s.Len, maxLen)
 				queued[p.Ref] = shadow{p: s, idx: index(p)}
 				perFlow[index(p)] = append(perFlow[index(p)], p.Ref)
 				enqueued++

@@ -28,7 +28,7 @@ func TestOverlimitDropTail(t *testing.T) {
 			t.Fatalf("%v: dropped %v, want the three arrivals over the limit, 5 6 7", k, d.refs)
 		}
 		for _, c := range d.causes {
-			if c != Overlimit {
+			if c != overlimit {
 				t.Fatalf("%v: cause %v", k, c)
 			}
 		}

@@ -9,9 +9,9 @@ import "strconv"
 type Packet struct {
 	// Len is the packet length in bytes as the link counts it (for the
 	// emulator, the whole Ethernet frame). It drives the byte backlog,
-	// CoDel's MTU rule, FQCoDel's deficit round robin and its memory
-	// limit. Enqueue treats a negative Len as 0 and one over MaxLen as
-	// MaxLen.
+	// CoDel's mtu rule, FQCoDel's deficit round robin and its memory
+	// limit. Enqueue treats a negative Len as 0 and one over maxLen as
+	// maxLen.
 	Len int
 	// Flow is the packet's flow hash; FQCoDel puts it in queue
 	// Flow % Flows. FIFO and CoDel ignore it.
@@ -37,10 +37,10 @@ func (p Packet) EnqueuedAt() int64 { return p.enq }
 type Cause uint8
 
 const (
-	// Overlimit: the queue was full at enqueue, by Limit or, for FQCoDel,
+	// overlimit: the queue was full at enqueue, by Limit or, for FQCoDel,
 	// by MemoryLimit. FIFO and CoDel drop the arrival; FQCoDel drops from
 	// the head of the fattest flow, which may be the arrival itself.
-	Overlimit Cause = iota + 1
+	overlimit Cause = iota + 1
 	// CoDelDrop: CoDel dropped the packet at dequeue because the queue's
 	// delay stayed above Target.
 	CoDelDrop
@@ -48,7 +48,7 @@ const (
 
 func (c Cause) String() string {
 	switch c {
-	case Overlimit:
+	case overlimit:
 		return "overlimit"
 	case CoDelDrop:
 		return "codel"
@@ -249,13 +249,13 @@ func (q *Queue) Enqueue(now int64, p Packet) {
 	q.stats.Arrivals++
 	if p.Len < 0 {
 		p.Len = 0
-	} else if p.Len > MaxLen {
-		p.Len = MaxLen
+	} else if p.Len > maxLen {
+		p.Len = maxLen
 	}
 	p.enq = now
 	if q.kind != FQCoDel {
 		if q.packets >= q.limit || q.free == none {
-			q.drop(p, Overlimit)
+			q.drop(p, overlimit)
 			return
 		}
 		q.push(0, p)
@@ -264,7 +264,7 @@ func (q *Queue) Enqueue(now int64, p Packet) {
 	if q.free == none {
 		// Cannot happen: the pool holds Limit+1 packets and every
 		// arrival over Limit drops at least one.
-		q.drop(p, Overlimit)
+		q.drop(p, overlimit)
 		return
 	}
 	i := int32(p.Flow % q.nflows)
@@ -306,7 +306,7 @@ func (q *Queue) fatDrop(fallback int32, overMemory bool) {
 		if overMemory {
 			q.stats.OverMemoryDrops++
 		}
-		q.drop(p, Overlimit)
+		q.drop(p, overlimit)
 		if n >= q.dropBatch || gone >= half {
 			break
 		}
@@ -420,7 +420,7 @@ func (q *Queue) pop(i int32) Packet {
 // drop counts p (already out of the queue, or never in it) and reports
 // it.
 func (q *Queue) drop(p Packet, c Cause) {
-	if c == Overlimit {
+	if c == overlimit {
 		q.stats.OverlimitDrops++
 	} else {
 		q.stats.CoDelDrops++

@@ -20,18 +20,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// EnvConfig is the environment variable that marks a process as the
+// envConfig is the environment variable that marks a process as the
 // shaper and carries its configuration as JSON.
-const EnvConfig = "QUICBENCH_EMULATOR_CONFIG"
+const envConfig = "QUICBENCH_EMULATOR_CONFIG"
 
-// childConfig is what the parent passes in EnvConfig.
+// childConfig is what the parent passes in envConfig.
 type childConfig struct {
 	Config    Config
 	ParentPID int
 }
 
 // Command prepares the shaper process for cfg: /proc/self/exe re-executed
-// with EnvConfig set, cfg as JSON in file descriptor 4, the shared
+// with envConfig set, cfg as JSON in file descriptor 4, the shared
 // counters as file descriptor 3 and a pipe on standard input. It does not start it; the caller starts
 // the returned command inside the shaper network namespace (see the
 // package doc) and then uses the Monitor. Seeds that are zero in cfg are
@@ -74,7 +74,7 @@ func Command(cfg Config) (*exec.Cmd, *Monitor, error) {
 	m := &Monitor{cfg: cfg, mem: mem, lay: lay, memf: memf, cfgf: cfgf, stdinR: stdinR, stdinW: stdinW, done: make(chan struct{})}
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = []string{"quicbench-shaper"}
-	cmd.Env = append(os.Environ(), EnvConfig+"="+configFromFD)
+	cmd.Env = append(os.Environ(), envConfig+"="+configFromFD)
 	cmd.Stdin = stdinR
 	cmd.Stderr = &m.stderr
 	cmd.ExtraFiles = []*os.File{memf, cfgf}
@@ -148,7 +148,7 @@ func (m *Monitor) ScheduleBase() time.Time {
 }
 
 // Flows returns direction dir's (0 AToB, 1 BToA) fullest flow queues as
-// the shaper last published them (every 2 ms, at most FlowSamples, by
+// the shaper last published them (every 2 ms, at most flowSamples, by
 // bytes held, fullest first), stored in dst[:0]. It is empty without
 // FQ-CoDel, and ok is false when the shaper was writing throughout the
 // read (rare; try again).
@@ -387,7 +387,7 @@ func (t *tailBuffer) String() string {
 	return t.buf.String()
 }
 
-// configFromFD is EnvConfig's value for a configuration passed as JSON in
+// configFromFD is envConfig's value for a configuration passed as JSON in
 // file descriptor 4.
 const configFromFD = "fd:4"
 

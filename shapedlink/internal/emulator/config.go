@@ -16,7 +16,7 @@ type Config struct {
 	AToB, BToA linkspec.Direction // resolved and loaded, seeds drawn (Command draws a zero one)
 	// SpinThreshold is how long before a frame's due time the forwarding
 	// thread stops sleeping and spins on the clock (still reading its
-	// socket). Zero means DefaultSpinThreshold; a negative value never
+	// socket). Zero means defaultSpinThreshold; a negative value never
 	// spins (lowest CPU; the timer's wake-up latency is then added to
 	// every frame). Spinning is capped at a quarter of each 10 ms, so a
 	// high packet rate falls back to timer wake-ups rather than a thread
@@ -24,7 +24,7 @@ type Config struct {
 	SpinThreshold time.Duration
 	// Nice is the nice value for the two forwarding threads; 0 leaves
 	// them at the shaper's inherited priority. A negative value (e.g.
-	// DefaultNice) needs CAP_SYS_NICE; when it cannot be applied the
+	// defaultNice) needs CAP_SYS_NICE; when it cannot be applied the
 	// shaper runs anyway and Monitor.Priority says so.
 	Nice int
 	// NormalPriority keeps the shaper at the scheduling policy it
@@ -42,7 +42,7 @@ type Config struct {
 	// segments whatever this says (package segment).
 	KeepOffload bool
 	// LateMarker, when positive, has each forwarding thread write one
-	// line to the kernel's trace marker (TraceMarker) the first time it
+	// line to the kernel's trace marker (traceMarker) the first time it
 	// sends a frame later than this: "quicbench-late tid=T late_ns=N",
 	// T the thread's id. A tracing session can stop on it (a traceoff
 	// trigger) to catch what delayed the thread. The shaper fails to
@@ -65,25 +65,19 @@ type Config struct {
 // already a tenth of a 10 ms round trip.
 const MaxDepartureWindow = time.Millisecond
 
-// TraceMarker is the kernel trace marker LateMarker writes to (tracefs
+// traceMarker is the kernel trace marker LateMarker writes to (tracefs
 // mounted at its usual place).
-const TraceMarker = "/sys/kernel/tracing/trace_marker"
+const traceMarker = "/sys/kernel/tracing/trace_marker"
 
 // LateMarkerPrefix starts every line LateMarker writes.
 const LateMarkerPrefix = "quicbench-late"
 
-// DefaultNice is the nice value shapedlink asks for: a real link (or
-// netem, which runs in softirq context) is not delayed by busy user
-// processes, and a forwarding thread at nice 0 on a loaded machine waits
-// for the CPU for milliseconds.
-const DefaultNice = -10
-
-// DefaultSpinThreshold is the spin stretch used when Config.SpinThreshold
+// defaultSpinThreshold is the spin stretch used when Config.SpinThreshold
 // is zero. On the 2-core VM this was measured on, a SCHED_FIFO thread's
 // ppoll wake-up was up to a few hundred microseconds late under load; at
 // 150 us a quarter of idle echoes' frames still left 64-512 us late, at
 // 400 us one in ten.
-const DefaultSpinThreshold = 300 * time.Microsecond
+const defaultSpinThreshold = 300 * time.Microsecond
 
 // Validate reports the first thing wrong with c, naming the field: the
 // interfaces, the priority, and each direction by linkspec's one check of

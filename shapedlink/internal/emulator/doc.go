@@ -35,7 +35,7 @@
 //	st := mon.Snapshot()   // [0] is AToB, [1] is BToA
 //	err = mon.Stop()       // SIGTERM, wait; the monitor owns cmd.Wait
 //
-// Command re-executes /proc/self/exe with the variable EnvConfig set, the
+// Command re-executes /proc/self/exe with the variable envConfig set, the
 // configuration as JSON in a memfd (descriptor 4), a shared-memory page of
 // counters (descriptor 3, read by Monitor without system calls), and a
 // pipe as standard input. The shaper exits on SIGTERM or SIGINT, on end of

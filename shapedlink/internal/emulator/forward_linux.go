@@ -355,9 +355,9 @@ func (l *dirLoop) markLateness(late int64) {
 	_, _ = unix.Write(l.marker, b)
 }
 
-// FlowSamples is how many of the fullest FQ-CoDel flow queues the shaper
+// flowSamples is how many of the fullest FQ-CoDel flow queues the shaper
 // publishes for the queue sampler (Monitor.Flows).
-const FlowSamples = 8
+const flowSamples = 8
 
 // flowPublishEvery is how often the shaper publishes them.
 const flowPublishEvery = 2 * time.Millisecond

@@ -12,7 +12,7 @@ import (
 
 var errLinuxOnly = errors.New("emulator: the userspace link emulator needs Linux (AF_PACKET sockets and network namespaces)")
 
-// EnvConfig is the environment variable that marks a process as the shaper.
+// envConfig is the environment variable that marks a process as the shaper.
 const EnvConfig = "QUICBENCH_EMULATOR_CONFIG"
 
 // Monitor watches one shaper process; on this platform there is none.

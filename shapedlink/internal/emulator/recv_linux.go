@@ -169,11 +169,11 @@ func (l *dirLoop) Classify(ref int64, _ int) (flow uint32, ect bool) {
 	return flow, ect
 }
 
-// publishFlows publishes the fullest FlowSamples flow queues (by bytes)
+// publishFlows publishes the fullest flowSamples flow queues (by bytes)
 // for the queue sampler.
 func (l *dirLoop) publishFlows() {
 	l.flowBuf = l.model.FlowBacklogs(l.flowBuf)
-	l.sh.storeFlows(fullestFlows(l.flowBuf, FlowSamples))
+	l.sh.storeFlows(fullestFlows(l.flowBuf, flowSamples))
 }
 
 // publish sets the gauges and publishes the counters for the parent.

@@ -25,7 +25,7 @@ import (
 // forwarding loop in forward_linux.go.
 
 // MaybeServe turns this process into the shaper if it was started by a
-// command from Command (EnvConfig is set), or into the keep-awake
+// command from Command (envConfig is set), or into the keep-awake
 // process if by one from AwakeCommand (EnvAwake is set), and never
 // returns in those cases: it exits 0 when stopped (SIGTERM, SIGINT, end
 // of file on standard input) and non-zero on failure, after writing the
@@ -36,7 +36,7 @@ func MaybeServe() {
 	if v, ok := os.LookupEnv(EnvAwake); ok {
 		os.Exit(serveAwake(v))
 	}
-	v, ok := os.LookupEnv(EnvConfig)
+	v, ok := os.LookupEnv(envConfig)
 	if !ok {
 		return
 	}
@@ -53,7 +53,7 @@ type shaper struct {
 	stop  atomic.Bool
 }
 
-// serve runs the shaper with v, the configuration from EnvConfig, and
+// serve runs the shaper with v, the configuration from envConfig, and
 // returns the process's exit status: 0 when stopped, 1 on a failure
 // reported on the shared page, 2 when there is no usable shared page.
 func serve(v string) int {
@@ -67,7 +67,7 @@ func serve(v string) int {
 		fmt.Fprintln(os.Stderr, "quicbench-shaper: file descriptor 3 is not the emulator's shared page")
 		return 2
 	}
-	os.Unsetenv(EnvConfig) // nothing this process starts should become a shaper
+	os.Unsetenv(envConfig) // nothing this process starts should become a shaper
 	if v == configFromFD {
 		f := os.NewFile(4, "quicbench-emulator-config")
 		b, err := io.ReadAll(f)
@@ -154,11 +154,11 @@ func (s *shaper) setup(v string) error {
 	return nil
 }
 
-// decodeConfig parses and validates the configuration from EnvConfig.
+// decodeConfig parses and validates the configuration from envConfig.
 func decodeConfig(v string) (childConfig, error) {
 	var cc childConfig
 	if err := json.Unmarshal([]byte(v), &cc); err != nil {
-		return cc, fmt.Errorf("decoding %s: %w", EnvConfig, err)
+		return cc, fmt.Errorf("decoding %s: %w", envConfig, err)
 	}
 	if err := cc.Config.Validate(); err != nil {
 		return cc, err
@@ -172,7 +172,7 @@ func decodeConfig(v string) (childConfig, error) {
 func (s *shaper) newLoops(rx, tx [2]int) error {
 	spin := s.cfg.SpinThreshold
 	if spin == 0 {
-		spin = DefaultSpinThreshold
+		spin = defaultSpinThreshold
 	}
 	base := time.Now()
 	s.lay.base.Store(uint64(base.UnixNano()))
@@ -193,9 +193,9 @@ func (s *shaper) newLoops(rx, tx [2]int) error {
 		}
 		s.loops = append(s.loops, l)
 		if s.cfg.LateMarker > 0 {
-			fd, err := unix.Open(TraceMarker, unix.O_WRONLY|unix.O_CLOEXEC, 0)
+			fd, err := unix.Open(traceMarker, unix.O_WRONLY|unix.O_CLOEXEC, 0)
 			if err != nil {
-				return fmt.Errorf("opening the trace marker %s for LateMarker (is tracefs mounted there?): %w", TraceMarker, err)
+				return fmt.Errorf("opening the trace marker %s for LateMarker (is tracefs mounted there?): %w", traceMarker, err)
 			}
 			l.marker, l.markLate = fd, int64(s.cfg.LateMarker)
 		}

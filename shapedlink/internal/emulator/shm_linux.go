@@ -31,11 +31,11 @@ type shmDir struct {
 	// counters is linkspec.Counters word for word, published by the
 	// shaper after each batch (publish) and read by the parent (load).
 	counters [linkspec.CounterWords]atomic.Uint64
-	// With FQ-CoDel: the fullest flow queues (FlowSamples of them, by
+	// With FQ-CoDel: the fullest flow queues (flowSamples of them, by
 	// bytes), published every flowPublishEvery under a sequence count
 	// (odd while being written).
 	flowSeq, flowN atomic.Uint64
-	flows          [FlowSamples]struct{ index, packets, bytes atomic.Uint64 }
+	flows          [flowSamples]struct{ index, packets, bytes atomic.Uint64 }
 }
 
 // publish stores c for the parent, word by word (a reader may see some
@@ -56,7 +56,7 @@ func (d *shmDir) load() linkspec.Counters {
 	return c
 }
 
-// storeFlows publishes fl (at most FlowSamples entries) for the parent.
+// storeFlows publishes fl (at most flowSamples entries) for the parent.
 func (d *shmDir) storeFlows(fl []aqm.FlowBacklog) {
 	d.flowSeq.Add(1)
 	for i, f := range fl {
@@ -78,7 +78,7 @@ func (d *shmDir) loadFlows(dst []aqm.FlowBacklog) (out []aqm.FlowBacklog, ok boo
 			continue
 		}
 		out = dst[:0]
-		n := min(d.flowN.Load(), FlowSamples)
+		n := min(d.flowN.Load(), flowSamples)
 		for i := range n {
 			out = append(out, aqm.FlowBacklog{Index: int(d.flows[i].index.Load()), Packets: int(d.flows[i].packets.Load()), Bytes: int64(d.flows[i].bytes.Load())})
 		}

@@ -15,13 +15,13 @@ import (
 // the net.PacketConn a program reads and writes.
 
 const (
-	// MaxPayload is the largest datagram payload the link carries: its
+	// maxPayload is the largest datagram payload the link carries: its
 	// 1500-byte MTU less the IPv4 and UDP headers. The link does not
 	// fragment.
-	MaxPayload = 1500 - 20 - 8
-	// DefaultReadBuffer is a socket's receive queue, in payload bytes,
+	maxPayload = 1500 - 20 - 8
+	// defaultReadBuffer is a socket's receive queue, in payload bytes,
 	// until SetReadBuffer changes it: Linux's default (net.core.rmem_default).
-	DefaultReadBuffer = 212992
+	defaultReadBuffer = 212992
 	firstEphemeral    = 32768 // Linux's ip_local_port_range starts here
 )
 
@@ -118,7 +118,7 @@ func (l *Link) ListenPacket(e int, network, address string) (net.PacketConn, err
 	} else if end.ports[uint16(port)] != nil {
 		return nil, &net.OpError{Op: "listen", Net: network, Err: fmt.Errorf("address %s:%d already in use", end.addr, port)}
 	}
-	c := &conn{end: end, local: netip.AddrPortFrom(end.addr, uint16(port)), rcvbuf: DefaultReadBuffer,
+	c := &conn{end: end, local: netip.AddrPortFrom(end.addr, uint16(port)), rcvbuf: defaultReadBuffer,
 		closedCh: make(chan struct{}), ready: make(chan struct{}, 1), deadlineCh: make(chan struct{})}
 	end.ports[uint16(port)] = c
 	return c, nil
@@ -253,9 +253,9 @@ func (c *conn) WriteTo(p []byte, addr net.Addr) (int, error) {
 		return 0, c.opErr("write", addr, net.ErrClosed)
 	case !deadline.IsZero() && !time.Now().Before(deadline):
 		return 0, c.opErr("write", addr, os.ErrDeadlineExceeded)
-	case len(p) > MaxPayload:
+	case len(p) > maxPayload:
 		return 0, c.opErr("write", addr, fmt.Errorf(
-			"message too long: a %d-byte datagram exceeds the link's 1500-byte MTU (at most %d bytes of payload), and the link does not fragment", len(p), MaxPayload))
+			"message too long: a %d-byte datagram exceeds the link's 1500-byte MTU (at most %d bytes of payload), and the link does not fragment", len(p), maxPayload))
 	case to.Addr() != peer:
 		return 0, c.opErr("write", addr, fmt.Errorf("no route to %s: this end (%s) reaches only the other end's address, %s", to.Addr(), c.local.Addr(), peer))
 	}

@@ -27,7 +27,7 @@
 // discipline's next dequeue, the schedule's next change); a write that
 // brings the next event forward wakes it. When a frame is due it goes to
 // the socket bound to its destination port at the far end, whose receive
-// queue is bounded like a socket buffer (DefaultReadBuffer, or what
+// queue is bounded like a socket buffer (defaultReadBuffer, or what
 // SetReadBuffer sets, in payload bytes): a datagram that does not fit is
 // dropped and counted as a socket drop.
 //
@@ -54,7 +54,7 @@
 //
 // # Not here
 //
-// Streams (TCP) and IPv6; fragmentation (a datagram over MaxPayload is
+// Streams (TCP) and IPv6; fragmentation (a datagram over maxPayload is
 // refused, as a socket with the DF bit refuses it); more addresses than
 // one per end; and loopback to an end's own address.
 package inproc

@@ -306,7 +306,7 @@ func TestListenPacket(t *testing.T) {
 			says string
 		}{
 			{"198.18.0.1:9", 10, "no route to 198.18.0.1"},
-			{"198.18.0.2:9", MaxPayload + 1, "message too long"},
+			{"198.18.0.2:9", maxPayload + 1, "message too long"},
 		} {
 			to := net.UDPAddrFromAddrPort(netip.MustParseAddrPort(c.to))
 			if _, err := srv.WriteTo(make([]byte, c.size), to); err == nil || !strings.Contains(err.Error(), c.says) {

@@ -97,7 +97,7 @@ func (c *Carrier) Judge(at int64, ref int64, size int) (j Judgement) {
 		return j
 	}
 	j.Due, j.Verdict = m.Arrive(at, size)
-	j.Edit, j.DupEdit = m.Edits()
+	j.Edit, j.DupEdit = m.edits()
 	if due, v, queued, _, ok := m.Duplicate(); ok {
 		// Only an accepted duplicate is copied: the model then counts it
 		// among the frames held, which the holder's buffers are sized

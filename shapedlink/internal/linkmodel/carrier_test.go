@@ -100,7 +100,7 @@ func (r *refLoop) judge(at int64, ref int64, size int) {
 		return
 	}
 	due, v := m.Arrive(at, size)
-	orig, dupe := m.Edits()
+	orig, dupe := m.edits()
 	if ddue, dv, dq, _, ok := m.Duplicate(); ok && dv == Accepted {
 		c := r.f.Copy(ref, size)
 		r.hold(Held{Due: ddue, Ref: c, Size: int32(size), Queued: dq, Edit: dupe})
@@ -179,8 +179,8 @@ func TestCarrierAsTheLoop(t *testing.T) {
 			}
 		}
 		seen[name] = refLog.String()
-		if *car.Model.Counters() != *ref.m.Counters() {
-			t.Errorf("%s: counters %+v, the loop's %+v", name, *car.Model.Counters(), *ref.m.Counters())
+		if *car.Model.counters() != *ref.m.counters() {
+			t.Errorf("%s: counters %+v, the loop's %+v", name, *car.Model.counters(), *ref.m.counters())
 		}
 	}
 	// Every path was taken somewhere.

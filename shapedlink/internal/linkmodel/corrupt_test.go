@@ -26,7 +26,7 @@ func TestCorruption(t *testing.T) {
 		if v != Accepted {
 			t.Fatalf("frame %d: %v with nothing to drop it", i, v)
 		}
-		e, _ := m.Edits()
+		e, _ := m.edits()
 		if e.Corrupt {
 			corrupt++
 			if int(e.Bit/8) >= size {
@@ -58,7 +58,7 @@ func TestCorruption(t *testing.T) {
 	m = New(linkspec.Direction{Delay: time.Millisecond, RateMbit: 1000, Limit: n + 1, LossPct: 50, CorruptPct: 100, Seed: 8}, nil)
 	for i := range 1000 {
 		_, v := m.Arrive(int64(i), size)
-		e, _ := m.Edits()
+		e, _ := m.edits()
 		if (v == Accepted) != e.Corrupt {
 			t.Fatalf("frame %d: %v with corrupt %v", i, v, e.Corrupt)
 		}
@@ -70,7 +70,7 @@ func TestCorruption(t *testing.T) {
 	var both, either int
 	for i := range 20_000 {
 		m.Arrive(int64(i), size)
-		o, d := m.Edits()
+		o, d := m.edits()
 		if o.Corrupt && d.Corrupt {
 			both++
 		}
@@ -88,7 +88,7 @@ func TestCorruption(t *testing.T) {
 		var inRun, count, total int
 		for i := range n {
 			m.Arrive(int64(i), size)
-			if e, _ := m.Edits(); e.Corrupt {
+			if e, _ := m.edits(); e.Corrupt {
 				total++
 				if inRun == 0 {
 					count++

@@ -198,10 +198,10 @@ func New(d linkspec.Direction, c *linkspec.Counters) *Model {
 	return m
 }
 
-// TxTime is how long a frame of size bytes occupies the link: size*8/rate,
+// txTime is how long a frame of size bytes occupies the link: size*8/rate,
 // truncated to the nanosecond as netem's packet_time_ns truncates. It is
 // zero when the rate is unlimited.
-func (m *Model) TxTime(size int) int64 {
+func (m *Model) txTime(size int) int64 {
 	if m.rate == 0 {
 		return 0
 	}
@@ -250,8 +250,8 @@ func (m *Model) count(v Verdict, reordered bool, e Edit) {
 	}
 }
 
-// Counters is what the model has counted, in the counters it was given.
-func (m *Model) Counters() *linkspec.Counters { return m.c }
+// counters is what the model has counted, in the counters it was given.
+func (m *Model) counters() *linkspec.Counters { return m.c }
 
 // arrive is Arrive before the counting.
 func (m *Model) arrive(now int64, size int) (due int64, v Verdict) {
@@ -395,9 +395,9 @@ func completeChecksum(frame, vnet []byte) {
 	vnet[0] &^= vnetFNeedsCsum
 }
 
-// Edits are the edits of the most recent Arrive (or Enqueue): its
+// edits are the edits of the most recent Arrive (or Enqueue): its
 // original's and, when it made one, its duplicate's.
-func (m *Model) Edits() (original, duplicate Edit) { return m.edit, m.dupEdit }
+func (m *Model) edits() (original, duplicate Edit) { return m.edit, m.dupEdit }
 
 // place runs the limit, reordering and delay for a frame that survived
 // the loss.
@@ -435,7 +435,7 @@ func (m *Model) place(now int64, size int) (due int64, v Verdict) {
 	if m.rate != 0 && m.lastDue > start {
 		start, m.queued, m.ahead = m.lastDue, true, m.lastDue-start
 	}
-	due = start + m.TxTime(size)
+	due = start + m.txTime(size)
 	// With a rate, due is never before lastDue while the frame before is
 	// on the link in the model's time (netem's tail reference), whether or
 	// not the carrier has sent it yet; without one, jitter alone may put a

@@ -10,14 +10,14 @@ import (
 
 func TestTxTimeCountsWholeFrame(t *testing.T) {
 	m := New(Direction{RateMbit: 1000, Limit: 1}, nil)
-	if got := m.TxTime(1514); got != 12112 {
+	if got := m.txTime(1514); got != 12112 {
 		t.Errorf("TxTime(1514) at 1 Gbit/s = %d ns, want 12112 (1514*8 bits)", got)
 	}
 	m = New(Direction{RateMbit: 3e-06, Limit: 1}, nil)
-	if got := m.TxTime(1); got != 2666666666 {
+	if got := m.txTime(1); got != 2666666666 {
 		t.Errorf("TxTime(1) at 3 bit/s = %d ns, want 2666666666 (truncated like netem)", got)
 	}
-	if got := New(Direction{Limit: 1}, nil).TxTime(1514); got != 0 {
+	if got := New(Direction{Limit: 1}, nil).txTime(1514); got != 0 {
 		t.Errorf("TxTime with no rate = %d, want 0", got)
 	}
 }
@@ -125,7 +125,7 @@ func TestModelMatchesSerialiserThenDelay(t *testing.T) {
 		var q []held
 		now := int64(0)
 		for i := 0; i < 500; i++ {
-			now += int64(r.ExpFloat64() * float64(m.TxTime(1514)))
+			now += int64(r.ExpFloat64() * float64(m.txTime(1514)))
 			for len(q) > 0 && q[0].due <= now {
 				m.Depart(int(q[0].size))
 				q = q[1:]
@@ -214,7 +214,7 @@ func TestQueued(t *testing.T) {
 		// draw puts it later than the first's departure anyway.
 		due1 := m.lastDue
 		due2, _ := m.Arrive(0, 1514)
-		if due2 == due1+m.TxTime(1514) && !m.Queued() {
+		if due2 == due1+m.txTime(1514) && !m.Queued() {
 			t.Errorf("jitter %v: a frame that left right behind the one ahead is not marked queued", jitter)
 		}
 		if _, v := m.Arrive(int64(time.Second), 1514); v != Accepted || m.Queued() {
@@ -239,7 +239,7 @@ func TestJitterUniform(t *testing.T) {
 			t.Fatalf("frame %d: %v", i, v)
 		}
 		m.Depart(100)
-		delays = append(delays, float64(due-now-m.TxTime(100)))
+		delays = append(delays, float64(due-now-m.txTime(100)))
 	}
 	slices.Sort(delays)
 	lo, hi := float64(d-j), float64(d+j)

@@ -202,7 +202,7 @@ func TestJitterTable(t *testing.T) {
 				t.Fatalf("frame %d: %v", i, v)
 			}
 			m.Depart(100)
-			out[i] = float64(due-now-m.TxTime(100)-int64(d)) / float64(j) // in sigmas
+			out[i] = float64(due-now-m.txTime(100)-int64(d)) / float64(j) // in sigmas
 		}
 		return out
 	}

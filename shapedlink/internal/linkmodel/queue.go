@@ -74,8 +74,8 @@ func (m *Model) Dequeue(now int64) (p aqm.Packet, due int64, e Edit, queued, ok 
 	if marked {
 		m.c.ECNMarks++
 	}
-	m.linkFree = now + m.TxTime(p.Len)
-	idle := p.EnqueuedAt() + m.TxTime(p.Len) + m.delayDraw()
+	m.linkFree = now + m.txTime(p.Len)
+	idle := p.EnqueuedAt() + m.txTime(p.Len) + m.delayDraw()
 	due = max(idle+now-p.EnqueuedAt(), m.lastDue)
 	m.lastDue, m.ahead = due, max(0, due-idle)
 	e = editOfTag(p.Tag)
@@ -101,8 +101,8 @@ func (m *Model) FlowBacklogs(dst []aqm.FlowBacklog) []aqm.FlowBacklog {
 	return m.q.FlowBacklogs(dst)
 }
 
-// QueueStats are the discipline's counters (zero without one).
-func (m *Model) QueueStats() aqm.Stats {
+// queueStats are the discipline's counters (zero without one).
+func (m *Model) queueStats() aqm.Stats {
 	if m.q == nil {
 		return aqm.Stats{}
 	}

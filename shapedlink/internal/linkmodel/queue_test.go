@@ -35,11 +35,11 @@ func queueRun(t *testing.T, q linkspec.Queue, limit int, dur time.Duration) (bul
 			if !ok {
 				continue
 			}
-			if due < at+m.TxTime(p.Len)+int64(10*time.Millisecond) {
+			if due < at+m.txTime(p.Len)+int64(10*time.Millisecond) {
 				t.Fatalf("frame due %d before its serialisation and delay from %d", due, at)
 			}
 			if lastStart >= 0 {
-				gaps = append(gaps, at-lastStart-m.TxTime(lastLen))
+				gaps = append(gaps, at-lastStart-m.txTime(lastLen))
 			}
 			lastStart, lastLen = at, p.Len
 			m.Depart(p.Len)
@@ -71,7 +71,7 @@ func queueRun(t *testing.T, q linkspec.Queue, limit int, dur time.Duration) (bul
 		}
 	}
 	drain(int64(dur))
-	st := m.QueueStats()
+	st := m.queueStats()
 	if got := st.Dequeued + st.OverlimitDrops + st.CoDelDrops + uint64(func() int { n, _ := m.QueueLen(); return n }()); got != uint64(arrivals) || int(st.OverlimitDrops+st.CoDelDrops) != drops {
 		t.Fatalf("accounting: %d arrivals, queue stats %+v, %d drops reported", arrivals, st, drops)
 	}
@@ -142,7 +142,7 @@ func TestQueueIdleLink(t *testing.T) {
 			t.Fatalf("frame arriving at %d on an idle link: next dequeue %d (%v)", at, next, ok)
 		}
 		_, due, _, queued, _ := m.Dequeue(next)
-		if want := at + m.TxTime(1000) + int64(10*time.Millisecond); due != want || queued {
+		if want := at + m.txTime(1000) + int64(10*time.Millisecond); due != want || queued {
 			t.Errorf("frame arriving at %d: due %d (queued %v), want %d", at, due, queued, want)
 		}
 		m.Depart(1000)

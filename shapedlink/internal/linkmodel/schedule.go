@@ -7,17 +7,17 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink/internal/linkspec"
 )
 
-// SetRate changes the rate, in bits per second, for frames arriving from
+// setRate changes the rate, in bits per second, for frames arriving from
 // now on; frames already accepted keep their times, as netem's do when
 // it is changed.
-func (m *Model) SetRate(bitsPerSec uint64) { m.rate = bitsPerSec }
+func (m *Model) setRate(bitsPerSec uint64) { m.rate = bitsPerSec }
 
-// SetDelay changes the one-way delay for frames arriving from now on.
-func (m *Model) SetDelay(d time.Duration) { m.delay = int64(d) }
+// setDelay changes the one-way delay for frames arriving from now on.
+func (m *Model) setDelay(d time.Duration) { m.delay = int64(d) }
 
-// SetLoss changes the loss percentage (independent or correlated, as
+// setLoss changes the loss percentage (independent or correlated, as
 // configured; not the Gilbert-Elliott model).
-func (m *Model) SetLoss(pct float64) {
+func (m *Model) setLoss(pct float64) {
 	m.lossBelow = 0
 	if pct > 0 {
 		m.lossBelow = uint64(math.Ldexp(pct/100, 64))
@@ -25,16 +25,16 @@ func (m *Model) SetLoss(pct float64) {
 	m.lossU32 = u32(pct)
 }
 
-// SetLimit changes the limit on frames held; frames already held above a
+// setLimit changes the limit on frames held; frames already held above a
 // lower limit stay.
-func (m *Model) SetLimit(n int) { m.limit = n }
+func (m *Model) setLimit(n int) { m.limit = n }
 
-// SetDown starts a blackout: frames arriving are dropped (Blackout), or
+// setDown starts a blackout: frames arriving are dropped (Blackout), or
 // with hold accepted and started on the link no earlier than upAt.
-func (m *Model) SetDown(hold bool, upAt int64) { m.down, m.hold, m.upAt = true, hold, upAt }
+func (m *Model) setDown(hold bool, upAt int64) { m.down, m.hold, m.upAt = true, hold, upAt }
 
-// SetUp ends a blackout.
-func (m *Model) SetUp() { m.down, m.hold = false, false }
+// setUp ends a blackout.
+func (m *Model) setUp() { m.down, m.hold = false, false }
 
 // schedule is a direction's timed changes (linkspec.Direction.Changes),
 // repeating every period when there is one, counted across periods: the
@@ -85,13 +85,13 @@ func (m *Model) Advance(t int64) (n int, first int64) {
 		c := s.changes[s.next%k]
 		switch c.Set {
 		case "rate":
-			m.SetRate(uint64(math.Round(c.Value * 1e6)))
+			m.setRate(uint64(math.Round(c.Value * 1e6)))
 		case "delay":
-			m.SetDelay(time.Duration(math.Round(c.Value * 1e6)))
+			m.setDelay(time.Duration(math.Round(c.Value * 1e6)))
 		case "loss":
-			m.SetLoss(c.Value)
+			m.setLoss(c.Value)
 		case "limit":
-			m.SetLimit(int(c.Value))
+			m.setLimit(int(c.Value))
 		case "down":
 			upAt := int64(math.MaxInt64)
 			for j := s.next + 1; j <= s.next+k; j++ {
@@ -104,9 +104,9 @@ func (m *Model) Advance(t int64) (n int, first int64) {
 					break
 				}
 			}
-			m.SetDown(c.Hold, upAt)
+			m.setDown(c.Hold, upAt)
 		case "up":
-			m.SetUp()
+			m.setUp()
 		}
 		m.c.Changes++
 		n++

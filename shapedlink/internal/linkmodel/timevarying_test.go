@@ -88,15 +88,15 @@ func TestTraceSaturated(t *testing.T) {
 // accepts it and starts it on the link at the up time.
 func TestBlackoutDropAndHold(t *testing.T) {
 	m := New(Direction{Delay: 10 * time.Millisecond, RateMbit: 8, Limit: 100}, nil)
-	m.SetDown(false, 50*ms)
+	m.setDown(false, 50*ms)
 	if _, v := m.Arrive(20*ms, 1000); v != Blackout {
 		t.Errorf("an arrival while down: %v, want blackout", v)
 	}
-	m.SetUp()
+	m.setUp()
 	if due, v := m.Arrive(60*ms, 1000); v != Accepted || due != 71*ms {
 		t.Errorf("after up: %v due %v, want accepted at 71ms (10 ms delay, 1 ms at 8 Mbit/s)", v, time.Duration(due))
 	}
-	m.SetDown(true, 100*ms)
+	m.setDown(true, 100*ms)
 	due, v := m.Arrive(80*ms, 1000)
 	if v != Accepted || due != 111*ms || !m.Queued() {
 		t.Errorf("held: %v due %v queued %v, want accepted at 111ms (up at 100, delay, serialisation), queued", v, time.Duration(due), m.Queued())
@@ -111,13 +111,13 @@ func TestBlackoutDropAndHold(t *testing.T) {
 func TestSetters(t *testing.T) {
 	m := New(Direction{Delay: 10 * time.Millisecond, RateMbit: 8, Limit: 100}, nil)
 	first, _ := m.Arrive(0, 1000) // 1 ms at 8 Mbit/s, 10 ms delay
-	m.SetRate(800_000)
-	m.SetDelay(20 * time.Millisecond)
+	m.setRate(800_000)
+	m.setDelay(20 * time.Millisecond)
 	second, _ := m.Arrive(50*ms, 1000) // 10 ms at 0.8 Mbit/s, 20 ms delay
 	if first != 11*ms || second != 80*ms {
 		t.Errorf("due %v then %v, want 11ms then 80ms", time.Duration(first), time.Duration(second))
 	}
-	m.SetLoss(99.999)
+	m.setLoss(99.999)
 	lost := 0
 	for i := range 1000 {
 		if _, v := m.Arrive(int64(100+i)*ms, 100); v == Lost {
@@ -127,8 +127,8 @@ func TestSetters(t *testing.T) {
 	if lost < 990 {
 		t.Errorf("%d of 1000 lost at 99.999%%", lost)
 	}
-	m.SetLoss(0)
-	m.SetLimit(1)
+	m.setLoss(0)
+	m.setLimit(1)
 	if _, v := m.Arrive(5000*ms, 100); v != OverLimit {
 		t.Errorf("with limit 1 and frames held: %v, want over-limit", v)
 	}

@@ -103,11 +103,11 @@ type Counters struct {
 	// (Late[0] those written less than 1 us after their due time); above
 	// that each power of two [2^e, 2^(e+1)) us, 4 <= e <= 19, is split
 	// into 8 equal buckets of 2^(e-3) us, so no bucket is wider than 1/8
-	// (12.5%) of its lower edge; the last bucket, Late[LateBuckets-1],
+	// (12.5%) of its lower edge; the last bucket, Late[lateBuckets-1],
 	// counts everything late by 2^20 us (1.048576 s) or more.
-	// LateBucket maps a lateness to its bucket, LateBucketEdges gives a
+	// LateBucket maps a lateness to its bucket, lateBucketEdges gives a
 	// bucket's edges.
-	Late [LateBuckets]uint64 `json:"-"`
+	Late [lateBuckets]uint64 `json:"-"`
 	// Early counts the forwarded frames written before their due time,
 	// within the emulator's departure window and never before their due
 	// time on an idle link (counted in Late[0] too), and
@@ -149,10 +149,10 @@ const (
 	lateSub     = 1 << lateSubBits // buckets per power of two: 8, so at most 12.5% wide
 	lateTopBits = 20               // the overflow bucket starts at 2^20 us (1.048576 s)
 
-	// LateBuckets is the number of buckets in Counters.Late (145): 16
+	// lateBuckets is the number of buckets in Counters.Late (145): 16
 	// exact 1-us buckets for 0-15 us, 8 for each power of two from
 	// [16, 32) us to [2^19, 2^20) us, and the overflow bucket.
-	LateBuckets = (lateTopBits-lateSubBits+1)<<lateSubBits + 1
+	lateBuckets = (lateTopBits-lateSubBits+1)<<lateSubBits + 1
 )
 
 // LateBucket returns the index in Counters.Late of a frame late by nanos
@@ -166,16 +166,16 @@ func LateBucket(nanos uint64) int {
 	// lateSub buckets of that power of two.
 	k := max(bits.Len64(us)-(lateSubBits+1), 0)
 	if k > lateTopBits-lateSubBits-1 {
-		return LateBuckets - 1
+		return lateBuckets - 1
 	}
 	return k<<lateSubBits + int(us>>k)
 }
 
-// LateBucketEdges returns bucket i's edges in nanoseconds: it counts the
-// lateness in [lo, hi). The overflow bucket, LateBuckets-1, has no upper
+// lateBucketEdges returns bucket i's edges in nanoseconds: it counts the
+// lateness in [lo, hi). The overflow bucket, lateBuckets-1, has no upper
 // edge; hi is math.MaxUint64 for it.
-func LateBucketEdges(i int) (lo, hi uint64) {
-	if i >= LateBuckets-1 {
+func lateBucketEdges(i int) (lo, hi uint64) {
+	if i >= lateBuckets-1 {
 		return (1 << lateTopBits) * 1000, math.MaxUint64
 	}
 	if i < 2*lateSub {
@@ -207,7 +207,7 @@ func (s Counters) LateQuantile(q float64) time.Duration {
 		return 0
 	}
 	need := uint64(math.Ceil(q * float64(total)))
-	i := LateBuckets - 1
+	i := lateBuckets - 1
 	var seen uint64
 	for j, c := range s.Late {
 		seen += c
@@ -216,11 +216,11 @@ func (s Counters) LateQuantile(q float64) time.Duration {
 			break
 		}
 	}
-	lo, hi := LateBucketEdges(i)
+	lo, hi := lateBucketEdges(i)
 	switch {
 	case s.MaxLateNanos >= lo && s.MaxLateNanos < hi:
 		return time.Duration(s.MaxLateNanos)
-	case i == LateBuckets-1:
+	case i == lateBuckets-1:
 		return time.Duration(lo) // MaxLateNanos lags the histogram
 	}
 	return time.Duration(hi)

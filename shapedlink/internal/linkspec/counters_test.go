@@ -17,14 +17,14 @@ const lateExactUs = 16
 func checkLateBucket(t *testing.T, v uint64) int {
 	t.Helper()
 	i := LateBucket(v)
-	if i < 0 || i >= LateBuckets {
-		t.Fatalf("LateBucket(%d) = %d, outside [0, %d)", v, i, LateBuckets)
+	if i < 0 || i >= lateBuckets {
+		t.Fatalf("LateBucket(%d) = %d, outside [0, %d)", v, i, lateBuckets)
 	}
-	lo, hi := LateBucketEdges(i)
+	lo, hi := lateBucketEdges(i)
 	if v < lo || v >= hi {
 		t.Fatalf("LateBucket(%d) = %d, whose edges [%d, %d) do not hold it", v, i, lo, hi)
 	}
-	if i == LateBuckets-1 {
+	if i == lateBuckets-1 {
 		return i
 	}
 	if lo < lateExactUs*1000 {
@@ -56,20 +56,20 @@ func TestLateBucketHoldsValue(t *testing.T) {
 		step(v)
 		step(v + 1)
 	}
-	if prev != LateBuckets-1 {
-		t.Fatalf("2^31 ns went to bucket %d, not the overflow bucket %d", prev, LateBuckets-1)
+	if prev != lateBuckets-1 {
+		t.Fatalf("2^31 ns went to bucket %d, not the overflow bucket %d", prev, lateBuckets-1)
 	}
 	for _, v := range []uint64{1<<31 + 1, 1 << 40, math.MaxInt64, math.MaxUint64} {
-		if i := LateBucket(v); i != LateBuckets-1 {
-			t.Errorf("LateBucket(%d) = %d, not the overflow bucket %d", v, i, LateBuckets-1)
+		if i := LateBucket(v); i != lateBuckets-1 {
+			t.Errorf("LateBucket(%d) = %d, not the overflow bucket %d", v, i, lateBuckets-1)
 		}
 	}
 }
 
 func TestLateBucketEdgesTile(t *testing.T) {
 	var prevHi uint64
-	for i := range LateBuckets {
-		lo, hi := LateBucketEdges(i)
+	for i := range lateBuckets {
+		lo, hi := lateBucketEdges(i)
 		if lo != prevHi {
 			t.Fatalf("bucket %d starts at %d, bucket %d ended at %d", i, lo, i-1, prevHi)
 		}
@@ -88,7 +88,7 @@ func TestLateBucketEdgesTile(t *testing.T) {
 	if prevHi != math.MaxUint64 {
 		t.Errorf("the overflow bucket ends at %d, not math.MaxUint64", prevHi)
 	}
-	lo, _ := LateBucketEdges(LateBuckets - 1)
+	lo, _ := lateBucketEdges(lateBuckets - 1)
 	if lo < uint64(time.Second) {
 		t.Errorf("the overflow bucket starts at %v, below 1 s", time.Duration(lo))
 	}
@@ -190,7 +190,7 @@ func TestLateQuantileBound(t *testing.T) {
 	clumped := func() uint64 {
 		return []uint64{0, 999, 1000, 15999, 16000, 128000, 131071, 131072, 1 << 30}[rng.IntN(9)]
 	}
-	overflowLo, _ := LateBucketEdges(LateBuckets - 1)
+	overflowLo, _ := lateBucketEdges(lateBuckets - 1)
 	qs := []float64{0.001, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9999, 1}
 	for _, gen := range []struct {
 		name string

@@ -128,11 +128,11 @@ func (d Direction) Random() bool {
 	return d.LossPct > 0 || d.HasGE || d.HasFourState || d.Jitter > 0 || d.DupPct > 0 || d.ReorderPct > 0 || d.CorruptPct > 0
 }
 
-// An Option is one key of the options that follow a profile's short form
+// An option is one key of the options that follow a profile's short form
 // ([down.|up.]key=value): how its value is read and written, what it
-// means, and whether netem can build it. Options lists them all; nothing
+// means, and whether netem can build it. options lists them all; nothing
 // else in the module lists option keys.
-type Option struct {
+type option struct {
 	Key  string
 	Form string // the value's grammar
 	Doc  string // what it sets, in a line
@@ -147,8 +147,8 @@ type Option struct {
 	format func(d Direction) string             // the value as String writes it; "" records nothing
 }
 
-// Options are the profile options, in the order Profile.String writes them.
-var Options = [...]Option{
+// options are the profile options, in the order Profile.String writes them.
+var options = [...]option{
 	{Key: "delay", Form: "one_way_ms", Doc: "one-way delay (the short form gives RTT/2)",
 		parse: func(v string, d *Direction) error {
 			t, err := ParseMs(v)

@@ -1,7 +1,7 @@
 // Package linkspec is the one description of a link direction that
 // shapedlink, its netem encoder and its emulator share: what a direction
 // is (Direction, with GE, Queue and the schedule's Changes), the profile
-// options that set it (the table Options, from which parsing, formatting,
+// options that set it (the table options, from which parsing, formatting,
 // the grammar, the help text and the docs check are all made), the one
 // check of a direction (Direction.Check, CheckLoaded), the limits (one
 // constant each), schedules and traces as loaded, and the counters a
@@ -13,7 +13,7 @@
 //
 // # Adding an impairment
 //
-// An impairment is a field (or a few) of Direction, a row of Options (its
+// An impairment is a field (or a few) of Direction, a row of options (its
 // key, the form of its value, a line of doc, how the value is parsed into
 // a Direction and written back, and what netem cannot build of it), and
 // its words in Direction.Describe; then the netem encoder writes it and

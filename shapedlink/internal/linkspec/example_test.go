@@ -19,7 +19,7 @@ func ExampleDirection_Describe() {
 	// delay 40ms rate 10Mbit limit 110 seed 7
 }
 
-// Options are set one key at a time, as a profile's options are, and
+// options are set one key at a time, as a profile's options are, and
 // applied to a direction in their own order.
 func ExampleDirOptions() {
 	var o linkspec.DirOptions

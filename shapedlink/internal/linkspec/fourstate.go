@@ -21,11 +21,11 @@ type FourState struct {
 	P13, P31, P32, P23, P14 float64
 }
 
-// DefaultFourState is the model tc's "loss state p13" sets before reading
+// defaultFourState is the model tc's "loss state p13" sets before reading
 // the other parameters: P31 100-p13, P32 0, P23 100, P14 0. (P31 is
 // rounded to 12 decimals, so that it is the decimal 100-p13: 0.000001,
 // not 0.0000009999999974752427, for 99.999999.)
-func DefaultFourState(p13 float64) FourState {
+func defaultFourState(p13 float64) FourState {
 	return FourState{P13: p13, P31: math.Round((100-p13)*1e12) / 1e12, P23: 100}
 }
 
@@ -63,7 +63,7 @@ func (f FourState) MeanLoss() float64 {
 // leaving out the trailing parameters that are tc's defaults.
 func (f FourState) String() string {
 	vals := []float64{f.P13, f.P31, f.P32, f.P23, f.P14}
-	def := DefaultFourState(f.P13)
+	def := defaultFourState(f.P13)
 	defs := []float64{def.P13, def.P31, def.P32, def.P23, def.P14}
 	n := 1
 	for i := range vals {
@@ -97,7 +97,7 @@ func parseFourState(s string) (FourState, error) {
 		}
 		v[i] = pct
 	}
-	f := DefaultFourState(v[0])
+	f := defaultFourState(v[0])
 	dst := []*float64{&f.P13, &f.P31, &f.P32, &f.P23, &f.P14}
 	for i := 1; i < len(parts); i++ {
 		*dst[i] = v[i]

@@ -153,7 +153,7 @@ func TestFourStateMeanLoss(t *testing.T) {
 		f    FourState
 		want float64
 	}{
-		{DefaultFourState(7), 7},                             // independent loss of p13
+		{defaultFourState(7), 7},                             // independent loss of p13
 		{FourState{P13: 0, P31: 50, P23: 100, P14: 100}, 50}, // 1, 4, 1, 4, ...
 		{FourState{P13: 0, P31: 50, P23: 100, P14: 25}, 20},  // one in five
 		{FourState{P13: 10, P31: 0, P32: 0, P23: 100}, 100},  // the burst is never left
@@ -197,7 +197,7 @@ func TestFourStateNetem(t *testing.T) {
 // TestFourStateDescribe: the emulator's applied line names the model in
 // tc's words, with all five parameters.
 func TestFourStateDescribe(t *testing.T) {
-	d := Direction{Delay: 10 * time.Millisecond, RateMbit: 10, Limit: 35, FourState: DefaultFourState(1), HasFourState: true, Seed: 3}
+	d := Direction{Delay: 10 * time.Millisecond, RateMbit: 10, Limit: 35, FourState: defaultFourState(1), HasFourState: true, Seed: 3}
 	want := "delay 10ms rate 10Mbit limit 35 loss state p13 1% p31 99% p32 0% p23 100% p14 0% seed 3"
 	if got := d.Describe(); got != want {
 		t.Errorf("Describe = %q, want %q", got, want)

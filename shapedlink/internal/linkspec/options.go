@@ -13,21 +13,12 @@ import (
 // sets nothing. It is a plain value, so a Profile holding two stays
 // comparable.
 type DirOptions struct {
-	vals [len(Options)]string
-}
-
-// Lookup returns the option called key.
-func Lookup(key string) (Option, bool) {
-	i := index(key)
-	if i < 0 {
-		return Option{}, false
-	}
-	return Options[i], true
+	vals [len(options)]string
 }
 
 func index(key string) int {
-	for i := range Options {
-		if Options[i].Key == key {
+	for i := range options {
+		if options[i].Key == key {
 			return i
 		}
 	}
@@ -36,8 +27,8 @@ func index(key string) int {
 
 // Keys lists the option keys in String's order.
 func Keys() []string {
-	out := make([]string, len(Options))
-	for i, o := range Options {
+	out := make([]string, len(options))
+	for i, o := range options {
 		out[i] = o.Key
 	}
 	return out
@@ -46,8 +37,8 @@ func Keys() []string {
 // Grammar is the form of the options, each after a comma:
 // [down.|up.]{key=form|...}.
 func Grammar() string {
-	forms := make([]string, len(Options))
-	for i, o := range Options {
+	forms := make([]string, len(options))
+	for i, o := range options {
 		forms[i] = o.Key + "=" + o.Form
 	}
 	return "[down.|up.]{" + strings.Join(forms, "|") + "}"
@@ -57,7 +48,7 @@ func Grammar() string {
 // command's -h and for docs.
 func Help() string {
 	var b strings.Builder
-	for _, o := range Options {
+	for _, o := range options {
 		fmt.Fprintf(&b, "  %s=%s\n      %s\n", o.Key, o.Form, o.Doc)
 	}
 	return b.String()
@@ -74,7 +65,7 @@ func (o *DirOptions) Set(key, val string) error {
 	if i < 0 {
 		return fmt.Errorf("%w %q; the keys are %s (each may follow down. or up.)", ErrUnknownKey, key, strings.Join(Keys(), ", "))
 	}
-	opt := Options[i]
+	opt := options[i]
 	var d Direction
 	if err := opt.parse(val, &d); err != nil {
 		return err
@@ -115,13 +106,13 @@ func (o DirOptions) Has(key string) bool {
 // IsZero reports whether o sets nothing.
 func (o DirOptions) IsZero() bool { return o == DirOptions{} }
 
-// Apply sets in d every option o sets, in Options' order.
+// Apply sets in d every option o sets, in options' order.
 func (o DirOptions) Apply(d *Direction) {
 	for i, v := range o.vals {
 		if v != "" {
 			// A value kept by Set parses again, and a file is not
 			// read again: it was read when the option was set.
-			_ = Options[i].parse(v, d)
+			_ = options[i].parse(v, d)
 		}
 	}
 }
@@ -130,8 +121,8 @@ func (o DirOptions) Apply(d *Direction) {
 // that begins "the down direction", or "". (Last option first: a trace
 // is the plainest reason.)
 func NotOnNetem(d Direction) string {
-	for i := len(Options) - 1; i >= 0; i-- {
-		o := Options[i]
+	for i := len(options) - 1; i >= 0; i-- {
+		o := options[i]
 		if o.NotOnNetem != nil {
 			if why := o.NotOnNetem(d); why != "" {
 				return why

@@ -96,7 +96,7 @@ func (s *Schedule) step(args string) error {
 	}
 	var rates [2]float64
 	for i, p := range parts[:2] {
-		v, err := ParseDecimal(p)
+		v, err := parseDecimal(p)
 		if err != nil || v <= 0 {
 			return fmt.Errorf("rate %q is not a positive Mbit/s", p)
 		}

@@ -124,7 +124,7 @@ func (t *Trace) readFile(path string) error {
 // constant spreads opportunities evenly over a 10 s period (long, so the
 // closing opportunity spread adds is a negligible excess).
 func (t *Trace) constant(args string) error {
-	mbit, err := ParseDecimal(args)
+	mbit, err := parseDecimal(args)
 	if err != nil || mbit < 0.012 || mbit > 10000 {
 		return fmt.Errorf("wants const:MBIT with a rate from 0.012 to 10000 Mbit/s")
 	}
@@ -138,11 +138,11 @@ func (t *Trace) cell(args string) error {
 	if len(parts) < 2 || len(parts) > 3 {
 		return fmt.Errorf("wants cell:MBIT/CV or cell:MBIT/CV/SEED (e.g. cell:10/0.5)")
 	}
-	mean, err := ParseDecimal(parts[0])
+	mean, err := parseDecimal(parts[0])
 	if err != nil || mean < 0.1 || mean > 1000 {
 		return fmt.Errorf("mean %q is not a rate from 0.1 to 1000 Mbit/s", parts[0])
 	}
-	cv, err := ParseDecimal(parts[1])
+	cv, err := parseDecimal(parts[1])
 	if err != nil || cv > 3 {
 		return fmt.Errorf("coefficient of variation %q is not between 0 and 3", parts[1])
 	}

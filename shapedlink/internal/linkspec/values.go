@@ -37,8 +37,8 @@ func IsDigits(s string) bool {
 	return true
 }
 
-// ParseDecimal accepts digits with at most one '.', at least one digit.
-func ParseDecimal(s string) (float64, error) {
+// parseDecimal accepts digits with at most one '.', at least one digit.
+func parseDecimal(s string) (float64, error) {
 	if s == "" {
 		return 0, errors.New("is empty")
 	}
@@ -63,11 +63,11 @@ func ParseDecimal(s string) (float64, error) {
 	return v, nil
 }
 
-// parseFixed reads s, a decimal as ParseDecimal accepts it, as a count of
+// parseFixed reads s, a decimal as parseDecimal accepts it, as a count of
 // 10^-places units. exact is false when s has more decimals than places
 // (trailing zeros aside).
 func parseFixed(s string, places int) (n int64, exact bool, err error) {
-	if _, err := ParseDecimal(s); err != nil {
+	if _, err := parseDecimal(s); err != nil {
 		return 0, false, err
 	}
 	whole, frac, _ := strings.Cut(s, ".")
@@ -104,7 +104,7 @@ func ParseMs(s string) (time.Duration, error) {
 // ParseRate reads a rate in Mbit/s that is zero or a whole number of bytes
 // per second (zero is left to the caller to refuse).
 func ParseRate(s string) (float64, error) {
-	v, err := ParseDecimal(s)
+	v, err := parseDecimal(s)
 	if err != nil {
 		return 0, fmt.Errorf("%q %v", s, err)
 	}
@@ -140,7 +140,7 @@ func RateReason(mbit float64) string {
 
 // ParsePct reads a percentage between 0 and 100, which may end in "%".
 func ParsePct(s string) (float64, error) {
-	v, err := ParseDecimal(strings.TrimSuffix(s, "%"))
+	v, err := parseDecimal(strings.TrimSuffix(s, "%"))
 	if err != nil {
 		return 0, fmt.Errorf("%q %v (percent)", s, err)
 	}

@@ -14,7 +14,7 @@
 // super-packets (UFO, tunnels, IPv6 extension headers, a VLAN tag in the
 // frame) and those whose headers are inconsistent (a header length below
 // the minimum, headers beyond the frame, an IP length its field cannot
-// hold) are refused with ErrNotSplittable, and a shaper carries them
+// hold) are refused with errNotSplittable, and a shaper carries them
 // whole.
 //
 // Use:

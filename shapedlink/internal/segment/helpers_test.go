@@ -45,7 +45,7 @@ func superPacket(ipv6, udp bool, payload []byte, mss int) (vnet, frame []byte) {
 	th := frame[l3+ipLen:]
 	binary.BigEndian.PutUint16(th[0:], 4433)
 	binary.BigEndian.PutUint16(th[2:], 5555)
-	csumAt, gso := 16, byte(GSOTCPv4)
+	csumAt, gso := 16, byte(gsoTCPv4)
 	if udp {
 		binary.BigEndian.PutUint16(th[4:], uint16(8+len(payload)))
 		csumAt, gso = 6, GSOUDPL4
@@ -56,7 +56,7 @@ func superPacket(ipv6, udp bool, payload []byte, mss int) (vnet, frame []byte) {
 		th[13] = 0x80 | 0x10 | 0x08 | 0x01 // CWR ACK PSH FIN
 		binary.BigEndian.PutUint16(th[14:], 512)
 		if ipv6 {
-			gso = GSOTCPv6
+			gso = gsoTCPv6
 		}
 	}
 	copy(frame[hdr:], payload)

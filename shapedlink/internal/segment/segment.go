@@ -27,19 +27,19 @@ const (
 	FlagNeedsCsum = 1
 
 	// The gso_type values, and the ECN bit that may be or'ed in.
-	GSONone  = 0
-	GSOTCPv4 = 1
-	GSOUDP   = 3 // UFO, IP fragmentation: not split here
-	GSOTCPv6 = 4
+	gsoNone  = 0
+	gsoTCPv4 = 1
+	gsoUDP   = 3 // UFO, IP fragmentation: not split here
+	gsoTCPv6 = 4
 	GSOUDPL4 = 5 // UDP_SEGMENT: whole datagrams
-	GSOECN   = 0x80
+	gsoECN   = 0x80
 )
 
-// ErrNotSplittable is wrapped by Parse for a super-packet this package
+// errNotSplittable is wrapped by Parse for a super-packet this package
 // cannot cut (UFO, a tunnel, an IPv6 extension header, a VLAN tag in the
 // frame, a header that does not parse or whose lengths are inconsistent):
 // the caller carries it whole.
-var ErrNotSplittable = errors.New("segment: not a TCP or UDP_SEGMENT super-packet of IPv4 or IPv6 this package can cut")
+var errNotSplittable = errors.New("segment: not a TCP or UDP_SEGMENT super-packet of IPv4 or IPv6 this package can cut")
 
 // Frame is one frame as a packet socket with PACKET_VNET_HDR received it,
 // parsed into the wire segments it stands for. A frame that is not a
@@ -61,27 +61,27 @@ type Frame struct {
 // it). A frame whose gso_type is none is one segment; a TCP (IPv4 or
 // IPv6) or UDP_SEGMENT super-packet is as many segments as its payload
 // makes at gso_size each (the last shorter). Anything else that claims to
-// be a super-packet is refused with ErrNotSplittable.
+// be a super-packet is refused with errNotSplittable.
 func Parse(vnet, frame []byte) (Frame, error) {
 	f := Frame{frame: frame, segs: 1}
 	if len(vnet) < VnetLen {
 		return f, fmt.Errorf("segment: a virtio-net header of %d bytes, want %d", len(vnet), VnetLen)
 	}
 	f.needsCsum = vnet[vnetFlagsAt]&FlagNeedsCsum != 0
-	f.gsoType, f.ecnBit = vnet[vnetGSOTypeAt]&^GSOECN, vnet[vnetGSOTypeAt]&GSOECN
+	f.gsoType, f.ecnBit = vnet[vnetGSOTypeAt]&^gsoECN, vnet[vnetGSOTypeAt]&gsoECN
 	f.gsoSize = int(binary.NativeEndian.Uint16(vnet[vnetGSOSizeAt:]))
-	if f.gsoType == GSONone {
+	if f.gsoType == gsoNone {
 		return f, nil
 	}
-	if f.gsoType != GSOTCPv4 && f.gsoType != GSOTCPv6 && f.gsoType != GSOUDPL4 || f.gsoSize == 0 {
-		return f, fmt.Errorf("%w (gso_type %d, gso_size %d)", ErrNotSplittable, f.gsoType, f.gsoSize)
+	if f.gsoType != gsoTCPv4 && f.gsoType != gsoTCPv6 && f.gsoType != GSOUDPL4 || f.gsoSize == 0 {
+		return f, fmt.Errorf("%w (gso_type %d, gso_size %d)", errNotSplittable, f.gsoType, f.gsoSize)
 	}
 	if err := f.headers(); err != nil {
 		return f, err
 	}
 	payload := len(frame) - f.hdr
 	if payload <= 0 {
-		return f, fmt.Errorf("%w (no payload after %d bytes of headers)", ErrNotSplittable, f.hdr)
+		return f, fmt.Errorf("%w (no payload after %d bytes of headers)", errNotSplittable, f.hdr)
 	}
 	f.segs = (payload + f.gsoSize - 1) / f.gsoSize
 	return f, nil
@@ -91,49 +91,49 @@ func Parse(vnet, frame []byte) (Frame, error) {
 func (f *Frame) headers() error {
 	b := f.frame
 	if len(b) < 14 {
-		return fmt.Errorf("%w (%d bytes, no Ethernet header)", ErrNotSplittable, len(b))
+		return fmt.Errorf("%w (%d bytes, no Ethernet header)", errNotSplittable, len(b))
 	}
 	f.l3 = 14
 	var proto byte
 	switch binary.BigEndian.Uint16(b[12:]) {
 	case 0x0800:
 		if len(b) < f.l3+20 || b[f.l3]>>4 != 4 {
-			return fmt.Errorf("%w (a short or malformed IPv4 header)", ErrNotSplittable)
+			return fmt.Errorf("%w (a short or malformed IPv4 header)", errNotSplittable)
 		}
 		ihl := int(b[f.l3] & 0xf)
 		if ihl < 5 {
-			return fmt.Errorf("%w (an IPv4 header length of %d words, below the 5 of a header without options)", ErrNotSplittable, ihl)
+			return fmt.Errorf("%w (an IPv4 header length of %d words, below the 5 of a header without options)", errNotSplittable, ihl)
 		}
 		f.l4 = f.l3 + ihl*4
 		proto = b[f.l3+9]
 	case 0x86dd:
 		f.ipv6 = true
 		if len(b) < f.l3+40 {
-			return fmt.Errorf("%w (a short IPv6 header)", ErrNotSplittable)
+			return fmt.Errorf("%w (a short IPv6 header)", errNotSplittable)
 		}
 		f.l4 = f.l3 + 40
 		proto = b[f.l3+6]
 	default:
-		return fmt.Errorf("%w (ethertype %#04x)", ErrNotSplittable, binary.BigEndian.Uint16(b[12:]))
+		return fmt.Errorf("%w (ethertype %#04x)", errNotSplittable, binary.BigEndian.Uint16(b[12:]))
 	}
 	switch {
 	case proto == 6 && f.gsoType != GSOUDPL4:
 		if len(b) < f.l4+20 {
-			return fmt.Errorf("%w (a short TCP header)", ErrNotSplittable)
+			return fmt.Errorf("%w (a short TCP header)", errNotSplittable)
 		}
 		f.tcp = true
 		doff := int(b[f.l4+12] >> 4)
 		if doff < 5 {
-			return fmt.Errorf("%w (a TCP data offset of %d words, below the 5 of a header without options)", ErrNotSplittable, doff)
+			return fmt.Errorf("%w (a TCP data offset of %d words, below the 5 of a header without options)", errNotSplittable, doff)
 		}
 		f.hdr = f.l4 + doff*4
 	case proto == 17 && f.gsoType == GSOUDPL4:
 		f.hdr = f.l4 + 8
 	default:
-		return fmt.Errorf("%w (IP protocol %d for gso_type %d)", ErrNotSplittable, proto, f.gsoType)
+		return fmt.Errorf("%w (IP protocol %d for gso_type %d)", errNotSplittable, proto, f.gsoType)
 	}
 	if f.hdr > len(b) || f.l4 >= f.hdr {
-		return fmt.Errorf("%w (headers of %d bytes in a %d-byte frame)", ErrNotSplittable, f.hdr, len(b))
+		return fmt.Errorf("%w (headers of %d bytes in a %d-byte frame)", errNotSplittable, f.hdr, len(b))
 	}
 	// A run of every segment is sent with the IP length it has now, which
 	// must fit the 16-bit field.
@@ -142,7 +142,7 @@ func (f *Frame) headers() error {
 		ipLen, field = len(b)-f.l4, "IPv6 payload length"
 	}
 	if ipLen > 0xffff {
-		return fmt.Errorf("%w (%d bytes, more than its %s can say)", ErrNotSplittable, ipLen, field)
+		return fmt.Errorf("%w (%d bytes, more than its %s can say)", errNotSplittable, ipLen, field)
 	}
 	return nil
 }
@@ -155,7 +155,7 @@ func (f *Frame) Bytes() []byte { return f.frame }
 
 // Split reports whether the frame is a super-packet (more than one
 // segment, or a gso_type that must be cleared when it is sent alone).
-func (f *Frame) Split() bool { return f.gsoType != GSONone }
+func (f *Frame) Split() bool { return f.gsoType != gsoNone }
 
 // payload is the payload bytes of segment i.
 func (f *Frame) payload(i int) (from, to int) {

@@ -24,7 +24,7 @@ func TestParse(t *testing.T) {
 		t.Errorf("a plain frame: %d segments of %d, split %v, %v", g.Segments(), g.SegLen(0), g.Split(), err)
 	}
 	for name, mod := range map[string]func(v, f []byte) ([]byte, []byte){
-		"ufo":           func(v, f []byte) ([]byte, []byte) { v[1] = GSOUDP; return v, f },
+		"ufo":           func(v, f []byte) ([]byte, []byte) { v[1] = gsoUDP; return v, f },
 		"no gso_size":   func(v, f []byte) ([]byte, []byte) { v[4], v[5] = 0, 0; return v, f },
 		"not ip":        func(v, f []byte) ([]byte, []byte) { f[12], f[13] = 0x08, 0x06; return v, f },
 		"udp as tcp":    func(v, f []byte) ([]byte, []byte) { f[14+9] = 17; return v, f },
@@ -35,7 +35,7 @@ func TestParse(t *testing.T) {
 	} {
 		v, fr := superPacket(false, false, payload, 1000)
 		v, fr = mod(v, fr)
-		if _, err := Parse(v, fr); !errors.Is(err, ErrNotSplittable) {
+		if _, err := Parse(v, fr); !errors.Is(err, errNotSplittable) {
 			t.Errorf("%s: %v, want ErrNotSplittable", name, err)
 		}
 	}

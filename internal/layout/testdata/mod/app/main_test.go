@@ -3,7 +3,8 @@ package main
 import (
 	"testing"
 
+	"example.com/fixture/helper"
 	"example.com/fixture/lib"
 )
 
-func TestOther(t *testing.T) { lib.OnlyOtherTests() }
+func TestOther(t *testing.T) { lib.OnlyOtherTests(); helper.Assist() }

@@ -33,3 +33,6 @@ func (*Impl) Do() {}
 const Limit = 3
 
 func internal() { Unused() }
+
+// ByNested is called only by the nested module's command.
+func ByNested() {}
