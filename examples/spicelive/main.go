@@ -186,6 +186,17 @@ func linkLists(c *spicelive.Config, link *linkflag.Flags, losses, arms, readings
 // parseFlags reads the command line. Environment variables named like the
 // reference bench's (PROFILES, LOSSES, REPEATS, DURATION, WARMUP,
 // WORKDIR) give the defaults, as the other matrix commands do.
+// armsHelp is -arms' help: the arm forms and the settings an arm may carry.
+func armsHelp() string {
+	h := "arms, space-separated: tcp, tcp-<controller> (tcp-bbr, tcp-quicreno, ...), quic, quic-per-channel, tcp-mux, " +
+		"quinn-<controller> (quinn-cubic, quinn-newreno, quinn-bbr: quinn's carrier, docs/quinn.md); " +
+		"an arm of the live reading may carry settings after a plus sign (tcp-bbr+defer10+bounded), run beside the arms without them:"
+	for _, s := range spicelive.ArmSettings() {
+		h += " +" + s.Name + ", " + s.About + ";"
+	}
+	return strings.TrimSuffix(h, ";")
+}
+
 func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (spicelive.Config, mode, error) {
 	fs := flag.NewFlagSet("spicelive", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -197,13 +208,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	}
 	link := linkFlags(fs, getenv)
 	losses := fs.String("losses", env("LOSSES", "0 1"), "per-direction loss levels in percent, space-separated; each profile (which carries no loss of its own) is run at each (env LOSSES)")
-	armHelp := "arms, space-separated: tcp, tcp-<controller> (tcp-bbr, tcp-quicreno, ...), quic, quic-per-channel, tcp-mux, " +
-		"quinn-<controller> (quinn-cubic, quinn-newreno, quinn-bbr: quinn's carrier, docs/quinn.md); " +
-		"an arm of the live reading may carry settings after a plus sign (tcp-bbr+defer10+bounded), run beside the arms without them:"
-	for _, s := range spicelive.ArmSettings() {
-		armHelp += " +" + s.Name + ", " + s.About + ";"
-	}
-	arms := fs.String("arms", "tcp quic quic-per-channel", strings.TrimSuffix(armHelp, ";"))
+	arms := fs.String("arms", "tcp quic quic-per-channel", armsHelp())
 	order := fs.String("order", "", "the arms' order in each repeat: random (shuffled anew for each cell and repeat) or fixed (as -arms lists them); "+
 		"default the work directory's, random for a new one")
 	orderSeed := fs.Uint64("order-seed", 0, "with -order random, the shuffle's seed (default: the work directory's, or chosen when it is made; the summary names it)")

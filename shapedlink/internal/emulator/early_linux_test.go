@@ -40,7 +40,9 @@ func TestDepartureWindowNeverEarly(t *testing.T) {
 		l.free = l.free[:len(l.free)-1]
 		l.arrive(at, true, b, size)
 	}
-	idleDue := func(i int) int64 { return arrivals[i] + int64(d.Delay) + l.model.TxTime(size) }
+	idleDue := func(i int) int64 {
+		return arrivals[i] + int64(d.Delay) + int64(size*8*1_000_000_000/int(d.RateMbit*1e6))
+	}
 	sent := 0
 	buf := make([]byte, 2048)
 	for now := idleDue(0); sent < len(arrivals) && now < idleDue(0)+time.Millisecond.Nanoseconds(); now += 5 * us {

@@ -65,16 +65,16 @@ func TestRateHeldInModelTime(t *testing.T) {
 		}
 		for k, h := range out {
 			i := int(h.Ref)
-			if idle := arrivals[i] + int64(d.Delay) + m.TxTime(sizes[i]); h.Due < idle {
+			if idle := arrivals[i] + int64(d.Delay) + m.txTime(sizes[i]); h.Due < idle {
 				t.Errorf("%s: frame %d due %v after its arrival, before the delay and its serialisation (%v)", name, i, time.Duration(h.Due-arrivals[i]), time.Duration(idle-arrivals[i]))
 			}
-			if h.Due-h.Ahead != arrivals[i]+int64(d.Delay)+m.TxTime(sizes[i]) {
-				t.Errorf("%s: frame %d: due less Ahead is %d, want its due on an idle link %d", name, i, h.Due-h.Ahead, arrivals[i]+int64(d.Delay)+m.TxTime(sizes[i]))
+			if h.Due-h.Ahead != arrivals[i]+int64(d.Delay)+m.txTime(sizes[i]) {
+				t.Errorf("%s: frame %d: due less Ahead is %d, want its due on an idle link %d", name, i, h.Due-h.Ahead, arrivals[i]+int64(d.Delay)+m.txTime(sizes[i]))
 			}
 			if k == 0 {
 				continue
 			}
-			if gap, tx := h.Due-out[k-1].Due, m.TxTime(sizes[i]); gap < tx {
+			if gap, tx := h.Due-out[k-1].Due, m.txTime(sizes[i]); gap < tx {
 				t.Errorf("%s: frame %d due %v after the one before it, less than its serialisation %v: the link carried more than its rate", name, i, time.Duration(gap), time.Duration(tx))
 			}
 		}
