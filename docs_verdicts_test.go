@@ -33,7 +33,7 @@ import (
 )
 
 // verdictDocs are the docs whose verdicts about live runs are checked.
-var verdictDocs = []string{"README.md", "docs/spice-live.md", "docs/controllers.md", "docs/paths.md"}
+var verdictDocs = []string{"README.md", "docs/spice-live.md", "docs/controllers.md", "docs/paths.md", "docs/quinn.md"}
 
 var (
 	verdictMarkRE = regexp.MustCompile(`<!-- verdict (\S+) (\S+) ([a-z0-9./:+-]+)([<=])([a-z0-9./:+-]+) (resolved|unresolved) -->`)
