@@ -99,15 +99,27 @@ func (c *quinnCarrier) State() transport.State {
 func (c *quinnCarrier) Close() error {
 	var err error
 	c.once.Do(func() {
+		var inner func() error
 		if c.Carrier != nil {
-			err = c.Carrier.Close()
+			inner = c.Carrier.Close
 		}
-		if c.end != nil {
-			_, serr := c.end.Stop()
-			err = errors.Join(err, serr)
-		}
-		os.RemoveAll(c.dir)
+		err = closeQuinnCarrier(inner, c.end, c.dir)
 	})
+	return err
+}
+
+// closeQuinnCarrier closes a quinn carrier's TCP side (inner, when there
+// is one), stops its quinn end and removes its directory.
+func closeQuinnCarrier(inner func() error, end *quinncarrier.End, dir string) error {
+	var err error
+	if inner != nil {
+		err = inner()
+	}
+	if end != nil {
+		_, serr := end.Stop()
+		err = errors.Join(err, serr)
+	}
+	os.RemoveAll(dir)
 	return err
 }
 
@@ -158,14 +170,11 @@ func (l *quinnCarrierListener) State() transport.State {
 func (l *quinnCarrierListener) Close() error {
 	var err error
 	l.once.Do(func() {
+		var inner func() error
 		if l.CarrierListener != nil {
-			err = l.CarrierListener.Close()
+			inner = l.CarrierListener.Close
 		}
-		if l.end != nil {
-			_, serr := l.end.Stop()
-			err = errors.Join(err, serr)
-		}
-		os.RemoveAll(l.dir)
+		err = closeQuinnCarrier(inner, l.end, l.dir)
 	})
 	return err
 }
