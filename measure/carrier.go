@@ -27,6 +27,21 @@ type ArmCarrierListener interface {
 	Close() error
 }
 
+// StateAtEnd is c's state once its use is over: a carrier whose end
+// records more when it stops (a quinn carrier's connection statistics) is
+// closed first, so that its state holds them; any other is read as it is
+// and left open.
+func StateAtEnd(c interface {
+	State() transport.State
+	Close() error
+}) transport.State {
+	if e, ok := c.(interface{ recordsAtExit() }); ok {
+		e.recordsAtExit()
+		c.Close()
+	}
+	return c.State()
+}
+
 // carrierArms are the arms with carriers: the transport package's tcp,
 // quic and quic-per-channel, and tcp-mux (tcp-<controller> and
 // quinn-<controller> too, by name).

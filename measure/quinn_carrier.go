@@ -21,6 +21,7 @@ type quinnCarrier struct {
 	arm  quinnArm
 	opts transport.Options
 	end  *quinncarrier.End
+	exit *quinncarrier.EndStats
 	dir  string
 	once sync.Once
 }
@@ -33,6 +34,7 @@ type quinnCarrierListener struct {
 	arm  quinnArm
 	opts transport.Options
 	end  *quinncarrier.End
+	exit *quinncarrier.EndStats
 	dir  string
 	addr net.Addr
 	once sync.Once
@@ -89,11 +91,14 @@ func dialQuinnCarrier(ctx context.Context, q quinnArm, addr string, o transport.
 	return qc, nil
 }
 
-// State is the quinn client end's settings, read back when it was ready.
+// State is the quinn client end's settings, read back when it was ready,
+// and its connection's statistics at exit once it has closed.
 func (c *quinnCarrier) State() transport.State {
 	in := c.Carrier.State()
-	return quinnState(c.arm, "client", c.end.Ready(), nil, c.opts, in.Channels, in.Started, in.ConnectTime)
+	return quinnState(c.arm, "client", c.end.Ready(), c.exit, c.opts, in.Channels, in.Started, in.ConnectTime)
 }
+
+func (c *quinnCarrier) recordsAtExit() {}
 
 // Close closes the TCP carrier and stops the quinn end.
 func (c *quinnCarrier) Close() error {
@@ -103,24 +108,29 @@ func (c *quinnCarrier) Close() error {
 		if c.Carrier != nil {
 			inner = c.Carrier.Close
 		}
-		err = closeQuinnCarrier(inner, c.end, c.dir)
+		c.exit, err = closeQuinnCarrier(inner, c.end, c.dir)
 	})
 	return err
 }
 
 // closeQuinnCarrier closes a quinn carrier's TCP side (inner, when there
-// is one), stops its quinn end and removes its directory.
-func closeQuinnCarrier(inner func() error, end *quinncarrier.End, dir string) error {
+// is one), stops its quinn end and removes its directory. It returns what
+// the end recorded at exit, when that could be read.
+func closeQuinnCarrier(inner func() error, end *quinncarrier.End, dir string) (*quinncarrier.EndStats, error) {
 	var err error
+	var exit *quinncarrier.EndStats
 	if inner != nil {
 		err = inner()
 	}
 	if end != nil {
-		_, serr := end.Stop()
+		st, serr := end.Stop()
+		if serr == nil {
+			exit = &st
+		}
 		err = errors.Join(err, serr)
 	}
 	os.RemoveAll(dir)
-	return err
+	return exit, err
 }
 
 func listenQuinnCarrier(ctx context.Context, q quinnArm, addr string, o transport.Options) (ArmCarrierListener, error) {
@@ -160,11 +170,14 @@ func listenQuinnCarrier(ctx context.Context, q quinnArm, addr string, o transpor
 // Addr is the quinn server end's UDP address.
 func (l *quinnCarrierListener) Addr() net.Addr { return l.addr }
 
-// State is the quinn server end's settings, read back when it was ready.
+// State is the quinn server end's settings, read back when it was ready,
+// and its connection's statistics at exit once it has closed.
 func (l *quinnCarrierListener) State() transport.State {
 	in := l.CarrierListener.State()
-	return quinnState(l.arm, "server", l.end.Ready(), nil, l.opts, in.Channels, in.Started, 0)
+	return quinnState(l.arm, "server", l.end.Ready(), l.exit, l.opts, in.Channels, in.Started, 0)
 }
+
+func (l *quinnCarrierListener) recordsAtExit() {}
 
 // Close closes the listener on loopback and stops the quinn end.
 func (l *quinnCarrierListener) Close() error {
@@ -174,7 +187,7 @@ func (l *quinnCarrierListener) Close() error {
 		if l.CarrierListener != nil {
 			inner = l.CarrierListener.Close
 		}
-		err = closeQuinnCarrier(inner, l.end, l.dir)
+		l.exit, err = closeQuinnCarrier(inner, l.end, l.dir)
 	})
 	return err
 }

@@ -133,7 +133,10 @@ func TestQuinnCarrierCarries(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	for _, st := range []transport.State{c.State(), ln.State()} {
+	// Each end sent at least the three messages' bytes; only the
+	// statistics it records at exit, which StateAtEnd waits for, say so.
+	const carried = 3 * 256 << 10
+	for _, st := range []transport.State{measure.StateAtEnd(c), measure.StateAtEnd(ln)} {
 		if st.CongestionControl != "quinn-bbr" || st.Arm != "quinn-bbr" || len(st.QUIC) != 1 {
 			t.Fatalf("%s: arm %s, controller %q, %d connections; want quinn-bbr's bbr on one", st.Role, st.Arm, st.CongestionControl, len(st.QUIC))
 		}
@@ -141,6 +144,10 @@ func TestQuinnCarrierCarries(t *testing.T) {
 		if q.GSO || q.ConfiguredPacketSize != 1400 || q.PathMTUDiscovery || !strings.HasPrefix(q.QUICVersion, "quinn ") || q.MaxStreamReceiveWindow == 0 {
 			t.Errorf("%s: GSO %v, datagram %d, PMTUD %v, version %q, stream window %d", st.Role, q.GSO, q.ConfiguredPacketSize,
 				q.PathMTUDiscovery, q.QUICVersion, q.MaxStreamReceiveWindow)
+		}
+		if q.Stats.BytesSent < carried || q.Stats.PacketsSent < carried/1400 {
+			t.Errorf("%s: the state at the end says %d bytes in %d packets sent, want at least the %d bytes carried (statistics at exit)",
+				st.Role, q.Stats.BytesSent, q.Stats.PacketsSent, carried)
 		}
 	}
 	if err := c.Close(); err != nil {

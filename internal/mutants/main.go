@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/shakenfist/quicbench/transport/quinncarrier"
 )
 
 type edit struct {
@@ -179,6 +182,9 @@ var modelMutants = []mutant{
 	{edit{"carrier state: a closed TCP channel's last TCP_INFO not kept", "transport/tcp.go",
 		"\tc.last = &info\n", "\t_ = info\n"},
 		"transport", "TestCarrierTCPStateOutlivesClose"},
+	{edit{"carrier state: a quinn carrier's state at the end read without its exit statistics", "measure/carrier.go",
+		"\t\tc.Close()\n", "\t\t_ = c\n"},
+		"measure", "TestQuinnCarrierCarries"},
 }
 
 func main() {
@@ -188,6 +194,15 @@ func main() {
 	if _, err := os.Stat("go.mod"); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants: run from the module root (go run ./internal/mutants)")
 		os.Exit(2)
+	}
+	// The work module has no quinn/ to build the quinn arms' program from,
+	// so their tests are given the one built here.
+	if os.Getenv(quinncarrier.BinaryEnv) == "" {
+		if bin, err := quinncarrier.Binary(context.Background()); err == nil {
+			os.Setenv(quinncarrier.BinaryEnv, bin)
+		} else {
+			fmt.Fprintf(os.Stderr, "mutants: the quinn arms' tests will skip, so their mutants survive: %v\n", err)
+		}
 	}
 	work, err := os.MkdirTemp("", "quicbench-mutants-")
 	if err != nil {

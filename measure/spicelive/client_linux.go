@@ -124,7 +124,7 @@ func runClient(ctx context.Context, base rig.RoleBase, spec clientSpec, log *slo
 	if serr := <-served; err == nil {
 		err = serr
 	}
-	st := carrier.State()
+	st := measure.StateAtEnd(carrier)
 	res.State, res.Channels = &st, end.Channels()
 	if ferr := tracer.Flush(); err == nil {
 		err = ferr

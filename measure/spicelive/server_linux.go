@@ -232,7 +232,7 @@ func serveTunnel(ctx context.Context, base rig.RoleBase, spec serverSpec, res Se
 	if derr := dead.Err(); derr != nil {
 		err = derr
 	}
-	st := ln.State()
+	st := measure.StateAtEnd(ln)
 	res.State, res.Channels = &st, end.Channels()
 	if ferr := tracer.Flush(); err == nil {
 		err = ferr
