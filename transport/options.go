@@ -182,8 +182,9 @@ type Options struct {
 	QlogDir string
 
 	// TCPInfoInterval, when positive, samples TCP_INFO on every tcp-arm
-	// connection at this period; State returns the series. Zero takes
-	// TCP_INFO only when State is called.
+	// connection when the session starts (before any data) and then at
+	// this period; State returns the series. Zero takes TCP_INFO only
+	// when State is called.
 	TCPInfoInterval time.Duration
 
 	// MetricsInterval is the minimum spacing of the QUIC congestion window /

@@ -203,6 +203,10 @@ func newTCPSession(role string, o Options, started time.Time, conns []*tcpConn) 
 		s.channels = append(s.channels, tcpChannel{TCPConn: c.conn, index: c.index})
 	}
 	if o.TCPInfoInterval > 0 {
+		// The first sample is taken before the caller can write, so that
+		// the series starts with the window before any data (the initial
+		// window), however late the sampling goroutine first runs.
+		s.sampleTCPOnce()
 		ctx, cancel := context.WithCancel(context.Background())
 		s.stopSampling = cancel
 		s.samplingDone = make(chan struct{})
@@ -221,20 +225,25 @@ func (s *Session) sampleTCP(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		at := time.Since(s.started)
-		for _, c := range s.tcp {
-			info, err := readTCPInfo(c.raw, at)
-			if err != nil {
-				continue
-			}
-			c.mu.Lock()
-			if len(c.series) < s.opts.MaxSamples {
-				c.series = append(c.series, info)
-			} else {
-				c.seriesDropped++
-			}
-			c.mu.Unlock()
+		s.sampleTCPOnce()
+	}
+}
+
+// sampleTCPOnce appends one TCP_INFO sample to each connection's series.
+func (s *Session) sampleTCPOnce() {
+	at := time.Since(s.started)
+	for _, c := range s.tcp {
+		info, err := readTCPInfo(c.raw, at)
+		if err != nil {
+			continue
 		}
+		c.mu.Lock()
+		if len(c.series) < s.opts.MaxSamples {
+			c.series = append(c.series, info)
+		} else {
+			c.seriesDropped++
+		}
+		c.mu.Unlock()
 	}
 }
 

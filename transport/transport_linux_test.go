@@ -448,6 +448,30 @@ func TestCongestionControlPinnedAndReadBack(t *testing.T) {
 	}
 }
 
+// The TCP_INFO series starts when the session does, before the caller
+// can write: with an interval longer than the test, each connection has
+// that one sample, taken before the megabyte was sent. (Taken only by the
+// sampling goroutine, a first sample could come after the first loss on a
+// loaded machine, and read as the initial window.)
+func TestTCPSeriesStartsBeforeData(t *testing.T) {
+	o := options(t, ArmTCP, 2)
+	o.TCPInfoInterval = time.Hour
+	server, client := pair(t, ArmTCP, o, o)
+	exchange(t, server, client, 1<<20)
+	for _, s := range []*Session{server, client} {
+		st := s.State()
+		for _, c := range st.TCP {
+			if len(c.Series) != 1 {
+				t.Fatalf("%s channel %d: %d samples in the series, want the one taken at the start", st.Role, c.Channel, len(c.Series))
+			}
+			if f := c.Series[0]; f.BytesSent >= 1<<20 || f.CwndSegments == 0 {
+				t.Errorf("%s channel %d: the first sample had %d bytes sent and a window of %d segments, want it before the exchange",
+					st.Role, c.Channel, f.BytesSent, f.CwndSegments)
+			}
+		}
+	}
+}
+
 func TestStatsPopulated(t *testing.T) {
 	t.Run("tcp", func(t *testing.T) {
 		o := options(t, ArmTCP, 2)

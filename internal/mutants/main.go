@@ -185,6 +185,9 @@ var modelMutants = []mutant{
 	{edit{"carrier state: a quinn carrier's state at the end read without its exit statistics", "measure/carrier.go",
 		"\t\tc.Close()\n", "\t\t_ = c\n"},
 		"measure", "TestQuinnCarrierCarries"},
+	{edit{"tcp series: the first TCP_INFO sample left to the sampling goroutine", "transport/tcp.go",
+		"\t\ts.sampleTCPOnce()\n\t\tctx, cancel", "\t\tctx, cancel"},
+		"transport", "TestTCPSeriesStartsBeforeData"},
 }
 
 func main() {
