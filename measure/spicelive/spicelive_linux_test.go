@@ -267,6 +267,11 @@ func TestLiveSmokeQuinn(t *testing.T) {
 		if st == nil || st.Arm != "quinn-cubic" || st.CongestionControl != "quinn-cubic" || len(st.QUIC) != 1 || st.QUIC[0].GSO {
 			t.Fatalf("a tunnel end's state: %+v", st)
 		}
+		// The statistics the end wrote when it stopped: the session's
+		// bytes, not the handshake's (or none, on the server).
+		if q := st.QUIC[0].Stats; q.BytesSent < 10<<10 || q.PacketsSent < 50 {
+			t.Errorf("the %s end's connection: %d bytes in %d packets sent, want its statistics at exit", st.Role, q.BytesSent, q.PacketsSent)
+		}
 	}
 	if left := ours(t); len(left) > 0 {
 		t.Errorf("left running: %v", left)
