@@ -26,6 +26,13 @@ func needQuinn(t *testing.T) string {
 	return bin
 }
 
+// carriedGoodputMax bounds a carried arm's goodput, in Mbit/s, over the
+// tests' 10 Mbit/s link and 1.5 s window: bytes the carrier's client end
+// held at the window's start are read inside it when the host is busy
+// (11.2 seen under go test ./...), while bytes that bypassed the link
+// would come at loopback rates.
+const carriedGoodputMax = 15
+
 // running counts this process's children running bin (other packages'
 // tests, run beside this one by go test, start ends of their own).
 func running(t *testing.T, bin string) int {
@@ -88,7 +95,7 @@ func TestQuinnOverLink(t *testing.T) {
 					t.Fatalf("a round trip of %v, less than the link's 20 ms", s.RTT)
 				}
 			}
-			if g := r.Repeat.ThroughputMbit; g < 1 || g > 11 {
+			if g := r.Repeat.ThroughputMbit; g < 1 || g > carriedGoodputMax {
 				t.Errorf("goodput %.2f Mbit/s on a 10 Mbit/s link", g)
 			}
 			if n := running(t, bin); n != before {
@@ -133,7 +140,7 @@ func TestQUICCarrierOverLink(t *testing.T) {
 			t.Fatalf("a round trip of %v, less than the link's 20 ms", s.RTT)
 		}
 	}
-	if g := r.Repeat.ThroughputMbit; g < 1 || g > 11 {
+	if g := r.Repeat.ThroughputMbit; g < 1 || g > carriedGoodputMax {
 		t.Errorf("goodput %.2f Mbit/s on a 10 Mbit/s link", g)
 	}
 	t.Logf("quic-carrier: %d round trips, goodput %.2f Mbit/s, %d bulk bytes, %d bytes received over QUIC",
