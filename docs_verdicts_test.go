@@ -1,21 +1,8 @@
 package quicbench_test
 
 // The verdicts the docs state about live runs whose per-key samples are
-// committed are checked against those samples: each such sentence
-// carries a marker, an HTML comment right after it, that says what it
-// states, and summary.VerdictsFromSamples says whether that is so.
-//
-//	<!-- verdict DIR CELL A<B resolved -->    A's median p95 is lower than B's, resolved by the rule
-//	<!-- verdict DIR CELL A<B unresolved -->  lower, but inside the wider spread
-//	<!-- goal DIR CELL ARM met -->            ARM's p95 is within spicelive.KeyGoal (or missed)
-//	<!-- verdict none -->                     the paragraph's verdicts are of runs without committed samples
-//
-// and a table of a directory's verdicts, as spicelive -verdicts DIR
-// prints it, between <!-- verdicts DIR begin --> and <!-- verdicts DIR end -->.
-//
-// DIR is the directory under docs/results, CELL the cell's directory
-// name (as in keys.csv). An arm written OTHER:ARM is that arm of the same
-// cell in docs/results/OTHER, for a comparison across two sittings.
+// committed are checked against those samples, by the markers that
+// docs/results/README.md ("Verdict markers") describes.
 
 import (
 	"fmt"

@@ -4,6 +4,7 @@ package measure_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"time"
@@ -78,7 +79,8 @@ func init() {
 }
 
 // Once registered, an arm is taken by name, like the built-in ones, by
-// Run, the matrix and the summary.
+// Run, the matrix and the summary. A Transport that is also a Preparer
+// sets each run's options for the two ends; this one is not.
 func ExampleRegister() {
 	arm, err := measure.Lookup("example-proxy")
 	if err != nil {
@@ -92,8 +94,34 @@ func ExampleRegister() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(r.Arm, len(r.Client.Samples) > 0)
-	// Output: example-proxy true
+	var t measure.Transport = proxyArm{measure.TCP}
+	_, prepares := t.(measure.Preparer)
+	fmt.Println(r.Arm, len(r.Client.Samples) > 0, prepares)
+	// Output: example-proxy true false
+}
+
+// Lookup takes an arm by the name flags and records give it, and says
+// ErrUnknownArm for a name no arm has. QUIC and CellCC say how the matrix
+// treats the arm: whether it checks its offload evidence, and whether the
+// cell's congestion control is the one it runs.
+func ExampleLookup() {
+	for _, name := range []measure.Arm{measure.QUICPerChannel, measure.Quinn, measure.QuinnPriority, "tcp-bbr", "quinn-vegas", "sctp"} {
+		arm, err := measure.Lookup(string(name))
+		if errors.Is(err, measure.ErrUnknownArm) {
+			fmt.Println(name, "is no arm")
+			continue
+		} else if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s: QUIC %v, the cell's controller %v\n", arm, arm.QUIC(), arm.CellCC())
+	}
+	// Output:
+	// quic-per-channel: QUIC true, the cell's controller false
+	// quinn: QUIC true, the cell's controller true
+	// quinn-priority: QUIC true, the cell's controller true
+	// tcp-bbr: QUIC false, the cell's controller true
+	// quinn-vegas is no arm
+	// sctp is no arm
 }
 
 // The tcp-mux arm for one second on loopback: all five channels over one

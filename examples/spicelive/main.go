@@ -246,12 +246,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	record := fs.String("record", "", "only record the session of a display workload (video or images) over -reference (tcp arm) and write it to "+
 		"-workdir/<workload>.json.gz, as the recordings spicelike ships were made")
 	recordSpan := fs.Duration("record-span", 0, "with -record, keep only the recording's first -record-span (0 keeps it all)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: spicelive [flags]\n\nA real SPICE session (Xspice, spicy) over each arm of the tunnel on a shaped link: "+
-			"key-to-draw latency, beside a replay of the session's shape and the synthetic bench.\n\nflags:\n")
-		fs.PrintDefaults()
-		fmt.Fprint(stderr, shapedlink.ProfileUsage())
-	}
+	fs.Usage = func() { usage(fs, stderr) }
 	if err := cli.Parse(fs, args); err != nil {
 		return spicelive.Config{}, mode{}, err
 	}
@@ -286,19 +281,36 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 		errs = append(errs, lerr, aerr, rerr)
 		*losses, *arms, *readings = "0", "tcp", spicelive.ReadingLive
 	}
-	replaying := slices.Contains(strings.Fields(*readings), spicelive.ReadingReplay)
+	errs = append(errs, chooseRecording(&c, *replay, *record, *readings))
+	errs = append(errs, linkLists(&c, link, *losses, *arms, *readings))
+	return c, m, errors.Join(errs...)
+}
+
+// usage prints spicelive's help: what it does, its flags and the link
+// profile's form.
+func usage(fs *flag.FlagSet, stderr io.Writer) {
+	fmt.Fprintf(stderr, "usage: spicelive [flags]\n\nA real SPICE session (Xspice, spicy) over each arm of the tunnel on a shaped link: "+
+		"key-to-draw latency, beside a replay of the session's shape and the synthetic bench.\n\nflags:\n")
+	fs.PrintDefaults()
+	fmt.Fprint(stderr, shapedlink.ProfileUsage())
+}
+
+// chooseRecording sets the session the replay reading plays from -replay
+// and -record, the display workload's own by default; -replay without
+// the replay reading is an error.
+func chooseRecording(c *spicelive.Config, replay, record, readings string) error {
+	replaying := slices.Contains(strings.Fields(readings), spicelive.ReadingReplay)
 	switch {
-	case *record != "", *replay == "reference":
-	case *replay != "":
-		c.Recording = *replay
+	case record != "", replay == "reference":
+	case replay != "":
+		c.Recording = replay
 	case c.Display != xsession.DisplayNone && replaying:
 		c.Recording = c.Display
 	}
-	if *replay != "" && !replaying {
-		errs = append(errs, errors.New("-replay is used by the replay reading only: add replay to -readings, or leave -replay out"))
+	if replay != "" && !replaying {
+		return errors.New("-replay is used by the replay reading only: add replay to -readings, or leave -replay out")
 	}
-	errs = append(errs, linkLists(&c, link, *losses, *arms, *readings))
-	return c, m, errors.Join(errs...)
+	return nil
 }
 
 func atoi(s string) int {

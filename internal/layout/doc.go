@@ -28,12 +28,14 @@
 //     (fmt.Stringer, flag.Value, json.Marshaler, io.Writer,
 //     sort.Interface and the rest of stdInterfaces). The non-test code
 //     of modules nested in the module's tree that require it (their own
-//     go.mod, as deploy/k8s) counts too. Tests count only for a package
-//     only tests import (a test helper: no non-test code imports it but
-//     other such packages'), whose names other packages' tests use;
-//     else tests never count, neither the package's own (Examples
-//     included) nor other packages': the report notes a name only other
-//     packages' tests use, or only its own Examples or package comment
+//     go.mod, as deploy/k8s) counts too. Tests count in two cases: for
+//     a package only tests import (a test helper: no non-test code
+//     imports it but other such packages'), whose names other packages'
+//     tests use; and for a package code outside the module can import
+//     (no internal element in its path), whose names its own Examples
+//     use: a library's API is what its Examples show. Else tests never
+//     count: the report notes a name only other packages' tests use, or
+//     only its own Examples (in an internal package) or package comment
 //     name.
 //   - Comment blocks (comments with no blank line between them) of 15
 //     lines or more in any .go file but doc.go and generated files, by

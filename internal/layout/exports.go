@@ -205,7 +205,9 @@ func markAPITypes(m *module, used map[types.Object]bool) {
 // unused lists the candidates not marked used, noting those that only
 // other packages' tests, or the package's own Examples and comment, name.
 // In a package only tests import (see testHelpers), a name other
-// packages' tests use counts as used.
+// packages' tests use counts as used; in one that code outside the
+// module can import (no internal element in its path), so does a name
+// its own Examples use.
 func unused(m *module, used map[types.Object]bool) []Unused {
 	// Other packages' tests do not count, but are noted.
 	inTests := map[types.Object]bool{}
@@ -223,13 +225,14 @@ func unused(m *module, used map[types.Object]bool) []Unused {
 	var out []Unused
 	for _, p := range m.Pkgs {
 		examples, docWords := ownMentions(p)
+		shown := !isInternal(p.Rel)
 		add := func(o types.Object, name string) {
-			if used[o] || helpers[p] && inTests[o] {
+			last := name[strings.LastIndex(name, ".")+1:]
+			if used[o] || helpers[p] && inTests[o] || shown && examples[last] {
 				return
 			}
 			pos := m.Fset.Position(o.Pos())
 			u := Unused{Package: p.Rel, Name: name, Pos: m.relFile(pos.Filename) + ":" + strconv.Itoa(pos.Line)}
-			last := name[strings.LastIndex(name, ".")+1:]
 			switch {
 			case inTests[o]:
 				u.Note = "used only by other packages' tests"
@@ -366,6 +369,13 @@ func markSyntactic(m *module, name string, mark func(types.Object)) {
 		}
 		return true
 	})
+}
+
+// isInternal reports whether the package at rel, relative to the module
+// path, is importable only from inside the module.
+func isInternal(rel string) bool {
+	return rel == "internal" || strings.HasPrefix(rel, "internal/") ||
+		strings.Contains(rel, "/internal/") || strings.HasSuffix(rel, "/internal")
 }
 
 var word = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)

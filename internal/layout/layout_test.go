@@ -32,8 +32,8 @@ func TestFixtureFindings(t *testing.T) {
 	if p := sizes["measure/big"]; p.Files != 16 || !p.TooLarge {
 		t.Errorf("measure/big: %d files, too large %v; want 16, true", p.Files, p.TooLarge)
 	}
-	if p := sizes["lib"]; p.Files != 4 || p.TooLarge || p.Exported != 11 {
-		t.Errorf("lib: %d files, too large %v, %d exported; want 4, false, 11", p.Files, p.TooLarge, p.Exported)
+	if p := sizes["lib"]; p.Files != 4 || p.TooLarge || p.Exported != 12 {
+		t.Errorf("lib: %d files, too large %v, %d exported; want 4, false, 12", p.Files, p.TooLarge, p.Exported)
 	}
 
 	var unused []string
@@ -43,23 +43,28 @@ func TestFixtureFindings(t *testing.T) {
 		notes[u.Name] = u.Note
 	}
 	want := []string{
-		"helper Spare",       // in a package only tests import, used by none
-		"lib Limit",          // used only by lib's own tests
-		"lib OnlyOtherTests", // used only by app's tests
-		"lib T.Extra",        // a method no interface needs
-		"lib Unused",         // used only inside lib
+		"helper Spare",         // in a package only tests import, used by none
+		"internal/inner Shown", // named only by its Example, in an internal package
+		"lib Limit",            // used only by lib's own tests
+		"lib OnlyOtherTests",   // used only by app's tests
+		"lib T.Extra",          // a method no interface needs
+		"lib Unused",           // used only inside lib
 		"measure/uses Call",
 	}
 	// Not reported: lib.Used and lib.T (named by app), lib.Returned (what
 	// Used returns), T.String (fmt.Stringer), Impl.Do (app's Doer),
 	// gen.Generated (generated), app.Helper (a command's), lib.ByNested
 	// (used by the nested module's command), helper.Assist (used by
-	// app's tests, and only tests import helper).
+	// app's tests, and only tests import helper), lib.Shown (named by
+	// lib's Example, and lib is importable from outside the module).
 	if !reflect.DeepEqual(unused, want) {
 		t.Errorf("unused exports:\n got %q\nwant %q", unused, want)
 	}
 	if notes["OnlyOtherTests"] != "used only by other packages' tests" {
 		t.Errorf("OnlyOtherTests's note is %q", notes["OnlyOtherTests"])
+	}
+	if notes["Shown"] != "named only in its own Examples" {
+		t.Errorf("inner.Shown's note is %q", notes["Shown"])
 	}
 
 	wantComments := []Comment{{File: "lib/long.go", Line: 19, Lines: 15, Anchor: "long"}}
@@ -88,8 +93,8 @@ func TestFixtureFindings(t *testing.T) {
 		switch l.Dir {
 		case ".":
 			// lib imports measure/big and measure/uses imports lib.
-			if len(l.Rooms) != 6 || l.Imports != 3 || len(l.BackUp) != 1 {
-				t.Errorf("root: %d rooms, %d imports, %d back up; want 6, 3, 1", len(l.Rooms), l.Imports, len(l.BackUp))
+			if len(l.Rooms) != 7 || l.Imports != 3 || len(l.BackUp) != 1 {
+				t.Errorf("root: %d rooms, %d imports, %d back up; want 7, 3, 1", len(l.Rooms), l.Imports, len(l.BackUp))
 			}
 		case "measure":
 			if len(l.BackUp) != 0 {

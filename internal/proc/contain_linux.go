@@ -19,40 +19,14 @@ const envInit = "QUICBENCH_PROC_INIT"
 
 // StartContained starts cmd inside the network namespace netnsFD refers to
 // (or, with netnsFD -1, in this process's own), from the permanent starter
-// thread, in a new PID namespace of its own under a small init process:
-// this same binary, re-executed. The init has SIGKILL as its parent-death
-// signal; it starts cmd's program, forwards SIGINT, SIGTERM, SIGHUP,
-// SIGQUIT, SIGUSR1 and SIGUSR2 to it, reaps every process orphaned in the
-// namespace, and exits with the program's status once the program exits.
-// When the init exits, for whatever reason, the kernel kills every process
-// left in its PID namespace: whatever the program started, daemons that
-// detached themselves included.
-//
-// What the caller sees of cmd is the init: cmd.Process (its PID, signals
-// sent to it, Kill, which takes down the whole namespace at once),
-// cmd.Wait and cmd.ProcessState. A program killed by signal S is reported
-// as having exited with status 128+S, the shell's convention, since the
-// init of a PID namespace cannot die of a signal it raises itself.
-// SysProcAttr applies to the init (the program inherits its session and
-// credentials); its Pdeathsig is always SIGKILL and CLONE_NEWPID is added
-// to its Cloneflags. The program runs in the process group the init was
-// started in: the caller's, unless SysProcAttr asks for a new group or
-// session. In the caller's group, the init moves itself to a group of its
-// own once the program has started, so a signal to that group (a
-// terminal's Ctrl-C, a job-control stop) reaches the program once and the
-// init not at all; in a new group the init leads, a signal sent to the
-// whole group reaches the program directly and again through the init, so
-// signal cmd.Process instead. Stdin, Stdout, Stderr,
-// ExtraFiles, Env and Dir reach the program as they would with cmd.Start,
-// and an error starting the program (no such file, not executable) is
-// returned by StartContained as cmd.Start would return it. cmd's fields are
-// as the caller set them when StartContained returns.
-//
-// The binary must be one in which this package's init function runs (any
-// binary importing it): the re-executed process becomes the init there,
-// before main. The namespace's /proc is not remounted (there is no mount
-// namespace): programs inside see the host's /proc, where /proc/self is
-// right but /proc/<getpid()> is another process.
+// thread, in a new PID namespace of its own under a small init process
+// (this binary, re-executed) that dies with this process and takes every
+// process in the namespace with it. cmd.Process, cmd.Wait and
+// cmd.ProcessState are the init's; a program killed by signal S exits
+// 128+S. SysProcAttr applies to the init, with Pdeathsig SIGKILL and
+// CLONE_NEWPID added. Stdin, Stdout, Stderr, ExtraFiles, Env and Dir reach
+// the program, and an error starting it is returned as cmd.Start returns
+// it. The package comment has the signals, process groups and /proc.
 func StartContained(cmd *exec.Cmd, netnsFD int) error {
 	if cmd.Process != nil {
 		return errors.New("exec: already started")

@@ -32,4 +32,30 @@
 // with the command's status; when it exits, the kernel kills everything
 // else in its PID namespace. It needs CAP_SYS_ADMIN (root, or root of a
 // user namespace).
+//
+// # The contained program
+//
+// The init has SIGKILL as its parent-death signal. It forwards SIGINT,
+// SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 to the program, reaps every
+// process orphaned in the namespace, and exits with the program's status;
+// daemons that detached themselves die with it. Since the init of a PID
+// namespace cannot die of a signal it raises itself, a program killed by
+// signal S is reported as having exited with status 128+S, the shell's
+// convention. Kill on cmd.Process takes the whole namespace down at once.
+//
+// The program inherits the init's session and credentials and runs in the
+// process group the init was started in: the caller's, unless SysProcAttr
+// asks for a new group or session. In the caller's group, the init moves
+// itself to a group of its own once the program has started, so a signal
+// to that group (a terminal's Ctrl-C, a job-control stop) reaches the
+// program once and the init not at all. In a new group the init leads, a
+// signal sent to the whole group reaches the program directly and again
+// through the init, so signal cmd.Process instead. cmd's fields are as the
+// caller set them when StartContained returns.
+//
+// The binary must be one in which this package's init function runs (any
+// binary importing it): the re-executed process becomes the init there,
+// before main. The namespace's /proc is not remounted (there is no mount
+// namespace): programs inside see the host's /proc, where /proc/self is
+// right but /proc/<getpid()> is another process.
 package proc

@@ -36,3 +36,6 @@ func internal() { Unused() }
 
 // ByNested is called only by the nested module's command.
 func ByNested() {}
+
+// Shown is named only by lib's Example: a library's API.
+func Shown() {}

@@ -1,0 +1,5 @@
+package inner_test
+
+import "example.com/fixture/internal/inner"
+
+func ExampleShown() { inner.Shown() }

@@ -1,0 +1,5 @@
+package lib_test
+
+import "example.com/fixture/lib"
+
+func ExampleShown() { lib.Shown() }
