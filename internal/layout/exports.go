@@ -5,7 +5,6 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -369,46 +368,6 @@ func markSyntactic(m *module, name string, mark func(types.Object)) {
 		}
 		return true
 	})
-}
-
-// isInternal reports whether the package at rel, relative to the module
-// path, is importable only from inside the module.
-func isInternal(rel string) bool {
-	return rel == "internal" || strings.HasPrefix(rel, "internal/") ||
-		strings.Contains(rel, "/internal/") || strings.HasSuffix(rel, "/internal")
-}
-
-var word = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
-
-// ownMentions returns the identifiers named in p's Example functions and
-// the words of its package comment, to say why an unused name exists.
-func ownMentions(p *pkg) (examples, doc map[string]bool) {
-	examples, doc = map[string]bool{}, map[string]bool{}
-	fset := token.NewFileSet()
-	for _, name := range p.Tests {
-		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
-		if err != nil {
-			continue
-		}
-		for _, d := range f.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && strings.HasPrefix(fd.Name.Name, "Example") {
-				ast.Inspect(fd, func(n ast.Node) bool {
-					if id, ok := n.(*ast.Ident); ok {
-						examples[id.Name] = true
-					}
-					return true
-				})
-			}
-		}
-	}
-	for _, f := range p.Syntax {
-		if f.Doc != nil {
-			for _, w := range word.FindAllString(f.Doc.Text(), -1) {
-				doc[w] = true
-			}
-		}
-	}
-	return examples, doc
 }
 
 // candidate is an exported name: a top-level name or a method of an
