@@ -131,7 +131,7 @@ func bulk(ctx context.Context, l *shapedlink.Link, cc string, big bool, d time.D
 	} else {
 		b.WirePct, b.WireFrom = b.GoodputPct*fullFrame/fullPayload, "estimate"
 	}
-	checkWire(&b, maxWirePct(g.dur, rate))
+	checkWire(&b, maxWirePct(g.dur, rate, g.late))
 	return b
 }
 
@@ -139,6 +139,7 @@ func bulk(ctx context.Context, l *shapedlink.Link, cc string, big bool, d time.D
 type bulkWindow struct {
 	bytes, wire int64 // in-order bytes received; bytes the shaper forwarded
 	wireOK      bool
+	late        time.Duration // the shaper's largest lateness by the window's end
 	dur         time.Duration
 	err         error
 }
@@ -164,16 +165,16 @@ func bulkReceive(l *shapedlink.Link, ln net.Listener, d time.Duration, res chan<
 	}()
 	time.Sleep(d / 3)
 	b0, err := bytesReceived(tc)
-	w0, ok0 := forwardedDown(l)
+	w0, _, ok0 := forwardedDown(l)
 	t0 := time.Now()
 	time.Sleep(d - d/3)
 	b1, err1 := bytesReceived(tc)
-	w1, ok1 := forwardedDown(l)
+	w1, late, ok1 := forwardedDown(l)
 	t1 := time.Now()
 	if err == nil {
 		err = err1
 	}
-	res <- bulkWindow{bytes: b1 - b0, wire: w1 - w0, wireOK: ok0 && ok1, dur: t1.Sub(t0), err: err}
+	res <- bulkWindow{bytes: b1 - b0, wire: w1 - w0, wireOK: ok0 && ok1, late: late, dur: t1.Sub(t0), err: err}
 }
 
 // bytesReceived is the receiving kernel's own count of c's in-order bytes
@@ -200,13 +201,15 @@ func bytesReceived(c *net.TCPConn) (int64, error) {
 }
 
 // forwardedDown is what the emulator wrote towards the client so far, the
-// bytes that crossed the wire; false with netem.
-func forwardedDown(l *shapedlink.Link) (int64, bool) {
+// bytes that crossed the wire, and the latest it wrote a frame against
+// its due time; false with netem.
+func forwardedDown(l *shapedlink.Link) (int64, time.Duration, bool) {
 	sh, ok := l.Instruments().ShaperStats()
 	if !ok || len(sh.Directions) == 0 {
-		return 0, false
+		return 0, 0, false
 	}
-	return int64(sh.Directions[0].ForwardedBytes), true
+	d := sh.Directions[0]
+	return int64(d.ForwardedBytes), time.Duration(d.MaxLateNanos), true
 }
 
 // saturate writes to conn as fast as it takes data, until a write fails.

@@ -45,13 +45,18 @@ func TestLossy(t *testing.T) {
 // configured rate by more than the allowance is reported as an error, not
 // as a figure; one within it is kept.
 func TestWireShareNeverAboveTheRate(t *testing.T) {
-	long := maxWirePct(6*time.Second, 10e6)
+	long := maxWirePct(6*time.Second, 10e6, 0)
 	if long != MaxWirePct {
 		t.Errorf("a 6 s window at 10 Mbit/s allows %.2f%%, want %.1f%%", long, MaxWirePct)
 	}
-	short := maxWirePct(400*time.Millisecond, 10e6) // edges 2*1.2112 ms + 2 ms
+	short := maxWirePct(400*time.Millisecond, 10e6, 0) // edges 2*1.2112 ms + 2 ms
 	if short < 101.09 || short > 101.12 {
 		t.Errorf("a 400 ms window at 10 Mbit/s allows %.3f%%, want 101.11%%", short)
+	}
+	// An emulator that wrote a frame 4 ms late may have written 4 ms of
+	// frames due before the window inside it: 1% more of 400 ms.
+	if lateShort := maxWirePct(400*time.Millisecond, 10e6, 4*time.Millisecond); math.Abs(lateShort-short-1) > 1e-9 {
+		t.Errorf("a 400 ms window with 4 ms of lateness allows %.3f%%, want %.3f%%", lateShort, short+1)
 	}
 	for _, c := range []struct {
 		pct, limit float64

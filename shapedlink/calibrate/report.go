@@ -224,8 +224,9 @@ type Probe struct {
 // window opens while a loss is being repaired; GoodputPct and WirePct are
 // shares of the configured rate. Buffers is "32MiB", "default", or what
 // the kernel granted where the 32 MiB could not be forced (in a user
-// namespace). A wire share above what the window's edges allow (see
-// MaxWirePct) is a measurement error and becomes Error.
+// namespace). A wire share above what the window's edges and the
+// emulator's lateness allow (at least MaxWirePct) is a measurement error
+// and becomes Error.
 type Bulk struct {
 	CC          string  `json:"cc"`
 	Buffers     string  `json:"buffers"`
