@@ -23,10 +23,13 @@
 //     and internal/ included) refers to. A type also counts as used when
 //     a value of it shows in other packages' code, or when it is part of
 //     something used (a parameter, result, exported field or variable's
-//     type). A method counts as used when it completes an interface
-//     declared or used in the module, error, or a standard one
-//     (fmt.Stringer, flag.Value, json.Marshaler, io.Writer,
-//     sort.Interface and the rest of stdInterfaces). The non-test code
+//     type), and so do an alias of a used type (how a user names one
+//     declared in an internal package) and a constant of a used named
+//     type (a value of an enumeration in the API). A method counts as
+//     used when it completes an interface declared or used in the
+//     module, error, one package errors asserts for (Unwrap, Is, As),
+//     or a standard one (fmt.Stringer, flag.Value, json.Marshaler,
+//     io.Writer, sort.Interface and the rest of stdInterfaces). The non-test code
 //     of modules nested in the module's tree that require it (their own
 //     go.mod, as deploy/k8s) counts too. Tests count in two cases: for
 //     a package only tests import (a test helper: no non-test code

@@ -25,14 +25,16 @@ type Unused struct {
 // non-generated files of the module's library packages (commands
 // export nothing) that no other package's non-test code uses. A use is
 // a reference to the name, a value of the type in other code, or, for a
-// method, completing an interface that the module declares or uses or
-// that stdInterfaces lists. Tests never count: neither the package's own
+// method, completing an interface that the module declares or uses, that
+// stdInterfaces lists or that package errors asserts for; a type in what is used, an alias of it and a
+// constant of it count too. Tests never count: neither the package's own
 // nor other packages'.
 func unusedExports(m *module) []Unused {
 	used := map[types.Object]bool{}
 	markReferences(m, used)
 	markInterfaceMethods(m, used)
 	markAPITypes(m, used)
+	markSpellingsAndValues(m, used)
 	return unused(m, used)
 }
 
@@ -201,6 +203,28 @@ func markAPITypes(m *module, used map[types.Object]bool) {
 	}
 }
 
+// markSpellingsAndValues marks, in every package, an alias of a used
+// type (the exported spelling of a type declared in an internal package,
+// which a user cannot name otherwise) and a constant of a used named type
+// (a value of an enumeration that is part of what is used).
+func markSpellingsAndValues(m *module, used map[types.Object]bool) {
+	for _, p := range m.Pkgs {
+		scope := p.Types.Scope()
+		for _, name := range scope.Names() {
+			switch o := scope.Lookup(name).(type) {
+			case *types.TypeName:
+				if n, ok := types.Unalias(o.Type()).(*types.Named); ok && o.IsAlias() && used[n.Origin().Obj()] {
+					used[o] = true
+				}
+			case *types.Const:
+				if n, ok := types.Unalias(o.Type()).(*types.Named); ok && used[n.Obj()] {
+					used[o] = true
+				}
+			}
+		}
+	}
+}
+
 // unused lists the candidates not marked used, noting those that only
 // other packages' tests, or the package's own Examples and comment, name.
 // In a package only tests import (see testHelpers), a name other
@@ -322,6 +346,9 @@ func interfaces(m *module) []*types.Interface {
 		}
 	}
 	add(types.Universe.Lookup("error").Type())
+	for _, in := range errorsInterfaces() {
+		set[in] = true
+	}
 	for path, names := range stdInterfaces {
 		for _, n := range names {
 			if o := m.std[path].Scope().Lookup(n); o != nil {
@@ -334,6 +361,28 @@ func interfaces(m *module) []*types.Interface {
 		out = append(out, in)
 	}
 	return out
+}
+
+// errorsInterfaces are the methods package errors asserts for (Unwrap,
+// in both forms, Is and As), which no named interface declares.
+func errorsInterfaces() []*types.Interface {
+	errT := types.Universe.Lookup("error").Type()
+	boolT := types.Typ[types.Bool]
+	anyT := types.Universe.Lookup("any").Type()
+	one := func(name string, param, result types.Type) *types.Interface {
+		var params *types.Tuple
+		if param != nil {
+			params = types.NewTuple(types.NewVar(token.NoPos, nil, "", param))
+		}
+		sig := types.NewSignatureType(nil, nil, nil, params, types.NewTuple(types.NewVar(token.NoPos, nil, "", result)), false)
+		return types.NewInterfaceType([]*types.Func{types.NewFunc(token.NoPos, nil, name, sig)}, nil).Complete()
+	}
+	return []*types.Interface{
+		one("Unwrap", nil, errT),
+		one("Unwrap", nil, types.NewSlice(errT)),
+		one("Is", errT, boolT),
+		one("As", anyT, boolT),
+	}
 }
 
 // markSyntactic reads a file the type checker did not and marks the

@@ -1,12 +1,31 @@
 package lib
 
-import "example.com/fixture/measure/big"
+import (
+	"example.com/fixture/internal/inner"
+	"example.com/fixture/measure/big"
+)
 
 // Used is called by app.
 func Used() *Returned { return &Returned{N: big.One()} }
 
 // Returned is never named outside, but Used returns it.
-type Returned struct{ N int }
+type Returned struct {
+	N int
+	K inner.Kind
+}
+
+// Kind is how a user outside the module names Returned's K: used, as is
+// KindB, a value of it.
+type Kind = inner.Kind
+
+// KindB is a value of Kind.
+const KindB = inner.KindA + 1
+
+// Mode is a type nothing uses, so neither it nor ModeX counts.
+type Mode int
+
+// ModeX is a value of Mode.
+const ModeX Mode = 1
 
 // Unused is called by nothing outside lib, only by lib's own tests.
 func Unused() {}
@@ -19,6 +38,9 @@ type T struct{}
 
 // String completes fmt.Stringer: used though nothing calls it.
 func (T) String() string { return "T" }
+
+// Unwrap is what errors.Unwrap asserts for: used though nothing calls it.
+func (T) Unwrap() error { return nil }
 
 // Extra is a method nothing calls and no interface needs.
 func (T) Extra() {}

@@ -4,3 +4,10 @@ package inner
 
 // Shown is named only by inner's Example.
 func Shown() {}
+
+// Kind is the type of lib.Returned's K: part of what app uses, though
+// app never names it.
+type Kind int
+
+// KindA is a value of Kind.
+const KindA Kind = 1
