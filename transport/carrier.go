@@ -20,8 +20,8 @@ import (
 // settings, socket hooks, congestion control and State are a Session's;
 // the header is in carrier_header.go.
 
-// MaxCarrierChannels is the most channels one carrier opens over its life.
-const MaxCarrierChannels = 1 << 16
+// maxCarrierChannels is the most channels one carrier opens over its life.
+const maxCarrierChannels = 1 << 16
 
 // carrierOptions validates opts for a carrier of arm: Channels, unset,
 // means MaxChannels open at once (it sizes QUIC's stream limit); stream
@@ -173,9 +173,9 @@ func (c *Carrier) Open(ctx context.Context) (CarrierChannel, error) {
 		return nil, errCarrierClosed
 	}
 	i := c.next
-	if i >= MaxCarrierChannels {
+	if i >= maxCarrierChannels {
 		c.mu.Unlock()
-		return nil, fmt.Errorf("transport: a carrier opens at most %d channels", MaxCarrierChannels)
+		return nil, fmt.Errorf("transport: a carrier opens at most %d channels", maxCarrierChannels)
 	}
 	c.next++
 	c.mu.Unlock()
@@ -301,11 +301,11 @@ func (c carrierTCPChannel) Close() error {
 	return c.TCPConn.Close()
 }
 
-// CarrierTCPConn is the TCP connection under a channel of an ArmTCP
+// carrierTCPConn is the TCP connection under a channel of an ArmTCP
 // carrier, at either end, for an arm that frames channels of its own over
 // it; ok is false for other channels. The channel's Close still ends it:
 // at the listener's end, that is what releases the channel.
-func CarrierTCPConn(ch CarrierChannel) (c *net.TCPConn, ok bool) {
+func carrierTCPConn(ch CarrierChannel) (c *net.TCPConn, ok bool) {
 	tc, ok := ch.(carrierTCPChannel)
 	if !ok {
 		return nil, false

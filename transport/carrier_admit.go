@@ -94,10 +94,10 @@ func (l *CarrierListener) admitQUIC(peer string) error {
 	return nil
 }
 
-// CarrierPeer is the peer a carrier listener counts a connection under
+// carrierPeer is the peer a carrier listener counts a connection under
 // (Options.CarrierPeerLimit): its IPv4 address, or its IPv6 address's /64
 // (which one host usually holds whole).
-func CarrierPeer(a net.Addr) string {
+func carrierPeer(a net.Addr) string {
 	var ip net.IP
 	switch a := a.(type) {
 	case *net.TCPAddr:

@@ -180,18 +180,18 @@ func (l *MuxListener) Accept(ctx context.Context) (*MuxSession, error) {
 	return s, nil
 }
 
-// MaxMuxHelloWait bounds how long a carrier listener waits for a
+// maxMuxHelloWait bounds how long a carrier listener waits for a
 // carrier's hello, whatever Options.HandshakeTimeout says.
-const MaxMuxHelloWait = 10 * time.Second
+const maxMuxHelloWait = 10 * time.Second
 
 // readMuxHello reads and checks the client's hello, for at most
-// Options.HandshakeTimeout (and MaxMuxHelloWait for a carrier) and until
+// Options.HandshakeTimeout (and maxMuxHelloWait for a carrier) and until
 // ctx ends.
 func readMuxHello(ctx context.Context, c *net.TCPConn, o Options, mode byte) error {
 	var hello [muxHelloLen]byte
 	wait := handshakeTimeout(o)
 	if mode == muxModeCarrier {
-		wait = min(wait, MaxMuxHelloWait)
+		wait = min(wait, maxMuxHelloWait)
 	}
 	_ = c.SetReadDeadline(time.Now().Add(wait))
 	stop := onDone(ctx, func() { _ = c.SetReadDeadline(time.Unix(1, 0)) })

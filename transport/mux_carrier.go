@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-// MuxCarrierChannels is how many channels a tcp-mux carrier opens over its
+// muxCarrierChannels is how many channels a tcp-mux carrier opens over its
 // life.
-const MuxCarrierChannels = MaxChannels
+const muxCarrierChannels = MaxChannels
 
 // A tcp-mux carrier carries channels opened one at a time, as a tunnel in
 // front of a real application needs them (see DialCarrier),
@@ -36,7 +36,7 @@ type MuxCarrier struct {
 
 // DialMuxCarrier connects a tcp-mux carrier to a ListenMuxCarrier at addr.
 // Options are the tcp arm's, with CarrierSecret (Channels is 0: a carrier
-// opens up to MuxCarrierChannels); the connection is made now, so that
+// opens up to MaxChannels); the connection is made now, so that
 // Open costs no round trip.
 func DialMuxCarrier(ctx context.Context, addr string, o Options) (*MuxCarrier, error) {
 	o, hostCC, err := muxCarrierOptions(o)
@@ -53,11 +53,11 @@ func DialMuxCarrier(ctx context.Context, addr string, o Options) (*MuxCarrier, e
 		_ = tc.Close()
 		return nil, fmt.Errorf("tcp-mux carrier: %w", err)
 	}
-	conn, _ := CarrierTCPConn(ch)
+	conn, _ := carrierTCPConn(ch)
 	s, err := newMuxSession(conn, "client", o, started, hostCC)
 	if err == nil {
 		_ = conn.SetWriteDeadline(time.Now().Add(handshakeTimeout(o)))
-		if _, err = conn.Write(muxHello(MuxCarrierChannels, muxModeCarrier)); err != nil {
+		if _, err = conn.Write(muxHello(muxCarrierChannels, muxModeCarrier)); err != nil {
 			err = fmt.Errorf("writing the hello: %w", err)
 		}
 		_ = conn.SetWriteDeadline(time.Time{})
@@ -76,13 +76,13 @@ func DialMuxCarrier(ctx context.Context, addr string, o Options) (*MuxCarrier, e
 // muxCarrierOptions checks o for a carrier's end and fills in its
 // defaults, and reads the host's congestion control.
 func muxCarrierOptions(o Options) (Options, string, error) {
-	if o.Channels != 0 && o.Channels != MuxCarrierChannels {
-		return o, "", fmt.Errorf("tcp-mux carrier: Options.Channels is %d: a carrier opens channels one at a time, up to %d; leave it 0", o.Channels, MuxCarrierChannels)
+	if o.Channels != 0 && o.Channels != muxCarrierChannels {
+		return o, "", fmt.Errorf("tcp-mux carrier: Options.Channels is %d: a carrier opens channels one at a time, up to %d; leave it 0", o.Channels, muxCarrierChannels)
 	}
 	if len(o.CarrierSecret) == 0 {
 		return o, "", errors.New("tcp-mux carrier: Options.CarrierSecret is empty: without it a carrier listener serves anyone who reaches its address; give both ends the same secret")
 	}
-	o.Channels = MuxCarrierChannels
+	o.Channels = muxCarrierChannels
 	if err := checkMux(o); err != nil {
 		return o, "", err
 	}
@@ -193,7 +193,7 @@ type accepted struct {
 // ListenMuxCarrier listens at addr for tcp-mux carriers. Options are the
 // tcp arm's, as for ListenCarrier, with CarrierSecret, which a
 // tcp-mux carrier listener requires. CarrierLimit and CarrierPeerLimit
-// bound carriers waiting for their hello (for at most MaxMuxHelloWait;
+// bound carriers waiting for their hello (for at most 10 s;
 // past a bound the oldest is closed) and carriers served (past a bound a
 // carrier is refused with a frame that says why), each counted apart. The
 // listener ends at Close or when ctx ends.
@@ -249,15 +249,15 @@ func (l *MuxCarrierListener) acceptLoop() {
 	}
 }
 
-// MaxMuxRefusalsQueued is how many refusals a MuxCarrierListener keeps
+// maxMuxRefusalsQueued is how many refusals a MuxCarrierListener keeps
 // for Accept; past it the oldest is dropped, so that a flood of bad
 // connections costs no more while Accept is not called.
-const MaxMuxRefusalsQueued = 64
+const maxMuxRefusalsQueued = 64
 
 func (l *MuxCarrierListener) push(a accepted) {
 	l.mu.Lock()
 	if a.err != nil {
-		if l.refusals >= MaxMuxRefusalsQueued {
+		if l.refusals >= maxMuxRefusalsQueued {
 			i := slices.IndexFunc(l.queue, func(q accepted) bool { return q.err != nil })
 			l.queue = slices.Delete(l.queue, i, i+1)
 			l.refusals--
@@ -273,7 +273,7 @@ func (l *MuxCarrierListener) push(a accepted) {
 // they open; once the connection has ended and every channel handed over
 // is closed, it closes the session.
 func (l *MuxCarrierListener) serve(ch CarrierChannel) {
-	conn, _ := CarrierTCPConn(ch)
+	conn, _ := carrierTCPConn(ch)
 	s, release, err := l.hello(ch, conn)
 	if err != nil {
 		l.push(accepted{err: &ChannelError{Arm: ArmTCPMux, Role: "server", Channel: -1,
@@ -359,7 +359,7 @@ func (l *MuxCarrierListener) serve(ch CarrierChannel) {
 // the carrier; a carrier refused is told why, and ch is closed on any
 // error.
 func (l *MuxCarrierListener) hello(ch CarrierChannel, conn *net.TCPConn) (*MuxSession, func(), error) {
-	peer := CarrierPeer(conn.RemoteAddr())
+	peer := carrierPeer(conn.RemoteAddr())
 	w := l.admit.wait(peer, func() { _ = ch.Close() })
 	s, err := newMuxSession(conn, "server", l.opts, time.Now(), l.hostCC)
 	if err == nil {
@@ -379,8 +379,8 @@ func (l *MuxCarrierListener) hello(ch CarrierChannel, conn *net.TCPConn) (*MuxSe
 
 // Accept waits for the next channel a client opens. A *ChannelError
 // is a carrier refused (a bad header, secret or hello) or one whose
-// connection failed (of those not yet taken, the last
-// MaxMuxRefusalsQueued are kept), and Accept may be called again; an error wrapping net.ErrClosed means the listener has
+// connection failed (of those not yet taken, the last 64 are kept), and
+// Accept may be called again; an error wrapping net.ErrClosed means the listener has
 // ended (with ErrCarrierListenerFailed if its socket failed).
 func (l *MuxCarrierListener) Accept(ctx context.Context) (CarrierChannel, error) {
 	for {

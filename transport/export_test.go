@@ -1,0 +1,7 @@
+package transport
+
+// Limits the external tests check.
+const (
+	MaxMuxRefusalsQueued = maxMuxRefusalsQueued
+	MuxCarrierChannels   = muxCarrierChannels
+)
