@@ -1,6 +1,7 @@
 package stats_test
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -73,4 +74,41 @@ func ExampleEstimateRepeats() {
 	// n=10: spread rule 0.01, U test 0.90
 	// n=30: spread rule 0.00, U test 1.00
 	// spread rule resolves at n=0 (0: not within 30); U test at n=8
+}
+
+// A confidence interval for the median of a cell's repeat p95s, from
+// order statistics (no assumption about their distribution): six repeats
+// are the fewest that reach 95%.
+func ExampleMedianInterval() {
+	ms := func(xs ...float64) []float64 {
+		for i := range xs {
+			xs[i] *= float64(time.Millisecond)
+		}
+		return xs
+	}
+	six := stats.MedianInterval(ms(212, 248, 231, 225, 240, 219), stats.DefaultConfidence)
+	fmt.Printf("%v to %v at %.4f, enough: %v\n", six.Lo, six.Hi, six.Level, six.Enough)
+	five := stats.MedianInterval(ms(212, 248, 231, 225, 240), stats.DefaultConfidence)
+	fmt.Printf("%v to %v at %.4f, enough: %v\n", five.Lo, five.Hi, five.Level, five.Enough)
+	// Output:
+	// 212ms to 248ms at 0.9688, enough: true
+	// 212ms to 248ms at 0.9375, enough: false
+}
+
+// The U test beside the spread rule: whether two arms' repeat p95s could
+// come from one distribution. With three repeats each no outcome can
+// reach 5%, and the test says so.
+func ExampleMannWhitney() {
+	tcp := []float64{212, 248, 231, 225, 240, 219}
+	quic := []float64{262, 280, 281, 270, 259, 266}
+	u, err := stats.MannWhitney(tcp, quic)
+	fmt.Printf("U %.0f p %.4f %s, enough: %v, %v\n", u.U, u.P, u.Method, u.Enough, err)
+	u, err = stats.MannWhitney(tcp[:3], quic[:3])
+	fmt.Printf("U %.0f p %.4f, smallest possible p %.4f, enough: %v, %v\n", u.U, u.P, u.MinP, u.Enough, err)
+	_, err = stats.MannWhitney(nil, quic)
+	fmt.Println(errors.Is(err, stats.ErrEmpty))
+	// Output:
+	// U 0 p 0.0022 exact, enough: true, <nil>
+	// U 0 p 0.1000, smallest possible p 0.1000, enough: false, <nil>
+	// true
 }

@@ -113,13 +113,14 @@ type UTest struct {
 // MannWhitney runs a two-sided Mann-Whitney U test of whether a and b (for
 // example the two arms' repeat p95s) come from the same distribution. It
 // answers a different question from the spread rule in Compare and is
-// reported beside it, never instead of it. An empty input is an error.
+// reported beside it, never instead of it. An empty input is an error
+// wrapping ErrEmpty.
 func MannWhitney(a, b []float64) (UTest, error) {
 	const alpha = 0.05
 	n1, n2 := len(a), len(b)
 	t := UTest{N1: n1, N2: n2, Alpha: alpha}
 	if n1 == 0 || n2 == 0 {
-		return t, fmt.Errorf("stats: Mann-Whitney needs values in both samples (got %d and %d)", n1, n2)
+		return t, fmt.Errorf("stats: Mann-Whitney needs values in both samples (got %d and %d): %w", n1, n2, ErrEmpty)
 	}
 	pooled := append(slices.Clone(a), b...)
 	ranks := midRanks(pooled)

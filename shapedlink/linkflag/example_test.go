@@ -87,3 +87,40 @@ func Example_profileList() {
 	// [80:10 150:2] <nil>
 	// [20:5 80:10:1] <nil>
 }
+
+// A command can ask which link flags the user gave, by their names, to
+// leave its own choices alone where the user made one.
+func ExampleFlags_Given() {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	lf := linkflag.Register(fs, linkflag.Config{Flags: linkflag.LinkOptions | linkflag.Profiles, Profiles: "80:10"})
+	if err := fs.Parse([]string{"-seed", "7", "-keep-awake=off"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, name := range []string{linkflag.NameProfiles, linkflag.NameBackend, linkflag.NameMode, linkflag.NameOffload,
+		linkflag.NameSeed, linkflag.NameKeepAwake, linkflag.NameDepartureWindow} {
+		fmt.Printf("-%s %v\n", name, lf.Given(name))
+	}
+	fmt.Println("a profile chosen:", lf.ProfileGiven())
+	// Output:
+	// -profiles false
+	// -backend false
+	// -mode false
+	// -offload false
+	// -seed true
+	// -keep-awake true
+	// -departure-window false
+	// a profile chosen: false
+}
+
+// A list of profiles as -profiles takes it, outside a flag set: each
+// must parse, and each may appear once.
+func ExampleParseProfiles() {
+	ps, err := linkflag.ParseProfiles("80:10 150:2:1")
+	fmt.Println(ps, err)
+	_, err = linkflag.ParseProfiles("80:10 150:2:1 80:10")
+	fmt.Println(err)
+	// Output:
+	// [80:10 150:2:1] <nil>
+	// -profiles: profile 80:10 is given twice (as 80:10 and 80:10, both read as 80:10): give each once
+}

@@ -23,9 +23,9 @@ import (
 // scheduling class, in a process of its own, so that no CPU the shaper
 // may run on ever halts.
 
-// EnvAwake is the environment variable that marks a process as the
+// envAwake is the environment variable that marks a process as the
 // keep-awake process; its value is the parent's process id.
-const EnvAwake = "QUICBENCH_EMULATOR_AWAKE"
+const envAwake = "QUICBENCH_EMULATOR_AWAKE"
 
 // Awake is one keep-awake process prepared by AwakeCommand.
 type Awake struct {
@@ -44,7 +44,7 @@ type Awake struct {
 }
 
 // AwakeCommand prepares the keep-awake process: /proc/self/exe
-// re-executed with EnvAwake set, a pipe on standard input (end of file
+// re-executed with envAwake set, a pipe on standard input (end of file
 // stops it) and one on standard output (where it says it is ready). It
 // runs one thread per CPU in its affinity mask (inherited from the
 // thread that starts it), each pinned to its CPU at SCHED_IDLE and
@@ -63,7 +63,7 @@ func AwakeCommand() (*exec.Cmd, *Awake, error) {
 	a := &Awake{stdinR: stdinR, stdinW: stdinW, out: outR, outW: outW, done: make(chan struct{})}
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = []string{"quicbench-awake"}
-	cmd.Env = append(os.Environ(), EnvAwake+"="+strconv.Itoa(os.Getpid()), awakeGODEBUG())
+	cmd.Env = append(os.Environ(), envAwake+"="+strconv.Itoa(os.Getpid()), awakeGODEBUG())
 	cmd.Stdin = stdinR
 	cmd.Stdout = outW
 	cmd.Stderr = &a.stderr
@@ -169,11 +169,11 @@ func parseCPUs(s string) ([]int, error) {
 	return cpus, nil
 }
 
-// serveAwake runs the keep-awake process for the parent v (EnvAwake's
+// serveAwake runs the keep-awake process for the parent v (envAwake's
 // value) and returns its exit status: it spins until a signal or end of
 // file on standard input, then returns 0; 1 if it could not start.
 func serveAwake(v string) int {
-	os.Unsetenv(EnvAwake)
+	os.Unsetenv(envAwake)
 	fail := func(err error) int {
 		fmt.Fprintln(os.Stderr, "quicbench-awake:", err)
 		return 1

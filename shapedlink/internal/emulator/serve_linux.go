@@ -26,14 +26,14 @@ import (
 
 // MaybeServe turns this process into the shaper if it was started by a
 // command from Command (envConfig is set), or into the keep-awake
-// process if by one from AwakeCommand (EnvAwake is set), and never
+// process if by one from AwakeCommand (envAwake is set), and never
 // returns in those cases: it exits 0 when stopped (SIGTERM, SIGINT, end
 // of file on standard input) and non-zero on failure, after writing the
 // reason to standard error (and, the shaper, to the shared page). In any
 // other process it returns at once and does nothing. Call it from an
 // init function (shapedlink does) or first thing in main or TestMain.
 func MaybeServe() {
-	if v, ok := os.LookupEnv(EnvAwake); ok {
+	if v, ok := os.LookupEnv(envAwake); ok {
 		os.Exit(serveAwake(v))
 	}
 	v, ok := os.LookupEnv(envConfig)

@@ -71,9 +71,6 @@ func New(cfg Config) (*Link, error) {
 // count from, and Event.At's zero.
 func (l *Link) Base() time.Time { return l.base }
 
-// Addr is end e's address.
-func (l *Link) Addr(e int) netip.Addr { return l.addrs[e] }
-
 // Counters is direction d's account so far, with the gauges (what it
 // holds now) filled in.
 func (l *Link) Counters(d linkspec.Dir) linkspec.Counters {

@@ -6,5 +6,5 @@ import (
 )
 
 // LockPath is the file every live test of the module's packages locks
-// (Lock).
+// (Need).
 func LockPath() string { return filepath.Join(os.TempDir(), "quicbench-live-test.lock") }

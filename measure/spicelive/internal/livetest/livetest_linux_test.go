@@ -10,7 +10,7 @@ import (
 // test ends, it can.
 func TestLockExcludes(t *testing.T) {
 	t.Run("holder", func(t *testing.T) {
-		Lock(t)
+		lock(t)
 		f, err := os.Open(LockPath())
 		if err != nil {
 			t.Fatal(err)
