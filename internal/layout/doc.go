@@ -36,7 +36,10 @@
 //     imports it but other such packages'), whose names other packages'
 //     tests use; and for a package code outside the module can import
 //     (no internal element in its path), whose names its own Examples
-//     use: a library's API is what its Examples show. Else tests never
+//     use, as go doc shows them (a file of one Example, other
+//     declarations and no tests is shown whole): a library's API is what
+//     its Examples show, and so are the types that API takes and
+//     returns. Else tests never
 //     count: the report notes a name only other packages' tests use, or
 //     only its own Examples (in an internal package) or package comment
 //     name.

@@ -33,6 +33,7 @@ func unusedExports(m *module) []Unused {
 	used := map[types.Object]bool{}
 	markReferences(m, used)
 	markInterfaceMethods(m, used)
+	markShown(m, used)
 	markAPITypes(m, used)
 	markSpellingsAndValues(m, used)
 	return unused(m, used)
@@ -114,6 +115,23 @@ func markReferences(m *module, used map[types.Object]bool) {
 					used[tn] = true
 				}
 			})
+		}
+	}
+}
+
+// markShown marks, in a package code outside the module can import, the
+// names its own Examples show: a library's API is what its Examples show,
+// and so are the types that API takes and returns (markAPITypes).
+func markShown(m *module, used map[types.Object]bool) {
+	for _, p := range m.Pkgs {
+		if isInternal(p.Rel) {
+			continue
+		}
+		examples, _ := ownMentions(p)
+		for _, c := range candidates(m, p) {
+			if examples[c.name[strings.LastIndex(c.name, ".")+1:]] {
+				used[c.obj] = true
+			}
 		}
 	}
 }

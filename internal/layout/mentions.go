@@ -2,6 +2,7 @@ package main
 
 import (
 	"go/ast"
+	godoc "go/doc"
 	"go/parser"
 	"go/token"
 	"regexp"
@@ -17,26 +18,26 @@ func isInternal(rel string) bool {
 
 var word = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 
-// ownMentions returns the identifiers named in p's Example functions and
-// the words of its package comment, to say why an unused name exists.
+// ownMentions returns the identifiers named in p's Examples as go doc
+// shows them (the function's body, or the whole file for a file holding
+// one Example and other declarations but no tests) and the words of its
+// package comment, to say why an unused name exists.
 func ownMentions(p *pkg) (examples, doc map[string]bool) {
 	examples, doc = map[string]bool{}, map[string]bool{}
 	fset := token.NewFileSet()
+	var files []*ast.File
 	for _, name := range p.Tests {
-		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
-		if err != nil {
-			continue
+		if f, err := parser.ParseFile(fset, name, nil, parser.ParseComments|parser.SkipObjectResolution); err == nil {
+			files = append(files, f)
 		}
-		for _, d := range f.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && strings.HasPrefix(fd.Name.Name, "Example") {
-				ast.Inspect(fd, func(n ast.Node) bool {
-					if id, ok := n.(*ast.Ident); ok {
-						examples[id.Name] = true
-					}
-					return true
-				})
+	}
+	for _, ex := range godoc.Examples(files...) {
+		ast.Inspect(ex.Code, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				examples[id.Name] = true
 			}
-		}
+			return true
+		})
 	}
 	for _, f := range p.Syntax {
 		if f.Doc != nil {

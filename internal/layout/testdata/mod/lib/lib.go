@@ -61,3 +61,15 @@ func ByNested() {}
 
 // Shown is named only by lib's Example: a library's API.
 func Shown() {}
+
+// Whole is named only in a whole-file Example's init: a library's API.
+func Whole() {}
+
+// NotShown is named in an Example file but outside what go doc shows.
+func NotShown() {}
+
+// Made is what ShownMakes returns: part of an API its Example shows.
+type Made struct{ N int }
+
+// ShownMakes is named only by lib's Example.
+func ShownMakes() Made { return Made{} }
