@@ -28,3 +28,35 @@ func Example() {
 	// Output:
 	// off: pooled mean 1398.9, max 1442 of 1442 expected, 30 samples
 }
+
+// The zero Options want DefaultMinSamples occupied samples before saying
+// on or off, and allow DefaultTornFraction of them to read above one
+// datagram per slot by less than a datagram (a torn read of the queue's
+// counters); a negative TornFraction allows none.
+func ExampleOptions() {
+	expected := gsocheck.Expected(1400, gsocheck.VethL2)
+	full := gsocheck.Sample{Packets: 4, Bytes: 4 * expected}
+	torn := gsocheck.Sample{Packets: 4, Bytes: 4*expected + 700}
+
+	few := make([]gsocheck.Sample, gsocheck.DefaultMinSamples-1)
+	for i := range few {
+		few[i] = full
+	}
+	r, _ := gsocheck.FromQueue(few, expected, gsocheck.Options{})
+	fmt.Println(len(few), "samples:", r.Verdict)
+
+	many := make([]gsocheck.Sample, 50)
+	for i := range many {
+		many[i] = full
+	}
+	many[7] = torn
+	fmt.Printf("one torn in %d, %.0f allowed: ", len(many), gsocheck.DefaultTornFraction*float64(len(many)))
+	r, _ = gsocheck.FromQueue(many, expected, gsocheck.Options{})
+	fmt.Println(r.Verdict)
+	r, _ = gsocheck.FromQueue(many, expected, gsocheck.Options{TornFraction: -1})
+	fmt.Println("none allowed:", r.Verdict)
+	// Output:
+	// 9 samples: inconclusive
+	// one torn in 50, 1 allowed: off
+	// none allowed: on
+}

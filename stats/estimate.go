@@ -9,9 +9,9 @@ import (
 
 // Defaults of RepeatsOptions' zero fields.
 const (
-	DefaultRepeatsCap    = 100
 	DefaultRepeatsTrials = 2000
 	DefaultRepeatsPower  = 0.8
+	defaultRepeatsCap    = 100
 )
 
 // MinPilotRepeats is the fewest repeats per arm EstimateRepeats reads.
@@ -22,7 +22,7 @@ const RepeatsModel = "each arm's repeat p95s drawn independently from a normal w
 
 // RepeatsOptions tunes EstimateRepeats. A zero field takes its default.
 type RepeatsOptions struct {
-	// Cap is the largest n per arm tried (DefaultRepeatsCap).
+	// Cap is the largest n per arm tried (100 when zero).
 	Cap int
 	// Trials is the number of simulated matrices at each n
 	// (DefaultRepeatsTrials).
@@ -87,7 +87,7 @@ func EstimateRepeats(a, b []float64, opt RepeatsOptions) (RepeatsEstimate, error
 		}
 	}
 	if opt.Cap == 0 {
-		opt.Cap = DefaultRepeatsCap
+		opt.Cap = defaultRepeatsCap
 	}
 	if opt.Trials == 0 {
 		opt.Trials = DefaultRepeatsTrials

@@ -30,7 +30,7 @@ func records(t *testing.T, workdir string) []pathchange.Record {
 	t.Helper()
 	var out []pathchange.Record
 	err := filepath.WalkDir(workdir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() != pathchange.RecordFile {
+		if err != nil || d.IsDir() || d.Name() != "pathchange.json" {
 			return err
 		}
 		var r pathchange.Record

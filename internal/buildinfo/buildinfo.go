@@ -27,7 +27,7 @@ type Info struct {
 	// tracked files differed from it; empty when it could not be found.
 	Commit string `json:"commit"`
 	// CommitSource is where Commit came from: sourceBuildInfo or
-	// SourceGit; empty with Commit.
+	// sourceGit; empty with Commit.
 	CommitSource string `json:"commit_source,omitempty"`
 	// CommitMissing says why Commit is empty; empty when it is not.
 	CommitMissing string `json:"commit_missing,omitempty"`
@@ -38,9 +38,9 @@ const (
 	// sourceBuildInfo: the toolchain stamped it into the binary
 	// (vcs.revision and vcs.modified).
 	sourceBuildInfo = "buildinfo"
-	// SourceGit: git, asked in the source directory the code was built
+	// sourceGit: git, asked in the source directory the code was built
 	// from.
-	SourceGit = "git"
+	sourceGit = "git"
 )
 
 // gitTimeout bounds each git command.
@@ -66,7 +66,7 @@ func read() Info {
 		info.CommitMissing = "the build has no commit stamp (go run, go test and -buildvcs=false make none) and " + err.Error()
 		return info
 	}
-	info.Commit, info.CommitSource = commit, SourceGit
+	info.Commit, info.CommitSource = commit, sourceGit
 	return info
 }
 

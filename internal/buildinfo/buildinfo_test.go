@@ -150,7 +150,7 @@ func TestReadUnderGoTest(t *testing.T) {
 		}
 		return
 	}
-	if info.CommitSource != SourceGit || !strings.HasPrefix(info.Commit, strings.TrimSpace(string(head))) {
+	if info.CommitSource != sourceGit || !strings.HasPrefix(info.Commit, strings.TrimSpace(string(head))) {
 		t.Errorf("under go test in a checkout: commit %q from %q, want HEAD %s from git", info.Commit, info.CommitSource, head)
 	}
 }

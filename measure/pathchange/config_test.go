@@ -80,7 +80,7 @@ func TestRunReanalyse(t *testing.T) {
 	dir := rc.dir()
 	for name, v := range map[string]any{
 		"client-spec.json": map[string]any{"change": spec}, "client.json": cres, "server.json": sres,
-		RecordFile: Record{Events: link, Failed: "kept"},
+		recordFile: Record{Events: link, Failed: "kept"},
 	} {
 		if err := results.WriteJSON(filepath.Join(dir, name), v); err != nil {
 			t.Fatal(err)

@@ -11,7 +11,7 @@
 // two orders: OrderMakeFirst migrates (transport.Session.Migrate) and then
 // has the old address removed; OrderBreakFirst has it removed first. TCP
 // cannot migrate. Each run directory holds the usual run.json and the
-// path-change Record in RecordFile; Run summarises the records per loss
+// path-change Record in pathchange.json; Run summarises the records per loss
 // level and arm (Result.Rows, Result.Summary).
 //
 // # Use

@@ -136,7 +136,7 @@ func Run(ctx context.Context, c Config) (Result, error) {
 		if !c.Redo {
 			// A failed run is kept until it is redone, but never
 			// counted as done; nor is a record of another run.
-			if rec, err := results.ReadExtra[Record](rc.dir(), RecordFile); err == nil && rec.Failed == "" && rc.names(rec) {
+			if rec, err := results.ReadExtra[Record](rc.dir(), recordFile); err == nil && rec.Failed == "" && rc.names(rec) {
 				res.Records = append(res.Records, rec)
 				continue
 			}
@@ -209,7 +209,7 @@ func (rc runConfig) names(rec Record) bool {
 // keeping the link's events from the record already there.
 func reanalyse(rc runConfig) (Record, error) {
 	dir := rc.dir()
-	old, err := results.ReadExtra[Record](dir, RecordFile)
+	old, err := results.ReadExtra[Record](dir, recordFile)
 	if err != nil {
 		return Record{}, fmt.Errorf("no record to reanalyse: %w", err)
 	}
@@ -232,5 +232,5 @@ func reanalyse(rc runConfig) (Record, error) {
 	}
 	rec := analyse(rc.Cell, string(rc.Arm), rc.Repeat, *cspec.Change, cres, sres, link)
 	rec.Failed = old.Failed
-	return rec, results.WriteJSON(filepath.Join(dir, RecordFile), rec)
+	return rec, results.WriteJSON(filepath.Join(dir, recordFile), rec)
 }

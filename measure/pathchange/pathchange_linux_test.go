@@ -47,7 +47,7 @@ func TestPathChangeEndToEnd(t *testing.T) {
 				t.Fatal(err)
 			}
 			var onDisk Record
-			if err := results.ReadJSON(filepath.Join(rc.dir(), RecordFile), &onDisk); err != nil {
+			if err := results.ReadJSON(filepath.Join(rc.dir(), recordFile), &onDisk); err != nil {
 				t.Fatalf("reading the record: %v", err)
 			}
 			if onDisk.Survived != rec.Survived || len(onDisk.Events) != len(rec.Events) {

@@ -156,7 +156,7 @@ func (j *job) Extra(run results.Run) error {
 	rc := j.rc
 	j.rec = analyse(rc.Cell, string(rc.Arm), rc.Repeat, rc.Change, j.cres, j.sres, j.link.events())
 	j.rec.Failed = run.Failed
-	return results.WriteJSON(filepath.Join(rc.dir(), RecordFile), j.rec)
+	return results.WriteJSON(filepath.Join(rc.dir(), recordFile), j.rec)
 }
 
 func exitText(err error) string {

@@ -19,7 +19,7 @@ func TestResumedSummaryGolden(t *testing.T) {
 	for i, rc := range c.plan() {
 		rec := golden[i%len(golden)]
 		rec.Cell, rec.Arm, rec.Repeat, rec.Order = rc.Cell, string(rc.Arm), rc.Repeat, rc.Change.Order
-		if err := results.WriteJSON(filepath.Join(rc.dir(), RecordFile), rec); err != nil {
+		if err := results.WriteJSON(filepath.Join(rc.dir(), recordFile), rec); err != nil {
 			t.Fatal(err)
 		}
 	}

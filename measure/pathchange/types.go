@@ -89,5 +89,5 @@ func (rc runConfig) dir() string {
 	return results.RunDir(rc.Workdir, rc.Cell, string(rc.Arm), rc.Repeat)
 }
 
-// RecordFile is the path-change record beside each run.json.
-const RecordFile = "pathchange.json"
+// recordFile is the path-change record beside each run.json.
+const recordFile = "pathchange.json"

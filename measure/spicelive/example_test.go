@@ -37,6 +37,22 @@ func ExampleConfig_Plan() {
 	// 80:10 tcp live 2
 }
 
+// Validate reports every setting Run would refuse, each error naming the
+// spicelive command's flag of the same name.
+func ExampleConfig_Validate() {
+	c := spicelive.Config{Repeats: 0, Duration: 5 * time.Second, Warmup: 10 * time.Second, CC: "reno",
+		KeyInterval: 500 * time.Millisecond, BusyInterval: 50 * time.Millisecond, Settle: 2 * time.Second, Reference: "1:100",
+		Workdir: "results/spicelive", SessionTimeout: time.Minute}
+	if err := c.SetLists("80:10", "0", "tcp", "synthetic"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(c.Validate())
+	// Output:
+	// -repeats 0: want 1 to 1000 (a verdict needs 2)
+	// -duration 5s, -warmup 10s: want 0 <= warm-up < duration
+}
+
 // A short live matrix, then its summary. It needs root and the programs
 // MissingPrograms names, so it is not run here.
 func ExampleRun() {

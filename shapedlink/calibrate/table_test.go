@@ -29,7 +29,7 @@ func goldenReport() Report {
 		Started:           time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC),
 		Host:              "bench-1",
 		Load:              "0.52 0.40 0.33 1/234 5678",
-		Build:             buildinfo.Info{Module: "github.com/shakenfist/quicbench", Version: "(devel)", GoVersion: "go1.26.0", Commit: "0123456789abcdef", CommitSource: buildinfo.SourceGit, CommitMissing: "not missing"},
+		Build:             buildinfo.Info{Module: "github.com/shakenfist/quicbench", Version: "(devel)", GoVersion: "go1.26.0", Commit: "0123456789abcdef", CommitSource: "git", CommitMissing: "not missing"},
 		Offload:           "keep",
 		DepartureWindowUs: 200,
 		Results: []Result{

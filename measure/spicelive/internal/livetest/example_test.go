@@ -1,16 +1,14 @@
-package livetest_test
+package livetest
 
 import (
 	"fmt"
 	"path/filepath"
-
-	"github.com/shakenfist/quicbench/measure/spicelive/internal/livetest"
 )
 
-// The lock the live tests of every package take lies in the system's
-// temporary directory, under one name.
-func ExampleLockPath() {
-	fmt.Println(filepath.Base(livetest.LockPath()))
+// The lock Need takes, so that the live tests of every package run one at
+// a time, lies in the system's temporary directory, under one name.
+func Example() {
+	fmt.Println(filepath.Base(lockPath()))
 	// Output:
 	// quicbench-live-test.lock
 }

@@ -5,6 +5,6 @@ import (
 	"path/filepath"
 )
 
-// LockPath is the file every live test of the module's packages locks
+// lockPath is the file every live test of the module's packages locks
 // (Need).
-func LockPath() string { return filepath.Join(os.TempDir(), "quicbench-live-test.lock") }
+func lockPath() string { return filepath.Join(os.TempDir(), "quicbench-live-test.lock") }

@@ -26,7 +26,7 @@ func Need(t *testing.T) {
 // once and each test's check for programs left running sees only its own.
 func lock(t *testing.T) {
 	t.Helper()
-	f, err := os.OpenFile(LockPath(), os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := os.OpenFile(lockPath(), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}

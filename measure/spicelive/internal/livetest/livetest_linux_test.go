@@ -11,7 +11,7 @@ import (
 func TestLockExcludes(t *testing.T) {
 	t.Run("holder", func(t *testing.T) {
 		lock(t)
-		f, err := os.Open(LockPath())
+		f, err := os.Open(lockPath())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -20,7 +20,7 @@ func TestLockExcludes(t *testing.T) {
 			t.Error("the lock was taken twice")
 		}
 	})
-	f, err := os.Open(LockPath())
+	f, err := os.Open(lockPath())
 	if err != nil {
 		t.Fatal(err)
 	}
