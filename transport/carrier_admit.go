@@ -257,7 +257,7 @@ func (l *CarrierListener) endTCP(id uint64, st *TCPConnState) {
 }
 
 func appendEnded[T any](list []T, x T, unlisted *int) []T {
-	if len(list) >= MaxEndedListed {
+	if len(list) >= maxEndedListed {
 		list = append(list[:0], list[1:]...)
 		*unlisted++
 	}

@@ -388,11 +388,11 @@ func TestCarrierChannelsNameTheirCarrier(t *testing.T) {
 
 // What the listener keeps stays bounded however many connections come
 // and go: refused ones leave nothing, ended channels leave their state in
-// a list of at most MaxEndedListed.
+// a list of at most maxEndedListed.
 func TestCarrierListenerForgetsWhatEnded(t *testing.T) {
 	for _, arm := range []Arm{ArmTCP, ArmQUICPerChannel} {
 		t.Run(string(arm), func(t *testing.T) {
-			const n = MaxEndedListed + 36
+			const n = maxEndedListed + 36
 			o := options(t, arm, 0)
 			if arm == ArmQUICPerChannel {
 				// Each channel's connection stays a while after it; the
@@ -448,8 +448,8 @@ func TestCarrierListenerForgetsWhatEnded(t *testing.T) {
 					"%d live keys, %d held, %d quic counts, %d waiting", n, conns, tcp, quic, live, held, qconns, waiting)
 			}
 			st := ln.State()
-			if got := len(st.TCP) + len(st.QUIC); got != MaxEndedListed || st.UnlistedConnections != n-MaxEndedListed {
-				t.Errorf("State lists %d connections and %d unlisted; want the last %d and %d", got, st.UnlistedConnections, MaxEndedListed, n-MaxEndedListed)
+			if got := len(st.TCP) + len(st.QUIC); got != maxEndedListed || st.UnlistedConnections != n-maxEndedListed {
+				t.Errorf("State lists %d connections and %d unlisted; want the last %d and %d", got, st.UnlistedConnections, maxEndedListed, n-maxEndedListed)
 			}
 			if st.Channels != n {
 				t.Errorf("State counts %d channels, want %d", st.Channels, n)

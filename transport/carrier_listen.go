@@ -14,9 +14,9 @@ import (
 	"github.com/quic-go/quic-go"
 )
 
-// MaxEndedListed is how many connections that have ended a carrier
+// maxEndedListed is how many connections that have ended a carrier
 // listener's State still lists (the last to end).
-const MaxEndedListed = 64
+const maxEndedListed = 64
 
 // ErrCarrierListenerFailed is wrapped, with net.ErrClosed, by what
 // CarrierListener.Accept returns once its listening socket has failed
@@ -68,7 +68,7 @@ type CarrierListener struct {
 	conns   map[uint64]func() error // the live connections' closers
 	tcp     map[uint64]*tcpConn
 	quic    map[uint64]*quicConn
-	// endedTCP and endedQUIC are the last MaxEndedListed connections to
+	// endedTCP and endedQUIC are the last maxEndedListed connections to
 	// end, as they were then; unlisted counts those dropped from them.
 	endedTCP  []TCPConnState
 	endedQUIC []QUICConnState
@@ -186,7 +186,7 @@ func (l *CarrierListener) fail(err error) {
 }
 
 // State reads what is in force now on every live connection, and what was
-// on the last MaxEndedListed to end (listed first, as they were when they
+// on the last 64 to end (listed first, as they were when they
 // ended), as Session.State does; Channels counts the channels delivered
 // and UnlistedConnections the ended connections no longer listed.
 func (l *CarrierListener) State() State {

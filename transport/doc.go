@@ -134,7 +134,7 @@
 // client). What it holds at once is bounded in all and per peer
 // (Options.CarrierLimit, CarrierPeerLimit); it backs off and goes on when
 // accepting fails for want of file descriptors; and its State lists the
-// live connections and only the last MaxEndedListed that ended.
+// live connections and only the last 64 that ended.
 //
 // # What it is not
 //

@@ -4,4 +4,7 @@ package transport
 const (
 	MaxMuxRefusalsQueued = maxMuxRefusalsQueued
 	MuxCarrierChannels   = muxCarrierChannels
+	MuxMaxPayload        = muxMaxPayload
+	MuxWindow            = muxWindow
+	MaxEndedListed       = maxEndedListed
 )

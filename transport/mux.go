@@ -10,31 +10,31 @@ import (
 )
 
 // ArmTCPMux carries all of a session's channels over one TCP connection
-// (DialMux, ListenMux): writes are cut into frames of at most
-// MuxMaxPayload bytes that name their channel, so every channel shares one
-// congestion window and one in-order delivery (head-of-line blocking,
-// which QUIC's streams avoid). Each channel has a window of MuxWindow
-// unread bytes, as a QUIC stream has, so a reader that stops holds up only
-// its own channel. The socket is set up as ArmTCP's, by the same code, and
-// the QUIC options are ignored; State lists the one connection with
-// Channel -1. docs/transport.md has the flow control.
+// (DialMux, ListenMux): writes are cut into frames of at most 16 KiB
+// that name their channel, so every channel shares one congestion window
+// and one in-order delivery (head-of-line blocking, which QUIC's streams
+// avoid). Each channel has a window of StreamReceiveWindow unread bytes,
+// as a QUIC stream has, so a reader that stops holds up only its own
+// channel. The socket is set up as ArmTCP's, by the same code, and the
+// QUIC options are ignored; State lists the one connection with Channel
+// -1. docs/transport.md has the flow control.
 const ArmTCPMux Arm = "tcp-mux"
 
 // Limits of the tcp-mux arm.
 const (
-	// MuxMaxPayload is the most payload one frame carries; a peer that
+	// muxMaxPayload is the most payload one frame carries; a peer that
 	// sends a longer frame is refused.
-	MuxMaxPayload = 16 << 10
-	// MuxWindow is how many bytes of a channel may be sent and not yet
+	muxMaxPayload = 16 << 10
+	// muxWindow is how many bytes of a channel may be sent and not yet
 	// read at the other end: what each end buffers per channel at most,
 	// a QUIC stream's receive window (StreamReceiveWindow).
 	// A peer that sends more is refused.
-	MuxWindow = StreamReceiveWindow
+	muxWindow = StreamReceiveWindow
 )
 
 // muxCreditAfter is how many bytes a reader reads before its end returns
 // them to the writer as credit.
-const muxCreditAfter = MuxWindow / 4
+const muxCreditAfter = muxWindow / 4
 
 // checkMux refuses options the tcp-mux arm cannot honour.
 func checkMux(o Options) error {

@@ -79,7 +79,7 @@ func (a *muxAdmit) serve(peer string) (release func(), err error) {
 // short write allows, and closes ch.
 func refuseMux(ch CarrierChannel, conn *net.TCPConn, why error) {
 	msg := []byte(why.Error())
-	msg = msg[:min(len(msg), MuxMaxPayload)]
+	msg = msg[:min(len(msg), muxMaxPayload)]
 	frame := make([]byte, muxHeaderLen, muxHeaderLen+len(msg))
 	putMuxHeader(frame, muxFrame{kind: muxRefuse, channel: 0, length: len(msg)})
 	_ = conn.SetWriteDeadline(time.Now().Add(time.Second))

@@ -176,7 +176,7 @@ type MuxCarrierListener struct {
 	queue    []accepted
 	ready    chan struct{}        // a token when queue is not empty
 	sessions map[*MuxSession]bool // the carriers' sessions being served
-	ended    []TCPConnState       // the last MaxEndedListed to end
+	ended    []TCPConnState       // the last maxEndedListed to end
 	unlisted int                  // carriers ended and no longer in ended
 	refusals int                  // errors in queue
 	opened   int
@@ -346,7 +346,7 @@ func (l *MuxCarrierListener) serve(ch CarrierChannel) {
 	l.mu.Lock()
 	delete(l.sessions, s)
 	for _, c := range st.TCP {
-		if len(l.ended) >= MaxEndedListed {
+		if len(l.ended) >= maxEndedListed {
 			l.ended = slices.Delete(l.ended, 0, 1)
 			l.unlisted++
 		}
@@ -411,8 +411,8 @@ func (l *MuxCarrierListener) Accept(ctx context.Context) (CarrierChannel, error)
 	}
 }
 
-// State lists the carrier connections open and the last
-// MaxEndedListed to end, each with Channel -1; Channels counts
+// State lists the carrier connections open and the last 64 to
+// end, each with Channel -1; Channels counts
 // the channels handed over and UnlistedConnections the ended connections
 // no longer listed.
 func (l *MuxCarrierListener) State() State {

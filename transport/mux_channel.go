@@ -39,7 +39,7 @@ type muxChannel struct {
 
 func newMuxChannel(s *MuxSession, i int) *muxChannel {
 	return &muxChannel{
-		s: s, index: i, credit: MuxWindow,
+		s: s, index: i, credit: muxWindow,
 		closed: make(chan struct{}), readable: make(chan struct{}, 1), credited: make(chan struct{}, 1),
 	}
 }
@@ -69,9 +69,9 @@ func (c *muxChannel) deliver(buf *[]byte, n int) error {
 	case c.rfin:
 		putMuxBuf(buf)
 		return fmt.Errorf("data for channel %d after its fin", c.index)
-	case c.buffered+c.read+int64(n) > MuxWindow:
+	case c.buffered+c.read+int64(n) > muxWindow:
 		putMuxBuf(buf)
-		return fmt.Errorf("the peer sent more than the %d-byte window on channel %d", MuxWindow, c.index)
+		return fmt.Errorf("the peer sent more than the %d-byte window on channel %d", muxWindow, c.index)
 	case c.isClosed:
 		putMuxBuf(buf)
 		c.readBytes(n)
@@ -114,8 +114,8 @@ func (c *muxChannel) takeCredit() int64 {
 func (c *muxChannel) addCredit(n int64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if n == 0 || c.credit+n > MuxWindow {
-		return fmt.Errorf("credit of %d bytes for channel %d, which has %d of its %d-byte window", n, c.index, c.credit, MuxWindow)
+	if n == 0 || c.credit+n > muxWindow {
+		return fmt.Errorf("credit of %d bytes for channel %d, which has %d of its %d-byte window", n, c.index, c.credit, muxWindow)
 	}
 	c.credit += n
 	signal(c.credited)
@@ -248,14 +248,14 @@ func (c *muxChannel) reserve(n int) (int, error) {
 	}
 }
 
-// Write writes p as frames of at most MuxMaxPayload bytes, each waiting
+// Write writes p as frames of at most 16 KiB, each waiting
 // for the peer's credit.
 func (c *muxChannel) Write(p []byte) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	n := 0
 	for n < len(p) {
-		k, err := c.reserve(min(len(p)-n, MuxMaxPayload))
+		k, err := c.reserve(min(len(p)-n, muxMaxPayload))
 		if err != nil {
 			return n, err
 		}
@@ -405,7 +405,7 @@ func isClosed(ch <-chan struct{}) bool {
 }
 
 var muxBufs = sync.Pool{New: func() any {
-	b := make([]byte, MuxMaxPayload)
+	b := make([]byte, muxMaxPayload)
 	return &b
 }}
 

@@ -34,10 +34,10 @@ type muxTestFrame struct {
 // Frames read back as written, of every size up to the limit, and the
 // stream ends with io.EOF exactly at a frame boundary.
 func TestMuxFramesRoundTrip(t *testing.T) {
-	big := bytes.Repeat([]byte{0xab}, MuxMaxPayload)
+	big := bytes.Repeat([]byte{0xab}, muxMaxPayload)
 	frames := []muxTestFrame{{0, muxData, []byte("a")}, {4, muxData, big}, {2, muxFin, nil}, {1, muxCredit, []byte{0, 1, 0, 0}}, {4, muxData, []byte("after")}}
 	r := bytes.NewReader(encodeMux(frames...))
-	buf := make([]byte, MuxMaxPayload)
+	buf := make([]byte, muxMaxPayload)
 	for i, want := range frames {
 		f, p, err := readMuxFrame(r, 5, buf)
 		if err != nil {
@@ -63,7 +63,7 @@ func TestMuxFramesRefused(t *testing.T) {
 		{"kind", []byte{'X', 0, 0, 1, 'a'}, "has kind 0x58, not data, fin, credit, open or refuse"},
 		{"channel", encodeMux(muxTestFrame{5, muxData, []byte("a")}), "channel 5 of a 5-channel session"},
 		{"short credit", []byte{muxCredit, 1, 0, 2, 0, 1}, "carries 2 bytes; it carries 4"},
-		{"oversize", append(oversize, make([]byte, MuxMaxPayload+1)...), "frames carry 1 to 16384"},
+		{"oversize", append(oversize, make([]byte, muxMaxPayload+1)...), "frames carry 1 to 16384"},
 		{"empty data", []byte{muxData, 1, 0, 0}, "of 0 bytes"},
 		{"fin with data", []byte{muxFin, 1, 0, 1, 'a'}, "fin frame for channel 1 carries 1 bytes"},
 		{"open with data", []byte{muxOpen, 1, 0, 1, 'a'}, "open frame for channel 1 carries 1 bytes"},
@@ -71,7 +71,7 @@ func TestMuxFramesRefused(t *testing.T) {
 		{"cut payload", []byte{muxData, 1, 0, 9, 'a'}, "reading the 9 bytes of a frame for channel 1: unexpected EOF"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, _, err := readMuxFrame(bytes.NewReader(c.in), 5, make([]byte, MuxMaxPayload))
+			_, _, err := readMuxFrame(bytes.NewReader(c.in), 5, make([]byte, muxMaxPayload))
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("got %v, want an error saying %q", err, c.want)
 			}
@@ -113,14 +113,14 @@ func TestMuxHello(t *testing.T) {
 // exactly the bytes it consumed.
 func FuzzMuxFrames(f *testing.F) {
 	f.Add(encodeMux(muxTestFrame{0, muxData, []byte("hello")}, muxTestFrame{3, muxFin, nil}, muxTestFrame{2, muxCredit, []byte{0, 0, 0, 9}}))
-	f.Add(encodeMux(muxTestFrame{1, muxData, bytes.Repeat([]byte{1}, MuxMaxPayload)}))
+	f.Add(encodeMux(muxTestFrame{1, muxData, bytes.Repeat([]byte{1}, muxMaxPayload)}))
 	f.Add([]byte{muxData, 0, 0xff, 0xff})
 	f.Add([]byte{muxFin, 9, 0, 0})
 	f.Add([]byte{'X', 0, 0, 0})
 	f.Add([]byte{muxData, 2, 0, 3, 'a'})
 	f.Fuzz(func(t *testing.T, in []byte) {
 		r := bytes.NewReader(in)
-		buf := make([]byte, MuxMaxPayload)
+		buf := make([]byte, muxMaxPayload)
 		var again []byte
 		for {
 			fr, p, err := readMuxFrame(r, 5, buf)
@@ -130,8 +130,8 @@ func FuzzMuxFrames(f *testing.F) {
 				}
 				break
 			}
-			want := map[byte]bool{muxData: len(p) >= 1 && len(p) <= MuxMaxPayload, muxFin: len(p) == 0, muxCredit: len(p) == 4,
-				muxOpen: len(p) == 0, muxRefuse: len(p) >= 1 && len(p) <= MuxMaxPayload}
+			want := map[byte]bool{muxData: len(p) >= 1 && len(p) <= muxMaxPayload, muxFin: len(p) == 0, muxCredit: len(p) == 4,
+				muxOpen: len(p) == 0, muxRefuse: len(p) >= 1 && len(p) <= muxMaxPayload}
 			if fr.channel >= 5 || !want[fr.kind] {
 				t.Fatalf("accepted %+v with %d bytes", fr, len(p))
 			}

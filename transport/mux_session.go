@@ -336,7 +336,7 @@ func (s *MuxSession) writeFrame(c *muxChannel, kind byte, payload []byte, closin
 		return 0, err
 	}
 	if c.frame == nil {
-		c.frame = make([]byte, muxHeaderLen+MuxMaxPayload)
+		c.frame = make([]byte, muxHeaderLen+muxMaxPayload)
 	}
 	frame := c.frame[:muxHeaderLen+len(payload)]
 	putMuxHeader(frame, muxFrame{kind: kind, channel: c.index, length: len(payload)})

@@ -147,7 +147,7 @@ func testDeadlineInsideAFrame(t *testing.T, waiting bool) {
 	if err := within(t, done, "the held-up write to end at its deadline"); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("the held-up write ended with %v, want os.ErrDeadlineExceeded", err)
 	}
-	if written >= MuxWindow {
+	if written >= muxWindow {
 		t.Fatalf("the write ended after %d bytes, past the window: want it held up by the socket", written)
 	}
 	if !waiting && len(s.pending) == 0 {
@@ -158,7 +158,7 @@ func testDeadlineInsideAFrame(t *testing.T, waiting bool) {
 	go func() {
 		byChannel := map[int][]byte{}
 		r := bufio.NewReader(p)
-		buf := make([]byte, MuxMaxPayload)
+		buf := make([]byte, muxMaxPayload)
 		if _, err := io.ReadFull(r, buf[:muxHelloLen]); err != nil || checkMuxHello(buf[:muxHelloLen], 2, muxModeSession) != nil {
 			t.Errorf("the peer read no good hello: % x, %v", buf[:muxHelloLen], err)
 		}
@@ -221,10 +221,10 @@ func TestTCPMuxRefusesPeerBeyondWindow(t *testing.T) {
 			return
 		}
 		defer c.Close()
-		frame := make([]byte, muxHeaderLen+MuxMaxPayload)
-		putMuxHeader(frame, muxFrame{kind: muxData, length: MuxMaxPayload})
+		frame := make([]byte, muxHeaderLen+muxMaxPayload)
+		putMuxHeader(frame, muxFrame{kind: muxData, length: muxMaxPayload})
 		_, _ = c.Write(muxHello(1, muxModeSession))
-		for range MuxWindow/MuxMaxPayload + 1 {
+		for range muxWindow/muxMaxPayload + 1 {
 			if _, err := c.Write(frame); err != nil {
 				return
 			}

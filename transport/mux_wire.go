@@ -19,7 +19,7 @@ import (
 //	      only frame to a carrier it will not serve, on channel 0: the
 //	      payload says why, in text)
 //	[1]   channel index
-//	[2:4] payload length, big-endian: 1..MuxMaxPayload for data and
+//	[2:4] payload length, big-endian: 1..muxMaxPayload for data and
 //	      refusals, 0 for fin and open, 4 for credit
 const (
 	muxHeaderLen = 4
@@ -68,13 +68,13 @@ func parseMuxHeader(h []byte, channels int) (muxFrame, error) {
 		return f, fmt.Errorf("%s frame for channel %d carries %d bytes; it carries none", muxFrameName(f.kind), f.channel, f.length)
 	case f.kind == muxCredit && f.length != 4:
 		return f, fmt.Errorf("credit frame for channel %d carries %d bytes; it carries 4", f.channel, f.length)
-	case (f.kind == muxData || f.kind == muxRefuse) && (f.length == 0 || f.length > MuxMaxPayload):
-		return f, fmt.Errorf("%s frame for channel %d of %d bytes; frames carry 1 to %d", muxFrameName(f.kind), f.channel, f.length, MuxMaxPayload)
+	case (f.kind == muxData || f.kind == muxRefuse) && (f.length == 0 || f.length > muxMaxPayload):
+		return f, fmt.Errorf("%s frame for channel %d of %d bytes; frames carry 1 to %d", muxFrameName(f.kind), f.channel, f.length, muxMaxPayload)
 	}
 	return f, nil
 }
 
-// readMuxFrame reads one frame from r into buf (at least MuxMaxPayload
+// readMuxFrame reads one frame from r into buf (at least muxMaxPayload
 // bytes) and returns it with its payload. io.EOF means r ended cleanly
 // between frames.
 func readMuxFrame(r io.Reader, channels int, buf []byte) (muxFrame, []byte, error) {

@@ -63,12 +63,12 @@ const (
 	ArmQUICPriority Arm = "quic-priority"
 )
 
-// Arms lists every arm, in a stable order.
-func Arms() []Arm { return []Arm{ArmTCP, ArmQUIC, ArmQUICPerChannel, ArmQUICPriority} }
+// arms lists the arms Listen and Dial take, in a stable order.
+func arms() []Arm { return []Arm{ArmTCP, ArmQUIC, ArmQUICPerChannel, ArmQUICPriority} }
 
 // ParseArm returns the arm named s, or an error listing the valid names.
 func ParseArm(s string) (Arm, error) {
-	for _, a := range Arms() {
+	for _, a := range arms() {
 		if string(a) == s {
 			return a, nil
 		}
@@ -79,7 +79,7 @@ func ParseArm(s string) (Arm, error) {
 // quicArmList names the QUIC arms: "quic, quic-per-channel and quic-priority".
 func quicArmList() string {
 	var names []string
-	for _, a := range Arms() {
+	for _, a := range arms() {
 		if a.IsQUIC() {
 			names = append(names, string(a))
 		}
@@ -89,7 +89,7 @@ func quicArmList() string {
 
 func armList() string {
 	var names []string
-	for _, a := range Arms() {
+	for _, a := range arms() {
 		names = append(names, string(a))
 	}
 	return strings.Join(names, ", ")
@@ -160,9 +160,8 @@ type Options struct {
 	AllowGSO bool
 
 	// Priority, when true, raises the send priority of channel
-	// PriorityChannel's QUIC stream above the others (urgency
-	// PriorityUrgency, non-incremental; the others keep quic-go's default
-	// urgency 3). It applies to the end it is given to, so set it on both
+	// PriorityChannel's QUIC stream above the others (urgency 0,
+	// non-incremental; the others keep quic-go's default urgency 3). It applies to the end it is given to, so set it on both
 	// ends to prioritise both directions. Ignored by the tcp arm and, since
 	// each connection has one stream, meaningless for quic-per-channel
 	// (recorded but refused there to avoid a misleading label).
@@ -261,9 +260,9 @@ type Options struct {
 	quicAccepted func()
 }
 
-// Priority urgency used for the prioritised stream (RFC 9218: 0 is the most
+// priorityUrgency is the urgency of the prioritised stream (RFC 9218: 0 is the most
 // urgent, quic-go's default is 3).
-const PriorityUrgency = 0
+const priorityUrgency = 0
 
 func (o Options) validate(arm Arm) (Options, error) {
 	switch arm {

@@ -283,8 +283,8 @@ func (s *Session) applyPriority(streams []*quic.Stream) {
 	if !s.opts.Priority {
 		return
 	}
-	streams[s.opts.PriorityChannel].SetPriority(PriorityUrgency, false)
-	s.priority = &PriorityState{Channel: s.opts.PriorityChannel, Urgency: PriorityUrgency, Incremental: false, OthersUrgency: 3}
+	streams[s.opts.PriorityChannel].SetPriority(priorityUrgency, false)
+	s.priority = &PriorityState{Channel: s.opts.PriorityChannel, Urgency: priorityUrgency, Incremental: false, OthersUrgency: 3}
 }
 
 func dialQUIC(ctx context.Context, arm Arm, addr string, o Options) (*Session, error) {

@@ -33,7 +33,7 @@ type State struct {
 	QUIC     []QUICConnState `json:"quic,omitempty"`
 	// UnlistedConnections counts, for a carrier listener, the connections
 	// that ended and are no longer in TCP or QUIC: those list the live
-	// connections and the last MaxEndedListed that ended, as they were
+	// connections and the last 64 that ended, as they were
 	// when they ended.
 	UnlistedConnections int `json:"unlisted_connections,omitempty"`
 }

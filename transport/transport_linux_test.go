@@ -123,7 +123,7 @@ func exchange(t testing.TB, server, client *Session, size int) {
 }
 
 func TestArmsCarryDataBothWays(t *testing.T) {
-	for _, arm := range Arms() {
+	for _, arm := range arms() {
 		t.Run(string(arm), func(t *testing.T) {
 			server, client := pair(t, arm, options(t, arm, 5), options(t, arm, 5))
 			if len(server.Channels()) != 5 || len(client.Channels()) != 5 {
@@ -573,7 +573,7 @@ func TestPriorityRecorded(t *testing.T) {
 	exchange(t, server, client, 100)
 	for _, s := range []*Session{server, client} {
 		p := s.State().Priority
-		if p == nil || p.Channel != 1 || p.Urgency != PriorityUrgency {
+		if p == nil || p.Channel != 1 || p.Urgency != priorityUrgency {
 			t.Errorf("priority not recorded: %+v", p)
 		}
 	}
@@ -633,7 +633,7 @@ func TestOptionsValidation(t *testing.T) {
 }
 
 func TestChannelCountMismatchNamesStep(t *testing.T) {
-	for _, arm := range Arms() {
+	for _, arm := range arms() {
 		t.Run(string(arm), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
@@ -699,7 +699,7 @@ func TestHeaderRoundTrip(t *testing.T) {
 // and checks that channels are grouped by session, not mixed by arrival.
 func TestConcurrentSessionsKeptApart(t *testing.T) {
 	const n = 3
-	for _, arm := range Arms() {
+	for _, arm := range arms() {
 		t.Run(string(arm), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
@@ -798,7 +798,7 @@ func TestIncompleteSessionTimesOut(t *testing.T) {
 }
 
 func TestListenerClose(t *testing.T) {
-	for _, arm := range Arms() {
+	for _, arm := range arms() {
 		t.Run(string(arm), func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			ln, err := Listen(ctx, arm, "127.0.0.1:0", options(t, arm, 1))
@@ -860,7 +860,7 @@ func TestSocketHooks(t *testing.T) {
 		t.Skipf("cannot create a network namespace (need root or CAP_SYS_ADMIN): %v", err)
 	}
 	defer unix.Close(ns)
-	for _, arm := range Arms() {
+	for _, arm := range arms() {
 		t.Run(string(arm), func(t *testing.T) {
 			var listens, packets, dials atomic.Int32
 			o := options(t, arm, 3)
@@ -974,7 +974,7 @@ func dialAndAccept(arm Arm, o Options) error {
 // session keeps working, and for QUIC the shared socket is released only
 // when the session closes too.
 func TestSessionsOutliveListener(t *testing.T) {
-	for _, arm := range Arms() {
+	for _, arm := range arms() {
 		t.Run(string(arm), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()

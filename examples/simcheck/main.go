@@ -17,6 +17,7 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
 	"github.com/shakenfist/quicbench/spicelike"
+	"github.com/shakenfist/quicbench/transport"
 )
 
 // usage is what -h says before the flags.
@@ -78,7 +79,8 @@ func parseFlags(args []string) (flags, error) {
 	d := simcheck.DefaultProbes()
 	fs.DurationVar(&f.probe.Bulk, "bulk", d.Bulk, "the bulk transfer's length")
 	fs.DurationVar(&f.probe.BulkWarmup, "bulk-warmup", d.BulkWarmup, "the bulk transfer's leading part left out of the goodput")
-	fs.IntVar(&f.probe.PacketSize, "packet", d.PacketSize, "QUIC packet size, 1200 to 1452 (above 1280 quic-go v0.65 cannot run in virtual time)")
+	fs.IntVar(&f.probe.PacketSize, "packet", d.PacketSize, fmt.Sprintf("QUIC packet size, %d to %d (above %d quic-go v0.65 cannot run in virtual time)",
+		transport.MinPacketSize, transport.MaxPacketSize, transport.MaxVirtualPacketSize))
 	fs.IntVar(&f.probe.Echoes, "echoes", d.Echoes, "idle echoes")
 	fs.DurationVar(&f.probe.EchoGap, "echo-gap", d.EchoGap, "the pause after each echo")
 	fs.IntVar(&f.probe.Datagrams, "datagrams", d.Datagrams, "numbered datagrams for the loss pattern")
@@ -126,8 +128,8 @@ func (f flags) check() []error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	p := f.probe
-	if p.PacketSize < 1200 || p.PacketSize > 1452 {
-		bad("-packet %d: give 1200 to 1452", p.PacketSize)
+	if p.PacketSize < transport.MinPacketSize || p.PacketSize > transport.MaxPacketSize {
+		bad("-packet %d: give %d to %d", p.PacketSize, transport.MinPacketSize, transport.MaxPacketSize)
 	}
 	if p.Bulk < time.Second || p.Bulk > maxBulk || p.BulkWarmup < 0 || p.BulkWarmup >= p.Bulk {
 		bad("-bulk %v, -bulk-warmup %v: give a transfer of 1s to %v, longer than its warm-up (which may be 0)", p.Bulk, p.BulkWarmup, maxBulk)

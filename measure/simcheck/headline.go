@@ -101,8 +101,9 @@ func (c HeadlineConfig) validate() error {
 	if c.Repeats < 2 {
 		errs = append(errs, fmt.Errorf("simcheck: HeadlineConfig.Repeats %d: give at least 2, for the spread", c.Repeats))
 	}
-	if c.PacketSize < 1200 || c.PacketSize > 1452 {
-		errs = append(errs, fmt.Errorf("simcheck: HeadlineConfig.PacketSize %d: give 1200 to 1452 (1280 in virtual time)", c.PacketSize))
+	if c.PacketSize < transport.MinPacketSize || c.PacketSize > transport.MaxPacketSize {
+		errs = append(errs, fmt.Errorf("simcheck: HeadlineConfig.PacketSize %d: give %d to %d (%d in virtual time)",
+			c.PacketSize, transport.MinPacketSize, transport.MaxPacketSize, transport.MaxVirtualPacketSize))
 	}
 	if err := c.Workload.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("simcheck: HeadlineConfig.Workload: %w", err))

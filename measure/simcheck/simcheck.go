@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/shapedlink"
+	"github.com/shakenfist/quicbench/transport"
 )
 
 // Config is the agreement: which profiles, how the probes are sized, and
@@ -54,7 +55,7 @@ func DefaultProfiles() []string {
 
 // DefaultProbes are the probes' sizes by default.
 func DefaultProbes() Probes {
-	return Probes{Bulk: 20 * time.Second, BulkWarmup: 3 * time.Second, PacketSize: 1280,
+	return Probes{Bulk: 20 * time.Second, BulkWarmup: 3 * time.Second, PacketSize: transport.MaxVirtualPacketSize,
 		Echoes: 500, EchoGap: 20 * time.Millisecond, Datagrams: 2500, Spacing: 4 * time.Millisecond}
 }
 
@@ -62,8 +63,8 @@ func DefaultProbes() Probes {
 func (p Probes) validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("simcheck: "+format, a...)) }
-	if p.PacketSize < 1200 || p.PacketSize > 1452 {
-		bad("Probes.PacketSize %d: give 1200 to 1452", p.PacketSize)
+	if p.PacketSize < transport.MinPacketSize || p.PacketSize > transport.MaxPacketSize {
+		bad("Probes.PacketSize %d: give %d to %d", p.PacketSize, transport.MinPacketSize, transport.MaxPacketSize)
 	}
 	if p.Bulk <= 0 || p.BulkWarmup < 0 || p.BulkWarmup >= p.Bulk {
 		bad("Probes.Bulk %v, BulkWarmup %v: give a transfer longer than its warm-up, which may be 0", p.Bulk, p.BulkWarmup)

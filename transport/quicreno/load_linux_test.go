@@ -64,9 +64,6 @@ func TestLoadRegistersUntilClose(t *testing.T) {
 	if !slices.Contains(available(t), Name) {
 		t.Fatalf("%s not in tcp_available_congestion_control after Load: %v", Name, available(t))
 	}
-	if c.Params() != Defaults() {
-		t.Errorf("Params() = %+v, want the defaults", c.Params())
-	}
 	if _, err := Load(Defaults()); err == nil || !strings.Contains(err.Error(), "already registered") {
 		t.Errorf("a second Load while registered: err %v, want one saying it is already registered", err)
 	}

@@ -23,11 +23,10 @@ var object []byte
 // Controller is the controller registered in the kernel. It stays
 // registered, for every network namespace on the host, until Close.
 type Controller struct {
-	params Params
-	coll   *ebpf.Collection
-	link   link.Link
-	once   sync.Once
-	err    error
+	coll *ebpf.Collection
+	link link.Link
+	once sync.Once
+	err  error
 }
 
 // Load registers the controller with p's settings under Name. It needs
@@ -75,7 +74,7 @@ func Load(p Params) (*Controller, error) {
 		coll.Close()
 		return nil, fmt.Errorf("quicreno: registering the controller: %w", explain(err))
 	}
-	return &Controller{params: p, coll: coll, link: l}, nil
+	return &Controller{coll: coll, link: l}, nil
 }
 
 // CheckLoad says why Load would be refused here, before anything is
@@ -118,9 +117,6 @@ func b2u(b bool) uint32 {
 	}
 	return 0
 }
-
-// Params returns the settings the controller was loaded with.
-func (c *Controller) Params() Params { return c.params }
 
 // Close unregisters the controller. Sockets still using it keep it
 // until they close.

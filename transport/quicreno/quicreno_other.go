@@ -5,15 +5,12 @@ package quicreno
 import "errors"
 
 // Controller is the controller registered in the kernel; Linux only.
-type Controller struct{ params Params }
+type Controller struct{}
 
 // Load fails: a BPF congestion control needs Linux.
 func Load(p Params) (*Controller, error) {
 	return nil, errors.New("quicreno: a BPF congestion control needs Linux 6.4 or later: choose another controller")
 }
-
-// Params returns the settings the controller was loaded with.
-func (c *Controller) Params() Params { return c.params }
 
 // Close does nothing.
 func (c *Controller) Close() error { return nil }

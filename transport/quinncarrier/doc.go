@@ -8,17 +8,16 @@
 //
 // The ends are one small Rust program, quicbench-quinn (quinn/ at the
 // repository's root), built offline from Debian's packaged crates by
-// quinn/build.sh; Binary finds or builds it. Start starts the server end
-// and then the client end, each with a Starter (a *shapedlink.Namespace
-// puts it in a link's namespace), waits until both are ready and hands
-// back the client end's TCP address per channel (Carrier.ChannelAddrs).
-// Carrier.Stop stops both with SIGTERM and reads back what each recorded
-// (Report: the settings in force, each connection's RTT, window, losses
-// and datagrams, the socket's counts); Carrier.Kill kills them.
-// StartServer and StartClient start one end alone, on this host (in the
-// calling thread's network namespace, or a socket's: NamespaceOf), dying
-// with this process; End.Stop and End.Kill end it. measure's quinn arms
-// run each role's end that way.
+// quinn/build.sh; Binary finds or builds it. StartServer starts the
+// server end, listening on a UDP address and connecting each channel's
+// streams to that channel's TCP target; StartClient starts the client end
+// towards it, listening on a TCP port per channel (End.Ready's Channels).
+// Each starts on this host, in the calling thread's network namespace or
+// a socket's (NamespaceOf: a link's end), and returns once the end is
+// ready. End.Stop stops it with SIGTERM and reads back what it recorded
+// (EndStats: the settings in force, each connection's RTT, window, losses
+// and datagrams, the socket's counts). measure's quinn arms run each
+// role's end this way.
 //
 // Every end runs with the settings the reference pinned: 1400-byte
 // datagrams (quinn 0.9 has no path-MTU discovery), connection and stream
@@ -29,11 +28,10 @@
 // its own, so a link's queue and egress counters see wire-sized packets
 // (gsocheck judges them as it judges quic-go's). Each end prints its
 // settings back when it is ready, the controller and its initial window
-// read from a controller quinn made (Carrier.Ready). docs/quinn.md says
+// read from a controller quinn made (End.Ready). docs/quinn.md says
 // how to build it, which quinn it is and what can and cannot be set.
 //
 // The ends write nothing but their certificate and stats files in
-// Config.Dir. Started in a namespace, an end runs under the namespace's
-// own small init, so killing it (or this process) leaves no process and
-// no socket behind.
+// Config.Dir. On Linux an end dies with this process (a parent-death
+// signal), so killing the process leaves no end and no socket behind.
 package quinncarrier

@@ -17,8 +17,8 @@ import (
 	"time"
 )
 
-// End is one running end of the carrier, started alone by StartServer
-// or StartClient.
+// End is one running end of the carrier, started by StartServer or
+// StartClient.
 type End struct {
 	cmd    *exec.Cmd
 	done   chan struct{}
@@ -55,20 +55,9 @@ func (e *End) Stop() (EndStats, error) {
 	return e.ended, e.stop
 }
 
-// Kill kills the end (SIGKILL) and waits for it. It leaves no stats.
-func (e *End) Kill() {
-	if e == nil {
-		return
-	}
-	e.once.Do(func() {
-		e.kill()
-		e.stop = errors.New("quinncarrier: the end was killed")
-	})
-}
-
 // startEnd starts bin with args (at s, or here) and waits for its ready
 // line.
-func startEnd(ctx context.Context, s Starter, bin string, args []string) (*End, error) {
+func startEnd(ctx context.Context, s starter, bin string, args []string) (*End, error) {
 	cmd := exec.Command(bin, args...)
 	e := &End{cmd: cmd, done: make(chan struct{}), stderr: &tail{max: 4096}}
 	cmd.Stderr = e.stderr

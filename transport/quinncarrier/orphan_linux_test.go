@@ -1,4 +1,4 @@
-package quinncarrier_test
+package quinncarrier
 
 import (
 	"bufio"
@@ -11,8 +11,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/shakenfist/quicbench/transport/quinncarrier"
 )
 
 const orphanEnv = "QUINNCARRIER_ORPHAN_HELPER"
@@ -27,14 +25,14 @@ func TestOrphanHelper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cert, err := quinncarrier.NewCertificate()
+	cert, err := NewCertificate()
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Start from a goroutine that ends at once: the end must outlive it.
-	started := make(chan *quinncarrier.End)
+	started := make(chan *End)
 	go func() {
-		e, err := quinncarrier.StartServer(t.Context(), quinncarrier.Config{Controller: "cubic", Dir: t.TempDir()}, nil,
+		e, err := StartServer(t.Context(), Config{Controller: "cubic", Dir: t.TempDir()}, nil,
 			"127.0.0.1:0", []string{ln.Addr().String()}, cert)
 		if err != nil {
 			fmt.Println("error:", err)
@@ -56,12 +54,12 @@ func TestOrphanHelper(t *testing.T) {
 // killed, and not before.
 func TestEndDiesWithItsCaller(t *testing.T) {
 	needBinary(t)
-	bin, err := quinncarrier.Binary(t.Context())
+	bin, err := Binary(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestOrphanHelper$", "-test.v")
-	cmd.Env = append(os.Environ(), orphanEnv+"=1", quinncarrier.BinaryEnv+"="+bin)
+	cmd.Env = append(os.Environ(), orphanEnv+"=1", BinaryEnv+"="+bin)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -7,15 +7,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/shakenfist/quicbench/transport"
 )
 
-// Controllers are the congestion controllers quinn 0.9 offers, by the
+// Controllers returns the congestion controllers quinn 0.9 offers, by the
 // names Config.Controller takes.
-var Controllers = []string{"cubic", "bbr", "newreno"}
+func Controllers() []string { return []string{"cubic", "bbr", "newreno"} }
 
 // The settings the reference pinned, which every end is started with.
 const (
@@ -26,14 +27,13 @@ const (
 
 // Config is one run of the carrier.
 type Config struct {
-	// Controller is quinn's congestion controller at both ends: one of
-	// Controllers.
+	// Controller is quinn's congestion controller: one of Controllers.
 	Controller string
 	// InitialWindow is the controller's initial window in bytes; 0 keeps
 	// quinn's default for the controller (the ends report it).
 	InitialWindow int
 	// Priorities, when set, are each channel's stream priority (higher is
-	// sent first), one per target, at both ends.
+	// sent first), one per channel.
 	Priorities []int
 	// Segmentation is "off" (or empty): every datagram leaves as a packet
 	// of its own; or "kernel": quinn's own offload batches, for a control
@@ -46,38 +46,24 @@ type Config struct {
 	Binary string
 }
 
-// Ends are where the two ends run and what they connect.
-type Ends struct {
-	// Server and Client start each end's process: a *shapedlink.Namespace
-	// for a link's end, or nil for this host.
-	Server, Client Starter
-	// Listen is the server end's UDP address, "ip:port" (port 0 picks
-	// one); the client end dials the address the server end reports.
-	Listen string
-	// Targets are, per channel, the TCP address the server end connects
-	// each of the channel's streams to.
-	Targets []string
-	// ClientListen is the IP address the client end takes a TCP port on
-	// per channel ("" means 127.0.0.1).
-	ClientListen string
-}
-
-// Starter starts a command, as shapedlink.Namespace.Start does inside a
-// network namespace.
-type Starter interface {
+// starter starts a command elsewhere, as shapedlink.Namespace.Start does
+// inside a network namespace.
+type starter interface {
 	Start(cmd *exec.Cmd) error
 }
 
-func (c Config) check(e Ends) error {
-	errs := c.checkConfig(len(e.Targets))
+// checkServer says what is wrong with c for a server end listening on
+// listen and connecting to targets.
+func (c Config) checkServer(listen string, targets []string) error {
+	errs := c.checkConfig(len(targets))
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	for i, t := range e.Targets {
+	for i, t := range targets {
 		if t == "" || strings.Contains(t, ",") {
 			bad("quinncarrier: target %d %q is not a TCP address", i, t)
 		}
 	}
-	if e.Listen == "" {
-		bad("quinncarrier: Ends.Listen is empty: give the server end's UDP address, ip:port")
+	if listen == "" {
+		bad("quinncarrier: no UDP address for the server end to listen on: give one, ip:port")
 	}
 	return errors.Join(errs...)
 }
@@ -86,12 +72,8 @@ func (c Config) check(e Ends) error {
 func (c Config) checkConfig(channels int) []error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	known := false
-	for _, cc := range Controllers {
-		known = known || c.Controller == cc
-	}
-	if !known {
-		bad("quinncarrier: controller %q: use one of %s", c.Controller, strings.Join(Controllers, ", "))
+	if !slices.Contains(Controllers(), c.Controller) {
+		bad("quinncarrier: controller %q: use one of %s", c.Controller, strings.Join(Controllers(), ", "))
 	}
 	if c.InitialWindow < 0 {
 		bad("quinncarrier: InitialWindow %d is negative; 0 keeps quinn's default", c.InitialWindow)
@@ -113,43 +95,13 @@ func (c Config) checkConfig(channels int) []error {
 	return errs
 }
 
-// Carrier is a running pair of ends.
-type Carrier struct {
-	server, client *End
-	ready          [2]Ready
-}
-
-// Start starts the server end, waits until it is ready, starts the client
-// end towards it and waits until it has connected and listens for every
-// channel. It fails with a clear error when either end does not get
-// there within 20 s, and then leaves neither running. ctx bounds the
-// start only; Stop or Kill ends the ends.
-func Start(ctx context.Context, c Config, e Ends) (*Carrier, error) {
-	if err := c.check(e); err != nil {
-		return nil, err
-	}
-	cert, err := NewCertificate()
-	if err != nil {
-		return nil, err
-	}
-	car := &Carrier{}
-	if car.server, err = startServer(ctx, c, e.Server, e.Listen, e.Targets, cert); err != nil {
-		return nil, err
-	}
-	if car.client, err = startClient(ctx, c, e.Client, car.server.ready.QUIC, e.ClientListen, len(e.Targets), cert.ClientOnly()); err != nil {
-		car.server.kill()
-		return nil, err
-	}
-	car.ready = [2]Ready{car.server.ready, car.client.ready}
-	return car, nil
-}
-
 // StartServer starts the server end alone, on this host in namespace ns
 // (nil: the calling thread's), dying with this process: on UDP address listen, connecting channel i's streams to
 // targets[i]. cert must hold its key; the client end gets its public half.
-// It returns when the end is ready; End.Stop or End.Kill ends it.
+// It returns when the end is ready, within 20 s or with an error; End.Stop
+// ends it.
 func StartServer(ctx context.Context, c Config, ns *SocketNamespace, listen string, targets []string, cert transport.Certificate) (*End, error) {
-	if err := c.check(Ends{Listen: listen, Targets: targets}); err != nil {
+	if err := c.checkServer(listen, targets); err != nil {
 		return nil, err
 	}
 	return startServer(ctx, c, starterOf(ns), listen, targets, cert)
@@ -171,7 +123,7 @@ func StartClient(ctx context.Context, c Config, ns *SocketNamespace, server, cli
 
 // starterOf is ns as startEnd's starter: nil for the calling thread's
 // namespace.
-func starterOf(ns *SocketNamespace) Starter {
+func starterOf(ns *SocketNamespace) starter {
 	if ns == nil {
 		return nil
 	}
@@ -202,7 +154,7 @@ func binaryOf(ctx context.Context, c Config) (string, error) {
 	return Binary(ctx)
 }
 
-func startServer(ctx context.Context, c Config, s Starter, listen string, targets []string, cert transport.Certificate) (*End, error) {
+func startServer(ctx context.Context, c Config, s starter, listen string, targets []string, cert transport.Certificate) (*End, error) {
 	bin, err := binaryOf(ctx, c)
 	if err != nil {
 		return nil, err
@@ -225,7 +177,7 @@ func startServer(ctx context.Context, c Config, s Starter, listen string, target
 	return e, nil
 }
 
-func startClient(ctx context.Context, c Config, s Starter, server, listen string, channels int, cert transport.Certificate) (*End, error) {
+func startClient(ctx context.Context, c Config, s starter, server, listen string, channels int, cert transport.Certificate) (*End, error) {
 	bin, err := binaryOf(ctx, c)
 	if err != nil {
 		return nil, err
@@ -250,28 +202,4 @@ func startClient(ctx context.Context, c Config, s Starter, server, listen string
 		return nil, fmt.Errorf("quinncarrier: the client end listens for %d channels, not %d", n, channels)
 	}
 	return e, nil
-}
-
-// ChannelAddrs are the client end's TCP addresses, one per channel: a
-// connection made to the i'th is carried to the server end's i'th target.
-func (c *Carrier) ChannelAddrs() []string { return append([]string(nil), c.ready[1].Channels...) }
-
-// Ready is what each end printed when it was ready.
-func (c *Carrier) Ready() (server, client Ready) { return c.ready[0], c.ready[1] }
-
-// Stop asks both ends to stop (SIGTERM; SIGKILL after a few seconds),
-// waits for them, and reads back what each recorded.
-func (c *Carrier) Stop() (Report, error) {
-	var r Report
-	var cerr, serr error
-	r.Client, cerr = c.client.Stop()
-	r.Server, serr = c.server.Stop()
-	return r, errors.Join(cerr, serr)
-}
-
-// Kill kills both ends at once (SIGKILL) and waits for them. They leave
-// no stats.
-func (c *Carrier) Kill() {
-	c.client.Kill()
-	c.server.Kill()
 }

@@ -1,4 +1,4 @@
-package quinncarrier_test
+package quinncarrier
 
 import (
 	"bytes"
@@ -21,7 +21,6 @@ import (
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/shapedlinktest"
 	"github.com/shakenfist/quicbench/transport"
-	"github.com/shakenfist/quicbench/transport/quinncarrier"
 )
 
 func TestMain(m *testing.M) { shapedlinktest.Main(m) }
@@ -30,7 +29,7 @@ func TestMain(m *testing.M) { shapedlinktest.Main(m) }
 // install.
 func needBinary(t *testing.T) {
 	t.Helper()
-	if _, err := quinncarrier.Binary(t.Context()); errors.Is(err, quinncarrier.ErrUnavailable) {
+	if _, err := Binary(t.Context()); errors.Is(err, ErrUnavailable) {
 		t.Skipf("the quinn carrier cannot be built here (apt-get install cargo librust-quinn-dev librust-rustls-pemfile-dev): %v", err)
 	} else if err != nil {
 		t.Fatal(err)
@@ -144,19 +143,52 @@ func exchange(t *testing.T, link *shapedlink.Link, addrs []string, got <-chan st
 // interactive channel's raised, as the priority arm will.
 var priorities = []int{0, 7, 0, 0, 0}
 
-func startCarrier(t *testing.T, link *shapedlink.Link, cc, seg string) (*quinncarrier.Carrier, []string, <-chan string) {
+// pair is a running server end and client end.
+type pair struct{ server, client *End }
+
+// startBoth starts the server end in link's server namespace, listening
+// on listen and connecting channel i to targets[i], then the client end in
+// its client namespace towards it. Each end runs under its namespace's
+// own init.
+func startBoth(ctx context.Context, c Config, link *shapedlink.Link, listen string, targets []string) (*pair, error) {
+	if err := c.checkServer(listen, targets); err != nil {
+		return nil, err
+	}
+	cert, err := NewCertificate()
+	if err != nil {
+		return nil, err
+	}
+	p := &pair{}
+	if p.server, err = startServer(ctx, c, link.Server(), listen, targets, cert); err != nil {
+		return nil, err
+	}
+	if p.client, err = startClient(ctx, c, link.Client(), p.server.ready.QUIC, "", len(targets), cert.ClientOnly()); err != nil {
+		p.server.kill()
+		return nil, err
+	}
+	return p, nil
+}
+
+// stop stops both ends and reads back what each recorded.
+func (p *pair) stop() (server, client EndStats, err error) {
+	client, cerr := p.client.Stop()
+	server, serr := p.server.Stop()
+	return server, client, errors.Join(cerr, serr)
+}
+
+func startCarrier(t *testing.T, link *shapedlink.Link, cc, seg string) (*pair, []string, <-chan string) {
 	t.Helper()
 	addrs, got := targets(t, link, 5)
-	car, err := quinncarrier.Start(t.Context(), quinncarrier.Config{Controller: cc, Segmentation: seg, Priorities: priorities, Dir: t.TempDir()},
-		quinncarrier.Ends{Server: link.Server(), Client: link.Client(), Listen: net.JoinHostPort(link.ServerAddr().String(), "0"), Targets: addrs})
+	car, err := startBoth(t.Context(), Config{Controller: cc, Segmentation: seg, Priorities: priorities, Dir: t.TempDir()},
+		link, net.JoinHostPort(link.ServerAddr().String(), "0"), addrs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return car, car.ChannelAddrs(), got
+	return car, car.client.ready.Channels, got
 }
 
 // checkSettings fails t unless s is the reference's pinning with cc.
-func checkSettings(t *testing.T, who string, s quinncarrier.Settings, cc string) {
+func checkSettings(t *testing.T, who string, s Settings, cc string) {
 	t.Helper()
 	if s.CC != cc || s.Controller != cc {
 		t.Errorf("%s: asked for %s, quinn made %q (flag %q)", who, cc, s.Controller, s.CC)
@@ -177,23 +209,23 @@ func checkSettings(t *testing.T, who string, s quinncarrier.Settings, cc string)
 // that every packet on the wire was wire-sized.
 func TestFiveChannelsEachController(t *testing.T) {
 	needBinary(t)
-	for _, cc := range quinncarrier.Controllers {
+	for _, cc := range Controllers() {
 		t.Run(cc, func(t *testing.T) {
 			link := shapedlinktest.New(t, "20:40")
 			shapedlinktest.RequireNoGSO(t, link)
 			car, addrs, got := startCarrier(t, link, cc, "")
-			sready, cready := car.Ready()
+			sready, cready := car.server.ready, car.client.ready
 			checkSettings(t, "server ready", sready.Settings, cc)
 			checkSettings(t, "client ready", cready.Settings, cc)
 			if c := cready.Connection; c == nil || c.Controller != cc || c.InitialWindow != cready.Settings.InitialWindow {
 				t.Errorf("the client's connection runs %+v, want %s with initial window %d", c, cc, cready.Settings.InitialWindow)
 			}
 			exchange(t, link, addrs, got)
-			rep, err := car.Stop()
+			srv, cli, err := car.stop()
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, e := range []quinncarrier.EndStats{rep.Server, rep.Client} {
+			for _, e := range []EndStats{srv, cli} {
 				checkSettings(t, e.Role+" stats", e.Settings, cc)
 				if len(e.Connections) != 1 || e.Connections[0].Controller != cc {
 					t.Errorf("%s: connections %+v, want one on %s", e.Role, e.Connections, cc)
@@ -211,16 +243,16 @@ func TestFiveChannelsEachController(t *testing.T) {
 					}
 				}
 			}
-			for i, ch := range rep.Client.Channels {
+			for i, ch := range cli.Channels {
 				up, down := sizes(i)
 				if ch.BytesFromTCP != uint64(up) || ch.BytesToTCP != uint64(down) {
 					t.Errorf("the client end carried %+v on channel %d, want %d up and %d down", ch, i, up, down)
 				}
 			}
-			if s := rep.Server.Socket; s.MaxDatagram != 1400 {
+			if s := srv.Socket; s.MaxDatagram != 1400 {
 				t.Errorf("the server end's largest datagram was %d bytes, want 1400 (a bulk download fills them)", s.MaxDatagram)
 			}
-			t.Logf("%s: server %+v; connection %+v", cc, rep.Server.Socket, rep.Server.Connections[0])
+			t.Logf("%s: server %+v; connection %+v", cc, srv.Socket, srv.Connections[0])
 			if g := egress(t, link); g.Verdict != gsocheck.Off {
 				t.Errorf("the bench's offload check on the server end's egress: %s (%s), want off", g.Verdict, g.Reason)
 			}
@@ -247,15 +279,15 @@ func TestOffloadControl(t *testing.T) {
 	link := shapedlinktest.New(t, "20:40")
 	car, addrs, got := startCarrier(t, link, "cubic", "kernel")
 	exchange(t, link, addrs, got)
-	rep, err := car.Stop()
+	srv, _, err := car.stop()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Server.Socket.Batches == 0 || rep.Server.Socket.QuinnGSOSegments <= 1 {
-		t.Fatalf("quinn sent no offload batch (%+v): this kernel does not offer UDP_SEGMENT, so the control shows nothing", rep.Server.Socket)
+	if srv.Socket.Batches == 0 || srv.Socket.QuinnGSOSegments <= 1 {
+		t.Fatalf("quinn sent no offload batch (%+v): this kernel does not offer UDP_SEGMENT, so the control shows nothing", srv.Socket)
 	}
 	if g := egress(t, link); g.Verdict != gsocheck.On {
-		t.Errorf("quinn sent %d offload batches, and the bench's check says %s (%s), want on", rep.Server.Socket.Batches, g.Verdict, g.Reason)
+		t.Errorf("quinn sent %d offload batches, and the bench's check says %s (%s), want on", srv.Socket.Batches, g.Verdict, g.Reason)
 	}
 }
 
@@ -278,8 +310,7 @@ func TestKillLeavesNothing(t *testing.T) {
 	defer link.Close()
 	dir := t.TempDir()
 	addrs, _ := targets(t, link, 5)
-	car, err := quinncarrier.Start(t.Context(), quinncarrier.Config{Controller: "bbr", Dir: dir},
-		quinncarrier.Ends{Server: link.Server(), Client: link.Client(), Listen: net.JoinHostPort(link.ServerAddr().String(), "0"), Targets: addrs})
+	car, err := startBoth(t.Context(), Config{Controller: "bbr", Dir: dir}, link, net.JoinHostPort(link.ServerAddr().String(), "0"), addrs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +325,8 @@ func TestKillLeavesNothing(t *testing.T) {
 		}
 		inodes = append(inodes, ino)
 	}
-	car.Kill()
+	car.client.kill()
+	car.server.kill()
 	if left := processesWith(t, dir); len(left) > 0 {
 		t.Errorf("processes left after Kill: %v", left)
 	}
@@ -325,7 +357,7 @@ func TestKillLeavesNothing(t *testing.T) {
 // test's binary).
 func processesWith(t *testing.T, dir string) []string {
 	t.Helper()
-	bin, err := quinncarrier.Binary(t.Context())
+	bin, err := Binary(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,17 +395,20 @@ func namespaceHolders(t *testing.T, inodes []uint64) []string {
 	return out
 }
 
-// TestStartFailsClearly gives the server end a target list the program
-// refuses, and checks that Start says why and leaves nothing running.
+// TestStartFailsClearly gives the server end a listen address the program
+// refuses, and checks that StartServer says why and leaves nothing running.
 func TestStartFailsClearly(t *testing.T) {
 	needBinary(t)
 	dir := t.TempDir()
-	_, err := quinncarrier.Start(context.Background(), quinncarrier.Config{Controller: "cubic", Dir: dir},
-		quinncarrier.Ends{Listen: "127.0.0.1:notaport", Targets: []string{"127.0.0.1:1"}})
+	cert, err := NewCertificate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = StartServer(context.Background(), Config{Controller: "cubic", Dir: dir}, nil, "127.0.0.1:notaport", []string{"127.0.0.1:1"}, cert)
 	if err == nil || !strings.Contains(err.Error(), "--listen") {
-		t.Fatalf("Start with a bad listen address: %v, want the program's complaint about --listen", err)
+		t.Fatalf("StartServer with a bad listen address: %v, want the program's complaint about --listen", err)
 	}
 	if left := processesWith(t, dir); len(left) > 0 {
-		t.Errorf("processes left after a failed Start: %v", left)
+		t.Errorf("processes left after a failed StartServer: %v", left)
 	}
 }

@@ -98,11 +98,6 @@ type EndStats struct {
 	Channels    []ChannelStats `json:"channels"`
 }
 
-// Report is what both ends recorded.
-type Report struct {
-	Server, Client EndStats
-}
-
 // readyTimeout bounds how long Start waits for each end to say it is ready.
 const readyTimeout = 20 * time.Second
 
