@@ -3,6 +3,7 @@ package measure_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -68,5 +69,41 @@ func TestArmInVirtualTimeRefusesLargePackets(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestArmRepeatsInVirtualTime: under shapedlinktest.Deterministic an
+// arm over the same seeded in-process link gives the same repeat, every
+// sample, run after run: nothing in the arm or the workload draws from a
+// source Deterministic does not seed, or depends on more than one P
+// (without it the runs differ). Three runs, of which at most one may
+// differ: the scheduler's wall-clock time slice, which Deterministic
+// cannot stop, can reorder a busy machine's run.
+func TestArmRepeatsInVirtualTime(t *testing.T) {
+	w := spicelike.Defaults()
+	w.Duration, w.Warmup = 6*time.Second, time.Second
+	var runs []stats.Repeat
+	for i := range 3 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			shapedlinktest.Deterministic(t, 1)
+			synctest.Test(t, func(t *testing.T) {
+				link := shapedlinktest.Sim(t, "80:10:1", shapedlink.Options{Seed: 3})
+				r, err := measure.Run(context.Background(), measure.OverLink(link), measure.QUIC, w, transport.Options{PacketSize: 1280})
+				if err != nil {
+					t.Fatal(err)
+				}
+				runs = append(runs, r.Repeat)
+			})
+		})
+	}
+	if len(runs) != 3 {
+		t.FailNow()
+	}
+	same := func(a, b stats.Repeat) bool { return reflect.DeepEqual(a, b) }
+	if !same(runs[0], runs[1]) && !same(runs[0], runs[2]) && !same(runs[1], runs[2]) {
+		for i, r := range runs {
+			t.Logf("run %d: %d samples, %d timeouts, %.4f Mbit/s", i, len(r.Samples), r.Timeouts, r.ThroughputMbit)
+		}
+		t.Errorf("no two of three runs of the same seeded arm over the same seeded link gave the same repeat")
 	}
 }

@@ -282,7 +282,7 @@ func TestCleanupAfterKill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prefix := fmt.Sprintf("%s%d_", TablePrefix, cmd.Process.Pid)
+	prefix := fmt.Sprintf("%s%d_", tablePrefix, cmd.Process.Pid)
 	for _, tb := range tables {
 		if strings.HasPrefix(tb.Name, prefix) {
 			t.Errorf("the host namespace has the child's nftables table %s", tb.Name)

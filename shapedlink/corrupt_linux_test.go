@@ -32,8 +32,8 @@ func TestCorruptOption(t *testing.T) {
 	if w := d.Describe(); !strings.Contains(w, " corrupt 0.5% 25%") {
 		t.Errorf("the emulator's applied line %q does not say corrupt 0.5%% 25%%", w)
 	}
-	if n := netemnl.Describe(netemnl.Root(netlinkRoot(), d)); !strings.Contains(n, " corrupt 0.5% 25%") {
-		t.Errorf("netem's line %q does not say corrupt 0.5%% 25%%", n)
+	if n, err := netemnl.ReadBack(netemnl.Root(netlinkRoot(), d), netemnl.Extras{}, d); err != nil || !strings.Contains(n, " corrupt 0.5% 25%") {
+		t.Errorf("netem's line %q (%v) does not say corrupt 0.5%% 25%%", n, err)
 	}
 	for in, says := range map[string]string{
 		"80:10,corrupt=101":   "more than 100",

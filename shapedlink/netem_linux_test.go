@@ -1,6 +1,7 @@
 package shapedlink
 
 import (
+	"bytes"
 	"testing"
 	"time"
 
@@ -8,8 +9,8 @@ import (
 )
 
 // TestNetemShortForm: a profile without options gives both directions the
-// same netem attributes: delay RTT/2, the rate, the default or named
-// limit, and a loss term only when the profile has loss. (The encoding of
+// same netem options (seeds aside): delay RTT/2, the rate, the default or
+// named limit, and a loss term only when the profile has loss. (The encoding of
 // a direction is package netemnl's, tested there.)
 func TestNetemShortForm(t *testing.T) {
 	for _, c := range []struct {
@@ -31,14 +32,22 @@ func TestNetemShortForm(t *testing.T) {
 			t.Fatal(err)
 		}
 		d, u := p.Direction(Down), p.Direction(Up)
-		if da, ua := netemnl.Attrs(d), netemnl.Attrs(u); da != ua {
-			t.Errorf("%s: down %+v and up %+v differ", c.profile, da, ua)
+		do, err := netemnl.Options(netemnl.Root(netlinkRoot(), d), d, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		uo, err := netemnl.Options(netemnl.Root(netlinkRoot(), u), u, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ds, us := do.Serialize(), uo.Serialize(); !bytes.Equal(ds, us) {
+			t.Errorf("%s: down's netem options %x and up's %x differ", c.profile, ds, us)
 		}
 		if d.Delay != c.delay || d.RateMbit != c.rate || d.Limit != c.limit || d.LossPct != c.loss || d.Random() != (c.loss > 0) {
 			t.Errorf("%s: direction %+v, want delay %v, rate %v, limit %d, loss %v and nothing else", c.profile, d, c.delay, c.rate, c.limit, c.loss)
 		}
-		if got := netemnl.Describe(netemnl.Root(netlinkRoot(), d)); got != c.line {
-			t.Errorf("%s: described as %q, want %q", c.profile, got, c.line)
+		if got, err := netemnl.ReadBack(netemnl.Root(netlinkRoot(), d), netemnl.Extras{}, d); err != nil || got != c.line {
+			t.Errorf("%s: described as %q (%v), want %q", c.profile, got, err, c.line)
 		}
 	}
 }

@@ -12,12 +12,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// tablePrefix starts the name of every nftables table this package
+// creates: tablePrefix, the creating process's id, "_", a counter.
+const tablePrefix = "quicbench_"
+
 // tableSeq numbers tables within this process. Together with the pid it
 // makes table names unique; it is an identifier source, not shared state.
 var tableSeq atomic.Uint64
 
 func newTableName() string {
-	return fmt.Sprintf("%s%d_%d", TablePrefix, os.Getpid(), tableSeq.Add(1))
+	return fmt.Sprintf("%s%d_%d", tablePrefix, os.Getpid(), tableSeq.Add(1))
 }
 
 // Chain priorities on the egress hook: the counting chain sees every

@@ -13,9 +13,9 @@ import (
 // order). SPEC is a generator, blackout:DUR/EVERY[/hold] or
 // step:HI/LO/DUR/EVERY, or a JSON file of changes. A change applies to
 // frames arriving from its time on; a blackout that holds (not on netem)
-// queues rather than drops. ForDir narrows the schedule to one direction;
-// Holds reports whether a change holds frames. docs/link-description.md,
-// "Schedules and traces", has the file format and the semantics.
+// queues rather than drops. ForDir narrows the schedule to one direction.
+// docs/link-description.md, "Schedules and traces", has the file format
+// and the semantics.
 type Schedule = linkspec.Schedule
 
 // Change is one timed change of a schedule: At, Set, Value, Hold, Dir.

@@ -18,24 +18,24 @@ const (
 	fullPayload = 1448
 )
 
-// MaxWirePct is the least allowance a wire share may have above 100%: no
-// link carries more than its rate, and the window's edges account for the
-// last half percent of a long window.
-const MaxWirePct = 100.5
+// wireLimitFloor is the least allowance a wire share may have above 100%:
+// no link carries more than its rate, and the window's edges account for
+// the last half percent of a long window.
+const wireLimitFloor = 100.5
 
 // maxWirePct is the highest wire share a measurement over window at
 // rateBits may report: 100% plus what the window's two edges can add (a
 // full frame in flight and a millisecond of skew between reading the
 // emulator's counter and the clock, at each edge, and the emulator's
 // largest lateness: frames due before the window that it wrote inside
-// it), and at least MaxWirePct. A 400 ms window at 10 Mbit/s with a
+// it), and at least wireLimitFloor. A 400 ms window at 10 Mbit/s with a
 // punctual emulator allows 101.1%, a 6 s one 100.5%.
 func maxWirePct(window time.Duration, rateBits float64, late time.Duration) float64 {
 	if window <= 0 {
-		return MaxWirePct
+		return wireLimitFloor
 	}
 	edges := 2*frameTime(fullFrame, rateBits) + 2*time.Millisecond + max(late, 0)
-	return max(MaxWirePct, 100+100*float64(edges)/float64(window))
+	return max(wireLimitFloor, 100+100*float64(edges)/float64(window))
 }
 
 // checkWire refuses a wire share above limit (maxWirePct): such a figure

@@ -46,8 +46,8 @@ func TestLossy(t *testing.T) {
 // as a figure; one within it is kept.
 func TestWireShareNeverAboveTheRate(t *testing.T) {
 	long := maxWirePct(6*time.Second, 10e6, 0)
-	if long != MaxWirePct {
-		t.Errorf("a 6 s window at 10 Mbit/s allows %.2f%%, want %.1f%%", long, MaxWirePct)
+	if long != wireLimitFloor {
+		t.Errorf("a 6 s window at 10 Mbit/s allows %.2f%%, want %.1f%%", long, wireLimitFloor)
 	}
 	short := maxWirePct(400*time.Millisecond, 10e6, 0) // edges 2*1.2112 ms + 2 ms
 	if short < 101.09 || short > 101.12 {

@@ -41,7 +41,7 @@ func iperfSeries(ctx context.Context, c Config, rates []float64, opts shapedlink
 		opts  shapedlink.Options
 		rate  float64
 	}
-	steps := []step{{BareKeepLabel, unlimited, bareKeep, 0}, {BareWireLabel, unlimited, bareWire, 0}, {"unlimited", unlimited, opts, 0}}
+	steps := []step{{bareKeepLabel, unlimited, bareKeep, 0}, {bareWireLabel, unlimited, bareWire, 0}, {"unlimited", unlimited, opts, 0}}
 	for _, r := range rates {
 		p, err := shapedlink.NewProfile(5*time.Millisecond, r, 0)
 		if err != nil {

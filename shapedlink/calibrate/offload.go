@@ -11,8 +11,8 @@ const (
 // machine's own ceilings, with the devices' offloads as the kernel has
 // them and pinned to wire-sized packets.
 const (
-	BareKeepLabel = "bare veth, offloads on"
-	BareWireLabel = "bare veth, wire-sized"
+	bareKeepLabel = "bare veth, offloads on"
+	bareWireLabel = "bare veth, wire-sized"
 )
 
 // modeOf is a recorded mode as the report's name: "" (a report from

@@ -46,8 +46,8 @@ func TestIperfTargets(t *testing.T) {
 func TestIperfTableKeep(t *testing.T) {
 	var buf bytes.Buffer
 	printIperf(&buf, []Iperf{
-		{Label: BareKeepLabel, Profile: "2:100000", Backend: "none", Offload: "keep", Mbit: 8000},
-		{Label: BareWireLabel, Profile: "2:100000", Backend: "none", Offload: "wire", Mbit: 400},
+		{Label: bareKeepLabel, Profile: "2:100000", Backend: "none", Offload: "keep", Mbit: 8000},
+		{Label: bareWireLabel, Profile: "2:100000", Backend: "none", Offload: "wire", Mbit: 400},
 		{Label: "unlimited", Profile: "2:100000", Backend: "emulator", Offload: "keep", Mbit: 1800, CPUSecPerGB: 0.5},
 		{Label: "5:1000", Profile: "5:1000", Backend: "emulator", Offload: "keep", RateMbit: 1000, Mbit: 920, GoodputPct: 92, WirePct: 96, CPUSecPerGB: 1.25},
 		{Label: "5:2000", Profile: "5:2000", Backend: "emulator", Offload: "keep", RateMbit: 2000, Mbit: 1850, GoodputPct: 92.5, WirePct: 96},

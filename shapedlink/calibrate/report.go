@@ -225,7 +225,7 @@ type Probe struct {
 // shares of the configured rate. Buffers is "32MiB", "default", or what
 // the kernel granted where the 32 MiB could not be forced (in a user
 // namespace). A wire share above what the window's edges and the
-// emulator's lateness allow (at least MaxWirePct) is a measurement error
+// emulator's lateness allow (at least 100.5%) is a measurement error
 // and becomes Error.
 type Bulk struct {
 	CC          string  `json:"cc"`
@@ -254,10 +254,11 @@ type Sweep struct {
 
 // Iperf is one iperf3 flow (-C cubic, client to server, Config.Bulk
 // rounded to seconds after 2 s omitted) across a link: in order, the bare
-// veth pair with its offloads on (BareKeepLabel) and wire-sized
-// (BareWireLabel), whatever Config.Link.Offload says, then in its mode an
-// unlimited link (2:100000) and a 5 ms link of each rate. The wire share
-// is the emulator's forwarded bytes inside iperf3's measured window.
+// veth pair with its offloads on (label "bare veth, offloads on") and
+// wire-sized ("bare veth, wire-sized"), whatever Config.Link.Offload
+// says, then in its mode an unlimited link (2:100000) and a 5 ms link of
+// each rate. The wire share is the emulator's forwarded bytes inside
+// iperf3's measured window.
 type Iperf struct {
 	Label       string  `json:"label"`
 	Profile     string  `json:"profile"`

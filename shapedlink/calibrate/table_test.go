@@ -102,8 +102,8 @@ func goldenReport() Report {
 		},
 		HighestOKMbit: 200,
 		Iperf: []Iperf{
-			{Label: BareKeepLabel, Profile: "2:100000", Backend: "none", Offload: "keep", Mbit: 18000, Retransmits: 3},
-			{Label: BareWireLabel, Profile: "2:100000", Backend: "none", Offload: "wire", Mbit: 460, Retransmits: 1},
+			{Label: bareKeepLabel, Profile: "2:100000", Backend: "none", Offload: "keep", Mbit: 18000, Retransmits: 3},
+			{Label: bareWireLabel, Profile: "2:100000", Backend: "none", Offload: "wire", Mbit: 460, Retransmits: 1},
 			{Label: "unlimited", Profile: "2:100000", Backend: "emulator", Offload: "keep", Mbit: 5200, Retransmits: 12, CPUNsPerFrame: 1450, CPUSecPerGB: 0.82, SuperPacketsIn: 41000, SuperPacketsOut: 39000,
 				Segments: 480000, FramesOut: 60000, Early: 120000, EarlyMaxMs: 0.2},
 			{Label: "5:1000", Profile: "5:1000", Backend: "emulator", Offload: "keep", RateMbit: 1000, Mbit: 930, GoodputPct: 93, WirePct: 97.4, WireFrom: "shaper", CPUNsPerFrame: 2100, CPUSecPerGB: 1.4},

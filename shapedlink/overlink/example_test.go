@@ -2,6 +2,7 @@ package overlink_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 
@@ -51,4 +52,28 @@ func ExampleParseServerPort() {
 	// any port (a TCP listener or an unconnected UDP socket)
 	// nothing (-server-port none)
 	// "sctp:80": want tcp:PORT, udp:PORT or PORT (1-65535), any, or none
+}
+
+// Read a record that examples/overlink saved with -record: each
+// direction's drops, and whether the emulator's counters account for
+// every wire segment it received. Here the link still carried traffic
+// while they were read (Unsettled), so one direction is off by a frame.
+func ExampleDirectionRecord() {
+	saved := `{"profile": "80:10:1", "backend": "emulator", "exit_code": 0,
+	  "shaper": {"priority": "SCHED_FIFO 1", "unsettled": true, "directions": [
+	    {"direction": "server->client", "received": 9000, "forwarded": 8890, "loss_drops": 91, "limit_drops": 12, "held": 7},
+	    {"direction": "client->server", "received": 4000, "forwarded": 3957, "loss_drops": 40, "held": 2}]}}`
+	var rec overlink.Record
+	if err := json.Unmarshal([]byte(saved), &rec); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, d := range rec.Shaper.Directions {
+		fmt.Printf("%s: %d of %d dropped, %d held, off by %d\n", d.Direction, d.Dropped(), d.Received, d.Held, d.Imbalance())
+	}
+	fmt.Println("unsettled:", rec.Shaper.Unsettled)
+	// Output:
+	// server->client: 103 of 9000 dropped, 7 held, off by 0
+	// client->server: 40 of 4000 dropped, 2 held, off by 1
+	// unsettled: true
 }

@@ -10,10 +10,10 @@ import (
 	"testing/cryptotest"
 )
 
-// DeterministicHeadroom is how far above the heap in use Deterministic
+// deterministicHeadroom is how far above the heap in use Deterministic
 // sets the process's memory limit while the collector is off, when no
 // limit is set already (GOMEMLIMIT or debug.SetMemoryLimit).
-const DeterministicHeadroom = 1 << 30
+const deterministicHeadroom = 1 << 30
 
 // Deterministic makes the rest of test t repeatable in a testing/synctest
 // bubble: run again in the same binary with the same seeds and the same
@@ -22,8 +22,8 @@ const DeterministicHeadroom = 1 << 30
 // each, it gives the process one P (runtime.GOMAXPROCS(1)), seeds
 // crypto/rand with seed (testing/cryptotest.SetGlobalRandom), and stops
 // the garbage collector after one collection, with a memory limit of the
-// heap in use plus DeterministicHeadroom (or the limit already set); if
-// the collector ran all the same, the test fails when it ends.
+// heap in use plus 1 GiB (or the limit already set); if the collector ran
+// all the same, the test fails when it ends.
 // docs/virtual-time.md says what is guaranteed and what is not.
 //
 // The settings are the whole process's, so Deterministic fails the test
@@ -43,7 +43,7 @@ func Deterministic(t *testing.T, seed uint64) {
 	if limit == math.MaxInt64 {
 		var mem runtime.MemStats
 		runtime.ReadMemStats(&mem)
-		limit = int64(mem.HeapInuse) + DeterministicHeadroom
+		limit = int64(mem.HeapInuse) + deterministicHeadroom
 	}
 	debug.SetMemoryLimit(limit)
 	percent := debug.SetGCPercent(-1)

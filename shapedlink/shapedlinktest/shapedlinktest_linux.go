@@ -28,9 +28,9 @@ var probe struct {
 	err  error
 }
 
-// Available reports why links cannot be built here, or nil when they can.
+// available reports why links cannot be built here, or nil when they can.
 // It builds (and closes) one lossless link the first time it is called.
-func Available() error {
+func available() error {
 	probe.once.Do(func() {
 		p, err := shapedlink.ParseProfile("10:100")
 		if err != nil {
@@ -48,11 +48,12 @@ func Available() error {
 }
 
 // Need skips the test, saying why, when this machine cannot build links
-// (see Available): for tests that build their links some other way, such
-// as through a program they run.
+// (the first call builds and closes one lossless link to find out): for
+// tests that build their links some other way, such as through a program
+// they run.
 func Need(tb testing.TB) {
 	tb.Helper()
-	if err := Available(); err != nil {
+	if err := available(); err != nil {
 		tb.Skipf("this machine cannot build a shaped link (run as root, or allow unprivileged user namespaces and call shapedlinktest.Main from TestMain): %v", err)
 	}
 }
@@ -102,7 +103,7 @@ func superPackets(link *shapedlink.Link, strict bool) (string, error) {
 
 // New builds a link shaped to profile ("80:10:1", "20:100@50", ...) for
 // the test, with opts if given (at most one). It skips the test when links
-// cannot be built on this machine (see Available), and fails it when the
+// cannot be built on this machine (see Need), and fails it when the
 // profile is invalid or this link could not be built. When the test ends
 // the link is closed, and the test fails if the link broke while it ran.
 // If a sender used UDP GSO on the link (see RequireNoGSO), the end of the

@@ -15,13 +15,13 @@ import (
 // need Linux: here it says so on stderr and runs the tests, and New skips
 // the ones that need a link.
 func Main(m *testing.M) {
-	fmt.Fprintf(os.Stderr, "shapedlinktest: tests that need a link will be skipped: %v\n", Available())
+	fmt.Fprintf(os.Stderr, "shapedlinktest: tests that need a link will be skipped: %v\n", available())
 	os.Exit(m.Run())
 }
 
-// Available reports why links cannot be built here: on this system always
+// available reports why links cannot be built here: on this system always
 // an error wrapping errors.ErrUnsupported, as shapedlink.New returns.
-func Available() error {
+func available() error {
 	_, err := shapedlink.New(context.Background(), shapedlink.Profile{}, shapedlink.Options{})
 	return err
 }
@@ -29,7 +29,7 @@ func Available() error {
 // Need skips the test, saying why: links need Linux.
 func Need(tb testing.TB) {
 	tb.Helper()
-	tb.Skipf("this machine cannot build a shaped link: %v", Available())
+	tb.Skipf("this machine cannot build a shaped link: %v", available())
 }
 
 // New checks its arguments as on Linux (a bad profile, or more than one

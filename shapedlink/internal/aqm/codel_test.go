@@ -49,7 +49,7 @@ func newSim(t *testing.T, c Config) *sim {
 		t.Fatal(err)
 	}
 	s.q = q
-	s.target = int64(q.Config().Target)
+	s.target = q.target
 	s.resetSojourn()
 	return s
 }

@@ -38,7 +38,8 @@ func Example() {
 		udpFrame(1000, 0x02, 1514), udpFrame(1000, 0x02, 1514),
 		udpFrame(2000, 0x00, 100),
 	}
-	q, err := aqm.New(aqm.Config{Kind: aqm.FQCoDel, ECN: true}, func(p aqm.Packet, c aqm.Cause) {
+	cfg := aqm.Config{Kind: aqm.FQCoDel, ECN: true}
+	q, err := aqm.New(cfg, func(p aqm.Packet, c aqm.Cause) {
 		fmt.Printf("dropped frame %d (%v)\n", p.Ref, c)
 	})
 	if err != nil {
@@ -61,7 +62,7 @@ func Example() {
 	}
 	st := q.Stats()
 	fmt.Printf("new flows %d, drops %d, marks %d\n", st.NewFlows, st.CoDelDrops+st.OverlimitDrops, st.Marks)
-	fmt.Println(q.Config().Describe())
+	fmt.Println(cfg.WithDefaults().Describe())
 	// Output:
 	// frame 0: 1514 bytes, waited 0 us
 	// frame 4: 100 bytes, waited 12 us

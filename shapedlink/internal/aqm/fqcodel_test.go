@@ -33,7 +33,7 @@ func TestFQCoDelSparseFlowFirst(t *testing.T) {
 	for _, bulkFlows := range []uint32{1, 4} {
 		for _, sameFlow := range []bool{true, false} {
 			q := mustNew(t, Config{Kind: FQCoDel}, nil)
-			quantum := q.Config().Quantum
+			quantum := q.quantum
 			for i := range 100 {
 				q.Enqueue(0, Packet{Len: 1514, Flow: 100 + uint32(i)%bulkFlows, Ref: int64(i)})
 			}
@@ -85,7 +85,7 @@ func TestFQCoDelSparseFlowFirst(t *testing.T) {
 // point.
 func TestFQCoDelDRRFairness(t *testing.T) {
 	q := mustNew(t, Config{Kind: FQCoDel}, nil)
-	quantum := int64(q.Config().Quantum)
+	quantum := int64(q.quantum)
 	sizes := map[uint32]int{1: 1514, 2: 300}
 	for i := range 2000 {
 		for f, l := range sizes {

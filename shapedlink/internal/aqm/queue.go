@@ -143,7 +143,6 @@ func (l *flowList) popHead(flows []flow) int32 {
 // concurrent use, and the onDrop callback must not call back into it.
 type Queue struct {
 	kind      Kind
-	cfg       Config
 	onDrop    func(Packet, Cause)
 	limit     int
 	target    int64
@@ -178,7 +177,6 @@ func New(c Config, onDrop func(p Packet, c Cause)) (*Queue, error) {
 	}
 	q := &Queue{
 		kind:      c.Kind,
-		cfg:       c,
 		onDrop:    onDrop,
 		limit:     c.Limit,
 		target:    int64(c.Target),
@@ -209,9 +207,6 @@ func New(c Config, onDrop func(p Packet, c Cause)) (*Queue, error) {
 	q.oldFlows = flowList{head: none, tail: none}
 	return q, nil
 }
-
-// Config is the configuration in force, defaults applied.
-func (q *Queue) Config() Config { return q.cfg }
 
 // Len is the number of packets and bytes queued.
 func (q *Queue) Len() (packets int, bytes int64) { return q.packets, q.bytes }

@@ -11,8 +11,8 @@ import (
 // standard deviation (netem's NETEM_DIST_SCALE).
 const Scale = 8192
 
-// Size is the number of entries in every table.
-const Size = 4096
+// tableSize is the number of entries in every table.
+const tableSize = 4096
 
 // The Pareto distribution behind "pareto" and "paretonormal": shape
 // paretoAlpha, scale x_m = 1. paretoAlpha must be an integer greater than 2
@@ -60,11 +60,12 @@ func unknown(name string) error {
 	return fmt.Errorf("disttable: unknown distribution %q; the distributions are %s", name, list)
 }
 
-// Table returns the Size-entry table for the named distribution, as netem
-// takes it in TCA_NETEM_DELAY_DIST: entry i is
-// clamp(round(Scale * Quantile(name, (i+0.5)/Size))) with the clamp to the
-// int16 range. The table is computed on the first call for that name; the
-// slice returned is a fresh copy that the caller may keep or modify.
+// Table returns the table for the named distribution, tableSize entries,
+// as netem takes it in TCA_NETEM_DELAY_DIST: entry i is
+// clamp(round(Scale * quantile(name, (i+0.5)/tableSize))) with the clamp
+// to the int16 range. The table is computed on the first call for that
+// name; the slice returned is a fresh copy that the caller may keep or
+// modify.
 func Table(name string) ([]int16, error) {
 	d, ok := dists[name]
 	if !ok {
@@ -73,48 +74,9 @@ func Table(name string) ([]int16, error) {
 	return slices.Clone(d.table()), nil
 }
 
-// Quantile returns the inverse CDF at u of the named distribution,
-// standardized to mean 0 and standard deviation 1, and not clamped: the
-// number that Table scales by Scale, rounds and clamps. u must be in
-// [0, 1]; the ends give the distribution's infimum and supremum (-Inf and
-// +Inf, except that "pareto" is bounded below by -1/sqrt(3)).
-func Quantile(name string, u float64) (float64, error) {
-	d, ok := dists[name]
-	if !ok {
-		return 0, unknown(name)
-	}
-	if !(u >= 0 && u <= 1) {
-		return 0, fmt.Errorf("disttable: quantile level %v is outside [0, 1]", u)
-	}
-	return d.quantile(u), nil
-}
-
-// Moments returns the mean and the (population) standard deviation of the
-// entries of t in units of one standard deviation (entry/Scale): what a
-// netem delay "mu sigma distribution t" really delivers is mean
-// mu + sigma*mean and standard deviation sigma*sd, before netem's rounding
-// to the nanosecond. An empty table gives NaN, NaN.
-func Moments(t []int16) (mean, sd float64) {
-	if len(t) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	n := float64(len(t))
-	var sum float64
-	for _, v := range t {
-		sum += float64(v)
-	}
-	m := sum / n
-	var ss float64
-	for _, v := range t {
-		d := float64(v) - m
-		ss += d * d
-	}
-	return m / Scale, math.Sqrt(ss/n) / Scale
-}
-
-// level is the quantile level of entry i: the midpoint of the i-th of Size
-// equal slices of [0, 1].
-func level(i int) float64 { return (float64(i) + 0.5) / Size }
+// level is the quantile level of entry i: the midpoint of the i-th of
+// tableSize equal slices of [0, 1].
+func level(i int) float64 { return (float64(i) + 0.5) / tableSize }
 
 // toEntry scales a standardized value to a table entry: rounded to the
 // nearest integer (halves away from zero) and clamped to the int16 range.
@@ -125,7 +87,7 @@ func toEntry(q float64) int16 {
 
 // directTable builds a table from a closed-form quantile function.
 func directTable(q func(float64) float64) []int16 {
-	t := make([]int16, Size)
+	t := make([]int16, tableSize)
 	for i := range t {
 		t[i] = toEntry(q(level(i)))
 	}

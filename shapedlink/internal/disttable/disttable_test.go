@@ -1,6 +1,7 @@
 package disttable
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -20,15 +21,15 @@ func mustTable(t *testing.T, name string) []int16 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tb) != Size || Size != 4096 || Scale != testScale {
-		t.Fatalf("%s: %d entries, Size %d, Scale %d; want 4096, 4096, 8192", name, len(tb), Size, Scale)
+	if len(tb) != tableSize || tableSize != 4096 || Scale != testScale {
+		t.Fatalf("%s: %d entries, tableSize %d, Scale %d; want 4096, 4096, 8192", name, len(tb), tableSize, Scale)
 	}
 	return tb
 }
 
 func mustQuantile(t *testing.T, name string, u float64) float64 {
 	t.Helper()
-	q, err := Quantile(name, u)
+	q, err := quantile(name, u)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,30 +66,30 @@ func TestUnknownName(t *testing.T) {
 	if _, err := Table("x"); err == nil || err.Error() != want {
 		t.Errorf("Table(x) error %v, want %s", err, want)
 	}
-	if _, err := Quantile("x", 0.5); err == nil || err.Error() != want {
-		t.Errorf("Quantile(x) error %v, want %s", err, want)
+	if _, err := quantile("x", 0.5); err == nil || err.Error() != want {
+		t.Errorf("quantile(x) error %v, want %s", err, want)
 	}
 }
 
 func TestQuantileDomain(t *testing.T) {
 	for _, name := range Names() {
 		for _, u := range []float64{-0.001, 1.001, math.NaN(), math.Inf(1)} {
-			if _, err := Quantile(name, u); err == nil {
-				t.Errorf("Quantile(%s, %v): no error", name, u)
+			if _, err := quantile(name, u); err == nil {
+				t.Errorf("quantile(%s, %v): no error", name, u)
 			}
 		}
 		if q := mustQuantile(t, name, 1); !math.IsInf(q, 1) {
-			t.Errorf("Quantile(%s, 1) = %v, want +Inf", name, q)
+			t.Errorf("quantile(%s, 1) = %v, want +Inf", name, q)
 		}
 	}
 	if q := mustQuantile(t, "normal", 0); !math.IsInf(q, -1) {
-		t.Errorf("Quantile(normal, 0) = %v, want -Inf", q)
+		t.Errorf("quantile(normal, 0) = %v, want -Inf", q)
 	}
 	if q := mustQuantile(t, "paretonormal", 0); !math.IsInf(q, -1) {
-		t.Errorf("Quantile(paretonormal, 0) = %v, want -Inf", q)
+		t.Errorf("quantile(paretonormal, 0) = %v, want -Inf", q)
 	}
 	if q := mustQuantile(t, "pareto", 0); math.Abs(q+1/sqrt3) > 1e-12 {
-		t.Errorf("Quantile(pareto, 0) = %v, want -1/sqrt(3)", q)
+		t.Errorf("quantile(pareto, 0) = %v, want -1/sqrt(3)", q)
 	}
 }
 
@@ -107,9 +108,9 @@ func TestTableIsACopy(t *testing.T) {
 
 func TestNormalSymmetric(t *testing.T) {
 	tb := mustTable(t, "normal")
-	for i := range Size / 2 {
-		if d := int(tb[i]) + int(tb[Size-1-i]); d < -1 || d > 1 {
-			t.Fatalf("normal: t[%d] = %d, t[%d] = %d, not symmetric", i, tb[i], Size-1-i, tb[Size-1-i])
+	for i := range tableSize / 2 {
+		if d := int(tb[i]) + int(tb[tableSize-1-i]); d < -1 || d > 1 {
+			t.Fatalf("normal: t[%d] = %d, t[%d] = %d, not symmetric", i, tb[i], tableSize-1-i, tb[tableSize-1-i])
 		}
 	}
 }
@@ -117,7 +118,7 @@ func TestNormalSymmetric(t *testing.T) {
 func TestMonotone(t *testing.T) {
 	for _, name := range Names() {
 		tb := mustTable(t, name)
-		for i := 1; i < Size; i++ {
+		for i := 1; i < tableSize; i++ {
 			if tb[i] < tb[i-1] {
 				t.Errorf("%s: t[%d] = %d < t[%d] = %d", name, i, tb[i], i-1, tb[i-1])
 				break
@@ -126,14 +127,14 @@ func TestMonotone(t *testing.T) {
 	}
 }
 
-// Every entry is clamp(round(8192 * Quantile((i+0.5)/4096))). For
+// Every entry is clamp(round(8192 * quantile((i+0.5)/4096))). For
 // paretonormal, whose table is found by a search on the integer grid and
-// whose Quantile is a bisection, a sample of the entries.
+// whose quantile is a bisection, a sample of the entries.
 func TestTableMatchesQuantile(t *testing.T) {
 	for _, name := range Names() {
 		tb := mustTable(t, name)
-		for i := range Size {
-			if name == "paretonormal" && i%4 != 0 && i < Size-16 {
+		for i := range tableSize {
+			if name == "paretonormal" && i%4 != 0 && i < tableSize-16 {
 				continue
 			}
 			q := mustQuantile(t, name, (float64(i)+0.5)/4096)
@@ -153,7 +154,7 @@ func TestNormalQuantiles(t *testing.T) {
 		{0.001, -3.090232306167813, 1e-9},
 	} {
 		if q := mustQuantile(t, "normal", c.u); math.Abs(q-c.q) > c.tol {
-			t.Errorf("Quantile(normal, %v) = %v, want %v within %v", c.u, q, c.q, c.tol)
+			t.Errorf("quantile(normal, %v) = %v, want %v within %v", c.u, q, c.q, c.tol)
 		}
 	}
 	// The level 0.975 falls at the fractional index 0.975*4096 - 0.5 =
@@ -170,31 +171,31 @@ func TestNormalQuantiles(t *testing.T) {
 
 func TestNormalMoments(t *testing.T) {
 	tb := mustTable(t, "normal")
-	mean, sd := Moments(tb)
+	mean, sd := moments(tb)
 	if math.Abs(mean) > 1e-3 || math.Abs(sd-1) > 0.01 {
-		t.Errorf("normal table: Moments gives mean %v sd %v, want 0 and 1 within 1%%", mean, sd)
+		t.Errorf("normal table: moments gives mean %v sd %v, want 0 and 1 within 1%%", mean, sd)
 	}
 	// The same from the raw entries and netem's scale, 8192.
 	var ss float64
 	for _, v := range tb {
 		ss += float64(v) * float64(v)
 	}
-	if sd := math.Sqrt(ss/Size) / testScale; math.Abs(sd-1) > 0.01 {
+	if sd := math.Sqrt(ss/tableSize) / testScale; math.Abs(sd-1) > 0.01 {
 		t.Errorf("normal table: entries/8192 have sd %v, want 1 within 1%%", sd)
 	}
 }
 
 func TestMoments(t *testing.T) {
-	mean, sd := Moments([]int16{-testScale, testScale, -testScale, testScale})
+	mean, sd := moments([]int16{-testScale, testScale, -testScale, testScale})
 	if mean != 0 || sd != 1 {
-		t.Errorf("Moments(+-Scale) = %v, %v, want 0, 1", mean, sd)
+		t.Errorf("moments(+-Scale) = %v, %v, want 0, 1", mean, sd)
 	}
-	mean, sd = Moments([]int16{testScale / 2, testScale / 2, 3 * testScale / 2})
+	mean, sd = moments([]int16{testScale / 2, testScale / 2, 3 * testScale / 2})
 	if math.Abs(mean-5.0/6) > 1e-15 || math.Abs(sd-math.Sqrt(2)/3) > 1e-15 {
-		t.Errorf("Moments(0.5, 0.5, 1.5) = %v, %v, want 5/6, sqrt(2)/3", mean, sd)
+		t.Errorf("moments(0.5, 0.5, 1.5) = %v, %v, want 5/6, sqrt(2)/3", mean, sd)
 	}
-	if mean, sd := Moments(nil); !math.IsNaN(mean) || !math.IsNaN(sd) {
-		t.Errorf("Moments(nil) = %v, %v, want NaN, NaN", mean, sd)
+	if mean, sd := moments(nil); !math.IsNaN(mean) || !math.IsNaN(sd) {
+		t.Errorf("moments(nil) = %v, %v, want NaN, NaN", mean, sd)
 	}
 }
 
@@ -211,13 +212,13 @@ func TestStandardized(t *testing.T) {
 		{"paretonormal", 0.99, 1},
 	} {
 		var sum, ss float64
-		for i := range Size {
+		for i := range tableSize {
 			q := mustQuantile(t, c.name, (float64(i)+0.5)/4096)
 			sum += q
 			ss += q * q
 		}
-		mean := sum / Size
-		sd := math.Sqrt(ss/Size - mean*mean)
+		mean := sum / tableSize
+		sd := math.Sqrt(ss/tableSize - mean*mean)
 		if math.Abs(mean) > 0.002 || sd < c.sdLo || sd > c.sdHi {
 			t.Errorf("%s: unclamped quantiles have mean %.5f sd %.5f, want |mean| <= 0.002, sd in [%v, %v]",
 				c.name, mean, sd, c.sdLo, c.sdHi)
@@ -234,27 +235,27 @@ func TestPareto(t *testing.T) {
 		{0.5, (math.Cbrt(2) - 1.5) / (sqrt3 / 2)},
 	} {
 		if q := mustQuantile(t, "pareto", c.u); math.Abs(q-c.q) > 1e-12 {
-			t.Errorf("Quantile(pareto, %v) = %v, want %v", c.u, q, c.q)
+			t.Errorf("quantile(pareto, %v) = %v, want %v", c.u, q, c.q)
 		}
 	}
 	tb := mustTable(t, "pareto")
 	// Right-skewed: the median is below the mean (0), the bottom is
 	// -1/sqrt(3), and the top is clamped.
-	if tb[Size/2] >= 0 {
-		t.Errorf("pareto median entry %d, want negative", tb[Size/2])
+	if tb[tableSize/2] >= 0 {
+		t.Errorf("pareto median entry %d, want negative", tb[tableSize/2])
 	}
 	if lo := math.Round(-testScale / sqrt3); float64(tb[0]) < lo {
 		t.Errorf("pareto t[0] = %d, below the minimum %v", tb[0], lo)
 	}
 	// 8192*Q(u) >= 32766.5 for 1-u <= (1.5 + 32766.5/8192*sqrt(3)/2)^-3,
 	// that is for the top 33 levels.
-	for i := Size - 33; i < Size; i++ {
+	for i := tableSize - 33; i < tableSize; i++ {
 		if tb[i] != 32767 {
 			t.Errorf("pareto t[%d] = %d, want clamped to 32767", i, tb[i])
 		}
 	}
-	if tb[Size-34] == 32767 {
-		t.Errorf("pareto t[%d] is clamped, want only the top 33", Size-34)
+	if tb[tableSize-34] == 32767 {
+		t.Errorf("pareto t[%d] is clamped, want only the top 33", tableSize-34)
 	}
 }
 
@@ -336,13 +337,52 @@ func TestParetoNormalRoundTrip(t *testing.T) {
 		f := paretoNormalCDF(x)
 		q := mustQuantile(t, "paretonormal", f)
 		if math.Abs(q-x) > 1e-9 {
-			t.Errorf("Quantile(F(%v)) = %v", x, q)
+			t.Errorf("quantile(F(%v)) = %v", x, q)
 		}
 	}
 	for _, u := range []float64{1e-9, 0.001, 0.1, 0.5, 0.9, 0.999, 1 - 1e-9} {
 		q := mustQuantile(t, "paretonormal", u)
 		if f := paretoNormalCDF(q); math.Abs(f-u) > 1e-12 {
-			t.Errorf("F(Quantile(%v)) = %v", u, f)
+			t.Errorf("F(quantile(%v)) = %v", u, f)
 		}
 	}
+}
+
+// quantile returns the inverse CDF at u of the named distribution,
+// standardized to mean 0 and standard deviation 1, and not clamped: the
+// number that Table scales by Scale, rounds and clamps. u must be in
+// [0, 1]; the ends give the distribution's infimum and supremum (-Inf and
+// +Inf, except that "pareto" is bounded below by -1/sqrt(3)).
+func quantile(name string, u float64) (float64, error) {
+	d, ok := dists[name]
+	if !ok {
+		return 0, unknown(name)
+	}
+	if !(u >= 0 && u <= 1) {
+		return 0, fmt.Errorf("disttable: quantile level %v is outside [0, 1]", u)
+	}
+	return d.quantile(u), nil
+}
+
+// moments returns the mean and the (population) standard deviation of the
+// entries of t in units of one standard deviation (entry/Scale): what a
+// netem delay "mu sigma distribution t" really delivers is mean
+// mu + sigma*mean and standard deviation sigma*sd, before netem's rounding
+// to the nanosecond. An empty table gives NaN, NaN.
+func moments(t []int16) (mean, sd float64) {
+	if len(t) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	n := float64(len(t))
+	var sum float64
+	for _, v := range t {
+		sum += float64(v)
+	}
+	m := sum / n
+	var ss float64
+	for _, v := range t {
+		d := float64(v) - m
+		ss += d * d
+	}
+	return m / Scale, math.Sqrt(ss/n) / Scale
 }

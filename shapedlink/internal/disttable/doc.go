@@ -4,7 +4,7 @@
 //
 // # What a table is
 //
-// A table is Size (4096) signed 16-bit entries, as netem receives it in the
+// A table is 4096 signed 16-bit entries, as netem receives it in the
 // netlink attribute TCA_NETEM_DELAY_DIST ("delay MU SIGMA distribution
 // NAME"). For each frame netem draws a uniform 32-bit rnd, takes
 // t = table[rnd % len(table)] and delays the frame by
@@ -20,10 +20,10 @@
 //
 // # The definition
 //
-// For each distribution Quantile is the inverse CDF Q of the standardized
+// For each distribution Q is the inverse CDF of the standardized
 // distribution, and
 //
-//	table[i] = clamp(round(Scale * Q((i+0.5)/Size)))
+//	table[i] = clamp(round(Scale * Q((i+0.5)/4096)))
 //
 // with round to the nearest integer and clamp to the int16 range
 // [-32768, 32767]: each entry is the quantile at the middle of its slice.
@@ -46,7 +46,7 @@
 // (phi the normal density, F_P the standardized Pareto CDF), has no closed
 // form. It is computed by Simpson's rule over n in [-9, 9] with step 0.01,
 // the integration starting at the kink where F_P leaves 0, to better than
-// 1e-7, and its Quantile inverts it by bisection. The table's entries are
+// 1e-7, and its Q inverts it by bisection. The table's entries are
 // found on the integer grid directly (the k with
 // F((k-0.5)/Scale) <= u < F((k+0.5)/Scale)), which is round(Scale*Q(u))
 // without computing Q to full precision. Everything is deterministic;
@@ -58,8 +58,8 @@
 // so quantiles beyond +-4 sigma are clamped. The normal table is not
 // clamped at all (its extreme entries are +-30051, +-3.668 sigma), but the
 // right tails of the other two are, and both clamping and the 4096-point
-// discretization cut the tails. Moments gives what a table really
-// delivers, in units of sigma:
+// discretization cut the tails. What a table really delivers, in units of
+// sigma (the mean and the standard deviation of its entries over Scale):
 //
 //	table         clamped entries   mean      sd
 //	normal        none              0.0000    0.9998

@@ -165,11 +165,11 @@ func cdfTable(cdf func(float64) float64) []int16 {
 			guess = c
 		}
 	}
-	t := make([]int16, Size)
+	t := make([]int16, tableSize)
 	k := first(lowest, highest, level(0))
 	t[0] = int16(k)
 	step := 0
-	for i := 1; i < Size; i++ {
+	for i := 1; i < tableSize; i++ {
 		if k == highest {
 			t[i] = highest
 			continue

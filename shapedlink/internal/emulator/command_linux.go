@@ -37,7 +37,7 @@ type childConfig struct {
 // package doc) and then uses the Monitor. Seeds that are zero in cfg are
 // drawn at random here and reported by Monitor.Seeds.
 func Command(cfg Config) (*exec.Cmd, *Monitor, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validate(); err != nil {
 		return nil, nil, err
 	}
 	for _, d := range []*linkspec.Direction{&cfg.AToB, &cfg.BToA} {

@@ -79,10 +79,10 @@ const LateMarkerPrefix = "quicbench-late"
 // 400 us one in ten.
 const defaultSpinThreshold = 300 * time.Microsecond
 
-// Validate reports the first thing wrong with c, naming the field: the
+// validate reports the first thing wrong with c, naming the field: the
 // interfaces, the priority, and each direction by linkspec's one check of
 // a direction (the same the profile passed when it was parsed).
-func (c Config) Validate() error {
+func (c Config) validate() error {
 	if c.IfA == "" || c.IfB == "" {
 		return errors.New("emulator: Config.IfA and Config.IfB must name the two interfaces in the shaper namespace")
 	}

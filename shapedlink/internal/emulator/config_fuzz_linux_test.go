@@ -31,7 +31,7 @@ func FuzzDecodeConfig(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if err := cc.Config.Validate(); err != nil {
+		if err := cc.Config.validate(); err != nil {
 			t.Fatalf("decodeConfig accepted a configuration that does not validate: %v", err)
 		}
 		for _, d := range []Direction{cc.Config.AToB, cc.Config.BToA} {

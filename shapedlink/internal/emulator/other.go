@@ -12,9 +12,6 @@ import (
 
 var errLinuxOnly = errors.New("emulator: the userspace link emulator needs Linux (AF_PACKET sockets and network namespaces)")
 
-// envConfig is the environment variable that marks a process as the shaper.
-const EnvConfig = "QUICBENCH_EMULATOR_CONFIG"
-
 // Monitor watches one shaper process; on this platform there is none.
 type Monitor struct{ cfg Config }
 

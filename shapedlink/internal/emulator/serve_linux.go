@@ -160,7 +160,7 @@ func decodeConfig(v string) (childConfig, error) {
 	if err := json.Unmarshal([]byte(v), &cc); err != nil {
 		return cc, fmt.Errorf("decoding %s: %w", envConfig, err)
 	}
-	if err := cc.Config.Validate(); err != nil {
+	if err := cc.Config.validate(); err != nil {
 		return cc, err
 	}
 	return cc, nil

@@ -6,6 +6,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/shakenfist/quicbench/shapedlink/internal/segment"
 	"golang.org/x/sys/unix"
 )
 
@@ -19,7 +20,7 @@ import (
 // (CHECKSUM_PARTIAL); the header carries where the checksum goes, and
 // writing it back with the frame keeps the frame valid for the receiver.
 // Without it every TCP and UDP frame would arrive with a bad checksum.
-const vnetHdrLen = 10
+const vnetHdrLen = segment.VnetLen
 
 const (
 	ctlLen   = 64 // room for one SCM_TIMESTAMPNS message

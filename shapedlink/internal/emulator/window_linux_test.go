@@ -48,14 +48,14 @@ func TestDepartureWindowValidate(t *testing.T) {
 	for _, w := range []time.Duration{0, 100 * time.Microsecond, MaxDepartureWindow} {
 		c := base
 		c.DepartureWindow = w
-		if err := c.Validate(); err != nil {
+		if err := c.validate(); err != nil {
 			t.Errorf("DepartureWindow %v refused: %v", w, err)
 		}
 	}
 	for _, w := range []time.Duration{-time.Microsecond, MaxDepartureWindow + 1} {
 		c := base
 		c.DepartureWindow = w
-		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "DepartureWindow") {
+		if err := c.validate(); err == nil || !strings.Contains(err.Error(), "DepartureWindow") {
 			t.Errorf("DepartureWindow %v: %v; want an error naming the field", w, err)
 		}
 	}

@@ -274,7 +274,7 @@ var options = [...]option{
 		}},
 	{Key: "schedule", Form: "spec", Doc: "timed changes while the link runs: blackout:DUR/EVERY[/hold], step:HI/LO/DUR/EVERY or a JSON file (see Schedule)",
 		NotOnNetem: func(d Direction) string {
-			if (Schedule{Changes: d.Changes}).Holds() {
+			if (Schedule{Changes: d.Changes}).holds() {
 				return fmt.Sprintf("'s schedule (%s) holds packets during a blackout, which netem cannot do", d.Schedule)
 			}
 			return ""

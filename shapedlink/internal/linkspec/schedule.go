@@ -226,8 +226,8 @@ func (s Schedule) ForDir(d Dir) Schedule {
 	return out
 }
 
-// Holds reports whether a change of s holds frames during a blackout.
-func (s Schedule) Holds() bool {
+// holds reports whether a change of s holds frames during a blackout.
+func (s Schedule) holds() bool {
 	return slices.ContainsFunc(s.Changes, func(c Change) bool { return c.Hold })
 }
 

@@ -35,7 +35,7 @@ var encodedCases = []struct {
 }
 
 // TestEncodedBytes pins the bytes Options and ChainOptions write for
-// encodedCases, and Describe's line, to testdata/encoded.txt (written by
+// encodedCases, and describe's line, to testdata/encoded.txt (written by
 // the encoder before it moved here from shapedlink). shapedlink's
 // TestGoldenLinks pins the same for every profile its docs show.
 func TestEncodedBytes(t *testing.T) {
@@ -54,7 +54,7 @@ func TestEncodedBytes(t *testing.T) {
 			}
 			s += " tbf " + hex.EncodeToString(tbf.Serialize()) + " disc " + hex.EncodeToString(disc.Serialize())
 		}
-		fmt.Fprintf(&out, "%s\t%s\t%s\n", c.name, Describe(q), s)
+		fmt.Fprintf(&out, "%s\t%s\t%s\n", c.name, describe(q), s)
 	}
 	path := filepath.Join("testdata", "encoded.txt")
 	if *update {

@@ -28,10 +28,10 @@ const (
 	tcaNetemPRNGSeed = 14
 )
 
-// Attrs is the netem configuration of direction d as the netlink library
-// holds it: delay and jitter in microseconds, the rate in bytes per
-// second, the limit, and a term for each random process d has.
-func Attrs(d linkspec.Direction) netlink.NetemQdiscAttrs {
+// netemAttrs is the netem configuration of direction d as the netlink
+// library holds it: delay and jitter in microseconds, the rate in bytes
+// per second, the limit, and a term for each random process d has.
+func netemAttrs(d linkspec.Direction) netlink.NetemQdiscAttrs {
 	a := netlink.NetemQdiscAttrs{
 		Latency: uint32(math.Round(float64(d.Delay) / 1e3)), // microseconds; NewNetem converts to ticks
 		Jitter:  uint32(math.Round(float64(d.Jitter) / 1e3)),
@@ -61,7 +61,7 @@ func Attrs(d linkspec.Direction) netlink.NetemQdiscAttrs {
 // discipline the rate is tbf's (ChainOptions), and netem holds the delay
 // line only, with room for everything the chain holds.
 func Root(attrs netlink.QdiscAttrs, d linkspec.Direction) *netlink.Netem {
-	na := Attrs(d)
+	na := netemAttrs(d)
 	if d.Queue.Managed() {
 		na.Rate64, na.Limit = 0, uint32(d.HeldLimit())
 	}

@@ -32,7 +32,7 @@ func nested(t *testing.T, opts *nl.RtAttr) map[uint16][]byte {
 
 // TestAttrs: a direction's delay reaches netem in microseconds, its rate
 // in bytes per second, its limit as is, and a loss term only when it has
-// loss; Describe writes it back in tc's words.
+// loss; describe writes it back in tc's words.
 func TestAttrs(t *testing.T) {
 	ms := time.Millisecond
 	for _, c := range []struct {
@@ -47,7 +47,7 @@ func TestAttrs(t *testing.T) {
 		{linkspec.Direction{Delay: 2500 * time.Microsecond, RateMbit: 1000, Limit: 635}, 2500, 125000000, "netem limit 635 delay 2.5ms rate 1Gbit"},
 		{linkspec.Direction{Delay: 250 * time.Microsecond, RateMbit: 40000, Limit: 7}, 250, 5000000000, "netem limit 7 delay 250us rate 40Gbit"},
 	} {
-		a := Attrs(c.d)
+		a := netemAttrs(c.d)
 		if a.Latency != c.latency || a.Rate64 != c.rate || a.Limit != uint32(c.d.Limit) || a.Loss != float32(c.d.LossPct) {
 			t.Errorf("%s: attrs %+v, want latency %d us, rate %d B/s", c.d.Describe(), a, c.latency, c.rate)
 		}
@@ -58,7 +58,7 @@ func TestAttrs(t *testing.T) {
 		if c.d.LossPct == 0 && q.Loss != 0 {
 			t.Errorf("%s: a loss-free direction produced a loss term (%d)", c.d.Describe(), q.Loss)
 		}
-		if got := Describe(q); got != c.line {
+		if got := describe(q); got != c.line {
 			t.Errorf("described as %q, want %q", got, c.line)
 		}
 	}
@@ -164,7 +164,7 @@ func TestFourStateEncoding(t *testing.T) {
 // TestCorruptDescribe: corruption is written as netem's corrupt term.
 func TestCorruptDescribe(t *testing.T) {
 	d := linkspec.Direction{Delay: 40 * time.Millisecond, RateMbit: 10, Limit: 110, CorruptPct: 0.5, CorruptCorr: 25}
-	if n := Describe(Root(rootAttrs(), d)); !strings.Contains(n, " corrupt 0.5% 25%") {
+	if n := describe(Root(rootAttrs(), d)); !strings.Contains(n, " corrupt 0.5% 25%") {
 		t.Errorf("netem's line %q does not say corrupt 0.5%% 25%%", n)
 	}
 }

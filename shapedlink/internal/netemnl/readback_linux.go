@@ -77,7 +77,7 @@ func ExtrasOf(qs []Qdisc) (x Extras, err error) {
 // words, and the distribution d sent (the kernel does not report its
 // table). It fails when the kernel holds a loss model other than d's.
 func ReadBack(n *netlink.Netem, x Extras, d linkspec.Direction) (string, error) {
-	line := Describe(n)
+	line := describe(n)
 	if x.HasGE {
 		line += " " + x.GE.String()
 	}
@@ -96,10 +96,10 @@ func ReadBack(n *netlink.Netem, x Extras, d linkspec.Direction) (string, error) 
 	return line, nil
 }
 
-// Describe renders netem n in tc's words and order ("netem limit 110
+// describe renders netem n in tc's words and order ("netem limit 110
 // delay 40ms loss 1% rate 10Mbit"), converting the kernel's scheduler
 // ticks and u32 fractions back.
-func Describe(n *netlink.Netem) string {
+func describe(n *netlink.Netem) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "netem limit %d", n.Limit)
 	us := float64(n.Latency) / netlink.TickInUsec()

@@ -78,7 +78,7 @@ func TestReadBack(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		want := Describe(q)
+		want := describe(q)
 		switch {
 		case c.d.HasGE:
 			want += " loss gemodel p 1% r 30% 1-h 100% 1-k 0.5%"

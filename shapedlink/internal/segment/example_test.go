@@ -15,7 +15,7 @@ func Example() {
 	binary.BigEndian.PutUint16(frame[12:], 0x0800)
 	frame[14], frame[14+9] = 0x45, 17
 	vnet := make([]byte, segment.VnetLen)
-	vnet[0], vnet[1] = segment.FlagNeedsCsum, segment.GSOUDPL4
+	vnet[0], vnet[1] = 1, 5 // VIRTIO_NET_HDR_F_NEEDS_CSUM, VIRTIO_NET_HDR_GSO_UDP_L4
 	binary.NativeEndian.PutUint16(vnet[4:], 1000)
 
 	f, err := segment.Parse(vnet, frame)
@@ -26,7 +26,7 @@ func Example() {
 	for i := range f.Segments() {
 		fmt.Println("segment", i, f.SegLen(i), "bytes on the wire")
 	}
-	run := f.Run(1, 2, make([]byte, segment.VnetLen+f.HeaderLen()))
+	run := f.Run(1, 2, make([]byte, segment.VnetLen+len(frame)))
 	fmt.Println("run 1-2:", len(run)-segment.VnetLen, "bytes of headers,", len(f.Payload(1, 2)), "of payload, gso_size", binary.NativeEndian.Uint16(run[4:]))
 	// Output:
 	// segment 0 1042 bytes on the wire

@@ -19,15 +19,15 @@ func FuzzParseRun(f *testing.F) {
 			return
 		}
 		n := fr.Segments()
-		dst := make([]byte, VnetLen+fr.HeaderLen())
+		dst := make([]byte, VnetLen+fr.hdr)
 		run := func(first, last int) {
 			out := fr.Run(first, last, dst)
-			if len(out) != VnetLen+fr.HeaderLen() {
-				t.Fatalf("Run(%d, %d) wrote %d bytes, want %d", first, last, len(out), VnetLen+fr.HeaderLen())
+			if len(out) != VnetLen+fr.hdr {
+				t.Fatalf("Run(%d, %d) wrote %d bytes, want %d", first, last, len(out), VnetLen+fr.hdr)
 			}
 			want := 0
 			for i := first; i <= last; i++ {
-				want += fr.SegLen(i) - fr.HeaderLen()
+				want += fr.SegLen(i) - fr.hdr
 			}
 			if got := len(fr.Payload(first, last)); got != want {
 				t.Fatalf("Payload(%d, %d) is %d bytes, the segments' lengths say %d", first, last, got, want)

@@ -48,7 +48,7 @@ func superPacket(ipv6, udp bool, payload []byte, mss int) (vnet, frame []byte) {
 	csumAt, gso := 16, byte(gsoTCPv4)
 	if udp {
 		binary.BigEndian.PutUint16(th[4:], uint16(8+len(payload)))
-		csumAt, gso = 6, GSOUDPL4
+		csumAt, gso = 6, gsoUDPL4
 	} else {
 		binary.BigEndian.PutUint32(th[4:], 0xfffff000) // a sequence number that wraps
 		binary.BigEndian.PutUint32(th[8:], 77)
@@ -63,7 +63,7 @@ func superPacket(ipv6, udp bool, payload []byte, mss int) (vnet, frame []byte) {
 	f := Frame{frame: frame, l3: l3, l4: l3 + ipLen, ipv6: ipv6, tcp: !udp}
 	binary.BigEndian.PutUint16(th[csumAt:], fold(f.pseudo(frame, l4Len+len(payload))))
 	vnet = make([]byte, VnetLen)
-	vnet[0], vnet[1] = FlagNeedsCsum, gso
+	vnet[0], vnet[1] = flagNeedsCsum, gso
 	binary.NativeEndian.PutUint16(vnet[vnetHdrLenAt:], uint16(hdr))
 	binary.NativeEndian.PutUint16(vnet[vnetGSOSizeAt:], uint16(mss))
 	binary.NativeEndian.PutUint16(vnet[vnetCsumStartAt:], uint16(l3+ipLen))

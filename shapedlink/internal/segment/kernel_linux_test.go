@@ -171,7 +171,7 @@ func TestRunsMatchKernel(t *testing.T) {
 				t.Fatalf("%d segments, want 8", f.Segments())
 			}
 			kernel := kp.segmentByKernel(t, vnet, frame, f.Segments())
-			scratch := make([]byte, VnetLen+f.HeaderLen())
+			scratch := make([]byte, VnetLen+f.hdr)
 			for i := range f.Segments() {
 				run := f.Run(i, i, scratch)
 				got := append(bytes.Clone(run[VnetLen:]), f.Payload(i, i)...)

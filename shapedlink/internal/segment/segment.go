@@ -21,17 +21,17 @@ const (
 	vnetCsumStartAt  = 6
 	vnetCsumOffsetAt = 8
 
-	// FlagNeedsCsum is VIRTIO_NET_HDR_F_NEEDS_CSUM: the checksum at
+	// flagNeedsCsum is VIRTIO_NET_HDR_F_NEEDS_CSUM: the checksum at
 	// csum_start+csum_offset holds the pseudo-header's sum and is to be
 	// finished over csum_start onwards.
-	FlagNeedsCsum = 1
+	flagNeedsCsum = 1
 
 	// The gso_type values, and the ECN bit that may be or'ed in.
 	gsoNone  = 0
 	gsoTCPv4 = 1
 	gsoUDP   = 3 // UFO, IP fragmentation: not split here
 	gsoTCPv6 = 4
-	GSOUDPL4 = 5 // UDP_SEGMENT: whole datagrams
+	gsoUDPL4 = 5 // UDP_SEGMENT: whole datagrams
 	gsoECN   = 0x80
 )
 
@@ -67,13 +67,13 @@ func Parse(vnet, frame []byte) (Frame, error) {
 	if len(vnet) < VnetLen {
 		return f, fmt.Errorf("segment: a virtio-net header of %d bytes, want %d", len(vnet), VnetLen)
 	}
-	f.needsCsum = vnet[vnetFlagsAt]&FlagNeedsCsum != 0
+	f.needsCsum = vnet[vnetFlagsAt]&flagNeedsCsum != 0
 	f.gsoType, f.ecnBit = vnet[vnetGSOTypeAt]&^gsoECN, vnet[vnetGSOTypeAt]&gsoECN
 	f.gsoSize = int(binary.NativeEndian.Uint16(vnet[vnetGSOSizeAt:]))
 	if f.gsoType == gsoNone {
 		return f, nil
 	}
-	if f.gsoType != gsoTCPv4 && f.gsoType != gsoTCPv6 && f.gsoType != GSOUDPL4 || f.gsoSize == 0 {
+	if f.gsoType != gsoTCPv4 && f.gsoType != gsoTCPv6 && f.gsoType != gsoUDPL4 || f.gsoSize == 0 {
 		return f, fmt.Errorf("%w (gso_type %d, gso_size %d)", errNotSplittable, f.gsoType, f.gsoSize)
 	}
 	if err := f.headers(); err != nil {
@@ -117,7 +117,7 @@ func (f *Frame) headers() error {
 		return fmt.Errorf("%w (ethertype %#04x)", errNotSplittable, binary.BigEndian.Uint16(b[12:]))
 	}
 	switch {
-	case proto == 6 && f.gsoType != GSOUDPL4:
+	case proto == 6 && f.gsoType != gsoUDPL4:
 		if len(b) < f.l4+20 {
 			return fmt.Errorf("%w (a short TCP header)", errNotSplittable)
 		}
@@ -127,7 +127,7 @@ func (f *Frame) headers() error {
 			return fmt.Errorf("%w (a TCP data offset of %d words, below the 5 of a header without options)", errNotSplittable, doff)
 		}
 		f.hdr = f.l4 + doff*4
-	case proto == 17 && f.gsoType == GSOUDPL4:
+	case proto == 17 && f.gsoType == gsoUDPL4:
 		f.hdr = f.l4 + 8
 	default:
 		return fmt.Errorf("%w (IP protocol %d for gso_type %d)", errNotSplittable, proto, f.gsoType)
@@ -181,10 +181,8 @@ func (f *Frame) Payload(first, last int) []byte {
 	return f.frame[from:to]
 }
 
-// HeaderLen is the length of the headers a run of segments is sent with.
-func (f *Frame) HeaderLen() int { return f.hdr }
-
-// Run writes into dst, which must hold VnetLen+HeaderLen bytes, the
+// Run writes into dst, which must hold VnetLen bytes more than the
+// frame's headers (VnetLen plus the frame's length always does), the
 // virtio-net header and the headers with which segments first to last
 // leave as one frame, followed by Payload(first, last); it returns the
 // bytes written. The headers are what the kernel's own segmentation
@@ -230,7 +228,7 @@ func (f *Frame) Run(first, last int, dst []byte) []byte {
 	binary.BigEndian.PutUint16(h[f.l4+csumAt:], fold(f.pseudo(h, l4len)))
 
 	clear(vnet)
-	vnet[vnetFlagsAt] = FlagNeedsCsum
+	vnet[vnetFlagsAt] = flagNeedsCsum
 	binary.NativeEndian.PutUint16(vnet[vnetCsumStartAt:], uint16(f.l4))
 	binary.NativeEndian.PutUint16(vnet[vnetCsumOffsetAt:], uint16(csumAt))
 	binary.NativeEndian.PutUint16(vnet[vnetHdrLenAt:], uint16(f.hdr))

@@ -14,8 +14,8 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Segments() != 3 || f.HeaderLen() != 54 || f.SegLen(0) != 1054 || f.SegLen(2) != 554 || len(f.Payload(1, 2)) != 1500 {
-		t.Errorf("segments %d, headers %d, lengths %d %d, payload 1-2 %d", f.Segments(), f.HeaderLen(), f.SegLen(0), f.SegLen(2), len(f.Payload(1, 2)))
+	if f.Segments() != 3 || f.hdr != 54 || f.SegLen(0) != 1054 || f.SegLen(2) != 554 || len(f.Payload(1, 2)) != 1500 {
+		t.Errorf("segments %d, headers %d, lengths %d %d, payload 1-2 %d", f.Segments(), f.hdr, f.SegLen(0), f.SegLen(2), len(f.Payload(1, 2)))
 	}
 	// Not a super-packet: one segment, the frame itself.
 	plain := make([]byte, VnetLen)
