@@ -214,7 +214,7 @@ func (t *Tracer) Start() time.Time { return t.start }
 // Record converts a parsed message into a trace record.
 func Record(start time.Time, ch int, typ spiceproto.ChannelType, id uint8, known bool, m spiceproto.Msg, at time.Time) spicetrace.Record {
 	rec := spicetrace.Record{T: max(0, at.Sub(start)), Dir: spicetrace.Direction(m.Dir.String()), Channel: ch,
-		Stage: spicetrace.Stage(m.Stage), Type: int(m.Type), Name: m.Name, Size: m.Size}
+		Stage: m.Stage, Type: int(m.Type), Name: m.Name, Size: m.Size}
 	if known {
 		rec.ChannelType, rec.ChannelID = typ.String(), int(id)
 	}
