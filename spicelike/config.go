@@ -52,7 +52,7 @@ func (r Role) MarshalText() ([]byte, error) {
 
 // UnmarshalText decodes a role name written by MarshalText.
 func (r *Role) UnmarshalText(b []byte) error {
-	p, err := ParseRole(string(b))
+	p, err := parseRole(string(b))
 	if err != nil {
 		return err
 	}
@@ -60,9 +60,9 @@ func (r *Role) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// ParseRole returns the role named s ("quiet", "saturating",
+// parseRole returns the role named s ("quiet", "saturating",
 // "interactive" or "replayed").
-func ParseRole(s string) (Role, error) {
+func parseRole(s string) (Role, error) {
 	for _, r := range []Role{Quiet, Saturating, Interactive, Replayed} {
 		if s == r.String() {
 			return r, nil
@@ -77,15 +77,15 @@ type Channel struct {
 	Role Role   `json:"role"`
 }
 
-// MaxChannels is the most channels one session may have. The channel's index
+// maxChannels is the most channels one session may have. The channel's index
 // travels in the one-byte opener, which is how each side checks that the
 // transport delivered the channels in the agreed order.
-const MaxChannels = 64
+const maxChannels = 64
 
-// DefaultChannels returns the five channels of a SPICE session, in the
+// defaultChannels returns the five channels of a SPICE session, in the
 // order both ends must present them: main (quiet), display (saturating),
 // inputs (interactive), cursor (quiet) and playback (quiet).
-func DefaultChannels() []Channel {
+func defaultChannels() []Channel {
 	return []Channel{
 		{"main", Quiet},
 		{"display", Saturating},
@@ -97,18 +97,19 @@ func DefaultChannels() []Channel {
 
 // quietNames are SPICE channel names given to quiet channels, in order, by
 // SessionChannels. main comes first and is placed before display and inputs,
-// so that SessionChannels(3) equals DefaultChannels().
+// so that SessionChannels(3) equals defaultChannels().
 var quietNames = [...]string{"main", "cursor", "playback", "record", "smartcard", "usbredir", "port", "webdav"}
 
 // SessionChannels returns a session with one saturating channel (display),
 // one interactive channel (inputs) and the given number of quiet channels.
 // The quiet channels take SPICE's own channel names (main, cursor, playback,
-// record, smartcard, usbredir, port, webdav) and then quiet8, quiet9, ...
-// SessionChannels(3) is DefaultChannels(). To change which channel plays
-// which role, edit the returned slice: it is plain data.
+// record, smartcard, usbredir, port, webdav) and then quiet8, quiet9, ...,
+// up to 62 of them. SessionChannels(3) is the reference session of
+// Defaults. To change which channel plays which role, edit the returned
+// slice: it is plain data.
 func SessionChannels(quiet int) ([]Channel, error) {
-	if quiet < 0 || quiet > MaxChannels-2 {
-		return nil, fmt.Errorf("spicelike: %d quiet channels: want 0 to %d", quiet, MaxChannels-2)
+	if quiet < 0 || quiet > maxChannels-2 {
+		return nil, fmt.Errorf("spicelike: %d quiet channels: want 0 to %d", quiet, maxChannels-2)
 	}
 	name := func(i int) string {
 		if i < len(quietNames) {
@@ -132,8 +133,9 @@ func SessionChannels(quiet int) ([]Channel, error) {
 // change what the question needs. Validate rejects zero values where zero is
 // not meaningful: there are no silent defaults.
 type Config struct {
-	// Channels in the order the transport presents them. At most one may be
-	// Saturating and at most one Interactive; the rest are Quiet.
+	// Channels in the order the transport presents them, at most 64. At
+	// most one may be Saturating and at most one Interactive; the rest are
+	// Quiet.
 	Channels []Channel `json:"channels"`
 	// Duration is the whole run, warm-up included, timed by the client from
 	// the moment every channel has been opened. Must be > Warmup.
@@ -165,12 +167,13 @@ type Config struct {
 	Replay *Replay `json:"replay,omitempty"`
 }
 
-// Defaults returns the headline configuration: DefaultChannels, a 45 s run
+// Defaults returns the headline configuration: the five channels of a
+// SPICE session (main, display, inputs, cursor, playback), a 45 s run
 // of which the first 5 s are warm-up, 64 KiB bulk writes, no rate cap,
 // 64-byte echoes with a 20 ms gap, and a 10 s timeout.
 func Defaults() Config {
 	return Config{
-		Channels:       DefaultChannels(),
+		Channels:       defaultChannels(),
 		Duration:       45 * time.Second,
 		Warmup:         5 * time.Second,
 		BulkBufferSize: 64 << 10,
@@ -194,10 +197,10 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf(format, args...))
 	}
 	if len(c.Channels) == 0 {
-		bad("no channels: use DefaultChannels() or SessionChannels(n)")
+		bad("no channels: use defaultChannels() or SessionChannels(n)")
 	}
-	if len(c.Channels) > MaxChannels {
-		bad("%d channels: at most %d are supported", len(c.Channels), MaxChannels)
+	if len(c.Channels) > maxChannels {
+		bad("%d channels: at most %d are supported", len(c.Channels), maxChannels)
 	}
 	seen := map[string]bool{}
 	var nsat, nint, nrep int

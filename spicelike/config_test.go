@@ -68,10 +68,10 @@ func TestValidateRejects(t *testing.T) {
 
 func TestSessionChannels(t *testing.T) {
 	three, err := SessionChannels(3)
-	if err != nil || !slices.Equal(three, DefaultChannels()) {
-		t.Errorf("SessionChannels(3) = %v, %v; want DefaultChannels()", three, err)
+	if err != nil || !slices.Equal(three, defaultChannels()) {
+		t.Errorf("SessionChannels(3) = %v, %v; want defaultChannels()", three, err)
 	}
-	for _, n := range []int{0, 1, 10, MaxChannels - 2} {
+	for _, n := range []int{0, 1, 10, maxChannels - 2} {
 		chans, err := SessionChannels(n)
 		if err != nil {
 			t.Fatal(err)
@@ -85,13 +85,13 @@ func TestSessionChannels(t *testing.T) {
 	if _, err := SessionChannels(-1); err == nil {
 		t.Error("SessionChannels(-1) accepted")
 	}
-	if _, err := SessionChannels(MaxChannels - 1); err == nil {
+	if _, err := SessionChannels(maxChannels - 1); err == nil {
 		t.Error("too many channels accepted")
 	}
 }
 
 func TestRoleJSON(t *testing.T) {
-	b, err := json.Marshal(DefaultChannels()[:3])
+	b, err := json.Marshal(defaultChannels()[:3])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestRoleJSON(t *testing.T) {
 		t.Errorf("got %s, want %s", b, want)
 	}
 	var back []Channel
-	if err := json.Unmarshal(b, &back); err != nil || !slices.Equal(back, DefaultChannels()[:3]) {
+	if err := json.Unmarshal(b, &back); err != nil || !slices.Equal(back, defaultChannels()[:3]) {
 		t.Errorf("round trip: %v, %v", back, err)
 	}
 	if err := json.Unmarshal([]byte(`[{"name":"x","role":"loud"}]`), &back); err == nil {

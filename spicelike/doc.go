@@ -9,7 +9,7 @@
 //
 // # The session
 //
-// A session is a list of channels, each with a Role. DefaultChannels is the
+// A session is a list of channels, each with a Role. Defaults has the
 // reference session of five:
 //
 //	main      Quiet
@@ -48,8 +48,8 @@
 //
 // ClientResult is the measurement: every round trip as a Sample with its
 // start offset in the run (so warm-up samples can be discarded later, see
-// Measured and RTTs), the timeouts, the bulk bytes with their window and
-// rate in Mbit/s, and per-channel errors. A round trip longer than
+// Measured), the timeouts, the bulk bytes with their window and rate in
+// Mbit/s, and per-channel errors. A round trip longer than
 // Config.Timeout is a timeout: it is counted and reported (never dropped),
 // and it ends the interactive channel's measurement, so a run with a
 // timeout has fewer samples than its neighbours and the statistics must say

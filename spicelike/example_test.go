@@ -1,6 +1,7 @@
 package spicelike_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -108,4 +109,36 @@ func ExampleRecording() {
 	// inputs replayed
 	// keys: true display over 10 Mbit/s: true
 	// spicelike: no recording "desktop": the recordings are images, video
+}
+
+// A session of your own, recorded with examples/spicelive's -record, is a
+// file WriteReplay wrote: ReadReplay reads it back, checked, to set as
+// Config.Replay.
+func ExampleReadReplay() {
+	r, err := spicelike.Recording("images")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	short, err := r.Trim(2 * time.Second)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var file bytes.Buffer
+	if err := spicelike.WriteReplay(&file, short); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	back, err := spicelike.ReadReplay(&file)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cfg := spicelike.Defaults()
+	cfg.Replay, cfg.Channels = back, back.ConfigChannels()
+	fmt.Println("span:", back.Span, "valid:", cfg.Validate())
+	// Output:
+	// span: 2s valid: <nil>
 }

@@ -36,17 +36,20 @@ type ReplayChannel struct {
 	Messages []ReplayMessage `json:"messages"`
 }
 
-// Kinds of replayed message.
+// ReplayKind is what a replayed message is to the run.
+type ReplayKind string
+
+// The kinds of replayed message.
 const (
 	// KindScheduled leaves at At from the start of each Span.
-	KindScheduled = ""
+	KindScheduled ReplayKind = ""
 	// KindKey is a client message that is a key press: scheduled like any
 	// other, and the start of a key-to-echo sample.
-	KindKey = "key"
+	KindKey ReplayKind = "key"
 	// KindEcho is a server message that answers key Key: it leaves At
 	// after the key arrived at the server, and its arrival at the client
 	// ends the sample.
-	KindEcho = "echo"
+	KindEcho ReplayKind = "echo"
 )
 
 // ReplayMessage is one recorded message.
@@ -57,22 +60,22 @@ type ReplayMessage struct {
 	// ToClient is set for the server's messages.
 	ToClient bool `json:"s2c,omitempty"`
 	// Size is the message's bytes on the wire, as recorded. A message
-	// shorter than a replay frame's header (ReplayFrameHeader) is sent as
-	// a whole header.
-	Size int    `json:"n"`
-	Kind string `json:"kind,omitempty"`
+	// shorter than a replay frame's 9-byte header is sent as a whole
+	// header.
+	Size int        `json:"n"`
+	Kind ReplayKind `json:"kind,omitempty"`
 	// Key is the key's number for KindKey and KindEcho.
 	Key int `json:"key,omitempty"`
 }
 
-// ReplayFrameHeader is the size of a replay frame's header, the least a
+// replayFrameHeader is the size of a replay frame's header, the least a
 // replayed message takes on the wire:
 //
 //	[0]    kind: 'D' scheduled data, 'K' key, 'E' echo, 'Z' end of the run
 //	[1:5]  the frame's whole size, big-endian
 //	[5:9]  the key's number, counted over the whole run, for 'K' and 'E'
 //	[9:]   filler up to the recorded size
-const ReplayFrameHeader = 9
+const replayFrameHeader = 9
 
 // maxReplayMessage bounds one replayed message.
 const maxReplayMessage = 16 << 20
@@ -104,8 +107,8 @@ func (r *Replay) Validate() error {
 	if r.Keys < 0 {
 		bad("Keys is %d", r.Keys)
 	}
-	if len(r.Channels) == 0 || len(r.Channels) > MaxChannels {
-		bad("%d channels: want 1 to %d", len(r.Channels), MaxChannels)
+	if len(r.Channels) == 0 || len(r.Channels) > maxChannels {
+		bad("%d channels: want 1 to %d", len(r.Channels), maxChannels)
 	}
 	keys := make([]int, max(r.Keys, 0))
 	names := map[string]bool{}
@@ -171,4 +174,4 @@ func putFrame(b []byte, kind byte, key uint32) {
 	binary.BigEndian.PutUint32(b[5:9], key)
 }
 
-func frameSize(n int) int { return max(n, ReplayFrameHeader) }
+func frameSize(n int) int { return max(n, replayFrameHeader) }

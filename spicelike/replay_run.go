@@ -12,7 +12,7 @@ import (
 )
 
 // The replay's exchange on the wire: the usual opening byte on every
-// channel, then frames (ReplayFrameHeader) both ways, each direction
+// channel, then frames (replayFrameHeader) both ways, each direction
 // playing its recorded messages, until the client ends the run with an
 // end frame on every channel; the server answers each with an end frame
 // once its own sending on that channel has stopped, and the client reads
@@ -36,7 +36,7 @@ func splitReplay(r *Replay, i int) (toServer, toClient []ReplayMessage) {
 // readFrames reads frames from ch until an end frame (then it returns nil)
 // or an error, calling got for each other frame.
 func readFrames(ch io.Reader, got func(kind byte, key uint32, size int)) error {
-	hdr := make([]byte, ReplayFrameHeader)
+	hdr := make([]byte, replayFrameHeader)
 	skip := make([]byte, 64<<10)
 	for {
 		if _, err := io.ReadFull(ch, hdr); err != nil {
@@ -46,10 +46,10 @@ func readFrames(ch io.Reader, got func(kind byte, key uint32, size int)) error {
 		switch {
 		case kind != frameData && kind != frameKey && kind != frameEcho && kind != frameEnd:
 			return fmt.Errorf("replay frame of kind %#02x: is the peer a spicelike replay of the same version?", kind)
-		case size < ReplayFrameHeader || size > maxReplayMessage:
-			return fmt.Errorf("replay frame says %d bytes: want %d to %d", size, ReplayFrameHeader, maxReplayMessage)
+		case size < replayFrameHeader || size > maxReplayMessage:
+			return fmt.Errorf("replay frame says %d bytes: want %d to %d", size, replayFrameHeader, maxReplayMessage)
 		}
-		for left := size - ReplayFrameHeader; left > 0; {
+		for left := size - replayFrameHeader; left > 0; {
 			n, err := ch.Read(skip[:min(left, len(skip))])
 			left -= n
 			if err != nil && left > 0 {

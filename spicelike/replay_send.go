@@ -82,7 +82,7 @@ type sender struct {
 }
 
 func newSender(w io.Writer, start time.Time, r *Replay, sched []ReplayMessage) *sender {
-	biggest := ReplayFrameHeader
+	biggest := replayFrameHeader
 	for _, m := range sched {
 		biggest = max(biggest, m.Size)
 	}
@@ -145,7 +145,7 @@ func (s *sender) run(done <-chan struct{}) error {
 			timer.Reset(wait)
 			select {
 			case <-done:
-				return s.write(outFrame{size: ReplayFrameHeader, kind: frameEnd})
+				return s.write(outFrame{size: replayFrameHeader, kind: frameEnd})
 			case <-s.wake:
 				continue // an echo came in: look again
 			case <-timer.C:
@@ -154,7 +154,7 @@ func (s *sender) run(done <-chan struct{}) error {
 		}
 		select {
 		case <-done:
-			return s.write(outFrame{size: ReplayFrameHeader, kind: frameEnd})
+			return s.write(outFrame{size: replayFrameHeader, kind: frameEnd})
 		default:
 		}
 		if fromHeap {

@@ -173,8 +173,8 @@ func TestReplayValidation(t *testing.T) {
 // in the busy area every 50 ms.
 func traces() (client, server *spicetrace.Trace) {
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	client = &spicetrace.Trace{Header: spicetrace.Header{Format: spicetrace.Format, Side: spicetrace.SideClient, Started: t0}}
-	server = &spicetrace.Trace{Header: spicetrace.Header{Format: spicetrace.Format, Side: spicetrace.SideServer, Started: t0.Add(-time.Second)}}
+	client = &spicetrace.Trace{Header: spicetrace.Header{Side: spicetrace.SideClient, Started: t0}}
+	server = &spicetrace.Trace{Header: spicetrace.Header{Side: spicetrace.SideServer, Started: t0.Add(-time.Second)}}
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	both := func(ct, st time.Duration, r spicetrace.Record) {
 		r.T = ct

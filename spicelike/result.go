@@ -92,16 +92,6 @@ func (r ClientResult) Measured() []Sample {
 	return nil
 }
 
-// RTTs returns the round-trip times of the measured samples.
-func (r ClientResult) RTTs() []time.Duration {
-	m := r.Measured()
-	out := make([]time.Duration, len(m))
-	for i, s := range m {
-		out[i] = s.RTT
-	}
-	return out
-}
-
 // Err joins the channel errors, or returns nil if there were none. A
 // timeout is a measurement, not an error, and is not included.
 func (r ClientResult) Err() error { return joinChannelErrors(r.Errors) }

@@ -105,7 +105,7 @@ type server struct {
 	cfg     Config
 	chans   []io.ReadWriter
 	states  []*chanState
-	endSeen [MaxChannels]atomic.Bool
+	endSeen [maxChannels]atomic.Bool
 
 	doneOnce  sync.Once
 	done      chan struct{}
@@ -135,7 +135,7 @@ func (s *server) serve(i int) {
 	_, err := io.ReadFull(ch, b[:])
 	if err == nil && b[0] != opener(i) {
 		stop()
-		if b[0]&0x80 != 0 && int(b[0]&0x7f) < MaxChannels {
+		if b[0]&0x80 != 0 && int(b[0]&0x7f) < maxChannels {
 			err = fmt.Errorf("got the opening byte of channel %d on channel %d: "+
 				"the transport presented the channels in a different order to the client and the server", b[0]&0x7f, i)
 		} else {

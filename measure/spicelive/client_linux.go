@@ -63,7 +63,7 @@ type readiness struct {
 }
 
 func (r *readiness) event(e spicetunnel.Event) {
-	if e.Known && e.Type == spiceproto.ChannelInputs && e.Msg.Stage == spiceproto.StageData {
+	if e.Known && e.Type == spiceproto.ChannelInputs && e.Msg.Stage == spicetrace.StageData {
 		r.inputs.Store(true)
 	}
 	if e.Msg.Draw != nil && e.Msg.Draw.Primary {

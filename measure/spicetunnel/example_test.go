@@ -20,7 +20,7 @@ import (
 // message becomes a trace record, timed from the trace's start.
 func ExampleRecord() {
 	start := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	m := spiceproto.Msg{Dir: spiceproto.ServerToClient, Stage: spiceproto.StageData, Type: spiceproto.MsgDisplayDrawCopy,
+	m := spiceproto.Msg{Dir: spiceproto.ServerToClient, Stage: spicetrace.StageData, Type: spiceproto.MsgDisplayDrawCopy,
 		Name: "draw_copy", Size: 2188, Draw: &spiceproto.Draw{Primary: true, Box: spiceproto.Rect{Top: 12, Left: 6, Bottom: 25, Right: 12}}}
 	rec := spicetunnel.Record(start, 1, spiceproto.ChannelDisplay, 0, true, m, start.Add(1523*time.Microsecond))
 

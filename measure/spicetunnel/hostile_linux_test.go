@@ -230,7 +230,7 @@ func TestServerEndTellsCarriersApart(t *testing.T) {
 		if _, err := io.ReadFull(ch, make([]byte, len(spiceproto.LinkReply{CommonCaps: caps}.Marshal()))); err != nil {
 			t.Fatal(err)
 		}
-		ticket := append(le.AppendUint32(nil, spiceproto.CapAuthSpice), bytes.Repeat([]byte{byte(i)}, spiceproto.TicketSize)...)
+		ticket := append(le.AppendUint32(nil, uint32(spiceproto.CapAuthSpice)), bytes.Repeat([]byte{byte(i)}, spiceproto.TicketSize)...)
 		ch.Write(ticket)
 		if _, err := io.ReadFull(ch, make([]byte, 4)); err != nil {
 			t.Fatal(err)

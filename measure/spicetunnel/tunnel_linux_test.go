@@ -18,6 +18,9 @@ import (
 
 var le = binary.LittleEndian
 
+// miniHeader is a data message's mini header: type u16, size u32.
+const miniHeader = 6
+
 var caps = spiceproto.Caps(spiceproto.CapProtocolAuthSelection, spiceproto.CapAuthSpice, spiceproto.CapMiniHeader)
 
 // drawBody is a SpiceMsgDisplayBase (surface 0, box, no clip) and payload.
@@ -90,12 +93,12 @@ func (s *fakeServer) serve(c net.Conn) {
 	switch mess.ChannelType {
 	case spiceproto.ChannelInputs:
 		for {
-			h := read(spiceproto.MiniHeaderSize)
+			h := read(miniHeader)
 			if h == nil {
 				return
 			}
 			body := read(int(le.Uint32(h[2:])))
-			if le.Uint16(h) == spiceproto.MsgcInputsKeyDown {
+			if spiceproto.MsgType(le.Uint16(h)) == spiceproto.MsgcInputsKeyDown {
 				s.keys <- le.Uint32(body)
 			}
 		}
@@ -125,7 +128,7 @@ func fakeClient(t *testing.T, addr string, ch spiceproto.ChannelType) (net.Conn,
 	if _, err := io.ReadFull(c, reply); err != nil {
 		t.Fatal(err)
 	}
-	send(append(le.AppendUint32(nil, spiceproto.CapAuthSpice), make([]byte, spiceproto.TicketSize)...))
+	send(append(le.AppendUint32(nil, uint32(spiceproto.CapAuthSpice)), make([]byte, spiceproto.TicketSize)...))
 	if _, err := io.ReadFull(c, make([]byte, 4)); err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +194,7 @@ func TestTunnelCarriesAndTraces(t *testing.T) {
 				b := spiceproto.AppendData(nil, true, 0, spiceproto.MsgcInputsKeyDown, le.AppendUint32(nil, code))
 				inSent.Write(b)
 				inputs.Write(b)
-				d := make([]byte, spiceproto.MiniHeaderSize+21+5000)
+				d := make([]byte, miniHeader+21+5000)
 				if _, err := io.ReadFull(disp, d); err != nil {
 					t.Fatalf("draw %d: %v", i, err)
 				}
@@ -274,7 +277,7 @@ func checkTrace(t *testing.T, side string, buf *bytes.Buffer) {
 		}
 		d := draws[i]
 		want := spicetrace.Rect{Top: int32(code), Left: 10, Bottom: int32(code) + 13, Right: 16}
-		if d.Draw.Box != want || !d.Draw.Primary || d.Name != "draw_copy" || d.Size != spiceproto.MiniHeaderSize+21+5000 {
+		if d.Draw.Box != want || !d.Draw.Primary || d.Name != "draw_copy" || d.Size != miniHeader+21+5000 {
 			t.Errorf("%s trace draw %d: %+v %+v", side, i, d, d.Draw)
 		}
 		if d.T < keys[i].T {

@@ -4,33 +4,32 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 )
 
-// Stage names, as traces write them.
+// Names of the link stage's parts (Msg.Name when Msg.Stage is
+// spicetrace.StageLink).
 const (
-	StageLink = "link"
-	StageData = "data"
-)
-
-// Names of the link stage's parts (Msg.Name for StageLink).
-const (
-	NameLinkMess      = "link_mess"
-	NameLinkReply     = "link_reply"
-	NameAuthMechanism = "auth_mechanism"
-	NameTicket        = "ticket"
-	NameLinkResult    = "link_result"
+	nameLinkMess      = "link_mess"
+	nameLinkReply     = "link_reply"
+	nameAuthMechanism = "auth_mechanism"
+	nameTicket        = "ticket"
+	nameLinkResult    = "link_result"
 )
 
 // Msg is one complete protocol message (or one part of the link stage) as
 // it passed on a connection.
 type Msg struct {
-	Dir   Direction
-	Stage string
+	Dir Direction
+	// Stage is spicetrace.StageLink for the parts of the link stage, else
+	// spicetrace.StageData.
+	Stage spicetrace.Stage
 	// Name is the link stage part's name, or the data message's name where
 	// this package knows it ("" otherwise).
 	Name string
 	// Type is the data message's type; 0 in the link stage.
-	Type uint16
+	Type MsgType
 	// Size is the message's bytes on the wire, its header included.
 	Size int
 	// Draw is set for display messages that draw (see Draw).
@@ -77,15 +76,15 @@ const keepBody = 64
 // uncompressed images of a whole screen, far below this.
 const maxMessage = 256 << 20
 
-// MaxHeld bounds the client bytes a Conn holds between the link message and
+// maxHeld bounds the client bytes a Conn holds between the link message and
 // the server's reply (see Feed). A client sends at most its authentication
 // mechanism and ticket (132 bytes) before it has read the reply.
-const MaxHeld = 64 << 10
+const maxHeld = 64 << 10
 
-// MaxStreams bounds the video streams a display channel may have live at
+// maxStreams bounds the video streams a display channel may have live at
 // once (created and not yet destroyed). spice-server numbers its streams
 // from a table of 50.
-const MaxStreams = 256
+const maxStreams = 256
 
 type step int
 
@@ -107,7 +106,7 @@ type dirState struct {
 	want int    // bytes of the current fixed-size part
 	buf  []byte // what has been read of it (for a data body: its first keepBody bytes)
 	// data body being read
-	msgType   uint16
+	msgType   MsgType
 	msgSize   int // header + body
 	remaining int
 	pending   []byte // client bytes that arrived while waiting for the reply
@@ -192,8 +191,8 @@ func (e *FeedError) Unwrap() []error { return []error{ErrNotSpice, e.Err} }
 //
 // Bytes the client sends after its link message, before the server's
 // reply has been fed, are held, and parsed as soon as the reply's last
-// byte is; their messages follow the reply's. More than MaxHeld bytes
-// held is an error. The first error (a *FeedError) ends the parsing of the
+// byte is; their messages follow the reply's. More than 64 KiB held is an
+// error. The first error (a *FeedError) ends the parsing of the
 // connection: that Feed returns the messages completed before the bad
 // bytes and the error, and every later Feed of either direction returns
 // no messages and the same error.
@@ -222,8 +221,8 @@ func (c *Conn) consume(dir Direction, b []byte, out []Msg) ([]Msg, *FeedError) {
 	for len(b) > 0 {
 		switch d.step {
 		case stWaitReply:
-			if len(d.pending)+len(b) > MaxHeld {
-				return out, fail(fmt.Errorf("more than %d bytes after the link message before the server's reply was fed; a client waits for the reply (feed each direction's bytes as they pass)", MaxHeld))
+			if len(d.pending)+len(b) > maxHeld {
+				return out, fail(fmt.Errorf("more than %d bytes after the link message before the server's reply was fed; a client waits for the reply (feed each direction's bytes as they pass)", maxHeld))
 			}
 			d.pending = append(d.pending, b...)
 			return out, nil
@@ -259,7 +258,7 @@ func (c *Conn) consume(dir Direction, b []byte, out []Msg) ([]Msg, *FeedError) {
 		if m != nil {
 			out = append(out, *m)
 		}
-		if cs := &c.dirs[ClientToServer]; m != nil && m.Name == NameLinkReply && cs.step == stWaitReply {
+		if cs := &c.dirs[ClientToServer]; m != nil && m.Name == nameLinkReply && cs.step == stWaitReply {
 			// The reply decides how the held client bytes read: parse them
 			// now, before the server's next bytes.
 			c.afterReply()
@@ -287,16 +286,16 @@ func (d *dirState) expect(s step, n int) {
 
 func (c *Conn) headerSize() int {
 	if c.mini {
-		return MiniHeaderSize
+		return miniHeaderSize
 	}
-	return FullHeaderSize
+	return fullHeaderSize
 }
 
 // complete handles a fixed-size part that has been read whole.
 func (c *Conn) complete(dir Direction) (*Msg, error) {
 	d := &c.dirs[dir]
 	link := func(name string, size int) *Msg {
-		return &Msg{Dir: dir, Stage: StageLink, Name: name, Size: size}
+		return &Msg{Dir: dir, Stage: spicetrace.StageLink, Name: name, Size: size}
 	}
 	switch d.step {
 	case stLinkHeader:
@@ -312,7 +311,7 @@ func (c *Conn) complete(dir Direction) (*Msg, error) {
 	case stLinkBody:
 		return c.linkBody(dir)
 	case stAuthMechanism:
-		switch mech := le.Uint32(d.buf); mech {
+		switch mech := Cap(le.Uint32(d.buf)); mech {
 		case CapAuthSpice:
 			d.expect(stTicket, TicketSize)
 		case CapAuthSASL:
@@ -320,17 +319,17 @@ func (c *Conn) complete(dir Direction) (*Msg, error) {
 		default:
 			return nil, fmt.Errorf("the client chose authentication mechanism %d, which SPICE does not define", mech)
 		}
-		return link(NameAuthMechanism, AuthMechanismSize), nil
+		return link(nameAuthMechanism, authMechanismSize), nil
 	case stTicket:
 		d.expect(stDataHeader, c.headerSize())
-		return link(NameTicket, TicketSize), nil
+		return link(nameTicket, TicketSize), nil
 	case stLinkResult:
-		if le.Uint32(d.buf) != LinkErrOK {
+		if LinkErr(le.Uint32(d.buf)) != LinkErrOK {
 			d.expect(stClosed, 0)
 		} else {
 			d.expect(stDataHeader, c.headerSize())
 		}
-		return link(NameLinkResult, LinkResultSize), nil
+		return link(nameLinkResult, linkResultSize), nil
 	case stDataHeader:
 		return c.dataHeader(dir)
 	}
@@ -350,9 +349,9 @@ func (c *Conn) linkBody(dir Direction) (*Msg, error) {
 		if c.reply != nil {
 			c.afterReply()
 		}
-		return &Msg{Dir: dir, Stage: StageLink, Name: NameLinkMess, Size: size}, nil
+		return &Msg{Dir: dir, Stage: spicetrace.StageLink, Name: nameLinkMess, Size: size}, nil
 	}
-	r, err := ParseLinkReply(d.buf)
+	r, err := parseLinkReply(d.buf)
 	if err != nil {
 		return nil, err
 	}
@@ -360,12 +359,12 @@ func (c *Conn) linkBody(dir Direction) (*Msg, error) {
 	if r.Error != LinkErrOK {
 		d.expect(stClosed, 0)
 	} else {
-		d.expect(stLinkResult, LinkResultSize)
+		d.expect(stLinkResult, linkResultSize)
 	}
 	if c.mess != nil {
 		c.mini = HasCap(c.mess.CommonCaps, CapMiniHeader) && HasCap(r.CommonCaps, CapMiniHeader)
 	}
-	return &Msg{Dir: dir, Stage: StageLink, Name: NameLinkReply, Size: size}, nil
+	return &Msg{Dir: dir, Stage: spicetrace.StageLink, Name: nameLinkReply, Size: size}, nil
 }
 
 // afterReply sets what the client sends after the reply: the mechanism it
@@ -380,7 +379,7 @@ func (c *Conn) afterReply() {
 	case c.reply.Error != LinkErrOK:
 		cs.expect(stClosed, 0)
 	case HasCap(c.reply.CommonCaps, CapProtocolAuthSelection):
-		cs.expect(stAuthMechanism, AuthMechanismSize)
+		cs.expect(stAuthMechanism, authMechanismSize)
 	default:
 		cs.expect(stTicket, TicketSize)
 	}
@@ -388,12 +387,12 @@ func (c *Conn) afterReply() {
 
 func (c *Conn) dataHeader(dir Direction) (*Msg, error) {
 	d := &c.dirs[dir]
-	var typ uint16
+	var typ MsgType
 	var size uint32
 	if c.mini {
-		typ, size = le.Uint16(d.buf), le.Uint32(d.buf[2:])
+		typ, size = MsgType(le.Uint16(d.buf)), le.Uint32(d.buf[2:])
 	} else {
-		typ, size = le.Uint16(d.buf[8:]), le.Uint32(d.buf[10:])
+		typ, size = MsgType(le.Uint16(d.buf[8:])), le.Uint32(d.buf[10:])
 	}
 	if size > maxMessage {
 		return nil, fmt.Errorf("data message of type %d announces %d bytes; more than %d is not SPICE (is the mini-header agreement right?)", typ, size, maxMessage)
@@ -419,7 +418,7 @@ func (c *Conn) finishData(dir Direction) (Msg, error) {
 	if c.mess != nil {
 		ch = c.mess.ChannelType
 	}
-	m := Msg{Dir: dir, Stage: StageData, Type: d.msgType, Size: d.msgSize, Name: MessageName(ch, dir, d.msgType)}
+	m := Msg{Dir: dir, Stage: spicetrace.StageData, Type: d.msgType, Size: d.msgSize, Name: MessageName(ch, dir, d.msgType)}
 	switch {
 	case ch == ChannelDisplay && dir == ServerToClient:
 		var err error

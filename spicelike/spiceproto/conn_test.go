@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 )
 
 // The bodies below are built field by field from spice.proto's layouts,
@@ -58,7 +60,7 @@ func streamDataSized(id uint32, dest Rect, frame int) []byte {
 func surfaceCreate(id, w, h uint32, primary bool) []byte {
 	flags := uint32(0)
 	if primary {
-		flags = SurfaceFlagPrimary
+		flags = surfaceFlagPrimary
 	}
 	b := append(u32(id), u32(w)...)
 	b = append(b, u32(h)...)
@@ -80,25 +82,25 @@ func (s *session) link(ch ChannelType, clientCaps, serverCaps []uint32, authSele
 	reply.PubKey[0] = 0x30 // a DER sequence, for show
 	s.s2c = append(s.s2c, reply.Marshal()...)
 	s.want = append(s.want,
-		Msg{Dir: ClientToServer, Stage: StageLink, Name: NameLinkMess, Size: mess},
-		Msg{Dir: ServerToClient, Stage: StageLink, Name: NameLinkReply, Size: len(s.s2c)})
+		Msg{Dir: ClientToServer, Stage: spicetrace.StageLink, Name: nameLinkMess, Size: mess},
+		Msg{Dir: ServerToClient, Stage: spicetrace.StageLink, Name: nameLinkReply, Size: len(s.s2c)})
 	if authSelect {
-		s.c2s = append(s.c2s, u32(CapAuthSpice)...)
-		s.want = append(s.want, Msg{Dir: ClientToServer, Stage: StageLink, Name: NameAuthMechanism, Size: 4})
+		s.c2s = append(s.c2s, u32(uint32(CapAuthSpice))...)
+		s.want = append(s.want, Msg{Dir: ClientToServer, Stage: spicetrace.StageLink, Name: nameAuthMechanism, Size: 4})
 	}
 	s.c2s = append(s.c2s, make([]byte, TicketSize)...)
-	s.s2c = append(s.s2c, u32(LinkErrOK)...)
+	s.s2c = append(s.s2c, u32(uint32(LinkErrOK))...)
 	s.want = append(s.want,
-		Msg{Dir: ClientToServer, Stage: StageLink, Name: NameTicket, Size: TicketSize},
-		Msg{Dir: ServerToClient, Stage: StageLink, Name: NameLinkResult, Size: 4})
+		Msg{Dir: ClientToServer, Stage: spicetrace.StageLink, Name: nameTicket, Size: TicketSize},
+		Msg{Dir: ServerToClient, Stage: spicetrace.StageLink, Name: nameLinkResult, Size: 4})
 }
 
-func (s *session) data(dir Direction, ch ChannelType, mini bool, typ uint16, body []byte, draw *Draw, key *Key) {
-	hdr := FullHeaderSize
+func (s *session) data(dir Direction, ch ChannelType, mini bool, typ MsgType, body []byte, draw *Draw, key *Key) {
+	hdr := fullHeaderSize
 	if mini {
-		hdr = MiniHeaderSize
+		hdr = miniHeaderSize
 	}
-	m := Msg{Dir: dir, Stage: StageData, Type: typ, Name: MessageName(ch, dir, typ), Size: hdr + len(body), Draw: draw, Key: key}
+	m := Msg{Dir: dir, Stage: spicetrace.StageData, Type: typ, Name: MessageName(ch, dir, typ), Size: hdr + len(body), Draw: draw, Key: key}
 	if dir == ClientToServer {
 		s.c2s = AppendData(s.c2s, mini, 1, typ, body)
 	} else {
@@ -194,7 +196,7 @@ func TestConnFollowsSessionsWhateverTheChunks(t *testing.T) {
 		"bytes":   func(int) int { return 1 },
 		"random":  func(n int) int { return 1 + rng.IntN(min(n, 700)) },
 		"sevens":  func(int) int { return 7 },
-		"headers": func(int) int { return MiniHeaderSize + 1 },
+		"headers": func(int) int { return miniHeaderSize + 1 },
 	}
 	for _, mini := range []bool{true, false} {
 		for name, build := range map[string]func(bool) *session{"display": displaySession, "inputs": inputsSession} {
@@ -220,7 +222,7 @@ func dump(ms []Msg) string {
 	var b strings.Builder
 	for _, m := range ms {
 		b.WriteString("\n  ")
-		b.WriteString(m.Dir.String() + " " + m.Stage + " " + m.Name)
+		b.WriteString(m.Dir.String() + " " + string(m.Stage) + " " + m.Name)
 		if m.Draw != nil {
 			b.WriteString(" draw")
 		}
@@ -284,14 +286,14 @@ func TestClientBytesBeforeTheReplyAreHeld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ms) != 1 || ms[0].Name != NameLinkMess {
+	if len(ms) != 1 || ms[0].Name != nameLinkMess {
 		t.Fatalf("before the reply: %s, want only the link message", dump(ms))
 	}
 	ms, err = c.Feed(ServerToClient, s.s2c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := perDirection(append([]Msg{{Dir: ClientToServer, Stage: StageLink, Name: NameLinkMess, Size: ms0size(s)}}, ms...))
+	got := perDirection(append([]Msg{{Dir: ClientToServer, Stage: spicetrace.StageLink, Name: nameLinkMess, Size: ms0size(s)}}, ms...))
 	if want := perDirection(s.want); !reflect.DeepEqual(got, want) {
 		t.Errorf("got %s\nwant %s", dump(append(got[ClientToServer], got[ServerToClient]...)), dump(append(want[ClientToServer], want[ServerToClient]...)))
 	}
@@ -305,7 +307,7 @@ func TestRefusedLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	ms, err := c.Feed(ServerToClient, LinkReply{Error: LinkErrPermissionDenied}.Marshal())
-	if err != nil || len(ms) != 1 || ms[0].Name != NameLinkReply {
+	if err != nil || len(ms) != 1 || ms[0].Name != nameLinkReply {
 		t.Fatalf("reply: %s, %v", dump(ms), err)
 	}
 	if _, err := c.Feed(ServerToClient, []byte{1}); !errors.Is(err, ErrNotSpice) {
@@ -322,7 +324,7 @@ func TestFailedAuthentication(t *testing.T) {
 	s.link(ChannelMain, caps, caps, true)
 	// A link result other than OK: nothing follows.
 	s.s2c = s.s2c[:len(s.s2c)-4]
-	s.s2c = append(s.s2c, u32(LinkErrPermissionDenied)...)
+	s.s2c = append(s.s2c, u32(uint32(LinkErrPermissionDenied))...)
 	c := NewConn()
 	feed(t, c, s, func(n int) int { return n })
 	if _, err := c.Feed(ServerToClient, make([]byte, 6)); !errors.Is(err, ErrNotSpice) {
@@ -345,8 +347,8 @@ func TestNotSpiceSaysWhy(t *testing.T) {
 		{"tls", ClientToServer, []byte{0x16, 0x03, 0x01, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "not \"REDQ\""},
 		{"version", ClientToServer, badVersion, "protocol 1.2"},
 		{"caps", ClientToServer, badCaps, "capability words"},
-		{"huge", ServerToClient, LinkHeader{Magic: Magic, Major: 2, Minor: 2, Size: 1 << 20}.marshal(nil), "1048576-byte link message"},
-		{"empty", ClientToServer, LinkHeader{Magic: Magic, Major: 2, Minor: 2}.marshal(nil), "empty link message"},
+		{"huge", ServerToClient, LinkHeader{Magic: magic, Major: 2, Minor: 2, Size: 1 << 20}.marshal(nil), "1048576-byte link message"},
+		{"empty", ClientToServer, LinkHeader{Magic: magic, Major: 2, Minor: 2}.marshal(nil), "empty link message"},
 	} {
 		c := NewConn()
 		_, err := c.Feed(tc.dir, tc.bytes)
@@ -364,7 +366,7 @@ func TestSASLIsRefusedWithAReason(t *testing.T) {
 	c := NewConn()
 	c.Feed(ClientToServer, LinkMess{ChannelType: ChannelMain, CommonCaps: caps}.Marshal())
 	c.Feed(ServerToClient, LinkReply{CommonCaps: caps}.Marshal())
-	_, err := c.Feed(ClientToServer, u32(CapAuthSASL))
+	_, err := c.Feed(ClientToServer, u32(uint32(CapAuthSASL)))
 	if !errors.Is(err, ErrNotSpice) || !strings.Contains(err.Error(), "SASL") {
 		t.Errorf("SASL: %v", err)
 	}
@@ -376,7 +378,7 @@ func TestOversizedDataMessage(t *testing.T) {
 	s.link(ChannelDisplay, caps, caps, true)
 	c := NewConn()
 	feed(t, c, s, func(n int) int { return n })
-	hdr := le.AppendUint16(nil, MsgDisplayDrawCopy)
+	hdr := le.AppendUint16(nil, uint16(MsgDisplayDrawCopy))
 	hdr = le.AppendUint32(hdr, 1<<30)
 	if _, err := c.Feed(ServerToClient, hdr); !errors.Is(err, ErrNotSpice) || !strings.Contains(err.Error(), "mini-header") {
 		t.Errorf("a 1 GiB message: %v", err)
@@ -388,7 +390,7 @@ func TestCaps(t *testing.T) {
 	if len(caps) != 2 || caps[0] != 0b1001 || caps[1] != 0b10 {
 		t.Errorf("Caps(0, 3, 33) = %b", caps)
 	}
-	for n, want := range map[int]bool{0: true, 1: false, 3: true, 33: true, 64: false, -1: false} {
+	for n, want := range map[Cap]bool{0: true, 1: false, 3: true, 33: true, 64: false, 1 << 31: false} {
 		if HasCap(caps, n) != want {
 			t.Errorf("HasCap(%b, %d) = %v", caps, n, !want)
 		}
@@ -409,9 +411,9 @@ func TestLinkMessagesRoundTrip(t *testing.T) {
 	r := LinkReply{Error: 0, CommonCaps: Caps(0, 1, 3), ChannelCaps: Caps(5)}
 	r.PubKey[7] = 9
 	b = r.Marshal()
-	gr, err := ParseLinkReply(b[LinkHeaderSize:])
+	gr, err := parseLinkReply(b[LinkHeaderSize:])
 	if err != nil || !reflect.DeepEqual(gr, r) {
-		t.Errorf("ParseLinkReply = %+v, %v", gr, err)
+		t.Errorf("parseLinkReply = %+v, %v", gr, err)
 	}
 }
 
@@ -419,7 +421,7 @@ func TestMessageNames(t *testing.T) {
 	for _, tc := range []struct {
 		ch   ChannelType
 		dir  Direction
-		typ  uint16
+		typ  MsgType
 		want string
 	}{
 		{ChannelDisplay, ServerToClient, 304, "draw_copy"},
@@ -446,8 +448,8 @@ func TestHeldClientBytesThatDoNotParse(t *testing.T) {
 	caps := Caps(CapProtocolAuthSelection, CapAuthSpice)
 	c2s := append(LinkMess{ChannelType: ChannelMain, CommonCaps: caps}.Marshal(), u32(99)...) // mechanism 99
 	reply := LinkReply{CommonCaps: caps}.Marshal()
-	rest := append(u32(LinkErrOK), AppendData(nil, false, 1, MsgSetAck, make([]byte, 8))...)
-	want := []string{NameLinkMess, NameLinkReply}
+	rest := append(u32(uint32(LinkErrOK)), AppendData(nil, false, 1, MsgSetAck, make([]byte, 8))...)
+	want := []string{nameLinkMess, nameLinkReply}
 	for name, s2c := range map[string][][]byte{
 		"one Feed":            {append(append([]byte(nil), reply...), rest...)},
 		"the reply alone":     {reply, rest},
@@ -486,7 +488,7 @@ func TestHeldClientBytesThatDoNotParse(t *testing.T) {
 	}
 }
 
-// What is held before the reply is bounded: MaxHeld bytes are held, one
+// What is held before the reply is bounded: maxHeld bytes are held, one
 // more is an error naming the client.
 func TestHeldBytesAreBounded(t *testing.T) {
 	caps := Caps(CapAuthSpice)
@@ -496,7 +498,7 @@ func TestHeldBytesAreBounded(t *testing.T) {
 	}
 	chunk := make([]byte, 1000)
 	held := 0
-	for held+len(chunk) <= MaxHeld {
+	for held+len(chunk) <= maxHeld {
 		if _, err := c.Feed(ClientToServer, chunk); err != nil {
 			t.Fatalf("after %d bytes held: %v", held, err)
 		}
@@ -507,12 +509,12 @@ func TestHeldBytesAreBounded(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Dir != ClientToServer || !strings.Contains(err.Error(), "before the server's reply") {
 		t.Fatalf("%d bytes held and %d more: %v, want a FeedError for the client", held, len(chunk), err)
 	}
-	if n := len(c.dirs[ClientToServer].pending); n > MaxHeld {
-		t.Errorf("%d bytes held, more than MaxHeld %d", n, MaxHeld)
+	if n := len(c.dirs[ClientToServer].pending); n > maxHeld {
+		t.Errorf("%d bytes held, more than maxHeld %d", n, maxHeld)
 	}
 }
 
-// The stream table is bounded: MaxStreams live streams are followed,
+// The stream table is bounded: maxStreams live streams are followed,
 // destroying one makes room, re-creating an id takes none, and one more is
 // an error naming the server.
 func TestStreamTableIsBounded(t *testing.T) {
@@ -521,11 +523,11 @@ func TestStreamTableIsBounded(t *testing.T) {
 	s.link(ChannelDisplay, caps, caps, true)
 	c := NewConn()
 	feed(t, c, s, func(n int) int { return n })
-	send := func(typ uint16, body []byte) ([]Msg, error) {
+	send := func(typ MsgType, body []byte) ([]Msg, error) {
 		return c.Feed(ServerToClient, AppendData(nil, true, 0, typ, body))
 	}
 	dest := Rect{Bottom: 10, Right: 10}
-	for id := range uint32(MaxStreams) {
+	for id := range uint32(maxStreams) {
 		if _, err := send(MsgDisplayStreamCreate, streamCreate(0, 1000+id, dest)); err != nil {
 			t.Fatalf("stream %d: %v", id, err)
 		}
@@ -545,9 +547,9 @@ func TestStreamTableIsBounded(t *testing.T) {
 	_, err := send(MsgDisplayStreamCreate, streamCreate(0, 6000, dest))
 	var fe *FeedError
 	if !errors.As(err, &fe) || fe.Dir != ServerToClient || !strings.Contains(err.Error(), "stream") {
-		t.Fatalf("stream %d: %v, want a FeedError for the server", MaxStreams+1, err)
+		t.Fatalf("stream %d: %v, want a FeedError for the server", maxStreams+1, err)
 	}
-	if len(c.streams) > MaxStreams {
-		t.Errorf("%d streams kept, more than MaxStreams %d", len(c.streams), MaxStreams)
+	if len(c.streams) > maxStreams {
+		t.Errorf("%d streams kept, more than maxStreams %d", len(c.streams), maxStreams)
 	}
 }

@@ -43,21 +43,21 @@ func rectAt(b []byte, o int) Rect {
 // decodeDisplay reads what a display message draws from the first bytes
 // of its body, and follows the surfaces and streams it needs for that. A
 // body too short for its type draws nothing. A stream_create that would
-// make more than MaxStreams streams live is an error.
-func (c *Conn) decodeDisplay(t uint16, b []byte) (*Draw, error) {
+// make more than maxStreams streams live is an error.
+func (c *Conn) decodeDisplay(t MsgType, b []byte) (*Draw, error) {
 	draw := func(surface uint32, box Rect, stream bool) *Draw {
 		return &Draw{Surface: surface, Primary: surface == c.primary, Box: box, Stream: stream}
 	}
 	switch {
-	case IsDraw(t):
+	case isDraw(t):
 		if len(b) >= baseLen {
 			return draw(le.Uint32(b[baseSurface:]), rectAt(b, baseBox), false), nil
 		}
 	case t == MsgDisplayStreamCreate:
 		if len(b) >= createLen {
 			id := le.Uint32(b[createID:])
-			if _, ok := c.streams[id]; !ok && len(c.streams) >= MaxStreams {
-				return nil, fmt.Errorf("stream_create of video stream %d with %d streams live; more than %d is not a SPICE server's stream table (spice-server keeps 50)", id, len(c.streams), MaxStreams)
+			if _, ok := c.streams[id]; !ok && len(c.streams) >= maxStreams {
+				return nil, fmt.Errorf("stream_create of video stream %d with %d streams live; more than %d is not a SPICE server's stream table (spice-server keeps 50)", id, len(c.streams), maxStreams)
 			}
 			c.streams[id] = streamInfo{surface: le.Uint32(b[createSurface:]), dest: rectAt(b, createDest)}
 		}
@@ -80,7 +80,7 @@ func (c *Conn) decodeDisplay(t uint16, b []byte) (*Draw, error) {
 	case t == MsgDisplayStreamDestroyAll:
 		clear(c.streams)
 	case t == MsgDisplaySurfaceCreate:
-		if len(b) >= surfaceLen && le.Uint32(b[surfaceFlags:])&SurfaceFlagPrimary != 0 {
+		if len(b) >= surfaceLen && le.Uint32(b[surfaceFlags:])&surfaceFlagPrimary != 0 {
 			c.primary = le.Uint32(b[baseSurface:])
 		}
 	}
@@ -88,7 +88,7 @@ func (c *Conn) decodeDisplay(t uint16, b []byte) (*Draw, error) {
 }
 
 // decodeKey reads a key message of the inputs channel.
-func decodeKey(t uint16, b []byte) *Key {
+func decodeKey(t MsgType, b []byte) *Key {
 	switch t {
 	case MsgcInputsKeyDown, MsgcInputsKeyUp:
 		if len(b) >= keyCodeLen {

@@ -57,9 +57,15 @@
 // ErrNotSpice and names the direction whose bytes were bad; the bytes
 // should go on passing unchanged. That error ends the parsing of the
 // connection: every later Feed, of either direction, returns it again.
+// A Msg's Stage is a spicetrace.Stage (package spicelike/spicetrace),
+// as traces record it.
+//
+// A tunnel that routes each connection by its channel reads the client's
+// link message itself (ParseLinkHeader, ParseLinkMess) before relaying,
+// and learns the channel type and the capabilities the client announced.
 //
 // What a Conn keeps is bounded whatever it is fed: the first bytes of the
-// part being read, at most MaxHeld client bytes waiting for the server's
-// reply, and at most MaxStreams live video streams. Going beyond a bound
-// is an error, as for any other bytes that are not SPICE.
+// part being read, at most 64 KiB of client bytes waiting for the server's
+// reply, and at most 256 live video streams. Going beyond a bound is an
+// error, as for any other bytes that are not SPICE.
 package spiceproto

@@ -103,7 +103,7 @@ const reproC2S = "REDQ\x02\x00\x00\x000000\x16\x00\x00\x00000000\x01\x00\x00\x00
 // OK link result and one data message with the full header.
 func reproS2C() []byte {
 	b := LinkReply{CommonCaps: Caps(CapProtocolAuthSelection, CapAuthSpice)}.Marshal()
-	b = append(b, u32(LinkErrOK)...)
+	b = append(b, u32(uint32(LinkErrOK))...)
 	return AppendData(b, false, 1, MsgSetAck, make([]byte, 8))
 }
 
@@ -150,7 +150,7 @@ func FuzzParseLink(f *testing.F) {
 	f.Add([]byte(reproC2S))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if h, err := ParseLinkHeader(b); err == nil {
-			if h.Magic != Magic || h.Major != VersionMajor || h.Size > maxLinkBody {
+			if h.Magic != magic || h.Major != versionMajor || h.Size > maxLinkBody {
 				t.Fatalf("accepted header %+v", h)
 			}
 		}
@@ -164,11 +164,11 @@ func FuzzParseLink(f *testing.F) {
 				t.Fatalf("link message %+v marshals to %+v, %v", m, again, err)
 			}
 		}
-		if r, err := ParseLinkReply(body); err == nil {
+		if r, err := parseLinkReply(body); err == nil {
 			if 4*(len(r.CommonCaps)+len(r.ChannelCaps)) > len(body) {
 				t.Fatalf("link reply of %d bytes gave %d capability words", len(body), len(r.CommonCaps)+len(r.ChannelCaps))
 			}
-			again, err := ParseLinkReply(r.Marshal()[LinkHeaderSize:])
+			again, err := parseLinkReply(r.Marshal()[LinkHeaderSize:])
 			if err != nil || !reflect.DeepEqual(again, r) {
 				t.Fatalf("link reply %+v marshals to %+v, %v", r, again, err)
 			}

@@ -9,7 +9,9 @@ var le = binary.LittleEndian
 
 // LinkHeader precedes the link message and the link reply.
 type LinkHeader struct {
-	Magic        uint32
+	// Magic is "REDQ" read as a little-endian uint32.
+	Magic uint32
+	// Major and Minor are the protocol version, 2.2 from current peers.
 	Major, Minor uint32
 	// Size is the length of the link message or reply that follows.
 	Size uint32
@@ -27,10 +29,10 @@ func ParseLinkHeader(b []byte) (LinkHeader, error) {
 	}
 	h := LinkHeader{Magic: le.Uint32(b), Major: le.Uint32(b[4:]), Minor: le.Uint32(b[8:]), Size: le.Uint32(b[12:])}
 	switch {
-	case h.Magic != Magic:
+	case h.Magic != magic:
 		return h, fmt.Errorf("spiceproto: link header starts % x, not \"REDQ\": the connection does not carry SPICE (a TLS port, or another protocol?)", b[:4])
-	case h.Major != VersionMajor:
-		return h, fmt.Errorf("spiceproto: link header announces protocol %d.%d; only major version %d is understood", h.Major, h.Minor, VersionMajor)
+	case h.Major != versionMajor:
+		return h, fmt.Errorf("spiceproto: link header announces protocol %d.%d; only major version %d is understood", h.Major, h.Minor, versionMajor)
 	case h.Size > maxLinkBody:
 		return h, fmt.Errorf("spiceproto: link header announces a %d-byte link message; more than %d is not a SPICE link stage", h.Size, maxLinkBody)
 	}
@@ -57,20 +59,20 @@ type LinkMess struct {
 // Marshal returns the link header and the link message as the client
 // sends them.
 func (m LinkMess) Marshal() []byte {
-	size := LinkMessSize + 4*(len(m.CommonCaps)+len(m.ChannelCaps))
-	b := LinkHeader{Magic: Magic, Major: VersionMajor, Minor: VersionMinor, Size: uint32(size)}.marshal(nil)
+	size := linkMessSize + 4*(len(m.CommonCaps)+len(m.ChannelCaps))
+	b := LinkHeader{Magic: magic, Major: versionMajor, Minor: versionMinor, Size: uint32(size)}.marshal(nil)
 	b = le.AppendUint32(b, m.ConnectionID)
 	b = append(b, byte(m.ChannelType), m.ChannelID)
 	b = le.AppendUint32(b, uint32(len(m.CommonCaps)))
 	b = le.AppendUint32(b, uint32(len(m.ChannelCaps)))
-	b = le.AppendUint32(b, LinkMessSize) // the caps follow the fixed part
+	b = le.AppendUint32(b, linkMessSize) // the caps follow the fixed part
 	return appendCaps(b, m.CommonCaps, m.ChannelCaps)
 }
 
 // ParseLinkMess reads a link message body (what follows the link header).
 func ParseLinkMess(b []byte) (LinkMess, error) {
-	if len(b) < LinkMessSize {
-		return LinkMess{}, fmt.Errorf("spiceproto: link message of %d bytes; the fixed part alone is %d", len(b), LinkMessSize)
+	if len(b) < linkMessSize {
+		return LinkMess{}, fmt.Errorf("spiceproto: link message of %d bytes; the fixed part alone is %d", len(b), linkMessSize)
 	}
 	m := LinkMess{ConnectionID: le.Uint32(b), ChannelType: ChannelType(b[4]), ChannelID: b[5]}
 	var err error
@@ -82,32 +84,33 @@ func ParseLinkMess(b []byte) (LinkMess, error) {
 // public key the client encrypts its ticket with, and the server's
 // capabilities.
 type LinkReply struct {
-	Error       uint32
-	PubKey      [PubKeyBytes]byte
+	Error LinkErr
+	// PubKey is the server's 1024-bit RSA public key, DER-encoded.
+	PubKey      [pubKeyBytes]byte
 	CommonCaps  []uint32
 	ChannelCaps []uint32
 }
 
 // Marshal returns the link header and the reply as the server sends them.
 func (r LinkReply) Marshal() []byte {
-	size := LinkReplySize + 4*(len(r.CommonCaps)+len(r.ChannelCaps))
-	b := LinkHeader{Magic: Magic, Major: VersionMajor, Minor: VersionMinor, Size: uint32(size)}.marshal(nil)
-	b = le.AppendUint32(b, r.Error)
+	size := linkReplySize + 4*(len(r.CommonCaps)+len(r.ChannelCaps))
+	b := LinkHeader{Magic: magic, Major: versionMajor, Minor: versionMinor, Size: uint32(size)}.marshal(nil)
+	b = le.AppendUint32(b, uint32(r.Error))
 	b = append(b, r.PubKey[:]...)
 	b = le.AppendUint32(b, uint32(len(r.CommonCaps)))
 	b = le.AppendUint32(b, uint32(len(r.ChannelCaps)))
-	b = le.AppendUint32(b, LinkReplySize)
+	b = le.AppendUint32(b, linkReplySize)
 	return appendCaps(b, r.CommonCaps, r.ChannelCaps)
 }
 
-// ParseLinkReply reads a link reply body.
-func ParseLinkReply(b []byte) (LinkReply, error) {
-	if len(b) < LinkReplySize {
-		return LinkReply{}, fmt.Errorf("spiceproto: link reply of %d bytes; the fixed part alone is %d", len(b), LinkReplySize)
+// parseLinkReply reads a link reply body.
+func parseLinkReply(b []byte) (LinkReply, error) {
+	if len(b) < linkReplySize {
+		return LinkReply{}, fmt.Errorf("spiceproto: link reply of %d bytes; the fixed part alone is %d", len(b), linkReplySize)
 	}
-	r := LinkReply{Error: le.Uint32(b)}
+	r := LinkReply{Error: LinkErr(le.Uint32(b))}
 	copy(r.PubKey[:], b[4:])
-	o := 4 + PubKeyBytes
+	o := 4 + pubKeyBytes
 	var err error
 	r.CommonCaps, r.ChannelCaps, err = parseCaps(b, le.Uint32(b[o:]), le.Uint32(b[o+4:]), le.Uint32(b[o+8:]), "link reply")
 	return r, err
@@ -143,11 +146,11 @@ func parseCaps(body []byte, nCommon, nChannel, off uint32, what string) (common,
 // AppendData appends one data message to b: its header (the mini header
 // when mini is set, else the full header with serial and no sub-list) and
 // body.
-func AppendData(b []byte, mini bool, serial uint64, typ uint16, body []byte) []byte {
+func AppendData(b []byte, mini bool, serial uint64, typ MsgType, body []byte) []byte {
 	if !mini {
 		b = le.AppendUint64(b, serial)
 	}
-	b = le.AppendUint16(b, typ)
+	b = le.AppendUint16(b, uint16(typ))
 	b = le.AppendUint32(b, uint32(len(body)))
 	if !mini {
 		b = le.AppendUint32(b, 0)

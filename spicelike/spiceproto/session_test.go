@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/shakenfist/quicbench/spicelike/spicetrace"
 )
 
 // testdata/session holds the raw bytes of a real session, as the tunnel's
@@ -68,7 +70,7 @@ func TestRealSession(t *testing.T) {
 		var link []string
 		for _, m := range msgs {
 			sizes[m.Dir] += m.Size
-			if m.Stage == StageLink {
+			if m.Stage == spicetrace.StageLink {
 				link = append(link, m.Name)
 			}
 			if m.Key != nil && m.Key.Down {
@@ -82,7 +84,7 @@ func TestRealSession(t *testing.T) {
 			}
 		}
 		slices.Sort(link)
-		if want := []string{NameAuthMechanism, NameLinkMess, NameLinkReply, NameLinkResult, NameTicket}; !slices.Equal(link, want) {
+		if want := []string{nameAuthMechanism, nameLinkMess, nameLinkReply, nameLinkResult, nameTicket}; !slices.Equal(link, want) {
 			t.Errorf("connection %d link stage %v, want %v", ch, link, want)
 		}
 		for _, dir := range []Direction{ClientToServer, ServerToClient} {

@@ -8,7 +8,7 @@
 // It lives apart from the SPICE protocol parser (spicelike/spiceproto) and
 // from spicelike itself so that spicelike can read traces without knowing
 // anything about SPICE's wire format, sockets or tunnels: this package
-// knows only the records.
+// knows only the records. The parser's Msg.Stage is this package's Stage.
 //
 // # The format
 //

@@ -3,6 +3,7 @@ package spicetrace_test
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/shakenfist/quicbench/spicelike/spicetrace"
@@ -43,4 +44,29 @@ func Example() {
 	// client 2
 	// channel 1 (display): 0 bytes c2s, 900 bytes s2c
 	// channel 2 (inputs): 10 bytes c2s, 0 bytes s2c
+}
+
+// Channels says what each connection of a trace carried; a connection is
+// found by its SPICE channel type.
+func ExampleTrace_Channels() {
+	const trace = `{"format":"quicbench.spicetrace/1","side":"server","started":"2026-12-01T12:00:00Z"}
+{"t_ns":1000000,"dir":"c2s","ch":0,"chtype":"main","stage":"link","name":"link_mess","size":38}
+{"t_ns":2000000,"dir":"c2s","ch":1,"chtype":"display","stage":"link","name":"link_mess","size":38}
+{"t_ns":90000000,"dir":"s2c","ch":1,"chtype":"display","stage":"data","type":302,"name":"draw_fill","size":1200}
+{"t_ns":95000000,"dir":"s2c","ch":1,"chtype":"display","stage":"data","type":304,"name":"draw_copy","size":2188}
+`
+	t, err := spicetrace.Read(strings.NewReader(trace))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	byType := map[string]spicetrace.ChannelInfo{}
+	for _, c := range t.Channels() {
+		byType[c.ChannelType] = c
+	}
+	d := byType["display"]
+	fmt.Printf("display is connection %d: %d messages and %d bytes from the server\n",
+		d.Channel, d.Messages[spicetrace.ServerToClient], d.Bytes[spicetrace.ServerToClient])
+	// Output:
+	// display is connection 1: 2 messages and 3388 bytes from the server
 }

@@ -3,7 +3,6 @@ package spicetrace
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,8 +12,8 @@ import (
 	"time"
 )
 
-// Format is the header's format name for this version of the format.
-const Format = "quicbench.spicetrace/1"
+// format is the header's format name for this version of the format.
+const format = "quicbench.spicetrace/1"
 
 // Direction is which way a message went.
 type Direction string
@@ -26,10 +25,15 @@ const (
 	ServerToClient Direction = "s2c"
 )
 
-// Stage names.
+// Stage is the part of a SPICE connection a message belongs to.
+type Stage string
+
 const (
-	StageLink = "link"
-	StageData = "data"
+	// StageLink is the link stage: link message, reply, authentication
+	// mechanism, ticket and link result.
+	StageLink Stage = "link"
+	// StageData is every message after the link stage.
+	StageData Stage = "data"
 )
 
 // Sides: which end of a tunnel wrote a trace.
@@ -40,6 +44,8 @@ const (
 
 // Header is a trace's first line.
 type Header struct {
+	// Format is the format's name and version, "quicbench.spicetrace/1":
+	// NewWriter sets it and Read checks it.
 	Format string `json:"format"`
 	// Side is the tunnel end that wrote the trace: SideClient or SideServer.
 	Side string `json:"side"`
@@ -92,7 +98,7 @@ type Record struct {
 	Channel     int           `json:"ch"`
 	ChannelType string        `json:"chtype,omitempty"`
 	ChannelID   int           `json:"chid,omitempty"`
-	Stage       string        `json:"stage"`
+	Stage       Stage         `json:"stage"`
 	Type        int           `json:"type"`
 	Name        string        `json:"name,omitempty"`
 	Size        int           `json:"size"`
@@ -131,7 +137,7 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	if h.Started.IsZero() {
 		return nil, errors.New("spicetrace: header has no start time: set Header.Started to the wall-clock time of t = 0")
 	}
-	h.Format = Format
+	h.Format = format
 	tw := &Writer{w: bufio.NewWriterSize(w, 64<<10)}
 	if err := tw.line(h); err != nil {
 		return nil, err
@@ -193,8 +199,7 @@ func (r Record) validate() error {
 const maxLine = 1 << 20
 
 // Read reads a whole trace. Records keep the file's order (concurrent
-// writers may leave neighbouring times slightly out of order; see
-// Trace.Sorted).
+// writers may leave neighbouring times slightly out of order).
 func Read(r io.Reader) (*Trace, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
@@ -210,8 +215,8 @@ func Read(r io.Reader) (*Trace, error) {
 			if err := json.Unmarshal(b, &t.Header); err != nil {
 				return nil, fmt.Errorf("spicetrace: line 1 is not a trace header: %w", err)
 			}
-			if t.Header.Format != Format {
-				return nil, fmt.Errorf("spicetrace: line 1 says format %q, want %q: is this a trace written by quicbench's SPICE tunnel?", t.Header.Format, Format)
+			if t.Header.Format != format {
+				return nil, fmt.Errorf("spicetrace: line 1 says format %q, want %q: is this a trace written by quicbench's SPICE tunnel?", t.Header.Format, format)
 			}
 			continue
 		}
@@ -231,14 +236,6 @@ func Read(r io.Reader) (*Trace, error) {
 		return nil, errors.New("spicetrace: empty input: a trace starts with its header line")
 	}
 	return t, nil
-}
-
-// Sorted returns the records ordered by time, keeping the file's order for
-// equal times.
-func (t *Trace) Sorted() []Record {
-	out := slices.Clone(t.Records)
-	slices.SortStableFunc(out, func(a, b Record) int { return cmp.Compare(a.T, b.T) })
-	return out
 }
 
 // ChannelInfo describes one tunnel connection of a trace.

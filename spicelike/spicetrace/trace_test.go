@@ -34,7 +34,7 @@ func TestRoundTripKeepsEveryField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Header.Format != Format || got.Header.Side != SideServer || !got.Header.Started.Equal(start) || got.Header.Note != "tcp 80:10" {
+	if got.Header.Format != format || got.Header.Side != SideServer || !got.Header.Started.Equal(start) || got.Header.Note != "tcp 80:10" {
 		t.Errorf("header %+v", got.Header)
 	}
 	if len(got.Records) != len(want) {
@@ -141,30 +141,4 @@ func TestRectIntersects(t *testing.T) {
 			t.Errorf("%+v.Intersects(%+v) = %v, want %v (not symmetric)", tc.b, a, got, tc.want)
 		}
 	}
-}
-
-func TestSortedOrdersByTimeStably(t *testing.T) {
-	tr := &Trace{Records: []Record{{T: 5, Size: 1}, {T: 3, Size: 2}, {T: 5, Size: 3}, {T: 1, Size: 4}}}
-	var sizes []int
-	for _, r := range tr.Sorted() {
-		sizes = append(sizes, r.Size)
-	}
-	if want := []int{4, 2, 1, 3}; !equal(sizes, want) {
-		t.Errorf("sizes in sorted order %v, want %v", sizes, want)
-	}
-	if tr.Records[0].Size != 1 {
-		t.Error("Sorted reordered the trace itself")
-	}
-}
-
-func equal(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -83,7 +83,7 @@ func TestLiveWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tw, err := spicetrace.NewWriter(f, spicetrace.Header{Format: spicetrace.Format, Side: spicetrace.SideClient, Started: traceStart})
+	tw, err := spicetrace.NewWriter(f, spicetrace.Header{Side: spicetrace.SideClient, Started: traceStart})
 	if err == nil {
 		err = tw.Flush()
 	}
