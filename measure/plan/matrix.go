@@ -240,15 +240,18 @@ func (m *Matrix) fullPlan() []Run {
 
 // ownLoss is the loss a profile with its own loss model carries, for a
 // cell's LossPct: the mean over its two directions of each direction's
-// long-run loss (a Gilbert-Elliott chain's stationary mean), in percent,
-// rounded to 0.001.
+// long-run loss (a Gilbert-Elliott or 4-state chain's stationary mean), in
+// percent, rounded to 0.001.
 func ownLoss(p shapedlink.Profile) float64 {
 	var sum float64
 	for _, d := range []shapedlink.Dir{shapedlink.Down, shapedlink.Up} {
 		dir := p.Direction(d)
-		if dir.HasGE {
+		switch {
+		case dir.HasGE:
 			sum += dir.GE.MeanLoss()
-		} else {
+		case dir.HasFourState:
+			sum += dir.FourState.MeanLoss()
+		default:
 			sum += dir.LossPct
 		}
 	}

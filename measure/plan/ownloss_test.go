@@ -13,7 +13,7 @@ import (
 // level's loss, as before.
 func TestPlanOwnLoss(t *testing.T) {
 	var profiles []shapedlink.Profile
-	for _, s := range []string{"80:10", "80:10,loss=ge:0.33667/33.333", "80:10,down.loss=2,up.loss=1/25"} {
+	for _, s := range []string{"80:10", "80:10,loss=ge:0.33667/33.333", "80:10,loss=state:2/50", "80:10,down.loss=2,up.loss=1/25"} {
 		p, err := shapedlink.ParseProfile(s)
 		if err != nil {
 			t.Fatal(err)
@@ -37,6 +37,7 @@ func TestPlanOwnLoss(t *testing.T) {
 		{"80ms-10mbit_loss0_reno", "80:10", 0}:                                                       4,
 		{"80ms-10mbit_loss1_reno", "80:10:1", 1}:                                                     4,
 		{"80ms-10mbit_loss1_reno_loss-ge-0.33667-33.333", "80:10,loss=ge:0.33667/33.333", 1}:         4,
+		{"80ms-10mbit_loss3.846_reno_loss-state-2-50", "80:10,loss=state:2/50", 3.846}:               4,
 		{"80ms-10mbit_loss1.5_reno_down.loss-2_up.loss-1-25", "80:10,down.loss=2,up.loss=1/25", 1.5}: 4,
 	}
 	if len(got) != len(want) {
