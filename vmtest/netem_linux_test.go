@@ -531,23 +531,15 @@ func startSampler(t *testing.T, l vmLink, e end, every time.Duration) func() []s
 }
 
 // checkSlots runs gsocheck.FromQueue on queue samples and checks the
-// outcome against what the sender did, in a way that survives torn samples.
-//
-// Torn samples: the kernel fills a qdisc's queue length and byte backlog in
-// a statistics dump at two different moments and without the qdisc's lock,
-// so on an SMP machine packets enqueued on another CPU between the two
-// reads are counted in the bytes but not in the packets. 43 queued
-// 1442-byte datagrams can read as 43 packets and 47 * 1442 bytes: 1576
-// bytes per slot, which looks like a slot holding more than one datagram.
-// Under TCG, where a virtual CPU can stall between the two reads, this
-// happens in a few samples per thousand (seen here: 1461-1576 bytes per
-// slot with GSO verifiably off), so gsocheck's maximum, the sharp statistic
-// on paper, can call a clean run "on". The checks here therefore use the
-// median bytes per slot and the fraction of oversize samples: with
-// offload off the median is at most one datagram and at most 2% of the
-// occupied samples exceed it; with offload on the median is at least two
-// datagrams. gsocheck's own verdict is logged, and required only to be on
-// when offload is on.
+// outcome against what the sender did, in a way that survives torn
+// samples (a statistics dump whose packet and byte counts were read at
+// different moments: under TCG a few per thousand read up to 1576 bytes
+// per 1442-byte slot with GSO verifiably off; docs/shapedlink.md,
+// "Segmentation offload"). So it judges by the median bytes per slot and
+// the share of oversize samples: with offload off the median is at most
+// one datagram and at most 2% of the occupied samples exceed it; with
+// offload on the median is at least two datagrams. gsocheck's own verdict
+// is logged, and required only to be on when offload is on.
 func checkSlots(t *testing.T, name string, samples []shapedlink.QueueSample, want int, on bool) {
 	t.Helper()
 	gs := make([]gsocheck.Sample, len(samples))
@@ -807,17 +799,14 @@ func jitterAgainstControl(t *testing.T, l vmLink, port, n int, downDelay, upDela
 // in place) from delay plus a draw of cdf plus one of the lateness
 // sample late (sorted in place): the expected distribution function is
 // the mean over late of cdf shifted by each, so no allowance for
-// lateness is needed. It returns the distance and the critical value at
-// the 0.1% level, and the one-sample part of that value.
+// lateness is needed. It returns the distance, the critical value at the
+// 0.1% level, and the one-sample part of that value.
 //
 // The critical value is the one-sample one, 1.95/sqrt(n), plus a bound on
 // how far the expected function, estimated from the m lateness values,
-// can be from the true one: a mean of m terms in [0, 1] whose variance
-// at x is v(x), so 3.9 sqrt(max v / m) (what the one-sample value is for
-// an empirical function, where max v = 1/4). When the lateness is small
-// against the jitter, v is near zero and the test is as sharp as a
-// one-sample one; when it is large the value widens as far as the
-// lateness makes the expectation uncertain.
+// can be from the true one: a mean of m terms in [0, 1] whose variance at
+// x is v(x), so 3.9 sqrt(max v / m). Small lateness against the jitter
+// leaves it as sharp as a one-sample test.
 func ksControl(x, late []float64, delay float64, cdf func(float64) float64) (d, one, crit float64) {
 	sort.Float64s(x)
 	sort.Float64s(late)

@@ -52,19 +52,16 @@ func TestNetemQueueDisciplineReadBack(t *testing.T) {
 
 // TestNetemQueueDiscipline: an unresponsive flood at twice the rate of a
 // 40 ms / 1 Mbit link, with a sparse flow beside it, on a drop-tail link
-// and on an fq_codel one at the same time. Behind drop-tail the sparse
-// flow's datagrams wait behind the flood's standing queue (its median
-// one-way delay more than 30 ms above the configured 20 ms; with a limit
-// of 30 the queue is 25-30 frames, about 300 ms, whatever the phase of
-// the flood's bursts); behind fq_codel they are served from their
-// own queue, waiting for the frame on the wire (12 ms at 1 Mbit) and
-// their own burst, so at least 30 ms less than behind drop-tail. On
-// netem and on the emulator, side by side. Medians, because under TCG the
-// emulator's timers are now and then seconds late; both links at once,
-// so that a busy host's stalls, which add to both medians, fall on both
-// alike. (1 Mbit rather than more: two floods at 2 Mbit were more than
-// the emulated CPUs could send on a busy host, and a flood that does not
-// fill the drop-tail queue measures nothing.)
+// and on an fq_codel one at the same time, on netem and on the emulator.
+// Behind drop-tail the sparse flow's datagrams wait behind the flood's
+// standing queue (25-30 frames with a limit of 30, about 300 ms: a median
+// one-way delay more than 30 ms above the configured 20 ms); behind
+// fq_codel they are served from their own queue, waiting only for the
+// frame on the wire (12 ms) and their own burst, so at least 30 ms less.
+// Medians, because under TCG the emulator's timers are now and then
+// seconds late; both links at once, so that a busy host's stalls fall on
+// both alike. At 2 Mbit two floods were more than the emulated CPUs
+// could send, and a flood that does not fill the queue measures nothing.
 func TestNetemQueueDiscipline(t *testing.T) {
 	qs := []string{"fifo", "fq_codel"}
 	for _, b := range bothBackends {

@@ -57,21 +57,17 @@ func readQdisc(l vmLink, e end) ([4]uint64, error) {
 // TestNetemScheduleInPlace: step:2/0.5/1s/4s on a 40 ms / 2 Mbit/s link
 // with room for 1000 packets, under a 1 Mbit/s UDP stream for its first
 // 3.5 s. At 2 s the rate drops to 0.5 Mbit/s, so a queue builds, and at
-// 3 s it comes back. A change applies to the packets arriving after it
-// (netem keeps the send times of what it holds), so between the changes
-// the link carries 0.5 Mbit/s, and the datagrams sent after the second
-// leave 2 Mbit/s apart (5.8 ms) behind the queue ahead of them. The
-// second change is made with the queue standing, in place: the root
-// qdisc keeps its handle, its sent counter and its queue across it; every
-// datagram arrives and netem drops none. Each change is recorded with the
-// kernel's acknowledgement soon after its time.
+// 3 s it comes back. A change applies to the packets arriving after it,
+// so between the changes the link carries 0.5 Mbit/s, and the datagrams
+// sent after the second leave 2 Mbit/s apart (5.8 ms) behind the queue
+// ahead of them. The second change is made in place with the queue
+// standing: the root qdisc keeps its handle, sent counter and queue;
+// every datagram arrives; each change is acknowledged soon after its time.
 //
-// Arrivals are timed by the kernel's receive stamp, the windows by when
-// each change was acknowledged, and the spacing is a least-squares fit
-// (slope): a busy host's late timers bunch departures and delay
-// acknowledgements without moving what is measured. The counters either
-// side of the second change are read by a goroutine of their own, so a
-// stalled sender does not miss the moment.
+// Arrivals are timed by the kernel's receive stamp, the spacing is a
+// least-squares slope, and the counters either side of the second change
+// are read by a goroutine of their own, so a busy host's late timers do
+// not move what is measured.
 func TestNetemScheduleInPlace(t *testing.T) {
 	l := newLink(t, "40:2@1000,down.schedule=step:2/0.5/1s/4s")
 	start := l.Instruments().ScheduleStart()

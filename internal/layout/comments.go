@@ -54,7 +54,7 @@ func longComments(m *module) ([]Comment, error) {
 			for _, g := range f.Comments {
 				start, end := fset.Position(g.Pos()), fset.Position(g.End())
 				n := end.Line - start.Line + 1
-				if n < longComment {
+				if n < longComment || exampleOutput(f, g) {
 					continue
 				}
 				a := anchor(f, g)
@@ -67,6 +67,23 @@ func longComments(m *module) ([]Comment, error) {
 		}
 	}
 	return out, nil
+}
+
+// exampleOutput reports whether g is an Example's expected output (a
+// block starting "// Output:" or "// Unordered output:" inside an
+// Example function): what the Example prints, not prose.
+func exampleOutput(f *ast.File, g *ast.CommentGroup) bool {
+	first := strings.TrimSpace(strings.TrimPrefix(g.List[0].Text, "//"))
+	if !strings.HasPrefix(first, "Output:") && !strings.HasPrefix(first, "Unordered output:") {
+		return false
+	}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && strings.HasPrefix(fd.Name.Name, "Example") &&
+			fd.Pos() < g.Pos() && g.End() <= fd.End() {
+			return true
+		}
+	}
+	return false
 }
 
 // anchor names a comment block by the declaration it sits in

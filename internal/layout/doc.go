@@ -44,8 +44,9 @@
 //     only its own Examples (in an internal package) or package comment
 //     name.
 //   - Comment blocks (comments with no blank line between them) of 15
-//     lines or more in any .go file but doc.go and generated files, by
-//     file, line, length and the declaration they document or sit in.
+//     lines or more in any .go file but doc.go and generated files (an
+//     Example's expected output is not one), by file, line, length and
+//     the declaration they document or sit in.
 //   - Functions and methods of more than 100 lines (from func to the
 //     closing brace) in non-test, non-generated files, every system's.
 //   - Rooms: for the module root and each directory with two or more,

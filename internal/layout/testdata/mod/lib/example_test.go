@@ -1,6 +1,10 @@
 package lib_test
 
-import "example.com/fixture/lib"
+import (
+	"fmt"
+
+	"example.com/fixture/lib"
+)
 
 func ExampleShown() { lib.Shown() }
 
@@ -9,3 +13,26 @@ func ExampleT() { _ = lib.ShownMakes().N }
 // notShown names lib.NotShown outside any Example in a file of two, so go
 // doc shows it with neither.
 func notShown() { lib.NotShown() }
+
+func ExampleLong() {
+	for i := range 16 {
+		fmt.Println(i)
+	}
+	// Output:
+	// 0
+	// 1
+	// 2
+	// 3
+	// 4
+	// 5
+	// 6
+	// 7
+	// 8
+	// 9
+	// 10
+	// 11
+	// 12
+	// 13
+	// 14
+	// 15
+}
