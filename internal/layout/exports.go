@@ -31,12 +31,16 @@ type Unused struct {
 // nor other packages'.
 func unusedExports(m *module) []Unused {
 	used := map[types.Object]bool{}
+	said := map[*pkg]mentions{}
+	for _, p := range m.Pkgs {
+		said[p] = ownMentions(p)
+	}
 	markReferences(m, used)
 	markInterfaceMethods(m, used)
-	markShown(m, used)
+	markShown(m, said, used)
 	markAPITypes(m, used)
 	markSpellingsAndValues(m, used)
-	return unused(m, used)
+	return unused(m, said, used)
 }
 
 // users are the packages whose non-test code counts as using a name:
@@ -122,14 +126,13 @@ func markReferences(m *module, used map[types.Object]bool) {
 // markShown marks, in a package code outside the module can import, the
 // names its own Examples show: a library's API is what its Examples show,
 // and so are the types that API takes and returns (markAPITypes).
-func markShown(m *module, used map[types.Object]bool) {
+func markShown(m *module, said map[*pkg]mentions, used map[types.Object]bool) {
 	for _, p := range m.Pkgs {
 		if isInternal(p.Rel) {
 			continue
 		}
-		examples, _ := ownMentions(p)
 		for _, c := range candidates(m, p) {
-			if examples[c.name[strings.LastIndex(c.name, ".")+1:]] {
+			if said[p].examples[c.name[strings.LastIndex(c.name, ".")+1:]] {
 				used[c.obj] = true
 			}
 		}
@@ -197,10 +200,8 @@ func markSpellingsAndValues(m *module, used map[types.Object]bool) {
 // unused lists the candidates not marked used, noting those that only
 // other packages' tests, or the package's own Examples and comment, name.
 // In a package only tests import (see testHelpers), a name other
-// packages' tests use counts as used; in one that code outside the
-// module can import (no internal element in its path), so does a name
-// its own Examples use.
-func unused(m *module, used map[types.Object]bool) []Unused {
+// packages' tests use counts as used.
+func unused(m *module, said map[*pkg]mentions, used map[types.Object]bool) []Unused {
 	// Other packages' tests do not count, but are noted.
 	inTests := map[types.Object]bool{}
 	for _, q := range m.Pkgs {
@@ -216,11 +217,10 @@ func unused(m *module, used map[types.Object]bool) []Unused {
 	helpers := testHelpers(m)
 	var out []Unused
 	for _, p := range m.Pkgs {
-		examples, docWords := ownMentions(p)
-		shown := !isInternal(p.Rel)
+		examples, docWords := said[p].examples, said[p].doc
 		add := func(o types.Object, name string) {
 			last := name[strings.LastIndex(name, ".")+1:]
-			if used[o] || helpers[p] && inTests[o] || shown && examples[last] {
+			if used[o] || helpers[p] && inTests[o] {
 				return
 			}
 			pos := m.Fset.Position(o.Pos())

@@ -18,12 +18,18 @@ func isInternal(rel string) bool {
 
 var word = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 
-// ownMentions returns the identifiers named in p's Examples as go doc
+// mentions are the identifiers named in a package's Examples as go doc
 // shows them (the function's body, or the whole file for a file holding
 // one Example and other declarations but no tests) and the words of its
-// package comment, to say why an unused name exists.
-func ownMentions(p *pkg) (examples, doc map[string]bool) {
-	examples, doc = map[string]bool{}, map[string]bool{}
+// package comment.
+type mentions struct {
+	examples, doc map[string]bool
+}
+
+// ownMentions returns p's mentions, which make its Examples' names its
+// API (markShown) and say why an unused name exists.
+func ownMentions(p *pkg) mentions {
+	examples, doc := map[string]bool{}, map[string]bool{}
 	fset := token.NewFileSet()
 	var files []*ast.File
 	for _, name := range p.Tests {
@@ -46,5 +52,5 @@ func ownMentions(p *pkg) (examples, doc map[string]bool) {
 			}
 		}
 	}
-	return examples, doc
+	return mentions{examples, doc}
 }
