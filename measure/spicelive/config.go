@@ -87,16 +87,12 @@ type Config struct {
 	// Seed is the emulator's loss seed; 0 is random per run, recorded.
 	Seed uint64 `json:"seed,omitempty"`
 	// KeepAwake and DepartureWindow are the emulator's settings
-	// (shapedlink.Options.EmulatorKeepAwake, EmulatorDepartureWindow;
-	// -keep-awake on, and -departure-window, 200 us); a link for which
-	// netem is chosen does not use them. Each run's record has them as
-	// applied (Link.Shaper).
+	// (shapedlink.Options.EmulatorKeepAwake, EmulatorDepartureWindow),
+	// unused by a netem link; each run's record has them as applied.
 	KeepAwake       bool          `json:"keep_awake,omitempty"`
 	DepartureWindow time.Duration `json:"departure_window_ns,omitempty"`
-	// KeepAwakeAuto is Options.EmulatorKeepAwakeAuto (-keep-awake auto,
-	// the default): keep-awake decided by probing the host. It is not in
-	// the configuration's record (a directory begun before it resumes);
-	// each run's host state has the probe and its decision.
+	// KeepAwakeAuto is Options.EmulatorKeepAwakeAuto: keep-awake decided
+	// by probing the host, not recorded here but in each run's host state.
 	KeepAwakeAuto bool `json:"-"`
 
 	// Display is the display workload beside the typed-into xterm:
