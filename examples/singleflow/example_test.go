@@ -6,15 +6,26 @@ import (
 	"github.com/shakenfist/quicbench/measure/singleflow"
 )
 
-// The flows the command compares by default, and what each pins, as
-// results.json records them.
-func Example_flows() {
-	for _, f := range flowsOf(singleflow.DefaultFlows()) {
+// The command line names the cells and flows; results.json records them
+// so that the same command resumes the work directory. A controller's
+// setting beyond its range is refused.
+func Example() {
+	c, workdir, err := parseFlags([]string{"-profiles", "20:20", "-losses", "0 1", "-flows", "quic tcp-reno", "-repeats", "3"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rec := singleflow.NewRecord(c)
+	fmt.Println(workdir, rec.Profiles, rec.Losses, rec.Repeats)
+	for _, f := range rec.Flows {
 		fmt.Printf("%s: arm %s, controller %q\n", f.Name, f.Arm, f.CC)
 	}
+
+	_, _, err = parseFlags([]string{"-quicreno-beta", "5000000000"})
+	fmt.Println(err != nil)
 	// Output:
+	// results/singleflow [20:20] [0 1] 3
 	// quic: arm quic, controller ""
-	// tcp-quicreno: arm tcp, controller "quicreno"
 	// tcp-reno: arm tcp, controller "reno"
-	// tcp-cubic: arm tcp, controller "cubic"
+	// true
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,16 +12,13 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/shakenfist/quicbench/examples/internal/gorun"
 	"github.com/shakenfist/quicbench/internal/cli"
 	"github.com/shakenfist/quicbench/measure"
-	"github.com/shakenfist/quicbench/measure/results"
 	"github.com/shakenfist/quicbench/measure/singleflow"
 	"github.com/shakenfist/quicbench/shapedlink"
 	"github.com/shakenfist/quicbench/shapedlink/linkflag"
-	"github.com/shakenfist/quicbench/transport"
 	"github.com/shakenfist/quicbench/transport/quicreno"
 )
 
@@ -37,8 +33,8 @@ func run() int {
 		return cli.Exit(os.Stderr, "singleflow", err)
 	}
 	bad := func(err error) int { return cli.Exit(os.Stderr, "singleflow", err) }
-	rec := newRecord(c)
-	prior, err := resume(workdir, rec)
+	rec := singleflow.NewRecord(c)
+	prior, err := rec.Resume(workdir)
 	if err != nil {
 		return bad(err)
 	}
@@ -52,25 +48,20 @@ func run() int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	measured := map[runKey]bool{}
-	for _, r := range prior {
-		if r.Error == "" {
-			measured[keyOf(r)] = true
-		}
-	}
-	c.Skip = func(r singleflow.Result) bool { return measured[keyOf(r)] }
-	total := len(c.Profiles)*len(c.Losses)*len(c.Flows)*c.Repeats - len(measured)
+	skip, measured := singleflow.Measured(prior)
+	c.Skip = skip
+	total := len(c.Profiles)*len(c.Losses)*len(c.Flows)*c.Repeats - measured
 	if len(prior) > 0 {
-		fmt.Fprintf(os.Stderr, "singleflow: resuming %s: %d runs measured, %d to run\n", workdir, len(measured), total)
+		fmt.Fprintf(os.Stderr, "singleflow: resuming %s: %d runs measured, %d to run\n", workdir, measured, total)
 	}
 	all := prior
 	n := 0
 	var werr error
 	_, err = singleflow.Run(ctx, c, func(r singleflow.Result) {
 		n++
-		all = replace(all, r)
+		all = singleflow.Replace(all, r)
 		if werr == nil {
-			werr = rec.write(workdir, all, false)
+			werr = rec.Write(workdir, all, false)
 		}
 		if r.Error != "" {
 			fmt.Fprintf(os.Stderr, "[%d/%d] %s %g%% %s r%d: FAILED: %s\n", n, total, r.Profile, r.Loss, r.Flow, r.Repeat, r.Error)
@@ -85,7 +76,7 @@ func run() int {
 		}
 	}
 	if len(all) > 0 {
-		if werr = errors.Join(werr, rec.write(workdir, all, true)); werr != nil {
+		if werr = errors.Join(werr, rec.Write(workdir, all, true)); werr != nil {
 			fmt.Fprintf(os.Stderr, "singleflow: %v\n", werr)
 			return 1
 		}
@@ -99,7 +90,7 @@ func run() int {
 		fmt.Fprintf(os.Stderr, "singleflow: %v\n", err)
 		return 1
 	case failed > 0:
-		fmt.Fprintf(os.Stderr, "singleflow: %d of %d runs failed (kept in results.json with their reasons; the same command runs them again)\n", failed, len(all))
+		fmt.Fprintf(os.Stderr, "singleflow: %d of %d runs failed (kept in %s with their reasons; the same command runs them again)\n", failed, len(all), singleflow.RecordFile)
 		return 1
 	}
 	return 0
@@ -109,7 +100,7 @@ func run() int {
 // the work directory.
 func parseFlags(args []string) (c singleflow.Config, workdir string, err error) {
 	c = singleflow.Defaults()
-	fs := flag.CommandLine
+	fs := flag.NewFlagSet("singleflow", flag.ContinueOnError)
 	lf := linkflag.Register(fs, linkflag.Config{Flags: linkflag.Profiles | linkflag.Backend | linkflag.Seed | linkflag.Emulator, Profiles: "80:10 150:2",
 		KeepAwake: true})
 	losses := fs.String("losses", "0 1 2", "loss percentages, each applied to both directions of every profile")
@@ -160,117 +151,12 @@ func parseFlags(args []string) (c singleflow.Config, workdir string, err error) 
 	return c, *wd, nil
 }
 
-// record is results.json: the settings, the runs and their cells.
-type record struct {
-	Profiles  []string  `json:"profiles"`
-	Losses    []float64 `json:"losses"`
-	Flows     []flow    `json:"flows"`
-	Repeats   int       `json:"repeats"`
-	Duration  string    `json:"duration"`
-	Warmup    string    `json:"warmup"`
-	KeepAwake bool      `json:"keep_awake"`
-	// KeepAwakeAuto is -keep-awake auto: each run's host state has the
-	// probe that decided.
-	KeepAwakeAuto bool                `json:"keep_awake_auto,omitempty"`
-	Window        time.Duration       `json:"departure_window_ns,omitempty"`
-	Controller    quicreno.Params     `json:"quicreno"`
-	Results       []singleflow.Result `json:"results"`
-	Cells         []singleflow.Cell   `json:"cells"`
-}
-
-// newRecord is c's settings as results.json records them.
-func newRecord(c singleflow.Config) record {
-	var ps []string
-	for _, p := range c.Profiles {
-		ps = append(ps, p.String())
-	}
-	return record{Profiles: ps, Losses: c.Losses, Flows: flowsOf(c.Flows), Repeats: c.Repeats, Duration: c.Duration.String(), Warmup: c.Warmup.String(),
-		KeepAwake: c.Link.EmulatorKeepAwake, KeepAwakeAuto: c.Link.EmulatorKeepAwakeAuto, Window: c.Link.EmulatorDepartureWindow, Controller: c.Controller}
-}
-
-// flow is a flow as results.json records it: its name, the transport arm
-// under it and the controller it pins.
-type flow struct {
-	Name string `json:"name"`
-	Arm  string `json:"arm"`
-	CC   string `json:"cc,omitempty"`
-}
-
-func flowsOf(arms []measure.Arm) []flow {
-	out := make([]flow, len(arms))
-	for i, a := range arms {
-		out[i] = flow{Name: string(a), Arm: string(transport.ArmQUIC)}
-		if cc, ok := a.PinnedCC(); ok {
-			out[i].Arm, out[i].CC = string(transport.ArmTCP), cc
-		}
-	}
-	return out
-}
-
 func flowNames(arms []measure.Arm) string {
 	var names []string
 	for _, a := range arms {
 		names = append(names, string(a))
 	}
 	return strings.Join(names, " ")
-}
-
-// settings is the record less its runs, to compare two records'.
-func (r record) settings() string {
-	r.Results, r.Cells = nil, nil
-	b, _ := json.Marshal(r)
-	return string(b)
-}
-
-// resume reads dir's results.json, if there is one, and returns its runs
-// when it was made with the settings of want; other settings are an
-// error.
-func resume(dir string, want record) ([]singleflow.Result, error) {
-	var had record
-	err := results.ReadJSON(filepath.Join(dir, "results.json"), &had)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("-workdir %s: %w; give another -workdir", dir, err)
-	case had.settings() != want.settings():
-		return nil, fmt.Errorf("-workdir %s holds singleflow runs made with other settings (%s); give the same flags to resume them, or another -workdir", dir, had.settings())
-	}
-	return had.Results, nil
-}
-
-// runKey names a run.
-type runKey struct {
-	profile, flow string
-	loss          float64
-	repeat        int
-}
-
-func keyOf(r singleflow.Result) runKey { return runKey{r.Profile, r.Flow, r.Loss, r.Repeat} }
-
-// replace puts r in place of the run of the same name in rs, or adds it.
-func replace(rs []singleflow.Result, r singleflow.Result) []singleflow.Result {
-	for i := range rs {
-		if keyOf(rs[i]) == keyOf(r) {
-			rs[i] = r
-			return rs
-		}
-	}
-	return append(rs, r)
-}
-
-// write saves the runs in dir's results.json and, when summary, the
-// summary in summary.md.
-func (r record) write(dir string, rs []singleflow.Result, summary bool) error {
-	r.Results, r.Cells = rs, singleflow.Summarise(rs)
-	if err := results.WriteJSON(filepath.Join(dir, "results.json"), r); err != nil {
-		return err
-	}
-	if !summary {
-		return nil
-	}
-	md := singleflow.Markdown(r.Cells, "tcp-"+quicreno.Name, "quic")
-	return os.WriteFile(filepath.Join(dir, "summary.md"), []byte(md), 0o644)
 }
 
 // uint32Flag is a flag holding a uint32: a value beyond its range is an

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,9 +52,9 @@ func TestControllerNeedsRoot(t *testing.T) {
 }
 
 // readRecord reads results.json in dir.
-func readRecord(t *testing.T, dir string) record {
+func readRecord(t *testing.T, dir string) singleflow.Record {
 	t.Helper()
-	var r record
+	var r singleflow.Record
 	if err := results.ReadJSON(filepath.Join(dir, "results.json"), &r); err != nil {
 		t.Fatal(err)
 	}
@@ -115,48 +114,5 @@ func TestRecordsEachRunAndResumes(t *testing.T) {
 	}
 	if r := readRecord(t, w); len(r.Results) != 3 {
 		t.Errorf("the refused command changed results.json: %d runs", len(r.Results))
-	}
-}
-
-// TestResumeKeepsFailedRunsToRedo: a failed run is kept in the record and
-// run again; replace puts the new outcome in its place.
-func TestResumeKeepsFailedRunsToRedo(t *testing.T) {
-	dir := t.TempDir()
-	rec := record{Profiles: []string{"20:20"}, Losses: []float64{0}, Repeats: 2, Duration: "3s", Warmup: "1s"}
-	ok := singleflow.Result{Profile: "20:20", Flow: "quic", Repeat: 1, GoodputMbit: 19}
-	bad := singleflow.Result{Profile: "20:20", Flow: "quic", Repeat: 2, Error: "dialling: refused"}
-	if err := rec.write(dir, []singleflow.Result{ok, bad}, true); err != nil {
-		t.Fatal(err)
-	}
-	rs, err := resume(dir, rec)
-	if err != nil || len(rs) != 2 || rs[1].Error == "" {
-		t.Fatalf("resume: %+v, %v", rs, err)
-	}
-	redone := bad
-	redone.Error, redone.GoodputMbit = "", 18
-	if rs = replace(rs, redone); len(rs) != 2 || rs[1].Error != "" {
-		t.Errorf("replace: %+v", rs)
-	}
-	other := rec
-	other.Repeats = 3
-	if _, err := resume(dir, other); err == nil {
-		t.Error("other settings resumed")
-	}
-}
-
-// The committed results' flows are what the default flows record, so a
-// work directory written before flows became arms still resumes.
-func TestCommittedFlowsReadTheSame(t *testing.T) {
-	had := readRecord(t, "../../docs/results/singleflow")
-	got, err := json.Marshal(flowsOf(singleflow.DefaultFlows()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := json.Marshal(had.Flows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("the default flows record as %s, the committed results as %s", got, want)
 	}
 }

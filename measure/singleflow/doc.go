@@ -15,6 +15,12 @@
 //	rs, err := singleflow.Run(ctx, singleflow.Defaults(), nil)
 //	fmt.Print(singleflow.Markdown(singleflow.Summarise(rs), "tcp-quicreno", "quic"))
 //
+// A work directory's results.json is a Record: NewRecord writes the
+// settings, Write adds the runs as they end, and Resume reads them back
+// for a rerun with the same settings, whose Config.Skip (Measured) passes
+// over the runs already measured; a failed run is run again and Replace
+// puts its new outcome in its place.
+//
 // Both ends run as goroutines of the calling process; a flow using
 // quicreno needs root in the initial user namespace to load it.
 // examples/singleflow is the command.

@@ -31,3 +31,16 @@ func ExampleMarkdown() {
 	// |---|---|---|---|---|---|
 	// | 80:10 | 1% | -0.10 | 0.40 | yes | yes |
 }
+
+// The flows compared by default, and what each pins, as the record names
+// them.
+func ExampleRecordedFlows() {
+	for _, f := range singleflow.RecordedFlows(singleflow.DefaultFlows()) {
+		fmt.Printf("%s: arm %s, controller %q\n", f.Name, f.Arm, f.CC)
+	}
+	// Output:
+	// quic: arm quic, controller ""
+	// tcp-quicreno: arm tcp, controller "quicreno"
+	// tcp-reno: arm tcp, controller "reno"
+	// tcp-cubic: arm tcp, controller "cubic"
+}
