@@ -9,8 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -48,7 +46,7 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 		return verdicts(m.verdicts, stdout, stderr)
 	}
 	if m.samples != "" {
-		if err := noSymlinks(m.samples); err != nil {
+		if err := summary.CheckSamplesDir(m.samples); err != nil {
 			return cli.Exit(stderr, "spicelive", err)
 		}
 		return fromWorkdir(c.Workdir, stderr, func(c spicelive.Config) error { return summary.WriteSamples(m.samples, c) })
@@ -106,18 +104,6 @@ func record(ctx context.Context, c spicelive.Config, m mode, args []string, stdo
 	return 0
 }
 
-// noSymlinks refuses a -samples directory that is, or whose sample
-// files are, symbolic links: writing the samples would overwrite what
-// they point to.
-func noSymlinks(dir string) error {
-	for _, p := range []string{dir, filepath.Join(dir, summary.KeysCSV), filepath.Join(dir, summary.RunsCSV)} {
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			return fmt.Errorf("-samples: %s is a symbolic link, which the samples would be written through: give a directory of its own", p)
-		}
-	}
-	return nil
-}
-
 // mode is what the command does instead of running the matrix: -summary,
 // -samples (the directory), -verdicts (a samples directory), -record (the
 // workload) and -record-span.
@@ -167,36 +153,9 @@ func linkFlags(fs *flag.FlagSet, getenv func(string) string) *linkflag.Flags {
 		}})
 }
 
-// linkLists reads the link flags into c, with -losses: the cells, the
-// backend and the seed. Every problem is reported.
-func linkLists(c *spicelive.Config, link *linkflag.Flags, losses, arms, readings string) error {
-	o, oerr := link.Options()
-	c.Backend, c.Seed = string(o.Backend), o.Seed
-	c.KeepAwake, c.KeepAwakeAuto, c.DepartureWindow = o.EmulatorKeepAwake, o.EmulatorKeepAwakeAuto, o.EmulatorDepartureWindow
-	profiles := link.ProfileText()
-	_, perr := link.Profiles()
-	if perr != nil {
-		// linkflag has said what is wrong with the profiles; a stand-in
-		// lets SetLists check the other lists without saying it again.
-		profiles = "80:10"
-	}
-	return errors.Join(oerr, perr, c.SetLists(profiles, losses, arms, readings))
-}
-
 // parseFlags reads the command line. Environment variables named like the
 // reference bench's (PROFILES, LOSSES, REPEATS, DURATION, WARMUP,
 // WORKDIR) give the defaults, as the other matrix commands do.
-// armsHelp is -arms' help: the arm forms and the settings an arm may carry.
-func armsHelp() string {
-	h := "arms, space-separated: tcp, tcp-<controller> (tcp-bbr, tcp-quicreno, ...), quic, quic-per-channel, tcp-mux, " +
-		"quinn-<controller> (quinn-cubic, quinn-newreno, quinn-bbr: quinn's carrier, docs/quinn.md); " +
-		"an arm of the live reading may carry settings after a plus sign (tcp-bbr+defer10+bounded), run beside the arms without them:"
-	for _, s := range spicelive.ArmSettings() {
-		h += " +" + s.Name + ", " + s.About + ";"
-	}
-	return strings.TrimSuffix(h, ";")
-}
-
 func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (spicelive.Config, mode, error) {
 	fs := flag.NewFlagSet("spicelive", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -208,7 +167,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	}
 	link := linkFlags(fs, getenv)
 	losses := fs.String("losses", env("LOSSES", "0 1"), "per-direction loss levels in percent, space-separated; each profile (which carries no loss of its own) is run at each (env LOSSES)")
-	arms := fs.String("arms", "tcp quic quic-per-channel", armsHelp())
+	arms := fs.String("arms", "tcp quic quic-per-channel", spicelive.ArmsHelp())
 	order := fs.String("order", "", "the arms' order in each repeat: random (shuffled anew for each cell and repeat) or fixed (as -arms lists them); "+
 		"default the work directory's, random for a new one")
 	orderSeed := fs.Uint64("order-seed", 0, "with -order random, the shuffle's seed (default: the work directory's, or chosen when it is made; the summary names it)")
@@ -252,9 +211,6 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 	}
 	m := mode{summary: *summaryOnly, samples: *samples, verdicts: *verdictsDir, record: *record, recordSpan: *recordSpan}
 	errs := spicelive.UnusedFlags(fs, *summaryOnly || *samples != "" || *verdictsDir != "", *control, *readings)
-	if n := btoi(*summaryOnly) + btoi(*samples != "") + btoi(*verdictsDir != ""); n > 1 {
-		errs = append(errs, errors.New("-summary, -samples and -verdicts: give one"))
-	}
 	if *record != "" {
 		errs = append(errs, spicelive.RecordFlags(fs, *record, *recordSpan)...)
 		*display, *readings, *arms, *losses = *record, spicelive.ReadingReplay, "tcp", "0"
@@ -273,16 +229,10 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (sp
 		c.Duration = spicelive.DefaultDisplayDuration
 	}
 	if c.Control {
-		// The control sets these itself; what was given (or $LOSSES says)
-		// is checked all the same.
-		_, lerr := spicelive.ParseLosses(*losses)
-		_, aerr := spicelive.ParseArms(*arms)
-		_, rerr := spicelive.ParseReadings(*readings)
-		errs = append(errs, lerr, aerr, rerr)
-		*losses, *arms, *readings = "0", "tcp", spicelive.ReadingLive
+		errs = append(errs, spicelive.ControlLists(losses, arms, readings))
 	}
-	errs = append(errs, chooseRecording(&c, *replay, *record, *readings))
-	errs = append(errs, linkLists(&c, link, *losses, *arms, *readings))
+	errs = append(errs, c.SetRecording(*replay, *record, *readings))
+	errs = append(errs, c.SetLinkFlags(link, *losses, *arms, *readings))
 	return c, m, errors.Join(errs...)
 }
 
@@ -295,35 +245,10 @@ func usage(fs *flag.FlagSet, stderr io.Writer) {
 	fmt.Fprint(stderr, shapedlink.ProfileUsage())
 }
 
-// chooseRecording sets the session the replay reading plays from -replay
-// and -record, the display workload's own by default; -replay without
-// the replay reading is an error.
-func chooseRecording(c *spicelive.Config, replay, record, readings string) error {
-	replaying := slices.Contains(strings.Fields(readings), spicelive.ReadingReplay)
-	switch {
-	case record != "", replay == "reference":
-	case replay != "":
-		c.Recording = replay
-	case c.Display != xsession.DisplayNone && replaying:
-		c.Recording = c.Display
-	}
-	if replay != "" && !replaying {
-		return errors.New("-replay is used by the replay reading only: add replay to -readings, or leave -replay out")
-	}
-	return nil
-}
-
 func atoi(s string) int {
 	n, err := strconv.Atoi(s)
 	if err != nil {
 		return -1 // refused by validation, with the reason
 	}
 	return n
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

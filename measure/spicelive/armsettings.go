@@ -8,11 +8,11 @@ import (
 	"github.com/shakenfist/quicbench/measure"
 )
 
-// ArmSetting is a deployment setting an arm may carry, written after its
+// armSetting is a deployment setting an arm may carry, written after its
 // transport with a plus sign: "tcp-bbr+defer10+bounded". An arm that
 // carries settings runs beside the same transport without them in one
 // sitting, so that the setting is compared within it.
-type ArmSetting struct {
+type armSetting struct {
 	// Name is the setting's name in an arm.
 	Name string
 	// ServerOptions are spice-server settings it adds (xsession.ParseServerOptions).
@@ -25,27 +25,24 @@ type ArmSetting struct {
 }
 
 // armSettings are the settings an arm may carry.
-var armSettings = []ArmSetting{
+var armSettings = []armSetting{
 	{Name: "defer10", ServerOptions: []string{"deferred-fps=10"}, About: "spice-server renders at most 10 frames a second (deferred-fps=10)"},
 	{Name: "bounded", NotSentLowat: 16 << 10, SpiceRcvBuf: 64 << 10,
 		About: "the tunnel's buffers bounded: TCP_NOTSENT_LOWAT 16 KiB on the TCP carriers (not on quic's or quinn's), SO_RCVBUF 64 KiB towards spice-server (every arm)"},
 	{Name: "stream", ServerOptions: []string{"streaming-video=all"}, About: "spice-server sends every frequently redrawn area as video (streaming-video=all)"},
 }
 
-// ArmSettings lists the settings an arm may carry.
-func ArmSettings() []ArmSetting { return slices.Clone(armSettings) }
-
 // splitArm returns the transport arm of a (what carries the channels) and
 // the settings it carries, in the order written.
-func splitArm(a measure.Arm) (measure.Arm, []ArmSetting, error) {
+func splitArm(a measure.Arm) (measure.Arm, []armSetting, error) {
 	parts := strings.Split(string(a), "+")
 	base, err := measure.ParseCarrierArm(parts[0])
 	if err != nil {
 		return "", nil, err
 	}
-	var out []ArmSetting
+	var out []armSetting
 	for _, name := range parts[1:] {
-		i := slices.IndexFunc(armSettings, func(s ArmSetting) bool { return s.Name == name })
+		i := slices.IndexFunc(armSettings, func(s armSetting) bool { return s.Name == name })
 		switch {
 		case i < 0:
 			names := make([]string, len(armSettings))
@@ -53,7 +50,7 @@ func splitArm(a measure.Arm) (measure.Arm, []ArmSetting, error) {
 				names[k] = "+" + s.Name
 			}
 			return "", nil, fmt.Errorf("arm %s: %q is not a setting an arm carries: want %s", a, "+"+name, strings.Join(names, ", "))
-		case slices.ContainsFunc(out, func(s ArmSetting) bool { return s.Name == name }):
+		case slices.ContainsFunc(out, func(s armSetting) bool { return s.Name == name }):
 			return "", nil, fmt.Errorf("arm %s names +%s twice", a, name)
 		}
 		out = append(out, armSettings[i])

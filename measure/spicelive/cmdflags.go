@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/quicbench/measure/spicelive/xsession"
+	"github.com/shakenfist/quicbench/shapedlink/linkflag"
 	"github.com/shakenfist/quicbench/spicelike"
 )
 
@@ -75,11 +76,21 @@ func RecordFlags(fs *flag.FlagSet, record string, span time.Duration) []error {
 	return errs
 }
 
-// UnusedFlags refuses the flags given that the mode does not use: with
-// -summary (or -samples) every one but -workdir; with -control the lists it sets
-// itself; -reference without the replay reading.
+// UnusedFlags refuses the flags given that the mode does not use: more
+// than one of -summary, -samples and -verdicts; with one of them every
+// other flag but -workdir; with -control the lists it sets itself;
+// -reference without the replay reading.
 func UnusedFlags(fs *flag.FlagSet, summary, control bool, readings string) []error {
 	var errs []error
+	modes := 0
+	for _, name := range []string{"summary", "samples", "verdicts"} {
+		if f := fs.Lookup(name); f != nil && f.Value.String() != "" && f.Value.String() != "false" {
+			modes++
+		}
+	}
+	if modes > 1 {
+		errs = append(errs, errors.New("-summary, -samples and -verdicts: give one"))
+	}
 	fs.Visit(func(f *flag.Flag) {
 		switch {
 		case f.Name == "summary" || f.Name == "samples" || f.Name == "verdicts" || f.Name == "workdir":
@@ -109,4 +120,63 @@ func SettingsFlags(fs *flag.FlagSet) func(*Config) error {
 		c.ServerOptions, c.NotSentLowat, c.SpiceRcvBuf = opts, *notSentLowat, *spiceRcvBuf
 		return err
 	}
+}
+
+// ArmsHelp is -arms' help: the arm forms and the settings an arm may carry
+// (armSettings).
+func ArmsHelp() string {
+	h := "arms, space-separated: tcp, tcp-<controller> (tcp-bbr, tcp-quicreno, ...), quic, quic-per-channel, tcp-mux, " +
+		"quinn-<controller> (quinn-cubic, quinn-newreno, quinn-bbr: quinn's carrier, docs/quinn.md); " +
+		"an arm of the live reading may carry settings after a plus sign (tcp-bbr+defer10+bounded), run beside the arms without them:"
+	for _, s := range armSettings {
+		h += " +" + s.Name + ", " + s.About + ";"
+	}
+	return strings.TrimSuffix(h, ";")
+}
+
+// SetRecording sets the session the replay reading plays from -replay and
+// -record: the display workload's own by default, none (a session
+// recorded over Reference) for -replay reference or with -record.
+// -replay without the replay reading in readings is an error.
+func (c *Config) SetRecording(replay, record, readings string) error {
+	replaying := slices.Contains(strings.Fields(readings), ReadingReplay)
+	switch {
+	case record != "", replay == "reference":
+	case replay != "":
+		c.Recording = replay
+	case c.Display != xsession.DisplayNone && replaying:
+		c.Recording = c.Display
+	}
+	if replay != "" && !replaying {
+		return errors.New("-replay is used by the replay reading only: add replay to -readings, or leave -replay out")
+	}
+	return nil
+}
+
+// SetLinkFlags reads linkflag's flags into c with -losses, -arms and
+// -readings: the cells, the backend, the seed and the emulator's
+// settings. Every problem is reported, each once.
+func (c *Config) SetLinkFlags(link *linkflag.Flags, losses, arms, readings string) error {
+	o, oerr := link.Options()
+	c.Backend, c.Seed = string(o.Backend), o.Seed
+	c.KeepAwake, c.KeepAwakeAuto, c.DepartureWindow = o.EmulatorKeepAwake, o.EmulatorKeepAwakeAuto, o.EmulatorDepartureWindow
+	profiles := link.ProfileText()
+	_, perr := link.Profiles()
+	if perr != nil {
+		// linkflag has said what is wrong with the profiles; a stand-in
+		// lets SetLists check the other lists without saying it again.
+		profiles = "80:10"
+	}
+	return errors.Join(oerr, perr, c.SetLists(profiles, losses, arms, readings))
+}
+
+// ControlLists checks the -losses, -arms and -readings given to -control
+// (or their environment defaults) and sets them to the control's own: no
+// loss, the tcp arm, the live reading.
+func ControlLists(losses, arms, readings *string) error {
+	_, lerr := parseLosses(*losses)
+	_, aerr := parseArms(*arms)
+	_, rerr := parseReadings(*readings)
+	*losses, *arms, *readings = "0", "tcp", ReadingLive
+	return errors.Join(lerr, aerr, rerr)
 }

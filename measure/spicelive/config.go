@@ -145,9 +145,9 @@ const maxRepeats = 1000
 // lossless link at two round trips 100 ms apart.
 const DefaultControlProfiles = "10:100 110:100"
 
-// ParseLosses reads space-separated loss levels in percent, saying what
+// parseLosses reads space-separated loss levels in percent, saying what
 // is wrong with each one refused.
-func ParseLosses(losses string) ([]float64, error) {
+func parseLosses(losses string) ([]float64, error) {
 	var ls []float64
 	var errs []error
 	for _, s := range strings.Fields(losses) {
@@ -161,9 +161,9 @@ func ParseLosses(losses string) ([]float64, error) {
 	return ls, errors.Join(errs...)
 }
 
-// ParseArms reads space-separated arms, saying what is wrong with each
+// parseArms reads space-separated arms, saying what is wrong with each
 // one refused.
-func ParseArms(arms string) ([]measure.Arm, error) {
+func parseArms(arms string) ([]measure.Arm, error) {
 	var out []measure.Arm
 	var errs []error
 	for _, s := range strings.Fields(arms) {
@@ -181,9 +181,9 @@ func ParseArms(arms string) ([]measure.Arm, error) {
 	return out, errors.Join(errs...)
 }
 
-// ParseReadings reads space-separated readings, saying what is wrong
+// parseReadings reads space-separated readings, saying what is wrong
 // with each one refused.
-func ParseReadings(readings string) ([]string, error) {
+func parseReadings(readings string) ([]string, error) {
 	var out []string
 	var errs []error
 	for _, r := range strings.Fields(readings) {
@@ -209,7 +209,7 @@ func (c *Config) SetLists(profiles, losses, arms, readings string) error {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	ls, err := ParseLosses(losses)
+	ls, err := parseLosses(losses)
 	errs = append(errs, err)
 	if len(ps) == 0 || len(ls) == 0 {
 		bad("no cells: give at least one profile and one loss level")
@@ -217,9 +217,9 @@ func (c *Config) SetLists(profiles, losses, arms, readings string) error {
 	texts, perrs := profilesAt(ps, ls)
 	c.Profiles = append(c.Profiles, texts...)
 	errs = append(errs, perrs...)
-	c.Arms, err = ParseArms(arms)
+	c.Arms, err = parseArms(arms)
 	errs = append(errs, err)
-	c.Readings, err = ParseReadings(readings)
+	c.Readings, err = parseReadings(readings)
 	errs = append(errs, err)
 	if len(c.Arms) == 0 || len(c.Readings) == 0 {
 		bad("no arms or no readings: give at least one of each")
@@ -299,9 +299,9 @@ func (c Config) validate(live bool) error {
 	for i, a := range c.Arms {
 		arms[i] = string(a)
 	}
-	_, err := ParseArms(strings.Join(arms, " "))
+	_, err := parseArms(strings.Join(arms, " "))
 	errs = append(errs, err)
-	_, err = ParseReadings(strings.Join(c.Readings, " "))
+	_, err = parseReadings(strings.Join(c.Readings, " "))
 	errs = append(errs, err)
 	if len(c.Profiles) == 0 || len(c.Arms) == 0 || len(c.Readings) == 0 {
 		errs = append(errs, errors.New("no cells, arms or readings: give at least one of each"))

@@ -39,11 +39,26 @@ var (
 		recordHeader, pictureHeader)
 )
 
+// CheckSamplesDir refuses a samples directory that is, or whose
+// KeysCSV or RunsCSV is, a symbolic link: writing the samples would
+// overwrite what it points to.
+func CheckSamplesDir(dir string) error {
+	for _, p := range []string{dir, filepath.Join(dir, KeysCSV), filepath.Join(dir, RunsCSV)} {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("-samples: %s is a symbolic link, which the samples would be written through: give a directory of its own", p)
+		}
+	}
+	return nil
+}
+
 // WriteSamples writes the per-key samples of c.Workdir's live runs to
 // dir as KeysCSV and RunsCSV: enough to recompute every live percentile
 // and verdict of its summary (whose first -warmup of each run is left
 // out) and to see where each key's answer waited.
 func WriteSamples(dir string, c spicelive.Config) error {
+	if err := CheckSamplesDir(dir); err != nil {
+		return err
+	}
 	runs, err := results.LoadExtra[spicelive.LiveRecord](c.ReadingDir(spicelive.ReadingLive), spicelive.LiveFile)
 	if errors.Is(err, fs.ErrNotExist) || err == nil && len(runs) == 0 {
 		return fmt.Errorf("%s holds no live runs: run the live reading first", c.Workdir)
